@@ -1,0 +1,271 @@
+//! The attention computations of the four seed documents, as pure functions
+//! from a validated [`Config`] to a [`Trace`] holding every intermediate stage.
+//!
+//! Both mechanisms funnel through one kernel, [`attend`]: queries, keys and
+//! values in, scores → scaled → weights → context out. Self-attention builds
+//! Q, K, V from the embeddings (with or without learned projections);
+//! encoder–decoder attention uses the decoder state as the single query and
+//! the annotations as keys and values. New scoring functions, masks,
+//! temperature or heads plug into `attend` and `Scoring` without touching the
+//! callers.
+
+use crate::config::{Config, Mechanism, Scale};
+use crate::math::{softmax_naive, softmax_stable, Matrix};
+
+/// How a query is compared with a key. Only the dot product exists today;
+/// bilinear (`qᵀ W k`) and additive (`vᵀ tanh(W q + U k)`) scorers are new
+/// variants here.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scoring {
+    Dot,
+}
+
+impl Scoring {
+    fn scores(&self, q: &Matrix, k: &Matrix) -> Matrix {
+        match self {
+            Scoring::Dot => q.matmul_transposed(k),
+        }
+    }
+}
+
+/// What the kernel produces for one set of queries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stages {
+    pub scores: Matrix,
+    pub scaled: Matrix,
+    pub weights: Matrix,
+    pub context: Matrix,
+}
+
+/// One attention step: scores = score(Q, K), scaled = scores / scale,
+/// weights = row-wise stable softmax, context = weights V.
+///
+/// Division (not multiplication by 1/scale) keeps us bit-compatible with the
+/// documents' `scores / K.shape[1] ** 0.5`.
+pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, scoring: &Scoring, scale: f64) -> Stages {
+    let scores = scoring.scores(q, k);
+    let scaled = scores.map(|s| s / scale);
+    let weights = softmax_rows(&scaled, softmax_stable);
+    let context = weights.matmul(v);
+    Stages { scores, scaled, weights, context }
+}
+
+/// Applies a row softmax to every row.
+pub fn softmax_rows(m: &Matrix, softmax: fn(&[f64]) -> Vec<f64>) -> Matrix {
+    let mut out = Matrix::zeros(m.rows(), m.cols());
+    for i in 0..m.rows() {
+        out.row_mut(i).copy_from_slice(&softmax(m.row(i)));
+    }
+    out
+}
+
+/// Every stage of self-attention.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfTrace {
+    pub q: Matrix,
+    pub k: Matrix,
+    pub v: Matrix,
+    pub scores: Matrix,
+    pub scaled: Matrix,
+    pub weights: Matrix,
+    /// `exp(x) / sum(exp(x))` without the max shift, for the overflow lesson.
+    pub naive_weights: Matrix,
+    pub context: Matrix,
+    pub scale: f64,
+    pub query: QueryBreakdown,
+}
+
+/// The walk-through of document 000 for one query i: its scores against every
+/// key, its weights, each weighted value w_j·v_j, and their sum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryBreakdown {
+    pub index: usize,
+    pub scores: Vec<f64>,
+    pub scaled: Vec<f64>,
+    pub weights: Vec<f64>,
+    /// Row j is w_j · v_j.
+    pub terms: Matrix,
+    /// Σ_j terms[j], summed in j order like the document's `+` chain.
+    pub context: Vec<f64>,
+}
+
+/// Every stage of encoder–decoder dot attention (document 003).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrossTrace {
+    pub scores: Vec<f64>,
+    pub scaled: Vec<f64>,
+    pub weights: Vec<f64>,
+    pub naive_weights: Vec<f64>,
+    /// d × m: column j is annotation j times its weight, drawn as the document draws it.
+    pub applied: Matrix,
+    /// d: the sum of the applied columns.
+    pub context: Vec<f64>,
+    pub scale: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Trace {
+    SelfAttention(SelfTrace),
+    Cross(CrossTrace),
+}
+
+/// A numeric failure the config validation cannot see in advance: finite
+/// inputs whose products overflow f64.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overflow(pub String);
+
+impl std::fmt::Display for Overflow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Runs the configured mechanism. Fails only when an intermediate overflows.
+pub fn compute(config: &Config) -> Result<Trace, Overflow> {
+    match &config.mechanism {
+        Mechanism::SelfAttention { embeddings, projections } => {
+            let (q, k, v) = match projections {
+                Some(p) => (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v)),
+                None => (embeddings.clone(), embeddings.clone(), embeddings.clone()),
+            };
+            for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
+                check_finite(name, m)?;
+            }
+            let scale = resolve_scale(config.scale, k.cols());
+            let stages = attend(&q, &k, &v, &Scoring::Dot, scale);
+            check_finite("scores", &stages.scaled)?;
+            check_finite("context", &stages.context)?;
+            let query = breakdown(config.query, &stages, &v);
+            let naive_weights = softmax_rows(&stages.scaled, softmax_naive);
+            let Stages { scores, scaled, weights, context } = stages;
+            Ok(Trace::SelfAttention(SelfTrace { q, k, v, scores, scaled, weights, naive_weights, context, scale, query }))
+        }
+        Mechanism::Cross { decoder_state, annotations } => {
+            let h = Matrix::row_vector(decoder_state);
+            let scale = resolve_scale(config.scale, decoder_state.len());
+            let stages = attend(&h, annotations, annotations, &Scoring::Dot, scale);
+            check_finite("scores", &stages.scaled)?;
+            let weights = stages.weights.row(0).to_vec();
+            let mut applied = annotations.transpose();
+            for r in 0..applied.rows() {
+                for (x, w) in applied.row_mut(r).iter_mut().zip(&weights) {
+                    *x *= w;
+                }
+            }
+            // np.sum(applied, axis=1): each context entry sums one row of `applied`.
+            let context: Vec<f64> = (0..applied.rows()).map(|r| applied.row(r).iter().sum()).collect();
+            check_finite("context", &Matrix::row_vector(&context))?;
+            let naive_weights = softmax_naive(stages.scaled.row(0));
+            Ok(Trace::Cross(CrossTrace {
+                scores: stages.scores.row(0).to_vec(),
+                scaled: stages.scaled.row(0).to_vec(),
+                weights,
+                naive_weights,
+                applied,
+                context,
+                scale,
+            }))
+        }
+    }
+}
+
+/// The divisor of the scores: √d_k, 1, or the user's number.
+pub fn resolve_scale(scale: Scale, d_k: usize) -> f64 {
+    match scale {
+        Scale::SqrtDk => (d_k as f64).sqrt(),
+        Scale::None => 1.0,
+        Scale::Value(s) => s,
+    }
+}
+
+fn breakdown(index: usize, stages: &Stages, v: &Matrix) -> QueryBreakdown {
+    let weights = stages.weights.row(index).to_vec();
+    let mut terms = Matrix::zeros(v.rows(), v.cols());
+    let mut context = vec![0.0; v.cols()];
+    for (j, &w) in weights.iter().enumerate() {
+        for (c, (t, &x)) in terms.row_mut(j).iter_mut().zip(v.row(j)).enumerate() {
+            *t = w * x;
+            context[c] += *t;
+        }
+    }
+    QueryBreakdown {
+        index,
+        scores: stages.scores.row(index).to_vec(),
+        scaled: stages.scaled.row(index).to_vec(),
+        weights,
+        terms,
+        context,
+    }
+}
+
+fn check_finite(name: &str, m: &Matrix) -> Result<(), Overflow> {
+    match m.first_non_finite() {
+        None => Ok(()),
+        Some((i, j)) => Err(Overflow(format!(
+            "{name} row {i}, column {j} overflowed to {}: the inputs are too large to multiply in float64 \
+             (keep values well below 1e154)",
+            m.get(i, j)
+        ))),
+    }
+}
+
+impl Trace {
+    /// Every stage as a named, shaped, flat row-major array. Nested names use
+    /// dots (`query.terms`). The web layer and the renderer look stages up here.
+    pub fn fields(&self) -> Vec<Field<'_>> {
+        match self {
+            Trace::SelfAttention(t) => vec![
+                Field::matrix("q", &t.q),
+                Field::matrix("k", &t.k),
+                Field::matrix("v", &t.v),
+                Field::matrix("scores", &t.scores),
+                Field::matrix("scaled", &t.scaled),
+                Field::matrix("weights", &t.weights),
+                Field::matrix("naive_weights", &t.naive_weights),
+                Field::matrix("context", &t.context),
+                Field::vector("query.scores", &t.query.scores),
+                Field::vector("query.scaled", &t.query.scaled),
+                Field::vector("query.weights", &t.query.weights),
+                Field::matrix("query.terms", &t.query.terms),
+                Field::vector("query.context", &t.query.context),
+            ],
+            Trace::Cross(t) => vec![
+                Field::vector("scores", &t.scores),
+                Field::vector("scaled", &t.scaled),
+                Field::vector("weights", &t.weights),
+                Field::vector("naive_weights", &t.naive_weights),
+                Field::matrix("applied", &t.applied),
+                Field::vector("context", &t.context),
+            ],
+        }
+    }
+
+    pub fn field(&self, name: &str) -> Option<Field<'_>> {
+        self.fields().into_iter().find(|f| f.name == name)
+    }
+
+    pub fn scale(&self) -> f64 {
+        match self {
+            Trace::SelfAttention(t) => t.scale,
+            Trace::Cross(t) => t.scale,
+        }
+    }
+}
+
+/// A view of one stage: a vector (`shape.len() == 1`) or a matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field<'a> {
+    pub name: &'static str,
+    pub shape: Vec<usize>,
+    pub data: &'a [f64],
+}
+
+impl<'a> Field<'a> {
+    fn matrix(name: &'static str, m: &'a Matrix) -> Self {
+        Field { name, shape: vec![m.rows(), m.cols()], data: m.data() }
+    }
+
+    fn vector(name: &'static str, v: &'a [f64]) -> Self {
+        Field { name, shape: vec![v.len()], data: v }
+    }
+}

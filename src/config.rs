@@ -1,0 +1,391 @@
+//! The scenario model: what the user set up, validated.
+//!
+//! A config arrives as JSON (from JS, a preset, later a share link). Parsing
+//! checks every field and fails with a message that names the field, the row
+//! and the column, so a learner can find the bad number. A `Config` that
+//! exists is always computable: shapes agree, every value is finite.
+
+use crate::math::Matrix;
+use serde_json::{json, Map, Value};
+
+/// Tokens and dimensions beyond these are refused rather than freezing the tab.
+pub const MAX_TOKENS: usize = 4096;
+pub const MAX_DIMS: usize = 1024;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub mechanism: Mechanism,
+    /// Labels of the tokens (self) or of the encoder states (cross); always one per row.
+    pub tokens: Vec<String>,
+    pub scale: Scale,
+    /// The query the single-query breakdown follows.
+    pub query: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mechanism {
+    SelfAttention { embeddings: Matrix, projections: Option<Projections> },
+    Cross { decoder_state: Vec<f64>, annotations: Matrix },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Projections {
+    pub w_q: Matrix,
+    pub w_k: Matrix,
+    pub w_v: Matrix,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scale {
+    SqrtDk,
+    None,
+    Value(f64),
+}
+
+/// A config the user must fix; the message says what and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+fn err<T>(message: impl Into<String>) -> Result<T> {
+    Err(ConfigError(message.into()))
+}
+
+const FIELDS: &[&str] =
+    &["mechanism", "embeddings", "w_q", "w_k", "w_v", "tokens", "scale", "query", "decoder_state", "annotations"];
+
+impl Config {
+    pub fn from_json(text: &str) -> Result<Config> {
+        let value: Value = serde_json::from_str(text).map_err(|e| ConfigError(format!("config is not valid JSON: {e}")))?;
+        Config::from_value(&value)
+    }
+
+    pub fn from_value(value: &Value) -> Result<Config> {
+        let Value::Object(obj) = value else {
+            return err(format!("config must be an object, got {}", describe(value)));
+        };
+        for key in obj.keys() {
+            if !FIELDS.contains(&key.as_str()) {
+                return err(unknown_field(key));
+            }
+        }
+        let mechanism = match obj.get("mechanism") {
+            None if obj.contains_key("decoder_state") || obj.contains_key("annotations") => "cross",
+            None => "self",
+            Some(Value::String(s)) if s == "self" || s == "cross" => s.as_str(),
+            Some(other) => return err(format!("mechanism must be \"self\" or \"cross\", got {}", describe(other))),
+        };
+        if mechanism == "self" {
+            parse_self(obj)
+        } else {
+            parse_cross(obj)
+        }
+    }
+
+    /// The config as JSON, in the shape `from_value` reads back.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        match &self.mechanism {
+            Mechanism::SelfAttention { embeddings, projections } => {
+                obj.insert("mechanism".into(), json!("self"));
+                obj.insert("embeddings".into(), matrix_value(embeddings));
+                if let Some(p) = projections {
+                    obj.insert("w_q".into(), matrix_value(&p.w_q));
+                    obj.insert("w_k".into(), matrix_value(&p.w_k));
+                    obj.insert("w_v".into(), matrix_value(&p.w_v));
+                }
+            }
+            Mechanism::Cross { decoder_state, annotations } => {
+                obj.insert("mechanism".into(), json!("cross"));
+                obj.insert("decoder_state".into(), numbers_value(decoder_state));
+                obj.insert("annotations".into(), matrix_value(annotations));
+            }
+        }
+        obj.insert("tokens".into(), json!(self.tokens));
+        obj.insert(
+            "scale".into(),
+            match self.scale {
+                Scale::SqrtDk => json!("sqrt_dk"),
+                Scale::None => json!("none"),
+                Scale::Value(s) => json!(s),
+            },
+        );
+        obj.insert("query".into(), json!(self.query));
+        Value::Object(obj)
+    }
+
+    /// Number of rows of the attention (tokens for self, encoder states for cross).
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+}
+
+fn parse_self(obj: &Map<String, Value>) -> Result<Config> {
+    for field in ["decoder_state", "annotations"] {
+        if obj.contains_key(field) {
+            return err(format!("{field} belongs to cross-attention, but mechanism is \"self\""));
+        }
+    }
+    let Some(emb) = obj.get("embeddings") else {
+        return err("embeddings is missing: self-attention needs one row of numbers per token");
+    };
+    let embeddings = parse_matrix("embeddings", emb, None)?;
+    let (n, d_model) = embeddings.shape();
+    let present: Vec<&str> = ["w_q", "w_k", "w_v"].into_iter().filter(|f| obj.contains_key(*f)).collect();
+    let projections = match present.len() {
+        0 => None,
+        3 => {
+            let w_q = parse_weight("w_q", &obj["w_q"], d_model)?;
+            let w_k = parse_weight("w_k", &obj["w_k"], d_model)?;
+            let w_v = parse_weight("w_v", &obj["w_v"], d_model)?;
+            if w_k.cols() != w_q.cols() {
+                return err(format!(
+                    "w_k has {} columns but w_q has {}: queries and keys must have the same length d_k",
+                    w_k.cols(),
+                    w_q.cols()
+                ));
+            }
+            Some(Projections { w_q, w_k, w_v })
+        }
+        _ => {
+            let missing: Vec<&str> = ["w_q", "w_k", "w_v"].into_iter().filter(|f| !present.contains(f)).collect();
+            return err(format!("w_q, w_k and w_v go together: {} missing", missing.join(" and ")));
+        }
+    };
+    let default_scale = if projections.is_some() { Scale::SqrtDk } else { Scale::None };
+    Ok(Config {
+        tokens: parse_tokens(obj, n, "embeddings", "word")?,
+        scale: parse_scale(obj, default_scale)?,
+        query: parse_query(obj, n)?,
+        mechanism: Mechanism::SelfAttention { embeddings, projections },
+    })
+}
+
+fn parse_cross(obj: &Map<String, Value>) -> Result<Config> {
+    for field in ["embeddings", "w_q", "w_k", "w_v"] {
+        if obj.contains_key(field) {
+            return err(format!("{field} belongs to self-attention, but mechanism is \"cross\""));
+        }
+    }
+    let Some(h) = obj.get("decoder_state") else {
+        return err("decoder_state is missing: cross-attention needs the decoder's hidden state, a list of numbers");
+    };
+    let decoder_state = parse_numbers("decoder_state", h)?;
+    if decoder_state.is_empty() {
+        return err("decoder_state is empty: it needs at least one number");
+    }
+    if decoder_state.len() > MAX_DIMS {
+        return err(format!("decoder_state has {} values; at most {MAX_DIMS} are supported", decoder_state.len()));
+    }
+    let Some(a) = obj.get("annotations") else {
+        return err("annotations is missing: cross-attention needs the encoder states, one list of numbers each");
+    };
+    let annotations = parse_matrix("annotations", a, Some(("the length of decoder_state", decoder_state.len())))?;
+    let m = annotations.rows();
+    Ok(Config {
+        tokens: parse_tokens(obj, m, "annotations", "h")?,
+        scale: parse_scale(obj, Scale::None)?,
+        query: parse_query(obj, 1)?,
+        mechanism: Mechanism::Cross { decoder_state, annotations },
+    })
+}
+
+/// A list of rows of numbers. `expected_cols` names what fixes the row length.
+fn parse_matrix(name: &str, value: &Value, expected_cols: Option<(&str, usize)>) -> Result<Matrix> {
+    let Value::Array(rows) = value else {
+        return err(format!("{name} must be a list of rows, got {}", describe(value)));
+    };
+    if rows.is_empty() {
+        return err(format!("{name} is empty: it needs at least one row"));
+    }
+    if rows.len() > MAX_TOKENS {
+        return err(format!("{name} has {} rows; at most {MAX_TOKENS} are supported", rows.len()));
+    }
+    let mut parsed = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let row_name = format!("{name} row {i}");
+        let Value::Array(_) = row else {
+            return err(format!("{row_name} must be a list of numbers, got {}", describe(row)));
+        };
+        let numbers = parse_numbers(&row_name, row)?;
+        let expected = match (expected_cols, parsed.first()) {
+            (Some((_, cols)), _) => Some(cols),
+            (None, Some(first)) => Some(Vec::len(first)),
+            (None, None) => None,
+        };
+        if numbers.is_empty() {
+            return err(format!("{row_name} is empty: every row needs at least one number"));
+        }
+        if numbers.len() > MAX_DIMS {
+            return err(format!("{row_name} has {} values; at most {MAX_DIMS} are supported", numbers.len()));
+        }
+        if let Some(cols) = expected {
+            if numbers.len() != cols {
+                let why = match expected_cols {
+                    Some((what, _)) => format!(" ({what})"),
+                    None => " (like row 0)".to_string(),
+                };
+                return err(format!("{row_name} has {} values, expected {cols}{why}", numbers.len()));
+            }
+        }
+        parsed.push(numbers);
+    }
+    Ok(Matrix::from_rows(&parsed).expect("rows checked to have equal length"))
+}
+
+fn parse_weight(name: &str, value: &Value, d_model: usize) -> Result<Matrix> {
+    let Value::Array(rows) = value else {
+        return err(format!("{name} must be a list of rows, got {}", describe(value)));
+    };
+    if rows.len() != d_model {
+        return err(format!(
+            "{name} has {} rows, expected {d_model}: one row per embedding dimension",
+            rows.len()
+        ));
+    }
+    parse_matrix(name, value, None)
+}
+
+fn parse_numbers(name: &str, value: &Value) -> Result<Vec<f64>> {
+    let Value::Array(items) = value else {
+        return err(format!("{name} must be a list of numbers, got {}", describe(value)));
+    };
+    if items.len() > MAX_TOKENS.max(MAX_DIMS) {
+        return err(format!("{name} has {} values; that is more than supported", items.len()));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(j, item)| parse_number(item).map_err(|why| ConfigError(format!("{name}, column {j} {why}"))))
+        .collect()
+}
+
+/// One finite number. JS sends NaN and ±Infinity as the strings "NaN",
+/// "Infinity", "-Infinity" (JSON has no such numbers), so they get their own message.
+fn parse_number(value: &Value) -> std::result::Result<f64, String> {
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x.is_finite() => Ok(x),
+            _ => Err(format!("is {n}, which is too large for float64")),
+        },
+        Value::String(s) if s == "NaN" => Err("is NaN; every value must be a finite number".into()),
+        Value::String(s) if s == "Infinity" || s == "-Infinity" => {
+            Err(format!("is {s}; every value must be a finite number (at most about 1.8e308)"))
+        }
+        other => Err(format!("is {}, not a number", describe(other))),
+    }
+}
+
+fn parse_tokens(obj: &Map<String, Value>, n: usize, rows_of: &str, prefix: &str) -> Result<Vec<String>> {
+    let Some(value) = obj.get("tokens") else {
+        return Ok((1..=n).map(|i| format!("{prefix}_{i}")).collect());
+    };
+    let Value::Array(items) = value else {
+        return err(format!("tokens must be a list of names, got {}", describe(value)));
+    };
+    if items.len() != n {
+        return err(format!("tokens has {} names but {rows_of} has {n} rows", items.len()));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(s) => Ok(s.clone()),
+            Value::Number(x) => Ok(x.to_string()),
+            other => err(format!("tokens entry {i} must be a name (a string), got {}", describe(other))),
+        })
+        .collect()
+}
+
+fn parse_scale(obj: &Map<String, Value>, default: Scale) -> Result<Scale> {
+    match obj.get("scale") {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::String(s)) if s == "sqrt_dk" => Ok(Scale::SqrtDk),
+        Some(Value::String(s)) if s == "none" => Ok(Scale::None),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(s) if s.is_finite() && s > 0.0 => Ok(Scale::Value(s)),
+            _ => err(format!("scale must be a positive number, got {n}")),
+        },
+        Some(other) => err(format!("scale must be \"sqrt_dk\", \"none\" or a positive number, got {}", describe(other))),
+    }
+}
+
+fn parse_query(obj: &Map<String, Value>, n: usize) -> Result<usize> {
+    match obj.get("query") {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(x)) => match x.as_u64() {
+            Some(i) if (i as usize) < n && i < n as u64 => Ok(i as usize),
+            Some(i) => err(format!("query {i} is out of range: there are {n} tokens, numbered 0 to {}", n - 1)),
+            None => err(format!("query must be a token index (0, 1, 2, …), got {x}")),
+        },
+        Some(other) => err(format!("query must be a token index (0, 1, 2, …), got {}", describe(other))),
+    }
+}
+
+/// A short, human description of a JSON value for error messages.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let short: String = s.chars().take(40).collect();
+            let ellipsis = if s.chars().count() > 40 { "…" } else { "" };
+            format!("the text {:?}", format!("{short}{ellipsis}"))
+        }
+        Value::Array(a) => format!("a list of {} items", a.len()),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+fn unknown_field(key: &str) -> String {
+    let key_short: String = key.chars().take(40).collect();
+    let close = FIELDS.iter().min_by_key(|f| edit_distance(f, key)).filter(|f| edit_distance(f, key) <= 2);
+    match close {
+        Some(f) => format!("unknown config field {key_short:?} (did you mean {f:?}?)"),
+        None => format!("unknown config field {key_short:?}; known fields are {}", FIELDS.join(", ")),
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().take(64).collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().take(64).enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn numbers_value(v: &[f64]) -> Value {
+    Value::Array(v.iter().map(|&x| number_value(x)).collect())
+}
+
+fn matrix_value(m: &Matrix) -> Value {
+    Value::Array((0..m.rows()).map(|i| numbers_value(m.row(i))).collect())
+}
+
+/// Integral values are written as integers so presets read like the documents.
+fn number_value(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}

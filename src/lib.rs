@@ -1,0 +1,18 @@
+//! attention-viz: an interactive visualizer of the attention mechanism.
+//!
+//! The crate is a functional core with a thin imperative shell. `math`,
+//! `attention`, `config`, `random` and `presets` are pure Rust (no web, no
+//! drawing) and are tested natively; `heatmap` draws through plotters'
+//! `DrawingBackend`, so the same code paints a browser canvas and the SVGs and
+//! bitmaps of the native tests; `web` is the only module that touches
+//! JavaScript. See ARCHITECTURE.md for the data path.
+
+pub mod attention;
+pub mod config;
+pub mod heatmap;
+pub mod math;
+pub mod presets;
+pub mod random;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;

@@ -1,0 +1,137 @@
+//! A row-major `rows × cols` matrix of f64.
+//!
+//! Row-major storage matches NumPy's C order, so a row is a contiguous slice
+//! and matrix products walk memory in the same order NumPy's loops do.
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<f64>,
+}
+
+impl Matrix {
+    pub fn zeros(rows: usize, cols: usize) -> Matrix {
+        Matrix { rows, cols, data: vec![0.0; rows * cols] }
+    }
+
+    /// Builds a matrix from row-major data; `None` when the length does not match.
+    pub fn from_vec(rows: usize, cols: usize, data: Vec<f64>) -> Option<Matrix> {
+        (rows.checked_mul(cols) == Some(data.len())).then_some(Matrix { rows, cols, data })
+    }
+
+    /// Builds a matrix from rows of equal length; `None` when they differ.
+    pub fn from_rows<R: AsRef<[f64]>>(rows: &[R]) -> Option<Matrix> {
+        let cols = rows.first().map_or(0, |r| r.as_ref().len());
+        if rows.iter().any(|r| r.as_ref().len() != cols) {
+            return None;
+        }
+        let data = rows.iter().flat_map(|r| r.as_ref().iter().copied()).collect();
+        Some(Matrix { rows: rows.len(), cols, data })
+    }
+
+    /// A 1 × n matrix holding one vector.
+    pub fn row_vector(values: &[f64]) -> Matrix {
+        Matrix { rows: 1, cols: values.len(), data: values.to_vec() }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    pub fn data(&self) -> &[f64] {
+        &self.data
+    }
+
+    pub fn into_data(self) -> Vec<f64> {
+        self.data
+    }
+
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        &mut self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.data[i * self.cols + j]
+    }
+
+    pub fn set(&mut self, i: usize, j: usize, value: f64) {
+        self.data[i * self.cols + j] = value;
+    }
+
+    pub fn to_rows(&self) -> Vec<Vec<f64>> {
+        (0..self.rows).map(|i| self.row(i).to_vec()).collect()
+    }
+
+    pub fn transpose(&self) -> Matrix {
+        let mut out = Matrix::zeros(self.cols, self.rows);
+        for i in 0..self.rows {
+            for j in 0..self.cols {
+                out.data[j * self.rows + i] = self.data[i * self.cols + j];
+            }
+        }
+        out
+    }
+
+    /// `self @ other`. The caller guarantees `self.cols == other.rows`.
+    ///
+    /// The i-k-j loop order keeps both inner accesses contiguous; each output
+    /// element still accumulates its terms in k order, as a plain dot product.
+    pub fn matmul(&self, other: &Matrix) -> Matrix {
+        debug_assert_eq!(self.cols, other.rows);
+        let mut out = Matrix::zeros(self.rows, other.cols);
+        for i in 0..self.rows {
+            let out_row = &mut out.data[i * other.cols..(i + 1) * other.cols];
+            for (k, &a) in self.row(i).iter().enumerate() {
+                for (o, &b) in out_row.iter_mut().zip(other.row(k)) {
+                    *o += a * b;
+                }
+            }
+        }
+        out
+    }
+
+    /// `self @ other.T`: every row of `self` dotted with every row of `other`.
+    pub fn matmul_transposed(&self, other: &Matrix) -> Matrix {
+        debug_assert_eq!(self.cols, other.cols);
+        let mut out = Matrix::zeros(self.rows, other.rows);
+        for i in 0..self.rows {
+            for j in 0..other.rows {
+                out.data[i * other.rows + j] = dot(self.row(i), other.row(j));
+            }
+        }
+        out
+    }
+
+    pub fn map(&self, f: impl Fn(f64) -> f64) -> Matrix {
+        Matrix { rows: self.rows, cols: self.cols, data: self.data.iter().map(|&x| f(x)).collect() }
+    }
+
+    /// Largest absolute finite value, 0 for an empty matrix.
+    pub fn max_abs(&self) -> f64 {
+        self.data.iter().fold(0.0, |m, &x| if x.abs() > m { x.abs() } else { m })
+    }
+
+    /// Position of the first non-finite entry, if any.
+    pub fn first_non_finite(&self) -> Option<(usize, usize)> {
+        let cols = self.cols.max(1);
+        self.data.iter().position(|x| !x.is_finite()).map(|p| (p / cols, p % cols))
+    }
+}
+
+/// Dot product accumulated left to right, like `np.dot` on short vectors.
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
+}

@@ -1,0 +1,10 @@
+//! Dense float64 linear algebra and softmax: the few operations attention needs.
+//!
+//! Everything here mirrors what the seed documents do with NumPy/SciPy, in the
+//! same order of operations, so results agree with NumPy to the last few ulps.
+
+mod matrix;
+mod softmax;
+
+pub use matrix::Matrix;
+pub use softmax::{softmax_naive, softmax_stable};

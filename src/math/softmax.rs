@@ -1,0 +1,27 @@
+//! Softmax in two flavours: the stable one we compute with, and the naive one
+//! the overflow lesson of the seed documents shows failing.
+//!
+//! The stable form is `scipy.special.softmax`: subtract the maximum, exponentiate,
+//! divide by the sum. Subtracting the maximum makes every exponent ≤ 0, so
+//! `exp` never overflows and the largest term is exactly 1, so the sum is ≥ 1.
+
+/// Softmax of one row, stable for any finite input (even ±1e308).
+///
+/// Returns an empty vector for an empty row. If the row holds NaN the result
+/// is NaN, as in SciPy; callers validate their inputs first.
+pub fn softmax_stable(row: &[f64]) -> Vec<f64> {
+    let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // `x - max` can itself overflow to -inf when x ≈ -1e308 and max ≈ 1e308;
+    // exp(-inf) = 0 is then the right answer, so no special case is needed.
+    let exps: Vec<f64> = row.iter().map(|&x| (x - max).exp()).collect();
+    let sum: f64 = exps.iter().sum();
+    exps.into_iter().map(|e| e / sum).collect()
+}
+
+/// Softmax exactly as the seed documents first write it: `exp(x) / sum(exp(x))`.
+/// Overflows to `inf / inf = NaN` once a score passes ~709.78.
+pub fn softmax_naive(row: &[f64]) -> Vec<f64> {
+    let exps: Vec<f64> = row.iter().map(|x| x.exp()).collect();
+    let sum: f64 = exps.iter().sum();
+    exps.into_iter().map(|e| e / sum).collect()
+}
