@@ -65,7 +65,13 @@ const FIELDS: &[&str] =
 
 impl Config {
     pub fn from_json(text: &str) -> Result<Config> {
-        let value: Value = serde_json::from_str(text).map_err(|e| ConfigError(format!("config is not valid JSON: {e}")))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            let e = e.to_string();
+            match e.strip_prefix("number out of range") {
+                Some(at) => ConfigError(format!("config has a number too large for float64 (beyond ±1.8e308){at}")),
+                None => ConfigError(format!("config is not valid JSON: {e}")),
+            }
+        })?;
         Config::from_value(&value)
     }
 

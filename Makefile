@@ -1,0 +1,29 @@
+# attention-viz — build, serve, test. Every target installs what it needs first.
+PORT ?= 8000
+WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
+
+.PHONY: setup build serve test test-native test-wasm test-e2e bench clean
+
+build:
+	@scripts/setup.sh build
+	cargo build --release --target wasm32-unknown-unknown
+	wasm-bindgen --target web --out-dir www/pkg $(WASM)
+
+serve: build
+	node scripts/serve.mjs --port $(PORT)
+
+test: build
+	@scripts/setup.sh test
+	$(MAKE) --no-print-directory test-native test-wasm test-e2e
+
+test-native:
+	cargo test
+
+test-wasm:
+	cargo test --target wasm32-unknown-unknown --test web
+
+test-e2e:
+	node --test tests/e2e/
+
+clean:
+	rm -rf target www/pkg dist

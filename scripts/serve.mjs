@@ -1,0 +1,49 @@
+// A tiny static file server for the repo root (no dependencies).
+// Usage: node scripts/serve.mjs [--port 8000] [--root .] [--csp]
+// Serves .wasm as application/wasm so streaming compilation works, and with
+// --csp adds the strict Content-Security-Policy the bundle must work under.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.css': 'text/css', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.md': 'text/markdown; charset=utf-8', '.ts': 'text/plain; charset=utf-8', '.txt': 'text/plain; charset=utf-8',
+};
+export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:";
+
+/** Starts a server; resolves to {server, port, url}. Port 0 picks a free one. */
+export function serve({ root = '.', port = 8000, host = '127.0.0.1', csp = false } = {}) {
+  const base = resolve(root);
+  const server = createServer(async (req, res) => {
+    try {
+      let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      let file = normalize(join(base, path));
+      if (!file.startsWith(base)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      const headers = { 'Content-Type': TYPES[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' };
+      if (csp) headers['Content-Security-Policy'] = CSP;
+      res.writeHead(200, headers);
+      res.end(body);
+    } catch (e) {
+      res.writeHead(e.code === 'ENOENT' || e.code === 'ENOTDIR' ? 404 : 500, { 'Content-Type': 'text/plain' });
+      res.end(e.code === 'ENOENT' ? 'not found' : 'server error');
+    }
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      const actual = server.address().port;
+      ok({ server, port: actual, url: `http://${host}:${actual}/` });
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
+  const { url } = await serve({ root: opt('--root', '.'), port: Number(opt('--port', process.env.PORT || 8000)), csp: args.includes('--csp') });
+  console.log(`attention-viz is served at ${url} (Ctrl-C to stop)`);
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the project needs, skipping whatever is already there.
+#   scripts/setup.sh build   — Rust wasm32 target and wasm-bindgen-cli (to build and serve)
+#   scripts/setup.sh test    — the above, plus Chromium + ChromeDriver and the npm packages (to test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130
+want=${1:-build}
+say() { echo "setup: $*" >&2; }
+
+if ! command -v cargo >/dev/null; then
+  say "cargo is missing: install Rust with rustup first (https://rustup.rs)"; exit 1
+fi
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+if ! command -v node >/dev/null; then
+  say "installing Node.js"; apt-get update -qq && apt-get install -y -qq nodejs npm
+fi
+
+if [ "$want" = test ]; then
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "installing Debian's chromium and chromium-driver"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+  if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi

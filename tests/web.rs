@@ -1,0 +1,61 @@
+//! The wasm-bindgen layer in a real browser (headless Chromium): configs in,
+//! typed arrays out, errors as exceptions that leave the module usable.
+#![cfg(target_arch = "wasm32")]
+
+use attention_viz::web::{compute_json, normalize_config, preset_json, preset_names, JsRandomState};
+use js_sys::{Float64Array, Reflect};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn field(trace: &JsValue, name: &str) -> Vec<f64> {
+    let fields = Reflect::get(trace, &"fields".into()).unwrap();
+    let entry = Reflect::get(&fields, &name.into()).unwrap();
+    Float64Array::from(Reflect::get(&entry, &"data".into()).unwrap()).to_vec()
+}
+
+#[wasm_bindgen_test]
+fn seed_001_through_the_bindings() {
+    let trace: JsValue = compute_json(&preset_json("seed-001").unwrap()).unwrap().into();
+    assert_eq!(field(&trace, "scores"), vec![8., 2., 10., 2., 4., 0., 4., 0., 12., 2., 14., 2., 10., 4., 14., 3.]);
+    let context = field(&trace, "context");
+    assert!((context[0] - 0.9852202489021356).abs() < 1e-12);
+    assert_eq!(Reflect::get(&trace, &"scale".into()).unwrap().as_f64(), Some(3f64.sqrt()));
+}
+
+#[wasm_bindgen_test]
+fn seed_003_is_finite_in_the_browser() {
+    let trace: JsValue = compute_json(&preset_json("seed-003").unwrap()).unwrap().into();
+    let w = field(&trace, "weights");
+    assert!((w[0] - 0.11920292202211755).abs() < 1e-15 && (w[3] - 0.8807970779778823).abs() < 1e-15);
+    assert_eq!(w[2], 0.0);
+    assert!(field(&trace, "naive_weights")[0].is_nan());
+}
+
+#[wasm_bindgen_test]
+fn errors_are_exceptions_and_the_module_keeps_working() {
+    for bad in ["", "[]", "{\"embeddings\": [[1, 0], [1]]}", "{\"embeddings\": [[\"NaN\"]]}", "{\"embeddings\": [[1e200]]}"] {
+        assert!(compute_json(bad).is_err(), "{bad}");
+    }
+    let trace: JsValue = compute_json("{\"embeddings\": [[1, 0], [0, 1]]}").unwrap().into();
+    assert_eq!(field(&trace, "scores"), vec![1., 0., 0., 1.]);
+}
+
+#[wasm_bindgen_test]
+fn presets_and_normalisation() {
+    assert_eq!(preset_names(), vec!["seed-000", "seed-001", "seed-002", "seed-003"]);
+    let normal = normalize_config("{\"embeddings\": [[1]]}").unwrap();
+    assert!(normal.contains("\"scale\":\"none\""), "{normal}");
+}
+
+#[wasm_bindgen_test]
+fn random_state_matches_numpy() {
+    let mut rng = JsRandomState::new(42.0).unwrap();
+    assert_eq!(rng.randint(0.0, 3.0, 9).unwrap().to_vec(), vec![2., 0., 2., 2., 0., 0., 2., 1., 2.]);
+    let mut rng = JsRandomState::new(42.0).unwrap();
+    assert_eq!(rng.rand(1).to_vec(), vec![0.3745401188473625]);
+    assert!(JsRandomState::new(-1.0).is_err());
+    assert!(JsRandomState::new(1.5).is_err());
+    assert!(rng.randint(5.0, 5.0, 1).is_err());
+}

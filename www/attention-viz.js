@@ -1,0 +1,152 @@
+// attention-viz — the one public entry point (ES module).
+//
+// Loads the Rust/WASM core and exposes it as plain JavaScript: `ready`,
+// `compute(config)`, `RandomState` and `presets`. Everything numeric happens
+// in Rust; this file only converts between JS values and the core's JSON and
+// typed arrays. See README.md for the API and ARCHITECTURE.md for the data path.
+
+import init, * as core from './pkg/attention_viz.js';
+
+/** The four seed documents' configs by name, filled in when `ready` resolves. */
+export const presets = {};
+
+let initialised = false;
+
+/** Resolves once the WASM module is initialised (and `presets` is filled). */
+export const ready = init({ module_or_path: new URL('./pkg/attention_viz_bg.wasm', import.meta.url) }).then(() => {
+  for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
+  initialised = true;
+});
+
+function assertReady() {
+  if (!initialised) throw new Error('attention-viz is still loading: await `ready` before calling it');
+}
+
+// JSON has no NaN or Infinity (JSON.stringify turns them into null); send them
+// as strings so the core can say exactly which value is wrong.
+function nonFiniteAsText(_key, value) {
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
+}
+
+function configJson(config) {
+  if (config === undefined || typeof config === 'function' || typeof config === 'symbol') {
+    throw new Error(`config must be an object, got ${typeof config}`);
+  }
+  try {
+    return JSON.stringify(config, nonFiniteAsText);
+  } catch (e) {
+    throw new Error(`config could not be read as JSON: ${e.message}`);
+  }
+}
+
+// The core's errors arrive as wasm-bindgen `JsError`s; re-throw a plain Error
+// with the same message. A trap (a Rust panic) becomes an "internal error".
+function callCore(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) throw new Error(`attention-viz internal error: ${e.message}`);
+    throw new Error(e && e.message ? e.message : String(e));
+  }
+}
+
+function nested(shape, data) {
+  if (shape.length === 1) return Array.from(data);
+  const [rows, cols] = shape;
+  const out = new Array(rows);
+  for (let i = 0; i < rows; i++) out[i] = Array.from(data.subarray(i * cols, (i + 1) * cols));
+  return out;
+}
+
+/** Turns the core's flat fields into the documented trace object. */
+function toTrace(raw) {
+  const trace = { mechanism: raw.mechanism, scale: raw.scale };
+  if (raw.mechanism === 'self') trace.query = { index: raw.query_index };
+  for (const [name, { shape, data }] of Object.entries(raw.fields)) {
+    const [head, tail] = name.split('.');
+    if (tail) trace[head][tail] = nested(shape, data);
+    else trace[head] = nested(shape, data);
+  }
+  return trace;
+}
+
+/**
+ * Runs one attention computation. Returns the trace — self: q, k, v, scores,
+ * scaled, weights, naive_weights, context, scale, query {index, scores, scaled,
+ * weights, terms, context}; cross: scores, scaled, weights, naive_weights,
+ * applied (d × m), context (d), scale. Throws an Error naming the bad field.
+ */
+export function compute(config) {
+  assertReady();
+  const json = configJson(config);
+  return toTrace(callCore(() => core.computeJson(json)));
+}
+
+/** The config with every default filled in (mechanism, tokens, scale, query). */
+export function normalizeConfig(config) {
+  assertReady();
+  const json = configJson(config);
+  return JSON.parse(callCore(() => core.normalizeConfig(json)));
+}
+
+function shapeOf(args, what) {
+  const shape = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+  for (const s of shape) {
+    if (!Number.isInteger(s) || s < 0) throw new Error(`${what}: dimensions must be non-negative integers, got ${s}`);
+  }
+  return shape;
+}
+
+function sizeArg(size) {
+  if (size === undefined || size === null) return null;
+  return shapeOf(Array.isArray(size) ? size : [size], 'size');
+}
+
+function reshape(flat, shape) {
+  if (shape === null) return flat[0];
+  if (shape.length === 0) return flat[0];
+  let offset = 0;
+  const build = (dim) => {
+    const out = new Array(shape[dim]);
+    for (let i = 0; i < shape[dim]; i++) out[i] = dim === shape.length - 1 ? flat[offset++] : build(dim + 1);
+    return out;
+  };
+  return build(0);
+}
+
+const count = (shape) => (shape === null ? 1 : shape.reduce((a, b) => a * b, 1));
+
+/**
+ * NumPy's legacy `np.random.RandomState`, bit for bit: the same seed gives the
+ * same numbers as `np.random.seed(seed)` followed by the same calls.
+ */
+export class RandomState {
+  constructor(seed = 0) {
+    assertReady();
+    this._core = callCore(() => new core.RandomStateCore(seed));
+  }
+
+  seed(seed) {
+    callCore(() => this._core.seed(seed));
+  }
+
+  /** `randint(low, high=None, size=None)`; a number when size is omitted. */
+  randint(low, high = null, size = null) {
+    if (high === null || high === undefined) [low, high] = [0, low];
+    const shape = sizeArg(size);
+    const flat = callCore(() => this._core.randint(low, high, count(shape)));
+    return reshape(flat, shape);
+  }
+
+  /** `rand(*shape)`: uniform [0, 1) doubles; a number with no arguments. */
+  rand(...shape) {
+    const s = shape.length ? shapeOf(shape, 'rand') : null;
+    return reshape(this._core.rand(count(s)), s);
+  }
+
+  /** `randn(*shape)`: standard normal (legacy polar method, cached pair). */
+  randn(...shape) {
+    const s = shape.length ? shapeOf(shape, 'randn') : null;
+    return reshape(this._core.randn(count(s)), s);
+  }
+}
