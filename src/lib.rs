@@ -9,10 +9,12 @@
 
 pub mod attention;
 pub mod config;
+pub mod edits;
 pub mod heatmap;
 pub mod math;
 pub mod presets;
 pub mod random;
+pub mod views;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

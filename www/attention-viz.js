@@ -89,6 +89,27 @@ export function normalizeConfig(config) {
   return JSON.parse(callCore(() => core.normalizeConfig(json)));
 }
 
+/**
+ * A standalone SVG string of one heatmap (`view` is a config or trace field:
+ * embeddings, w_q, w_k, w_v, q, k, v, scores, scaled, weights, naive_weights,
+ * context, decoder_state, annotations, applied), drawn by the same Rust code
+ * as the canvas. `palette` overrides the view's default colormap.
+ */
+export function renderSVG(config, view, palette = undefined) {
+  assertReady();
+  const json = configJson(config);
+  return callCore(() => core.renderSvg(json, String(view), palette ?? undefined));
+}
+
+/** The Rust figure state, for the element (not part of the documented API). */
+export function _viz(config) {
+  assertReady();
+  const json = configJson(config);
+  return callCore(() => new core.Viz(json));
+}
+export const _callCore = callCore;
+export const _configJson = configJson;
+
 function shapeOf(args, what) {
   const shape = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
   for (const s of shape) {

@@ -8,10 +8,15 @@
 
 use crate::attention::{self, Trace};
 use crate::config::Config;
-use crate::presets;
+use crate::heatmap::{self, Colors, Highlight, Layout, Style, Theme};
 use crate::random::RandomState;
+use crate::{presets, views};
 use js_sys::{Array, Float64Array, Object, Reflect};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -120,4 +125,160 @@ fn int64(x: f64, name: &str) -> Result<i64, JsError> {
     } else {
         Err(JsError::new(&format!("{name} must be an integer (at most 2**53 in magnitude), got {x}")))
     }
+}
+
+/// One attention figure: the state the `<attention-viz>` element edits and draws.
+///
+/// Every mutation is all-or-nothing: the new config is validated and computed
+/// first, and only a success replaces the state, so the last valid figure
+/// always stays on screen.
+#[wasm_bindgen]
+pub struct Viz {
+    config: Config,
+    trace: Trace,
+}
+
+fn js_err(message: impl std::fmt::Display) -> JsError {
+    JsError::new(&message.to_string())
+}
+
+#[wasm_bindgen]
+impl Viz {
+    #[wasm_bindgen(constructor)]
+    pub fn new(config_json: &str) -> Result<Viz, JsError> {
+        let config = Config::from_json(config_json).map_err(js_err)?;
+        let trace = attention::compute(&config).map_err(js_err)?;
+        Ok(Viz { config, trace })
+    }
+
+    /// Replaces the whole config (a paste, a preset, a shape edit).
+    #[wasm_bindgen(js_name = setConfig)]
+    pub fn set_config(&mut self, config_json: &str) -> Result<(), JsError> {
+        let config = Config::from_json(config_json).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// Sets one input value (`matrix` is a config field: embeddings, w_q, …, decoder_state, annotations).
+    #[wasm_bindgen(js_name = setValue)]
+    pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), JsError> {
+        let config = self.config.with_value(matrix, row, col, value).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    fn replace(&mut self, config: Config) -> Result<(), JsError> {
+        let trace = attention::compute(&config).map_err(js_err)?;
+        self.config = config;
+        self.trace = trace;
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = configJson)]
+    pub fn config_json(&self) -> String {
+        self.config.to_value().to_string()
+    }
+
+    /// The raw trace, `{mechanism, scale, query_index, fields}` (see `computeJson`).
+    pub fn trace(&self) -> Object {
+        trace_object(&self.config, &self.trace)
+    }
+
+    /// The views of this figure, in reading order.
+    pub fn views(&self) -> Vec<String> {
+        views::names(&self.config).into_iter().map(String::from).collect()
+    }
+
+    /// Draws `view` on `canvas` (whose width/height are already in device
+    /// pixels). `highlights` holds rectangles as flat [r0, c0, r1, c1, …].
+    #[allow(clippy::too_many_arguments)]
+    pub fn render(
+        &self,
+        view: &str,
+        canvas: HtmlCanvasElement,
+        dpr: f64,
+        dark: bool,
+        palette: Option<String>,
+        highlights: Vec<u32>,
+        show_title: bool,
+    ) -> Result<(), JsError> {
+        let view = views::view(&self.config, &self.trace, view).map_err(js_err)?;
+        let style = style(dpr, dark, palette, &highlights, show_title);
+        draw_on_canvas(&view, &style, canvas)
+    }
+
+    /// The cell of `view` under a device-pixel point of a canvas of that size, as [row, col].
+    #[wasm_bindgen(js_name = cellAt)]
+    pub fn cell_at(&self, view: &str, width: u32, height: u32, dpr: f64, x: f64, y: f64) -> Option<Vec<u32>> {
+        let view = views::view(&self.config, &self.trace, view).ok()?;
+        let style = style(dpr, false, None, &[], true);
+        let colors = Colors::new(view.values.data(), None, view.palette);
+        let layout = Layout::new(&view, &colors, &style, width, height);
+        layout.cell_at(x, y).map(|(i, j)| vec![i as u32, j as u32])
+    }
+
+    /// The natural CSS size of a view's canvas, [width, height].
+    #[wasm_bindgen(js_name = preferredSize)]
+    pub fn preferred_size(&self, view: &str) -> Result<Vec<u32>, JsError> {
+        let view = views::view(&self.config, &self.trace, view).map_err(js_err)?;
+        let (w, h) = heatmap::preferred_size(&view);
+        Ok(vec![w, h])
+    }
+
+    #[wasm_bindgen(js_name = toSvg)]
+    pub fn to_svg(&self, view: &str, palette: Option<String>) -> Result<String, JsError> {
+        let view = views::view(&self.config, &self.trace, view).map_err(js_err)?;
+        heatmap::to_svg(&view, &style(1.0, false, palette, &[], true)).map_err(js_err)
+    }
+}
+
+/// A standalone SVG of one view of a config.
+#[wasm_bindgen(js_name = renderSvg)]
+pub fn render_svg(config_json: &str, view: &str, palette: Option<String>) -> Result<String, JsError> {
+    Viz::new(config_json)?.to_svg(view, palette)
+}
+
+fn style(dpr: f64, dark: bool, palette: Option<String>, highlights: &[u32], show_title: bool) -> Style {
+    let highlights = highlights
+        .chunks_exact(4)
+        .map(|h| Highlight { r0: h[0] as usize, c0: h[1] as usize, r1: h[2] as usize, c1: h[3] as usize })
+        .collect();
+    let dpr = if dpr.is_finite() { dpr.clamp(0.5, 4.0) } else { 1.0 };
+    Style {
+        dpr,
+        theme: if dark { Theme::dark() } else { Theme::light() },
+        palette,
+        annotate: None,
+        highlights,
+        show_title,
+        show_labels: true,
+    }
+}
+
+/// Small grids go through plotters shape by shape; large ones are rasterised
+/// in Rust and copied with one `putImageData` per buffer.
+fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<(), JsError> {
+    let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
+    let layout = Layout::new(view, &colors, style, canvas.width(), canvas.height());
+    let context: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or_else(|| js_err("this canvas has no 2D context"))?;
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or_else(|| js_err("cannot draw on this canvas"))?;
+    let root = backend.into_drawing_area();
+    let shapes = layout.rows * layout.cols <= heatmap::draw::SHAPES_MAX_CELLS;
+    if !shapes {
+        let bg = style.theme.background;
+        context.set_fill_style_str(&format!("rgb({},{},{})", bg[0], bg[1], bg[2]));
+        context.fill_rect(0.0, 0.0, layout.width as f64, layout.height as f64);
+        for blit in heatmap::raster(view, &colors, &layout, &style.theme) {
+            if blit.width == 0 || blit.height == 0 {
+                continue;
+            }
+            let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&blit.rgba), blit.width, blit.height)
+                .map_err(|_| js_err("cannot create the image buffer"))?;
+            context.put_image_data(&image, blit.x as f64, blit.y as f64).map_err(|_| js_err("putImageData failed"))?;
+        }
+    }
+    heatmap::draw::draw(&root, view, &colors, &layout, style, shapes).map_err(js_err)
 }

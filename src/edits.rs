@@ -1,0 +1,172 @@
+//! The edits a learner makes to a config: one value, a token or a dimension
+//! more or less, a new name. Each returns a new, valid `Config` or says why not;
+//! the caller's config is never half-changed.
+//!
+//! Shapes stay consistent: adding an embedding dimension adds a row to W_Q,
+//! W_K and W_V; adding a cross-attention dimension extends the decoder state
+//! and every annotation. New numbers start at 0.
+
+use crate::config::{Config, ConfigError, Mechanism, MAX_DIMS, MAX_TOKENS};
+use crate::math::Matrix;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+fn err<T>(message: impl Into<String>) -> Result<T> {
+    Err(ConfigError(message.into()))
+}
+
+/// The input matrices of a config by field name (vectors as 1 × d).
+pub const INPUTS: [&str; 6] = ["embeddings", "w_q", "w_k", "w_v", "decoder_state", "annotations"];
+
+impl Config {
+    /// The config with `matrix[row][col] = value` (`decoder_state[0][col]` for the vector).
+    pub fn with_value(&self, matrix: &str, row: usize, col: usize, value: f64) -> Result<Config> {
+        if !value.is_finite() {
+            return err(format!("{matrix} row {row}, column {col} must be a finite number, got {value}"));
+        }
+        let mut next = self.clone();
+        let target: &mut Matrix = match (&mut next.mechanism, matrix) {
+            (Mechanism::SelfAttention { embeddings, .. }, "embeddings") => embeddings,
+            (Mechanism::SelfAttention { projections: Some(p), .. }, "w_q") => &mut p.w_q,
+            (Mechanism::SelfAttention { projections: Some(p), .. }, "w_k") => &mut p.w_k,
+            (Mechanism::SelfAttention { projections: Some(p), .. }, "w_v") => &mut p.w_v,
+            (Mechanism::Cross { annotations, .. }, "annotations") => annotations,
+            (Mechanism::Cross { decoder_state, .. }, "decoder_state") => {
+                if row != 0 || col >= decoder_state.len() {
+                    return err(format!("decoder_state has no value {col} (it has {})", decoder_state.len()));
+                }
+                decoder_state[col] = value;
+                return Ok(next);
+            }
+            _ => return err(format!("this figure has no input {matrix:?}")),
+        };
+        if row >= target.rows() || col >= target.cols() {
+            return err(format!("{matrix} has no row {row}, column {col} (it is {} × {})", target.rows(), target.cols()));
+        }
+        target.set(row, col, value);
+        Ok(next)
+    }
+
+    /// A new token (self) or encoder state (cross) of zeros at `at` (≤ len), named `name`.
+    pub fn insert_token(&self, at: usize, name: &str) -> Result<Config> {
+        let n = self.tokens.len();
+        if at > n {
+            return err(format!("cannot insert a token at {at}: there are {n}"));
+        }
+        if n >= MAX_TOKENS {
+            return err(format!("at most {MAX_TOKENS} tokens are supported"));
+        }
+        let mut next = self.clone();
+        match &mut next.mechanism {
+            Mechanism::SelfAttention { embeddings, .. } => *embeddings = insert_row(embeddings, at),
+            Mechanism::Cross { annotations, .. } => *annotations = insert_row(annotations, at),
+        }
+        next.tokens.insert(at, name.to_string());
+        if next.query >= at && at < n {
+            next.query += 1;
+        }
+        Ok(next)
+    }
+
+    pub fn remove_token(&self, at: usize) -> Result<Config> {
+        let n = self.tokens.len();
+        if n <= 1 {
+            return err("the last token cannot be removed: attention needs at least one");
+        }
+        if at >= n {
+            return err(format!("there is no token {at}: there are {n}"));
+        }
+        let mut next = self.clone();
+        match &mut next.mechanism {
+            Mechanism::SelfAttention { embeddings, .. } => *embeddings = remove_row(embeddings, at),
+            Mechanism::Cross { annotations, .. } => *annotations = remove_row(annotations, at),
+        }
+        next.tokens.remove(at);
+        if next.query > at || next.query >= n - 1 {
+            next.query = next.query.saturating_sub(1);
+        }
+        Ok(next)
+    }
+
+    pub fn rename_token(&self, at: usize, name: &str) -> Result<Config> {
+        if at >= self.tokens.len() {
+            return err(format!("there is no token {at}"));
+        }
+        let mut next = self.clone();
+        next.tokens[at] = name.to_string();
+        Ok(next)
+    }
+
+    /// Number of input dimensions (d_model for self, d for cross).
+    pub fn dims(&self) -> usize {
+        match &self.mechanism {
+            Mechanism::SelfAttention { embeddings, .. } => embeddings.cols(),
+            Mechanism::Cross { decoder_state, .. } => decoder_state.len(),
+        }
+    }
+
+    /// A new input dimension of zeros at `at` (≤ dims); weight matrices get a zero row.
+    pub fn insert_dim(&self, at: usize) -> Result<Config> {
+        let d = self.dims();
+        if at > d {
+            return err(format!("cannot insert a dimension at {at}: there are {d}"));
+        }
+        if d >= MAX_DIMS {
+            return err(format!("at most {MAX_DIMS} dimensions are supported"));
+        }
+        let mut next = self.clone();
+        match &mut next.mechanism {
+            Mechanism::SelfAttention { embeddings, projections } => {
+                *embeddings = insert_row(&embeddings.transpose(), at).transpose();
+                if let Some(p) = projections {
+                    for w in [&mut p.w_q, &mut p.w_k, &mut p.w_v] {
+                        *w = insert_row(w, at);
+                    }
+                }
+            }
+            Mechanism::Cross { decoder_state, annotations } => {
+                decoder_state.insert(at, 0.0);
+                *annotations = insert_row(&annotations.transpose(), at).transpose();
+            }
+        }
+        Ok(next)
+    }
+
+    pub fn remove_dim(&self, at: usize) -> Result<Config> {
+        let d = self.dims();
+        if d <= 1 {
+            return err("the last dimension cannot be removed: vectors need at least one number");
+        }
+        if at >= d {
+            return err(format!("there is no dimension {at}: there are {d}"));
+        }
+        let mut next = self.clone();
+        match &mut next.mechanism {
+            Mechanism::SelfAttention { embeddings, projections } => {
+                *embeddings = remove_row(&embeddings.transpose(), at).transpose();
+                if let Some(p) = projections {
+                    for w in [&mut p.w_q, &mut p.w_k, &mut p.w_v] {
+                        *w = remove_row(w, at);
+                    }
+                }
+            }
+            Mechanism::Cross { decoder_state, annotations } => {
+                decoder_state.remove(at);
+                *annotations = remove_row(&annotations.transpose(), at).transpose();
+            }
+        }
+        Ok(next)
+    }
+}
+
+fn insert_row(m: &Matrix, at: usize) -> Matrix {
+    let mut rows = m.to_rows();
+    rows.insert(at, vec![0.0; m.cols()]);
+    Matrix::from_rows(&rows).expect("equal rows")
+}
+
+fn remove_row(m: &Matrix, at: usize) -> Matrix {
+    let mut rows = m.to_rows();
+    rows.remove(at);
+    Matrix::from_rows(&rows).expect("equal rows")
+}
