@@ -170,3 +170,88 @@ fn remove_row(m: &Matrix, at: usize) -> Matrix {
     rows.remove(at);
     Matrix::from_rows(&rows).expect("equal rows")
 }
+
+/// How Randomize draws numbers: one NumPy legacy call per matrix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Distribution {
+    /// `randint(high, size=shape)`
+    Randint(i64),
+    /// `rand(*shape)`
+    Rand,
+    /// `randn(*shape)`
+    Randn,
+}
+
+impl Distribution {
+    pub fn parse(name: &str, high: f64) -> Result<Distribution> {
+        match name {
+            "randint" if high.fract() == 0.0 && high >= 1.0 && high <= 1e15 => Ok(Distribution::Randint(high as i64)),
+            "randint" => err(format!("randint needs a whole number high ≥ 1, got {high}")),
+            "rand" => Ok(Distribution::Rand),
+            "randn" => Ok(Distribution::Randn),
+            other => err(format!("distribution must be randint, rand or randn, got {other:?}")),
+        }
+    }
+}
+
+impl Config {
+    /// Which inputs Randomize fills, in the order the documents draw them:
+    /// W_Q, W_K, W_V when there are projections (documents 000/001), the
+    /// embeddings when there are none (document 002), the decoder state then
+    /// the annotations for cross-attention.
+    pub fn random_targets(&self) -> Vec<&'static str> {
+        match &self.mechanism {
+            Mechanism::SelfAttention { projections: Some(_), .. } => vec!["w_q", "w_k", "w_v"],
+            Mechanism::SelfAttention { projections: None, .. } => vec!["embeddings"],
+            Mechanism::Cross { .. } => vec!["decoder_state", "annotations"],
+        }
+    }
+
+    /// `np.random.seed(seed)`, then one call of `dist` per target, shaped like it.
+    pub fn randomized(&self, seed: u32, dist: Distribution) -> Result<Config> {
+        let mut rng = crate::random::RandomState::new(seed);
+        let mut draw = |count: usize| -> Result<Vec<f64>> {
+            Ok(match dist {
+                Distribution::Randint(high) => {
+                    rng.randint(0, high, count).map_err(ConfigError)?.into_iter().map(|x| x as f64).collect()
+                }
+                Distribution::Rand => rng.rand(count),
+                Distribution::Randn => rng.randn(count),
+            })
+        };
+        let mut next = self.clone();
+        match &mut next.mechanism {
+            Mechanism::SelfAttention { projections: Some(p), .. } => {
+                for w in [&mut p.w_q, &mut p.w_k, &mut p.w_v] {
+                    *w = Matrix::from_vec(w.rows(), w.cols(), draw(w.rows() * w.cols())?).expect("shape");
+                }
+            }
+            Mechanism::SelfAttention { embeddings, projections: None } => {
+                let (r, c) = embeddings.shape();
+                *embeddings = Matrix::from_vec(r, c, draw(r * c)?).expect("shape");
+            }
+            Mechanism::Cross { decoder_state, annotations } => {
+                *decoder_state = draw(decoder_state.len())?;
+                let (r, c) = annotations.shape();
+                *annotations = Matrix::from_vec(r, c, draw(r * c)?).expect("shape");
+            }
+        }
+        Ok(next)
+    }
+
+    pub fn with_query(&self, query: usize) -> Result<Config> {
+        if query >= self.tokens.len() {
+            return err(format!("query {query} is out of range: there are {} tokens", self.tokens.len()));
+        }
+        Ok(Config { query, ..self.clone() })
+    }
+
+    pub fn with_scale(&self, scale: crate::config::Scale) -> Result<Config> {
+        if let crate::config::Scale::Value(s) = scale {
+            if !(s.is_finite() && s > 0.0) {
+                return err(format!("scale must be a positive number, got {s}"));
+            }
+        }
+        Ok(Config { scale, ..self.clone() })
+    }
+}

@@ -6,6 +6,7 @@
 // typed arrays. See README.md for the API and ARCHITECTURE.md for the data path.
 
 import init, * as core from './pkg/attention_viz.js';
+import { defineElement } from './element.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -107,8 +108,6 @@ export function _viz(config) {
   const json = configJson(config);
   return callCore(() => new core.Viz(json));
 }
-export const _callCore = callCore;
-export const _configJson = configJson;
 
 function shapeOf(args, what) {
   const shape = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
@@ -170,4 +169,10 @@ export class RandomState {
     const s = shape.length ? shapeOf(shape, 'randn') : null;
     return reshape(this._core.randn(count(s)), s);
   }
+}
+
+// <attention-viz> is registered as soon as this module is imported; it
+// renders once `ready` resolves.
+if (typeof customElements !== 'undefined') {
+  defineElement({ ready, presets, toTrace, callCore, configJson, newViz: (config) => new core.Viz(configJson(config)) });
 }

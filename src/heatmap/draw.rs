@@ -484,7 +484,8 @@ fn label_step(space_per_label: f64, needed: f64) -> usize {
 pub fn preferred_size(view: &View) -> (u32, u32) {
     let (rows, cols) = view.values.shape();
     let widest = view.values.data().iter().map(|&v| format_g2(v).chars().count()).max().unwrap_or(1);
-    let cell_w = (text_width(widest, FONT) + 14.0).clamp(28.0, 72.0);
+    let label_chars = max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS);
+    let cell_w = (text_width(widest.max(label_chars), FONT) + 14.0).clamp(28.0, 96.0);
     let cell_h = 30.0;
     let row_chars = max_chars(view.row_labels.iter()).min(MAX_LABEL_CHARS);
     let chrome_w = text_width(row_chars, FONT) + 8.0 + BAR_GAP + BAR + 6.0 + text_width(7, FONT) + 4.0;

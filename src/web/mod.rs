@@ -7,7 +7,8 @@
 //! to make a bug visible in the console if one slips through.
 
 use crate::attention::{self, Trace};
-use crate::config::Config;
+use crate::config::{Config, Scale};
+use crate::edits::Distribution;
 use crate::heatmap::{self, Colors, Highlight, Layout, Style, Theme};
 use crate::random::RandomState;
 use crate::{presets, views};
@@ -163,6 +164,68 @@ impl Viz {
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), JsError> {
         let config = self.config.with_value(matrix, row, col, value).map_err(js_err)?;
         self.replace(config)
+    }
+
+    #[wasm_bindgen(js_name = setQuery)]
+    pub fn set_query(&mut self, query: usize) -> Result<(), JsError> {
+        let config = self.config.with_query(query).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// `kind` is "sqrt_dk", "none" or "custom" (with `value`).
+    #[wasm_bindgen(js_name = setScale)]
+    pub fn set_scale(&mut self, kind: &str, value: f64) -> Result<(), JsError> {
+        let scale = match kind {
+            "sqrt_dk" => Scale::SqrtDk,
+            "none" => Scale::None,
+            "custom" => Scale::Value(value),
+            other => return Err(js_err(format!("scale must be sqrt_dk, none or custom, got {other:?}"))),
+        };
+        let config = self.config.with_scale(scale).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    #[wasm_bindgen(js_name = insertToken)]
+    pub fn insert_token(&mut self, at: usize, name: &str) -> Result<(), JsError> {
+        let config = self.config.insert_token(at, name).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    #[wasm_bindgen(js_name = removeToken)]
+    pub fn remove_token(&mut self, at: usize) -> Result<(), JsError> {
+        let config = self.config.remove_token(at).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    #[wasm_bindgen(js_name = renameToken)]
+    pub fn rename_token(&mut self, at: usize, name: &str) -> Result<(), JsError> {
+        let config = self.config.rename_token(at, name).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    #[wasm_bindgen(js_name = insertDim)]
+    pub fn insert_dim(&mut self, at: usize) -> Result<(), JsError> {
+        let config = self.config.insert_dim(at).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    #[wasm_bindgen(js_name = removeDim)]
+    pub fn remove_dim(&mut self, at: usize) -> Result<(), JsError> {
+        let config = self.config.remove_dim(at).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// `np.random.seed(seed)` then `dist` ("randint" with `high`, "rand", "randn") per target input.
+    pub fn randomize(&mut self, seed: f64, dist: &str, high: f64) -> Result<(), JsError> {
+        let dist = Distribution::parse(dist, high).map_err(js_err)?;
+        let config = self.config.randomized(seed_u32(seed)?, dist).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// The inputs Randomize fills, in draw order.
+    #[wasm_bindgen(js_name = randomTargets)]
+    pub fn random_targets(&self) -> Vec<String> {
+        self.config.random_targets().into_iter().map(String::from).collect()
     }
 
     fn replace(&mut self, config: Config) -> Result<(), JsError> {

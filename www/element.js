@@ -1,0 +1,790 @@
+// The <attention-viz> custom element: one attention computation whose every
+// input is editable and whose every stage is a live heatmap.
+//
+// JS here only wires the page: each edit goes to the Rust `Viz` (which owns
+// the state and validates it), and on success every canvas is repainted by
+// Rust in the same call stack — the same frame — before `change` fires.
+// A rejected edit changes nothing in Rust; the cell is marked and the last
+// valid figure stays on screen.
+
+const STYLE = `
+:host { display: block; --av-bg: #ffffff; --av-fg: #1f2328; --av-muted: #59636e; --av-border: #d0d7de;
+  --av-panel: #f6f8fa; --av-accent: #0969da; --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
+  color: var(--av-fg); background: var(--av-bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
+  border: 1px solid var(--av-border); border-radius: 8px; container-type: inline-size; }
+@media (prefers-color-scheme: dark) {
+  :host { --av-bg: #161b22; --av-fg: #e6edf3; --av-muted: #9198a1; --av-border: #3d444d; --av-panel: #0d1117;
+    --av-accent: #58a6ff; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; }
+}
+:host([hidden]) { display: none; }
+* { box-sizing: border-box; }
+.av { padding: 12px; display: grid; gap: 12px; }
+.toolbar { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; }
+.group { display: inline-flex; gap: 6px; align-items: center; flex-wrap: wrap; }
+.group > span.label { color: var(--av-muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+button, select, input { font: inherit; color: inherit; }
+button, select { background: var(--av-panel); border: 1px solid var(--av-border); border-radius: 6px; padding: 4px 10px; min-height: 32px; cursor: pointer; }
+button:hover { border-color: var(--av-accent); }
+input.num, input.seed { width: 5.5em; padding: 4px 6px; min-height: 32px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
+:focus-visible { outline: 2px solid var(--av-accent); outline-offset: 2px; }
+.status { min-height: 1.45em; color: var(--av-muted); font-size: 13px; }
+.status.error { color: var(--av-invalid); }
+.status:empty { display: none; }
+.inputs { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+fieldset.matrix { border: 1px solid var(--av-border); border-radius: 6px; padding: 6px 8px 8px; margin: 0; max-width: 100%; overflow-x: auto; }
+fieldset.matrix legend { padding: 0 4px; font-weight: 600; font-size: 13px; }
+table.grid { border-collapse: separate; border-spacing: 2px; }
+table.grid th { font-weight: 400; color: var(--av-muted); font-size: 12px; padding: 0 4px; text-align: right; white-space: nowrap; }
+table.grid td { padding: 0; }
+input.cell { width: 4.6em; padding: 3px 4px; text-align: right; border: 1px solid var(--av-border); border-radius: 4px;
+  background: var(--av-bg); font-variant-numeric: tabular-nums; cursor: ew-resize; touch-action: pan-y; }
+input.cell:focus { cursor: text; }
+input.cell.scrubbing { border-color: var(--av-accent); background: var(--av-panel); }
+input.cell[aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
+input.token { width: 6.5em; padding: 3px 4px; border: 1px dashed var(--av-border); border-radius: 4px; background: transparent; text-align: right; }
+.cell-msg { color: var(--av-invalid); font-size: 12px; min-height: 0; margin-top: 4px; max-width: 40ch; }
+.cell-msg:empty { display: none; }
+.stages { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
+figure.stage { margin: 0; max-width: 100%; }
+figure.stage canvas { display: block; max-width: 100%; touch-action: manipulation; border-radius: 4px; }
+figure.stage canvas.pickable { cursor: pointer; }
+.tip { position: fixed; pointer-events: none; background: var(--av-fg); color: var(--av-bg); font-size: 12px; padding: 3px 7px;
+  border-radius: 4px; white-space: pre; z-index: 10; font-variant-numeric: tabular-nums; }
+.tip[hidden] { display: none; }
+details.breakdown { border: 1px solid var(--av-border); border-radius: 6px; padding: 6px 10px; }
+details.breakdown summary { cursor: pointer; font-weight: 600; }
+.breakdown table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; margin-top: 6px; }
+.breakdown th, .breakdown td { padding: 3px 8px; border-bottom: 1px solid var(--av-border); text-align: right; white-space: nowrap; }
+.breakdown th { color: var(--av-muted); font-weight: 400; }
+.breakdown td.formula { text-align: left; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
+.breakdown tr.sum td { font-weight: 600; border-bottom: none; }
+.breakdown .wrap { overflow-x: auto; }
+.lesson { font-size: 13px; color: var(--av-muted); max-width: 70ch; }
+.nan { color: var(--av-invalid); font-weight: 600; }
+@container (max-width: 520px) {
+  .av { padding: 8px; gap: 10px; }
+  input.cell { width: 4em; }
+  .toolbar { gap: 6px 10px; }
+}
+`;
+
+const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
+const sub = (i) => String(i).split('').map((d) => SUBSCRIPT[d]).join('');
+const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v']);
+const INPUT_TITLES = {
+  embeddings: 'embeddings X', w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', decoder_state: 'decoder state h', annotations: 'annotations a_j',
+};
+
+/** A number as the breakdown shows it: integers whole, others to 4 significant digits. */
+function fmt(x) {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  if (Number.isInteger(x) && Math.abs(x) < 1e15) return String(x);
+  const s = Math.abs(x) >= 1e-3 && Math.abs(x) < 1e6 ? String(Number(x.toPrecision(4))) : x.toExponential(2);
+  return s;
+}
+
+/** Parses what the user typed in a cell: a finite number, or a message saying why not. */
+export function parseCell(text) {
+  const t = String(text).trim().replace(/\u2212/g, '-');
+  if (t === '') return { error: 'empty: type a number' };
+  if (/^[+-]?nan$/i.test(t)) return { error: 'NaN is not allowed: every value must be a finite number' };
+  if (/^[+-]?(inf|infinity)$/i.test(t)) return { error: `${t} is not allowed: every value must be a finite number` };
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) {
+    const shown = t.length > 24 ? `${t.slice(0, 23)}…` : t;
+    return { error: `“${shown}” is not a number` };
+  }
+  const x = Number(t);
+  if (!Number.isFinite(x)) return { error: `${t} is too large for float64 (the largest is about 1.8e308)` };
+  return { value: x };
+}
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+export function defineElement(api) {
+  if (customElements.get('attention-viz')) return;
+
+  class AttentionViz extends HTMLElement {
+    static get observedAttributes() { return ['preset', 'config']; }
+
+    constructor() {
+      super();
+      this._viz = null;
+      this._traceCache = null;
+      this._invalid = new Map(); // "matrix:row:col" → text the user typed
+      this._hover = null;
+      this._showNaive = false;
+      this._initial = null;
+      this._canvases = new Map();
+      this._built = false;
+      this._frame = 0;
+      this.attachShadow({ mode: 'open' });
+    }
+
+    connectedCallback() {
+      if (this._built) return;
+      this._built = true;
+      this._skeleton();
+      this._dark = window.matchMedia('(prefers-color-scheme: dark)');
+      this._onScheme = () => this._repaint({ silent: true });
+      this._dark.addEventListener('change', this._onScheme);
+      this._resize = new ResizeObserver(() => this._scheduleRepaint());
+      this._resize.observe(this);
+      api.ready.then(() => this._load(), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
+    }
+
+    disconnectedCallback() {
+      this._resize?.disconnect();
+      this._dark?.removeEventListener('change', this._onScheme);
+      this._built = false;
+      if (this._viz) { this._viz.free(); this._viz = null; }
+      this.shadowRoot.replaceChildren();
+    }
+
+    attributeChangedCallback(name, old, value) {
+      if (old === value || !this._viz) return;
+      this._load();
+    }
+
+    // ---- public API -------------------------------------------------------
+
+    /** The current config (a plain object with every default filled in). */
+    get config() { return this._viz ? JSON.parse(this._viz.configJson()) : null; }
+
+    /** Replaces the config; an invalid one fires `error` and keeps the figure. */
+    set config(value) {
+      if (!this._viz) { this._pending = value; return; }
+      this._apply(() => this._viz.setConfig(api.configJson(value)), { rebuild: true, initial: true });
+    }
+
+    /** The trace of the current config (see `compute()`), read-only. */
+    get trace() {
+      if (!this._viz) return null;
+      if (!this._traceCache) this._traceCache = api.toTrace(this._viz.trace());
+      return this._traceCache;
+    }
+
+    // ---- loading ----------------------------------------------------------
+
+    _initialConfig() {
+      const attr = this.getAttribute('config');
+      if (attr !== null) {
+        try { return { config: JSON.parse(attr), source: 'config attribute' }; } catch (e) {
+          return { error: `The config attribute is not valid JSON: ${e.message}` };
+        }
+      }
+      const script = this.querySelector('script[type="application/json"]');
+      if (script) {
+        try { return { config: JSON.parse(script.textContent), source: 'inline JSON' }; } catch (e) {
+          return { error: `The inline <script type="application/json"> is not valid JSON: ${e.message}` };
+        }
+      }
+      const preset = this.getAttribute('preset') || 'seed-001';
+      if (!api.presets[preset]) return { error: `Unknown preset "${preset}": use ${Object.keys(api.presets).join(', ')}` };
+      return { config: api.presets[preset], source: `preset ${preset}` };
+    }
+
+    _load() {
+      let { config, error } = this._initialConfig();
+      let viz = null;
+      if (config !== undefined) {
+        try { viz = api.callCore(() => api.newViz(config)); } catch (e) { error = e.message; }
+      }
+      if (!viz) {
+        // Keep what is on screen; with nothing yet, show the preset (or seed-001) under the message.
+        if (!this._viz) {
+          const fallback = api.presets[this.getAttribute('preset')] || api.presets['seed-001'];
+          viz = api.callCore(() => api.newViz(fallback));
+          config = fallback;
+        }
+        this._fail(`${error} — showing the last valid figure instead.`);
+      }
+      if (viz) {
+        if (this._viz) this._viz.free();
+        this._viz = viz;
+        this._initial = config;
+        this._invalid.clear();
+      }
+      if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; return; }
+      this._rebuild();
+      if (!error) this._status('');
+    }
+
+    // ---- edits --------------------------------------------------------------
+
+    /** Runs one Rust mutation; on success recompute → repaint → `change`. */
+    _apply(mutate, { rebuild = false, cell = null, initial = false } = {}) {
+      try {
+        api.callCore(mutate);
+      } catch (e) {
+        if (cell) this._markInvalid(cell, e.message);
+        else this._fail(e.message);
+        return false;
+      }
+      this._traceCache = null;
+      if (initial) this._initial = this.config;
+      if (cell) this._clearInvalid(cell);
+      else this._status('');
+      if (rebuild) this._rebuild();
+      else this._repaint();
+      return true;
+    }
+
+    _fail(message) {
+      this._status(message, true);
+      this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
+    }
+
+    _status(text, isError = false) {
+      if (!this._statusEl) return;
+      this._statusEl.textContent = text;
+      this._statusEl.classList.toggle('error', isError);
+    }
+
+    _cellKey(cell) { return `${cell.dataset.matrix}:${cell.dataset.row}:${cell.dataset.col}`; }
+
+    _markInvalid(cell, message) {
+      this._invalid.set(this._cellKey(cell), cell.value);
+      cell.setAttribute('aria-invalid', 'true');
+      const msg = cell.closest('fieldset').querySelector('.cell-msg');
+      const where = `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
+      msg.textContent = `${where}: ${message}. The figure shows the last valid values.`;
+      cell.setAttribute('aria-describedby', msg.id);
+      this.dispatchEvent(new CustomEvent('error', { detail: { message: `${where}: ${message}` } }));
+    }
+
+    _clearInvalid(cell) {
+      this._invalid.delete(this._cellKey(cell));
+      cell.removeAttribute('aria-invalid');
+      const fs = cell.closest('fieldset');
+      if (!fs.querySelector('input[aria-invalid="true"]')) fs.querySelector('.cell-msg').textContent = '';
+    }
+
+    _setCell(cell, text) {
+      const parsed = parseCell(text);
+      if (parsed.error) { this._markInvalid(cell, parsed.error); return; }
+      const { matrix, row, col } = cell.dataset;
+      this._apply(() => this._viz.setValue(matrix, Number(row), Number(col), parsed.value), { cell });
+    }
+
+    // ---- DOM ----------------------------------------------------------------
+
+    _skeleton() {
+      const root = this.shadowRoot;
+      const style = el('style', { text: STYLE });
+      this._statusEl = el('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+      this._toolbar = el('div', { class: 'toolbar' });
+      this._inputs = el('div', { class: 'inputs' });
+      this._lesson = el('p', { class: 'lesson', hidden: true });
+      this._stages = el('div', { class: 'stages' });
+      this._breakdown = el('details', { class: 'breakdown', open: true });
+      this._tip = el('div', { class: 'tip', hidden: true, role: 'tooltip' });
+      root.replaceChildren(style, el('div', { class: 'av', part: 'container' },
+        this._toolbar, this._statusEl, this._inputs, this._lesson, this._stages, this._breakdown), this._tip);
+      root.addEventListener('input', (e) => this._onInput(e));
+      root.addEventListener('change', (e) => this._onChange(e));
+      root.addEventListener('keydown', (e) => this._onKey(e));
+      root.addEventListener('pointerdown', (e) => this._onPointerDown(e));
+      root.addEventListener('pointermove', (e) => this._onPointerMove(e));
+      root.addEventListener('pointerup', (e) => this._onPointerUp(e));
+      root.addEventListener('pointercancel', (e) => this._onPointerUp(e));
+      root.addEventListener('wheel', (e) => this._onWheel(e), { passive: false });
+      root.addEventListener('paste', (e) => this._onPaste(e));
+      this._stages.addEventListener('pointerleave', () => this._setHover(null));
+    }
+
+    _rebuild() {
+      this._buildToolbar();
+      this._buildInputs();
+      this._buildStages();
+      this._repaint();
+    }
+
+    _isSelf() { return this.config.mechanism === 'self'; }
+
+    _buildToolbar() {
+      const cfg = this.config;
+      const self = cfg.mechanism === 'self';
+      const hasProj = self && cfg.w_q !== undefined;
+      const scaleKind = typeof cfg.scale === 'number' ? 'custom' : cfg.scale;
+      const tb = [];
+      const scale = el('select', { 'data-control': 'scale', 'aria-label': 'Scaling of the scores' },
+        el('option', { value: 'sqrt_dk', text: self && hasProj ? '÷ √d_k' : '÷ √d' }),
+        el('option', { value: 'none', text: 'none' }),
+        el('option', { value: 'custom', text: 'custom ÷' }));
+      scale.value = scaleKind;
+      const custom = el('input', { class: 'num', type: 'text', inputmode: 'decimal', 'data-control': 'scale-value',
+        'aria-label': 'Custom divisor of the scores', value: typeof cfg.scale === 'number' ? String(cfg.scale) : '1', hidden: scaleKind !== 'custom' });
+      tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'scale' }), scale, custom));
+      if (self) {
+        const q = el('select', { 'data-control': 'query', 'aria-label': 'Query followed by the breakdown' },
+          ...cfg.tokens.map((t, i) => el('option', { value: String(i), text: `${i}: ${t}` })));
+        q.value = String(cfg.query);
+        tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'query' }), q));
+      }
+      const dist = el('select', { 'data-control': 'dist', 'aria-label': 'Distribution' },
+        el('option', { value: 'randint', text: 'randint(high)' }), el('option', { value: 'rand', text: 'rand' }),
+        el('option', { value: 'randn', text: 'randn' }));
+      dist.value = this._dist || 'randint';
+      const high = el('input', { class: 'num', type: 'text', inputmode: 'numeric', 'data-control': 'high', 'aria-label': 'randint high', value: this._high || '3', hidden: dist.value !== 'randint' });
+      const seed = el('input', { class: 'seed', type: 'text', inputmode: 'numeric', 'data-control': 'seed', 'aria-label': 'Random seed', value: this._seed || '42' });
+      const targets = this._viz.randomTargets().map((t) => INPUT_TITLES[t] || t).join(', ');
+      tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'seed' }), seed, dist, high,
+        el('button', { type: 'button', 'data-action': 'randomize', title: `np.random.seed(seed), then one call per matrix: ${targets}`, text: 'Randomize' })));
+      tb.push(el('div', { class: 'group' },
+        el('button', { type: 'button', 'data-action': 'add-token', text: '+ token' }),
+        el('button', { type: 'button', 'data-action': 'remove-token', text: '− token' }),
+        el('button', { type: 'button', 'data-action': 'add-dim', text: '+ dim' }),
+        el('button', { type: 'button', 'data-action': 'remove-dim', text: '− dim' })));
+      const naive = el('input', { type: 'checkbox', 'data-control': 'naive' });
+      naive.checked = this._showNaive;
+      tb.push(el('div', { class: 'group' },
+        el('label', {}, naive, ' naive softmax'),
+        el('button', { type: 'button', 'data-action': 'reset', text: 'Reset' })));
+      this._toolbar.replaceChildren(...tb);
+      for (const b of this._toolbar.querySelectorAll('button')) b.addEventListener('click', () => this._action(b.dataset.action));
+    }
+
+    _action(name) {
+      const v = this._viz;
+      const cfg = this.config;
+      const n = cfg.tokens.length;
+      switch (name) {
+        case 'randomize': {
+          const seed = parseCell(this._control('seed').value);
+          const high = parseCell(this._control('high').value);
+          const dist = this._control('dist').value;
+          if (seed.error) return this._fail(`seed: ${seed.error}`);
+          if (dist === 'randint' && high.error) return this._fail(`high: ${high.error}`);
+          this._seed = String(seed.value); this._dist = dist; this._high = String(high.value ?? 3);
+          this._apply(() => v.randomize(seed.value, dist, high.value ?? 3), { rebuild: true });
+          this._lastRandom = { seed: seed.value, dist, high: high.value ?? 3 };
+          return;
+        }
+        case 'add-token': return this._apply(() => v.insertToken(n, `${cfg.mechanism === 'self' ? 'word' : 'h'}_${n + 1}`), { rebuild: true });
+        case 'remove-token': return this._apply(() => v.removeToken(n - 1), { rebuild: true });
+        case 'add-dim': return this._apply(() => v.insertDim(this._dims(cfg)), { rebuild: true });
+        case 'remove-dim': return this._apply(() => v.removeDim(this._dims(cfg) - 1), { rebuild: true });
+        case 'reset': return this._apply(() => v.setConfig(api.configJson(this._initial)), { rebuild: true });
+        default:
+      }
+    }
+
+    _dims(cfg) { return cfg.mechanism === 'self' ? cfg.embeddings[0].length : cfg.decoder_state.length; }
+
+    _control(name) { return this._toolbar.querySelector(`[data-control="${name}"]`); }
+
+    _buildInputs() {
+      const cfg = this.config;
+      const matrices = cfg.mechanism === 'self'
+        ? ['embeddings', ...(cfg.w_q ? ['w_q', 'w_k', 'w_v'] : [])]
+        : ['decoder_state', 'annotations'];
+      const sets = matrices.map((name) => {
+        const rows = name === 'decoder_state' ? [cfg.decoder_state] : cfg[name];
+        const tokenRows = name === 'embeddings' || name === 'annotations';
+        const head = el('tr', {}, el('th'), ...rows[0].map((_, j) => el('th', { scope: 'col', text: String(j) })));
+        const body = rows.map((row, i) => {
+          const label = tokenRows
+            ? el('input', { class: 'token', type: 'text', 'data-token': String(i), value: cfg.tokens[i], 'aria-label': `name of token ${i}`, spellcheck: 'false' })
+            : document.createTextNode(name === 'decoder_state' ? 'h' : String(i));
+          return el('tr', {}, el('th', { scope: 'row' }, label), ...row.map((x, j) => {
+            const key = `${name}:${i}:${j}`;
+            const typed = this._invalid.get(key);
+            const input = el('input', {
+              class: 'cell', type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
+              'data-matrix': name, 'data-row': String(i), 'data-col': String(j),
+              'aria-label': `${name} row ${i} column ${j}`, value: typed ?? String(x),
+            });
+            if (typed !== undefined) input.setAttribute('aria-invalid', 'true');
+            return el('td', {}, input);
+          }));
+        });
+        const shape = name === 'decoder_state' ? `${rows[0].length}` : `${rows.length} × ${rows[0].length}`;
+        const msgId = `msg-${name}`;
+        return el('fieldset', { class: 'matrix', 'data-name': name },
+          el('legend', { text: `${INPUT_TITLES[name]} (${shape})` }),
+          el('table', { class: 'grid' }, el('thead', {}, head), el('tbody', {}, ...body)),
+          el('div', { class: 'cell-msg', id: msgId, role: 'alert' }));
+      });
+      // Invalid cells that no longer exist (shape edits) are forgotten.
+      const live = new Set();
+      for (const fs of sets) for (const i of fs.querySelectorAll('input.cell')) live.add(this._cellKey(i));
+      for (const k of [...this._invalid.keys()]) if (!live.has(k)) this._invalid.delete(k);
+      this._inputs.replaceChildren(...sets);
+    }
+
+    _stageViews() {
+      return this._viz.views().filter((v) => !INPUT_VIEWS.has(v) && (this._showNaive || v !== 'naive_weights'));
+    }
+
+    _buildStages() {
+      this._canvases.clear();
+      const figs = this._stageViews().map((view) => {
+        const canvas = el('canvas', { 'data-view': view, tabindex: '0', role: 'img' });
+        if (['scores', 'scaled', 'weights', 'naive_weights'].includes(view) && this._isSelf()) canvas.classList.add('pickable');
+        this._canvases.set(view, canvas);
+        return el('figure', { class: 'stage', 'data-view': view }, canvas);
+      });
+      this._stages.replaceChildren(...figs);
+      this._lesson.hidden = !this._showNaive;
+      this._lesson.textContent = 'Naive softmax computes exp(x) / Σ exp(x) directly: exp overflows to infinity once a score passes about 709.78, '
+        + 'and inf / inf is NaN (grey cells). The stable softmax subtracts the row maximum first, so every exponent is ≤ 0 and the weights stay finite.';
+    }
+
+    // ---- drawing --------------------------------------------------------------
+
+    _scheduleRepaint() {
+      if (this._frame) return;
+      this._frame = requestAnimationFrame(() => { this._frame = 0; this._repaint({ silent: true }); });
+    }
+
+    /** Redraws every heatmap and the breakdown from the Rust state; fires `change`. */
+    _repaint({ silent = false } = {}) {
+      if (!this._viz) return;
+      const dpr = window.devicePixelRatio || 1;
+      const dark = this._dark?.matches ?? false;
+      const avail = Math.max(120, (this._stages.clientWidth || this.clientWidth || 600) - 2);
+      const highlights = this._highlights();
+      for (const [view, canvas] of this._canvases) {
+        const [pw, ph] = this._viz.preferredSize(view);
+        const w = Math.min(pw, avail);
+        const h = ph;
+        const cw = Math.round(w * dpr);
+        const ch = Math.round(h * dpr);
+        if (canvas.width !== cw || canvas.height !== ch) {
+          canvas.width = cw; canvas.height = ch;
+          canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
+        }
+        api.callCore(() => this._viz.render(view, canvas, dpr, dark, undefined, highlights[view] || [], true));
+        canvas.setAttribute('aria-label', `${view} heatmap`);
+      }
+      this._renderBreakdown();
+      if (!silent) {
+        const self = this;
+        this.dispatchEvent(new CustomEvent('change', {
+          detail: { get config() { return self.config; }, get trace() { return self.trace; } },
+        }));
+      }
+    }
+
+    /** Outlines: the selected query row, and what the hovered weight links together. */
+    _highlights() {
+      const out = {};
+      const add = (view, r0, c0, r1, c1) => { (out[view] ||= []).push(r0, c0, r1, c1); };
+      const cfg = this.config;
+      const t = this.trace;
+      if (cfg.mechanism === 'self') {
+        const n = cfg.tokens.length;
+        const qi = cfg.query;
+        for (const v of ['scores', 'scaled', 'weights', 'naive_weights']) add(v, qi, 0, qi + 1, n);
+        if (this._hover && ['scores', 'scaled', 'weights', 'naive_weights'].includes(this._hover.view)) {
+          const [i, j] = this._hover.cell;
+          for (const v of ['scores', 'scaled', 'weights', 'naive_weights']) add(v, i, j, i + 1, j + 1);
+          add('q', i, 0, i + 1, t.q[0].length);
+          if (t.k) add('k', j, 0, j + 1, t.k[0].length);
+          if (t.v) add('v', j, 0, j + 1, t.v[0].length);
+          add('context', i, 0, i + 1, t.context[0].length);
+        }
+      } else if (this._hover && ['scores', 'scaled', 'weights', 'naive_weights', 'annotations', 'applied'].includes(this._hover.view)) {
+        const j = this._hover.cell[1];
+        const d = t.applied.length;
+        for (const v of ['scores', 'scaled', 'weights', 'naive_weights']) add(v, 0, j, 1, j + 1);
+        add('annotations', 0, j, d, j + 1);
+        add('applied', 0, j, d, j + 1);
+      }
+      return out;
+    }
+
+    _renderBreakdown() {
+      const t = this.trace;
+      const cfg = this.config;
+      const MAX_ROWS = 32;
+      const MAX_TERMS = 8;
+      const vec = (v) => `[${v.slice(0, MAX_TERMS).map(fmt).join(', ')}${v.length > MAX_TERMS ? ', …' : ''}]`;
+      const rows = [];
+      let title;
+      if (cfg.mechanism === 'self') {
+        const i = t.query.index;
+        const q = t.q[i];
+        title = `Single-query breakdown: query ${i} (${cfg.tokens[i]}), q${sub(i)} = ${vec(q)}`;
+        const naive = this._showNaive ? t.naive_weights[i] : null;
+        const head = ['key', 'score', 'scaled', 'weight', ...(naive ? ['naive'] : []), `w_j·v_j`];
+        rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
+        t.query.scores.slice(0, MAX_ROWS).forEach((s, j) => {
+          rows.push(el('tr', {},
+            el('th', { scope: 'row', text: `${j}: ${cfg.tokens[j]}` }),
+            el('td', { class: 'formula', text: this._scoreFormula(i, j) }),
+            el('td', { text: fmt(t.query.scaled[j]) }),
+            el('td', { text: fmt(t.query.weights[j]) }),
+            ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
+            el('td', { text: vec(t.query.terms[j]) })));
+        });
+        if (t.query.scores.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${t.query.scores.length - MAX_ROWS} more keys` })));
+        rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
+          el('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)} = Σ_j w_j·v_j` }), el('td', { text: vec(t.query.context) })));
+      } else {
+        title = `Breakdown: decoder state h = ${vec(cfg.decoder_state)}`;
+        const naive = this._showNaive ? t.naive_weights : null;
+        const head = ['annotation', 'score', 'weight', ...(naive ? ['naive'] : []), 'w_j·a_j'];
+        rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
+        t.scores.slice(0, MAX_ROWS).forEach((s, j) => {
+          rows.push(el('tr', {},
+            el('th', { scope: 'row', text: `${j}: ${cfg.tokens[j]}` }),
+            el('td', { class: 'formula', text: this._scoreFormula(0, j) }),
+            el('td', { text: fmt(t.weights[j]) }),
+            ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
+            el('td', { text: vec(t.applied.map((r) => r[j])) })));
+        });
+        rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
+          el('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), el('td', { text: vec(t.context) })));
+      }
+      this._breakdown.replaceChildren(el('summary', { text: title }), el('div', { class: 'wrap' }, el('table', {}, el('tbody', {}, ...rows))));
+    }
+
+    /** `q₀·k₂ = 2·2 + 0·4 + 2·3 = 10` (self) or `h·a₂ = …` (cross). */
+    _scoreFormula(i, j) {
+      const t = this.trace;
+      const cfg = this.config;
+      const MAX_TERMS = 6;
+      let a, b, name;
+      if (cfg.mechanism === 'self') { a = t.q[i]; b = t.k[j]; name = `q${sub(i)}·k${sub(j)}`; } else {
+        a = cfg.decoder_state; b = cfg.annotations[j]; name = `h·a${sub(j)}`;
+      }
+      const terms = a.slice(0, MAX_TERMS).map((x, k) => `${fmt(x)}·${fmt(b[k])}`).join(' + ');
+      const more = a.length > MAX_TERMS ? ` + … (${a.length} terms)` : '';
+      const score = cfg.mechanism === 'self' ? t.scores[i][j] : t.scores[j];
+      return `${name} = ${terms}${more} = ${fmt(score)}`;
+    }
+
+    // ---- events ---------------------------------------------------------------
+
+    _onInput(e) {
+      const cell = e.target.closest?.('input.cell');
+      if (cell) return this._setCell(cell, cell.value);
+      const c = e.target.dataset?.control;
+      if (c === 'scale-value') {
+        const p = parseCell(e.target.value);
+        if (p.error) return this._fail(`scale: ${p.error}`);
+        this._apply(() => this._viz.setScale('custom', p.value));
+      }
+    }
+
+    _onChange(e) {
+      const t = e.target;
+      if (t.dataset.token !== undefined) {
+        return this._apply(() => this._viz.renameToken(Number(t.dataset.token), t.value), { rebuild: true });
+      }
+      switch (t.dataset.control) {
+        case 'scale': {
+          this._control('scale-value').hidden = t.value !== 'custom';
+          const p = parseCell(this._control('scale-value').value);
+          return this._apply(() => this._viz.setScale(t.value, p.value ?? 1), { rebuild: false });
+        }
+        case 'query': return this._apply(() => this._viz.setQuery(Number(t.value)));
+        case 'dist': this._control('high').hidden = t.value !== 'randint'; return undefined;
+        case 'naive':
+          this._showNaive = t.checked;
+          this._buildStages();
+          return this._repaint({ silent: true });
+        default: return undefined;
+      }
+    }
+
+    _neighbour(cell, dr, dc) {
+      const { matrix, row, col } = cell.dataset;
+      return this.shadowRoot.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${Number(row) + dr}"][data-col="${Number(col) + dc}"]`);
+    }
+
+    _step(cell) {
+      const values = [...this.shadowRoot.querySelectorAll(`input.cell[data-matrix="${cell.dataset.matrix}"]`)].map((c) => Number(c.value));
+      return values.every((x) => Number.isInteger(x)) ? 1 : 0.01;
+    }
+
+    _nudge(cell, steps, fine) {
+      const p = parseCell(cell.value);
+      if (p.error) return;
+      const step = this._step(cell) * (fine ? 0.1 : 1);
+      const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+      cell.value = String(Number((p.value + steps * step).toFixed(decimals)));
+      this._setCell(cell, cell.value);
+    }
+
+    _onKey(e) {
+      const cell = e.target.closest?.('input.cell');
+      if (cell) {
+        let target = null;
+        if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && (e.altKey || e.metaKey)) {
+          e.preventDefault();
+          return this._nudge(cell, e.key === 'ArrowUp' ? 1 : -1, e.shiftKey);
+        }
+        if (e.key === 'ArrowUp') target = this._neighbour(cell, -1, 0);
+        else if (e.key === 'ArrowDown' || (e.key === 'Enter' && !e.shiftKey)) target = this._neighbour(cell, 1, 0);
+        else if (e.key === 'Enter' && e.shiftKey) target = this._neighbour(cell, -1, 0);
+        else if (e.key === 'ArrowLeft' && cell.selectionStart === 0 && cell.selectionEnd === 0) target = this._neighbour(cell, 0, -1);
+        else if (e.key === 'ArrowRight' && cell.selectionStart === cell.value.length) target = this._neighbour(cell, 0, 1);
+        else if (e.key === 'Escape') { cell.value = String(this._currentValue(cell)); this._setCell(cell, cell.value); return undefined; }
+        if (target || e.key === 'Enter' || e.key.startsWith('Arrow')) e.preventDefault();
+        if (target) { target.focus(); target.select(); }
+        return undefined;
+      }
+      const canvas = e.target.closest?.('canvas.pickable');
+      if (canvas && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) {
+        e.preventDefault();
+        const cfg = this.config;
+        const q = Math.min(cfg.tokens.length - 1, Math.max(0, cfg.query + (e.key === 'ArrowUp' ? -1 : 1)));
+        this._apply(() => this._viz.setQuery(q), { rebuild: false });
+        this._control('query').value = String(q);
+        canvas.focus();
+      }
+      return undefined;
+    }
+
+    _currentValue(cell) {
+      const cfg = this.config;
+      const { matrix, row, col } = cell.dataset;
+      return matrix === 'decoder_state' ? cfg.decoder_state[Number(col)] : cfg[matrix][Number(row)][Number(col)];
+    }
+
+    _onPointerDown(e) {
+      const cell = e.target.closest?.('input.cell');
+      if (cell && e.button === 0) {
+        const p = parseCell(cell.value);
+        this._scrub = { cell, x0: e.clientX, v0: p.error ? this._currentValue(cell) : p.value, id: e.pointerId, active: false };
+        return;
+      }
+      const canvas = e.target.closest?.('canvas.pickable');
+      if (canvas) {
+        const hit = this._hit(canvas, e);
+        if (hit) {
+          this._apply(() => this._viz.setQuery(hit[0]));
+          const q = this._control('query');
+          if (q) q.value = String(hit[0]);
+        }
+      }
+    }
+
+    _onPointerMove(e) {
+      const s = this._scrub;
+      if (s && e.pointerId === s.id) {
+        const dx = e.clientX - s.x0;
+        if (!s.active && Math.abs(dx) > 4) {
+          s.active = true;
+          s.cell.setPointerCapture?.(e.pointerId);
+          s.cell.classList.add('scrubbing');
+          s.step = this._step(s.cell);
+        }
+        if (s.active) {
+          e.preventDefault();
+          const step = s.step * (e.shiftKey ? 0.1 : 1);
+          const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+          const value = Number((s.v0 + Math.round(dx / 6) * step).toFixed(decimals));
+          if (String(value) !== s.cell.value) {
+            s.cell.value = String(value);
+            this._setCell(s.cell, s.cell.value);
+          }
+        }
+        return;
+      }
+      const canvas = e.target.closest?.('canvas');
+      if (canvas && canvas.dataset.view) {
+        const hit = this._hit(canvas, e);
+        this._setHover(hit ? { view: canvas.dataset.view, cell: hit } : null, e);
+      }
+    }
+
+    _onPointerUp(e) {
+      const s = this._scrub;
+      if (!s || e.pointerId !== s.id) return;
+      this._scrub = null;
+      if (s.active) {
+        s.cell.classList.remove('scrubbing');
+        s.cell.releasePointerCapture?.(e.pointerId);
+        e.preventDefault();
+      }
+    }
+
+    _onWheel(e) {
+      const cell = e.target.closest?.('input.cell');
+      if (!cell || !(e.altKey || e.metaKey)) return;
+      e.preventDefault();
+      this._nudge(cell, e.deltaY < 0 ? 1 : -1, e.shiftKey);
+    }
+
+    /** Pasting rows of numbers (tabs, commas or spaces; one row a line) fills cells from the target down and right. */
+    _onPaste(e) {
+      const cell = e.target.closest?.('input.cell');
+      const text = e.clipboardData?.getData('text') ?? '';
+      if (!cell || !/[\t,\n ]/.test(text.trim())) return;
+      e.preventDefault();
+      const rows = text.trim().split(/\r?\n/).map((line) => line.trim().replace(/^\[|\]$/g, '').split(/[\t, ]+/).filter((x) => x !== ''));
+      const { matrix } = cell.dataset;
+      const r0 = Number(cell.dataset.row);
+      const c0 = Number(cell.dataset.col);
+      const cfg = this.config;
+      const target = matrix === 'decoder_state' ? [cfg.decoder_state] : cfg[matrix];
+      for (const [i, row] of rows.entries()) {
+        for (const [j, s] of row.entries()) {
+          const p = parseCell(s.replace(/[\[\]]/g, ''));
+          if (p.error) return this._markInvalid(cell, `pasted value row ${i}, column ${j}: ${p.error}; nothing was pasted`);
+          if (!target[r0 + i] || target[r0 + i][c0 + j] === undefined) {
+            return this._markInvalid(cell, `the pasted block (${rows.length} × ${Math.max(...rows.map((r) => r.length))}) does not fit in ${matrix} from here; nothing was pasted`);
+          }
+          target[r0 + i][c0 + j] = p.value;
+        }
+      }
+      if (matrix === 'decoder_state') cfg.decoder_state = target[0];
+      this._apply(() => this._viz.setConfig(api.configJson(cfg)), { rebuild: true });
+      return undefined;
+    }
+
+    _hit(canvas, e) {
+      const rect = canvas.getBoundingClientRect();
+      const sx = canvas.width / rect.width;
+      const sy = canvas.height / rect.height;
+      const dpr = canvas.width / (parseFloat(canvas.style.width) || rect.width);
+      const hit = this._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, dpr, (e.clientX - rect.left) * sx, (e.clientY - rect.top) * sy);
+      return hit ? [hit[0], hit[1]] : null;
+    }
+
+    _setHover(hover, e) {
+      const same = JSON.stringify(hover) === JSON.stringify(this._hover);
+      this._hover = hover;
+      if (!hover) { this._tip.hidden = true; } else if (e) {
+        this._tip.textContent = this._tipText(hover);
+        this._tip.hidden = false;
+        this._tip.style.left = `${Math.min(e.clientX + 12, window.innerWidth - 260)}px`;
+        this._tip.style.top = `${e.clientY + 14}px`;
+      }
+      if (!same) this._scheduleRepaint();
+    }
+
+    _tipText({ view, cell: [i, j] }) {
+      const t = this.trace;
+      const cfg = this.config;
+      const value = (() => {
+        if (view === 'decoder_state') return cfg.decoder_state[i];
+        if (view === 'annotations') return cfg.annotations[j][i];
+        const v = t[view];
+        if (!Array.isArray(v)) return NaN;
+        return Array.isArray(v[0]) ? v[i][j] : (cfg.mechanism === 'cross' && view === 'context' ? v[i] : v[j]);
+      })();
+      let text = `${view}[${i}][${j}] = ${Number.isNaN(value) ? 'nan' : String(value)}`;
+      if (view === 'scores') text += `\n${this._scoreFormula(cfg.mechanism === 'self' ? i : 0, j)}`;
+      if (view === 'weights' && cfg.mechanism === 'self') text += `\nquery ${cfg.tokens[i]} → key ${cfg.tokens[j]} (click: follow query ${i})`;
+      return text;
+    }
+  }
+
+  customElements.define('attention-viz', AttentionViz);
+}
