@@ -18,7 +18,7 @@ const STYLE = `
 }
 :host([hidden]) { display: none; }
 * { box-sizing: border-box; }
-.av { padding: 12px; display: grid; gap: 12px; }
+.av { padding: 12px; display: grid; grid-template-columns: minmax(0, 1fr); gap: 12px; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; }
 .group { display: inline-flex; gap: 6px; align-items: center; flex-wrap: wrap; }
 .group > span.label { color: var(--av-muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
