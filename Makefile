@@ -17,7 +17,7 @@ test: build
 	$(MAKE) --no-print-directory test-native test-wasm test-e2e
 
 test-native:
-	cargo test
+	ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test
 
 test-wasm:
 	cargo test --target wasm32-unknown-unknown --test web

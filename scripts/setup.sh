@@ -28,6 +28,10 @@ if [ "$want" = test ]; then
     say "installing Debian's chromium and chromium-driver"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
+  if ! python3 -c "import numpy, scipy" 2>/dev/null; then
+    say "installing NumPy and SciPy (tests run the exported NumPy snippets)"
+    python3 -m pip install -q -r tests/requirements.txt
+  fi
   if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
   fi

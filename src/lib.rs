@@ -10,6 +10,7 @@
 pub mod attention;
 pub mod config;
 pub mod edits;
+pub mod export;
 pub mod heatmap;
 pub mod math;
 pub mod presets;
