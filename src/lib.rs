@@ -15,6 +15,7 @@ pub mod heatmap;
 pub mod math;
 pub mod presets;
 pub mod random;
+pub mod share;
 pub mod views;
 
 #[cfg(target_arch = "wasm32")]

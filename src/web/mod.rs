@@ -11,7 +11,7 @@ use crate::config::{Config, Scale};
 use crate::edits::Distribution;
 use crate::heatmap::{self, Colors, Highlight, Layout, Style, Theme};
 use crate::random::RandomState;
-use crate::{presets, views};
+use crate::{export, presets, share, views};
 use js_sys::{Array, Float64Array, Object, Reflect};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -137,6 +137,8 @@ fn int64(x: f64, name: &str) -> Result<i64, JsError> {
 pub struct Viz {
     config: Config,
     trace: Trace,
+    /// The last Randomize, so "Copy as NumPy" can write the seeded calls.
+    random: Option<(u32, Distribution)>,
 }
 
 fn js_err(message: impl std::fmt::Display) -> JsError {
@@ -149,7 +151,7 @@ impl Viz {
     pub fn new(config_json: &str) -> Result<Viz, JsError> {
         let config = Config::from_json(config_json).map_err(js_err)?;
         let trace = attention::compute(&config).map_err(js_err)?;
-        Ok(Viz { config, trace })
+        Ok(Viz { config, trace, random: None })
     }
 
     /// Replaces the whole config (a paste, a preset, a shape edit).
@@ -218,8 +220,32 @@ impl Viz {
     /// `np.random.seed(seed)` then `dist` ("randint" with `high`, "rand", "randn") per target input.
     pub fn randomize(&mut self, seed: f64, dist: &str, high: f64) -> Result<(), JsError> {
         let dist = Distribution::parse(dist, high).map_err(js_err)?;
-        let config = self.config.randomized(seed_u32(seed)?, dist).map_err(js_err)?;
-        self.replace(config)
+        let seed = seed_u32(seed)?;
+        let config = self.config.randomized(seed, dist).map_err(js_err)?;
+        self.replace(config)?;
+        self.random = Some((seed, dist));
+        Ok(())
+    }
+
+    /// "Copy as NumPy": a Python snippet that recomputes this figure.
+    #[wasm_bindgen(js_name = toNumPy)]
+    pub fn to_numpy(&self) -> String {
+        export::numpy_snippet(&self.config, self.random)
+    }
+
+    /// The share-link fragment of this figure's whole state.
+    #[wasm_bindgen(js_name = shareState)]
+    pub fn share_state(&self, naive: bool) -> String {
+        share::encode(&share::State { config: self.config.clone(), naive, random: self.random })
+    }
+
+    /// Restores a share-link fragment; returns whether it showed the naive softmax.
+    #[wasm_bindgen(js_name = setShareState)]
+    pub fn set_share_state(&mut self, text: &str) -> Result<bool, JsError> {
+        let state = share::decode(text).map_err(js_err)?;
+        self.replace(state.config)?;
+        self.random = state.random;
+        Ok(state.naive)
     }
 
     /// The inputs Randomize fills, in draw order.
