@@ -27,6 +27,10 @@ button, select { background: var(--av-panel); border: 1px solid var(--av-border)
 button:hover { border-color: var(--av-accent); }
 input.num, input.seed { width: 5.5em; padding: 4px 6px; min-height: 32px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
 :focus-visible { outline: 2px solid var(--av-accent); outline-offset: 2px; }
+details.menu { font-size: 13px; }
+details.menu summary { cursor: pointer; color: var(--av-muted); width: max-content; }
+details.menu .group { margin-top: 6px; }
+.status textarea { width: 100%; font: 12px ui-monospace, monospace; }
 .status { min-height: 1.45em; color: var(--av-muted); font-size: 13px; }
 .status.error { color: var(--av-invalid); }
 .status:empty { display: none; }
@@ -112,11 +116,33 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+/** base64url of the UTF-8 text, as the share links carry it. */
+function encodeState(json) {
+  const bytes = new TextEncoder().encode(json);
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function decodeState(text) {
+  const bin = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}
+
+function download(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
 export function defineElement(api) {
   if (customElements.get('attention-viz')) return;
 
   class AttentionViz extends HTMLElement {
-    static get observedAttributes() { return ['preset', 'config']; }
+    static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette']; }
 
     constructor() {
       super();
@@ -154,7 +180,8 @@ export function defineElement(api) {
 
     attributeChangedCallback(name, old, value) {
       if (old === value || !this._viz) return;
-      this._load();
+      if (name === 'preset' || name === 'config') this._load();
+      else this._rebuild();
     }
 
     // ---- public API -------------------------------------------------------
@@ -165,6 +192,13 @@ export function defineElement(api) {
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
     set config(value) {
       if (!this._viz) { this._pending = value; return; }
+      if (value && typeof value === 'object' && 'v' in value && 'config' in value) {
+        // A state from toJSON(): restore it whole, through the share-link validator.
+        let text;
+        try { text = encodeState(api.configJson(value)); } catch (e) { return this._fail(e.message); }
+        this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: true });
+        return;
+      }
       this._apply(() => this._viz.setConfig(api.configJson(value)), { rebuild: true, initial: true });
     }
 
@@ -173,6 +207,88 @@ export function defineElement(api) {
       if (!this._viz) return null;
       if (!this._traceCache) this._traceCache = api.toTrace(this._viz.trace());
       return this._traceCache;
+    }
+
+    /** Which panels show: heatmap view names, plus "inputs", "breakdown", "controls" (attribute `views`). */
+    get views() { return this.getAttribute('views'); }
+    set views(v) { if (v === null || v === undefined) this.removeAttribute('views'); else this.setAttribute('views', Array.isArray(v) ? v.join(',') : String(v)); }
+
+    /** `false` makes a read-only figure: no controls, inputs drawn as heatmaps (attribute `editable`). */
+    get editable() { return this.getAttribute('editable') !== 'false'; }
+    set editable(v) { this.setAttribute('editable', v ? 'true' : 'false'); }
+
+    /** Height of each heatmap in CSS pixels, or null for its natural size (attribute `height`). */
+    get height() { const h = Number(this.getAttribute('height')); return Number.isFinite(h) && h > 0 ? h : null; }
+    set height(v) { if (v === null || v === undefined) this.removeAttribute('height'); else this.setAttribute('height', String(v)); }
+
+    /** One palette for every heatmap (attribute `palette`): rocket, vlag, diverging, purple, orange, blue, #rrggbb… */
+    get palette() { return this.getAttribute('palette'); }
+    set palette(v) { if (v === null || v === undefined) this.removeAttribute('palette'); else this.setAttribute('palette', String(v)); }
+
+    /** A standalone SVG string of one heatmap, drawn by the same Rust code as the canvas. */
+    toSVG(view) {
+      return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined));
+    }
+
+    /**
+     * A PNG Blob at device resolution: of one heatmap (`view`), or of the whole
+     * figure (every visible heatmap) when `view` is omitted.
+     */
+    toPNG(view) {
+      const canvas = view === undefined ? this._composite() : this._offscreen(String(view));
+      return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+    }
+
+    /** The whole state as JSON: `{v, config, naive, random}`; `.config = state` restores it. */
+    toJSON() { return JSON.parse(decodeState(this._viz.shareState(this._showNaive))); }
+
+    /** "Copy as NumPy": a self-contained Python snippet that recomputes this figure. */
+    toNumPy() { return this._viz.toNumPy(); }
+
+    /** A link to this page that restores this figure exactly (its state in the URL fragment). */
+    shareURL() {
+      const params = new URLSearchParams(location.hash.slice(1));
+      params.set(this._shareKey(), this._viz.shareState(this._showNaive));
+      return `${location.href.split('#')[0]}#${params.toString()}`;
+    }
+
+    _shareKey() {
+      if (this.id) return this.id;
+      const all = [...document.querySelectorAll('attention-viz')];
+      return `attention-viz-${Math.max(0, all.indexOf(this))}`;
+    }
+
+    _offscreen(view) {
+      if (!this._viz.views().includes(view)) throw new Error(`there is no view "${view}" here; views are ${this._viz.views().join(', ')}`);
+      const dpr = window.devicePixelRatio || 1;
+      const [w, h] = this._viz.preferredSize(view);
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round((this.height ?? h) * dpr);
+      api.callCore(() => this._viz.render(view, canvas, dpr, false, this.palette ?? undefined, [], true));
+      return canvas;
+    }
+
+    _composite() {
+      const figs = [...this._canvases.values()];
+      const gap = 10 * (window.devicePixelRatio || 1);
+      const host = this._stages.getBoundingClientRect();
+      const dpr = window.devicePixelRatio || 1;
+      let width = 1; let height = 1;
+      const placed = figs.map((c) => {
+        const r = c.getBoundingClientRect();
+        const x = Math.round((r.left - host.left) * dpr);
+        const y = Math.round((r.top - host.top) * dpr);
+        width = Math.max(width, x + c.width); height = Math.max(height, y + c.height);
+        return { c, x, y };
+      });
+      const out = document.createElement('canvas');
+      out.width = width + gap; out.height = height + gap;
+      const ctx = out.getContext('2d');
+      ctx.fillStyle = getComputedStyle(this).getPropertyValue('--av-bg').trim() || '#ffffff';
+      ctx.fillRect(0, 0, out.width, out.height);
+      for (const { c, x, y } of placed) ctx.drawImage(c, x, y);
+      return out;
     }
 
     // ---- loading ----------------------------------------------------------
@@ -217,6 +333,15 @@ export function defineElement(api) {
         this._invalid.clear();
       }
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; return; }
+      const shared = new URLSearchParams(location.hash.slice(1)).get(this._shareKey());
+      if (shared) {
+        try {
+          this._showNaive = api.callCore(() => this._viz.setShareState(shared));
+        } catch (e) {
+          error = e.message;
+          this._fail(`${e.message} — showing the original figure instead.`);
+        }
+      }
       this._rebuild();
       if (!error) this._status('');
     }
@@ -290,8 +415,9 @@ export function defineElement(api) {
       this._stages = el('div', { class: 'stages' });
       this._breakdown = el('details', { class: 'breakdown', open: true });
       this._tip = el('div', { class: 'tip', hidden: true, role: 'tooltip' });
+      this._menu = this._buildMenu();
       root.replaceChildren(style, el('div', { class: 'av', part: 'container' },
-        this._toolbar, this._statusEl, this._inputs, this._lesson, this._stages, this._breakdown), this._tip);
+        this._toolbar, this._menu, this._statusEl, this._inputs, this._lesson, this._stages, this._breakdown), this._tip);
       root.addEventListener('input', (e) => this._onInput(e));
       root.addEventListener('change', (e) => this._onChange(e));
       root.addEventListener('keydown', (e) => this._onKey(e));
@@ -305,6 +431,12 @@ export function defineElement(api) {
     }
 
     _rebuild() {
+      const panels = this._panels();
+      const show = (name) => (panels ? panels.has(name) : true);
+      this._toolbar.hidden = !this.editable || !show('controls');
+      this._menu.hidden = panels ? !show('controls') : false;
+      this._inputs.hidden = !this.editable || !show('inputs');
+      this._breakdown.hidden = !show('breakdown');
       this._buildToolbar();
       this._buildInputs();
       this._buildStages();
@@ -354,6 +486,63 @@ export function defineElement(api) {
         el('button', { type: 'button', 'data-action': 'reset', text: 'Reset' })));
       this._toolbar.replaceChildren(...tb);
       for (const b of this._toolbar.querySelectorAll('button')) b.addEventListener('click', () => this._action(b.dataset.action));
+    }
+
+    _buildMenu() {
+      const svgView = el('select', { 'data-control': 'export-view', 'aria-label': 'Heatmap to export' });
+      const refresh = () => {
+        if (!this._viz) return;
+        const keep = svgView.value;
+        svgView.replaceChildren(el('option', { value: '', text: 'whole figure' }), ...this._viz.views().map((v) => el('option', { value: v, text: v })));
+        svgView.value = this._viz.views().includes(keep) ? keep : '';
+      };
+      const button = (action, text, title) => el('button', { type: 'button', 'data-action': action, title, text, onclick: () => this._export(action, svgView.value) });
+      const menu = el('details', { class: 'menu' }, el('summary', { text: 'Share & export' }),
+        el('div', { class: 'group' },
+          button('copy-link', 'Copy link', 'A link that restores this exact figure'),
+          svgView,
+          button('png', 'PNG', 'Download a PNG (device resolution)'),
+          button('svg', 'SVG', 'Download an SVG of one heatmap'),
+          button('json', 'JSON', 'Download the state as JSON'),
+          button('numpy', 'Copy as NumPy', 'A Python snippet that recomputes these numbers with NumPy/SciPy')));
+      menu.addEventListener('toggle', refresh);
+      return menu;
+    }
+
+    async _export(action, view) {
+      const name = (this.id || 'attention-viz') + (view ? `-${view}` : '');
+      try {
+        switch (action) {
+          case 'copy-link': {
+            const url = this.shareURL();
+            history.replaceState(null, '', url);
+            await this._copy(url, 'Link copied: it restores this exact figure.');
+            return;
+          }
+          case 'png': return download(await this.toPNG(view || undefined), `${name}.png`);
+          case 'svg': {
+            if (!view) { this._status('Pick one heatmap to export as SVG.', true); return; }
+            return download(new Blob([this.toSVG(view)], { type: 'image/svg+xml' }), `${name}.svg`);
+          }
+          case 'json': return download(new Blob([JSON.stringify(this.toJSON(), null, 1)], { type: 'application/json' }), `${name}.json`);
+          case 'numpy': return this._copy(this.toNumPy(), 'NumPy code copied: paste it into a notebook to get these numbers.');
+          default:
+        }
+      } catch (e) { this._fail(e.message); }
+      return undefined;
+    }
+
+    async _copy(text, done) {
+      try {
+        await navigator.clipboard.writeText(text);
+        this._status(done);
+      } catch {
+        // No clipboard (insecure context, permissions): show the text to copy by hand.
+        const area = el('textarea', { rows: '4', cols: '60', readonly: true, 'aria-label': 'Text to copy' });
+        area.value = text;
+        this._statusEl.replaceChildren('Copy this by hand: ', area);
+        area.select();
+      }
     }
 
     _action(name) {
@@ -424,8 +613,22 @@ export function defineElement(api) {
       this._inputs.replaceChildren(...sets);
     }
 
+    /** The `views` attribute as a set, or null for "everything". */
+    _panels() {
+      const attr = this.getAttribute('views');
+      if (!attr) return null;
+      return new Set(attr.split(',').map((v) => v.trim()).filter(Boolean));
+    }
+
     _stageViews() {
-      return this._viz.views().filter((v) => !INPUT_VIEWS.has(v) && (this._showNaive || v !== 'naive_weights'));
+      const panels = this._panels();
+      const all = this._viz.views();
+      if (panels) {
+        const unknown = [...panels].filter((p) => !all.includes(p) && !['inputs', 'breakdown', 'controls'].includes(p));
+        if (unknown.length) this._status(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')} here; panels are ${all.join(', ')}, inputs, breakdown, controls`, true);
+        return all.filter((v) => panels.has(v));
+      }
+      return all.filter((v) => (!INPUT_VIEWS.has(v) || !this.editable) && (this._showNaive || v !== 'naive_weights'));
     }
 
     _buildStages() {
@@ -459,14 +662,14 @@ export function defineElement(api) {
       for (const [view, canvas] of this._canvases) {
         const [pw, ph] = this._viz.preferredSize(view);
         const w = Math.min(pw, avail);
-        const h = ph;
+        const h = this.height ?? ph;
         const cw = Math.round(w * dpr);
         const ch = Math.round(h * dpr);
         if (canvas.width !== cw || canvas.height !== ch) {
           canvas.width = cw; canvas.height = ch;
           canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
         }
-        api.callCore(() => this._viz.render(view, canvas, dpr, dark, undefined, highlights[view] || [], true));
+        api.callCore(() => this._viz.render(view, canvas, dpr, dark, this.palette ?? undefined, highlights[view] || [], true));
         canvas.setAttribute('aria-label', `${view} heatmap`);
       }
       this._renderBreakdown();
