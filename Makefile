@@ -25,5 +25,9 @@ test-wasm:
 test-e2e:
 	node --test tests/e2e/
 
+bench: build
+	@scripts/setup.sh test
+	node bench/run.mjs
+
 clean:
 	rm -rf target www/pkg dist

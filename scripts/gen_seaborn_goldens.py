@@ -156,10 +156,11 @@ def rust_tables():
     for name in (SEQUENTIAL, DIVERGING):
         cmap = sns.color_palette(name, as_cmap=True)
         rgba = cmap(np.arange(cmap.N))
-        out.append(f"/// seaborn 0.13.2 `{name}` (`seaborn/cm.py`), 256 RGB float entries.")
-        out.append(f"const {name.upper()}_LUT: [[f64; 3]; 256] = [")
+        out.append(f"/// seaborn 0.13.2 `{name}` (`seaborn/cm.py`), 256 RGB entries: the 8-decimal floats times 1e8.")
+        out.append(f"const {name.upper()}_LUT: [[u32; 3]; 256] = [")
         for c in rgba:
-            out.append(f"    [{r(c[0])}, {r(c[1])}, {r(c[2])}],")
+            ints = [round(float(r(x)) * 10**8) for x in c[:3]]
+            out.append(f"    [{ints[0]}, {ints[1]}, {ints[2]}],")
         out.append("];")
         out.append("")
     return "\n".join(out)

@@ -252,3 +252,22 @@ fn every_view_of_every_preset_renders() {
         assert!(views::view(&config, &trace, "nonsense").unwrap_err().contains("views are"));
     }
 }
+
+#[test]
+fn cell_at_agrees_with_the_drawn_cells_to_the_pixel() {
+    // Every pixel inside a drawn cell maps back to that cell, including each cell's first column and row.
+    let v = seed_view("seed-003", "naive_weights");
+    let style = Style::default();
+    let colors = Colors::new(v.values.data(), None, v.palette);
+    for (w, h) in [(391, 164), (500, 97), (333, 211)] {
+        let layout = Layout::new(&v, &colors, &style, w, h);
+        for i in 0..layout.rows {
+            for j in 0..layout.cols {
+                let r = layout.cell(i, j);
+                for (x, y) in [(r.x0, r.y0), (r.x1 - 1, r.y1 - 1), ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2)] {
+                    assert_eq!(layout.cell_at(x as f64 + 0.5, y as f64 + 0.5), Some((i, j)), "{w}×{h} pixel ({x}, {y})");
+                }
+            }
+        }
+    }
+}

@@ -211,8 +211,13 @@ impl Layout {
         let cell_w = grid.width() as f64 / cols.max(1) as f64;
         let cell_h = grid.height() as f64 / rows.max(1) as f64;
         let gap = if cell_w.min(cell_h) >= 4.0 * s { s.round().max(1.0) as i32 } else { 0 };
-        let widest = view.values.data().iter().map(|&v| format_g2(v).chars().count()).max().unwrap_or(0);
-        let fits = cell_w >= text_width(widest, font_px) + 4.0 * s && cell_h >= font_px + 2.0 * s;
+        // Formatting every value is the costly part of a layout: only do it when
+        // the cells could hold a short annotation at all.
+        let could_fit = cell_w >= text_width(1, font_px) + 4.0 * s && cell_h >= font_px + 2.0 * s;
+        let fits = could_fit && {
+            let widest = view.values.data().iter().map(|&v| format_g2(v).chars().count()).max().unwrap_or(0);
+            cell_w >= text_width(widest, font_px) + 4.0 * s
+        };
         Layout {
             width,
             height,
@@ -241,10 +246,24 @@ impl Layout {
         if !self.grid.contains(x, y) || self.rows == 0 || self.cols == 0 {
             return None;
         }
-        let j = ((x - self.grid.x0 as f64) * self.cols as f64 / self.grid.width() as f64) as usize;
-        let i = ((y - self.grid.y0 as f64) * self.rows as f64 / self.grid.height() as f64) as usize;
-        Some((i.min(self.rows - 1), j.min(self.cols - 1)))
+        let j = band_at(x - self.grid.x0 as f64, self.grid.width(), self.cols);
+        let i = band_at(y - self.grid.y0 as f64, self.grid.height(), self.rows);
+        Some((i, j))
     }
+}
+
+/// Which of `n` bands of an integer span of `len` pixels holds offset `d`, with
+/// band k starting at `floor(len·k/n)` exactly as `Layout::cell` draws it.
+fn band_at(d: f64, len: i32, n: usize) -> usize {
+    let start = |k: usize| (len as i64 * k as i64 / n as i64) as f64;
+    let mut k = ((d * n as f64 / len.max(1) as f64) as usize).min(n - 1);
+    while k + 1 < n && d >= start(k + 1) {
+        k += 1;
+    }
+    while k > 0 && d < start(k) {
+        k -= 1;
+    }
+    k
 }
 
 /// An RGBA image to copy onto the canvas at (x, y), as `putImageData` takes it.
@@ -273,16 +292,18 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
             ((r.x0 - g.x0) as usize, (r.x1 - g.x0) as usize)
         })
         .collect();
+    let mut row_colors = Vec::with_capacity(layout.cols);
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
-        let values = view.values.row(i);
+        row_colors.clear();
+        row_colors.extend(view.values.row(i).iter().map(|&v| colors.color(v)));
         for y in (r.y0 - g.y0) as usize..(r.y1 - g.y0) as usize {
             let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
-            for (&(x0, x1), &v) in spans.iter().zip(values) {
-                match colors.color(v) {
+            for (&(x0, x1), color) in spans.iter().zip(&row_colors) {
+                match color {
                     Some(c) => {
                         for px in line[x0 * 4..x1 * 4].chunks_exact_mut(4) {
-                            px[..3].copy_from_slice(&c);
+                            px[..3].copy_from_slice(c);
                         }
                     }
                     None => {

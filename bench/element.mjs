@@ -1,0 +1,171 @@
+// Benchmark suite "element": edit → repaint latency of the <attention-viz>
+// element in headless Chromium.
+//
+// A suite module exports `description` and `run(ctx)`; bench/run.mjs finds it
+// by file name (`node bench/run.mjs element`). `run` returns rows
+// {what, median_ms, p90_ms, target_ms, ok, call_median_ms, ...}; `target_ms:
+// null` marks a row that is only informative.
+//
+// One sample = set a cell's text and dispatch its `input` event, timed to the
+// end of the dispatch: the element's handler parses the text, Rust recomputes
+// the trace and repaints every heatmap canvas, the breakdown is rebuilt and
+// `change` fires, all before dispatchEvent returns. Each sample runs in its own
+// animation frame, as typing or scrubbing would. Also recorded per row:
+// `call_median_ms`, the part of a sample spent inside `Viz.render` (the Rust
+// repaints, summed over the canvases); `flushed_median_ms`, the sample plus a
+// 1-px getImageData on every canvas, which makes Chromium rasterise the 2D
+// commands it would otherwise defer to the next frame.
+
+export const description = 'edit → repaint of <attention-viz> (input event on a cell to the end of its synchronous handler)';
+
+const TARGET_MS = 16;
+
+/** Installed in the page: element set-up and the timed edit loop. */
+function pageBench() {
+  const frame = () => new Promise((ok) => requestAnimationFrame(() => ok()));
+
+  /** A fresh element with `config`, drawn; resolves to {el, setup_ms}. */
+  window.benchMount = async ({ config, naive }) => {
+    document.querySelectorAll('attention-viz').forEach((e) => e.remove());
+    const el = document.createElement('attention-viz');
+    el.setAttribute('preset', 'seed-000');
+    document.body.append(el);
+    await new Promise((ok) => { const wait = () => (el.trace ? ok() : requestAnimationFrame(wait)); wait(); });
+    const errors = [];
+    el.addEventListener('error', (e) => errors.push(e.detail.message));
+    const t0 = performance.now();
+    el.config = config;
+    const setup = performance.now() - t0;
+    if (errors.length) throw new Error(`the config was rejected: ${errors[0]}`);
+    if (naive) {
+      const box = el.shadowRoot.querySelector('[data-control="naive"]');
+      box.checked = true;
+      box.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+    await frame();
+    window.benchEl = el;
+    return { setup_ms: setup };
+  };
+
+  /** Times `warmup + samples` cell edits on `window.benchEl`. */
+  window.benchEdits = async ({ warmup, samples }) => {
+    const el = window.benchEl;
+    const root = el.shadowRoot;
+    const canvases = [...root.querySelectorAll('canvas[data-view]')];
+    const views = canvases.map((c) => c.dataset.view);
+    const cfg = el.config;
+    const matrix = cfg.mechanism === 'cross' ? 'decoder_state' : 'embeddings';
+    const cells = [...root.querySelectorAll(`input.cell[data-matrix="${matrix}"]`)];
+    const ctxs = canvases.map((c) => c.getContext('2d'));
+    // Time spent in Rust repaints: wrap this element's Viz.render (wasm-bindgen class method).
+    const proto = Object.getPrototypeOf(el._viz);
+    const render = proto.render;
+    let inRender = 0;
+    proto.render = function timed(...args) {
+      const t = performance.now();
+      try { return render.apply(this, args); } finally { inRender += performance.now() - t; }
+    };
+    let changes = 0;
+    const errors = [];
+    const onChange = () => { changes++; };
+    const onError = (e) => errors.push(e.detail.message);
+    el.addEventListener('change', onChange);
+    el.addEventListener('error', onError);
+    const total = [], call = [], flushed = [];
+    try {
+      for (let k = 0; k < warmup + samples; k++) {
+        await frame();
+        const cell = cells[(k * 7) % cells.length];
+        const x = Number(cell.value);
+        const text = String(Number((x + (k % 2 ? -0.25 : 0.5)).toFixed(4)));
+        const before = changes;
+        inRender = 0;
+        const t0 = performance.now();
+        cell.value = text;
+        cell.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
+        const t1 = performance.now();
+        for (const ctx of ctxs) ctx.getImageData(0, 0, 1, 1);
+        const t2 = performance.now();
+        if (changes !== before + 1) throw new Error(`edit ${k}: expected one change event, got ${changes - before} (${errors[0] ?? 'no error'})`);
+        if (k >= warmup) { total.push(t1 - t0); call.push(inRender); flushed.push(t2 - t0); }
+      }
+    } finally {
+      proto.render = render;
+      el.removeEventListener('change', onChange);
+      el.removeEventListener('error', onError);
+    }
+    return {
+      total, call, flushed, views,
+      canvas_px: canvases.reduce((s, c) => s + c.width * c.height, 0),
+      inputs: root.querySelectorAll('input.cell').length,
+    };
+  };
+
+  /** Self-attention, n tokens × d, with d × d projections; values from np.random.seed(seed); randn, 2 decimals. */
+  window.benchConfig = ({ n, d, seed }) => {
+    const rs = new av.RandomState(seed);
+    const r2 = (m) => m.map((row) => row.map((x) => Math.round(x * 100) / 100));
+    return { embeddings: r2(rs.randn(n, d)), w_q: r2(rs.randn(d, d)), w_k: r2(rs.randn(d, d)), w_v: r2(rs.randn(d, d)) };
+  };
+}
+
+const CASES = [
+  { what: 'seed-000 (self 4×3, W 3×3)', preset: 'seed-000', target: TARGET_MS },
+  { what: 'seed-001 (self 4×3, W 3×3, floats)', preset: 'seed-001', target: TARGET_MS },
+  { what: 'seed-002 (self, no projections)', preset: 'seed-002', target: TARGET_MS },
+  { what: 'seed-003 (cross, 4 annotations × 3)', preset: 'seed-003', target: TARGET_MS },
+  { what: 'self n=128 × d=64, d_k=d_v=64', big: { n: 128, d: 64, seed: 0 }, target: TARGET_MS },
+  { what: 'self n=128 × d=64, d_k=d_v=64, + naive_weights', big: { n: 128, d: 64, seed: 0 }, naive: true, target: TARGET_MS },
+];
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Nearest-rank percentile. */
+export function percentile(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** Runs every case in one fresh page; `ctx` is {site, samples, warmup, log}. At least 30 samples per case. */
+export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
+  const n = Math.max(30, samples);
+  const page = await site.page('tests/fixtures/blank.html', { viewport: { width: 1280, height: 1100 } });
+  await page.evaluate(async () => {
+    window.av = await import('/www/attention-viz.js');
+    await window.av.ready;
+  });
+  await page.evaluate(pageBench);
+  const rows = [];
+  for (const c of CASES) {
+    log(`  ${c.what} …`);
+    const { setup_ms } = await page.evaluate(
+      async ({ preset, big, naive }) => window.benchMount({ config: preset ? av.presets[preset] : window.benchConfig(big), naive }),
+      { preset: c.preset, big: c.big, naive: !!c.naive },
+    );
+    const r = await page.evaluate((args) => window.benchEdits(args), { warmup, samples: n });
+    const med = median(r.total);
+    rows.push({
+      what: `${c.what}: ${r.views.length} heatmaps`,
+      median_ms: med,
+      p90_ms: percentile(r.total, 90),
+      target_ms: c.target,
+      ok: c.target == null ? null : med <= c.target,
+      call_median_ms: median(r.call),
+      flushed_median_ms: median(r.flushed),
+      flushed_p90_ms: percentile(r.flushed, 90),
+      setup_ms,
+      views: r.views,
+      canvas_px: r.canvas_px,
+      inputs: r.inputs,
+      samples: r.total.length,
+      samples_ms: r.total,
+    });
+  }
+  if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
+  await page.close();
+  return rows;
+}

@@ -1,0 +1,86 @@
+// Runs the benchmark suites in headless Chromium and reports them; never fails
+// on a time (a benchmark, not a test). Usage:
+//   node bench/run.mjs [suite …] [--samples N] [--warmup N]
+// A suite is any bench/<name>.mjs (other than this file) exporting
+// `run(ctx) -> rows` and `description`; with no names, every suite runs.
+// Each suite's rows are printed as a table and written to bench-results/<name>.json.
+import { readdirSync, mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { open } from '../tests/e2e/harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+
+function parseArgs(argv) {
+  const opts = { suites: [], samples: 30, warmup: 5 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--samples' || a === '--warmup') {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < 1) throw new Error(`${a} needs a positive integer`);
+      opts[a.slice(2)] = v;
+    } else if (a === '-h' || a === '--help') {
+      opts.help = true;
+    } else if (a.startsWith('-')) {
+      throw new Error(`unknown option ${a}`);
+    } else {
+      opts.suites.push(a);
+    }
+  }
+  return opts;
+}
+
+const available = readdirSync(here).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs').map((f) => f.slice(0, -4)).sort();
+
+const fmt = (x) => (x == null ? '—' : x < 10 ? x.toFixed(2) : x.toFixed(1));
+
+function table(rows) {
+  const head = ['what', 'median ms', 'p90 ms', 'target ms', 'result', 'render() call ms'];
+  const body = rows.map((r) => [
+    r.what, fmt(r.median_ms), fmt(r.p90_ms), r.target_ms == null ? '—' : `≤ ${r.target_ms}`,
+    r.ok == null ? 'info' : r.ok ? 'ok' : 'OVER', fmt(r.call_median_ms),
+  ]);
+  const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
+  const line = (cells) => cells.map((c, k) => (k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.help) {
+    console.log(`usage: node bench/run.mjs [suite …] [--samples N] [--warmup N]\nsuites: ${available.join(', ')}`);
+    return;
+  }
+  const names = opts.suites.length ? opts.suites : available;
+  const unknown = names.filter((n) => !available.includes(n));
+  if (unknown.length) throw new Error(`no suite ${unknown.join(', ')}; suites are ${available.join(', ')}`);
+
+  const site = await open({ root });
+  const env = { chromium: site.browser.version(), node: process.version, platform: `${process.platform} ${process.arch}` };
+  try {
+    console.log(`Chromium ${env.chromium} (headless), node ${env.node}; ${opts.samples} timed runs after ${opts.warmup} warm-up runs\n`);
+    for (const name of names) {
+      const suite = await import(join(here, `${name}.mjs`));
+      console.log(`${name}: ${suite.description ?? ''}`);
+      const started = Date.now();
+      const rows = await suite.run({ site, samples: opts.samples, warmup: opts.warmup, log: (m) => process.stderr.write(`${m}\n`) });
+      console.log(`\n${table(rows)}\n`);
+      const over = rows.filter((r) => r.ok === false).length;
+      if (over) console.log(`${over} of ${rows.filter((r) => r.ok != null).length} over target (a report, not a failure)\n`);
+      mkdirSync(join(root, 'bench-results'), { recursive: true });
+      const file = join(root, 'bench-results', `${name}.json`);
+      const result = { suite: name, description: suite.description, date: new Date().toISOString(), seconds: (Date.now() - started) / 1000,
+        samples: opts.samples, warmup: opts.warmup, env, results: rows };
+      writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+      console.log(`wrote ${file.slice(root.length + 1)}\n`);
+    }
+  } finally {
+    await site.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(`bench: ${e.message}`);
+  process.exit(1);
+});
