@@ -244,7 +244,8 @@ fn parse_matrix(name: &str, value: &Value, expected_cols: Option<(&str, usize)>)
                     Some((what, _)) => format!(" ({what})"),
                     None => " (like row 0)".to_string(),
                 };
-                return err(format!("{row_name} has {} values, expected {cols}{why}", numbers.len()));
+                let values = if numbers.len() == 1 { "value" } else { "values" };
+                return err(format!("{row_name} has {} {values}, expected {cols}{why}", numbers.len()));
             }
         }
         parsed.push(numbers);

@@ -153,12 +153,21 @@ export function defineElement(api) {
       this._showNaive = false;
       this._initial = null;
       this._canvases = new Map();
+      this._sizes = new Map();
       this._built = false;
       this._frame = 0;
       this.attachShadow({ mode: 'open' });
     }
 
     connectedCallback() {
+      // Properties set before the element was defined shadow our accessors: re-set them through them.
+      for (const prop of ['config', 'views', 'editable', 'height', 'palette']) {
+        if (Object.prototype.hasOwnProperty.call(this, prop)) {
+          const value = this[prop];
+          delete this[prop];
+          this[prop] = value;
+        }
+      }
       if (this._built) return;
       this._built = true;
       this._skeleton();
@@ -188,6 +197,18 @@ export function defineElement(api) {
 
     /** The current config (a plain object with every default filled in). */
     get config() { return this._viz ? JSON.parse(this._viz.configJson()) : null; }
+
+    /** The config as the element reads it internally: parsed once per state, never mutated. */
+    _cfg() {
+      if (!this._cfgCache) this._cfgCache = JSON.parse(this._viz.configJson());
+      return this._cfgCache;
+    }
+
+    /** Forget everything derived from the Rust state (after any successful mutation). */
+    _invalidate() {
+      this._traceCache = null;
+      this._cfgCache = null;
+    }
 
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
     set config(value) {
@@ -319,24 +340,27 @@ export function defineElement(api) {
       }
       if (!viz) {
         // Keep what is on screen; with nothing yet, show the preset (or seed-001) under the message.
+        let instead = 'the last valid figure';
         if (!this._viz) {
-          const fallback = api.presets[this.getAttribute('preset')] || api.presets['seed-001'];
-          viz = api.callCore(() => api.newViz(fallback));
-          config = fallback;
+          const name = api.presets[this.getAttribute('preset')] ? this.getAttribute('preset') : 'seed-001';
+          viz = api.callCore(() => api.newViz(api.presets[name]));
+          config = api.presets[name];
+          instead = `preset ${name}`;
         }
-        this._fail(`${error} — showing the last valid figure instead.`);
+        this._fail(`${error} — showing ${instead} instead.`);
       }
       if (viz) {
         if (this._viz) this._viz.free();
         this._viz = viz;
+        this._invalidate();
         this._initial = config;
         this._invalid.clear();
       }
-      if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; return; }
       const shared = new URLSearchParams(location.hash.slice(1)).get(this._shareKey());
       if (shared) {
         try {
           this._showNaive = api.callCore(() => this._viz.setShareState(shared));
+          this._invalidate();
         } catch (e) {
           error = e.message;
           this._fail(`${e.message} — showing the original figure instead.`);
@@ -344,6 +368,7 @@ export function defineElement(api) {
       }
       this._rebuild();
       if (!error) this._status('');
+      if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
     }
 
     // ---- edits --------------------------------------------------------------
@@ -357,7 +382,7 @@ export function defineElement(api) {
         else this._fail(e.message);
         return false;
       }
-      this._traceCache = null;
+      this._invalidate();
       if (initial) this._initial = this.config;
       if (cell) this._clearInvalid(cell);
       else this._status('');
@@ -380,13 +405,18 @@ export function defineElement(api) {
     _cellKey(cell) { return `${cell.dataset.matrix}:${cell.dataset.row}:${cell.dataset.col}`; }
 
     _markInvalid(cell, message) {
-      this._invalid.set(this._cellKey(cell), cell.value);
+      this._invalid.set(this._cellKey(cell), { text: cell.value, message });
+      this._showInvalid(cell, message);
+      const where = `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
+      this.dispatchEvent(new CustomEvent('error', { detail: { message: `${where}: ${message}` } }));
+    }
+
+    _showInvalid(cell, message) {
       cell.setAttribute('aria-invalid', 'true');
       const msg = cell.closest('fieldset').querySelector('.cell-msg');
       const where = `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
       msg.textContent = `${where}: ${message}. The figure shows the last valid values.`;
       cell.setAttribute('aria-describedby', msg.id);
-      this.dispatchEvent(new CustomEvent('error', { detail: { message: `${where}: ${message}` } }));
     }
 
     _clearInvalid(cell) {
@@ -443,10 +473,10 @@ export function defineElement(api) {
       this._repaint();
     }
 
-    _isSelf() { return this.config.mechanism === 'self'; }
+    _isSelf() { return this._cfg().mechanism === 'self'; }
 
     _buildToolbar() {
-      const cfg = this.config;
+      const cfg = this._cfg();
       const self = cfg.mechanism === 'self';
       const hasProj = self && cfg.w_q !== undefined;
       const scaleKind = typeof cfg.scale === 'number' ? 'custom' : cfg.scale;
@@ -547,7 +577,7 @@ export function defineElement(api) {
 
     _action(name) {
       const v = this._viz;
-      const cfg = this.config;
+      const cfg = this._cfg();
       const n = cfg.tokens.length;
       switch (name) {
         case 'randomize': {
@@ -575,7 +605,7 @@ export function defineElement(api) {
     _control(name) { return this._toolbar.querySelector(`[data-control="${name}"]`); }
 
     _buildInputs() {
-      const cfg = this.config;
+      const cfg = this._cfg();
       const matrices = cfg.mechanism === 'self'
         ? ['embeddings', ...(cfg.w_q ? ['w_q', 'w_k', 'w_v'] : [])]
         : ['decoder_state', 'annotations'];
@@ -589,7 +619,7 @@ export function defineElement(api) {
             : document.createTextNode(name === 'decoder_state' ? 'h' : String(i));
           return el('tr', {}, el('th', { scope: 'row' }, label), ...row.map((x, j) => {
             const key = `${name}:${i}:${j}`;
-            const typed = this._invalid.get(key);
+            const typed = this._invalid.get(key)?.text;
             const input = el('input', {
               class: 'cell', type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
               'data-matrix': name, 'data-row': String(i), 'data-col': String(j),
@@ -611,6 +641,11 @@ export function defineElement(api) {
       for (const fs of sets) for (const i of fs.querySelectorAll('input.cell')) live.add(this._cellKey(i));
       for (const k of [...this._invalid.keys()]) if (!live.has(k)) this._invalid.delete(k);
       this._inputs.replaceChildren(...sets);
+      for (const [key, { message }] of this._invalid) {
+        const [m, r, c] = key.split(':');
+        const cell = this._inputs.querySelector(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
+        if (cell) this._showInvalid(cell, message);
+      }
     }
 
     /** The `views` attribute as a set, or null for "everything". */
@@ -633,6 +668,7 @@ export function defineElement(api) {
 
     _buildStages() {
       this._canvases.clear();
+      this._sizes = new Map();
       const figs = this._stageViews().map((view) => {
         const canvas = el('canvas', { 'data-view': view, tabindex: '0', role: 'img' });
         if (['scores', 'scaled', 'weights', 'naive_weights'].includes(view) && this._isSelf()) canvas.classList.add('pickable');
@@ -660,7 +696,9 @@ export function defineElement(api) {
       const avail = Math.max(120, (this._stages.clientWidth || this.clientWidth || 600) - 2);
       const highlights = this._highlights();
       for (const [view, canvas] of this._canvases) {
-        const [pw, ph] = this._viz.preferredSize(view);
+        // Sizes are fixed between rebuilds, so a drag never reflows the page.
+        if (!this._sizes.has(view)) this._sizes.set(view, Array.from(this._viz.preferredSize(view)));
+        const [pw, ph] = this._sizes.get(view);
         const w = Math.min(pw, avail);
         const h = this.height ?? ph;
         const cw = Math.round(w * dpr);
@@ -685,7 +723,7 @@ export function defineElement(api) {
     _highlights() {
       const out = {};
       const add = (view, r0, c0, r1, c1) => { (out[view] ||= []).push(r0, c0, r1, c1); };
-      const cfg = this.config;
+      const cfg = this._cfg();
       const t = this.trace;
       if (cfg.mechanism === 'self') {
         const n = cfg.tokens.length;
@@ -711,7 +749,7 @@ export function defineElement(api) {
 
     _renderBreakdown() {
       const t = this.trace;
-      const cfg = this.config;
+      const cfg = this._cfg();
       const MAX_ROWS = 32;
       const MAX_TERMS = 8;
       const vec = (v) => `[${v.slice(0, MAX_TERMS).map(fmt).join(', ')}${v.length > MAX_TERMS ? ', …' : ''}]`;
@@ -758,7 +796,7 @@ export function defineElement(api) {
     /** `q₀·k₂ = 2·2 + 0·4 + 2·3 = 10` (self) or `h·a₂ = …` (cross). */
     _scoreFormula(i, j) {
       const t = this.trace;
-      const cfg = this.config;
+      const cfg = this._cfg();
       const MAX_TERMS = 6;
       let a, b, name;
       if (cfg.mechanism === 'self') { a = t.q[i]; b = t.k[j]; name = `q${sub(i)}·k${sub(j)}`; } else {
@@ -786,6 +824,7 @@ export function defineElement(api) {
     _onChange(e) {
       const t = e.target;
       if (t.dataset.token !== undefined) {
+        if (t.value.trim() === '') { t.value = this._cfg().tokens[Number(t.dataset.token)]; return this._fail('A token needs a name; the old one is kept.'); }
         return this._apply(() => this._viz.renameToken(Number(t.dataset.token), t.value), { rebuild: true });
       }
       switch (t.dataset.control) {
@@ -809,9 +848,12 @@ export function defineElement(api) {
       return this.shadowRoot.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${Number(row) + dr}"][data-col="${Number(col) + dc}"]`);
     }
 
+    /** 1 for a matrix of whole numbers, else 0.01 (read from the valid state, not from what is typed). */
     _step(cell) {
-      const values = [...this.shadowRoot.querySelectorAll(`input.cell[data-matrix="${cell.dataset.matrix}"]`)].map((c) => Number(c.value));
-      return values.every((x) => Number.isInteger(x)) ? 1 : 0.01;
+      const cfg = this._cfg();
+      const m = cell.dataset.matrix;
+      const rows = m === 'decoder_state' ? [cfg.decoder_state] : cfg[m];
+      return rows.every((r) => r.every((x) => Number.isInteger(x))) ? 1 : 0.01;
     }
 
     _nudge(cell, steps, fine) {
@@ -844,7 +886,7 @@ export function defineElement(api) {
       const canvas = e.target.closest?.('canvas.pickable');
       if (canvas && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) {
         e.preventDefault();
-        const cfg = this.config;
+        const cfg = this._cfg();
         const q = Math.min(cfg.tokens.length - 1, Math.max(0, cfg.query + (e.key === 'ArrowUp' ? -1 : 1)));
         this._apply(() => this._viz.setQuery(q), { rebuild: false });
         this._control('query').value = String(q);
@@ -854,7 +896,7 @@ export function defineElement(api) {
     }
 
     _currentValue(cell) {
-      const cfg = this.config;
+      const cfg = this._cfg();
       const { matrix, row, col } = cell.dataset;
       return matrix === 'decoder_state' ? cfg.decoder_state[Number(col)] : cfg[matrix][Number(row)][Number(col)];
     }
@@ -974,7 +1016,7 @@ export function defineElement(api) {
 
     _tipText({ view, cell: [i, j] }) {
       const t = this.trace;
-      const cfg = this.config;
+      const cfg = this._cfg();
       const value = (() => {
         if (view === 'decoder_state') return cfg.decoder_state[i];
         if (view === 'annotations') return cfg.annotations[j][i];

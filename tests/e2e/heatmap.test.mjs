@@ -348,7 +348,7 @@ test('NaN in a large grid (pixel-buffer path): grey cells with the darker hatch'
   assert.equal(r.wrongCount, 0, JSON.stringify(r.wrong));
 });
 
-test('cellAt names the cell that is drawn under every pixel, boundaries included', { todo: 'cellAt rounds differently from Layout::cell: see report' }, async () => {
+test('cellAt names the cell that is drawn under every pixel, boundaries included', async () => {
   // Layout::cell puts column j at x0 + floor(W·j / cols); cellAt maps a point back with
   // floor((x − x0)·cols / W), so the first pixel column of a cell can be named after its left neighbour.
   const r = await page.evaluate(() => {
