@@ -2,7 +2,7 @@
 PORT ?= 8000
 WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
 
-.PHONY: setup build serve test test-native test-wasm test-e2e bench clean
+.PHONY: setup build serve test test-native test-wasm test-e2e bench dist clean
 
 build:
 	@scripts/setup.sh build
@@ -12,8 +12,7 @@ build:
 serve: build
 	node scripts/serve.mjs --port $(PORT)
 
-test: build
-	@scripts/setup.sh test
+test: dist
 	$(MAKE) --no-print-directory test-native test-wasm test-e2e
 
 test-native:
@@ -28,6 +27,11 @@ test-e2e:
 bench: build
 	@scripts/setup.sh test
 	node bench/run.mjs
+
+# dist/: the drop-in bundle, the single-file build and the npm package files.
+dist: build
+	@scripts/setup.sh test
+	node scripts/dist.mjs
 
 clean:
 	rm -rf target www/pkg dist

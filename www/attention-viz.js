@@ -14,7 +14,10 @@ export const presets = {};
 let initialised = false;
 
 /** Resolves once the WASM module is initialised (and `presets` is filled). */
-export const ready = init({ module_or_path: new URL('./pkg/attention_viz_bg.wasm', import.meta.url) }).then(() => {
+// Where the WASM binary is: beside this module. (The single-file build replaces this line with the bytes.)
+const WASM_SOURCE = new URL('./pkg/attention_viz_bg.wasm', import.meta.url);
+
+export const ready = init({ module_or_path: WASM_SOURCE }).then(() => {
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
   initialised = true;
 });

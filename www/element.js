@@ -17,6 +17,7 @@ const STYLE = `
     --av-accent: #58a6ff; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; }
 }
 :host([hidden]) { display: none; }
+[hidden] { display: none !important; }
 * { box-sizing: border-box; }
 .av { padding: 12px; display: grid; grid-template-columns: minmax(0, 1fr); gap: 12px; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; }
