@@ -175,7 +175,11 @@ export function defineElement(api) {
       this._dark = window.matchMedia('(prefers-color-scheme: dark)');
       this._onScheme = () => this._repaint({ silent: true });
       this._dark.addEventListener('change', this._onScheme);
-      this._resize = new ResizeObserver(() => this._scheduleRepaint());
+      // The width is read here, not in _repaint: reading layout during an edit would force a reflow of every input.
+      this._resize = new ResizeObserver((entries) => {
+        const width = entries[entries.length - 1].contentRect.width;
+        if (width !== this._width) { this._width = width; this._scheduleRepaint(); }
+      });
       this._resize.observe(this);
       api.ready.then(() => this._load(), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
     }
@@ -206,9 +210,32 @@ export function defineElement(api) {
     }
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
-    _invalidate() {
+    _invalidate({ keepConfig = false } = {}) {
       this._traceCache = null;
-      this._cfgCache = null;
+      this._rawCache = null;
+      if (!keepConfig) this._cfgCache = null;
+    }
+
+    /** The trace as the core returns it (flat Float64Arrays): cheap, for internal reads. */
+    _raw() {
+      if (!this._rawCache) this._rawCache = this._viz.trace();
+      return this._rawCache;
+    }
+
+    _shape(name) { return this._raw().fields[name].shape; }
+
+    /** Row i of a matrix field (or the whole vector) as a plain array. */
+    _row(name, i = 0) {
+      const { shape, data } = this._raw().fields[name];
+      if (shape.length === 1) return Array.from(data);
+      return Array.from(data.subarray(i * shape[1], (i + 1) * shape[1]));
+    }
+
+    /** Element (i, j) of a matrix field; for a vector, element j (or i when j is null). */
+    _at(name, i, j) {
+      const { shape, data } = this._raw().fields[name];
+      if (shape.length === 1) return data[j ?? i];
+      return data[i * shape[1] + j];
     }
 
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
@@ -375,7 +402,7 @@ export function defineElement(api) {
     // ---- edits --------------------------------------------------------------
 
     /** Runs one Rust mutation; on success recompute → repaint → `change`. */
-    _apply(mutate, { rebuild = false, cell = null, initial = false } = {}) {
+    _apply(mutate, { rebuild = false, cell = null, initial = false, value = null } = {}) {
       try {
         api.callCore(mutate);
       } catch (e) {
@@ -383,7 +410,12 @@ export function defineElement(api) {
         else this._fail(e.message);
         return false;
       }
-      this._invalidate();
+      // A one-value edit patches the parsed config instead of re-reading all of it from Rust.
+      if (value && this._cfgCache) {
+        const [m, r, c, x] = value;
+        if (m === 'decoder_state') this._cfgCache.decoder_state[c] = x; else this._cfgCache[m][r][c] = x;
+      }
+      this._invalidate({ keepConfig: Boolean(value) });
       if (initial) this._initial = this.config;
       if (cell) this._clearInvalid(cell);
       else this._status('');
@@ -398,7 +430,8 @@ export function defineElement(api) {
     }
 
     _status(text, isError = false) {
-      if (!this._statusEl) return;
+      // Unchanged text is not rewritten: any DOM write makes the next canvas font lookup restyle the page.
+      if (!this._statusEl || (this._statusEl.textContent === text && this._statusEl.classList.contains('error') === isError)) return;
       this._statusEl.textContent = text;
       this._statusEl.classList.toggle('error', isError);
     }
@@ -422,6 +455,7 @@ export function defineElement(api) {
 
     _clearInvalid(cell) {
       this._invalid.delete(this._cellKey(cell));
+      if (!cell.hasAttribute('aria-invalid')) return;
       cell.removeAttribute('aria-invalid');
       const fs = cell.closest('fieldset');
       if (!fs.querySelector('input[aria-invalid="true"]')) fs.querySelector('.cell-msg').textContent = '';
@@ -431,7 +465,7 @@ export function defineElement(api) {
       const parsed = parseCell(text);
       if (parsed.error) { this._markInvalid(cell, parsed.error); return; }
       const { matrix, row, col } = cell.dataset;
-      this._apply(() => this._viz.setValue(matrix, Number(row), Number(col), parsed.value), { cell });
+      this._apply(() => this._viz.setValue(matrix, Number(row), Number(col), parsed.value), { cell, value: [matrix, Number(row), Number(col), parsed.value] });
     }
 
     // ---- DOM ----------------------------------------------------------------
@@ -694,7 +728,9 @@ export function defineElement(api) {
       if (!this._viz) return;
       const dpr = window.devicePixelRatio || 1;
       const dark = this._dark?.matches ?? false;
-      const avail = Math.max(120, (this._stages.clientWidth || this.clientWidth || 600) - 2);
+      // The host's content box minus the .av padding (12 px a side; 8 px in narrow containers).
+      const pad = (this._width ?? 600) <= 520 ? 16 : 24;
+      const avail = Math.max(120, (this._width ?? 600) - pad - 2);
       const highlights = this._highlights();
       for (const [view, canvas] of this._canvases) {
         // Sizes are fixed between rebuilds, so a drag never reflows the page.
@@ -725,7 +761,7 @@ export function defineElement(api) {
       const out = {};
       const add = (view, r0, c0, r1, c1) => { (out[view] ||= []).push(r0, c0, r1, c1); };
       const cfg = this._cfg();
-      const t = this.trace;
+      const cols = (name) => this._shape(name)[1];
       if (cfg.mechanism === 'self') {
         const n = cfg.tokens.length;
         const qi = cfg.query;
@@ -733,14 +769,14 @@ export function defineElement(api) {
         if (this._hover && ['scores', 'scaled', 'weights', 'naive_weights'].includes(this._hover.view)) {
           const [i, j] = this._hover.cell;
           for (const v of ['scores', 'scaled', 'weights', 'naive_weights']) add(v, i, j, i + 1, j + 1);
-          add('q', i, 0, i + 1, t.q[0].length);
-          if (t.k) add('k', j, 0, j + 1, t.k[0].length);
-          if (t.v) add('v', j, 0, j + 1, t.v[0].length);
-          add('context', i, 0, i + 1, t.context[0].length);
+          add('q', i, 0, i + 1, cols('q'));
+          add('k', j, 0, j + 1, cols('k'));
+          add('v', j, 0, j + 1, cols('v'));
+          add('context', i, 0, i + 1, cols('context'));
         }
       } else if (this._hover && ['scores', 'scaled', 'weights', 'naive_weights', 'annotations', 'applied'].includes(this._hover.view)) {
         const j = this._hover.cell[1];
-        const d = t.applied.length;
+        const d = this._shape('applied')[0];
         for (const v of ['scores', 'scaled', 'weights', 'naive_weights']) add(v, 0, j, 1, j + 1);
         add('annotations', 0, j, d, j + 1);
         add('applied', 0, j, d, j + 1);
@@ -749,63 +785,70 @@ export function defineElement(api) {
     }
 
     _renderBreakdown() {
-      const t = this.trace;
       const cfg = this._cfg();
+      const raw = this._raw();
       const MAX_ROWS = 32;
       const MAX_TERMS = 8;
       const vec = (v) => `[${v.slice(0, MAX_TERMS).map(fmt).join(', ')}${v.length > MAX_TERMS ? ', …' : ''}]`;
       const rows = [];
       let title;
       if (cfg.mechanism === 'self') {
-        const i = t.query.index;
-        const q = t.q[i];
+        const i = raw.query_index;
+        const q = this._row('q', i);
+        const scores = this._row('query.scores');
+        const scaled = this._row('query.scaled');
+        const weights = this._row('query.weights');
         title = `Single-query breakdown: query ${i} (${cfg.tokens[i]}), q${sub(i)} = ${vec(q)}`;
-        const naive = this._showNaive ? t.naive_weights[i] : null;
+        const naive = this._showNaive ? this._row('naive_weights', i) : null;
         const head = ['key', 'score', 'scaled', 'weight', ...(naive ? ['naive'] : []), `w_j·v_j`];
         rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
-        t.query.scores.slice(0, MAX_ROWS).forEach((s, j) => {
+        scores.slice(0, MAX_ROWS).forEach((s, j) => {
           rows.push(el('tr', {},
             el('th', { scope: 'row', text: `${j}: ${cfg.tokens[j]}` }),
             el('td', { class: 'formula', text: this._scoreFormula(i, j) }),
-            el('td', { text: fmt(t.query.scaled[j]) }),
-            el('td', { text: fmt(t.query.weights[j]) }),
+            el('td', { text: fmt(scaled[j]) }),
+            el('td', { text: fmt(weights[j]) }),
             ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
-            el('td', { text: vec(t.query.terms[j]) })));
+            el('td', { text: vec(this._row('query.terms', j)) })));
         });
-        if (t.query.scores.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${t.query.scores.length - MAX_ROWS} more keys` })));
+        if (scores.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${scores.length - MAX_ROWS} more keys` })));
         rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
-          el('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)} = Σ_j w_j·v_j` }), el('td', { text: vec(t.query.context) })));
+          el('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)} = Σ_j w_j·v_j` }), el('td', { text: vec(this._row('query.context')) })));
       } else {
         title = `Breakdown: decoder state h = ${vec(cfg.decoder_state)}`;
-        const naive = this._showNaive ? t.naive_weights : null;
+        const naive = this._showNaive ? this._row('naive_weights') : null;
+        const m = this._shape('applied')[1];
+        const applied = this._raw().fields.applied.data;
         const head = ['annotation', 'score', 'weight', ...(naive ? ['naive'] : []), 'w_j·a_j'];
         rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
-        t.scores.slice(0, MAX_ROWS).forEach((s, j) => {
+        const weights = this._row('weights');
+        weights.slice(0, MAX_ROWS).forEach((w, j) => {
+          const column = Array.from({ length: applied.length / m }, (_, r) => applied[r * m + j]);
           rows.push(el('tr', {},
             el('th', { scope: 'row', text: `${j}: ${cfg.tokens[j]}` }),
             el('td', { class: 'formula', text: this._scoreFormula(0, j) }),
-            el('td', { text: fmt(t.weights[j]) }),
+            el('td', { text: fmt(w) }),
             ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
-            el('td', { text: vec(t.applied.map((r) => r[j])) })));
+            el('td', { text: vec(column) })));
         });
+        if (weights.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${weights.length - MAX_ROWS} more annotations` })));
         rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
-          el('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), el('td', { text: vec(t.context) })));
+          el('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), el('td', { text: vec(this._row('context')) })));
       }
       this._breakdown.replaceChildren(el('summary', { text: title }), el('div', { class: 'wrap' }, el('table', {}, el('tbody', {}, ...rows))));
     }
 
     /** `q₀·k₂ = 2·2 + 0·4 + 2·3 = 10` (self) or `h·a₂ = …` (cross). */
     _scoreFormula(i, j) {
-      const t = this.trace;
       const cfg = this._cfg();
       const MAX_TERMS = 6;
       let a, b, name;
-      if (cfg.mechanism === 'self') { a = t.q[i]; b = t.k[j]; name = `q${sub(i)}·k${sub(j)}`; } else {
+      if (cfg.mechanism === 'self') { a = this._row('q', i); b = this._row('k', j); name = `q${sub(i)}·k${sub(j)}`; } else {
         a = cfg.decoder_state; b = cfg.annotations[j]; name = `h·a${sub(j)}`;
       }
       const terms = a.slice(0, MAX_TERMS).map((x, k) => `${fmt(x)}·${fmt(b[k])}`).join(' + ');
       const more = a.length > MAX_TERMS ? ` + … (${a.length} terms)` : '';
-      const score = cfg.mechanism === 'self' ? t.scores[i][j] : t.scores[j];
+      const score = cfg.mechanism === 'self' ? this._at('scores', i, j) : this._at('scores', 0, j);
       return `${name} = ${terms}${more} = ${fmt(score)}`;
     }
 
@@ -1016,14 +1059,14 @@ export function defineElement(api) {
     }
 
     _tipText({ view, cell: [i, j] }) {
-      const t = this.trace;
       const cfg = this._cfg();
       const value = (() => {
         if (view === 'decoder_state') return cfg.decoder_state[i];
         if (view === 'annotations') return cfg.annotations[j][i];
-        const v = t[view];
-        if (!Array.isArray(v)) return NaN;
-        return Array.isArray(v[0]) ? v[i][j] : (cfg.mechanism === 'cross' && view === 'context' ? v[i] : v[j]);
+        if (INPUT_VIEWS.has(view)) return cfg[view][i][j];
+        if (!this._raw().fields[view]) return NaN;
+        // Cross-attention vectors: the context is drawn as a column, the others as a row.
+        return this._at(view, i, view === 'context' && cfg.mechanism === 'cross' ? null : j);
       })();
       let text = `${view}[${i}][${j}] = ${Number.isNaN(value) ? 'nan' : String(value)}`;
       if (view === 'scores') text += `\n${this._scoreFormula(cfg.mechanism === 'self' ? i : 0, j)}`;

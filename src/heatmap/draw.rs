@@ -511,6 +511,14 @@ pub fn preferred_size(view: &View) -> (u32, u32) {
     let row_chars = max_chars(view.row_labels.iter()).min(MAX_LABEL_CHARS);
     let chrome_w = text_width(row_chars, FONT) + 8.0 + BAR_GAP + BAR + 6.0 + text_width(7, FONT) + 4.0;
     let chrome_h = TITLE + FONT + 10.0;
+    // Grids too big to annotate get small square cells (the values show on hover):
+    // fewer pixels to fill on every edit, and the whole matrix in view.
+    let (cell_w, cell_h) = if rows * cols > SHAPES_MAX_CELLS {
+        let side = (600.0 / rows.max(cols) as f64).clamp(2.0, 30.0);
+        (side, side)
+    } else {
+        (cell_w, cell_h)
+    };
     let w = (cols as f64 * cell_w + chrome_w).clamp(140.0, 900.0);
     let h = (rows as f64 * cell_h + chrome_h).clamp(90.0, 900.0);
     (w.round() as u32, h.round() as u32)

@@ -252,14 +252,14 @@ test(`large grid at dpr 2 (${BIG}): uniform cells, 2 px white gaps, same colours
     const bad = [];
     for (let i = 0; i < 64; i++) for (let j = 0; j < 64; j++) {
       const c = m.cells[i][j];
-      if (c.color !== svg[i][j].fill || Object.keys(c.pixels).length !== 1 || c.x1 - c.x0 < 20) bad.push({ i, j, c: { ...c, pixels: Object.keys(c.pixels) } });
+      if (c.color !== svg[i][j].fill || Object.keys(c.pixels).length !== 1 || c.x1 - c.x0 < 16) bad.push({ i, j, c: { ...c, pixels: Object.keys(c.pixels) } });
     }
     return {
-      rows: m.rows, cols: m.cols, size: [m.width, m.height], bad: bad.slice(0, 5), badCount: bad.length,
+      rows: m.rows, cols: m.cols, size: [m.width, m.height], pref: Array.from(viz.preferredSize('scores')), bad: bad.slice(0, 5), badCount: bad.length,
       gaps: [...m.gapsRight, ...m.gapsDown].filter((g) => g.width !== 2 || !g.allWhite).slice(0, 5),
     };
   });
-  assert.deepEqual(r.size, [1800, 1800]);
+  assert.deepEqual(r.size, r.pref.map((x) => 2 * x), 'device size is twice the CSS size');
   assert.deepEqual([r.rows, r.cols], [64, 64]);
   assert.equal(r.badCount, 0, JSON.stringify(r.bad));
   assert.deepEqual(r.gaps, []);
