@@ -135,7 +135,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             let stages = attend(&q, &k, &v, &Scoring::Dot, scale);
             check_finite("scores", &stages.scaled)?;
             check_finite("context", &stages.context)?;
-            let query = breakdown(config.query, &stages, &v);
+            let query = breakdown(config.query, &stages.scores, &stages.scaled, &stages.weights, &v);
             let naive_weights = softmax_rows(&stages.scaled, softmax_naive);
             let Stages { scores, scaled, weights, context } = stages;
             Ok(Trace::SelfAttention(SelfTrace { q, k, v, scores, scaled, weights, naive_weights, context, scale, query }))
@@ -178,27 +178,28 @@ pub fn resolve_scale(scale: Scale, d_k: usize) -> f64 {
     }
 }
 
-fn breakdown(index: usize, stages: &Stages, v: &Matrix) -> QueryBreakdown {
-    let weights = stages.weights.row(index).to_vec();
+/// The single-query walk-through for query `index`, from the matrices of a trace.
+pub(crate) fn breakdown(index: usize, scores: &Matrix, scaled: &Matrix, weights: &Matrix, v: &Matrix) -> QueryBreakdown {
+    let w = weights.row(index).to_vec();
     let mut terms = Matrix::zeros(v.rows(), v.cols());
     let mut context = vec![0.0; v.cols()];
-    for (j, &w) in weights.iter().enumerate() {
+    for (j, &wj) in w.iter().enumerate() {
         for (c, (t, &x)) in terms.row_mut(j).iter_mut().zip(v.row(j)).enumerate() {
-            *t = w * x;
+            *t = wj * x;
             context[c] += *t;
         }
     }
     QueryBreakdown {
         index,
-        scores: stages.scores.row(index).to_vec(),
-        scaled: stages.scaled.row(index).to_vec(),
-        weights,
+        scores: scores.row(index).to_vec(),
+        scaled: scaled.row(index).to_vec(),
+        weights: w,
         terms,
         context,
     }
 }
 
-fn check_finite(name: &str, m: &Matrix) -> Result<(), Overflow> {
+pub(crate) fn check_finite(name: &str, m: &Matrix) -> Result<(), Overflow> {
     match m.first_non_finite() {
         None => Ok(()),
         Some((i, j)) => Err(Overflow(format!(

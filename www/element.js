@@ -117,6 +117,20 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+let sheet;
+/** One constructed stylesheet shared by every element, or null where unsupported. */
+function sharedSheet() {
+  if (sheet === undefined) {
+    try {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(STYLE);
+    } catch {
+      sheet = null;
+    }
+  }
+  return sheet;
+}
+
 /** base64url of the UTF-8 text, as the share links carry it. */
 function encodeState(json) {
   const bytes = new TextEncoder().encode(json);
@@ -169,27 +183,35 @@ export function defineElement(api) {
           this[prop] = value;
         }
       }
-      if (this._built) return;
+      if (!this._dark) {
+        this._dark = window.matchMedia('(prefers-color-scheme: dark)');
+        this._onScheme = () => this._repaint({ silent: true });
+        // The width is read here, not in _repaint: reading layout during an edit would force a reflow of every input.
+        this._resize = new ResizeObserver((entries) => {
+          const width = entries[entries.length - 1].contentRect.width;
+          if (width !== this._width) { this._width = width; this._scheduleRepaint(); }
+        });
+      }
+      this._dark.addEventListener('change', this._onScheme);
+      this._resize.observe(this);
+      if (this._built) return; // moved within the page: the figure and its edits are kept
       this._built = true;
       this._skeleton();
-      this._dark = window.matchMedia('(prefers-color-scheme: dark)');
-      this._onScheme = () => this._repaint({ silent: true });
-      this._dark.addEventListener('change', this._onScheme);
-      // The width is read here, not in _repaint: reading layout during an edit would force a reflow of every input.
-      this._resize = new ResizeObserver((entries) => {
-        const width = entries[entries.length - 1].contentRect.width;
-        if (width !== this._width) { this._width = width; this._scheduleRepaint(); }
-      });
-      this._resize.observe(this);
       api.ready.then(() => this._load(), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
     }
 
     disconnectedCallback() {
       this._resize?.disconnect();
       this._dark?.removeEventListener('change', this._onScheme);
-      this._built = false;
-      if (this._viz) { this._viz.free(); this._viz = null; }
-      this.shadowRoot.replaceChildren();
+      // A move (frameworks, notebooks) reconnects in the same task and keeps everything;
+      // only an element still detached afterwards lets go of its WASM state.
+      queueMicrotask(() => {
+        if (this.isConnected || !this._built) return;
+        this._built = false;
+        if (this._viz) { this._viz.free(); this._viz = null; }
+        this._invalidate();
+        this.shadowRoot.replaceChildren();
+      });
     }
 
     attributeChangedCallback(name, old, value) {
@@ -283,7 +305,7 @@ export function defineElement(api) {
      * A PNG Blob at device resolution: of one heatmap (`view`), or of the whole
      * figure (every visible heatmap) when `view` is omitted.
      */
-    toPNG(view) {
+    async toPNG(view) {
       const canvas = view === undefined ? this._composite() : this._offscreen(String(view));
       return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
     }
@@ -296,9 +318,11 @@ export function defineElement(api) {
 
     /** A link to this page that restores this figure exactly (its state in the URL fragment). */
     shareURL() {
-      const params = new URLSearchParams(location.hash.slice(1));
-      params.set(this._shareKey(), this._viz.shareState(this._showNaive));
-      return `${location.href.split('#')[0]}#${params.toString()}`;
+      // Other parts of the fragment (a page anchor, other figures' states) are kept as they are.
+      const key = encodeURIComponent(this._shareKey());
+      const parts = location.hash.slice(1).split('&').filter((p) => p && p.split('=')[0] !== key);
+      parts.push(`${key}=${this._viz.shareState(this._showNaive)}`);
+      return `${location.href.split('#')[0]}#${parts.join('&')}`;
     }
 
     _shareKey() {
@@ -384,7 +408,9 @@ export function defineElement(api) {
         this._initial = config;
         this._invalid.clear();
       }
-      const shared = new URLSearchParams(location.hash.slice(1)).get(this._shareKey());
+      // A share link in the URL applies once, on the first load; later preset/config changes win.
+      const shared = this._shareApplied ? null : new URLSearchParams(location.hash.slice(1)).get(this._shareKey());
+      this._shareApplied = true;
       if (shared) {
         try {
           this._showNaive = api.callCore(() => this._viz.setShareState(shared));
@@ -472,7 +498,9 @@ export function defineElement(api) {
 
     _skeleton() {
       const root = this.shadowRoot;
-      const style = el('style', { text: STYLE });
+      // A constructed stylesheet needs no 'unsafe-inline' under a Content-Security-Policy.
+      const style = sharedSheet() ? null : el('style', { text: STYLE });
+      if (!style) root.adoptedStyleSheets = [sharedSheet()];
       this._statusEl = el('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
       this._toolbar = el('div', { class: 'toolbar' });
       this._inputs = el('div', { class: 'inputs' });
@@ -481,7 +509,7 @@ export function defineElement(api) {
       this._breakdown = el('details', { class: 'breakdown', open: true });
       this._tip = el('div', { class: 'tip', hidden: true, role: 'tooltip' });
       this._menu = this._buildMenu();
-      root.replaceChildren(style, el('div', { class: 'av', part: 'container' },
+      root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
         this._toolbar, this._menu, this._statusEl, this._inputs, this._lesson, this._stages, this._breakdown), this._tip);
       root.addEventListener('input', (e) => this._onInput(e));
       root.addEventListener('change', (e) => this._onChange(e));
