@@ -12,6 +12,7 @@ pub mod config;
 pub mod edits;
 pub mod export;
 pub mod heatmap;
+pub mod incremental;
 pub mod math;
 pub mod presets;
 pub mod random;

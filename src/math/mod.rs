@@ -6,5 +6,5 @@
 mod matrix;
 mod softmax;
 
-pub use matrix::Matrix;
+pub use matrix::{dot, Matrix};
 pub use softmax::{softmax_naive, softmax_stable};

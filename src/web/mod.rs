@@ -10,6 +10,7 @@ use crate::attention::{self, Trace};
 use crate::config::{Config, Scale};
 use crate::edits::Distribution;
 use crate::heatmap::{self, Colors, Highlight, Layout, Style, Theme};
+use crate::incremental::Session;
 use crate::random::RandomState;
 use crate::{export, presets, share, views};
 use js_sys::{Array, Float64Array, Object, Reflect};
@@ -135,8 +136,8 @@ fn int64(x: f64, name: &str) -> Result<i64, JsError> {
 /// always stays on screen.
 #[wasm_bindgen]
 pub struct Viz {
-    config: Config,
-    trace: Trace,
+    /// Config, trace, and the softmax state that makes one-value edits incremental.
+    session: Session,
     /// The last Randomize, so "Copy as NumPy" can write the seeded calls.
     random: Option<(u32, Distribution)>,
 }
@@ -150,8 +151,8 @@ impl Viz {
     #[wasm_bindgen(constructor)]
     pub fn new(config_json: &str) -> Result<Viz, JsError> {
         let config = Config::from_json(config_json).map_err(js_err)?;
-        let trace = attention::compute(&config).map_err(js_err)?;
-        Ok(Viz { config, trace, random: None })
+        let session = Session::new(config).map_err(js_err)?;
+        Ok(Viz { session, random: None })
     }
 
     /// Replaces the whole config (a paste, a preset, a shape edit).
@@ -164,13 +165,12 @@ impl Viz {
     /// Sets one input value (`matrix` is a config field: embeddings, w_q, …, decoder_state, annotations).
     #[wasm_bindgen(js_name = setValue)]
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), JsError> {
-        let config = self.config.with_value(matrix, row, col, value).map_err(js_err)?;
-        self.replace(config)
+        self.session.set_value(matrix, row, col, value).map_err(js_err)
     }
 
     #[wasm_bindgen(js_name = setQuery)]
     pub fn set_query(&mut self, query: usize) -> Result<(), JsError> {
-        let config = self.config.with_query(query).map_err(js_err)?;
+        let config = self.config().with_query(query).map_err(js_err)?;
         self.replace(config)
     }
 
@@ -183,37 +183,37 @@ impl Viz {
             "custom" => Scale::Value(value),
             other => return Err(js_err(format!("scale must be sqrt_dk, none or custom, got {other:?}"))),
         };
-        let config = self.config.with_scale(scale).map_err(js_err)?;
+        let config = self.config().with_scale(scale).map_err(js_err)?;
         self.replace(config)
     }
 
     #[wasm_bindgen(js_name = insertToken)]
     pub fn insert_token(&mut self, at: usize, name: &str) -> Result<(), JsError> {
-        let config = self.config.insert_token(at, name).map_err(js_err)?;
+        let config = self.config().insert_token(at, name).map_err(js_err)?;
         self.replace(config)
     }
 
     #[wasm_bindgen(js_name = removeToken)]
     pub fn remove_token(&mut self, at: usize) -> Result<(), JsError> {
-        let config = self.config.remove_token(at).map_err(js_err)?;
+        let config = self.config().remove_token(at).map_err(js_err)?;
         self.replace(config)
     }
 
     #[wasm_bindgen(js_name = renameToken)]
     pub fn rename_token(&mut self, at: usize, name: &str) -> Result<(), JsError> {
-        let config = self.config.rename_token(at, name).map_err(js_err)?;
+        let config = self.config().rename_token(at, name).map_err(js_err)?;
         self.replace(config)
     }
 
     #[wasm_bindgen(js_name = insertDim)]
     pub fn insert_dim(&mut self, at: usize) -> Result<(), JsError> {
-        let config = self.config.insert_dim(at).map_err(js_err)?;
+        let config = self.config().insert_dim(at).map_err(js_err)?;
         self.replace(config)
     }
 
     #[wasm_bindgen(js_name = removeDim)]
     pub fn remove_dim(&mut self, at: usize) -> Result<(), JsError> {
-        let config = self.config.remove_dim(at).map_err(js_err)?;
+        let config = self.config().remove_dim(at).map_err(js_err)?;
         self.replace(config)
     }
 
@@ -221,7 +221,7 @@ impl Viz {
     pub fn randomize(&mut self, seed: f64, dist: &str, high: f64) -> Result<(), JsError> {
         let dist = Distribution::parse(dist, high).map_err(js_err)?;
         let seed = seed_u32(seed)?;
-        let config = self.config.randomized(seed, dist).map_err(js_err)?;
+        let config = self.config().randomized(seed, dist).map_err(js_err)?;
         self.replace(config)?;
         self.random = Some((seed, dist));
         Ok(())
@@ -230,13 +230,13 @@ impl Viz {
     /// "Copy as NumPy": a Python snippet that recomputes this figure.
     #[wasm_bindgen(js_name = toNumPy)]
     pub fn to_numpy(&self) -> String {
-        export::numpy_snippet(&self.config, self.random)
+        export::numpy_snippet(self.config(), self.random)
     }
 
     /// The share-link fragment of this figure's whole state.
     #[wasm_bindgen(js_name = shareState)]
     pub fn share_state(&self, naive: bool) -> String {
-        share::encode(&share::State { config: self.config.clone(), naive, random: self.random })
+        share::encode(&share::State { config: self.config().clone(), naive, random: self.random })
     }
 
     /// Restores a share-link fragment; returns whether it showed the naive softmax.
@@ -251,29 +251,30 @@ impl Viz {
     /// The inputs Randomize fills, in draw order.
     #[wasm_bindgen(js_name = randomTargets)]
     pub fn random_targets(&self) -> Vec<String> {
-        self.config.random_targets().into_iter().map(String::from).collect()
+        self.config().random_targets().into_iter().map(String::from).collect()
     }
 
     fn replace(&mut self, config: Config) -> Result<(), JsError> {
-        let trace = attention::compute(&config).map_err(js_err)?;
-        self.config = config;
-        self.trace = trace;
-        Ok(())
+        self.session.replace(config).map_err(js_err)
+    }
+
+    fn config(&self) -> &Config {
+        self.session.config()
     }
 
     #[wasm_bindgen(js_name = configJson)]
     pub fn config_json(&self) -> String {
-        self.config.to_value().to_string()
+        self.config().to_value().to_string()
     }
 
     /// The raw trace, `{mechanism, scale, query_index, fields}` (see `computeJson`).
     pub fn trace(&self) -> Object {
-        trace_object(&self.config, &self.trace)
+        trace_object(self.config(), self.session.trace())
     }
 
     /// The views of this figure, in reading order.
     pub fn views(&self) -> Vec<String> {
-        views::names(&self.config).into_iter().map(String::from).collect()
+        views::names(self.config()).into_iter().map(String::from).collect()
     }
 
     /// Draws `view` on `canvas` (whose width/height are already in device
@@ -289,7 +290,7 @@ impl Viz {
         highlights: Vec<u32>,
         show_title: bool,
     ) -> Result<(), JsError> {
-        let view = views::view(&self.config, &self.trace, view).map_err(js_err)?;
+        let view = views::view(self.config(), self.session.trace(), view).map_err(js_err)?;
         let style = style(dpr, dark, palette, &highlights, show_title);
         draw_on_canvas(&view, &style, canvas)
     }
@@ -297,7 +298,7 @@ impl Viz {
     /// The cell of `view` under a device-pixel point of a canvas of that size, as [row, col].
     #[wasm_bindgen(js_name = cellAt)]
     pub fn cell_at(&self, view: &str, width: u32, height: u32, dpr: f64, x: f64, y: f64) -> Option<Vec<u32>> {
-        let view = views::view(&self.config, &self.trace, view).ok()?;
+        let view = views::view(self.config(), self.session.trace(), view).ok()?;
         let style = style(dpr, false, None, &[], true);
         let colors = Colors::new(view.values.data(), None, view.palette);
         let layout = Layout::new(&view, &colors, &style, width, height);
@@ -307,14 +308,14 @@ impl Viz {
     /// The natural CSS size of a view's canvas, [width, height].
     #[wasm_bindgen(js_name = preferredSize)]
     pub fn preferred_size(&self, view: &str) -> Result<Vec<u32>, JsError> {
-        let view = views::view(&self.config, &self.trace, view).map_err(js_err)?;
+        let view = views::view(self.config(), self.session.trace(), view).map_err(js_err)?;
         let (w, h) = heatmap::preferred_size(&view);
         Ok(vec![w, h])
     }
 
     #[wasm_bindgen(js_name = toSvg)]
     pub fn to_svg(&self, view: &str, palette: Option<String>) -> Result<String, JsError> {
-        let view = views::view(&self.config, &self.trace, view).map_err(js_err)?;
+        let view = views::view(self.config(), self.session.trace(), view).map_err(js_err)?;
         heatmap::to_svg(&view, &style(1.0, false, palette, &[], true)).map_err(js_err)
     }
 }

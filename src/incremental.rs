@@ -1,0 +1,239 @@
+//! Incremental recompute: when one embedding value changes, update only what
+//! depends on it instead of redoing the whole O(n²·d) computation.
+//!
+//! Changing `embeddings[r][c]` changes row r of Q, K and V, so row r and column
+//! r of the scores, hence every softmax row (one entry each, row r entirely),
+//! hence every context row. A `Session` keeps, per softmax row i, a reference
+//! maximum m_i, the exponentials E_ij = exp(s_ij − m_i), their sum and the
+//! unnormalised context U_i = Σ_j E_ij v_j — the online-softmax state. An edit
+//! then costs O(n·d) for the new row and column, O(n) exponentials, and O(n²)
+//! divisions to renormalise the weights, instead of O(n²·d) multiplications and
+//! O(n²) exponentials. Where a subtraction would cancel (the edited key carried
+//! most of a row's weight) or a reference maximum drifts too far, that row is
+//! recomputed exactly, so the result stays within 1e-12 of a full recompute.
+//! Every other edit (weights W_Q/W_K/W_V, cross-attention, shape) recomputes fully.
+
+use crate::attention::{self, check_finite, Overflow, SelfTrace, Trace};
+use crate::config::{Config, Mechanism};
+use crate::math::{dot, Matrix};
+
+/// A figure's config and trace, plus the softmax state that makes edits incremental.
+#[derive(Clone, Debug)]
+pub struct Session {
+    config: Config,
+    trace: Trace,
+    cache: Option<SoftmaxState>,
+}
+
+/// Per-row online-softmax state of a self-attention trace.
+#[derive(Clone, Debug)]
+struct SoftmaxState {
+    /// Reference maximum of each row of `scaled` (≥ every entry of the row).
+    max: Vec<f64>,
+    /// exp(scaled_ij − max_i).
+    exps: Matrix,
+    sums: Vec<f64>,
+    /// Σ_j exps_ij · v_j, one row per query.
+    unnormalised: Matrix,
+    /// exp(scaled_ij) for the naive softmax (may overflow to inf, on purpose).
+    naive_exps: Matrix,
+    /// Patches applied to each row since it was last computed exactly.
+    age: Vec<u32>,
+}
+
+/// A reference maximum may exceed the true row maximum by this much before the
+/// row is recomputed: exp(−600) ≈ 1e-261 is still a normal f64, so no precision is lost.
+const MAX_DRIFT: f64 = 600.0;
+/// An update whose removed term is this many times larger than the result lost
+/// digits to cancellation: recompute that row instead.
+const CANCELLATION: f64 = 16.0;
+/// Rounding errors of patches add up: a row patched this many times is
+/// recomputed exactly (amortised, 1/32 of a full recompute per edit).
+const MAX_AGE: u32 = 32;
+
+impl Session {
+    pub fn new(config: Config) -> Result<Session, Overflow> {
+        let trace = attention::compute(&config)?;
+        let cache = match &trace {
+            Trace::SelfAttention(t) => Some(SoftmaxState::new(t)),
+            Trace::Cross(_) => None,
+        };
+        Ok(Session { config, trace, cache })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Sets `matrix[row][col] = value` (see `Config::with_value`) and brings the
+    /// trace up to date. On any error the session is unchanged.
+    pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), String> {
+        let config = self.config.with_value(matrix, row, col, value).map_err(|e| e.0)?;
+        if matrix == "embeddings" {
+            if let (Trace::SelfAttention(t), Some(cache)) = (&self.trace, &self.cache) {
+                let mut t = t.clone();
+                let mut cache = cache.clone();
+                update_token(&config, &mut t, &mut cache, row).map_err(|e| e.0)?;
+                self.config = config;
+                self.trace = Trace::SelfAttention(t);
+                self.cache = Some(cache);
+                return Ok(());
+            }
+        }
+        self.replace(config).map_err(|e| e.0)
+    }
+
+    /// Any other change: a full recompute.
+    pub fn replace(&mut self, config: Config) -> Result<(), Overflow> {
+        *self = Session::new(config)?;
+        Ok(())
+    }
+}
+
+impl SoftmaxState {
+    fn new(t: &SelfTrace) -> SoftmaxState {
+        let n = t.scaled.rows();
+        let mut state = SoftmaxState {
+            max: vec![0.0; n],
+            exps: Matrix::zeros(n, n),
+            sums: vec![0.0; n],
+            unnormalised: Matrix::zeros(n, t.v.cols()),
+            naive_exps: t.scaled.map(f64::exp),
+            age: vec![0; n],
+        };
+        for i in 0..n {
+            state.recompute_row(i, &t.scaled, &t.v);
+        }
+        state
+    }
+
+    /// Row i from scratch: its maximum, exponentials, sum and context.
+    fn recompute_row(&mut self, i: usize, scaled: &Matrix, v: &Matrix) {
+        let row = scaled.row(i);
+        let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        self.max[i] = max;
+        for (e, &s) in self.exps.row_mut(i).iter_mut().zip(row) {
+            *e = (s - max).exp();
+        }
+        self.sums[i] = self.exps.row(i).iter().sum();
+        let mut u = vec![0.0; v.cols()];
+        for (j, &e) in self.exps.row(i).iter().enumerate() {
+            for (uk, &vk) in u.iter_mut().zip(v.row(j)) {
+                *uk += e * vk;
+            }
+        }
+        self.unnormalised.row_mut(i).copy_from_slice(&u);
+        self.age[i] = 0;
+    }
+}
+
+/// Brings `t` and `state` up to date after row `r` of the embeddings changed in `config`.
+fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r: usize) -> Result<(), Overflow> {
+    let Mechanism::SelfAttention { embeddings, projections } = &config.mechanism else {
+        unreachable!("only self-attention sessions keep a softmax state")
+    };
+    let n = embeddings.rows();
+    let x = Matrix::row_vector(embeddings.row(r));
+    let (q, k, v) = match projections {
+        Some(p) => (x.matmul(&p.w_q), x.matmul(&p.w_k), x.matmul(&p.w_v)),
+        None => (x.clone(), x.clone(), x),
+    };
+    for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
+        check_finite(name, m).map_err(|e| Overflow(e.0.replace("row 0", &format!("row {r}"))))?;
+    }
+    let old_v = t.v.row(r).to_vec();
+    t.q.row_mut(r).copy_from_slice(q.row(0));
+    t.k.row_mut(r).copy_from_slice(k.row(0));
+    t.v.row_mut(r).copy_from_slice(v.row(0));
+    // Row r and column r of the scores (the rest only depend on unchanged rows).
+    for j in 0..n {
+        let s = dot(t.q.row(r), t.k.row(j));
+        t.scores.set(r, j, s);
+        t.scaled.set(r, j, s / t.scale);
+    }
+    for i in 0..n {
+        let s = dot(t.q.row(i), t.k.row(r));
+        t.scores.set(i, r, s);
+        t.scaled.set(i, r, s / t.scale);
+    }
+    check_finite("scores", &t.scaled)?;
+    // Softmax rows i ≠ r: one entry and one value vector changed.
+    for i in (0..n).filter(|&i| i != r) {
+        let s = t.scaled.get(i, r);
+        let old_e = state.exps.get(i, r);
+        if s > state.max[i] {
+            // A new maximum: rescale the row to it (exact up to rounding, no overflow).
+            let factor = (state.max[i] - s).exp();
+            for e in state.exps.row_mut(i) {
+                *e *= factor;
+            }
+            for u in state.unnormalised.row_mut(i) {
+                *u *= factor;
+            }
+            let old_e = old_e * factor;
+            state.max[i] = s;
+            if !apply_entry(state, i, r, old_e, &old_v, t) {
+                state.recompute_row(i, &t.scaled, &t.v);
+            }
+        } else if !apply_entry(state, i, r, old_e, &old_v, t) {
+            state.recompute_row(i, &t.scaled, &t.v);
+        }
+        state.naive_exps.set(i, r, s.exp());
+    }
+    state.recompute_row(r, &t.scaled, &t.v);
+    for (e, &s) in state.naive_exps.row_mut(r).iter_mut().zip(t.scaled.row(r)) {
+        *e = s.exp();
+    }
+    // Renormalise: weights, context, naive weights.
+    for i in 0..n {
+        let sum = state.sums[i];
+        for (w, &e) in t.weights.row_mut(i).iter_mut().zip(state.exps.row(i)) {
+            *w = e / sum;
+        }
+        for (c, &u) in t.context.row_mut(i).iter_mut().zip(state.unnormalised.row(i)) {
+            *c = u / sum;
+        }
+        let naive_sum: f64 = state.naive_exps.row(i).iter().sum();
+        for (w, &e) in t.naive_weights.row_mut(i).iter_mut().zip(state.naive_exps.row(i)) {
+            *w = e / naive_sum;
+        }
+    }
+    check_finite("context", &t.context)?;
+    t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
+    Ok(())
+}
+
+/// Replaces entry (i, r) of row i's softmax state after its score and value
+/// vector changed. Returns false when the row must be recomputed instead
+/// (its maximum drifted, or the update cancelled too many digits).
+fn apply_entry(state: &mut SoftmaxState, i: usize, r: usize, old_e: f64, old_v: &[f64], t: &SelfTrace) -> bool {
+    let s = t.scaled.get(i, r);
+    state.age[i] += 1;
+    if state.age[i] >= MAX_AGE {
+        return false;
+    }
+    // If the edited entry was the row's maximum it may have gone down: is the
+    // reference still close enough to the true maximum? (O(n), like the sum below.)
+    let true_max = t.scaled.row(i).iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if state.max[i] - true_max > MAX_DRIFT {
+        return false;
+    }
+    let new_e = (s - state.max[i]).exp();
+    state.exps.set(i, r, new_e);
+    // The sum is re-added (O(n), exact as a full recompute would sum); the
+    // context row is patched, with a cancellation guard.
+    state.sums[i] = state.exps.row(i).iter().sum();
+    let new_v = t.v.row(r);
+    let mut removed = 0.0f64;
+    let mut result = 0.0f64;
+    for ((u, &ov), &nv) in state.unnormalised.row_mut(i).iter_mut().zip(old_v).zip(new_v) {
+        *u += new_e * nv - old_e * ov;
+        removed = removed.max((old_e * ov).abs());
+        result = result.max(u.abs());
+    }
+    removed <= CANCELLATION * result || removed == 0.0
+}

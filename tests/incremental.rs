@@ -1,0 +1,111 @@
+//! Incremental edits equal a full recompute (to 1e-12), whatever the edit does
+//! to a row's maximum, and a refused edit leaves the session as it was.
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_viz::attention::{compute, Trace};
+use attention_viz::config::Config;
+use attention_viz::edits::Distribution;
+use attention_viz::incremental::Session;
+use attention_viz::math::Matrix;
+use attention_viz::presets::preset;
+use attention_viz::random::RandomState;
+
+/// Entry-wise |a − b| ≤ 1e-12 · max(|b|, largest |value| of b's row): relative,
+/// with a floor at the row's scale where a value sits near zero by cancellation.
+fn assert_matrix_eq(what: &str, a: &Matrix, b: &Matrix) {
+    assert_eq!(a.shape(), b.shape(), "{what} shape");
+    for i in 0..b.rows() {
+        let scale = b.row(i).iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        for j in 0..b.cols() {
+            let (x, y) = (a.get(i, j), b.get(i, j));
+            let ok = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-12 * y.abs().max(scale);
+            assert!(ok, "{what}[{i}][{j}]: incremental {x:e} vs full {y:e}");
+        }
+    }
+}
+
+fn assert_same(session: &Session) {
+    let (Trace::SelfAttention(a), Trace::SelfAttention(b)) = (session.trace(), &compute(session.config()).unwrap()) else {
+        panic!("self-attention expected")
+    };
+    for (name, x, y) in [
+        ("q", &a.q, &b.q),
+        ("k", &a.k, &b.k),
+        ("v", &a.v, &b.v),
+        ("scores", &a.scores, &b.scores),
+        ("scaled", &a.scaled, &b.scaled),
+        ("weights", &a.weights, &b.weights),
+        ("naive_weights", &a.naive_weights, &b.naive_weights),
+        ("context", &a.context, &b.context),
+        ("query.terms", &a.query.terms, &b.query.terms),
+    ] {
+        assert_matrix_eq(name, x, y);
+    }
+    assert_matrix_eq("query.context", &Matrix::row_vector(&a.query.context), &Matrix::row_vector(&b.query.context));
+}
+
+fn random_config(seed: u32, n: usize, d: usize, projections: bool) -> Config {
+    let mut rng = RandomState::new(seed);
+    let m = |rng: &mut RandomState, r: usize, c: usize| -> Vec<Vec<f64>> { (0..r).map(|_| rng.randn(c)).collect() };
+    let mut obj = serde_json::json!({"embeddings": m(&mut rng, n, d)});
+    if projections {
+        obj["w_q"] = serde_json::json!(m(&mut rng, d, d));
+        obj["w_k"] = serde_json::json!(m(&mut rng, d, d));
+        obj["w_v"] = serde_json::json!(m(&mut rng, d, d));
+    }
+    Config::from_value(&obj).unwrap()
+}
+
+#[test]
+fn edits_of_the_seed_documents_match_a_full_recompute() {
+    let mut s = Session::new(preset("seed-001").unwrap()).unwrap();
+    for (r, c, x) in [(0, 2, 5.0), (3, 0, -2.0), (1, 1, 0.0), (0, 2, 0.0), (2, 1, 30.0), (2, 1, -30.0)] {
+        s.set_value("embeddings", r, c, x).unwrap();
+        assert_same(&s);
+    }
+    let mut s = Session::new(preset("seed-002").unwrap()).unwrap();
+    s.set_value("embeddings", 1, 0, 30.0).unwrap(); // scores pass 709: naive softmax overflows
+    assert_same(&s);
+    let Trace::SelfAttention(t) = s.trace() else { panic!() };
+    assert!(t.naive_weights.data().iter().any(|w| w.is_nan()));
+    s.set_value("embeddings", 1, 0, 0.1).unwrap();
+    assert_same(&s);
+}
+
+#[test]
+fn long_random_edit_sequences_stay_within_1e_12() {
+    for (seed, projections) in [(1, true), (2, false), (3, true)] {
+        let (n, d) = (12, 5);
+        let mut s = Session::new(random_config(seed, n, d, projections)).unwrap();
+        let mut rng = RandomState::new(seed + 100);
+        for step in 0..300 {
+            let r = rng.randint(0, n as i64, 1).unwrap()[0] as usize;
+            let c = rng.randint(0, d as i64, 1).unwrap()[0] as usize;
+            // Mostly small moves, sometimes a jump that makes or unmakes a row maximum.
+            let x = if step % 7 == 0 { rng.randn(1)[0] * 40.0 } else { rng.randn(1)[0] };
+            s.set_value("embeddings", r, c, x).unwrap();
+            if step % 10 == 0 {
+                assert_same(&s);
+            }
+        }
+        assert_same(&s);
+    }
+}
+
+#[test]
+fn other_edits_recompute_fully_and_refused_edits_change_nothing() {
+    let mut s = Session::new(preset("seed-001").unwrap().randomized(3, Distribution::Randn).unwrap()).unwrap();
+    s.set_value("w_q", 0, 0, 2.5).unwrap();
+    assert_same(&s);
+    s.set_value("embeddings", 0, 0, 1.5).unwrap();
+    assert_same(&s);
+    let before = s.config().clone();
+    assert!(s.set_value("embeddings", 0, 0, 1e200).unwrap_err().contains("overflowed"));
+    assert!(s.set_value("embeddings", 9, 0, 1.0).is_err());
+    assert_eq!(s.config(), &before);
+    assert_same(&s);
+    let mut x = Session::new(preset("seed-003").unwrap()).unwrap();
+    x.set_value("annotations", 3, 2, 50.0).unwrap();
+    // Cross-attention recomputes fully: identical, NaN of the naive softmax included.
+    assert_eq!(format!("{:?}", x.trace()), format!("{:?}", compute(x.config()).unwrap()));
+}
