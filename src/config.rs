@@ -390,7 +390,8 @@ fn matrix_value(m: &Matrix) -> Value {
 
 /// Integral values are written as integers so presets read like the documents.
 fn number_value(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+    // -0.0 stays a float so it reads back as -0.0 (an integer 0 would not).
+    if x.fract() == 0.0 && x.abs() < 9.0e15 && !(x == 0.0 && x.is_sign_negative()) {
         json!(x as i64)
     } else {
         json!(x)

@@ -62,7 +62,8 @@ impl Config {
             Mechanism::Cross { annotations, .. } => *annotations = insert_row(annotations, at),
         }
         next.tokens.insert(at, name.to_string());
-        if next.query >= at && at < n {
+        let is_self = matches!(next.mechanism, Mechanism::SelfAttention { .. });
+        if is_self && next.query >= at && at < n {
             next.query += 1;
         }
         Ok(next)
@@ -82,7 +83,8 @@ impl Config {
             Mechanism::Cross { annotations, .. } => *annotations = remove_row(annotations, at),
         }
         next.tokens.remove(at);
-        if next.query > at || next.query >= n - 1 {
+        let is_self = matches!(next.mechanism, Mechanism::SelfAttention { .. });
+        if is_self && (next.query > at || next.query >= n - 1) {
             next.query = next.query.saturating_sub(1);
         }
         Ok(next)
@@ -240,6 +242,10 @@ impl Config {
     }
 
     pub fn with_query(&self, query: usize) -> Result<Config> {
+        if let Mechanism::Cross { .. } = self.mechanism {
+            // The decoder state is the only query of cross-attention.
+            return if query == 0 { Ok(self.clone()) } else { err("cross-attention has one query, the decoder state (query 0)") };
+        }
         if query >= self.tokens.len() {
             return err(format!("query {query} is out of range: there are {} tokens", self.tokens.len()));
         }

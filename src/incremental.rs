@@ -77,11 +77,14 @@ impl Session {
             if let (Trace::SelfAttention(t), Some(cache)) = (&self.trace, &self.cache) {
                 let mut t = t.clone();
                 let mut cache = cache.clone();
-                update_token(&config, &mut t, &mut cache, row).map_err(|e| e.0)?;
-                self.config = config;
-                self.trace = Trace::SelfAttention(t);
-                self.cache = Some(cache);
-                return Ok(());
+                // Near the float limit the unnormalised sums can overflow where the
+                // full recompute does not: then the full recompute decides.
+                if update_token(&config, &mut t, &mut cache, row).is_ok() {
+                    self.config = config;
+                    self.trace = Trace::SelfAttention(t);
+                    self.cache = Some(cache);
+                    return Ok(());
+                }
             }
         }
         self.replace(config).map_err(|e| e.0)
