@@ -49,7 +49,12 @@ function callCore(fn) {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof WebAssembly.RuntimeError) throw new Error(`attention-viz internal error: ${e.message}`);
+    if (e instanceof WebAssembly.RuntimeError) {
+      // A Rust panic trapped: report its message (kept by the panic hook). The module stays usable.
+      let detail = e.message;
+      try { detail = core.takeLastPanic() ?? detail; } catch { /* keep the trap's own message */ }
+      throw new Error(`attention-viz internal error: ${detail}`);
+    }
     throw new Error(e && e.message ? e.message : String(e));
   }
 }
@@ -104,6 +109,9 @@ export function renderSVG(config, view, palette = undefined) {
   const json = configJson(config);
   return callCore(() => core.renderSvg(json, String(view), palette ?? undefined));
 }
+
+/** Test hooks (not part of the documented API). */
+export const _internal = { forceInternalError: () => callCore(() => core.forceInternalError()) };
 
 /** The Rust figure state, for the element (not part of the documented API). */
 export function _viz(config) {

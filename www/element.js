@@ -157,7 +157,7 @@ export function defineElement(api) {
   if (customElements.get('attention-viz')) return;
 
   class AttentionViz extends HTMLElement {
-    static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette']; }
+    static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette', 'persist']; }
 
     constructor() {
       super();
@@ -194,6 +194,10 @@ export function defineElement(api) {
       }
       this._dark.addEventListener('change', this._onScheme);
       this._resize.observe(this);
+      if (!this._onHide) {
+        this._onHide = () => { if (this._saveTimer) this._saveNow(); };
+        window.addEventListener('pagehide', this._onHide);
+      }
       if (this._built) return; // moved within the page: the figure and its edits are kept
       this._built = true;
       this._skeleton();
@@ -217,7 +221,7 @@ export function defineElement(api) {
     attributeChangedCallback(name, old, value) {
       if (old === value || !this._viz) return;
       if (name === 'preset' || name === 'config') this._load();
-      else this._rebuild();
+      else if (name !== 'persist') this._rebuild();
     }
 
     // ---- public API -------------------------------------------------------
@@ -295,6 +299,51 @@ export function defineElement(api) {
     /** One palette for every heatmap (attribute `palette`): rocket, vlag, diverging, purple, orange, blue, #rrggbb… */
     get palette() { return this.getAttribute('palette'); }
     set palette(v) { if (v === null || v === undefined) this.removeAttribute('palette'); else this.setAttribute('palette', String(v)); }
+
+    /** Keep the user's edits in localStorage and bring them back on reload (attribute `persist`). */
+    get persist() { return this.hasAttribute('persist') && this.getAttribute('persist') !== 'false'; }
+    set persist(v) { if (v) this.setAttribute('persist', ''); else this.removeAttribute('persist'); }
+
+    _storageKey() { return `attention-viz:${location.pathname}:${this._shareKey()}`; }
+
+    /** localStorage, or null when the browser refuses it (disabled, sandboxed, private mode). */
+    _storage() {
+      try {
+        return window.localStorage;
+      } catch {
+        return null;
+      }
+    }
+
+    _storageProblem() {
+      if (this._warnedStorage) return;
+      this._warnedStorage = true;
+      this._status('Your edits cannot be saved in this browser (storage is full or turned off); they last until you leave the page.', true);
+    }
+
+    /** Saves the state a moment after the last edit (not on every scrub step). */
+    _scheduleSave() {
+      if (!this.persist) return;
+      clearTimeout(this._saveTimer);
+      this._saveTimer = setTimeout(() => this._saveNow(), 250);
+    }
+
+    _saveNow() {
+      clearTimeout(this._saveTimer);
+      if (!this.persist || !this._viz) return;
+      const storage = this._storage();
+      try {
+        if (!storage) throw new Error('no storage');
+        storage.setItem(this._storageKey(), this._viz.shareState(this._showNaive));
+      } catch {
+        this._storageProblem();
+      }
+    }
+
+    _forgetSaved() {
+      clearTimeout(this._saveTimer);
+      try { this._storage()?.removeItem(this._storageKey()); } catch { /* nothing saved */ }
+    }
 
     /** A standalone SVG string of one heatmap, drawn by the same Rust code as the canvas. */
     toSVG(view) {
@@ -420,8 +469,23 @@ export function defineElement(api) {
           this._fail(`${e.message} — showing the original figure instead.`);
         }
       }
+      if (!shared && !error && this.persist) {
+        let saved = null;
+        const storage = this._storage();
+        try { saved = storage ? storage.getItem(this._storageKey()) : null; } catch { this._storageProblem(); }
+        if (saved) {
+          try {
+            this._showNaive = api.callCore(() => this._viz.setShareState(saved));
+            this._invalidate();
+          } catch (e) {
+            error = e.message;
+            this._forgetSaved();
+            this._fail(`Your saved edits could not be restored (${e.message}) — showing the original figure.`);
+          }
+        }
+      }
       this._rebuild();
-      if (!error) this._status('');
+      if (!error && !this._warnedStorage) this._status('');
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
     }
 
@@ -432,6 +496,7 @@ export function defineElement(api) {
       try {
         api.callCore(mutate);
       } catch (e) {
+        if (e.message.startsWith('attention-viz internal error')) this._recover();
         if (cell) this._markInvalid(cell, e.message);
         else this._fail(e.message);
         return false;
@@ -448,6 +513,17 @@ export function defineElement(api) {
       if (rebuild) this._rebuild();
       else this._repaint();
       return true;
+    }
+
+    /** After a Rust panic the Viz object may stay locked: rebuild it from the last config we read. */
+    _recover() {
+      const last = this._cfgCache || this._initial;
+      try {
+        const viz = api.callCore(() => api.newViz(last));
+        try { this._viz.free(); } catch { /* the old object may be unusable */ }
+        this._viz = viz;
+        this._invalidate();
+      } catch { /* keep the old one; the message already says what happened */ }
     }
 
     _fail(message) {
@@ -576,7 +652,7 @@ export function defineElement(api) {
       naive.checked = this._showNaive;
       tb.push(el('div', { class: 'group' },
         el('label', {}, naive, ' naive softmax'),
-        el('button', { type: 'button', 'data-action': 'reset', text: 'Reset' })));
+        el('button', { type: 'button', 'data-action': 'reset', text: this.persist ? 'Reset to the document' : 'Reset', title: 'Back to the original numbers (forgets saved edits)' })));
       this._toolbar.replaceChildren(...tb);
       for (const b of this._toolbar.querySelectorAll('button')) b.addEventListener('click', () => this._action(b.dataset.action));
     }
@@ -658,7 +734,10 @@ export function defineElement(api) {
         case 'remove-token': return this._apply(() => v.removeToken(n - 1), { rebuild: true });
         case 'add-dim': return this._apply(() => v.insertDim(this._dims(cfg)), { rebuild: true });
         case 'remove-dim': return this._apply(() => v.removeDim(this._dims(cfg) - 1), { rebuild: true });
-        case 'reset': return this._apply(() => v.setConfig(api.configJson(this._initial)), { rebuild: true });
+        case 'reset':
+          this._forgetSaved();
+          this._showNaive = false;
+          return this._apply(() => v.setConfig(api.configJson(this._initial)), { rebuild: true });
         default:
       }
     }
@@ -777,6 +856,7 @@ export function defineElement(api) {
       }
       this._renderBreakdown();
       if (!silent) {
+        this._scheduleSave();
         const self = this;
         this.dispatchEvent(new CustomEvent('change', {
           detail: { get config() { return self.config; }, get trace() { return self.trace; } },
@@ -910,6 +990,7 @@ export function defineElement(api) {
         case 'naive':
           this._showNaive = t.checked;
           this._buildStages();
+          this._scheduleSave();
           return this._repaint({ silent: true });
         default: return undefined;
       }

@@ -20,11 +20,33 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
+thread_local! {
+    /// The message of the last panic, for the JS side to report after the trap.
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
 #[wasm_bindgen(start)]
 pub fn start() {
+    // A panic aborts (traps) the call that hit it; the hook keeps its message so
+    // the console and the element can say what went wrong. Module memory is
+    // untouched by a trap, so the next call works.
     std::panic::set_hook(Box::new(|info| {
-        web_sys::console::error_1(&format!("attention-viz internal error: {info}").into());
+        let message = info.to_string();
+        web_sys::console::error_1(&format!("attention-viz internal error: {message}").into());
+        LAST_PANIC.with(|p| *p.borrow_mut() = Some(message));
     }));
+}
+
+/// The message of the last panic, once (then `undefined` until the next one).
+#[wasm_bindgen(js_name = takeLastPanic)]
+pub fn take_last_panic() -> Option<String> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
+}
+
+/// Panics on purpose: the tests use it to prove an internal error leaves the module working.
+#[wasm_bindgen(js_name = forceInternalError)]
+pub fn force_internal_error() {
+    panic!("forced internal error (a test of the panic path)");
 }
 
 /// Validates `config_json` and runs it; the result is

@@ -101,6 +101,26 @@ test('JS-only bad values: NaN, Infinity, 1e400, cycles, undefined', async () => 
   assert.deepEqual(results.at(-1), [[1, 0], [0, 1]]);
 });
 
+
+
+test('a forced internal error (Rust panic) is reported and leaves the next compute() correct', async () => {
+  const r = await page.evaluate(() => {
+    const logged = [];
+    const original = console.error;
+    console.error = (...a) => { logged.push(a.join(' ')); };
+    let message = null;
+    try { av._internal.forceInternalError(); } catch (e) { message = e.message; }
+    console.error = original;
+    const after = av.compute(av.presets['seed-003']).weights;
+    const rs = new av.RandomState(42).randint(3, null, [3, 3]);
+    return { message, logged, after, rs };
+  });
+  assert.match(r.message, /^attention-viz internal error: .*forced internal error/s);
+  assert.ok(r.logged.some((l) => l.includes('forced internal error')), 'the panic hook reports to the console');
+  assert.deepEqual(r.after.map((x) => Number(x.toPrecision(12))), [0.119202922022, 7.94715150796e-232, 0, 0.880797077978]);
+  assert.deepEqual(r.rs, [[2, 0, 2], [2, 0, 0], [2, 1, 2]]);
+});
+
 test('no errors reached the console', () => {
   assert.deepEqual(page.errors, []);
 });
