@@ -10,7 +10,7 @@
 //! callers.
 
 use crate::config::{Config, Mechanism, Scale};
-use crate::math::{softmax_naive, softmax_stable, Matrix};
+use crate::math::{softmax_naive_given, softmax_stable, Matrix};
 
 /// How a query is compared with a key. Only the dot product exists today;
 /// bilinear (`qᵀ W k`) and additive (`vᵀ tanh(W q + U k)`) scorers are new
@@ -59,6 +59,16 @@ pub fn softmax_rows(m: &Matrix, softmax: fn(&[f64]) -> Vec<f64>) -> Matrix {
     out
 }
 
+/// The naive softmax of every row of `scaled`, given its stable `weights`
+/// (literal only in rows where float64 overflow or underflow can occur).
+pub fn naive_rows(scaled: &Matrix, weights: &Matrix) -> Matrix {
+    let mut out = Matrix::zeros(scaled.rows(), scaled.cols());
+    for i in 0..scaled.rows() {
+        out.row_mut(i).copy_from_slice(&softmax_naive_given(scaled.row(i), weights.row(i)));
+    }
+    out
+}
+
 /// Every stage of self-attention.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SelfTrace {
@@ -68,7 +78,8 @@ pub struct SelfTrace {
     pub scores: Matrix,
     pub scaled: Matrix,
     pub weights: Matrix,
-    /// `exp(x) / sum(exp(x))` without the max shift, for the overflow lesson.
+    /// `exp(x) / sum(exp(x))` without the max shift, for the overflow lesson:
+    /// NaN where float64 overflows; equal to `weights` (to rounding) elsewhere.
     pub naive_weights: Matrix,
     pub context: Matrix,
     pub scale: f64,
@@ -136,7 +147,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             check_finite("scores", &stages.scaled)?;
             check_finite("context", &stages.context)?;
             let query = breakdown(config.query, &stages.scores, &stages.scaled, &stages.weights, &v);
-            let naive_weights = softmax_rows(&stages.scaled, softmax_naive);
+            let naive_weights = naive_rows(&stages.scaled, &stages.weights);
             let Stages { scores, scaled, weights, context } = stages;
             Ok(Trace::SelfAttention(SelfTrace { q, k, v, scores, scaled, weights, naive_weights, context, scale, query }))
         }
@@ -155,7 +166,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             // np.sum(applied, axis=1): each context entry sums one row of `applied`.
             let context: Vec<f64> = (0..applied.rows()).map(|r| applied.row(r).iter().sum()).collect();
             check_finite("context", &Matrix::row_vector(&context))?;
-            let naive_weights = softmax_naive(stages.scaled.row(0));
+            let naive_weights = softmax_naive_given(stages.scaled.row(0), stages.weights.row(0));
             Ok(Trace::Cross(CrossTrace {
                 scores: stages.scores.row(0).to_vec(),
                 scaled: stages.scaled.row(0).to_vec(),

@@ -35,8 +35,6 @@ struct SoftmaxState {
     sums: Vec<f64>,
     /// Σ_j exps_ij · v_j, one row per query.
     unnormalised: Matrix,
-    /// exp(scaled_ij) for the naive softmax (may overflow to inf, on purpose).
-    naive_exps: Matrix,
     /// Patches applied to each row since it was last computed exactly.
     age: Vec<u32>,
 }
@@ -105,7 +103,6 @@ impl SoftmaxState {
             exps: Matrix::zeros(n, n),
             sums: vec![0.0; n],
             unnormalised: Matrix::zeros(n, t.v.cols()),
-            naive_exps: t.scaled.map(f64::exp),
             age: vec![0; n],
         };
         for i in 0..n {
@@ -185,12 +182,8 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
         } else if !apply_entry(state, i, r, old_e, &old_v, t) {
             state.recompute_row(i, &t.scaled, &t.v);
         }
-        state.naive_exps.set(i, r, s.exp());
     }
     state.recompute_row(r, &t.scaled, &t.v);
-    for (e, &s) in state.naive_exps.row_mut(r).iter_mut().zip(t.scaled.row(r)) {
-        *e = s.exp();
-    }
     // Renormalise: weights, context, naive weights.
     for i in 0..n {
         let sum = state.sums[i];
@@ -200,11 +193,8 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
         for (c, &u) in t.context.row_mut(i).iter_mut().zip(state.unnormalised.row(i)) {
             *c = u / sum;
         }
-        let naive_sum: f64 = state.naive_exps.row(i).iter().sum();
-        for (w, &e) in t.naive_weights.row_mut(i).iter_mut().zip(state.naive_exps.row(i)) {
-            *w = e / naive_sum;
-        }
     }
+    t.naive_weights = attention::naive_rows(&t.scaled, &t.weights);
     check_finite("context", &t.context)?;
     t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
     Ok(())

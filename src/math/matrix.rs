@@ -104,15 +104,13 @@ impl Matrix {
     }
 
     /// `self @ other.T`: every row of `self` dotted with every row of `other`.
+    ///
+    /// Computed as `self @ transpose(other)` so the inner loop runs over
+    /// contiguous output columns (it vectorises); each element still sums its
+    /// terms in k order, exactly as `dot` would.
     pub fn matmul_transposed(&self, other: &Matrix) -> Matrix {
         debug_assert_eq!(self.cols, other.cols);
-        let mut out = Matrix::zeros(self.rows, other.rows);
-        for i in 0..self.rows {
-            for j in 0..other.rows {
-                out.data[i * other.rows + j] = dot(self.row(i), other.row(j));
-            }
-        }
-        out
+        self.matmul(&other.transpose())
     }
 
     pub fn map(&self, f: impl Fn(f64) -> f64) -> Matrix {

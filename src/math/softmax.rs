@@ -25,3 +25,21 @@ pub fn softmax_naive(row: &[f64]) -> Vec<f64> {
     let sum: f64 = exps.iter().sum();
     exps.into_iter().map(|e| e / sum).collect()
 }
+
+/// The naive softmax of `row`, given its stable softmax `stable`.
+///
+/// Where `exp(x)` can neither overflow nor underflow for any entry, and their
+/// sum cannot overflow, the naive and stable formulas are the same numbers
+/// (up to rounding), so the stable row is returned and n exponentials are
+/// saved. Only rows near float64's edges — where the lesson happens — are
+/// computed literally with `softmax_naive`.
+pub fn softmax_naive_given(row: &[f64], stable: &[f64]) -> Vec<f64> {
+    let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = row.iter().copied().fold(f64::INFINITY, f64::min);
+    let headroom = 700.0 - (row.len().max(1) as f64).ln();
+    if max <= headroom && min >= -700.0 {
+        stable.to_vec()
+    } else {
+        softmax_naive(row)
+    }
+}
