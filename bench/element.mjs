@@ -116,6 +116,8 @@ const CASES = [
   { what: 'seed-003 (cross, 4 annotations × 3)', preset: 'seed-003', target: TARGET_MS },
   { what: 'self n=128 × d=64, d_k=d_v=64', big: { n: 128, d: 64, seed: 0 }, target: TARGET_MS },
   { what: 'self n=128 × d=64, d_k=d_v=64, + naive_weights', big: { n: 128, d: 64, seed: 0 }, naive: true, target: TARGET_MS },
+  { what: 'self n=4 × d=64, d_k=d_v=64', big: { n: 4, d: 64, seed: 0 }, target: TARGET_MS },
+  { what: 'self n=512 × d=64, d_k=d_v=64', big: { n: 512, d: 64, seed: 0 }, target: 33 },
 ];
 
 export function median(xs) {

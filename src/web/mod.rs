@@ -11,11 +11,11 @@ use crate::config::{Config, Scale};
 use crate::edits::Distribution;
 use crate::heatmap::{self, Colors, Highlight, Layout, Style, Theme};
 use crate::incremental::Session;
+use canvas::TextCachingCanvas;
 use crate::random::RandomState;
 use crate::{export, presets, share, views};
 use js_sys::{Array, Float64Array, Object, Reflect};
 use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -24,6 +24,8 @@ thread_local! {
     /// The message of the last panic, for the JS side to report after the trap.
     static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
+
+mod canvas;
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -376,7 +378,8 @@ fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) 
         .flatten()
         .and_then(|c| c.dyn_into().ok())
         .ok_or_else(|| js_err("this canvas has no 2D context"))?;
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or_else(|| js_err("cannot draw on this canvas"))?;
+    let backend =
+        TextCachingCanvas::new(canvas, context.clone()).ok_or_else(|| js_err("cannot draw on this canvas"))?;
     let root = backend.into_drawing_area();
     let shapes = layout.rows * layout.cols <= heatmap::draw::SHAPES_MAX_CELLS;
     if !shapes {
