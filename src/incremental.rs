@@ -72,17 +72,32 @@ impl Session {
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), String> {
         let config = self.config.with_value(matrix, row, col, value).map_err(|e| e.0)?;
         if matrix == "embeddings" {
-            if let (Trace::SelfAttention(t), Some(cache)) = (&self.trace, &self.cache) {
-                let mut t = t.clone();
-                let mut cache = cache.clone();
-                // Near the float limit the unnormalised sums can overflow where the
-                // full recompute does not: then the full recompute decides.
-                if update_token(&config, &mut t, &mut cache, row).is_ok() {
-                    self.config = config;
-                    self.trace = Trace::SelfAttention(t);
-                    self.cache = Some(cache);
-                    return Ok(());
+            if let (Trace::SelfAttention(t), Some(cache)) = (&mut self.trace, &mut self.cache) {
+                // Updated in place: a copy of an n×n trace and its softmax state would
+                // double the memory of a large figure on every edit.
+                match update_token(&config, t, cache, row) {
+                    Ok(()) => {
+                        self.config = config;
+                        return Ok(());
+                    }
+                    Err(Refused::Unchanged(e)) => return Err(e.0),
+                    Err(Refused::Midway) => {}
                 }
+                // Q/K/V and score overflows are refused above before anything changes;
+                // reaching here means the context overflowed mid-update (inputs near
+                // 1e308): the full recompute decides, and if it refuses too, the previous
+                // config is recomputed (equal to what was shown, to 1e-12).
+                return match Session::new(config) {
+                    Ok(next) => {
+                        *self = next;
+                        Ok(())
+                    }
+                    Err(e) => {
+                        let previous = self.config.clone();
+                        *self = Session::new(previous).expect("the previous config computed before");
+                        Err(e.0)
+                    }
+                };
             }
         }
         self.replace(config).map_err(|e| e.0)
@@ -131,8 +146,22 @@ impl SoftmaxState {
     }
 }
 
+/// Why an incremental update stopped.
+enum Refused {
+    /// The edit overflows; nothing was changed.
+    Unchanged(Overflow),
+    /// The update overflowed part-way; the state is no longer consistent.
+    Midway,
+}
+
+impl From<Overflow> for Refused {
+    fn from(e: Overflow) -> Self {
+        Refused::Unchanged(e)
+    }
+}
+
 /// Brings `t` and `state` up to date after row `r` of the embeddings changed in `config`.
-fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r: usize) -> Result<(), Overflow> {
+fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r: usize) -> Result<(), Refused> {
     let Mechanism::SelfAttention { embeddings, projections } = &config.mechanism else {
         unreachable!("only self-attention sessions keep a softmax state")
     };
@@ -143,24 +172,31 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
         None => (x.clone(), x.clone(), x),
     };
     for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
-        check_finite(name, m).map_err(|e| Overflow(e.0.replace("row 0", &format!("row {r}"))))?;
+        check_finite(name, m).map_err(|e| Refused::Unchanged(Overflow(e.0.replace("row 0", &format!("row {r}")))))?;
+    }
+    // Row r and column r of the scores (the rest only depend on unchanged rows),
+    // computed and checked before anything is changed, so an overflow leaves `t` as it was.
+    let score_row: Vec<f64> =
+        (0..n).map(|j| dot(q.row(0), if j == r { k.row(0) } else { t.k.row(j) })).collect();
+    let score_col: Vec<f64> =
+        (0..n).map(|i| if i == r { score_row[r] } else { dot(t.q.row(i), k.row(0)) }).collect();
+    let scaled_ok = |s: &f64| (s / t.scale).is_finite();
+    if let Some(j) = score_row.iter().position(|s| !scaled_ok(s)) {
+        return Err(overflow_at(r, j, score_row[j] / t.scale).into());
+    }
+    if let Some(i) = score_col.iter().position(|s| !scaled_ok(s)) {
+        return Err(overflow_at(i, r, score_col[i] / t.scale).into());
     }
     let old_v = t.v.row(r).to_vec();
     t.q.row_mut(r).copy_from_slice(q.row(0));
     t.k.row_mut(r).copy_from_slice(k.row(0));
     t.v.row_mut(r).copy_from_slice(v.row(0));
-    // Row r and column r of the scores (the rest only depend on unchanged rows).
     for j in 0..n {
-        let s = dot(t.q.row(r), t.k.row(j));
-        t.scores.set(r, j, s);
-        t.scaled.set(r, j, s / t.scale);
+        t.scores.set(r, j, score_row[j]);
+        t.scaled.set(r, j, score_row[j] / t.scale);
+        t.scores.set(j, r, score_col[j]);
+        t.scaled.set(j, r, score_col[j] / t.scale);
     }
-    for i in 0..n {
-        let s = dot(t.q.row(i), t.k.row(r));
-        t.scores.set(i, r, s);
-        t.scaled.set(i, r, s / t.scale);
-    }
-    check_finite("scores", &t.scaled)?;
     // Softmax rows i ≠ r: one entry and one value vector changed.
     for i in (0..n).filter(|&i| i != r) {
         let s = t.scaled.get(i, r);
@@ -195,9 +231,17 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
         }
     }
     t.naive_weights = attention::naive_rows(&t.scaled, &t.weights);
-    check_finite("context", &t.context)?;
+    check_finite("context", &t.context).map_err(|_| Refused::Midway)?;
     t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
     Ok(())
+}
+
+/// The message `attention::compute` gives for the same overflow.
+fn overflow_at(i: usize, j: usize, value: f64) -> Overflow {
+    Overflow(format!(
+        "scores row {i}, column {j} overflowed to {value}: the inputs are too large to multiply in float64 \
+         (keep values well below 1e154)"
+    ))
 }
 
 /// Replaces entry (i, r) of row i's softmax state after its score and value
