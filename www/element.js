@@ -24,6 +24,7 @@ const STYLE = `
 .group { display: inline-flex; gap: 6px; align-items: center; flex-wrap: wrap; }
 .group > span.label { color: var(--av-muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 button, select, input { font: inherit; color: inherit; }
+select { max-width: 100%; }
 button, select { background: var(--av-panel); border: 1px solid var(--av-border); border-radius: 6px; padding: 4px 10px; min-height: 32px; cursor: pointer; }
 button:hover { border-color: var(--av-accent); }
 input.num, input.seed { width: 5.5em; padding: 4px 6px; min-height: 32px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
@@ -117,6 +118,26 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+/**
+ * First loads of several elements on one page, one per frame: the first figure
+ * is built and painted before the next is started, so a page of figures shows
+ * its first heatmaps as soon as one is ready instead of when all are.
+ */
+const loads = [];
+let loading = false;
+function queueLoad(load) {
+  loads.push(load);
+  if (!loading) nextLoad();
+}
+function nextLoad() {
+  const load = loads.shift();
+  loading = Boolean(load);
+  if (!load) return;
+  load();
+  // After this frame is painted (a task after the next animation frame), load the next.
+  requestAnimationFrame(() => setTimeout(nextLoad, 0));
+}
+
 let sheet;
 /** One constructed stylesheet shared by every element, or null where unsupported. */
 function sharedSheet() {
@@ -201,7 +222,7 @@ export function defineElement(api) {
       if (this._built) return; // moved within the page: the figure and its edits are kept
       this._built = true;
       this._skeleton();
-      api.ready.then(() => this._load(), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
+      api.ready.then(() => queueLoad(() => this._built && this._load()), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
     }
 
     disconnectedCallback() {
@@ -484,7 +505,8 @@ export function defineElement(api) {
           }
         }
       }
-      this._rebuild();
+      // A refused source leaves the figure as it was: no `change` for it.
+      this._rebuild({ silent: !viz });
       if (!error && !this._warnedStorage) this._status('');
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
     }
@@ -599,7 +621,7 @@ export function defineElement(api) {
       this._stages.addEventListener('pointerleave', () => this._setHover(null));
     }
 
-    _rebuild() {
+    _rebuild({ silent = false } = {}) {
       const panels = this._panels();
       const show = (name) => (panels ? panels.has(name) : true);
       this._toolbar.hidden = !this.editable || !show('controls');
@@ -609,7 +631,7 @@ export function defineElement(api) {
       this._buildToolbar();
       this._buildInputs();
       this._buildStages();
-      this._repaint();
+      this._repaint({ silent });
     }
 
     _isSelf() { return this._cfg().mechanism === 'self'; }
@@ -630,7 +652,7 @@ export function defineElement(api) {
       tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'scale' }), scale, custom));
       if (self) {
         const q = el('select', { 'data-control': 'query', 'aria-label': 'Query followed by the breakdown' },
-          ...cfg.tokens.map((t, i) => el('option', { value: String(i), text: `${i}: ${t}` })));
+          ...cfg.tokens.map((t, i) => el('option', { value: String(i), title: t, text: `${i}: ${t.length > 24 ? `${t.slice(0, 23)}…` : t}` })));
         q.value = String(cfg.query);
         tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'query' }), q));
       }
@@ -1136,7 +1158,7 @@ export function defineElement(api) {
           const p = parseCell(s.replace(/[\[\]]/g, ''));
           if (p.error) return this._markInvalid(cell, `pasted value row ${i}, column ${j}: ${p.error}; nothing was pasted`);
           if (!target[r0 + i] || target[r0 + i][c0 + j] === undefined) {
-            return this._markInvalid(cell, `the pasted block (${rows.length} × ${Math.max(...rows.map((r) => r.length))}) does not fit in ${matrix} from here; nothing was pasted`);
+            return this._markInvalid(cell, `the pasted block (${rows.length} × ${rows.reduce((m, r) => Math.max(m, r.length), 0)}) does not fit in ${matrix} from here; nothing was pasted`);
           }
           target[r0 + i][c0 + j] = p.value;
         }

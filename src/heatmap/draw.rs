@@ -504,7 +504,12 @@ fn label_step(space_per_label: f64, needed: f64) -> usize {
 /// A natural canvas size in CSS pixels for a view: ~48 × 30 px cells, within bounds.
 pub fn preferred_size(view: &View) -> (u32, u32) {
     let (rows, cols) = view.values.shape();
-    let widest = view.values.data().iter().map(|&v| format_g2(v).chars().count()).max().unwrap_or(1);
+    // Only grids small enough to annotate need their values' widths (formatting is costly).
+    let widest = if rows * cols <= SHAPES_MAX_CELLS {
+        view.values.data().iter().map(|&v| format_g2(v).chars().count()).max().unwrap_or(1)
+    } else {
+        1
+    };
     let label_chars = max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS);
     let cell_w = (text_width(widest.max(label_chars), FONT) + 14.0).clamp(28.0, 96.0);
     let cell_h = 30.0;
