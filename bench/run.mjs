@@ -2,11 +2,13 @@
 // on a time (a benchmark, not a test). Usage:
 //   node bench/run.mjs [suite …] [--samples N] [--warmup N]
 // A suite is any bench/<name>.mjs (other than this file) exporting
-// `run(ctx) -> rows` and `description`; with no names, every suite runs.
+// `run(ctx) -> rows` (or {rows, notes, …}) and `description`, optionally `columns`;
+// with no names, every suite runs.
 // Each suite's rows are printed as a table and written to bench-results/<name>.json.
 import { readdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { loadavg } from 'node:os';
 import { open } from '../tests/e2e/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,11 +37,15 @@ const available = readdirSync(here).filter((f) => f.endsWith('.mjs') && f !== 'r
 
 const fmt = (x) => (x == null ? '—' : x < 10 ? x.toFixed(2) : x.toFixed(1));
 
-function table(rows) {
-  const head = ['what', 'median ms', 'p90 ms', 'target ms', 'result', 'render() call ms'];
+// The last columns: a suite may export `columns`, a list of [heading, row key], instead of this default.
+const DEFAULT_COLUMNS = [['render() call ms', 'call_median_ms']];
+
+function table(rows, columns = DEFAULT_COLUMNS) {
+  const head = ['what', 'median ms', 'p90 ms', 'target ms', 'result', ...columns.map(([h]) => h)];
+  const cell = (v) => (typeof v === 'string' ? v : fmt(v));
   const body = rows.map((r) => [
-    r.what, fmt(r.median_ms), fmt(r.p90_ms), r.target_ms == null ? '—' : `≤ ${r.target_ms}`,
-    r.ok == null ? 'info' : r.ok ? 'ok' : 'OVER', fmt(r.call_median_ms),
+    r.what, fmt(r.median_ms), fmt(r.p90_ms), r.target_ms == null ? '—' : `≤ ${Number.isInteger(r.target_ms) ? r.target_ms : fmt(r.target_ms)}`,
+    r.ok == null ? 'info' : r.ok ? 'ok' : 'OVER', ...columns.map(([, key]) => cell(r[key])),
   ]);
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
   const line = (cells) => cells.map((c, k) => (k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k]))).join('  ');
@@ -59,19 +65,23 @@ async function main() {
   const site = await open({ root });
   const env = { chromium: site.browser.version(), node: process.version, platform: `${process.platform} ${process.arch}` };
   try {
-    console.log(`Chromium ${env.chromium} (headless), node ${env.node}; ${opts.samples} timed runs after ${opts.warmup} warm-up runs\n`);
+    console.log(`Chromium ${env.chromium} (headless), node ${env.node}; ${opts.samples} timed runs after ${opts.warmup} warm-up runs; `
+      + `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
     for (const name of names) {
       const suite = await import(join(here, `${name}.mjs`));
       console.log(`${name}: ${suite.description ?? ''}`);
       const started = Date.now();
-      const rows = await suite.run({ site, samples: opts.samples, warmup: opts.warmup, log: (m) => process.stderr.write(`${m}\n`) });
-      console.log(`\n${table(rows)}\n`);
+      // `run` returns the rows, or {rows, notes, …}: notes are lines printed under the table; they and any other keys go to the JSON.
+      const out = await suite.run({ site, samples: opts.samples, warmup: opts.warmup, log: (m) => process.stderr.write(`${m}\n`) });
+      const { rows, notes = [], ...extra } = Array.isArray(out) ? { rows: out } : out;
+      console.log(`\n${table(rows, suite.columns)}\n`);
+      if (notes.length) console.log(`${notes.join('\n')}\n`);
       const over = rows.filter((r) => r.ok === false).length;
       if (over) console.log(`${over} of ${rows.filter((r) => r.ok != null).length} over target (a report, not a failure)\n`);
       mkdirSync(join(root, 'bench-results'), { recursive: true });
       const file = join(root, 'bench-results', `${name}.json`);
       const result = { suite: name, description: suite.description, date: new Date().toISOString(), seconds: (Date.now() - started) / 1000,
-        samples: opts.samples, warmup: opts.warmup, env, results: rows };
+        loadavg: loadavg(), samples: opts.samples, warmup: opts.warmup, env, results: rows, ...(notes.length ? { notes } : {}), ...extra };
       writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
       console.log(`wrote ${file.slice(root.length + 1)}\n`);
     }

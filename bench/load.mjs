@@ -1,0 +1,141 @@
+// Benchmark suite "load": index.html, served on localhost, from navigation
+// start to the first <attention-viz> drawn, in headless Chromium; and the
+// size of the drop-in bundle (dist/sizes.json, written by `make dist`).
+//
+// Each sample opens the page in a new browser context (an empty cache) with
+// the cache disabled as well (CDP Network.setCacheDisabled; the server also
+// sends Cache-Control: no-store), so the HTML, CSS, JS and .wasm are fetched
+// and the WASM compiled every time. An init script, run before the page's own
+// scripts, listens in the capture phase on window for the `change` event the
+// element fires once it has drawn its heatmaps (synchronously, after the
+// Viz.render calls) and notes performance.now(), whose origin is the
+// navigation start. A requestAnimationFrame poll (a canvas in the element's
+// shadow root with a non-zero width) is the fallback should the element ever
+// stop firing `change` on its first draw; the row says which one was seen.
+// Also noted: the next animation frame after the first draw (when it can be
+// on screen), every element on the page drawn, and the navigation timing.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { median, percentile } from './heatmap.mjs';
+
+export const description = 'index.html → first <attention-viz> drawn (fresh context, cache disabled), and the bundle size';
+
+export const columns = [['seen by', 'via']];
+
+const TARGET_MS = 300;
+const BUNDLE_TARGET_KB = 150;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Runs in the page before its scripts. */
+function initScript() {
+  const marks = { drawn: [], via: null, errors: [] };
+  window.__avLoad = marks;
+  const seen = new Set();
+  const drawn = (el, via) => {
+    if (seen.has(el)) return;
+    seen.add(el);
+    const t = performance.now();
+    marks.drawn.push(t);
+    if (marks.drawn.length === 1) {
+      marks.via = via;
+      requestAnimationFrame(() => { marks.frame = performance.now(); });
+    }
+  };
+  addEventListener('change', (e) => { if (e.target?.localName === 'attention-viz') drawn(e.target, 'change'); }, true);
+  addEventListener('error', (e) => { if (e.target?.localName === 'attention-viz') marks.errors.push(e.detail?.message); }, true);
+  const poll = () => {
+    for (const el of document.querySelectorAll('attention-viz')) {
+      if (!seen.has(el) && el.shadowRoot?.querySelector('canvas')?.width > 0) drawn(el, 'poll');
+    }
+    const total = document.querySelectorAll('attention-viz').length;
+    if (document.readyState !== 'complete' || seen.size < total) requestAnimationFrame(poll);
+  };
+  requestAnimationFrame(poll);
+}
+
+async function sample(site, timeoutMs = 15000) {
+  const page = await site.page(null); // a new page in a new browser context
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await page.addInitScript(initScript);
+    await page.goto(`${site.url}index.html`, { waitUntil: 'load' });
+    await page.waitForFunction(() => {
+      const m = window.__avLoad;
+      return m.errors.length > 0 || (m.frame !== undefined && m.drawn.length >= document.querySelectorAll('attention-viz').length);
+    }, null, { timeout: timeoutMs, polling: 50 });
+    const r = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const res = performance.getEntriesByType('resource');
+      const wasm = res.find((e) => e.name.endsWith('.wasm'));
+      return {
+        ...window.__avLoad,
+        elements: document.querySelectorAll('attention-viz').length,
+        dom_content_loaded: nav.domContentLoadedEventEnd,
+        load: nav.loadEventEnd,
+        wasm_fetched: wasm ? wasm.responseEnd : null,
+        bytes: res.reduce((s, e) => s + (e.transferSize || 0), nav.transferSize || 0),
+        cached: res.filter((e) => e.transferSize === 0 && e.decodedBodySize > 0).map((e) => e.name),
+      };
+    });
+    if (r.errors.length) throw new Error(`an element reported: ${r.errors[0]}`);
+    if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
+    return r;
+  } finally {
+    await page.close();
+  }
+}
+
+function bundle() {
+  const file = join(root, 'dist', 'sizes.json');
+  if (!existsSync(file)) return { note: `bundle size: no dist/sizes.json — run make dist (target ≤ ${BUNDLE_TARGET_KB} KB gzipped)`, sizes: null };
+  const sizes = JSON.parse(readFileSync(file, 'utf8'));
+  const kb = sizes.module_total_gzip_bytes / 1024;
+  // Built before the wasm the page serves: the sizes may be out of date.
+  const wasm = join(root, 'www', 'pkg', 'attention_viz_bg.wasm');
+  const stale = existsSync(wasm) && statSync(wasm).mtimeMs > statSync(file).mtimeMs;
+  const parts = Object.entries(sizes.gzip_bytes ?? {}).map(([p, b]) => `${p} ${(b / 1024).toFixed(1)}`).join(', ');
+  return {
+    note: `bundle (dist/sizes.json): module JS + WASM ${kb.toFixed(1)} KiB gzipped, target ≤ ${BUNDLE_TARGET_KB} KB: ${kb <= BUNDLE_TARGET_KB ? 'ok' : 'OVER'}`
+      + ` (${parts}; single file ${(sizes.inline_gzip_bytes / 1024).toFixed(1)} KiB)${stale ? ' — older than the last wasm build: run make dist for current numbers' : ''}`,
+    sizes, kb, ok: kb <= BUNDLE_TARGET_KB, stale,
+  };
+}
+
+export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
+  const n = Math.max(5, Math.ceil(samples / 3)); // each sample is a whole page load: ~10 by default
+  const w = Math.min(2, warmup);
+  log(`  ${w} + ${n} page loads …`);
+  const runs = [];
+  for (let k = 0; k < w + n; k++) {
+    const r = await sample(site);
+    if (k >= w) runs.push(r);
+  }
+  const col = (f) => runs.map(f).filter((x) => x != null);
+  const row = (what, xs, target, extra = {}) => {
+    const med = median(xs);
+    return { what, median_ms: med, p90_ms: percentile(xs, 90), target_ms: target, ok: target == null ? null : med <= target,
+      samples: xs.length, samples_ms: xs, ...extra };
+  };
+  const vias = [...new Set(runs.map((r) => r.via))].join('/');
+  const elements = runs[0].elements;
+  const rows = [
+    row('index.html → first <attention-viz> drawn', col((r) => r.drawn[0]), TARGET_MS, { via: vias }),
+    row('  … and its next animation frame', col((r) => r.frame), null, { via: 'rAF' }),
+    row(`  … all ${elements} elements drawn`, col((r) => r.drawn[r.drawn.length - 1]), null, { via: vias }),
+    row('  DOMContentLoaded (end)', col((r) => r.dom_content_loaded), null, { via: 'nav timing' }),
+    row('  .wasm fetched (responseEnd)', col((r) => r.wasm_fetched), null, { via: 'res timing' }),
+    row('  load event (end)', col((r) => r.load), null, { via: 'nav timing' }),
+  ];
+  const b = bundle();
+  const cached = [...new Set(runs.flatMap((r) => r.cached))];
+  const notes = [
+    `${n} loads (after ${w} untimed), each in a new context with the cache disabled; ${(median(col((r) => r.bytes)) / 1024).toFixed(0)} KiB transferred per load`
+      + ' (www/, unminified, as index.html serves it — not dist/).',
+    b.note,
+  ];
+  if (cached.length) notes.push(`Odd: served from a cache despite the settings: ${cached.join(', ')}`);
+  return { rows, notes, bundle: b.sizes, bundle_kb: b.kb ?? null, bundle_target_kb: BUNDLE_TARGET_KB, bundle_ok: b.ok ?? null, bundle_stale: b.stale ?? null };
+}
