@@ -348,22 +348,30 @@ fn describe(value: &Value) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => {
-            let short: String = s.chars().take(40).collect();
-            let ellipsis = if s.chars().count() > 40 { "…" } else { "" };
-            format!("the text {:?}", format!("{short}{ellipsis}"))
-        }
+        Value::String(s) => format!("the text {}", quote(s)),
         Value::Array(a) => format!("a list of {} items", a.len()),
         Value::Object(_) => "an object".into(),
     }
 }
 
+/// User text quoted for a message: escaped, then cut to at most 40 characters
+/// (cutting after escaping keeps a message short even for unprintable text).
+fn quote(text: &str) -> String {
+    let escaped = format!("{text:?}");
+    let inner = &escaped[1..escaped.len() - 1];
+    if inner.chars().count() <= 40 {
+        escaped
+    } else {
+        format!("\"{}…\"", inner.chars().take(39).collect::<String>())
+    }
+}
+
 fn unknown_field(key: &str) -> String {
-    let key_short: String = key.chars().take(40).collect();
+    let key_short = quote(key);
     let close = FIELDS.iter().min_by_key(|f| edit_distance(f, key)).filter(|f| edit_distance(f, key) <= 2);
     match close {
-        Some(f) => format!("unknown config field {key_short:?} (did you mean {f:?}?)"),
-        None => format!("unknown config field {key_short:?}; known fields are {}", FIELDS.join(", ")),
+        Some(f) => format!("unknown config field {key_short} (did you mean {f:?}?)"),
+        None => format!("unknown config field {key_short}; known fields are {}", FIELDS.join(", ")),
     }
 }
 

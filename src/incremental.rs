@@ -10,7 +10,8 @@
 //! divisions to renormalise the weights, instead of O(n²·d) multiplications and
 //! O(n²) exponentials. Where a subtraction would cancel (the edited key carried
 //! most of a row's weight) or a reference maximum drifts too far, that row is
-//! recomputed exactly, so the result stays within 1e-12 of a full recompute.
+//! recomputed exactly, so the result stays within 1e-12 of a full recompute
+//! (relative to the size of the terms a context sum adds up, where it cancels).
 //! Every other edit (weights W_Q/W_K/W_V, cross-attention, shape) recomputes fully.
 
 use crate::attention::{self, check_finite, Overflow, SelfTrace, Trace};
