@@ -53,11 +53,9 @@ const MAX_AGE: u32 = 32;
 impl Session {
     pub fn new(config: Config) -> Result<Session, Overflow> {
         let trace = attention::compute(&config)?;
-        let cache = match &trace {
-            Trace::SelfAttention(t) => Some(SoftmaxState::new(t)),
-            Trace::Cross(_) => None,
-        };
-        Ok(Session { config, trace, cache })
+        // The softmax state is built on the first embedding edit, not here: loading
+        // a figure (or a full recompute) should not pay for edits that may never come.
+        Ok(Session { config, trace, cache: None })
     }
 
     pub fn config(&self) -> &Config {
@@ -73,7 +71,8 @@ impl Session {
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), String> {
         let config = self.config.with_value(matrix, row, col, value).map_err(|e| e.0)?;
         if matrix == "embeddings" {
-            if let (Trace::SelfAttention(t), Some(cache)) = (&mut self.trace, &mut self.cache) {
+            if let Trace::SelfAttention(t) = &mut self.trace {
+                let cache = self.cache.get_or_insert_with(|| SoftmaxState::new(t));
                 // Updated in place: a copy of an n×n trace and its softmax state would
                 // double the memory of a large figure on every edit.
                 match update_token(&config, t, cache, row) {

@@ -58,7 +58,7 @@ figure.stage canvas.pickable { cursor: pointer; }
   border-radius: 4px; white-space: pre; z-index: 10; font-variant-numeric: tabular-nums; }
 .tip[hidden] { display: none; }
 details.breakdown { border: 1px solid var(--av-border); border-radius: 6px; padding: 6px 10px; }
-details.breakdown summary { cursor: pointer; font-weight: 600; }
+details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: anywhere; }
 .breakdown table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; margin-top: 6px; }
 .breakdown th, .breakdown td { padding: 3px 8px; border-bottom: 1px solid var(--av-border); text-align: right; white-space: nowrap; }
 .breakdown th { color: var(--av-muted); font-weight: 400; }
@@ -74,12 +74,17 @@ details.breakdown summary { cursor: pointer; font-weight: 600; }
 }
 `;
 
+/** Input rows shown as editable cells; longer inputs show this many. */
+const MAX_INPUT_ROWS = 256;
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const sub = (i) => String(i).split('').map((d) => SUBSCRIPT[d]).join('');
 const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v']);
 const INPUT_TITLES = {
   embeddings: 'embeddings X', w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', decoder_state: 'decoder state h', annotations: 'annotations a_j',
 };
+
+/** A token name as labels show it: at most 24 characters (the full name goes in a title). */
+const clip = (t) => (t.length > 24 ? `${t.slice(0, 23)}…` : t);
 
 /** A number as the breakdown shows it: integers whole, others to 4 significant digits. */
 function fmt(x) {
@@ -216,7 +221,7 @@ export function defineElement(api) {
       this._dark.addEventListener('change', this._onScheme);
       this._resize.observe(this);
       if (!this._onHide) {
-        this._onHide = () => { if (this._saveTimer) this._saveNow(); };
+        this._onHide = () => { if (this._saveTimer) this._saveNow(); }; // only a pending save
         window.addEventListener('pagehide', this._onHide);
       }
       if (this._built) return; // moved within the page: the figure and its edits are kept
@@ -351,6 +356,7 @@ export function defineElement(api) {
 
     _saveNow() {
       clearTimeout(this._saveTimer);
+      this._saveTimer = null;
       if (!this.persist || !this._viz) return;
       const storage = this._storage();
       try {
@@ -363,6 +369,8 @@ export function defineElement(api) {
 
     _forgetSaved() {
       clearTimeout(this._saveTimer);
+      this._saveTimer = null;
+      if (!this.persist) return;
       try { this._storage()?.removeItem(this._storageKey()); } catch { /* nothing saved */ }
     }
 
@@ -529,7 +537,8 @@ export function defineElement(api) {
         if (m === 'decoder_state') this._cfgCache.decoder_state[c] = x; else this._cfgCache[m][r][c] = x;
       }
       this._invalidate({ keepConfig: Boolean(value) });
-      if (initial) this._initial = this.config;
+      // A new document (config set by the page, Reset) is not a user edit: nothing to keep.
+      if (initial) { this._initial = this.config; this._forgetSaved(); } else this._scheduleSave();
       if (cell) this._clearInvalid(cell);
       else this._status('');
       if (rebuild) this._rebuild();
@@ -652,7 +661,7 @@ export function defineElement(api) {
       tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'scale' }), scale, custom));
       if (self) {
         const q = el('select', { 'data-control': 'query', 'aria-label': 'Query followed by the breakdown' },
-          ...cfg.tokens.map((t, i) => el('option', { value: String(i), title: t, text: `${i}: ${t.length > 24 ? `${t.slice(0, 23)}…` : t}` })));
+          ...cfg.tokens.map((t, i) => el('option', { value: String(i), title: t, text: `${i}: ${clip(t)}` })));
         q.value = String(cfg.query);
         tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'query' }), q));
       }
@@ -757,9 +766,8 @@ export function defineElement(api) {
         case 'add-dim': return this._apply(() => v.insertDim(this._dims(cfg)), { rebuild: true });
         case 'remove-dim': return this._apply(() => v.removeDim(this._dims(cfg) - 1), { rebuild: true });
         case 'reset':
-          this._forgetSaved();
           this._showNaive = false;
-          return this._apply(() => v.setConfig(api.configJson(this._initial)), { rebuild: true });
+          return this._apply(() => v.setConfig(api.configJson(this._initial)), { rebuild: true, initial: true });
         default:
       }
     }
@@ -777,7 +785,10 @@ export function defineElement(api) {
         const rows = name === 'decoder_state' ? [cfg.decoder_state] : cfg[name];
         const tokenRows = name === 'embeddings' || name === 'annotations';
         const head = el('tr', {}, el('th'), ...rows[0].map((_, j) => el('th', { scope: 'col', text: String(j) })));
-        const body = rows.map((row, i) => {
+        // Very long inputs: the first rows are editable cells, the rest stay in the config
+        // (building thousands of inputs would freeze the tab).
+        const shown = rows.length > MAX_INPUT_ROWS ? rows.slice(0, MAX_INPUT_ROWS) : rows;
+        const body = shown.map((row, i) => {
           const label = tokenRows
             ? el('input', { class: 'token', type: 'text', 'data-token': String(i), value: cfg.tokens[i], 'aria-label': `name of token ${i}`, spellcheck: 'false' })
             : document.createTextNode(name === 'decoder_state' ? 'h' : String(i));
@@ -798,6 +809,7 @@ export function defineElement(api) {
         return el('fieldset', { class: 'matrix', 'data-name': name },
           el('legend', { text: `${INPUT_TITLES[name]} (${shape})` }),
           el('table', { class: 'grid' }, el('thead', {}, head), el('tbody', {}, ...body)),
+          rows.length > shown.length ? el('p', { class: 'lesson', text: `… ${rows.length - shown.length} more rows, not shown as cells (set them through the config).` }) : null,
           el('div', { class: 'cell-msg', id: msgId, role: 'alert' }));
       });
       // Invalid cells that no longer exist (shape edits) are forgotten.
@@ -878,7 +890,6 @@ export function defineElement(api) {
       }
       this._renderBreakdown();
       if (!silent) {
-        this._scheduleSave();
         const self = this;
         this.dispatchEvent(new CustomEvent('change', {
           detail: { get config() { return self.config; }, get trace() { return self.trace; } },
@@ -928,13 +939,13 @@ export function defineElement(api) {
         const scores = this._row('query.scores');
         const scaled = this._row('query.scaled');
         const weights = this._row('query.weights');
-        title = `Single-query breakdown: query ${i} (${cfg.tokens[i]}), q${sub(i)} = ${vec(q)}`;
+        title = `Single-query breakdown: query ${i} (${clip(cfg.tokens[i])}), q${sub(i)} = ${vec(q)}`;
         const naive = this._showNaive ? this._row('naive_weights', i) : null;
         const head = ['key', 'score', 'scaled', 'weight', ...(naive ? ['naive'] : []), `w_j·v_j`];
         rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
         scores.slice(0, MAX_ROWS).forEach((s, j) => {
           rows.push(el('tr', {},
-            el('th', { scope: 'row', text: `${j}: ${cfg.tokens[j]}` }),
+            el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
             el('td', { class: 'formula', text: this._scoreFormula(i, j) }),
             el('td', { text: fmt(scaled[j]) }),
             el('td', { text: fmt(weights[j]) }),
@@ -955,7 +966,7 @@ export function defineElement(api) {
         weights.slice(0, MAX_ROWS).forEach((w, j) => {
           const column = Array.from({ length: applied.length / m }, (_, r) => applied[r * m + j]);
           rows.push(el('tr', {},
-            el('th', { scope: 'row', text: `${j}: ${cfg.tokens[j]}` }),
+            el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
             el('td', { class: 'formula', text: this._scoreFormula(0, j) }),
             el('td', { text: fmt(w) }),
             ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
@@ -1148,6 +1159,7 @@ export function defineElement(api) {
       if (!cell || !/[\t,\n ]/.test(text.trim())) return;
       e.preventDefault();
       const rows = text.trim().split(/\r?\n/).map((line) => line.trim().replace(/^\[|\]$/g, '').split(/[\t, ]+/).filter((x) => x !== ''));
+      if (!rows.some((r) => r.length)) return this._markInvalid(cell, 'the pasted text holds no numbers; nothing was pasted');
       const { matrix } = cell.dataset;
       const r0 = Number(cell.dataset.row);
       const c0 = Number(cell.dataset.col);
@@ -1201,7 +1213,7 @@ export function defineElement(api) {
       })();
       let text = `${view}[${i}][${j}] = ${Number.isNaN(value) ? 'nan' : String(value)}`;
       if (view === 'scores') text += `\n${this._scoreFormula(cfg.mechanism === 'self' ? i : 0, j)}`;
-      if (view === 'weights' && cfg.mechanism === 'self') text += `\nquery ${cfg.tokens[i]} → key ${cfg.tokens[j]} (click: follow query ${i})`;
+      if (view === 'weights' && cfg.mechanism === 'self') text += `\nquery ${clip(cfg.tokens[i])} → key ${clip(cfg.tokens[j])} (click: follow query ${i})`;
       return text;
     }
   }
