@@ -56,11 +56,7 @@ impl Config {
         if n >= MAX_TOKENS {
             return err(format!("at most {MAX_TOKENS} tokens are supported"));
         }
-        let mut next = self.clone();
-        match &mut next.mechanism {
-            Mechanism::SelfAttention { embeddings, .. } => *embeddings = insert_row(embeddings, at),
-            Mechanism::Cross { annotations, .. } => *annotations = insert_row(annotations, at),
-        }
+        let mut next = self.with_token_rows(|m| insert_row(m, at));
         next.tokens.insert(at, name.to_string());
         let is_self = matches!(next.mechanism, Mechanism::SelfAttention { .. });
         if is_self && next.query >= at && at < n {
@@ -77,17 +73,23 @@ impl Config {
         if at >= n {
             return err(format!("there is no token {at}: there are {n}"));
         }
-        let mut next = self.clone();
-        match &mut next.mechanism {
-            Mechanism::SelfAttention { embeddings, .. } => *embeddings = remove_row(embeddings, at),
-            Mechanism::Cross { annotations, .. } => *annotations = remove_row(annotations, at),
-        }
+        let mut next = self.with_token_rows(|m| remove_row(m, at));
         next.tokens.remove(at);
         let is_self = matches!(next.mechanism, Mechanism::SelfAttention { .. });
         if is_self && (next.query > at || next.query >= n - 1) {
             next.query = next.query.saturating_sub(1);
         }
         Ok(next)
+    }
+
+    /// Applies a row edit to the matrix with one row per token.
+    fn with_token_rows(&self, edit: impl Fn(&Matrix) -> Matrix) -> Config {
+        let mut next = self.clone();
+        match &mut next.mechanism {
+            Mechanism::SelfAttention { embeddings, .. } => *embeddings = edit(embeddings),
+            Mechanism::Cross { annotations, .. } => *annotations = edit(annotations),
+        }
+        next
     }
 
     pub fn rename_token(&self, at: usize, name: &str) -> Result<Config> {
@@ -116,22 +118,7 @@ impl Config {
         if d >= MAX_DIMS {
             return err(format!("at most {MAX_DIMS} dimensions are supported"));
         }
-        let mut next = self.clone();
-        match &mut next.mechanism {
-            Mechanism::SelfAttention { embeddings, projections } => {
-                *embeddings = insert_row(&embeddings.transpose(), at).transpose();
-                if let Some(p) = projections {
-                    for w in [&mut p.w_q, &mut p.w_k, &mut p.w_v] {
-                        *w = insert_row(w, at);
-                    }
-                }
-            }
-            Mechanism::Cross { decoder_state, annotations } => {
-                decoder_state.insert(at, 0.0);
-                *annotations = insert_row(&annotations.transpose(), at).transpose();
-            }
-        }
-        Ok(next)
+        Ok(self.with_dim_rows(|m| insert_row(m, at)))
     }
 
     pub fn remove_dim(&self, at: usize) -> Result<Config> {
@@ -142,22 +129,30 @@ impl Config {
         if at >= d {
             return err(format!("there is no dimension {at}: there are {d}"));
         }
+        Ok(self.with_dim_rows(|m| remove_row(m, at)))
+    }
+
+    /// Applies a row edit to every matrix laid out with one row per input
+    /// dimension: the embeddings or annotations (transposed), the decoder state
+    /// (as a column), and the rows of W_Q, W_K and W_V.
+    fn with_dim_rows(&self, edit: impl Fn(&Matrix) -> Matrix) -> Config {
         let mut next = self.clone();
         match &mut next.mechanism {
             Mechanism::SelfAttention { embeddings, projections } => {
-                *embeddings = remove_row(&embeddings.transpose(), at).transpose();
+                *embeddings = edit(&embeddings.transpose()).transpose();
                 if let Some(p) = projections {
                     for w in [&mut p.w_q, &mut p.w_k, &mut p.w_v] {
-                        *w = remove_row(w, at);
+                        *w = edit(w);
                     }
                 }
             }
             Mechanism::Cross { decoder_state, annotations } => {
-                decoder_state.remove(at);
-                *annotations = remove_row(&annotations.transpose(), at).transpose();
+                let column = Matrix::from_vec(decoder_state.len(), 1, decoder_state.clone()).expect("d × 1");
+                *decoder_state = edit(&column).into_data();
+                *annotations = edit(&annotations.transpose()).transpose();
             }
         }
-        Ok(next)
+        next
     }
 }
 

@@ -1230,46 +1230,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reference_table_light_palettes() {
-        let table: &[(&str, [&str; 5])] = &[
-            (
-                "purple",
-                ["#f3f0f3", "#d6b4d6", "#b977b9", "#9c3b9c", "#800080"],
-            ),
-            (
-                "orange",
-                ["#f3f0ee", "#f6ddb3", "#f9ca77", "#fcb83b", "#ffa500"],
-            ),
-            (
-                "Blue",
-                ["#f0f0f3", "#b4b4f6", "#7878f9", "#3b3bfc", "#0000ff"],
-            ),
-        ];
-        for (name, want) in table {
-            let cm = by_name(name).unwrap();
-            for (x, w) in [0.0, 0.25, 0.5, 0.75, 1.0].iter().zip(want) {
-                assert_eq!(to_hex(cm.at(*x)), *w, "{name} at {x}");
-            }
-        }
-    }
-
-    #[test]
-    fn decoder_state_example() {
-        let cm = light_palette(named_color("purple").unwrap());
-        let data = [5.0, 1.0, 20.0];
-        let cells: Vec<String> = data
-            .iter()
-            .map(|&v| to_hex(cm.at(linear_norm(v, 1.0, 20.0))))
-            .collect();
-        assert_eq!(cells, ["#dbbedb", "#f3f0f3", "#800080"]);
-        let texts: Vec<Rgb> = data
-            .iter()
-            .map(|&v| cm.text_color_at(linear_norm(v, 1.0, 20.0)))
-            .collect();
-        assert_eq!(texts, [TEXT_DARK, TEXT_DARK, TEXT_LIGHT]);
-    }
-
-    #[test]
     fn total_on_odd_inputs() {
         let cm = sequential();
         for x in [
