@@ -23,7 +23,7 @@ function assertTraceClose(got, want, what, path = '') {
     assert.equal(got, want, `${what}: ${path}`);
   }
 }
-import { open } from './harness.mjs';
+import { open, pageHelpers } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -48,15 +48,7 @@ function installHelpers() {
       ?? H.cell(el, m, 0, 0)?.closest('fieldset')?.querySelector('.cell-msg'),
     status: (el) => el.shadowRoot.querySelector('.status'),
     summary: (el) => el.shadowRoot.querySelector('details.breakdown summary')?.textContent ?? '',
-    /** FNV-1a of a canvas's pixels, with its size. */
-    hash(canvas) {
-      const { width, height } = canvas;
-      if (!width || !height) return `${width}x${height}`;
-      const d = canvas.getContext('2d').getImageData(0, 0, width, height).data;
-      let h = 0x811c9dc5;
-      for (let i = 0; i < d.length; i++) { h ^= d[i]; h = Math.imul(h, 16777619); }
-      return `${width}x${height}:${(h >>> 0).toString(16)}`;
-    },
+    hash: (...a) => T.hash(...a),
     /** {view: hash} for every canvas of an element. */
     pixels: (el) => Object.fromEntries([...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, H.hash(c)])),
     /** Every input cell as "matrix:row:col=text". */
@@ -107,6 +99,7 @@ async function load(path = 'tests/fixtures/two-elements.html', opts = {}) {
     return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
   });
   await page.evaluate(async () => { window.av = await import('/www/attention-viz.js'); await window.av.ready; });
+  await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
   await page.evaluate(() => { for (const e of H.els()) H.record(e); });
   return page;
@@ -625,6 +618,7 @@ test('.config: a malformed config fires `error`, shows it in .status and keeps t
 async function loadLoose(path) {
   const page = await site.page(path);
   await page.evaluate(async () => { window.av = await import('/www/attention-viz.js'); await window.av.ready; });
+  await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
   await page.evaluate(() => H.frames(2));
   return page;

@@ -34,3 +34,39 @@ export async function open({ root = '.', csp = false } = {}) {
 }
 
 export const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
+
+/**
+ * Helpers every end-to-end page needs, installed as `window.T` by `page.evaluate(pageHelpers)`
+ * before a test file's own helpers: deep comparison to 1e-12 and a canvas pixel hash.
+ */
+export function pageHelpers() {
+  const T = {
+    /** First difference between two values beyond 1e-12 relative (NaN equals NaN), or null. */
+    diff(got, want, path = '') {
+      if (typeof want === 'number') {
+        const ok = (Number.isNaN(got) && Number.isNaN(want)) || got === want
+          || (typeof got === 'number' && Math.abs(got - want) <= 1e-12 * Math.max(Math.abs(want), 1e-300));
+        return ok ? null : `${path}: ${got} ≠ ${want}`;
+      }
+      if (want && typeof want === 'object') {
+        if (!got || typeof got !== 'object') return `${path}: not an object`;
+        const a = Object.keys(got).sort().join();
+        const b = Object.keys(want).sort().join();
+        if (a !== b) return `${path}: keys ${a} ≠ ${b}`;
+        for (const k of Object.keys(want)) { const d = T.diff(got[k], want[k], `${path}.${k}`); if (d) return d; }
+        return null;
+      }
+      return got === want ? null : `${path}: ${got} ≠ ${want}`;
+    },
+    /** FNV-1a of a canvas's pixels, with its size. */
+    hash(canvas) {
+      const { width, height } = canvas;
+      if (!width || !height) return `${width}x${height}`;
+      const d = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+      let h = 0x811c9dc5;
+      for (let i = 0; i < d.length; i++) { h ^= d[i]; h = Math.imul(h, 16777619); }
+      return `${width}x${height}:${(h >>> 0).toString(16)}`;
+    },
+  };
+  window.T = T;
+}

@@ -9,7 +9,7 @@
 // Tests marked `todo` document real bugs (see their reasons); they do not fail the run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, fixture } from './harness.mjs';
+import { open, fixture, pageHelpers } from './harness.mjs';
 
 const PAGE = 'tests/fixtures/hostile-two.html';
 const seeds = fixture('seed-values.json');
@@ -38,14 +38,7 @@ function installHelpers() {
     status: (el) => el.shadowRoot.querySelector('.status'),
     /** Every visible message of an element: .status and every .cell-msg. */
     messages: (el) => [H.status(el), ...el.shadowRoot.querySelectorAll('.cell-msg')].map((m) => m.textContent).filter(Boolean),
-    hash(canvas) {
-      const { width, height } = canvas;
-      if (!width || !height) return `${width}x${height}`;
-      const d = canvas.getContext('2d').getImageData(0, 0, width, height).data;
-      let h = 0x811c9dc5;
-      for (let i = 0; i < d.length; i++) { h ^= d[i]; h = Math.imul(h, 16777619); }
-      return `${width}x${height}:${(h >>> 0).toString(16)}`;
-    },
+    hash: (...a) => T.hash(...a),
     pixels: (el) => JSON.stringify([...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, H.hash(c)])),
     record(el) {
       if (el._log) return el._log;
@@ -61,22 +54,7 @@ function installHelpers() {
       cell.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
     },
     frames: (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); }),
-    /** Deep equality with 1e-12 relative tolerance (NaN equals NaN); returns the first difference or null. */
-    diff(got, want, path = '') {
-      if (typeof want === 'number') {
-        const ok = (Number.isNaN(got) && Number.isNaN(want)) || got === want
-          || (typeof got === 'number' && Math.abs(got - want) <= 1e-12 * Math.max(Math.abs(want), 1e-300));
-        return ok ? null : `${path}: ${got} ≠ ${want}`;
-      }
-      if (want && typeof want === 'object') {
-        if (!got || typeof got !== 'object') return `${path}: not an object`;
-        const a = Object.keys(got).sort().join(), b = Object.keys(want).sort().join();
-        if (a !== b) return `${path}: keys ${a} ≠ ${b}`;
-        for (const k of Object.keys(want)) { const d = H.diff(got[k], want[k], `${path}.${k}`); if (d) return d; }
-        return null;
-      }
-      return got === want ? null : `${path}: ${got} ≠ ${want}`;
-    },
+    diff: (...a) => T.diff(...a),
     /** Types a new value into a cell of `el`: it must recompute (trace = compute(config)) and fire `change`. */
     works(el, m = null, text = '5') {
       const cfg0 = el.config;
@@ -112,6 +90,7 @@ async function load(hash = '') {
     return els.length === 2 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
   });
   await page.evaluate(async () => { window.av = await import('/www/attention-viz.js'); await window.av.ready; });
+  await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
   await page.evaluate(() => { for (const e of document.querySelectorAll('attention-viz')) H.record(e); });
   return page;

@@ -8,7 +8,7 @@
 // context, so storage never leaks between tests); reloads keep that page's storage.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open } from './harness.mjs';
+import { open, pageHelpers } from './harness.mjs';
 
 const PAGE = 'index.html';
 const KEY = (id) => `attention-viz:/index.html:${id}`;
@@ -63,23 +63,7 @@ function installHelpers() {
     }])),
     presets: (ids) => Object.fromEntries(Object.entries(ids).map(([id, p]) => [id, av.normalizeConfig(av.presets[p])])),
     saved: (key) => localStorage.getItem(key),
-    /** JSON with sorted keys: two traces are equal whatever order their fields were built in. */
-    /** First difference between two traces beyond 1e-12 relative (NaN equals NaN), or null. */
-    diff(got, want, path = '') {
-      if (typeof want === 'number') {
-        const ok = (Number.isNaN(got) && Number.isNaN(want)) || got === want
-          || (typeof got === 'number' && Math.abs(got - want) <= 1e-12 * Math.max(Math.abs(want), 1e-300));
-        return ok ? null : `${path}: ${got} ≠ ${want}`;
-      }
-      if (want && typeof want === 'object') {
-        if (!got || typeof got !== 'object') return `${path}: not an object`;
-        const a = Object.keys(got).sort().join(), b = Object.keys(want).sort().join();
-        if (a !== b) return `${path}: keys ${a} ≠ ${b}`;
-        for (const k of Object.keys(want)) { const d = H.diff(got[k], want[k], `${path}.${k}`); if (d) return d; }
-        return null;
-      }
-      return got === want ? null : `${path}: ${got} ≠ ${want}`;
-    },
+    diff: (...a) => T.diff(...a),
     canon: (v) => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x)
       ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x)),
   };
@@ -92,6 +76,7 @@ async function ready(page) {
     return els.length === n && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
   }, IDS.length);
   await page.evaluate(async () => { window.av = await import('/www/attention-viz.js'); await window.av.ready; });
+  await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
 }
 
