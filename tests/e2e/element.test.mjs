@@ -620,6 +620,8 @@ async function loadLoose(path) {
   await page.evaluate(async () => { window.av = await import('/www/attention-viz.js'); await window.av.ready; });
   await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
+  // Figures load one per frame: wait for every one, then two more frames.
+  await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 30000 });
   await page.evaluate(() => H.frames(2));
   return page;
 }

@@ -512,6 +512,7 @@ test('token names that are HTML show as text (config attribute and .config): no 
         configTokens: el.config.tokens,
         inputs: [...root.querySelectorAll('input.token')].map((i) => i.value),
         options: [...root.querySelectorAll('[data-control="query"] option')].map((o) => o.textContent),
+        optionTitles: [...root.querySelectorAll('[data-control="query"] option')].map((o) => o.title),
         breakdown: root.querySelector('details.breakdown').textContent,
         svgs,
         injected: root.querySelectorAll('img, script, svg, iframe, object, embed').length,
@@ -529,8 +530,11 @@ test('token names that are HTML show as text (config attribute and .config): no 
   for (const [id, e] of Object.entries(results.out)) {
     assert.deepEqual(e.configTokens, e.want, `${id}: config.tokens`);
     assert.deepEqual(e.inputs, e.want, `${id}: token inputs hold the literal text`);
-    assert.deepEqual(e.options, e.want.map((t, i) => `${i}: ${t}`), `${id}: query menu`);
-    for (const t of e.want) assert.ok(e.breakdown.includes(t), `${id}: breakdown shows ${t} literally`);
+    // Labels show names clipped to 24 characters, as text; the full name is the option's title.
+    const clip = (t) => (t.length > 24 ? `${t.slice(0, 23)}…` : t);
+    assert.deepEqual(e.options, e.want.map((t, i) => `${i}: ${clip(t)}`), `${id}: query menu`);
+    assert.deepEqual(e.optionTitles, e.want, `${id}: query menu titles hold the full names`);
+    for (const t of e.want) assert.ok(e.breakdown.includes(clip(t)), `${id}: breakdown shows ${t} literally`);
     assert.equal(e.injected, 0, `${id}: no markup from a token inside the shadow root`);
     assert.equal(e.status, '');
     for (const [view, svg] of Object.entries(e.svgs)) {
