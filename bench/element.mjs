@@ -16,6 +16,8 @@
 // 1-px getImageData on every canvas, which makes Chromium rasterise the 2D
 // commands it would otherwise defer to the next frame.
 
+import { median, percentile } from './heatmap.mjs';
+
 export const description = 'edit → repaint of <attention-viz> (input event on a cell to the end of its synchronous handler)';
 
 const TARGET_MS = 16;
@@ -119,18 +121,6 @@ const CASES = [
   { what: 'self n=4 × d=64, d_k=d_v=64', big: { n: 4, d: 64, seed: 0 }, target: TARGET_MS },
   { what: 'self n=512 × d=64, d_k=d_v=64', big: { n: 512, d: 64, seed: 0 }, target: 33 },
 ];
-
-export function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** Nearest-rank percentile. */
-export function percentile(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
 
 /** Runs every case in one fresh page; `ctx` is {site, samples, warmup, log}. At least 30 samples per case. */
 export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
