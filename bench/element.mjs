@@ -16,7 +16,7 @@
 // 1-px getImageData on every canvas, which makes Chromium rasterise the 2D
 // commands it would otherwise defer to the next frame.
 
-import { median, percentile } from './heatmap.mjs';
+import { benchPage, median, percentile } from './heatmap.mjs';
 
 export const description = 'edit → repaint of <attention-viz> (input event on a cell to the end of its synchronous handler)';
 
@@ -125,12 +125,7 @@ const CASES = [
 /** Runs every case in one fresh page; `ctx` is {site, samples, warmup, log}. At least 30 samples per case. */
 export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const n = Math.max(30, samples);
-  const page = await site.page('tests/fixtures/blank.html', { viewport: { width: 1280, height: 1100 } });
-  await page.evaluate(async () => {
-    window.av = await import('/www/attention-viz.js');
-    await window.av.ready;
-  });
-  await page.evaluate(pageBench);
+  const page = await benchPage(site, pageBench);
   const rows = [];
   for (const c of CASES) {
     log(`  ${c.what} …`);

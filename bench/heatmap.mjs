@@ -81,14 +81,20 @@ export function percentile(xs, p) {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
-/** Runs every case in one fresh page; `ctx` is {site, samples, warmup, log}. */
-export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
+/** A blank page with the module loaded as `window.av` and a suite's in-page code installed. */
+export async function benchPage(site, install) {
   const page = await site.page('tests/fixtures/blank.html', { viewport: { width: 1280, height: 1100 } });
   await page.evaluate(async () => {
     window.av = await import('/www/attention-viz.js');
     await window.av.ready;
   });
-  await page.evaluate(pageBench);
+  await page.evaluate(install);
+  return page;
+}
+
+/** Runs every case in one fresh page; `ctx` is {site, samples, warmup, log}. */
+export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
+  const page = await benchPage(site, pageBench);
   const rows = [];
   for (const c of CASES) {
     log(`  ${c.what} …`);

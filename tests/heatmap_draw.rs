@@ -4,6 +4,8 @@
 //! uses, drawn into SVG and into a bitmap.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use attention_viz::attention::compute;
 use attention_viz::heatmap::draw::{colorbar_ticks, draw, Colors, Layout, Style};
 use attention_viz::heatmap::palette::{parse_hex, Rgb};
@@ -12,11 +14,8 @@ use attention_viz::math::Matrix;
 use attention_viz::presets::preset;
 use attention_viz::views::{self, View};
 use plotters::prelude::*;
+use common::seaborn_goldens as goldens;
 use serde_json::Value;
-
-fn goldens() -> Value {
-    serde_json::from_str(include_str!("fixtures/seaborn-goldens.json")).unwrap()
-}
 
 fn figure(name: &str) -> Value {
     goldens()["figures"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("{name}")).clone()

@@ -7,21 +7,12 @@
 //! annotation strings of real seaborn figures are checked in
 //! `heatmap_palette.rs`, together with their cell colours.
 
+mod common;
+
 use attention_viz::heatmap::format::{format_g, format_g2};
-use serde_json::Value;
+use common::{num as parse_f64, seaborn_goldens as goldens};
 
-const GOLDENS: &str = include_str!("fixtures/seaborn-goldens.json");
 
-fn goldens() -> Value {
-    serde_json::from_str(GOLDENS).expect("fixture is valid JSON")
-}
-
-fn parse_f64(v: &Value) -> f64 {
-    v.as_str()
-        .expect("floats are stored as repr strings")
-        .parse::<f64>()
-        .expect("repr parses as f64")
-}
 
 #[test]
 fn python_format_g_cases() {

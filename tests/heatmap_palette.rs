@@ -11,28 +11,20 @@
 //! `cmap.at(linear_norm(v, vmin, vmax))`, `format_g2(v)` and
 //! `cmap.text_color_at(..)`.
 
+mod common;
+
 use attention_viz::heatmap::format::format_g2;
 use attention_viz::heatmap::palette::{
     by_name, diverging, diverging_norm, light_palette, linear_norm, named_color, nonsingular,
     parse_hex, relative_luminance, sequential, text_color, to_hex, Colormap, Rgb, DIVERGING_NAME,
     SEQUENTIAL_NAME, TEXT_DARK, TEXT_LIGHT,
 };
+use common::{num as parse_f64, seaborn_goldens as goldens};
 use serde_json::Value;
 
-const GOLDENS: &str = include_str!("fixtures/seaborn-goldens.json");
 /// Allowed per-channel difference (in 1/255 steps) from seaborn's colours.
 const TOL: i32 = 2;
 
-fn goldens() -> Value {
-    serde_json::from_str(GOLDENS).expect("fixture is valid JSON")
-}
-
-fn parse_f64(v: &Value) -> f64 {
-    v.as_str()
-        .expect("floats are stored as repr strings")
-        .parse::<f64>()
-        .expect("repr parses as f64")
-}
 
 fn hex(v: &Value) -> Rgb {
     parse_hex(v.as_str().expect("hex string")).expect("valid hex")

@@ -9,6 +9,12 @@ pub fn seed_values() -> Value {
     serde_json::from_str(include_str!("../fixtures/seed-values.json")).unwrap()
 }
 
+/// Figures, colormaps and format cases rendered by seaborn 0.13.2 itself
+/// (scripts/gen_seaborn_goldens.py).
+pub fn seaborn_goldens() -> Value {
+    serde_json::from_str(include_str!("../fixtures/seaborn-goldens.json")).unwrap()
+}
+
 /// A JSON number, or a Python float repr in a string ("nan", "inf", "1e-300").
 pub fn num(v: &Value) -> f64 {
     match v {
