@@ -263,6 +263,7 @@ export function defineElement(api) {
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
     _invalidate({ keepConfig = false } = {}) {
+      this._version = (this._version ?? 0) + 1; // the state changed: every canvas is stale
       this._traceCache = null;
       this._rawCache = null;
       if (!keepConfig) this._cfgCache = null;
@@ -881,13 +882,21 @@ export function defineElement(api) {
         const h = this.height ?? ph;
         const cw = Math.round(w * dpr);
         const ch = Math.round(h * dpr);
+        // A canvas whose inputs are all unchanged (a hover that moves another view's
+        // outline, a resize that keeps its size) is not redrawn.
+        const key = `${this._version}|${cw}x${ch}|${dark}|${this.palette}|${highlights[view] || ''}`;
+        if (canvas.dataset.painted === key) continue;
         if (canvas.width !== cw || canvas.height !== ch) {
           canvas.width = cw; canvas.height = ch;
           canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
         }
         api.callCore(() => this._viz.render(view, canvas, dpr, dark, this.palette ?? undefined, highlights[view] || [], true));
+        canvas.dataset.painted = key;
         canvas.setAttribute('aria-label', `${view} heatmap`);
       }
+      const breakdownKey = `${this._version}|${this._showNaive}`;
+      if (silent && this._breakdownKey === breakdownKey) return;
+      this._breakdownKey = breakdownKey;
       this._renderBreakdown();
       if (!silent) {
         const self = this;
