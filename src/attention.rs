@@ -149,7 +149,18 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             let query = breakdown(config.query, &stages.scores, &stages.scaled, &stages.weights, &v);
             let naive_weights = naive_rows(&stages.scaled, &stages.weights);
             let Stages { scores, scaled, weights, context } = stages;
-            Ok(Trace::SelfAttention(SelfTrace { q, k, v, scores, scaled, weights, naive_weights, context, scale, query }))
+            Ok(Trace::SelfAttention(SelfTrace {
+                q,
+                k,
+                v,
+                scores,
+                scaled,
+                weights,
+                naive_weights,
+                context,
+                scale,
+                query,
+            }))
         }
         Mechanism::Cross { decoder_state, annotations } => {
             let h = Matrix::row_vector(decoder_state);
@@ -190,7 +201,13 @@ pub fn resolve_scale(scale: Scale, d_k: usize) -> f64 {
 }
 
 /// The single-query walk-through for query `index`, from the matrices of a trace.
-pub(crate) fn breakdown(index: usize, scores: &Matrix, scaled: &Matrix, weights: &Matrix, v: &Matrix) -> QueryBreakdown {
+pub(crate) fn breakdown(
+    index: usize,
+    scores: &Matrix,
+    scaled: &Matrix,
+    weights: &Matrix,
+    v: &Matrix,
+) -> QueryBreakdown {
     let w = weights.row(index).to_vec();
     let mut terms = Matrix::zeros(v.rows(), v.cols());
     let mut context = vec![0.0; v.cols()];

@@ -258,10 +258,7 @@ fn parse_weight(name: &str, value: &Value, d_model: usize) -> Result<Matrix> {
         return err(format!("{name} must be a list of rows, got {}", describe(value)));
     };
     if rows.len() != d_model {
-        return err(format!(
-            "{name} has {} rows, expected {d_model}: one row per embedding dimension",
-            rows.len()
-        ));
+        return err(format!("{name} has {} rows, expected {d_model}: one row per embedding dimension", rows.len()));
     }
     parse_matrix(name, value, None)
 }
@@ -326,7 +323,9 @@ fn parse_scale(obj: &Map<String, Value>, default: Scale) -> Result<Scale> {
             Some(s) if s.is_finite() && s > 0.0 => Ok(Scale::Value(s)),
             _ => err(format!("scale must be a positive number, got {n}")),
         },
-        Some(other) => err(format!("scale must be \"sqrt_dk\", \"none\" or a positive number, got {}", describe(other))),
+        Some(other) => {
+            err(format!("scale must be \"sqrt_dk\", \"none\" or a positive number, got {}", describe(other)))
+        }
     }
 }
 

@@ -41,7 +41,11 @@ impl Config {
             _ => return err(format!("this figure has no input {matrix:?}")),
         };
         if row >= target.rows() || col >= target.cols() {
-            return err(format!("{matrix} has no row {row}, column {col} (it is {} × {})", target.rows(), target.cols()));
+            return err(format!(
+                "{matrix} has no row {row}, column {col} (it is {} × {})",
+                target.rows(),
+                target.cols()
+            ));
         }
         target.set(row, col, value);
         Ok(next)
@@ -239,7 +243,11 @@ impl Config {
     pub fn with_query(&self, query: usize) -> Result<Config> {
         if let Mechanism::Cross { .. } = self.mechanism {
             // The decoder state is the only query of cross-attention.
-            return if query == 0 { Ok(self.clone()) } else { err("cross-attention has one query, the decoder state (query 0)") };
+            return if query == 0 {
+                Ok(self.clone())
+            } else {
+                err("cross-attention has one query, the decoder state (query 0)")
+            };
         }
         if query >= self.tokens.len() {
             return err(format!("query {query} is out of range: there are {} tokens", self.tokens.len()));

@@ -17,25 +17,29 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
     // The documents' own draw (seed 42, randint(3)) is recognised too, so the
     // presets export as `np.random.seed(42)` like the documents.
     let candidates = random.into_iter().chain([(42, Distribution::Randint(3))]);
-    let seeded = candidates.into_iter().find(|&(seed, dist)| config.randomized(seed, dist).ok().as_ref() == Some(config));
+    let seeded =
+        candidates.into_iter().find(|&(seed, dist)| config.randomized(seed, dist).ok().as_ref() == Some(config));
     let mut py = String::new();
     let _ = writeln!(py, "# attention-viz: the current figure, recomputed with NumPy/SciPy");
     let _ = writeln!(py, "import numpy as np");
     let _ = writeln!(py, "from scipy.special import softmax\n");
     let _ = writeln!(py, "tokens = {}", py_list_str(&config.tokens));
-    let random_lines = |py: &mut String, names: &[&str], shapes: &[(usize, usize, bool)], seed: u32, dist: Distribution| {
-        let _ = writeln!(py, "np.random.seed({seed})");
-        for (name, &(rows, cols, vector)) in names.iter().zip(shapes) {
-            let shape = if vector { format!("{cols}") } else { format!("{rows}, {cols}") };
-            let call = match dist {
-                Distribution::Randint(high) => format!("np.random.randint({high}, size=({shape}{}))", if vector { "," } else { "" }),
-                Distribution::Rand => format!("np.random.rand({shape})"),
-                Distribution::Randn => format!("np.random.randn({shape})"),
-            };
-            let cast = if matches!(dist, Distribution::Randint(_)) { ".astype(float)" } else { "" };
-            let _ = writeln!(py, "{name} = {call}{cast}");
-        }
-    };
+    let random_lines =
+        |py: &mut String, names: &[&str], shapes: &[(usize, usize, bool)], seed: u32, dist: Distribution| {
+            let _ = writeln!(py, "np.random.seed({seed})");
+            for (name, &(rows, cols, vector)) in names.iter().zip(shapes) {
+                let shape = if vector { format!("{cols}") } else { format!("{rows}, {cols}") };
+                let call = match dist {
+                    Distribution::Randint(high) => {
+                        format!("np.random.randint({high}, size=({shape}{}))", if vector { "," } else { "" })
+                    }
+                    Distribution::Rand => format!("np.random.rand({shape})"),
+                    Distribution::Randn => format!("np.random.randn({shape})"),
+                };
+                let cast = if matches!(dist, Distribution::Randint(_)) { ".astype(float)" } else { "" };
+                let _ = writeln!(py, "{name} = {call}{cast}");
+            }
+        };
     match &config.mechanism {
         Mechanism::SelfAttention { embeddings, projections } => {
             match (projections, seeded) {
@@ -83,7 +87,11 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                     let _ = writeln!(py, "annotations = A.T  # one encoder state per column");
                 }
                 None => {
-                    let _ = writeln!(py, "h = {}", py_array(&Matrix::row_vector(decoder_state)).replacen("[[", "[", 1).replacen("]]", "]", 1));
+                    let _ = writeln!(
+                        py,
+                        "h = {}",
+                        py_array(&Matrix::row_vector(decoder_state)).replacen("[[", "[", 1).replacen("]]", "]", 1)
+                    );
                     let _ = writeln!(py, "annotations = {}.T  # one encoder state per column", py_array(annotations));
                 }
             }
@@ -119,8 +127,9 @@ fn py_float(x: f64) -> String {
 }
 
 fn py_array(m: &Matrix) -> String {
-    let rows: Vec<String> =
-        (0..m.rows()).map(|i| format!("[{}]", m.row(i).iter().map(|&x| py_float(x)).collect::<Vec<_>>().join(", "))).collect();
+    let rows: Vec<String> = (0..m.rows())
+        .map(|i| format!("[{}]", m.row(i).iter().map(|&x| py_float(x)).collect::<Vec<_>>().join(", ")))
+        .collect();
     format!("np.array([{}])", rows.join(",\n    "))
 }
 

@@ -176,10 +176,8 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
     }
     // Row r and column r of the scores (the rest only depend on unchanged rows),
     // computed and checked before anything is changed, so an overflow leaves `t` as it was.
-    let score_row: Vec<f64> =
-        (0..n).map(|j| dot(q.row(0), if j == r { k.row(0) } else { t.k.row(j) })).collect();
-    let score_col: Vec<f64> =
-        (0..n).map(|i| if i == r { score_row[r] } else { dot(t.q.row(i), k.row(0)) }).collect();
+    let score_row: Vec<f64> = (0..n).map(|j| dot(q.row(0), if j == r { k.row(0) } else { t.k.row(j) })).collect();
+    let score_col: Vec<f64> = (0..n).map(|i| if i == r { score_row[r] } else { dot(t.q.row(i), k.row(0)) }).collect();
     let scaled_ok = |s: &f64| (s / t.scale).is_finite();
     if let Some(j) = score_row.iter().position(|s| !scaled_ok(s)) {
         return Err(overflow_at(r, j, score_row[j] / t.scale).into());

@@ -37,8 +37,8 @@ pub fn randint_matrices(seed: u32, high: i64, shapes: &[(usize, usize)]) -> Vec<
 
 /// Documents 000/001: four one-hot-ish word embeddings and seeded random projections.
 fn word_embeddings(query: usize) -> Config {
-    let embeddings = Matrix::from_rows(&[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-        .expect("literal rows");
+    let embeddings =
+        Matrix::from_rows(&[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]).expect("literal rows");
     let mut w = randint_matrices(42, 3, &[(3, 3), (3, 3), (3, 3)]).into_iter();
     let (w_q, w_k, w_v) = (w.next().unwrap(), w.next().unwrap(), w.next().unwrap());
     Config {
@@ -69,8 +69,8 @@ fn no_projections() -> Config {
 
 /// Document 003: a decoder state scored against four encoder annotations.
 fn encoder_decoder() -> Config {
-    let annotations =
-        Matrix::from_rows(&[[3.0, 12.0, 45.0], [59.0, 2.0, 5.0], [1.0, 43.0, 5.0], [4.0, 3.0, 45.3]]).expect("literal rows");
+    let annotations = Matrix::from_rows(&[[3.0, 12.0, 45.0], [59.0, 2.0, 5.0], [1.0, 43.0, 5.0], [4.0, 3.0, 45.3]])
+        .expect("literal rows");
     Config {
         mechanism: Mechanism::Cross { decoder_state: vec![5.0, 1.0, 20.0], annotations },
         tokens: ["h_1", "h_2", "h_3", "h_4"].map(String::from).to_vec(),

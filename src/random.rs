@@ -26,12 +26,7 @@ pub struct RandomState {
 impl RandomState {
     /// Same state as `np.random.seed(seed)` / `RandomState(seed)`.
     pub fn new(seed: u32) -> Self {
-        let mut state = RandomState {
-            key: [0; N],
-            pos: N,
-            has_gauss: false,
-            gauss: 0.0,
-        };
+        let mut state = RandomState { key: [0; N], pos: N, has_gauss: false, gauss: 0.0 };
         state.seed(seed);
         state
     }
@@ -41,9 +36,7 @@ impl RandomState {
         let mut s = seed;
         for (i, word) in self.key.iter_mut().enumerate() {
             *word = s;
-            s = 1_812_433_253u32
-                .wrapping_mul(s ^ (s >> 30))
-                .wrapping_add(i as u32 + 1);
+            s = 1_812_433_253u32.wrapping_mul(s ^ (s >> 30)).wrapping_add(i as u32 + 1);
         }
         // NumPy defers the first twist to the first draw; keeping that makes the exposed
         // state comparable with `get_state()` right after seeding.

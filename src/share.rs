@@ -52,7 +52,9 @@ pub fn decode(text: &str) -> Result<State, String> {
     let Value::Object(obj) = &value else { return fail("it does not hold a figure".into()) };
     match obj.get("v").and_then(Value::as_u64) {
         Some(VERSION) => {}
-        Some(v) => return fail(format!("it was made by a newer version (state format {v}; this page reads {VERSION})")),
+        Some(v) => {
+            return fail(format!("it was made by a newer version (state format {v}; this page reads {VERSION})"))
+        }
         None => return fail("it has no version number".into()),
     }
     let config = match obj.get("config") {

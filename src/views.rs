@@ -17,8 +17,22 @@ pub const SELF_VIEWS: [&str; 12] =
 pub const CROSS_VIEWS: [&str; 7] =
     ["decoder_state", "annotations", "scores", "scaled", "weights", "naive_weights", "applied"];
 pub const ALL_VIEWS: [&str; 16] = [
-    "embeddings", "w_q", "w_k", "w_v", "q", "k", "v", "scores", "scaled", "weights", "naive_weights", "context",
-    "decoder_state", "annotations", "applied", "query.terms",
+    "embeddings",
+    "w_q",
+    "w_k",
+    "w_v",
+    "q",
+    "k",
+    "v",
+    "scores",
+    "scaled",
+    "weights",
+    "naive_weights",
+    "context",
+    "decoder_state",
+    "annotations",
+    "applied",
+    "query.terms",
 ];
 
 /// One matrix ready to draw.
@@ -52,7 +66,14 @@ fn indices(n: usize) -> Vec<String> {
     (0..n).map(|i| i.to_string()).collect()
 }
 
-fn matrix_view(name: &str, title: String, values: Matrix, rows: Vec<String>, cols: Vec<String>, palette: &'static str) -> View {
+fn matrix_view(
+    name: &str,
+    title: String,
+    values: Matrix,
+    rows: Vec<String>,
+    cols: Vec<String>,
+    palette: &'static str,
+) -> View {
     View { name: name.to_string(), title, values, row_labels: rows, col_labels: cols, palette }
 }
 
@@ -67,7 +88,9 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
             let sub = if projections.is_some() { "k" } else { "model" };
             let scale_text = if t.scale == 1.0 { String::new() } else { format!(" / {}", short(t.scale)) };
             Ok(match name {
-                "embeddings" => matrix_view(name, "embeddings X".into(), embeddings.clone(), tokens, d(embeddings), "purple"),
+                "embeddings" => {
+                    matrix_view(name, "embeddings X".into(), embeddings.clone(), tokens, d(embeddings), "purple")
+                }
                 "w_q" | "w_k" | "w_v" => {
                     let p = projections.as_ref().ok_or_else(unknown)?;
                     let (m, label) = match name {
@@ -88,15 +111,26 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     };
                     matrix_view(name, title.into(), m.clone(), tokens, d(m), palette)
                 }
-                "scores" => matrix_view(name, "scores = Q·Kᵀ".into(), t.scores.clone(), tokens.clone(), tokens, "sequential"),
+                "scores" => {
+                    matrix_view(name, "scores = Q·Kᵀ".into(), t.scores.clone(), tokens.clone(), tokens, "sequential")
+                }
                 "scaled" => {
                     let title = match config.scale {
-                        crate::config::Scale::SqrtDk => format!("scaled = scores / √d_{sub} = scores / {}", short(t.scale)),
+                        crate::config::Scale::SqrtDk => {
+                            format!("scaled = scores / √d_{sub} = scores / {}", short(t.scale))
+                        }
                         _ => format!("scaled = scores{scale_text}"),
                     };
                     matrix_view(name, title, t.scaled.clone(), tokens.clone(), tokens, "sequential")
                 }
-                "weights" => matrix_view(name, "weights = softmax(scaled)".into(), t.weights.clone(), tokens.clone(), tokens, "sequential"),
+                "weights" => matrix_view(
+                    name,
+                    "weights = softmax(scaled)".into(),
+                    t.weights.clone(),
+                    tokens.clone(),
+                    tokens,
+                    "sequential",
+                ),
                 "naive_weights" => matrix_view(
                     name,
                     "naive softmax: exp(x) / Σ exp(x)".into(),
@@ -105,7 +139,9 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     tokens,
                     "sequential",
                 ),
-                "context" => matrix_view(name, "context = weights·V".into(), t.context.clone(), tokens, d(&t.context), "Blue"),
+                "context" => {
+                    matrix_view(name, "context = weights·V".into(), t.context.clone(), tokens, d(&t.context), "Blue")
+                }
                 "query.terms" => matrix_view(
                     name,
                     format!("w_j·v_j for query {}", config.tokens[t.query.index]),
@@ -123,14 +159,24 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
             let row = |v: &[f64]| Matrix::row_vector(v);
             let h = vec!["h".to_string()];
             Ok(match name {
-                "decoder_state" => matrix_view(name, "decoder state".into(), column(decoder_state), dims, vec!["0".into()], "purple"),
-                "annotations" => matrix_view(name, "annotations".into(), annotations.transpose(), dims, tokens, "orange"),
+                "decoder_state" => {
+                    matrix_view(name, "decoder state".into(), column(decoder_state), dims, vec!["0".into()], "purple")
+                }
+                "annotations" => {
+                    matrix_view(name, "annotations".into(), annotations.transpose(), dims, tokens, "orange")
+                }
                 "scores" => matrix_view(name, "scores = h·a_j".into(), row(&t.scores), h, tokens, "sequential"),
                 "scaled" => {
-                    let title = if t.scale == 1.0 { "scaled = scores".to_string() } else { format!("scaled = scores / {}", short(t.scale)) };
+                    let title = if t.scale == 1.0 {
+                        "scaled = scores".to_string()
+                    } else {
+                        format!("scaled = scores / {}", short(t.scale))
+                    };
                     matrix_view(name, title, row(&t.scaled), h, tokens, "sequential")
                 }
-                "weights" => matrix_view(name, "weights = softmax(scores)".into(), row(&t.weights), h, tokens, "sequential"),
+                "weights" => {
+                    matrix_view(name, "weights = softmax(scores)".into(), row(&t.weights), h, tokens, "sequential")
+                }
                 "naive_weights" => matrix_view(
                     name,
                     "naive softmax: exp(x) / Σ exp(x)".into(),
@@ -140,7 +186,9 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     "sequential",
                 ),
                 "applied" => matrix_view(name, "applied attention".into(), t.applied.clone(), dims, tokens, "orange"),
-                "context" => matrix_view(name, "context vector".into(), column(&t.context), dims, vec!["0".into()], "Blue"),
+                "context" => {
+                    matrix_view(name, "context vector".into(), column(&t.context), dims, vec!["0".into()], "Blue")
+                }
                 _ => return Err(unknown()),
             })
         }

@@ -92,7 +92,8 @@ fn seed_002_without_projections() {
     // As printed. The document computed from the unrounded random input and
     // printed it to 8 decimals. Each input we start from is off by ≤ 5e-9, so a
     // 3-term dot product of values ≤ 1 is off by ≤ 3·2·5e-9 = 3e-8.
-    let assert_printed = |what: &str, got: &[f64], printed: &[f64], _decimals: i32| assert_near(what, got, printed, 3e-8);
+    let assert_printed =
+        |what: &str, got: &[f64], printed: &[f64], _decimals: i32| assert_near(what, got, printed, 3e-8);
     assert_printed("score", &t.query.scores, &[0.53041613, 0.13610384, 0.3418364, 0.36677499], 8);
     assert_printed("weight", &t.query.weights, &[0.29838948, 0.20115732, 0.24710661, 0.25334659], 8);
     assert_printed("context", &t.query.context, &[0.62688845, 0.65962472, 0.52651137], 8);
@@ -187,7 +188,19 @@ fn huge_inputs_overflow_with_a_message_not_nan() {
 #[test]
 fn fields_name_every_stage() {
     let names: Vec<&str> = compute(&preset("seed-001").unwrap()).unwrap().fields().iter().map(|f| f.name).collect();
-    for want in ["q", "k", "v", "scores", "scaled", "weights", "context", "query.scores", "query.weights", "query.terms", "query.context"] {
+    for want in [
+        "q",
+        "k",
+        "v",
+        "scores",
+        "scaled",
+        "weights",
+        "context",
+        "query.scores",
+        "query.weights",
+        "query.terms",
+        "query.context",
+    ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
     let cross = compute(&preset("seed-003").unwrap()).unwrap();

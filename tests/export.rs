@@ -45,10 +45,15 @@ fn run_python(snippet: &str, dump: &str) -> Option<serde_json::Value> {
 }
 
 fn close(got: &serde_json::Value, want: &[f64], what: &str) {
-    let got: Vec<f64> = got.as_array().unwrap().iter().flat_map(|r| match r.as_array() {
-        Some(row) => row.iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>(),
-        None => vec![r.as_f64().unwrap()],
-    }).collect();
+    let got: Vec<f64> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| match r.as_array() {
+            Some(row) => row.iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>(),
+            None => vec![r.as_f64().unwrap()],
+        })
+        .collect();
     assert_eq!(got.len(), want.len(), "{what}");
     for (g, w) in got.iter().zip(want) {
         assert!((g - w).abs() <= 1e-12 * w.abs().max(1e-300) || g == w, "{what}: numpy {g} vs ours {w}");
@@ -59,11 +64,22 @@ fn close(got: &serde_json::Value, want: &[f64], what: &str) {
 fn numpy_prints_our_numbers() {
     let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
     let mut configs = vec![preset("seed-001").unwrap(), preset("seed-002").unwrap(), preset("seed-003").unwrap()];
-    configs.push(preset("seed-001").unwrap().randomized(3, Distribution::Randn).unwrap().with_scale(attention_viz::config::Scale::Value(2.5)).unwrap());
+    configs.push(
+        preset("seed-001")
+            .unwrap()
+            .randomized(3, Distribution::Randn)
+            .unwrap()
+            .with_scale(attention_viz::config::Scale::Value(2.5))
+            .unwrap(),
+    );
     configs.push(preset("seed-003").unwrap().randomized(5, Distribution::Rand).unwrap());
     for (k, config) in configs.iter().enumerate() {
         let trace = compute(config).unwrap();
-        let random = match k { 3 => Some((3, Distribution::Randn)), 4 => Some((5, Distribution::Rand)), _ => None };
+        let random = match k {
+            3 => Some((3, Distribution::Randn)),
+            4 => Some((5, Distribution::Rand)),
+            _ => None,
+        };
         let snippet = numpy_snippet(config, random);
         let dump = "{'scores': scores.tolist(), 'weights': weights.tolist(), 'context': context.tolist()}";
         let Some(got) = run_python(&snippet, dump) else {

@@ -102,7 +102,11 @@ fn exercise_config(config: &Config, style: &Style, input: &str, counts: &Counts)
     counts.add(&counts.configs);
     // A config that exists is valid: it survives its own JSON.
     let back = Config::from_value(&config.to_value());
-    prop_assert!(back.as_ref() == Ok(config), "config does not survive to_value/from_value: {back:?}\n{}", preview(input));
+    prop_assert!(
+        back.as_ref() == Ok(config),
+        "config does not survive to_value/from_value: {back:?}\n{}",
+        preview(input)
+    );
     let trace = match compute(config) {
         Ok(t) => t,
         Err(e) => return check_message("compute", &e.0, input, counts),
@@ -118,7 +122,10 @@ fn exercise_config(config: &Config, style: &Style, input: &str, counts: &Counts)
         };
         counts.add(&counts.views);
         let (rows, cols) = view.values.shape();
-        prop_assert!(view.row_labels.len() == rows && view.col_labels.len() == cols, "{name}: labels do not match the shape");
+        prop_assert!(
+            view.row_labels.len() == rows && view.col_labels.len() == cols,
+            "{name}: labels do not match the shape"
+        );
         if rows * cols <= SVG_MAX_CELLS {
             match to_svg(&view, style) {
                 Ok(svg) => prop_assert!(svg.contains("<svg"), "{name}: not an SVG"),
@@ -192,7 +199,10 @@ where
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let (since, input) = current.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                assert!(since.elapsed() < CASE_LIMIT, "{what}: one input ran for over {CASE_LIMIT:?} (a hang?): {input}");
+                assert!(
+                    since.elapsed() < CASE_LIMIT,
+                    "{what}: one input ran for over {CASE_LIMIT:?} (a hang?): {input}"
+                );
             }
         }
     }
@@ -224,8 +234,20 @@ const FIELDS: [&str; 10] =
 
 /// Characters that print long in messages (Debug escapes them) or confuse text handling.
 const NASTY_CHARS: [char; 14] = [
-    '\u{10ffff}', '\u{e0001}', '\u{0}', '\u{1b}', '\u{7f}', '\u{200b}', '\u{202e}', '\u{feff}', '\u{fffd}', '"', '\\',
-    '\n', '\u{301}', '\u{1f600}',
+    '\u{10ffff}',
+    '\u{e0001}',
+    '\u{0}',
+    '\u{1b}',
+    '\u{7f}',
+    '\u{200b}',
+    '\u{202e}',
+    '\u{feff}',
+    '\u{fffd}',
+    '"',
+    '\\',
+    '\n',
+    '\u{301}',
+    '\u{1f600}',
 ];
 
 /// A finite number a config accepts: ordinary values, small integers, and float64's edges.
@@ -358,7 +380,10 @@ fn config_value() -> BoxedStrategy<Value> {
                 1 => leaf().prop_map(Some),
             ];
             let inputs = if is_self {
-                (matrix(n, d), prop::option::weighted(0.6, (matrix(off(d, 0), dk), matrix(d, off(dk, 1)), matrix(d, dv))))
+                (
+                    matrix(n, d),
+                    prop::option::weighted(0.6, (matrix(off(d, 0), dk), matrix(d, off(dk, 1)), matrix(d, dv))),
+                )
                     .prop_map(|(x, w)| {
                         let mut m = Map::new();
                         m.insert("embeddings".into(), x);
@@ -407,8 +432,8 @@ fn share_value() -> BoxedStrategy<Value> {
         1 => value(),
     ];
     let config = prop_oneof![6 => config_value(), 1 => value()];
-    (version, config, prop::option::of(leaf()), random, prop::option::weighted(0.1, (key(), leaf()))).prop_map(
-        |(v, config, naive, random, extra)| {
+    (version, config, prop::option::of(leaf()), random, prop::option::weighted(0.1, (key(), leaf())))
+        .prop_map(|(v, config, naive, random, extra)| {
             let mut m = Map::new();
             m.insert("v".into(), v);
             m.insert("config".into(), config);
@@ -420,9 +445,8 @@ fn share_value() -> BoxedStrategy<Value> {
                 m.insert(k, x);
             }
             Value::Object(m)
-        },
-    )
-    .boxed()
+        })
+        .boxed()
 }
 
 /// Text-level damage: cut, insert, replace a number by something JSON cannot hold, wrap.
@@ -437,7 +461,8 @@ enum Mutation {
 }
 
 fn mutation() -> BoxedStrategy<Mutation> {
-    let json_char = prop::sample::select("{}[],:\"\\0123456789.eE+-ntfu \t\n\u{0}\u{feff}é".chars().collect::<Vec<_>>());
+    let json_char =
+        prop::sample::select("{}[],:\"\\0123456789.eE+-ntfu \t\n\u{0}\u{feff}é".chars().collect::<Vec<_>>());
     prop_oneof![
         12 => Just(Mutation::None),
         2 => any::<usize>().prop_map(Mutation::Truncate),
@@ -474,7 +499,9 @@ fn mutate(text: String, m: &Mutation) -> String {
             match text[start..].find(|c: char| c.is_ascii_digit()) {
                 Some(i) => {
                     let i = start + i;
-                    let end = text[i..].find(|c: char| !(c.is_ascii_digit() || "eE.+-".contains(c))).map_or(text.len(), |e| i + e);
+                    let end = text[i..]
+                        .find(|c: char| !(c.is_ascii_digit() || "eE.+-".contains(c)))
+                        .map_or(text.len(), |e| i + e);
                     format!("{}{}{}", &text[..i], with, &text[end..])
                 }
                 None => format!("{text}{with}"),
@@ -537,14 +564,41 @@ fn case() -> BoxedStrategy<Case> {
         1 => "[A-Za-z0-9_=+/ -]{0,80}",
     ];
     let palette = prop::option::of(prop_oneof![
-        prop::sample::select(vec!["rocket", "vlag_r", "diverging", "sequential_r", "purple", "Blue", "light:#1f77b4", "#abc", "#GGGGGG", "light:", "_r", ""])
-            .prop_map(String::from),
+        prop::sample::select(vec![
+            "rocket",
+            "vlag_r",
+            "diverging",
+            "sequential_r",
+            "purple",
+            "Blue",
+            "light:#1f77b4",
+            "#abc",
+            "#GGGGGG",
+            "light:",
+            "_r",
+            ""
+        ])
+        .prop_map(String::from),
         text(),
     ]);
     let dpr = prop_oneof![8 => prop::sample::select(vec![1.0, 2.0, 1.5, 0.5, 3.0]), 1 => prop::sample::select(vec![0.0, -1.0, f64::NAN, 0.1, 8.0])];
-    let highlight = prop::option::of((0usize..8, 0usize..8, 0usize..9, 0usize..9).prop_map(|(r0, c0, r1, c1)| Highlight { r0, c0, r1, c1 }));
+    let highlight =
+        prop::option::of((0usize..8, 0usize..8, 0usize..9, 0usize..9).prop_map(|(r0, c0, r1, c1)| Highlight {
+            r0,
+            c0,
+            r1,
+            c1,
+        }));
     (document, link_text, any::<bool>(), palette, dpr, highlight, prop::option::of(any::<bool>()))
-        .prop_map(|(text, link, dark, palette, dpr, highlight, annotate)| Case { text, link, dark, palette, dpr, highlight, annotate })
+        .prop_map(|(text, link, dark, palette, dpr, highlight, annotate)| Case {
+            text,
+            link,
+            dark,
+            palette,
+            dpr,
+            highlight,
+            annotate,
+        })
         .boxed()
 }
 
@@ -586,7 +640,10 @@ fn fuzz_parsers_compute_views_and_svg() {
             Err(TestError::Fail(why, case)) => panic!("fuzz case failed: {why}\nminimal input: {case:#?}"),
             Err(e) => panic!("fuzz run aborted: {e}"),
         }
-        assert!(counts.get(&counts.traces) > u64::from(CASES) / 4, "too few inputs reach compute: the generators drifted");
+        assert!(
+            counts.get(&counts.traces) > u64::from(CASES) / 4,
+            "too few inputs reach compute: the generators drifted"
+        );
     });
 }
 
@@ -612,13 +669,18 @@ fn hostile_text(text: &str, counts: &Counts) -> Result<(), String> {
         let wrapped = base64url_encode(format!(r#"{{"v":1,"config":{text}}}"#).as_bytes());
         counts.add(&counts.inputs);
         match (share::decode(&wrapped), &parsed) {
-            (Ok(state), Ok(config)) => prop_assert!(state.config == *config, "the link's config differs from the text's"),
+            (Ok(state), Ok(config)) => {
+                prop_assert!(state.config == *config, "the link's config differs from the text's")
+            }
             (Err(e), Err(_)) => check_message("share::decode", &e, &wrapped, counts)?,
             (Ok(_), Err(e)) => prop_assert!(false, "only the link decodes; from_json says {e}"),
             (Err(e), Ok(_)) => {
                 // Longer than MAX_LEN, or nested one level deeper than serde_json allows.
                 check_message("share::decode", &e, &wrapped, counts)?;
-                prop_assert!(e.contains("characters long") || e.contains("recursion"), "only the text parses; the link: {e}");
+                prop_assert!(
+                    e.contains("characters long") || e.contains("recursion"),
+                    "only the text parses; the link: {e}"
+                );
             }
         }
         Ok(())
@@ -654,19 +716,41 @@ fn hostile_inputs_fail_cleanly_or_compute() {
             ("2000 tokens, self", format!(r#"{{"embeddings": {}}}"#, rows(2000, 2, wave))),
             (
                 "2000 tokens, projections",
-                format!(r#"{{"embeddings": {}, "w_q": {w}, "w_k": {w}, "w_v": {w}}}"#, rows(2000, 3, wave), w = rows(3, 2, wave)),
+                format!(
+                    r#"{{"embeddings": {}, "w_q": {w}, "w_k": {w}, "w_v": {w}}}"#,
+                    rows(2000, 3, wave),
+                    w = rows(3, 2, wave)
+                ),
             ),
-            ("2000 tokens, cross", format!(r#"{{"decoder_state": [1, -2, 0.5], "annotations": {}}}"#, rows(2000, 3, wave))),
+            (
+                "2000 tokens, cross",
+                format!(r#"{{"decoder_state": [1, -2, 0.5], "annotations": {}}}"#, rows(2000, 3, wave)),
+            ),
             ("4097 tokens", format!(r#"{{"embeddings": {}}}"#, rows(4097, 1, wave))),
             ("1025 dimensions", format!(r#"{{"embeddings": {}}}"#, rows(2, 1025, wave))),
-            ("5000 values in a decoder state", format!(r#"{{"decoder_state": {}, "annotations": [[1]]}}"#, numbers(5000, |_| 1.0))),
+            (
+                "5000 values in a decoder state",
+                format!(r#"{{"decoder_state": {}, "annotations": [[1]]}}"#, numbers(5000, |_| 1.0)),
+            ),
             // 10 000-character token names.
             (
                 "10 000-character names",
-                format!(r#"{{"embeddings": [[1, 2], [3, 4], [5, 6]], "tokens": {}, "query": 2}}"#, names(3, |i| long_name(['a', 'é', '😀'][i]))),
+                format!(
+                    r#"{{"embeddings": [[1, 2], [3, 4], [5, 6]], "tokens": {}, "query": 2}}"#,
+                    names(3, |i| long_name(['a', 'é', '😀'][i]))
+                ),
             ),
-            ("10 000 unprintable characters", format!(r#"{{"embeddings": [[1], [2]], "tokens": {}}}"#, names(2, |_| long_name('\u{10ffff}')))),
-            ("10 000 combining marks", format!(r#"{{"decoder_state": [1], "annotations": [[1]], "tokens": {}}}"#, names(1, |_| long_name('\u{301}')))),
+            (
+                "10 000 unprintable characters",
+                format!(r#"{{"embeddings": [[1], [2]], "tokens": {}}}"#, names(2, |_| long_name('\u{10ffff}'))),
+            ),
+            (
+                "10 000 combining marks",
+                format!(
+                    r#"{{"decoder_state": [1], "annotations": [[1]], "tokens": {}}}"#,
+                    names(1, |_| long_name('\u{301}'))
+                ),
+            ),
             // Zero-dimension rows and empty inputs.
             ("empty row", r#"{"embeddings": [[]]}"#.into()),
             ("empty rows", r#"{"embeddings": [[], []]}"#.into()),
@@ -682,7 +766,10 @@ fn hostile_inputs_fail_cleanly_or_compute() {
             ("largest float", format!(r#"{{"embeddings": [[{:?}]]}}"#, f64::MAX)),
             ("1e308 cross", r#"{"decoder_state": [1e308], "annotations": [[1e308], [-1e308]]}"#.into()),
             ("1e308 × 1e-308", r#"{"decoder_state": [1e308], "annotations": [[1e-308], [-1e-308]]}"#.into()),
-            ("1e308 values, zero scores", r#"{"embeddings": [[1], [1]], "w_q": [[0]], "w_k": [[0]], "w_v": [[1e308]]}"#.into()),
+            (
+                "1e308 values, zero scores",
+                r#"{"embeddings": [[1], [1]], "w_q": [[0]], "w_k": [[0]], "w_v": [[1e308]]}"#.into(),
+            ),
             ("subnormals", r#"{"embeddings": [[5e-324, -5e-324], [1e-310, 0]], "scale": 5e-324}"#.into()),
             ("tiny scale", r#"{"embeddings": [[1, 2], [3, 4]], "scale": 1e-308}"#.into()),
             ("1e154 products", r#"{"embeddings": [[1e154, 1e154], [-1e154, 1e154]]}"#.into()),
@@ -735,13 +822,19 @@ fn hostile_inputs_fail_cleanly_or_compute() {
             }
         }
         let style = Style::default();
-        for link_text in [base64url_encode(big.as_bytes()), "A".repeat(5 << 20), base64url_encode(deep("[", "]").as_bytes())] {
+        for link_text in
+            [base64url_encode(big.as_bytes()), "A".repeat(5 << 20), base64url_encode(deep("[", "]").as_bytes())]
+        {
             beat("share link");
             if let Err(e) = exercise_share(&link_text, &style, &counts) {
                 failures.push(format!("hostile share link {}: {e}", preview(&link_text)));
             }
         }
-        report(&format!("{n} hostile documents, each raw, as a link and as a link's config, and 3 links"), &counts, start);
+        report(
+            &format!("{n} hostile documents, each raw, as a link and as a link's config, and 3 links"),
+            &counts,
+            start,
+        );
         assert!(failures.is_empty(), "{} hostile inputs failed:\n{}", failures.len(), failures.join("\n\n"));
     });
 }

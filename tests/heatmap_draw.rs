@@ -13,16 +13,26 @@ use attention_viz::heatmap::{raster, to_svg};
 use attention_viz::math::Matrix;
 use attention_viz::presets::preset;
 use attention_viz::views::{self, View};
-use plotters::prelude::*;
 use common::seaborn_goldens as goldens;
+use plotters::prelude::*;
 use serde_json::Value;
 
 fn figure(name: &str) -> Value {
-    goldens()["figures"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("{name}")).clone()
+    goldens()["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("{name}"))
+        .clone()
 }
 
 fn strings(v: &Value) -> Vec<Vec<String>> {
-    v.as_array().unwrap().iter().map(|r| r.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect())
+        .collect()
 }
 
 /// One `<rect>` or `<text>` of plotters' SVG output.
@@ -56,7 +66,11 @@ fn parse_svg(svg: &str) -> Vec<Element> {
                     attrs.push((part[0].trim().trim_end_matches('=').to_string(), part[1].to_string()));
                 }
             }
-            let text = if tag == "text" { rest[end + 1..rest.find("</text>").unwrap()].trim().to_string() } else { String::new() };
+            let text = if tag == "text" {
+                rest[end + 1..rest.find("</text>").unwrap()].trim().to_string()
+            } else {
+                String::new()
+            };
             out.push(Element { tag, attrs, text });
         }
     }
@@ -84,7 +98,13 @@ fn assert_like_seaborn(view: &View, palette: Option<&str>, golden: &Value) {
             let want: Rgb = parse_hex(&fills[i][j]).unwrap();
             let got: Rgb = parse_hex(rect.attr("fill")).unwrap();
             for c in 0..3 {
-                assert!(got[c].abs_diff(want[c]) <= 2, "{} cell ({i},{j}): fill {} vs seaborn {}", view.name, rect.attr("fill"), fills[i][j]);
+                assert!(
+                    got[c].abs_diff(want[c]) <= 2,
+                    "{} cell ({i},{j}): fill {} vs seaborn {}",
+                    view.name,
+                    rect.attr("fill"),
+                    fills[i][j]
+                );
             }
             assert!(rect.attr("fill").chars().all(|c| !c.is_ascii_uppercase()), "fills are lower-case #rrggbb");
             let (cx, cy) = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
@@ -128,7 +148,8 @@ fn seed_001_weights_with_rocket() {
 }
 
 fn golden_view(golden: &Value) -> View {
-    let rows: Vec<Vec<f64>> = strings(&golden["data"]).iter().map(|r| r.iter().map(|x| x.parse().unwrap()).collect()).collect();
+    let rows: Vec<Vec<f64>> =
+        strings(&golden["data"]).iter().map(|r| r.iter().map(|x| x.parse().unwrap()).collect()).collect();
     let values = Matrix::from_rows(&rows).unwrap();
     View {
         name: golden["name"].as_str().unwrap().into(),
@@ -264,7 +285,11 @@ fn cell_at_agrees_with_the_drawn_cells_to_the_pixel() {
             for j in 0..layout.cols {
                 let r = layout.cell(i, j);
                 for (x, y) in [(r.x0, r.y0), (r.x1 - 1, r.y1 - 1), ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2)] {
-                    assert_eq!(layout.cell_at(x as f64 + 0.5, y as f64 + 0.5), Some((i, j)), "{w}×{h} pixel ({x}, {y})");
+                    assert_eq!(
+                        layout.cell_at(x as f64 + 0.5, y as f64 + 0.5),
+                        Some((i, j)),
+                        "{w}×{h} pixel ({x}, {y})"
+                    );
                 }
             }
         }

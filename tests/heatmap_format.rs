@@ -12,17 +12,11 @@ mod common;
 use attention_viz::heatmap::format::{format_g, format_g2};
 use common::{num as parse_f64, seaborn_goldens as goldens};
 
-
-
 #[test]
 fn python_format_g_cases() {
     let g = goldens();
     let cases = g["format"].as_array().expect("format cases");
-    assert!(
-        cases.len() >= 60,
-        "expected many cases, got {}",
-        cases.len()
-    );
+    assert!(cases.len() >= 60, "expected many cases, got {}", cases.len());
     let mut failures = Vec::new();
     let mut n_2g = 0;
     for case in cases {
@@ -40,18 +34,11 @@ fn python_format_g_cases() {
             assert_eq!(format_g2(x), got);
         }
         if got != want {
-            failures.push(format!(
-                "format({x:?}, {spec:?}): python {want:?}, rust {got:?}"
-            ));
+            failures.push(format!("format({x:?}, {spec:?}): python {want:?}, rust {got:?}"));
         }
     }
     assert!(n_2g >= 60, "only {n_2g} .2g cases");
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
@@ -110,18 +97,13 @@ fn never_panics() {
     // A sweep of bit patterns across the whole f64 range.
     let mut bits: u64 = 0x0123_4567_89ab_cdef;
     for _ in 0..20_000 {
-        bits = bits
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        bits = bits.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let x = f64::from_bits(bits);
         let s = format_g2(x);
         if x.is_finite() {
             // Re-parsing gives a value within one unit of the 2nd digit.
             let back: f64 = s.parse().expect("output parses as a float");
-            assert!(
-                (back - x).abs() <= x.abs() * 0.051 || (x.abs() < 1e-300 && back.abs() < 1e-300),
-                "{x:e} -> {s}"
-            );
+            assert!((back - x).abs() <= x.abs() * 0.051 || (x.abs() < 1e-300 && back.abs() < 1e-300), "{x:e} -> {s}");
         }
     }
 }

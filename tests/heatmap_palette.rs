@@ -15,9 +15,9 @@ mod common;
 
 use attention_viz::heatmap::format::format_g2;
 use attention_viz::heatmap::palette::{
-    by_name, diverging, diverging_norm, light_palette, linear_norm, named_color, nonsingular,
-    parse_hex, relative_luminance, sequential, text_color, to_hex, Colormap, Rgb, DIVERGING_NAME,
-    SEQUENTIAL_NAME, TEXT_DARK, TEXT_LIGHT,
+    by_name, diverging, diverging_norm, light_palette, linear_norm, named_color, nonsingular, parse_hex,
+    relative_luminance, sequential, text_color, to_hex, Colormap, Rgb, DIVERGING_NAME, SEQUENTIAL_NAME, TEXT_DARK,
+    TEXT_LIGHT,
 };
 use common::{num as parse_f64, seaborn_goldens as goldens};
 use serde_json::Value;
@@ -25,16 +25,12 @@ use serde_json::Value;
 /// Allowed per-channel difference (in 1/255 steps) from seaborn's colours.
 const TOL: i32 = 2;
 
-
 fn hex(v: &Value) -> Rgb {
     parse_hex(v.as_str().expect("hex string")).expect("valid hex")
 }
 
 fn max_channel_diff(a: Rgb, b: Rgb) -> i32 {
-    (0..3)
-        .map(|k| (a[k] as i32 - b[k] as i32).abs())
-        .max()
-        .unwrap()
+    (0..3).map(|k| (a[k] as i32 - b[k] as i32).abs()).max().unwrap()
 }
 
 /// Compares a colormap with a golden table; returns the number of entries
@@ -49,24 +45,14 @@ fn check_table(what: &str, cm: &Colormap, table: &Value) -> usize {
         let want = hex(h);
         let got = cm.entry(i);
         let d = max_channel_diff(got, want);
-        assert!(
-            d <= TOL,
-            "{what}[{i}]: rust {} seaborn {}",
-            to_hex(got),
-            to_hex(want)
-        );
+        assert!(d <= TOL, "{what}[{i}]: rust {} seaborn {}", to_hex(got), to_hex(want));
         if d != 0 {
             inexact += 1;
         }
         let wf: Vec<f64> = lut[i].as_array().unwrap().iter().map(parse_f64).collect();
         let gf = cm.lut()[i];
         for k in 0..3 {
-            assert!(
-                (gf[k] - wf[k]).abs() <= 1e-12,
-                "{what}[{i}][{k}]: rust {:?} matplotlib {:?}",
-                gf[k],
-                wf[k]
-            );
+            assert!((gf[k] - wf[k]).abs() <= 1e-12, "{what}[{i}][{k}]: rust {:?} matplotlib {:?}", gf[k], wf[k]);
         }
     }
     inexact
@@ -91,18 +77,9 @@ fn light_palettes_match_seaborn() {
 fn reference_doc_table() {
     // /work/shared/reference/seaborn-heatmap.md, "light_palette" table.
     let table: &[(&str, [&str; 5])] = &[
-        (
-            "purple",
-            ["#f3f0f3", "#d6b4d6", "#b977b9", "#9c3b9c", "#800080"],
-        ),
-        (
-            "orange",
-            ["#f3f0ee", "#f6ddb3", "#f9ca77", "#fcb83b", "#ffa500"],
-        ),
-        (
-            "Blue",
-            ["#f0f0f3", "#b4b4f6", "#7878f9", "#3b3bfc", "#0000ff"],
-        ),
+        ("purple", ["#f3f0f3", "#d6b4d6", "#b977b9", "#9c3b9c", "#800080"]),
+        ("orange", ["#f3f0ee", "#f6ddb3", "#f9ca77", "#fcb83b", "#ffa500"]),
+        ("Blue", ["#f0f0f3", "#b4b4f6", "#7878f9", "#3b3bfc", "#0000ff"]),
     ];
     for (name, want) in table {
         let cm = by_name(name).unwrap();
@@ -117,10 +94,7 @@ fn sequential_and_diverging_tables_match_seaborn() {
     let g = goldens();
     assert_eq!(g["sequential"]["name"], SEQUENTIAL_NAME);
     assert_eq!(g["diverging"]["name"], DIVERGING_NAME);
-    assert_eq!(
-        check_table("sequential", &sequential(), &g["sequential"]),
-        0
-    );
+    assert_eq!(check_table("sequential", &sequential(), &g["sequential"]), 0);
     assert_eq!(check_table("diverging", &diverging(), &g["diverging"]), 0);
     assert_eq!(by_name("sequential").unwrap(), sequential());
     assert_eq!(by_name(SEQUENTIAL_NAME).unwrap(), sequential());
@@ -150,12 +124,7 @@ fn seaborn_figures_cells_texts_and_text_colours() {
             .map(|row| row.as_array().unwrap().iter().map(parse_f64).collect())
             .collect();
         // vmin/vmax: min/max of the finite data, as seaborn's nanmin/nanmax.
-        let finite: Vec<f64> = data
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|v| v.is_finite())
-            .collect();
+        let finite: Vec<f64> = data.iter().flatten().copied().filter(|v| v.is_finite()).collect();
         let vmin = finite.iter().copied().fold(f64::INFINITY, f64::min);
         let vmax = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         assert_eq!(vmin, parse_f64(&fig["vmin"]), "{name} vmin");
@@ -171,10 +140,7 @@ fn seaborn_figures_cells_texts_and_text_colours() {
                 let text = &fig["texts"][i][j];
                 let tcol = &fig["text_colors"][i][j];
                 if v.is_nan() {
-                    assert!(
-                        face.is_null() && text.is_null() && tcol.is_null(),
-                        "{name}[{i}][{j}]"
-                    );
+                    assert!(face.is_null() && text.is_null() && tcol.is_null(), "{name}[{i}][{j}]");
                     continue;
                 }
                 n_cells += 1;
@@ -187,27 +153,11 @@ fn seaborn_figures_cells_texts_and_text_colours() {
                     to_hex(got),
                     to_hex(want)
                 );
-                assert_eq!(
-                    to_hex(got),
-                    face.as_str().unwrap(),
-                    "{name}[{i}][{j}] exact"
-                );
-                assert_eq!(
-                    format_g2(v),
-                    text.as_str().unwrap(),
-                    "{name}[{i}][{j}] text"
-                );
-                assert_eq!(
-                    to_hex(cm.text_color_at(x)),
-                    tcol.as_str().unwrap(),
-                    "{name}[{i}][{j}] text colour"
-                );
+                assert_eq!(to_hex(got), face.as_str().unwrap(), "{name}[{i}][{j}] exact");
+                assert_eq!(format_g2(v), text.as_str().unwrap(), "{name}[{i}][{j}] text");
+                assert_eq!(to_hex(cm.text_color_at(x)), tcol.as_str().unwrap(), "{name}[{i}][{j}] text colour");
                 // The 8-bit path agrees here too.
-                assert_eq!(
-                    to_hex(text_color(got)),
-                    tcol.as_str().unwrap(),
-                    "{name}[{i}][{j}] text colour (u8)"
-                );
+                assert_eq!(to_hex(text_color(got)), tcol.as_str().unwrap(), "{name}[{i}][{j}] text colour (u8)");
             }
         }
     }
@@ -261,10 +211,7 @@ fn single_step_diverging_norm_is_close_to_seaborn_center() {
 #[test]
 fn reference_decoder_state_example() {
     let cm = by_name("purple").unwrap();
-    let cells: Vec<String> = [5.0, 1.0, 20.0]
-        .iter()
-        .map(|&v| to_hex(cm.at(linear_norm(v, 1.0, 20.0))))
-        .collect();
+    let cells: Vec<String> = [5.0, 1.0, 20.0].iter().map(|&v| to_hex(cm.at(linear_norm(v, 1.0, 20.0)))).collect();
     assert_eq!(cells, ["#dbbedb", "#f3f0f3", "#800080"]);
 }
 
@@ -299,10 +246,7 @@ fn names_and_hex() {
     assert_eq!(to_hex([1, 2, 255]), "#0102ff");
     assert!(by_name("#800080").is_some());
     assert_eq!(by_name("light:purple"), by_name("purple"));
-    assert_eq!(
-        by_name("rocket_r").unwrap().entry(0),
-        sequential().entry(255)
-    );
+    assert_eq!(by_name("rocket_r").unwrap().entry(0), sequential().entry(255));
     assert!(by_name("viridisx").is_none());
     assert!(by_name("").is_none());
 }
@@ -320,20 +264,8 @@ fn normalisation_edge_cases() {
     assert_eq!(linear_norm(0.0, 0.0, 0.0), 0.5);
     assert_eq!(linear_norm(2.0, 2.0, 2.0), 0.4999999999999997);
     // Nothing panics, whatever the input.
-    let odd = [
-        0.0,
-        -0.0,
-        1.0,
-        -1.0,
-        1e-310,
-        1e308,
-        -1e308,
-        f64::MAX,
-        f64::MIN,
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    ];
+    let odd =
+        [0.0, -0.0, 1.0, -1.0, 1e-310, 1e308, -1e308, f64::MAX, f64::MIN, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
     let maps = [sequential(), diverging(), by_name("purple").unwrap()];
     for &a in &odd {
         for &b in &odd {
@@ -349,14 +281,7 @@ fn normalisation_edge_cases() {
             let _ = maps[1].recentred(a, b, 0.0).at(0.5);
         }
     }
-    for c in [
-        [0, 0, 0],
-        [255, 255, 255],
-        [128, 128, 128],
-        [0, 0, 255],
-        [255, 0, 0],
-        [1, 2, 3],
-    ] {
+    for c in [[0, 0, 0], [255, 255, 255], [128, 128, 128], [0, 0, 255], [255, 0, 0], [1, 2, 3]] {
         let cm = light_palette(c);
         assert_eq!(cm.len(), 256);
         assert_eq!(cm.entry(255), c);

@@ -25,7 +25,8 @@ fn assert_matrix_eq(what: &str, a: &Matrix, b: &Matrix) {
 }
 
 fn assert_same(session: &Session) {
-    let (Trace::SelfAttention(a), Trace::SelfAttention(b)) = (session.trace(), &compute(session.config()).unwrap()) else {
+    let (Trace::SelfAttention(a), Trace::SelfAttention(b)) = (session.trace(), &compute(session.config()).unwrap())
+    else {
         panic!("self-attention expected")
     };
     for (name, x, y) in [

@@ -94,7 +94,12 @@ fn self_config(max_n: usize, max_d: usize, v: BoxedStrategy<f64>, s: BoxedStrate
 fn cross_config(max_m: usize, max_d: usize, v: BoxedStrategy<f64>, s: BoxedStrategy<f64>) -> BoxedStrategy<Config> {
     (1..=max_m, 1..=max_d)
         .prop_flat_map(move |(m, d)| {
-            (prop::collection::vec(v.clone(), d), matrix(m, d, v.clone()), prop::collection::vec(token_name(), m), scale(s.clone()))
+            (
+                prop::collection::vec(v.clone(), d),
+                matrix(m, d, v.clone()),
+                prop::collection::vec(token_name(), m),
+                scale(s.clone()),
+            )
                 .prop_map(|(decoder_state, annotations, tokens, scale)| Config {
                     mechanism: Mechanism::Cross { decoder_state, annotations },
                     tokens,
@@ -228,7 +233,10 @@ fn permuted(c: &Config, perm: &[usize]) -> Config {
     let Mechanism::SelfAttention { embeddings, projections } = &c.mechanism else { unreachable!() };
     let rows: Vec<Vec<f64>> = perm.iter().map(|&p| embeddings.row(p).to_vec()).collect();
     Config {
-        mechanism: Mechanism::SelfAttention { embeddings: Matrix::from_rows(&rows).unwrap(), projections: projections.clone() },
+        mechanism: Mechanism::SelfAttention {
+            embeddings: Matrix::from_rows(&rows).unwrap(),
+            projections: projections.clone(),
+        },
         tokens: perm.iter().map(|&p| c.tokens[p].clone()).collect(),
         scale: c.scale,
         query: perm.iter().position(|&p| p == c.query).unwrap(),
@@ -380,7 +388,16 @@ fn int_range() -> BoxedStrategy<(i64, i64)> {
     prop_oneof![
         (0i64..5, 1i64..20).prop_map(|(l, w)| (l, l + w)),
         (any::<i64>(), any::<i64>()).prop_filter_map("low < high", |(a, b)| (a != b).then(|| (a.min(b), a.max(b)))),
-        (any::<i32>(), prop_oneof![Just(1i64 << 32), Just((1i64 << 32) + 1), Just((1i64 << 32) - 1), Just(1i64 << 31), 1i64..(1 << 40)])
+        (
+            any::<i32>(),
+            prop_oneof![
+                Just(1i64 << 32),
+                Just((1i64 << 32) + 1),
+                Just((1i64 << 32) - 1),
+                Just(1i64 << 31),
+                1i64..(1 << 40)
+            ]
+        )
             .prop_map(|(l, w)| (l as i64, l as i64 + w)),
         Just((i64::MIN, i64::MAX)),
         Just((-1, 0)),
@@ -508,16 +525,20 @@ print(json.dumps({"numpy": np.__version__, "out": out}))
 #[test]
 fn random_state_equals_numpy_on_random_seeds_and_calls() {
     let require = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
-    let have_numpy =
-        std::process::Command::new("python3").args(["-c", "import numpy"]).output().map(|o| o.status.success()).unwrap_or(false);
+    let have_numpy = std::process::Command::new("python3")
+        .args(["-c", "import numpy"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     if !have_numpy {
         assert!(!require, "python3 with numpy is required (ATTENTION_VIZ_REQUIRE_NUMPY is set)");
         eprintln!("skipping the NumPy comparison: python3 cannot import numpy");
         return;
     }
-    let plan_seed = std::env::var("ATTENTION_VIZ_NUMPY_PLAN_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
-    });
+    let plan_seed =
+        std::env::var("ATTENTION_VIZ_NUMPY_PLAN_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+        });
     let mut g = SplitMix(plan_seed);
     let mut seeds: Vec<u32> = vec![0, 42, u32::MAX];
     while seeds.len() < 20 {
@@ -590,7 +611,9 @@ fn random_state_equals_numpy_on_random_seeds_and_calls() {
         for (i, call) in calls.iter().enumerate() {
             let want = &result["out"][case][i];
             let got: Vec<serde_json::Value> = match *call {
-                Call::Randint(l, h, n) => r.randint(l, h, n).unwrap().into_iter().map(serde_json::Value::from).collect(),
+                Call::Randint(l, h, n) => {
+                    r.randint(l, h, n).unwrap().into_iter().map(serde_json::Value::from).collect()
+                }
                 Call::Rand(n) => r.rand(n).into_iter().map(|x| serde_json::Value::from(x.to_bits())).collect(),
                 Call::Randn(n) => r.randn(n).into_iter().map(|x| serde_json::Value::from(x.to_bits())).collect(),
             };
@@ -603,7 +626,11 @@ fn random_state_equals_numpy_on_random_seeds_and_calls() {
             checked += 1;
         }
     }
-    eprintln!("numpy {}: {checked} calls on {} seeds agree bit for bit (plan seed {plan_seed})", result["numpy"], plan.len());
+    eprintln!(
+        "numpy {}: {checked} calls on {} seeds agree bit for bit (plan seed {plan_seed})",
+        result["numpy"],
+        plan.len()
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -682,7 +709,11 @@ fn check_valid(c: &Config, history: &[Edit]) -> Result<(), TestCaseError> {
     // A valid config is one the parser accepts: it must survive JSON (and so share links).
     match Config::from_value(&c.to_value()) {
         Ok(back) => prop_assert!(back == *c, "JSON changed the config after {history:?}"),
-        Err(e) => return Err(TestCaseError::fail(format!("the parser refuses the edited config: {e}\nafter edits {history:?}\nconfig {c:?}"))),
+        Err(e) => {
+            return Err(TestCaseError::fail(format!(
+                "the parser refuses the edited config: {e}\nafter edits {history:?}\nconfig {c:?}"
+            )))
+        }
     }
     match compute(c) {
         Ok(Trace::SelfAttention(t)) => {
@@ -771,8 +802,24 @@ mod incremental {
     }
 
     fn set_value() -> BoxedStrategy<SetValue> {
-        (0usize..8, prop::bool::weighted(0.05), any::<bool>(), 0usize..8, 0usize..8, prop::bool::weighted(0.05), value())
-            .prop_map(|(input, foreign, hot, row, col, outside, value)| SetValue { input, foreign, hot, row, col, outside, value })
+        (
+            0usize..8,
+            prop::bool::weighted(0.05),
+            any::<bool>(),
+            0usize..8,
+            0usize..8,
+            prop::bool::weighted(0.05),
+            value(),
+        )
+            .prop_map(|(input, foreign, hot, row, col, outside, value)| SetValue {
+                input,
+                foreign,
+                hot,
+                row,
+                col,
+                outside,
+                value,
+            })
             .boxed()
     }
 
@@ -821,7 +868,10 @@ mod incremental {
                 vec![("context", ctx), ("query.context", q)]
             }
             Trace::Cross(t) => {
-                vec![("context", (0..t.applied.rows()).map(|c| t.applied.row(c).iter().map(|x| x.abs()).sum()).collect())]
+                vec![(
+                    "context",
+                    (0..t.applied.rows()).map(|c| t.applied.row(c).iter().map(|x| x.abs()).sum()).collect(),
+                )]
             }
         };
         let v = want.field("v");
@@ -907,8 +957,10 @@ mod incremental {
     /// forth across every row's maximum stays within tolerance of a full recompute.
     #[test]
     fn many_edits_of_one_value_stay_exact() {
-        let c = Config::from_json(r#"{"embeddings": [[1, 0, 1], [0, 2, 0], [1, 1, 1], [3, 0, -1]],
-            "w_q": [[1, 0], [0, 1], [1, 1]], "w_k": [[0, 1], [1, 0], [1, 1]], "w_v": [[1, 2], [3, 4], [5, 6]]}"#)
+        let c = Config::from_json(
+            r#"{"embeddings": [[1, 0, 1], [0, 2, 0], [1, 1, 1], [3, 0, -1]],
+            "w_q": [[1, 0], [0, 1], [1, 1]], "w_k": [[0, 1], [1, 0], [1, 1]], "w_v": [[1, 2], [3, 4], [5, 6]]}"#,
+        )
         .unwrap();
         let mut s = Session::new(c).unwrap();
         for step in 0..200 {
@@ -931,8 +983,10 @@ mod incremental {
     /// therefore 1e-12 × Σ_j |w_ij·v_jc|; found by the property above.
     #[test]
     fn an_ill_conditioned_context_is_compared_at_the_scale_of_its_terms() {
-        let c = Config::from_json(r#"{"embeddings": [[8.313114659656621], [0], [0], [0], [-0.06061173939635851]], "scale": "sqrt_dk"}"#)
-            .unwrap();
+        let c = Config::from_json(
+            r#"{"embeddings": [[8.313114659656621], [0], [0], [0], [-0.06061173939635851]], "scale": "sqrt_dk"}"#,
+        )
+        .unwrap();
         let mut s = Session::new(c).unwrap();
         for (row, value) in [(1, 1000.0), (3, 3.0), (2, -5.385019960969704)] {
             s.set_value("embeddings", row, 0, value).unwrap();
@@ -945,7 +999,8 @@ mod incremental {
     /// Here Q = K = 0, so every weight is 1/2 and context = ½·1e308 + ½·1e308 = 1e308, finite.
     #[test]
     fn session_accepts_what_compute_accepts_near_the_float_limit() {
-        let c = Config::from_json(r#"{"embeddings": [[1], [1]], "w_q": [[0]], "w_k": [[0]], "w_v": [[1e308]]}"#).unwrap();
+        let c =
+            Config::from_json(r#"{"embeddings": [[1], [1]], "w_q": [[0]], "w_k": [[0]], "w_v": [[1e308]]}"#).unwrap();
         let full = compute(&c).expect("compute accepts the config");
         let mut s = Session::new(c.clone()).expect("the session accepts it");
         check_trace(s.trace(), &full, &|| "new".into()).unwrap();

@@ -25,11 +25,7 @@ fn u32s(v: &Value) -> Vec<u32> {
 }
 
 fn i64s(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|x| x.as_i64().expect("integer"))
-        .collect()
+    v.as_array().expect("array").iter().map(|x| x.as_i64().expect("integer")).collect()
 }
 
 /// Results are nested like NumPy's output shape; C order is the flattening order.
@@ -87,10 +83,7 @@ fn int_expr(s: &str) -> i64 {
 /// `3` or `(3,3)` -> number of elements.
 fn size_count(s: &str) -> usize {
     let inner = s.trim().trim_start_matches('(').trim_end_matches(')');
-    split_args(inner)
-        .iter()
-        .map(|d| usize::try_from(int_expr(d)).expect("non-negative dimension"))
-        .product()
+    split_args(inner).iter().map(|d| usize::try_from(int_expr(d)).expect("non-negative dimension")).product()
 }
 
 /// Runs one fixture call such as `randint(0,100,size=12)` or `rand(2,3) [note]`.
@@ -127,15 +120,8 @@ fn run_call(rs: &mut RandomState, call: &str) -> Drawn {
     match name {
         "rand" | "randn" => {
             // rand(*shape): no shape means a single value.
-            let count: usize = positional
-                .iter()
-                .map(|d| usize::try_from(int_expr(d)).expect("dimension"))
-                .product();
-            Drawn::Floats(if name == "rand" {
-                rs.rand(count)
-            } else {
-                rs.randn(count)
-            })
+            let count: usize = positional.iter().map(|d| usize::try_from(int_expr(d)).expect("dimension")).product();
+            Drawn::Floats(if name == "rand" { rs.rand(count) } else { rs.randn(count) })
         }
         "randint" => {
             let ints: Vec<i64> = positional.iter().map(|p| int_expr(p)).collect();
@@ -151,22 +137,12 @@ fn run_call(rs: &mut RandomState, call: &str) -> Drawn {
                     Drawn::Ints(rs.randint(low, high, count).expect("valid range"))
                 }
                 Some("uint8") => Drawn::Ints(
-                    rs.randint_u8(low, high, count)
-                        .expect("valid range")
-                        .into_iter()
-                        .map(i64::from)
-                        .collect(),
+                    rs.randint_u8(low, high, count).expect("valid range").into_iter().map(i64::from).collect(),
                 ),
                 Some("int16") => Drawn::Ints(
-                    rs.randint_i16(low, high, count)
-                        .expect("valid range")
-                        .into_iter()
-                        .map(i64::from)
-                        .collect(),
+                    rs.randint_i16(low, high, count).expect("valid range").into_iter().map(i64::from).collect(),
                 ),
-                Some("bool") => {
-                    Drawn::Bools(rs.randint_bool(low, high, count).expect("valid range"))
-                }
+                Some("bool") => Drawn::Bools(rs.randint_bool(low, high, count).expect("valid range")),
                 Some(other) => panic!("unsupported dtype {other} in {call}"),
             }
         }
@@ -187,22 +163,11 @@ fn assert_matches(drawn: &Drawn, expected: &Value, what: &str) {
         }
         Drawn::Floats(got) => {
             // Python reprs round-trip, so parsing them gives NumPy's exact doubles.
-            let want: Vec<f64> = want
-                .iter()
-                .map(|x| {
-                    x.as_str()
-                        .expect("float repr")
-                        .parse::<f64>()
-                        .expect("float")
-                })
-                .collect();
+            let want: Vec<f64> =
+                want.iter().map(|x| x.as_str().expect("float repr").parse::<f64>().expect("float")).collect();
             assert_eq!(got.len(), want.len(), "{what}: length");
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert_eq!(
-                    g.to_bits(),
-                    w.to_bits(),
-                    "{what}[{i}]: got {g:?}, want {w:?}"
-                );
+                assert_eq!(g.to_bits(), w.to_bits(), "{what}[{i}]: got {g:?}, want {w:?}");
             }
         }
     }
@@ -216,21 +181,9 @@ fn state_after_seed_matches_numpy() {
     for seed in SEEDS {
         let e = seed_entry(&v, seed);
         let rs = RandomState::new(seed.parse().unwrap());
-        assert_eq!(
-            rs.key()[..8].to_vec(),
-            u32s(&e["state_key_first8_after_seed"]),
-            "seed {seed}"
-        );
-        assert_eq!(
-            rs.key()[622..].to_vec(),
-            u32s(&e["state_key_last2_after_seed"]),
-            "seed {seed}"
-        );
-        assert_eq!(
-            rs.pos() as u64,
-            e["state_pos_after_seed"].as_u64().unwrap(),
-            "seed {seed}"
-        );
+        assert_eq!(rs.key()[..8].to_vec(), u32s(&e["state_key_first8_after_seed"]), "seed {seed}");
+        assert_eq!(rs.key()[622..].to_vec(), u32s(&e["state_key_last2_after_seed"]), "seed {seed}");
+        assert_eq!(rs.pos() as u64, e["state_pos_after_seed"].as_u64().unwrap(), "seed {seed}");
         assert_eq!(rs.cached_gauss(), None);
     }
 }
@@ -265,11 +218,7 @@ fn raw_uint32_outputs_match_numpy() {
             rs.next_u32();
         }
         let around: Vec<u32> = (0..3).map(|_| rs.next_u32()).collect();
-        assert_eq!(
-            around,
-            u32s(&e["raw_uint32_index_623_624_625"]),
-            "seed {seed}"
-        );
+        assert_eq!(around, u32s(&e["raw_uint32_index_623_624_625"]), "seed {seed}");
     }
 }
 
@@ -284,11 +233,7 @@ fn script_sequence_on_one_state_matches_numpy() {
         for (i, step) in script.iter().enumerate() {
             let call = step["call"].as_str().unwrap();
             let drawn = run_call(&mut rs, call);
-            assert_matches(
-                &drawn,
-                &step["result"],
-                &format!("seed {seed} step {i} `{call}`"),
-            );
+            assert_matches(&drawn, &step["result"], &format!("seed {seed} step {i} `{call}`"));
         }
     }
 }
@@ -325,17 +270,9 @@ fn seed42_randint3_trace_matches_numpy() {
     for (i, step) in trace.iter().enumerate() {
         let word = raw.next_u32();
         assert_eq!(word as u64, step["raw"].as_u64().unwrap(), "trace[{i}].raw");
-        assert_eq!(
-            (word & mask) as u64,
-            step["masked"].as_u64().unwrap(),
-            "trace[{i}].masked"
-        );
+        assert_eq!((word & mask) as u64, step["masked"].as_u64().unwrap(), "trace[{i}].masked");
         let ok = word & mask <= rng;
-        assert_eq!(
-            ok,
-            step["accepted"].as_bool().unwrap(),
-            "trace[{i}].accepted"
-        );
+        assert_eq!(ok, step["accepted"].as_bool().unwrap(), "trace[{i}].accepted");
         if ok {
             accepted.push((word & mask) as i64);
         } else {
@@ -352,11 +289,7 @@ fn seed42_randint3_trace_matches_numpy() {
         values.extend(rs.randint(0, 3, 9).unwrap());
     }
     assert_eq!(values, i64s(&t["values"]));
-    assert_eq!(
-        rs.next_u32(),
-        raw.next_u32(),
-        "word 40 follows the 39 consumed"
-    );
+    assert_eq!(rs.next_u32(), raw.next_u32(), "word 40 follows the 39 consumed");
 }
 
 #[test]
@@ -384,15 +317,9 @@ fn documented_first_values() {
     rs.seed(42);
     assert_eq!(rs.randn(2), [0.4967141530112327, -0.13826430117118466]);
     rs.seed(42);
-    assert_eq!(
-        rs.randint(0, 100, 10).unwrap(),
-        [51, 92, 14, 71, 60, 20, 82, 86, 74, 74]
-    );
+    assert_eq!(rs.randint(0, 100, 10).unwrap(), [51, 92, 14, 71, 60, 20, 82, 86, 74, 74]);
     rs.seed(42);
-    assert_eq!(
-        rs.randint(0, 10, 10).unwrap(),
-        [6, 3, 7, 4, 6, 9, 2, 6, 7, 4]
-    );
+    assert_eq!(rs.randint(0, 10, 10).unwrap(), [6, 3, 7, 4, 6, 9, 2, 6, 7, 4]);
 }
 
 #[test]
@@ -408,14 +335,8 @@ fn next_u64_draws_high_word_first() {
 fn single_value_range_consumes_no_draws() {
     let mut rs = RandomState::new(42);
     assert_eq!(rs.randint(5, 6, 4).unwrap(), [5, 5, 5, 5]);
-    assert_eq!(
-        rs.randint(i64::MIN, i64::MIN + 1, 2).unwrap(),
-        [i64::MIN, i64::MIN]
-    );
-    assert_eq!(
-        rs.randint(i64::MAX - 1, i64::MAX, 2).unwrap(),
-        [i64::MAX - 1; 2]
-    );
+    assert_eq!(rs.randint(i64::MIN, i64::MIN + 1, 2).unwrap(), [i64::MIN, i64::MIN]);
+    assert_eq!(rs.randint(i64::MAX - 1, i64::MAX, 2).unwrap(), [i64::MAX - 1; 2]);
     assert_eq!(rs, RandomState::new(42));
 }
 
@@ -423,9 +344,7 @@ fn single_value_range_consumes_no_draws() {
 fn gauss_cache_survives_other_calls_and_is_cleared_by_seed() {
     let mut rs = RandomState::new(42);
     let first = rs.gauss();
-    let cached = rs
-        .cached_gauss()
-        .expect("second value of the pair is cached");
+    let cached = rs.cached_gauss().expect("second value of the pair is cached");
     rs.randint(0, 3, 5).unwrap();
     rs.rand(3);
     assert_eq!(rs.gauss().to_bits(), cached.to_bits());
@@ -448,14 +367,8 @@ fn empty_ranges_are_errors_not_panics() {
     let before = rs.clone();
     assert_eq!(rs.randint(5, 5, 1), Err("low >= high".to_string()));
     assert_eq!(rs.randint(6, 5, 3), Err("low >= high".to_string()));
-    assert_eq!(
-        rs.randint(i64::MAX, i64::MIN, 1),
-        Err("low >= high".to_string())
-    );
-    assert_eq!(
-        rs.randint(i64::MIN, i64::MIN, 1),
-        Err("low >= high".to_string())
-    );
+    assert_eq!(rs.randint(i64::MAX, i64::MIN, 1), Err("low >= high".to_string()));
+    assert_eq!(rs.randint(i64::MIN, i64::MIN, 1), Err("low >= high".to_string()));
     assert!(rs.randint_u8(-1, 5, 1).is_err());
     assert!(rs.randint_u8(0, 257, 1).is_err());
     assert!(rs.randint_i16(i64::MIN, i64::MIN, 1).is_err());

@@ -20,8 +20,14 @@ fn every_preset_round_trips_exactly() {
         let state = State { config: preset(name).unwrap(), naive: true, random: Some((42, Distribution::Randint(3))) };
         assert_eq!(decode(&encode(&state)).unwrap(), state, "{name}");
     }
-    let odd = preset("seed-002").unwrap().randomized(9, Distribution::Randn).unwrap().with_value("embeddings", 1, 1, 1e-300).unwrap();
-    let state = State { config: odd.rename_token(0, "<img src=x onerror=alert(1)>").unwrap(), naive: false, random: None };
+    let odd = preset("seed-002")
+        .unwrap()
+        .randomized(9, Distribution::Randn)
+        .unwrap()
+        .with_value("embeddings", 1, 1, 1e-300)
+        .unwrap();
+    let state =
+        State { config: odd.rename_token(0, "<img src=x onerror=alert(1)>").unwrap(), naive: false, random: None };
     assert_eq!(decode(&encode(&state)).unwrap(), state, "floats and names survive bit for bit");
 }
 

@@ -35,7 +35,9 @@ fn seed_003_is_finite_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn errors_are_exceptions_and_the_module_keeps_working() {
-    for bad in ["", "[]", "{\"embeddings\": [[1, 0], [1]]}", "{\"embeddings\": [[\"NaN\"]]}", "{\"embeddings\": [[1e200]]}"] {
+    for bad in
+        ["", "[]", "{\"embeddings\": [[1, 0], [1]]}", "{\"embeddings\": [[\"NaN\"]]}", "{\"embeddings\": [[1e200]]}"]
+    {
         assert!(compute_json(bad).is_err(), "{bad}");
     }
     let trace: JsValue = compute_json("{\"embeddings\": [[1, 0], [0, 1]]}").unwrap().into();
@@ -63,10 +65,26 @@ fn random_state_matches_numpy() {
 #[wasm_bindgen_test]
 fn randn_in_the_browser_matches_numpy_vectors() {
     // wasm32 uses the correctly rounded ln (src/math/log.rs) instead of the portable libm.
-    let want = [0.4967141530112327, -0.13826430117118466, 0.6476885381006925, 1.5230298564080254,
-        -0.23415337472333597, -0.23413695694918055, 1.5792128155073915, 0.7674347291529088];
+    let want = [
+        0.4967141530112327,
+        -0.13826430117118466,
+        0.6476885381006925,
+        1.5230298564080254,
+        -0.23415337472333597,
+        -0.23413695694918055,
+        1.5792128155073915,
+        0.7674347291529088,
+    ];
     assert_eq!(JsRandomState::new(42.0).unwrap().randn(8).to_vec(), want);
-    let want0 = [1.764052345967664, 0.4001572083672233, 0.9787379841057392, 2.240893199201458,
-        1.8675579901499675, -0.977277879876411, 0.9500884175255894, -0.1513572082976979];
+    let want0 = [
+        1.764052345967664,
+        0.4001572083672233,
+        0.9787379841057392,
+        2.240893199201458,
+        1.8675579901499675,
+        -0.977277879876411,
+        0.9500884175255894,
+        -0.1513572082976979,
+    ];
     assert_eq!(JsRandomState::new(0.0).unwrap().randn(8).to_vec(), want0);
 }

@@ -66,7 +66,15 @@ pub struct Style {
 
 impl Default for Style {
     fn default() -> Self {
-        Style { dpr: 1.0, theme: Theme::light(), palette: None, annotate: None, highlights: vec![], show_title: true, show_labels: true }
+        Style {
+            dpr: 1.0,
+            theme: Theme::light(),
+            palette: None,
+            annotate: None,
+            highlights: vec![],
+            show_title: true,
+            show_labels: true,
+        }
     }
 }
 
@@ -196,7 +204,8 @@ impl Layout {
         let font_px = FONT * s;
         let (rows, cols) = view.values.shape();
         let row_chars = max_chars(view.row_labels.iter()).min(MAX_LABEL_CHARS);
-        let tick_chars = colorbar_ticks(colors.vmin, colors.vmax, 5).iter().map(|(_, l)| l.chars().count()).max().unwrap_or(1);
+        let tick_chars =
+            colorbar_ticks(colors.vmin, colors.vmax, 5).iter().map(|(_, l)| l.chars().count()).max().unwrap_or(1);
         let top = if style.show_title { TITLE * s } else { 6.0 * s };
         let left = text_width(row_chars, font_px) + 8.0 * s;
         let bottom = font_px + 10.0 * s;
@@ -352,7 +361,8 @@ pub fn colorbar_ticks(vmin: f64, vmax: f64, max_ticks: usize) -> Vec<(f64, Strin
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
     let first = (lo / step).ceil();
-    let decimals = if step >= 1.0 { 0 } else { (-step.log10().floor()) as usize + usize::from((step / mag - 2.5).abs() < 1e-9) };
+    let decimals =
+        if step >= 1.0 { 0 } else { (-step.log10().floor()) as usize + usize::from((step / mag - 2.5).abs() < 1e-9) };
     let mut ticks = vec![];
     let mut k = first;
     while k * step <= hi + step * 1e-9 && ticks.len() < 12 {
@@ -435,8 +445,12 @@ pub fn draw<DB: DrawingBackend>(
     }
     if style.show_title {
         let at = ((layout.grid.x0 + layout.grid.x1) / 2, layout.title_y);
-        root.draw(&Text::new(view.title.clone(), at, font(layout.font_px * 1.1, theme.text, HPos::Center, VPos::Center)))
-            .map_err(err)?;
+        root.draw(&Text::new(
+            view.title.clone(),
+            at,
+            font(layout.font_px * 1.1, theme.text, HPos::Center, VPos::Center),
+        ))
+        .map_err(err)?;
     }
     for h in &style.highlights {
         if h.r0 >= h.r1 || h.c0 >= h.c1 || h.r1 > layout.rows || h.c1 > layout.cols {

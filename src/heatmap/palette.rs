@@ -79,11 +79,7 @@ pub fn to_rgb8(c: RgbF) -> Rgb {
 
 /// An 8-bit colour as matplotlib reads a hex string: each channel `c / 255`.
 pub fn to_rgb_f64(rgb: Rgb) -> RgbF {
-    [
-        rgb[0] as f64 / 255.0,
-        rgb[1] as f64 / 255.0,
-        rgb[2] as f64 / 255.0,
-    ]
+    [rgb[0] as f64 / 255.0, rgb[1] as f64 / 255.0, rgb[2] as f64 / 255.0]
 }
 
 /// Matplotlib (CSS4) colour names used with `light_palette`, case-insensitive,
@@ -181,11 +177,7 @@ pub fn nonsingular(vmin: f64, vmax: f64) -> (f64, f64) {
     if !vmin.is_finite() || !vmax.is_finite() {
         return (-EXPANDER, EXPANDER);
     }
-    let (mut lo, mut hi) = if vmax < vmin {
-        (vmax, vmin)
-    } else {
-        (vmin, vmax)
-    };
+    let (mut lo, mut hi) = if vmax < vmin { (vmax, vmin) } else { (vmin, vmax) };
     let maxabs = lo.abs().max(hi.abs());
     if maxabs < (1e6 / TINY) * f64::MIN_POSITIVE {
         lo = -EXPANDER;
@@ -257,17 +249,11 @@ impl Colormap {
     /// panicking later.
     pub fn from_f64(name: &str, entries: Vec<RgbF>) -> Colormap {
         let clean = |v: f64| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
-        let mut entries: Vec<RgbF> = entries
-            .into_iter()
-            .map(|c| [clean(c[0]), clean(c[1]), clean(c[2])])
-            .collect();
+        let mut entries: Vec<RgbF> = entries.into_iter().map(|c| [clean(c[0]), clean(c[1]), clean(c[2])]).collect();
         if entries.is_empty() {
             entries.push([0.0, 0.0, 0.0]);
         }
-        Colormap {
-            name: name.to_string(),
-            entries,
-        }
+        Colormap { name: name.to_string(), entries }
     }
 
     /// A colormap from 8-bit entries (each channel read as `c / 255`).
@@ -355,10 +341,7 @@ impl Colormap {
     pub fn reversed(&self) -> Colormap {
         let mut entries = self.entries.clone();
         entries.reverse();
-        Colormap {
-            name: format!("{}_r", self.name),
-            entries,
-        }
+        Colormap { name: format!("{}_r", self.name), entries }
     }
 
     /// seaborn's `heatmap(center=...)` re-centring: the colormap restricted to
@@ -375,10 +358,7 @@ impl Colormap {
         // matplotlib Normalize(lo, hi) without clipping; lo == hi fills 0.
         let norm = |x: f64| if lo == hi { 0.0 } else { (x - lo) / (hi - lo) };
         let cc = linspace(norm(vmin), norm(vmax), LUT_SIZE);
-        Colormap {
-            name: self.name.clone(),
-            entries: cc.into_iter().map(|c| self.at_f64(c)).collect(),
-        }
+        Colormap { name: self.name.clone(), entries: cc.into_iter().map(|c| self.at_f64(c)).collect() }
     }
 }
 
@@ -395,13 +375,7 @@ fn linspace(start: f64, stop: f64, num: usize) -> Vec<f64> {
     let delta = stop - start;
     let step = delta / div;
     let mut y: Vec<f64> = (0..num)
-        .map(|i| {
-            if step == 0.0 {
-                (i as f64 / div) * delta + start
-            } else {
-                i as f64 * step + start
-            }
-        })
+        .map(|i| if step == 0.0 { (i as f64 / div) * delta + start } else { i as f64 * step + start })
         .collect();
     y[num - 1] = stop;
     y
@@ -417,16 +391,8 @@ fn linspace(start: f64, stop: f64, num: usize) -> Vec<f64> {
 pub mod husl {
     use super::PI;
 
-    const M: [[f64; 3]; 3] = [
-        [3.2406, -1.5372, -0.4986],
-        [-0.9689, 1.8758, 0.0415],
-        [0.0557, -0.2040, 1.0570],
-    ];
-    const M_INV: [[f64; 3]; 3] = [
-        [0.4124, 0.3576, 0.1805],
-        [0.2126, 0.7152, 0.0722],
-        [0.0193, 0.1192, 0.9505],
-    ];
+    const M: [[f64; 3]; 3] = [[3.2406, -1.5372, -0.4986], [-0.9689, 1.8758, 0.0415], [0.0557, -0.2040, 1.0570]];
+    const M_INV: [[f64; 3]; 3] = [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]];
     #[allow(dead_code)]
     const REF_X: f64 = 0.95047;
     const REF_Y: f64 = 1.00000;
@@ -529,20 +495,12 @@ pub mod husl {
     }
 
     fn xyz_to_rgb(t: [f64; 3]) -> [f64; 3] {
-        [
-            from_linear(dot(&M[0], &t)),
-            from_linear(dot(&M[1], &t)),
-            from_linear(dot(&M[2], &t)),
-        ]
+        [from_linear(dot(&M[0], &t)), from_linear(dot(&M[1], &t)), from_linear(dot(&M[2], &t))]
     }
 
     fn rgb_to_xyz(t: [f64; 3]) -> [f64; 3] {
         let rgbl = [to_linear(t[0]), to_linear(t[1]), to_linear(t[2])];
-        [
-            dot(&M_INV[0], &rgbl),
-            dot(&M_INV[1], &rgbl),
-            dot(&M_INV[2], &rgbl),
-        ]
+        [dot(&M_INV[0], &rgbl), dot(&M_INV[1], &rgbl), dot(&M_INV[2], &rgbl)]
     }
 
     fn xyz_to_luv([x, y, z]: [f64; 3]) -> [f64; 3] {
@@ -1232,16 +1190,7 @@ mod tests {
     #[test]
     fn total_on_odd_inputs() {
         let cm = sequential();
-        for x in [
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            -1e300,
-            1e300,
-            -0.0,
-            1.0,
-            0.999999999,
-        ] {
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e300, 1e300, -0.0, 1.0, 0.999999999] {
             let _ = cm.at(x);
             let _ = cm.text_color_at(x);
             let _ = linear_norm(x, x, x);

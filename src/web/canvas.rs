@@ -46,7 +46,11 @@ pub struct TextCachingCanvas {
 
 impl TextCachingCanvas {
     pub fn new(canvas: HtmlCanvasElement, context: CanvasRenderingContext2d) -> Option<Self> {
-        Some(TextCachingCanvas { inner: CanvasBackend::with_canvas_object(canvas)?, context, state: Default::default() })
+        Some(TextCachingCanvas {
+            inner: CanvasBackend::with_canvas_object(canvas)?,
+            context,
+            state: Default::default(),
+        })
     }
 
     /// Sets one canvas property unless it already has that value.
