@@ -10,7 +10,7 @@
 //! callers.
 
 use crate::config::{Config, Mechanism, Scale};
-use crate::math::{softmax_naive_given, softmax_stable, Matrix};
+use crate::math::{naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
 
 /// How a query is compared with a key. Only the dot product exists today;
 /// bilinear (`qᵀ W k`) and additive (`vᵀ tanh(W q + U k)`) scorers are new
@@ -45,28 +45,30 @@ pub struct Stages {
 pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, scoring: &Scoring, scale: f64) -> Stages {
     let scores = scoring.scores(q, k);
     let scaled = scores.map(|s| s / scale);
-    let weights = softmax_rows(&scaled, softmax_stable);
+    let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
+    for i in 0..scaled.rows() {
+        softmax_stable_into(scaled.row(i), weights.row_mut(i));
+    }
     let context = weights.matmul(v);
     Stages { scores, scaled, weights, context }
-}
-
-/// Applies a row softmax to every row.
-pub fn softmax_rows(m: &Matrix, softmax: fn(&[f64]) -> Vec<f64>) -> Matrix {
-    let mut out = Matrix::zeros(m.rows(), m.cols());
-    for i in 0..m.rows() {
-        out.row_mut(i).copy_from_slice(&softmax(m.row(i)));
-    }
-    out
 }
 
 /// The naive softmax of every row of `scaled`, given its stable `weights`
 /// (literal only in rows where float64 overflow or underflow can occur).
 pub fn naive_rows(scaled: &Matrix, weights: &Matrix) -> Matrix {
-    let mut out = Matrix::zeros(scaled.rows(), scaled.cols());
-    for i in 0..scaled.rows() {
-        out.row_mut(i).copy_from_slice(&softmax_naive_given(scaled.row(i), weights.row(i)));
-    }
+    let mut out = weights.clone();
+    naive_rows_into(scaled, weights, &mut out);
     out
+}
+
+/// [`naive_rows`] written over `out` (of the same shape), with no new n × n matrix.
+pub fn naive_rows_into(scaled: &Matrix, weights: &Matrix, out: &mut Matrix) {
+    out.copy_from(weights);
+    for i in 0..scaled.rows() {
+        if !naive_equals_stable(scaled.row(i)) {
+            out.row_mut(i).copy_from_slice(&softmax_naive(scaled.row(i)));
+        }
+    }
 }
 
 /// Every stage of self-attention.

@@ -16,7 +16,8 @@
 
 use crate::attention::{self, check_finite, Overflow, SelfTrace, Trace};
 use crate::config::{Config, Mechanism};
-use crate::math::{dot, Matrix};
+use crate::math::kernels::{exp_shifted_into, pair_sum};
+use crate::math::{dot, exp, Matrix};
 
 /// A figure's config and trace, plus the softmax state that makes edits incremental.
 #[derive(Clone, Debug)]
@@ -81,33 +82,50 @@ impl Session {
                         return Ok(());
                     }
                     Err(Refused::Unchanged(e)) => return Err(e.0),
+                    // Q/K/V and score overflows are refused above before anything changes;
+                    // this means the context overflowed mid-update (inputs near 1e308):
+                    // the full recompute below decides.
                     Err(Refused::Midway) => {}
                 }
-                // Q/K/V and score overflows are refused above before anything changes;
-                // reaching here means the context overflowed mid-update (inputs near
-                // 1e308): the full recompute decides, and if it refuses too, the previous
-                // config is recomputed (equal to what was shown, to 1e-12).
-                return match Session::new(config) {
-                    Ok(next) => {
-                        *self = next;
-                        Ok(())
-                    }
-                    Err(e) => {
-                        let previous = self.config.clone();
-                        *self = Session::new(previous).expect("the previous config computed before");
-                        Err(e.0)
-                    }
-                };
             }
         }
         self.replace(config).map_err(|e| e.0)
     }
 
-    /// Any other change: a full recompute.
+    /// Any other change: a full recompute. On an error the session is unchanged
+    /// (its trace recomputed from the same config, equal to what it was to 1e-12).
     pub fn replace(&mut self, config: Config) -> Result<(), Overflow> {
-        *self = Session::new(config)?;
-        Ok(())
+        // The old trace and softmax state are freed before the new trace is built:
+        // at n = 1024 each is tens of MB, wasm memory never shrinks, and holding
+        // both would set the page's peak.
+        let previous = std::mem::replace(&mut self.config, config);
+        self.trace = empty_trace();
+        self.cache = None;
+        match attention::compute(&self.config) {
+            Ok(trace) => {
+                self.trace = trace;
+                Ok(())
+            }
+            Err(e) => {
+                self.config = previous;
+                self.trace = attention::compute(&self.config).expect("the previous config computed before");
+                Err(e)
+            }
+        }
     }
+}
+
+/// A trace that holds no memory, in place for the moment a session is recomputed.
+fn empty_trace() -> Trace {
+    Trace::Cross(attention::CrossTrace {
+        scores: Vec::new(),
+        scaled: Vec::new(),
+        weights: Vec::new(),
+        naive_weights: Vec::new(),
+        applied: Matrix::zeros(0, 0),
+        context: Vec::new(),
+        scale: 1.0,
+    })
 }
 
 impl SoftmaxState {
@@ -131,10 +149,8 @@ impl SoftmaxState {
         let row = scaled.row(i);
         let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         self.max[i] = max;
-        for (e, &s) in self.exps.row_mut(i).iter_mut().zip(row) {
-            *e = (s - max).exp();
-        }
-        self.sums[i] = self.exps.row(i).iter().sum();
+        // The same exponentials and sum order as the full computation's softmax.
+        self.sums[i] = exp_shifted_into(row, max, self.exps.row_mut(i));
         let mut u = vec![0.0; v.cols()];
         for (j, &e) in self.exps.row(i).iter().enumerate() {
             for (uk, &vk) in u.iter_mut().zip(v.row(j)) {
@@ -201,7 +217,7 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
         let old_e = state.exps.get(i, r);
         if s > state.max[i] {
             // A new maximum: rescale the row to it (exact up to rounding, no overflow).
-            let factor = (state.max[i] - s).exp();
+            let factor = exp(state.max[i] - s);
             for e in state.exps.row_mut(i) {
                 *e *= factor;
             }
@@ -228,7 +244,7 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
             *c = u / sum;
         }
     }
-    t.naive_weights = attention::naive_rows(&t.scaled, &t.weights);
+    attention::naive_rows_into(&t.scaled, &t.weights, &mut t.naive_weights);
     check_finite("context", &t.context).map_err(|_| Refused::Midway)?;
     t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
     Ok(())
@@ -257,11 +273,11 @@ fn apply_entry(state: &mut SoftmaxState, i: usize, r: usize, old_e: f64, old_v: 
     if state.max[i] - true_max > MAX_DRIFT {
         return false;
     }
-    let new_e = (s - state.max[i]).exp();
+    let new_e = exp(s - state.max[i]);
     state.exps.set(i, r, new_e);
     // The sum is re-added (O(n), exact as a full recompute would sum); the
     // context row is patched, with a cancellation guard.
-    state.sums[i] = state.exps.row(i).iter().sum();
+    state.sums[i] = pair_sum(state.exps.row(i));
     let new_v = t.v.row(r);
     let mut removed = 0.0f64;
     let mut result = 0.0f64;

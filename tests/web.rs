@@ -88,3 +88,54 @@ fn randn_in_the_browser_matches_numpy_vectors() {
     ];
     assert_eq!(JsRandomState::new(0.0).unwrap().randn(8).to_vec(), want0);
 }
+
+/// The SIMD kernels the browser computes with give their scalar twins' numbers
+/// (which the native tests check against NumPy) bit for bit, edges included.
+#[wasm_bindgen_test]
+fn simd_kernels_match_their_scalar_twins_bit_for_bit() {
+    use attention_viz::math::kernels::{exp_shifted_into, exp_shifted_scalar, matmul_into, matmul_scalar};
+    use attention_viz::random::RandomState;
+    let mut rs = RandomState::new(7);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for (m, k, p) in
+        [(1, 1, 1), (4, 3, 4), (5, 7, 9), (8, 64, 12), (3, 2, 1), (13, 5, 6), (0, 3, 4), (4, 0, 4), (64, 64, 64)]
+    {
+        let a: Vec<f64> = rs.randn(m * k).into_iter().map(|x| x * 1e3).collect();
+        let b = rs.randn(k * p);
+        let (mut simd, mut scalar) = (vec![f64::NAN; m * p], vec![f64::NAN; m * p]);
+        matmul_into(&a, &b, &mut simd, m, k, p);
+        matmul_scalar(&a, &b, &mut scalar, m, k, p);
+        assert_eq!(bits(&simd), bits(&scalar), "matmul {m}×{k}·{k}×{p}");
+    }
+    let mut x: Vec<f64> = rs.randn(4001).into_iter().map(|x| x * 300.0).collect();
+    x.extend([
+        0.0,
+        -0.0,
+        -745.0,
+        -746.0,
+        -1e308,
+        709.0,
+        710.0,
+        1e308,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        5e-324,
+    ]);
+    for shift in [0.0, 3.5, -700.0] {
+        for len in [x.len(), x.len() - 1, 1, 0] {
+            let (mut simd, mut scalar) = (vec![0.0; len], vec![0.0; len]);
+            let s1 = exp_shifted_into(&x[..len], shift, &mut simd);
+            let s2 = exp_shifted_scalar(&x[..len], shift, &mut scalar);
+            assert_eq!(bits(&simd), bits(&scalar), "exp, shift {shift}, length {len}");
+            assert_eq!(s1.to_bits(), s2.to_bits(), "exp sum, shift {shift}, length {len}");
+            let part = &x[..len];
+            let fold = part.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            assert_eq!(attention_viz::math::kernels::min_max(part), fold, "min_max, length {len}");
+            let finite = part.iter().all(|v| v.is_finite());
+            assert_eq!(attention_viz::math::kernels::all_finite(part), finite, "all_finite, length {len}");
+            let finite_part: Vec<f64> = part.iter().copied().filter(|v| v.is_finite()).collect();
+            assert!(attention_viz::math::kernels::all_finite(&finite_part));
+        }
+    }
+}

@@ -3,6 +3,8 @@
 //! Row-major storage matches NumPy's C order, so a row is a contiguous slice
 //! and matrix products walk memory in the same order NumPy's loops do.
 
+use super::kernels::{all_finite, matmul_into};
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix {
     rows: usize,
@@ -71,6 +73,12 @@ impl Matrix {
         self.data[i * self.cols + j] = value;
     }
 
+    /// Overwrites this matrix with `other`, which has the same shape.
+    pub fn copy_from(&mut self, other: &Matrix) {
+        assert_eq!(self.shape(), other.shape(), "copy_from: shapes differ");
+        self.data.copy_from_slice(&other.data);
+    }
+
     pub fn to_rows(&self) -> Vec<Vec<f64>> {
         (0..self.rows).map(|i| self.row(i).to_vec()).collect()
     }
@@ -87,27 +95,20 @@ impl Matrix {
 
     /// `self @ other`. The caller guarantees `self.cols == other.rows`.
     ///
-    /// The i-k-j loop order keeps both inner accesses contiguous; each output
-    /// element still accumulates its terms in k order, as a plain dot product.
+    /// Each output element accumulates its terms in k order, as a plain dot
+    /// product (see `kernels::matmul_into` for the blocking around it).
     pub fn matmul(&self, other: &Matrix) -> Matrix {
         debug_assert_eq!(self.cols, other.rows);
         let mut out = Matrix::zeros(self.rows, other.cols);
-        for i in 0..self.rows {
-            let out_row = &mut out.data[i * other.cols..(i + 1) * other.cols];
-            for (k, &a) in self.row(i).iter().enumerate() {
-                for (o, &b) in out_row.iter_mut().zip(other.row(k)) {
-                    *o += a * b;
-                }
-            }
-        }
+        matmul_into(&self.data, &other.data, &mut out.data, self.rows, self.cols, other.cols);
         out
     }
 
     /// `self @ other.T`: every row of `self` dotted with every row of `other`.
     ///
-    /// Computed as `self @ transpose(other)` so the inner loop runs over
-    /// contiguous output columns (it vectorises); each element still sums its
-    /// terms in k order, exactly as `dot` would.
+    /// Computed as `self @ transpose(other)` so the kernel reads contiguous
+    /// output columns; each element still sums its terms in k order, exactly as
+    /// `dot` would.
     pub fn matmul_transposed(&self, other: &Matrix) -> Matrix {
         debug_assert_eq!(self.cols, other.cols);
         self.matmul(&other.transpose())
@@ -124,6 +125,9 @@ impl Matrix {
 
     /// Position of the first non-finite entry, if any.
     pub fn first_non_finite(&self) -> Option<(usize, usize)> {
+        if all_finite(&self.data) {
+            return None;
+        }
         let cols = self.cols.max(1);
         self.data.iter().position(|x| !x.is_finite()).map(|p| (p / cols, p % cols))
     }

@@ -3,9 +3,11 @@
 //! Everything here mirrors what the seed documents do with NumPy/SciPy, in the
 //! same order of operations, so results agree with NumPy to the last few ulps.
 
+pub mod kernels;
 pub mod log;
 mod matrix;
 mod softmax;
 
+pub use kernels::exp;
 pub use matrix::{dot, Matrix};
-pub use softmax::{softmax_naive, softmax_naive_given, softmax_stable};
+pub use softmax::{naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable, softmax_stable_into};

@@ -5,17 +5,25 @@
 //! divide by the sum. Subtracting the maximum makes every exponent ≤ 0, so
 //! `exp` never overflows and the largest term is exactly 1, so the sum is ≥ 1.
 
+use super::kernels::{divide, exp_shifted_into, min_max};
+
 /// Softmax of one row, stable for any finite input (even ±1e308).
 ///
 /// Returns an empty vector for an empty row. If the row holds NaN the result
 /// is NaN, as in SciPy; callers validate their inputs first.
 pub fn softmax_stable(row: &[f64]) -> Vec<f64> {
-    let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut out = vec![0.0; row.len()];
+    softmax_stable_into(row, &mut out);
+    out
+}
+
+/// [`softmax_stable`] written into `out` (of the same length), with no allocation.
+pub fn softmax_stable_into(row: &[f64], out: &mut [f64]) {
+    let (_, max) = min_max(row);
     // `x - max` can itself overflow to -inf when x ≈ -1e308 and max ≈ 1e308;
     // exp(-inf) = 0 is then the right answer, so no special case is needed.
-    let exps: Vec<f64> = row.iter().map(|&x| (x - max).exp()).collect();
-    let sum: f64 = exps.iter().sum();
-    exps.into_iter().map(|e| e / sum).collect()
+    let sum = exp_shifted_into(row, max, out);
+    divide(out, sum);
 }
 
 /// Softmax exactly as the seed documents first write it: `exp(x) / sum(exp(x))`.
@@ -34,12 +42,18 @@ pub fn softmax_naive(row: &[f64]) -> Vec<f64> {
 /// saved. Only rows near float64's edges — where the lesson happens — are
 /// computed literally with `softmax_naive`.
 pub fn softmax_naive_given(row: &[f64], stable: &[f64]) -> Vec<f64> {
-    let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let min = row.iter().copied().fold(f64::INFINITY, f64::min);
-    let headroom = 700.0 - (row.len().max(1) as f64).ln();
-    if max <= headroom && min >= -700.0 {
+    if naive_equals_stable(row) {
         stable.to_vec()
     } else {
         softmax_naive(row)
     }
+}
+
+/// Whether `exp(x)` can neither overflow nor underflow for any entry of `row`,
+/// nor their sum overflow: then the naive and stable softmax are the same
+/// numbers, up to rounding.
+pub fn naive_equals_stable(row: &[f64]) -> bool {
+    let (min, max) = min_max(row);
+    let headroom = 700.0 - (row.len().max(1) as f64).ln();
+    max <= headroom && min >= -700.0
 }

@@ -1,0 +1,331 @@
+//! The hot loops of attention — matrix product, exponential, row softmax — as
+//! WebAssembly SIMD (f64x2) kernels, each with a plain scalar twin.
+//!
+//! The twins compute *bit-identical* results: a SIMD lane performs exactly the
+//! scalar operations in the same order (no fused multiply-add, no reassociation
+//! inside a lane), so the native tests, which run the scalar code, check the
+//! numbers the browser shows, and a wasm test checks the twins agree bit for bit.
+//! Each product element is summed in k order, as a plain dot product; only the
+//! 4 × 4 register blocking around it differs, which is what makes the browser
+//! path 3–4× faster than the i-k-j loop (the accumulators stay in registers
+//! instead of going through memory once per k).
+
+/// `out = a @ b` for row-major `a` (m × k), `b` (k × p), `out` (m × p).
+pub fn matmul_into(a: &[f64], b: &[f64], out: &mut [f64], m: usize, k: usize, p: usize) {
+    assert!(a.len() == m * k && b.len() == k * p && out.len() == m * p, "matmul: shapes do not match");
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    simd::matmul(a, b, out, m, k, p);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    matmul_scalar(a, b, out, m, k, p);
+}
+
+/// The scalar twin of [`matmul_into`]: each element is `0 + a_i0·b_0j + a_i1·b_1j + …`.
+pub fn matmul_scalar(a: &[f64], b: &[f64], out: &mut [f64], m: usize, k: usize, p: usize) {
+    assert!(a.len() == m * k && b.len() == k * p && out.len() == m * p, "matmul: shapes do not match");
+    out.fill(0.0);
+    for i in 0..m {
+        let out_row = &mut out[i * p..(i + 1) * p];
+        for (kk, &x) in a[i * k..(i + 1) * k].iter().enumerate() {
+            for (o, &y) in out_row.iter_mut().zip(&b[kk * p..(kk + 1) * p]) {
+                *o += x * y;
+            }
+        }
+    }
+}
+
+/// Below this, exp underflows to 0 (exp(-745.14) is half the smallest subnormal).
+const EXP_MIN: f64 = -746.0;
+/// Above this, exp overflows to ∞ (the largest f64 is e^709.78).
+const EXP_MAX: f64 = 710.0;
+const LOG2_E: f64 = std::f64::consts::LOG2_E;
+/// ln 2 split so that `k · LN2_HI` is exact for |k| < 2^11 (Cody–Waite
+/// reduction): LN2_HI keeps only the top 32 bits of ln 2's mantissa.
+const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+/// 1/n! for n = 13 down to 0: on |r| ≤ ln2/2 the degree-13 Taylor polynomial's
+/// truncation error, r^14/14! < 5e-18, is below half an ulp of e^r.
+const TAYLOR: [f64; 14] = [
+    1.0 / 6_227_020_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 39_916_800.0,
+    1.0 / 3_628_800.0,
+    1.0 / 362_880.0,
+    1.0 / 40_320.0,
+    1.0 / 5_040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
+    1.0,
+    1.0,
+];
+
+/// e^x within about 1 ulp, for any x (NaN → NaN, below −746 → 0, above 709.78 → ∞).
+///
+/// Written out (rather than `f64::exp`) so the SIMD kernel can compute the very
+/// same numbers two at a time: libm's exp is one call per element in wasm.
+/// x = k·ln2 + r, e^x = 2^k · P(r), with 2^k applied as two factors 2^⌊k/2⌋ ·
+/// 2^(k−⌊k/2⌋) so that subnormal results and overflow come out right.
+pub fn exp(x: f64) -> f64 {
+    // Clamped (NaN passes through) so that k below stays in [-1077, 1025].
+    let x = x.clamp(EXP_MIN, EXP_MAX);
+    let k = (x * LOG2_E).round_ties_even();
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let mut p = TAYLOR[0];
+    for &c in &TAYLOR[1..] {
+        p = p * r + c;
+    }
+    // 2^k as 2^k1 · 2^k2 (k1 = ⌊k/2⌋): each factor is a normal number, so
+    // subnormal results are rounded once, and e^710 overflows to ∞.
+    let k1 = (k * 0.5).floor();
+    p * pow2(k1) * pow2(k - k1)
+}
+
+/// 2^k for an integer k in [-1022, 1023]: k + 2^52 + 1023 holds k + 1023 in
+/// its low mantissa bits, and shifting them into the exponent field drops the
+/// rest. Float arithmetic and a left shift only, because those are single
+/// instructions in WebAssembly SIMD, unlike float-to-int conversions and
+/// arithmetic right shifts of i64 lanes.
+fn pow2(k: f64) -> f64 {
+    f64::from_bits((k + POW2_MAGIC).to_bits() << 52)
+}
+
+const POW2_MAGIC: f64 = 4_503_599_627_370_496.0 + 1023.0;
+
+/// `out[j] = exp(x[j] - shift)`; returns Σ out[j], summed as two interleaved
+/// partial sums (even and odd j) then added — the order the SIMD kernel uses.
+pub fn exp_shifted_into(x: &[f64], shift: f64, out: &mut [f64]) -> f64 {
+    assert_eq!(x.len(), out.len(), "exp_shifted_into: lengths differ");
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return simd::exp_shifted_into(x, shift, out);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    exp_shifted_scalar(x, shift, out)
+}
+
+/// The scalar twin of [`exp_shifted_into`].
+pub fn exp_shifted_scalar(x: &[f64], shift: f64, out: &mut [f64]) -> f64 {
+    assert_eq!(x.len(), out.len(), "exp_shifted_scalar: lengths differ");
+    let (mut even, mut odd) = (0.0, 0.0);
+    for (j, (o, &v)) in out.iter_mut().zip(x).enumerate() {
+        *o = exp(v - shift);
+        if j % 2 == 0 {
+            even += *o;
+        } else {
+            odd += *o;
+        }
+    }
+    even + odd
+}
+
+/// The sum of `x` in the order [`exp_shifted_into`] sums: even and odd entries apart.
+pub fn pair_sum(x: &[f64]) -> f64 {
+    let (mut even, mut odd) = (0.0, 0.0);
+    for pair in x.chunks(2) {
+        even += pair[0];
+        if let Some(&y) = pair.get(1) {
+            odd += y;
+        }
+    }
+    even + odd
+}
+
+/// The smallest and largest entries of `x`, ignoring NaN ((∞, −∞) when empty).
+/// (Order does not matter for a minimum and maximum, so no twin is needed.)
+pub fn min_max(x: &[f64]) -> (f64, f64) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return simd::min_max(x);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    x.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))
+}
+
+/// Whether every entry of `x` is finite.
+pub fn all_finite(x: &[f64]) -> bool {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return simd::all_finite(x);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    x.iter().all(|v| v.is_finite())
+}
+
+/// `x[j] /= divisor` for every j.
+pub fn divide(x: &mut [f64], divisor: f64) {
+    // Plain enough that LLVM vectorises it; a division per element keeps the
+    // results identical to NumPy's `x / divisor`.
+    for v in x {
+        *v /= divisor;
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    //! The f64x2 kernels. Every function mirrors its scalar twin lane by lane.
+    use super::{EXP_MAX, EXP_MIN, LN2_HI, LN2_LO, LOG2_E, POW2_MAGIC, TAYLOR};
+    use core::arch::wasm32::*;
+
+    #[inline(always)]
+    fn splat(x: f64) -> v128 {
+        f64x2_splat(x)
+    }
+
+    #[inline(always)]
+    fn mac(acc: v128, x: v128, y: v128) -> v128 {
+        f64x2_add(acc, f64x2_mul(x, y))
+    }
+
+    /// 4 × 4 output blocks held in eight f64x2 accumulators across the whole k
+    /// loop; the edges (rows mod 4, columns mod 4) go through the scalar loop.
+    pub fn matmul(a: &[f64], b: &[f64], out: &mut [f64], m: usize, k: usize, p: usize) {
+        let full_rows = m / 4 * 4;
+        let full_cols = p / 4 * 4;
+        // SAFETY: every pointer below stays inside a, b or out: rows i..i+4 < m,
+        // columns j..j+4 ≤ p and kk < k, and the lengths were checked by the caller.
+        unsafe {
+            let (a, b, o) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
+            for i in (0..full_rows).step_by(4) {
+                for j in (0..full_cols).step_by(4) {
+                    let mut c = [splat(0.0); 8];
+                    for kk in 0..k {
+                        let b0 = v128_load(b.add(kk * p + j) as *const v128);
+                        let b1 = v128_load(b.add(kk * p + j + 2) as *const v128);
+                        for r in 0..4 {
+                            let x = splat(*a.add((i + r) * k + kk));
+                            c[2 * r] = mac(c[2 * r], x, b0);
+                            c[2 * r + 1] = mac(c[2 * r + 1], x, b1);
+                        }
+                    }
+                    for r in 0..4 {
+                        v128_store(o.add((i + r) * p + j) as *mut v128, c[2 * r]);
+                        v128_store(o.add((i + r) * p + j + 2) as *mut v128, c[2 * r + 1]);
+                    }
+                }
+            }
+            // Leftover rows, four columns at a time.
+            for i in full_rows..m {
+                for j in (0..full_cols).step_by(4) {
+                    let (mut c0, mut c1) = (splat(0.0), splat(0.0));
+                    for kk in 0..k {
+                        let x = splat(*a.add(i * k + kk));
+                        c0 = mac(c0, x, v128_load(b.add(kk * p + j) as *const v128));
+                        c1 = mac(c1, x, v128_load(b.add(kk * p + j + 2) as *const v128));
+                    }
+                    v128_store(o.add(i * p + j) as *mut v128, c0);
+                    v128_store(o.add(i * p + j + 2) as *mut v128, c1);
+                }
+            }
+        }
+        // Leftover columns of every row.
+        for i in 0..m {
+            for j in full_cols..p {
+                let mut acc = 0.0;
+                for kk in 0..k {
+                    acc += a[i * k + kk] * b[kk * p + j];
+                }
+                out[i * p + j] = acc;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn exp2x(x: v128) -> v128 {
+        // pmax/pmin keep NaN, like the scalar comparisons.
+        let x = f64x2_pmin(f64x2_pmax(x, splat(EXP_MIN)), splat(EXP_MAX));
+        let k = f64x2_nearest(f64x2_mul(x, splat(LOG2_E)));
+        let r = f64x2_sub(f64x2_sub(x, f64x2_mul(k, splat(LN2_HI))), f64x2_mul(k, splat(LN2_LO)));
+        let mut p = splat(TAYLOR[0]);
+        for &c in &TAYLOR[1..] {
+            p = f64x2_add(f64x2_mul(p, r), splat(c));
+        }
+        let k1 = f64x2_floor(f64x2_mul(k, splat(0.5)));
+        let k2 = f64x2_sub(k, k1);
+        let pow2 = |k: v128| i64x2_shl(f64x2_add(k, splat(POW2_MAGIC)), 52);
+        f64x2_mul(f64x2_mul(p, pow2(k1)), pow2(k2))
+    }
+
+    pub fn min_max(x: &[f64]) -> (f64, f64) {
+        let pairs = x.len() / 2 * 2;
+        let (mut lo, mut hi) = (splat(f64::INFINITY), splat(f64::NEG_INFINITY));
+        // SAFETY: j + 2 ≤ pairs ≤ x.len().
+        unsafe {
+            for j in (0..pairs).step_by(2) {
+                let v = v128_load(x.as_ptr().add(j) as *const v128);
+                // pmin(lo, v) = v < lo ? v : lo — a NaN in v is skipped, as f64::min skips it.
+                lo = f64x2_pmin(lo, v);
+                hi = f64x2_pmax(hi, v);
+            }
+        }
+        let mut lo = f64x2_extract_lane::<0>(lo).min(f64x2_extract_lane::<1>(lo));
+        let mut hi = f64x2_extract_lane::<0>(hi).max(f64x2_extract_lane::<1>(hi));
+        for &v in &x[pairs..] {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        (lo, hi)
+    }
+
+    pub fn all_finite(x: &[f64]) -> bool {
+        let pairs = x.len() / 2 * 2;
+        // v − v is 0 for finite v and NaN for ±∞ and NaN; NaN survives the sum.
+        let mut acc = splat(0.0);
+        // SAFETY: j + 2 ≤ pairs ≤ x.len().
+        unsafe {
+            for j in (0..pairs).step_by(2) {
+                let v = v128_load(x.as_ptr().add(j) as *const v128);
+                acc = f64x2_add(acc, f64x2_sub(v, v));
+            }
+        }
+        f64x2_extract_lane::<0>(acc) == 0.0
+            && f64x2_extract_lane::<1>(acc) == 0.0
+            && x[pairs..].iter().all(|v| v.is_finite())
+    }
+
+    pub fn exp_shifted_into(x: &[f64], shift: f64, out: &mut [f64]) -> f64 {
+        let n = x.len();
+        let pairs = n / 2 * 2;
+        let mut sum = splat(0.0);
+        // SAFETY: j + 2 ≤ pairs ≤ n = x.len() = out.len().
+        unsafe {
+            let s = splat(shift);
+            for j in (0..pairs).step_by(2) {
+                let e = exp2x(f64x2_sub(v128_load(x.as_ptr().add(j) as *const v128), s));
+                v128_store(out.as_mut_ptr().add(j) as *mut v128, e);
+                sum = f64x2_add(sum, e);
+            }
+        }
+        let mut even = f64x2_extract_lane::<0>(sum);
+        let odd = f64x2_extract_lane::<1>(sum);
+        if pairs < n {
+            out[n - 1] = super::exp(x[n - 1] - shift);
+            even += out[n - 1];
+        }
+        even + odd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_is_within_an_ulp_or_two_of_libm() {
+        let mut worst = 0u64;
+        for i in 0..200_000 {
+            let x = -745.0 + 1454.0 * (i as f64) / 200_000.0;
+            let (ours, libm) = (exp(x), x.exp());
+            worst = worst.max(ours.to_bits().abs_diff(libm.to_bits()));
+        }
+        assert!(worst <= 2, "worst {worst} ulp");
+    }
+
+    #[test]
+    fn exp_edges() {
+        assert_eq!(exp(0.0), 1.0);
+        assert_eq!(exp(-800.0), 0.0);
+        assert_eq!(exp(f64::NEG_INFINITY), 0.0);
+        assert_eq!(exp(710.0), f64::INFINITY);
+        assert_eq!(exp(f64::INFINITY), f64::INFINITY);
+        assert_eq!(exp(1e300), f64::INFINITY);
+        assert!(exp(709.7).to_bits().abs_diff(709.7f64.exp().to_bits()) <= 2);
+        assert!(exp(f64::NAN).is_nan());
+        assert!(exp(-740.0) > 0.0 && exp(-740.0) < 1e-320, "subnormal results");
+    }
+}
