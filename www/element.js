@@ -47,6 +47,9 @@ input.cell { width: 4.6em; padding: 3px 4px; text-align: right; border: 1px soli
 input.cell:focus { cursor: text; }
 input.cell.scrubbing { border-color: var(--av-accent); background: var(--av-panel); }
 input.cell[aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
+.window { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: center; font-size: 12px; color: var(--av-muted); margin-bottom: 4px; }
+.window button { min-height: 26px; padding: 0 8px; }
+.window button:disabled { opacity: .4; cursor: default; }
 input.token { width: 6.5em; padding: 3px 4px; border: 1px dashed var(--av-border); border-radius: 4px; background: transparent; text-align: right; }
 .cell-msg { color: var(--av-invalid); font-size: 12px; min-height: 0; margin-top: 4px; max-width: 40ch; }
 .cell-msg:empty { display: none; }
@@ -74,8 +77,14 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 }
 `;
 
-/** Input rows shown as editable cells; longer inputs show this many. */
-const MAX_INPUT_ROWS = 256;
+/**
+ * The editable cells of a matrix are a window of at most this many rows and
+ * columns, moved with the arrows beside it. Every rendered input costs the
+ * browser paint and compositing work on each frame the page changes: 20 000
+ * inputs (n = 128, d = 64) made one edit take ~200 ms to reach the screen.
+ */
+const WINDOW_ROWS = 16;
+const WINDOW_COLS = 16;
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const sub = (i) => String(i).split('').map((d) => SUBSCRIPT[d]).join('');
 const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v']);
@@ -269,24 +278,33 @@ export function defineElement(api) {
       if (!keepConfig) this._cfgCache = null;
     }
 
-    /** The trace as the core returns it (flat Float64Arrays): cheap, for internal reads. */
-    _raw() {
-      if (!this._rawCache) this._rawCache = this._viz.trace();
-      return this._rawCache;
+    /**
+     * One field of the trace as the core returns it ({shape, data: Float64Array}), fetched
+     * on first use after each change: the breakdown and the tooltip need a few small fields,
+     * and copying the whole trace (~10 MB at n = 512) on every edit cost ~20 ms.
+     */
+    _field(name) {
+      const cache = (this._rawCache ||= new Map());
+      if (!cache.has(name)) cache.set(name, this._viz.field(name) ?? null);
+      return cache.get(name);
     }
 
-    _shape(name) { return this._raw().fields[name].shape; }
+    _shape(name) { return this._field(name).shape; }
 
     /** Row i of a matrix field (or the whole vector) as a plain array. */
     _row(name, i = 0) {
-      const { shape, data } = this._raw().fields[name];
-      if (shape.length === 1) return Array.from(data);
-      return Array.from(data.subarray(i * shape[1], (i + 1) * shape[1]));
+      const cached = this._rawCache?.get(name);
+      if (cached) {
+        const { shape, data } = cached;
+        return Array.from(shape.length === 1 ? data : data.subarray(i * shape[1], (i + 1) * shape[1]));
+      }
+      // Only the row crosses from Rust: the breakdown reads ~70 rows of n × d fields per edit.
+      return Array.from(this._viz.row(name, i) ?? []);
     }
 
     /** Element (i, j) of a matrix field; for a vector, element j (or i when j is null). */
     _at(name, i, j) {
-      const { shape, data } = this._raw().fields[name];
+      const { shape, data } = this._field(name);
       if (shape.length === 1) return data[j ?? i];
       return data[i * shape[1] + j];
     }
@@ -628,6 +646,7 @@ export function defineElement(api) {
       root.addEventListener('pointercancel', (e) => this._onPointerUp(e));
       root.addEventListener('wheel', (e) => this._onWheel(e), { passive: false });
       root.addEventListener('paste', (e) => this._onPaste(e));
+      this._inputs.addEventListener('click', (e) => { const b = e.target.closest?.('button[data-window]'); if (b) this._moveWindow(b); });
       this._stages.addEventListener('pointerleave', () => this._setHover(null));
     }
 
@@ -785,15 +804,19 @@ export function defineElement(api) {
       const sets = matrices.map((name) => {
         const rows = name === 'decoder_state' ? [cfg.decoder_state] : cfg[name];
         const tokenRows = name === 'embeddings' || name === 'annotations';
-        const head = el('tr', {}, el('th'), ...rows[0].map((_, j) => el('th', { scope: 'col', text: String(j) })));
-        // Very long inputs: the first rows are editable cells, the rest stay in the config
-        // (building thousands of inputs would freeze the tab).
-        const shown = rows.length > MAX_INPUT_ROWS ? rows.slice(0, MAX_INPUT_ROWS) : rows;
-        const body = shown.map((row, i) => {
+        const [r0, c0] = this._windowAt(name, rows.length, rows[0].length);
+        const r1 = Math.min(rows.length, r0 + WINDOW_ROWS);
+        const c1 = Math.min(rows[0].length, c0 + WINDOW_COLS);
+        const cols = [];
+        for (let j = c0; j < c1; j++) cols.push(j);
+        const head = el('tr', {}, el('th'), ...cols.map((j) => el('th', { scope: 'col', text: String(j) })));
+        const body = rows.slice(r0, r1).map((row, k) => {
+          const i = r0 + k;
           const label = tokenRows
             ? el('input', { class: 'token', type: 'text', 'data-token': String(i), value: cfg.tokens[i], 'aria-label': `name of token ${i}`, spellcheck: 'false' })
             : document.createTextNode(name === 'decoder_state' ? 'h' : String(i));
-          return el('tr', {}, el('th', { scope: 'row' }, label), ...row.map((x, j) => {
+          return el('tr', {}, el('th', { scope: 'row' }, label), ...cols.map((j) => {
+            const x = row[j];
             const key = `${name}:${i}:${j}`;
             const typed = this._invalid.get(key)?.text;
             const input = el('input', {
@@ -805,24 +828,47 @@ export function defineElement(api) {
             return el('td', {}, input);
           }));
         });
+        const move = (label, dr, dc, on) => el('button', { type: 'button', 'data-window': `${name}:${dr}:${dc}`, 'aria-label': label, text: on, disabled: (dr < 0 && r0 === 0) || (dr > 0 && r1 === rows.length) || (dc < 0 && c0 === 0) || (dc > 0 && c1 === rows[0].length) });
+        const nav = [];
+        if (rows.length > WINDOW_ROWS) nav.push(el('span', { text: `rows ${r0}–${r1 - 1} of ${rows.length}` }), move('previous rows', -1, 0, '▲'), move('next rows', 1, 0, '▼'));
+        if (rows[0].length > WINDOW_COLS) nav.push(el('span', { text: `columns ${c0}–${c1 - 1} of ${rows[0].length}` }), move('previous columns', 0, -1, '◀'), move('next columns', 0, 1, '▶'));
         const shape = name === 'decoder_state' ? `${rows[0].length}` : `${rows.length} × ${rows[0].length}`;
         const msgId = `msg-${name}`;
         return el('fieldset', { class: 'matrix', 'data-name': name },
           el('legend', { text: `${INPUT_TITLES[name]} (${shape})` }),
+          nav.length ? el('div', { class: 'window', 'data-window-of': name }, ...nav) : null,
           el('table', { class: 'grid' }, el('thead', {}, head), el('tbody', {}, ...body)),
-          rows.length > shown.length ? el('p', { class: 'lesson', text: `… ${rows.length - shown.length} more rows, not shown as cells (set them through the config).` }) : null,
           el('div', { class: 'cell-msg', id: msgId, role: 'alert' }));
       });
-      // Invalid cells that no longer exist (shape edits) are forgotten.
-      const live = new Set();
-      for (const fs of sets) for (const i of fs.querySelectorAll('input.cell')) live.add(this._cellKey(i));
-      for (const k of [...this._invalid.keys()]) if (!live.has(k)) this._invalid.delete(k);
+      // Invalid cells that no longer exist (shape edits) are forgotten; those outside the window are kept.
+      for (const k of [...this._invalid.keys()]) {
+        const [m, r, c] = k.split(':');
+        const rows = m === 'decoder_state' ? [cfg.decoder_state] : cfg[m];
+        if (!rows?.[Number(r)] || rows[Number(r)][Number(c)] === undefined) this._invalid.delete(k);
+      }
       this._inputs.replaceChildren(...sets);
       for (const [key, { message }] of this._invalid) {
         const [m, r, c] = key.split(':');
         const cell = this._inputs.querySelector(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
         if (cell) this._showInvalid(cell, message);
       }
+    }
+
+    /** The top-left cell of a matrix's window of input cells, kept inside its shape. */
+    _windowAt(name, rows, cols) {
+      const [r, c] = this._windows?.get(name) ?? [0, 0];
+      const at = [Math.max(0, Math.min(r, rows - WINDOW_ROWS)), Math.max(0, Math.min(c, cols - WINDOW_COLS))];
+      (this._windows ||= new Map()).set(name, at);
+      return at;
+    }
+
+    /** Moves a window a page at a time (▲▼◀▶) and shows the cells there. */
+    _moveWindow(button) {
+      const [name, dr, dc] = button.dataset.window.split(':');
+      const [r, c] = this._windows?.get(name) ?? [0, 0];
+      (this._windows ||= new Map()).set(name, [r + Number(dr) * WINDOW_ROWS, c + Number(dc) * WINDOW_COLS]);
+      this._buildInputs();
+      this._inputs.querySelector(`button[data-window="${button.dataset.window}"]:not([disabled])`)?.focus();
     }
 
     /** The `views` attribute as a set, or null for "everything". */
@@ -936,14 +982,13 @@ export function defineElement(api) {
 
     _renderBreakdown() {
       const cfg = this._cfg();
-      const raw = this._raw();
       const MAX_ROWS = 32;
       const MAX_TERMS = 8;
       const vec = (v) => `[${v.slice(0, MAX_TERMS).map(fmt).join(', ')}${v.length > MAX_TERMS ? ', …' : ''}]`;
       const rows = [];
       let title;
       if (cfg.mechanism === 'self') {
-        const i = raw.query_index;
+        const i = cfg.query;
         const q = this._row('q', i);
         const scores = this._row('query.scores');
         const scaled = this._row('query.scaled');
@@ -968,7 +1013,7 @@ export function defineElement(api) {
         title = `Breakdown: decoder state h = ${vec(cfg.decoder_state)}`;
         const naive = this._showNaive ? this._row('naive_weights') : null;
         const m = this._shape('applied')[1];
-        const applied = this._raw().fields.applied.data;
+        const applied = this._field('applied').data;
         const head = ['annotation', 'score', 'weight', ...(naive ? ['naive'] : []), 'w_j·a_j'];
         rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
         const weights = this._row('weights');
@@ -1216,7 +1261,7 @@ export function defineElement(api) {
         if (view === 'decoder_state') return cfg.decoder_state[i];
         if (view === 'annotations') return cfg.annotations[j][i];
         if (INPUT_VIEWS.has(view)) return cfg[view][i][j];
-        if (!this._raw().fields[view]) return NaN;
+        if (!this._field(view)) return NaN;
         // Cross-attention vectors: the context is drawn as a column, the others as a row.
         return this._at(view, i, view === 'context' && cfg.mechanism === 'cross' ? null : j);
       })();

@@ -9,6 +9,7 @@
 
 use super::format::format_g2;
 use super::palette::{self, by_name, linear_norm, text_color_f64, Colormap, Rgb};
+use crate::math::kernels::min_max;
 use crate::views::View;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -86,14 +87,20 @@ pub struct Colors {
     pub vmin: f64,
     pub vmax: f64,
     pub diverging: bool,
+    /// `cmap`'s entries in 8 bits, so a cell's colour is one lookup (a 512² grid has 262 144 cells).
+    rgb8: Vec<Rgb>,
 }
 
 impl Colors {
     pub fn new(values: &[f64], palette: Option<&str>, default: &str) -> Colors {
-        let (mut vmin, mut vmax) = (f64::INFINITY, f64::NEG_INFINITY);
-        for &v in values.iter().filter(|v| v.is_finite()) {
-            vmin = vmin.min(v);
-            vmax = vmax.max(v);
+        // The SIMD scan skips NaN; only when it meets ±∞ are the finite values scanned again.
+        let (mut vmin, mut vmax) = min_max(values);
+        if !(vmin.is_finite() && vmax.is_finite()) {
+            (vmin, vmax) = (f64::INFINITY, f64::NEG_INFINITY);
+            for &v in values.iter().filter(|v| v.is_finite()) {
+                vmin = vmin.min(v);
+                vmax = vmax.max(v);
+            }
         }
         if vmin > vmax {
             (vmin, vmax) = (0.0, 0.0);
@@ -110,7 +117,8 @@ impl Colors {
             None => by_name(default).unwrap_or_else(palette::sequential),
         };
         let cmap = if diverging { base.recentred(vmin, vmax, 0.0) } else { base };
-        Colors { cmap, vmin, vmax, diverging }
+        let rgb8 = cmap.rgb8_table();
+        Colors { cmap, vmin, vmax, diverging, rgb8 }
     }
 
     /// Where `value` sits on the colormap, 0..1 (seaborn's norm).
@@ -120,7 +128,7 @@ impl Colors {
 
     /// The cell colour, or `None` for NaN/±inf ("not a number" cells).
     pub fn color(&self, value: f64) -> Option<Rgb> {
-        value.is_finite().then(|| self.cmap.at(self.norm(value)))
+        value.is_finite().then(|| self.rgb8[self.cmap.index_of(self.norm(value))])
     }
 
     /// Annotation colour by seaborn's luminance rule, decided on the float colour.
@@ -290,10 +298,7 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
     let g = layout.grid;
     let (w, h) = (g.width().max(0) as usize, g.height().max(0) as usize);
     let bg = theme.background;
-    let mut rgba = vec![255u8; w * h * 4];
-    for px in rgba.chunks_exact_mut(4) {
-        px[..3].copy_from_slice(&bg);
-    }
+    let mut rgba = [bg[0], bg[1], bg[2], 255].repeat(w * h);
     // Column x-ranges are the same for every row: compute them once.
     let spans: Vec<(usize, usize)> = (0..layout.cols)
         .map(|j| {
@@ -306,13 +311,22 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         let r = layout.cell(i, 0);
         row_colors.clear();
         row_colors.extend(view.values.row(i).iter().map(|&v| colors.color(v)));
-        for y in (r.y0 - g.y0) as usize..(r.y1 - g.y0) as usize {
+        let (y0, y1) = ((r.y0 - g.y0) as usize, (r.y1 - g.y0) as usize);
+        // Without NaN hatching every pixel line of a cell row is the same: paint the
+        // first and copy it (a 512-row grid is a few hundred thousand pixels per edit).
+        let plain = row_colors.iter().all(Option::is_some);
+        for y in y0..y1 {
+            if plain && y > y0 {
+                rgba.copy_within(y0 * w * 4..(y0 + 1) * w * 4, y * w * 4);
+                continue;
+            }
             let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
             for (&(x0, x1), color) in spans.iter().zip(&row_colors) {
                 match color {
                     Some(c) => {
-                        for px in line[x0 * 4..x1 * 4].chunks_exact_mut(4) {
-                            px[..3].copy_from_slice(c);
+                        let px = [c[0], c[1], c[2], 255];
+                        for out in line[x0 * 4..x1 * 4].chunks_exact_mut(4) {
+                            out.copy_from_slice(&px);
                         }
                     }
                     None => {

@@ -326,6 +326,11 @@ impl Colormap {
         to_rgb8(self.at_f64(x))
     }
 
+    /// Every entry rounded to 8 bits: `table[self.index_of(x)] == self.at(x)`.
+    pub fn rgb8_table(&self) -> Vec<Rgb> {
+        self.entries.iter().map(|&c| to_rgb8(c)).collect()
+    }
+
     /// The float colour matplotlib gives a cell for normalised value `x`.
     pub fn at_f64(&self, x: f64) -> RgbF {
         self.entries[self.index_of(x)]

@@ -6,7 +6,7 @@
 //! the core validates before it computes, and the panic hook below only exists
 //! to make a bug visible in the console if one slips through.
 
-use crate::attention::{self, Trace};
+use crate::attention::{self, Field, Trace};
 use crate::config::{Config, Scale};
 use crate::edits::Distribution;
 use crate::heatmap::{self, Colors, Highlight, Layout, Style, Theme};
@@ -78,14 +78,19 @@ pub(crate) fn trace_object(config: &Config, trace: &Trace) -> Object {
     set(&out, "query_index", &(config.query as f64).into());
     let fields = Object::new();
     for field in trace.fields() {
-        let entry = Object::new();
-        let shape: Array = field.shape.iter().map(|&s| JsValue::from(s as f64)).collect();
-        set(&entry, "shape", &shape);
-        set(&entry, "data", &Float64Array::from(field.data));
-        set(&fields, field.name, &entry);
+        set(&fields, field.name, &field_object(&field));
     }
     set(&out, "fields", &fields);
     out
+}
+
+/// `{shape, data}`: the shape as an array, the values copied into a Float64Array.
+fn field_object(field: &Field) -> Object {
+    let entry = Object::new();
+    let shape: Array = field.shape.iter().map(|&s| JsValue::from(s as f64)).collect();
+    set(&entry, "shape", &shape);
+    set(&entry, "data", &Float64Array::from(field.data));
+    entry
 }
 
 fn set(target: &Object, key: &str, value: &JsValue) {
@@ -294,6 +299,24 @@ impl Viz {
     /// The raw trace, `{mechanism, scale, query_index, fields}` (see `computeJson`).
     pub fn trace(&self) -> Object {
         trace_object(self.config(), self.session.trace())
+    }
+
+    /// One field of the trace, `{shape, data}`, or `undefined` if there is none by that name.
+    /// Copies only that field: a whole trace at n = 512 is ~10 MB to copy on every edit.
+    pub fn field(&self, name: &str) -> Option<Object> {
+        self.session.trace().field(name).map(|f| field_object(&f))
+    }
+
+    /// Row `i` of a matrix field (a vector field whole), or `undefined`: the breakdown
+    /// reads a few rows of n × d fields on every edit.
+    pub fn row(&self, name: &str, i: usize) -> Option<Float64Array> {
+        let f = self.session.trace().field(name)?;
+        let data = match f.shape[..] {
+            [_] => f.data,
+            [rows, cols] if i < rows => &f.data[i * cols..(i + 1) * cols],
+            _ => return None,
+        };
+        Some(Float64Array::from(data))
     }
 
     /// The views of this figure, in reading order.

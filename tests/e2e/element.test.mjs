@@ -166,6 +166,42 @@ test('typing into a cell recomputes the trace and repaints the heatmaps synchron
   await done(page);
 });
 
+test('a big matrix is edited through a 16 × 16 window of cells, moved with ▲▼◀▶; an edit there recomputes', async () => {
+  const page = await load();
+  const r = await page.evaluate(() => {
+    const [el] = H.els();
+    const embeddings = Array.from({ length: 40 }, (_, i) => Array.from({ length: 20 }, (_, j) => (i * 20 + j) % 7));
+    el.config = { embeddings };
+    const log = H.reset(el);
+    const nav = () => el.shadowRoot.querySelector('[data-window-of="embeddings"]').textContent;
+    const move = (dr, dc) => el.shadowRoot.querySelector(`button[data-window="embeddings:${dr}:${dc}"]`);
+    const first = { cells: H.cells(el, 'embeddings').length, nav: nav(), upDisabled: move(-1, 0).disabled };
+    move(1, 0).click();
+    move(1, 0).click();
+    move(0, 1).click();
+    const moved = {
+      nav: nav(), downDisabled: move(1, 0).disabled, rightDisabled: move(0, 1).disabled,
+      rows: [...new Set(H.cells(el, 'embeddings').map((c) => Number(c.dataset.row)))],
+      cols: [...new Set(H.cells(el, 'embeddings').map((c) => Number(c.dataset.col)))],
+      value: H.cell(el, 'embeddings', 39, 19).value, changes: log.change,
+    };
+    H.type(H.cell(el, 'embeddings', 39, 19), '9');
+    const want = av.compute(el.config);
+    return { first, moved, config: el.config.embeddings[39][19], changes: log.change, q: el.trace.q[39], wantQ: want.q[39] };
+  });
+  assert.deepEqual(r.first, { cells: 256, nav: 'rows 0–15 of 40▲▼columns 0–15 of 20◀▶', upDisabled: true });
+  assert.equal(r.moved.nav, 'rows 24–39 of 40▲▼columns 4–19 of 20◀▶', 'the window stops at the last row and column');
+  assert.ok(r.moved.downDisabled && r.moved.rightDisabled);
+  assert.deepEqual(r.moved.rows, Array.from({ length: 16 }, (_, k) => 24 + k));
+  assert.deepEqual(r.moved.cols, Array.from({ length: 16 }, (_, k) => 4 + k));
+  assert.equal(r.moved.value, String((39 * 20 + 19) % 7));
+  assert.equal(r.moved.changes, 0, 'moving the window is not an edit');
+  assert.equal(r.config, 9);
+  assert.equal(r.changes, 1);
+  assert.deepEqual(r.q, r.wantQ);
+  await done(page);
+});
+
 // ---- 2. scrubbing and keyboard nudges ------------------------------------------------
 
 test('scrubbing a cell with the mouse changes its value, the config and the trace; Shift scrubs in finer steps', async () => {

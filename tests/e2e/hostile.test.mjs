@@ -722,7 +722,9 @@ test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit r
     const okSet = { errors: [...log.errors], change: log.change };
     await new Promise((r) => setTimeout(r, 100));
     const setLong = [...window.__long];
-    // One edit.
+    // One edit, at row 200: the window of input cells moves there a page (16 rows) at a time.
+    for (let k = 0; k < 12; k++) el.shadowRoot.querySelector('button[data-window="embeddings:1:0"]').click();
+    const windowText = el.shadowRoot.querySelector('[data-window-of="embeddings"]').textContent;
     const cell = H.cell(el, 'embeddings', 200, 2);
     H.reset(el);
     await new Promise((r) => setTimeout(r, 300));
@@ -737,15 +739,16 @@ test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit r
     const trace = el.trace;
     const want = av.compute(cfg);
     const row = H.diff(trace.weights[200], want.weights[200]) ?? H.diff(trace.context, want.context) ?? H.diff(trace.scores[17], want.scores[17]);
-    return { setMs, settleMs, editMs, longAfterEdit, cells, views, drawn, okSet, edit: { errors: el._log.errors, change: el._log.change, value: cfg.embeddings[200][2] }, row, long: setLong };
+    return { setMs, settleMs, editMs, longAfterEdit, cells, views, drawn, okSet, windowText, edit: { errors: el._log.errors, change: el._log.change, value: cfg.embeddings[200][2] }, row, long: setLong };
   }, BIG);
   timings.set = r.setMs;
   timings.edit = Math.max(r.editMs, ...r.longAfterEdit);
   t.diagnostic(`set config: ${r.setMs.toFixed(0)} ms (+ ${r.settleMs.toFixed(0)} ms to the next frames; long tasks ${r.long.join(', ')} ms); `
     + `one cell edit: ${r.editMs.toFixed(0)} ms (long tasks ${r.longAfterEdit.join(', ') || 'none'} ms)`);
   assert.deepEqual(r.okSet, { errors: [], change: 1 });
-  // Only the first 256 rows are input cells (the rest are edited through the config).
-  assert.equal(r.cells, 256 * BIG.d, `${256 * BIG.d} input cells`);
+  // The input cells are a window of 16 rows (every column here), moved with ▲/▼.
+  assert.equal(r.cells, 16 * BIG.d, `${16 * BIG.d} input cells`);
+  assert.match(r.windowText, /rows 192–207 of 2000/);
   assert.deepEqual(r.views, ['q', 'scores', 'scaled', 'weights', 'context']);
   assert.ok(r.drawn);
   assert.deepEqual(r.edit, { errors: [], change: 1, value: 0.25 });
