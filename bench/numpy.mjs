@@ -10,20 +10,26 @@
 // Timed in the page, per n (each sample is a batch of calls lasting ≥ 5 ms,
 // divided by its size, since performance.now() is clamped to ~0.1 ms):
 //   - `compute(config)`: the public API, from a JS object of nested arrays to
-//     the trace of nested arrays: JSON.stringify, Rust JSON parse + compute,
-//     the fields copied out as Float64Arrays, and their conversion to arrays.
+//     the trace of nested arrays. Its fast path: the matrices flattened into
+//     one Float64Array (the rest of the config as a small JSON), Rust validate
+//     + compute (`computeFlat`), and the trace read into nested arrays straight
+//     from WASM memory.
 //   - the core: `Viz.setValue('w_q', 0, 0, x)` on a Viz built from the config:
 //     a full recompute from the config Rust already holds (W edits always
 //     recompute fully; only embedding edits are incremental, src/incremental.rs).
 //     No JSON, nothing crosses to JS but the call. It includes a clone of the
-//     config and building the incremental softmax state (2·n² more exp), so it
-//     is an upper bound on the bare computation. The value alternates, so a
+//     config and the trace's extra fields (naive weights, the single-query
+//     breakdown), so it is an upper bound on the bare computation. The value alternates, so a
 //     no-op edit cannot be skipped.
 //   - informative: `Viz.setValue('embeddings', 0, 0, x)`, the incremental path
 //     the element takes when one embedding is typed (not the same computation).
-//   - breakdown (notes): JSON.stringify alone, `computeJson` alone (the wasm
-//     export compute() wraps), `new Viz(json)` (parse + compute + softmax
-//     state, no output), `normalizeConfig` (parse + validate + re-serialise).
+//   - breakdown (notes): the fast path's pieces (flattening in JS, the
+//     `computeFlat` export alone); compute()'s JSON path (taken for inputs
+//     that are not clean, and before the fast path existed: JSON.stringify,
+//     the `computeJson` export with every field copied out as a Float64Array,
+//     nested arrays) in total and its first two pieces; `new Viz(json)` (parse
+//     + compute + softmax state, no output), `normalizeConfig` (parse +
+//     validate + re-serialise).
 // NumPy is timed by bench/numpy_compute.py with time.perf_counter, one call
 // per sample, median of many; once with the default BLAS threads and once
 // with OPENBLAS_NUM_THREADS=1 (the WASM core is single-threaded). The ratio
@@ -33,10 +39,10 @@
 //
 // Memory: a fresh page imports the wasm-bindgen module alone
 // (`/www/pkg/attention_viz.js`), whose init() resolves to the instance's
-// exports, `memory` among them, and runs that instance's own `computeJson` at
-// n = 1024 (the target); a second fresh page does the same with a `Viz` and
-// edits (the element's path, informative). Linear memory only grows, so its
-// size afterwards is the peak the computation needed.
+// exports, `memory` among them, and runs that instance's own `computeFlat`
+// (the path compute() takes) at n = 1024 (the target); further fresh pages do
+// the same with `computeJson` and with a `Viz` and edits (informative). Linear
+// memory only grows, so its size afterwards is the peak the computation needed.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -110,7 +116,11 @@ function pageBench() {
     const randn = { differ, total, max_ulp: Number(maxUlp) };
 
     const json = JSON.stringify(config, replacer);
+    const flat = av._internal.flatConfig(config);
     const pub = timeit(() => av.compute(config), { warmup, samples });
+    const flatten = timeit(() => av._internal.flatConfig(config), { warmup, samples });
+    const computeFlat = timeit(() => pkg.computeFlat(flat.json, flat.names, flat.shapes, flat.data).free(), { warmup, samples });
+    const viaJson = timeit(() => av._internal.computeViaJson(config), { warmup, samples });
     const stringify = timeit(() => JSON.stringify(config, replacer), { warmup, samples });
     const computeJson = timeit(() => pkg.computeJson(json), { warmup, samples });
     const newViz = timeit(() => new pkg.Viz(json).free(), { warmup, samples });
@@ -146,7 +156,7 @@ function pageBench() {
     return {
       randn, agreement, json_bytes: json.length,
       pub: sum(pub), core: sum(core), incremental: sum(incremental), stringify: sum(stringify), computeJson: sum(computeJson),
-      newViz: sum(newViz), normalize: sum(normalize),
+      newViz: sum(newViz), normalize: sum(normalize), flatten: sum(flatten), computeFlat: sum(computeFlat), viaJson: sum(viaJson),
     };
   };
 }
@@ -163,7 +173,12 @@ async function measureMemory(site, json, steps) {
       const exports = await pkg.default({ module_or_path: '/www/pkg/attention_viz_bg.wasm' });
       const mb = () => exports.memory.buffer.byteLength / 2 ** 20;
       const out = { after_init: mb() };
+      const parsed = JSON.parse(json), names = ['embeddings', 'w_q', 'w_k', 'w_v'];
+      const data = new Float64Array(names.flatMap((k) => parsed[k].flat()));
+      const shapes = names.flatMap((k) => [parsed[k].length, parsed[k][0].length]);
       const run = {
+        computeFlat: () => pkg.computeFlat('{}', names, shapes, data).free(),
+        computeFlat_x4: () => { for (let k = 0; k < 4; k++) pkg.computeFlat('{}', names, shapes, data).free(); },
         computeJson: () => pkg.computeJson(json),
         computeJson_x4: () => { for (let k = 0; k < 4; k++) pkg.computeJson(json); },
         new_Viz: () => { window.viz = new pkg.Viz(json); },
@@ -234,14 +249,15 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
         numpy_best_median_ms: best, ratio: best != null ? t.median / best : null,
         batch: t.batch, samples: t.ms.length, samples_ms: t.ms,
         ...(key === 'pub' ? {
+          flatten_median_ms: r.flatten.median, compute_flat_median_ms: r.computeFlat.median, json_path_median_ms: r.viaJson.median,
           stringify_median_ms: r.stringify.median, computeJson_median_ms: r.computeJson.median, new_viz_median_ms: r.newViz.median,
           normalize_config_median_ms: r.normalize.median, config_json_bytes: r.json_bytes, agreement: r.agreement,
           numpy_samples_ms: c?.samples_ms, numpy_repeats: c?.repeats,
         } : {}),
       });
     }
-    breakdown.push([n, r.pub.median, r.stringify.median, r.computeJson.median, r.pub.median - r.stringify.median - r.computeJson.median,
-      r.newViz.median, r.normalize.median, r.core.median, (r.json_bytes / 1e6).toFixed(2)]);
+    breakdown.push([n, r.pub.median, r.flatten.median, r.computeFlat.median, r.pub.median - r.flatten.median - r.computeFlat.median,
+      r.viaJson.median, r.stringify.median, r.computeJson.median, r.newViz.median, r.normalize.median, r.core.median, (r.json_bytes / 1e6).toFixed(2)]);
   }
   const after = await page.evaluate(async () => (await window.pkg.default()).memory.buffer.byteLength / 2 ** 20);
   if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
@@ -258,22 +274,27 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     }, { n: MEMORY_N, d: D });
     await p.close();
   }
-  const mem = await measureMemory(site, memoryJson, ['computeJson', 'computeJson_x4']);
+  const mem = await measureMemory(site, memoryJson, ['computeFlat', 'computeFlat_x4']);
+  const memJson = await measureMemory(site, memoryJson, ['computeJson', 'computeJson_x4']);
   const memViz = await measureMemory(site, memoryJson, ['new_Viz', 'setValue_embeddings', 'setValue_w_q', 'trace']);
 
   // Notes: where compute()'s time goes, memory, agreement, the NumPy set-up.
-  const head = ['n', 'compute()', 'stringify', 'computeJson', 'to arrays*', 'new Viz', 'normalizeConfig', 'setValue(w_q)', 'JSON MB'];
+  const head = ['n', 'compute()', 'flatten', 'computeFlat', 'to arrays*', 'JSON path', 'stringify', 'computeJson', 'new Viz', 'normalizeConfig',
+    'setValue(w_q)', 'JSON MB'];
   const body = breakdown.map((b) => b.map((x, k) => (k === 0 || typeof x === 'string' ? String(x) : f3(x))));
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
   notes.push('Where compute(config)\'s time goes, median ms per call (* = difference of medians, approximate):',
     `  ${pad(head, widths)}`, ...body.map((b) => `  ${pad(b, widths)}`),
-    '  stringify = JSON.stringify(config); computeJson = the wasm export compute() wraps (Rust JSON parse + compute + every field',
-    '  copied out as a Float64Array); to arrays = compute() − stringify − computeJson (the trace as nested JS arrays);',
-    '  new Viz = Rust parse + compute + incremental softmax state; normalizeConfig = Rust parse + validate + re-serialise.');
+    '  compute()\'s fast path: flatten = the matrices into one Float64Array, the rest as JSON; computeFlat = the wasm export it',
+    '  calls (Rust validate + compute, the trace kept in WASM memory); to arrays = compute() − flatten − computeFlat (the trace',
+    '  read into nested JS arrays). JSON path = compute() for configs that are not clean (all JSON): stringify = JSON.stringify,',
+    '  computeJson = its wasm export (Rust JSON parse + compute + every field copied out as a Float64Array), then nested arrays.',
+    '  new Viz = Rust JSON parse + compute (what the element does); normalizeConfig = Rust parse + validate + re-serialise.');
   const memOk = mem.peak <= MEMORY_TARGET_MB;
-  notes.push(`WASM linear memory at n=${MEMORY_N}, d=${D}, fresh instance each: computeJson ${mem.after_init.toFixed(1)} MB after init → `
-    + `${mem.after_computeJson.toFixed(1)} MB after one call → ${mem.after_computeJson_x4.toFixed(1)} MB after 4 more; `
+  notes.push(`WASM linear memory at n=${MEMORY_N}, d=${D}, fresh instance each: computeFlat ${mem.after_init.toFixed(1)} MB after init → `
+    + `${mem.after_computeFlat.toFixed(1)} MB after one call → ${mem.after_computeFlat_x4.toFixed(1)} MB after 4 more; `
     + `peak ${mem.peak.toFixed(1)} MB, target ≤ ${MEMORY_TARGET_MB} MB: ${memOk ? 'ok' : 'OVER'}`);
+  notes.push(`  the JSON path (info): computeJson ${memJson.after_computeJson.toFixed(1)} MB after one call → ${memJson.after_computeJson_x4.toFixed(1)} MB after 4 more`);
   notes.push(`  the element's path (info): new Viz ${memViz.after_new_Viz.toFixed(1)} MB → 4 incremental edits ${memViz.after_setValue_embeddings.toFixed(1)} MB`
     + ` → a W_Q edit ${memViz.after_setValue_w_q.toFixed(1)} MB → trace() ${memViz.after_trace.toFixed(1)} MB; `
     + `this suite's page after every n: ${after.toFixed(1)} MB${memViz.peak > MEMORY_TARGET_MB ? ` (over ${MEMORY_TARGET_MB} MB)` : ''}`);
@@ -292,6 +313,6 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   }
   return {
     rows, notes, numpy_env: numpy?.env ?? null, randn_vs_numpy: numpy ? randn : null,
-    memory_mb: { compute: mem, viz: memViz, suite_page_after: after }, memory_target_mb: MEMORY_TARGET_MB, memory_ok: memOk,
+    memory_mb: { compute: mem, compute_json: memJson, viz: memViz, suite_page_after: after }, memory_target_mb: MEMORY_TARGET_MB, memory_ok: memOk,
   };
 }

@@ -63,6 +63,59 @@ fn err<T>(message: impl Into<String>) -> Result<T> {
 const FIELDS: &[&str] =
     &["mechanism", "embeddings", "w_q", "w_k", "w_v", "tokens", "scale", "query", "decoder_state", "annotations"];
 
+/// The fields that can be sent flat (`Config::from_parts`): the matrices.
+const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations"];
+
+/// A matrix sent flat instead of as JSON (compute()'s fast path): `rows` rows
+/// of `cols` finite values, one row after another.
+#[derive(Clone, Copy, Debug)]
+pub struct Flat<'a> {
+    rows: usize,
+    cols: usize,
+    data: &'a [f64],
+}
+
+impl<'a> Flat<'a> {
+    /// `None` unless `data` holds `rows × cols` values, every one finite.
+    pub fn new(rows: usize, cols: usize, data: &'a [f64]) -> Option<Flat<'a>> {
+        let ok = rows.checked_mul(cols) == Some(data.len()) && data.iter().all(|x| x.is_finite());
+        ok.then_some(Flat { rows, cols, data })
+    }
+}
+
+/// A matrix field as it arrived: JSON, or flat.
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    Json(&'a Value),
+    Flat(Flat<'a>),
+}
+
+/// A list of numbers (a row) as it arrived: JSON, or a row of a flat matrix.
+#[derive(Clone, Copy)]
+enum Numbers<'a> {
+    Json(&'a Value),
+    Flat(&'a [f64]),
+}
+
+/// A config's fields: its JSON object, and the matrices sent flat.
+struct Fields<'a> {
+    obj: &'a Map<String, Value>,
+    flat: &'a [(&'a str, Flat<'a>)],
+}
+
+impl<'a> Fields<'a> {
+    fn has(&self, key: &str) -> bool {
+        self.obj.contains_key(key) || self.flat.iter().any(|(k, _)| *k == key)
+    }
+
+    fn matrix(&self, key: &str) -> Option<Rows<'a>> {
+        match self.flat.iter().find(|(k, _)| *k == key) {
+            Some((_, flat)) => Some(Rows::Flat(*flat)),
+            None => self.obj.get(key).map(Rows::Json),
+        }
+    }
+}
+
 impl Config {
     pub fn from_json(text: &str) -> Result<Config> {
         let value: Value = serde_json::from_str(text).map_err(|e| {
@@ -76,6 +129,14 @@ impl Config {
     }
 
     pub fn from_value(value: &Value) -> Result<Config> {
+        Config::from_parts(value, &[])
+    }
+
+    /// `from_value` for a config whose matrices (any of embeddings, w_q, w_k,
+    /// w_v, annotations) were sent flat; `value` holds the other fields. The
+    /// config, or the message, is the one `from_value` gives for `value` with
+    /// those matrices put back in as lists of rows.
+    pub fn from_parts<'a>(value: &'a Value, flat: &'a [(&'a str, Flat<'a>)]) -> Result<Config> {
         let Value::Object(obj) = value else {
             return err(format!("config must be an object, got {}", describe(value)));
         };
@@ -84,16 +145,20 @@ impl Config {
                 return err(unknown_field(key));
             }
         }
+        if let Some((key, _)) = flat.iter().find(|(k, _)| !MATRICES.contains(k)) {
+            return err(format!("{} cannot be sent flat: only {} can", quote(key), MATRICES.join(", ")));
+        }
+        let fields = Fields { obj, flat };
         let mechanism = match obj.get("mechanism") {
-            None if obj.contains_key("decoder_state") || obj.contains_key("annotations") => "cross",
+            None if fields.has("decoder_state") || fields.has("annotations") => "cross",
             None => "self",
             Some(Value::String(s)) if s == "self" || s == "cross" => s.as_str(),
             Some(other) => return err(format!("mechanism must be \"self\" or \"cross\", got {}", describe(other))),
         };
         if mechanism == "self" {
-            parse_self(obj)
+            parse_self(&fields)
         } else {
-            parse_cross(obj)
+            parse_cross(&fields)
         }
     }
 
@@ -139,24 +204,24 @@ impl Config {
     }
 }
 
-fn parse_self(obj: &Map<String, Value>) -> Result<Config> {
+fn parse_self(fields: &Fields) -> Result<Config> {
     for field in ["decoder_state", "annotations"] {
-        if obj.contains_key(field) {
+        if fields.has(field) {
             return err(format!("{field} belongs to cross-attention, but mechanism is \"self\""));
         }
     }
-    let Some(emb) = obj.get("embeddings") else {
+    let Some(emb) = fields.matrix("embeddings") else {
         return err("embeddings is missing: self-attention needs one row of numbers per token");
     };
     let embeddings = parse_matrix("embeddings", emb, None)?;
     let (n, d_model) = embeddings.shape();
-    let present: Vec<&str> = ["w_q", "w_k", "w_v"].into_iter().filter(|f| obj.contains_key(*f)).collect();
-    let projections = match present.len() {
-        0 => None,
-        3 => {
-            let w_q = parse_weight("w_q", &obj["w_q"], d_model)?;
-            let w_k = parse_weight("w_k", &obj["w_k"], d_model)?;
-            let w_v = parse_weight("w_v", &obj["w_v"], d_model)?;
+    let weights = ["w_q", "w_k", "w_v"];
+    let projections = match weights.map(|w| fields.matrix(w)) {
+        [None, None, None] => None,
+        [Some(w_q), Some(w_k), Some(w_v)] => {
+            let w_q = parse_weight("w_q", w_q, d_model)?;
+            let w_k = parse_weight("w_k", w_k, d_model)?;
+            let w_v = parse_weight("w_v", w_v, d_model)?;
             if w_k.cols() != w_q.cols() {
                 return err(format!(
                     "w_k has {} columns but w_q has {}: queries and keys must have the same length d_k",
@@ -167,52 +232,54 @@ fn parse_self(obj: &Map<String, Value>) -> Result<Config> {
             Some(Projections { w_q, w_k, w_v })
         }
         _ => {
-            let missing: Vec<&str> = ["w_q", "w_k", "w_v"].into_iter().filter(|f| !present.contains(f)).collect();
+            let missing: Vec<&str> = weights.into_iter().filter(|w| !fields.has(w)).collect();
             return err(format!("w_q, w_k and w_v go together: {} missing", missing.join(" and ")));
         }
     };
     let default_scale = if projections.is_some() { Scale::SqrtDk } else { Scale::None };
     Ok(Config {
-        tokens: parse_tokens(obj, n, "embeddings", "word")?,
-        scale: parse_scale(obj, default_scale)?,
-        query: parse_query(obj, n)?,
+        tokens: parse_tokens(fields.obj, n, "embeddings", "word")?,
+        scale: parse_scale(fields.obj, default_scale)?,
+        query: parse_query(fields.obj, n)?,
         mechanism: Mechanism::SelfAttention { embeddings, projections },
     })
 }
 
-fn parse_cross(obj: &Map<String, Value>) -> Result<Config> {
+fn parse_cross(fields: &Fields) -> Result<Config> {
     for field in ["embeddings", "w_q", "w_k", "w_v"] {
-        if obj.contains_key(field) {
+        if fields.has(field) {
             return err(format!("{field} belongs to self-attention, but mechanism is \"cross\""));
         }
     }
-    let Some(h) = obj.get("decoder_state") else {
+    let Some(h) = fields.obj.get("decoder_state") else {
         return err("decoder_state is missing: cross-attention needs the decoder's hidden state, a list of numbers");
     };
-    let decoder_state = parse_numbers("decoder_state", h)?;
+    let decoder_state = parse_numbers("decoder_state", Numbers::Json(h))?;
     if decoder_state.is_empty() {
         return err("decoder_state is empty: it needs at least one number");
     }
     if decoder_state.len() > MAX_DIMS {
         return err(format!("decoder_state has {} values; at most {MAX_DIMS} are supported", decoder_state.len()));
     }
-    let Some(a) = obj.get("annotations") else {
+    let Some(a) = fields.matrix("annotations") else {
         return err("annotations is missing: cross-attention needs the encoder states, one list of numbers each");
     };
     let annotations = parse_matrix("annotations", a, Some(("the length of decoder_state", decoder_state.len())))?;
     let m = annotations.rows();
     Ok(Config {
-        tokens: parse_tokens(obj, m, "annotations", "h")?,
-        scale: parse_scale(obj, Scale::None)?,
-        query: parse_query(obj, 1)?,
+        tokens: parse_tokens(fields.obj, m, "annotations", "h")?,
+        scale: parse_scale(fields.obj, Scale::None)?,
+        query: parse_query(fields.obj, 1)?,
         mechanism: Mechanism::Cross { decoder_state, annotations },
     })
 }
 
 /// A list of rows of numbers. `expected_cols` names what fixes the row length.
-fn parse_matrix(name: &str, value: &Value, expected_cols: Option<(&str, usize)>) -> Result<Matrix> {
-    let Value::Array(rows) = value else {
-        return err(format!("{name} must be a list of rows, got {}", describe(value)));
+fn parse_matrix(name: &str, value: Rows, expected_cols: Option<(&str, usize)>) -> Result<Matrix> {
+    let rows: Vec<Numbers> = match value {
+        Rows::Json(Value::Array(rows)) => rows.iter().map(Numbers::Json).collect(),
+        Rows::Json(other) => return err(format!("{name} must be a list of rows, got {}", describe(other))),
+        Rows::Flat(f) => (0..f.rows).map(|i| Numbers::Flat(&f.data[i * f.cols..(i + 1) * f.cols])).collect(),
     };
     if rows.is_empty() {
         return err(format!("{name} is empty: it needs at least one row"));
@@ -223,10 +290,12 @@ fn parse_matrix(name: &str, value: &Value, expected_cols: Option<(&str, usize)>)
     let mut parsed = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let row_name = format!("{name} row {i}");
-        let Value::Array(_) = row else {
-            return err(format!("{row_name} must be a list of numbers, got {}", describe(row)));
-        };
-        let numbers = parse_numbers(&row_name, row)?;
+        if let Numbers::Json(value) = row {
+            if !value.is_array() {
+                return err(format!("{row_name} must be a list of numbers, got {}", describe(value)));
+            }
+        }
+        let numbers = parse_numbers(&row_name, *row)?;
         let expected = match (expected_cols, parsed.first()) {
             (Some((_, cols)), _) => Some(cols),
             (None, Some(first)) => Some(Vec::len(first)),
@@ -253,23 +322,28 @@ fn parse_matrix(name: &str, value: &Value, expected_cols: Option<(&str, usize)>)
     Ok(Matrix::from_rows(&parsed).expect("rows checked to have equal length"))
 }
 
-fn parse_weight(name: &str, value: &Value, d_model: usize) -> Result<Matrix> {
-    let Value::Array(rows) = value else {
-        return err(format!("{name} must be a list of rows, got {}", describe(value)));
+fn parse_weight(name: &str, value: Rows, d_model: usize) -> Result<Matrix> {
+    let rows = match value {
+        Rows::Json(Value::Array(rows)) => rows.len(),
+        Rows::Json(other) => return err(format!("{name} must be a list of rows, got {}", describe(other))),
+        Rows::Flat(f) => f.rows,
     };
-    if rows.len() != d_model {
-        return err(format!("{name} has {} rows, expected {d_model}: one row per embedding dimension", rows.len()));
+    if rows != d_model {
+        return err(format!("{name} has {rows} rows, expected {d_model}: one row per embedding dimension"));
     }
     parse_matrix(name, value, None)
 }
 
-fn parse_numbers(name: &str, value: &Value) -> Result<Vec<f64>> {
-    let Value::Array(items) = value else {
-        return err(format!("{name} must be a list of numbers, got {}", describe(value)));
+fn parse_numbers(name: &str, value: Numbers) -> Result<Vec<f64>> {
+    let limit = MAX_TOKENS.max(MAX_DIMS);
+    let too_many = |count: usize| err(format!("{name} has {count} values; that is more than supported"));
+    let items = match value {
+        Numbers::Json(Value::Array(items)) if items.len() > limit => return too_many(items.len()),
+        Numbers::Flat(values) if values.len() > limit => return too_many(values.len()),
+        Numbers::Json(Value::Array(items)) => items,
+        Numbers::Json(other) => return err(format!("{name} must be a list of numbers, got {}", describe(other))),
+        Numbers::Flat(values) => return Ok(values.to_vec()), // finite: checked by Flat::new
     };
-    if items.len() > MAX_TOKENS.max(MAX_DIMS) {
-        return err(format!("{name} has {} values; that is more than supported", items.len()));
-    }
     items
         .iter()
         .enumerate()
@@ -402,5 +476,59 @@ fn number_value(x: f64) -> Value {
         json!(x as i64)
     } else {
         json!(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `value` with its clean matrices taken out, as compute()'s fast path sends it; `None` if none is clean.
+    fn split(value: &Value) -> Option<(Value, Vec<(&'static str, Matrix)>)> {
+        let mut rest = value.as_object()?.clone();
+        let mut flat = vec![];
+        for &name in MATRICES {
+            let Some(Value::Array(rows)) = rest.get(name) else { continue };
+            let cols = rows.first().and_then(Value::as_array).map_or(0, Vec::len);
+            let data: Option<Vec<f64>> = rows
+                .iter()
+                .map(|r| r.as_array().filter(|r| r.len() == cols && cols > 0))
+                .collect::<Option<Vec<_>>>()
+                .and_then(|rows| rows.iter().flat_map(|r| r.iter().map(Value::as_f64)).collect());
+            if let Some(data) = data.filter(|d| d.iter().all(|x| x.is_finite())) {
+                flat.push((name, Matrix::from_vec(rows.len(), cols, data)?));
+                rest.remove(name);
+            }
+        }
+        (!flat.is_empty()).then_some((Value::Object(rest), flat))
+    }
+
+    #[test]
+    fn from_parts_gives_from_values_config_or_message() {
+        let fixture: Value = serde_json::from_str(include_str!("../tests/fixtures/malformed-configs.json")).unwrap();
+        let mut configs: Vec<Value> =
+            fixture["cases"].as_array().unwrap().iter().map(|c| c["config"].clone()).collect();
+        configs.extend(crate::presets::NAMES.iter().map(|n| crate::presets::preset(n).unwrap().to_value()));
+        configs.push(json!({"embeddings": [[1.5, -2], [0, 3]], "w_q": [[1], [2]], "w_k": [[1], [2]], "w_v": [[1, 2, 3], [4, 5, 6]]}));
+        configs.push(json!({"embeddings": [[1, 2]], "w_q": [[1], [2], [3]], "w_k": [[1], [2]], "w_v": [[1], [2]]}));
+        configs.push(json!({"decoder_state": [1, 2], "annotations": [[1, 2, 3]], "tokens": ["a"]}));
+        let mut split_count = 0;
+        for config in &configs {
+            let Some((rest, flat)) = split(config) else { continue };
+            split_count += 1;
+            let flat: Vec<(&str, Flat)> =
+                flat.iter().map(|(name, m)| (*name, Flat::new(m.rows(), m.cols(), m.data()).unwrap())).collect();
+            assert_eq!(Config::from_parts(&rest, &flat), Config::from_value(config), "{config}");
+        }
+        assert!(split_count >= 30, "{split_count} configs with clean matrices");
+    }
+
+    #[test]
+    fn flat_needs_its_shape_and_finite_values() {
+        assert!(Flat::new(2, 2, &[1.0, 2.0, 3.0]).is_none());
+        assert!(Flat::new(1, 2, &[1.0, f64::NAN]).is_none());
+        assert!(Flat::new(usize::MAX, 2, &[]).is_none());
+        let flat = [("tokens", Flat::new(1, 1, &[1.0]).unwrap())];
+        assert!(Config::from_parts(&json!({}), &flat).unwrap_err().0.contains("cannot be sent flat"));
     }
 }

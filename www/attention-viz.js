@@ -12,12 +12,15 @@ import { defineElement } from './element.js';
 export const presets = {};
 
 let initialised = false;
+/** The WASM instance's memory, where `computeFlat`'s traces are read in place. */
+let memory = null;
 
 /** Resolves once the WASM module is initialised (and `presets` is filled). */
 // Where the WASM binary is: beside this module. (The single-file build replaces this line with the bytes.)
 const WASM_SOURCE = new URL('./pkg/attention_viz_bg.wasm', import.meta.url);
 
-export const ready = init({ module_or_path: WASM_SOURCE }).then(() => {
+export const ready = init({ module_or_path: WASM_SOURCE }).then((exports) => {
+  memory = exports.memory;
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
   initialised = true;
 });
@@ -59,24 +62,96 @@ function callCore(fn) {
   }
 }
 
+// Plain loops into preallocated arrays: many times faster than Array.from(subarray).
 function nested(shape, data) {
-  if (shape.length === 1) return Array.from(data);
+  const row = (start, length) => {
+    const out = new Array(length);
+    for (let j = 0; j < length; j++) out[j] = data[start + j];
+    return out;
+  };
+  if (shape.length === 1) return row(0, shape[0]);
   const [rows, cols] = shape;
   const out = new Array(rows);
-  for (let i = 0; i < rows; i++) out[i] = Array.from(data.subarray(i * cols, (i + 1) * cols));
+  for (let i = 0; i < rows; i++) out[i] = row(i * cols, cols);
   return out;
 }
 
-/** Turns the core's flat fields into the documented trace object. */
-function toTrace(raw) {
+/**
+ * Turns the core's flat fields into the documented trace object. A field is
+ * `{shape, data}` (a Float64Array of its own) or `{shape, offset}` (its values
+ * start at `heap[offset]`).
+ */
+function toTrace(raw, heap = null) {
   const trace = { mechanism: raw.mechanism, scale: raw.scale };
   if (raw.mechanism === 'self') trace.query = { index: raw.query_index };
-  for (const [name, { shape, data }] of Object.entries(raw.fields)) {
+  for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
+    const value = nested(shape, data ?? heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
     const [head, tail] = name.split('.');
-    if (tail) trace[head][tail] = nested(shape, data);
-    else trace[head] = nested(shape, data);
+    if (tail) trace[head][tail] = value;
+    else trace[head] = value;
   }
   return trace;
+}
+
+/** The config fields compute()'s fast path sends flat: its matrices. */
+const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations'];
+
+/** An array JSON.stringify writes as a plain list (no toJSON of its own). */
+const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'function';
+
+/**
+ * compute()'s fast path, for a plain object whose matrices are all clean: a
+ * non-empty list of equal-length, non-empty rows of finite numbers. Returns
+ * `{json, names, shapes, data}` for `core.computeFlat` (the matrices flat in
+ * one Float64Array, the rest of the config as JSON), or undefined for anything
+ * else, which takes the JSON path. The core validates either way. Every value
+ * is read once, as JSON.stringify reads it.
+ */
+function flatConfig(config) {
+  if (config === null || typeof config !== 'object') return undefined;
+  const proto = Object.getPrototypeOf(config);
+  if ((proto !== Object.prototype && proto !== null) || typeof config.toJSON === 'function') return undefined;
+  try {
+    const rest = Object.create(null); // no prototype: an own "__proto__" key stays a key
+    const names = [], shapes = [], matrices = [];
+    let total = 0;
+    for (const key of Object.keys(config)) {
+      const value = config[key];
+      if (!MATRICES.includes(key)) {
+        rest[key] = value;
+        continue;
+      }
+      if (!isList(value) || value.length === 0) return undefined;
+      const rows = [];
+      let cols = 0;
+      for (let i = 0; i < value.length; i++) {
+        const row = value[i];
+        if (!isList(row)) return undefined;
+        const length = row.length;
+        if (length === 0 || (i > 0 && length !== cols)) return undefined;
+        cols = length;
+        rows.push(row);
+      }
+      names.push(key);
+      shapes.push(rows.length, cols);
+      matrices.push({ rows, cols });
+      total += rows.length * cols;
+    }
+    const data = new Float64Array(total);
+    let k = 0;
+    for (const { rows, cols } of matrices) {
+      for (const row of rows) {
+        for (let j = 0; j < cols; j++) {
+          const x = row[j];
+          if (typeof x !== 'number' || x - x !== 0) return undefined; // x - x is NaN for NaN and ±Infinity
+          data[k++] = x + 0; // -0 becomes 0, as JSON.stringify writes it
+        }
+      }
+    }
+    return { json: JSON.stringify(rest, nonFiniteAsText), names, shapes, data };
+  } catch {
+    return undefined; // a throwing getter, a cycle in the rest, too large to allocate…: the JSON path reports it
+  }
 }
 
 /**
@@ -87,6 +162,19 @@ function toTrace(raw) {
  */
 export function compute(config) {
   assertReady();
+  const flat = flatConfig(config);
+  // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
+  const held = flat && callCore(() => core.computeFlat(flat.json, flat.names, flat.shapes, flat.data));
+  if (!held) return computeViaJson(config);
+  try {
+    return toTrace(held.layout(), new Float64Array(memory.buffer)); // the view after the last call into the core
+  } finally {
+    held.free();
+  }
+}
+
+/** compute() for any config: all of it as JSON to the core, the trace copied out field by field. */
+function computeViaJson(config) {
   const json = configJson(config);
   return toTrace(callCore(() => core.computeJson(json)));
 }
@@ -111,7 +199,13 @@ export function renderSVG(config, view, palette = undefined) {
 }
 
 /** Test hooks (not part of the documented API). */
-export const _internal = { forceInternalError: () => callCore(() => core.forceInternalError()) };
+export const _internal = {
+  forceInternalError: () => callCore(() => core.forceInternalError()),
+  /** compute() through the JSON path only. */
+  computeViaJson: (config) => { assertReady(); return computeViaJson(config); },
+  /** What compute()'s fast path sends the core, or undefined if it takes the JSON path. */
+  flatConfig,
+};
 
 /** The Rust figure state, for the element (not part of the documented API). */
 export function _viz(config) {

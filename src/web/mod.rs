@@ -26,6 +26,8 @@ thread_local! {
 }
 
 mod canvas;
+mod compute;
+pub use compute::{compute_flat, TraceInMemory};
 
 #[wasm_bindgen(start)]
 pub fn start() {

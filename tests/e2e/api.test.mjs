@@ -121,6 +121,136 @@ test('a forced internal error (Rust panic) is reported and leaves the next compu
   assert.deepEqual(r.rs, [[2, 0, 2], [2, 0, 0], [2, 1, 2]]);
 });
 
+// compute() has a fast path (clean matrices sent flat, the trace read from WASM memory) and the JSON path it
+// takes for anything else; both must give the same trace, bit for bit, and the same messages.
+function installSame() {
+  /** The first difference between two traces (numbers compared with Object.is: -0 ≠ 0, NaN = NaN), or null. */
+  window.firstDiff = (a, b, path = '') => {
+    if (typeof a === 'number' || typeof b === 'number') return Object.is(a, b) ? null : `${path}: ${a} ≠ ${b}`;
+    if (Array.isArray(a) !== Array.isArray(b)) return `${path}: array vs not`;
+    if (a && typeof a === 'object') {
+      const ka = Object.keys(a), kb = Object.keys(b);
+      if (ka.join() !== kb.join()) return `${path}: keys ${ka} ≠ ${kb}`;
+      for (const k of ka) { const d = firstDiff(a[k], b[k], `${path}.${k}`); if (d) return d; }
+      return null;
+    }
+    return a === b ? null : `${path}: ${a} ≠ ${b}`;
+  };
+  /** compute(config) both ways: {fast, trace or message from each path, diff}. */
+  window.bothPaths = (config) => {
+    const run = (fn) => { try { return { trace: fn(config) }; } catch (e) { return { message: e instanceof Error ? e.message : `not an Error: ${e}` }; } };
+    const pub = run(av.compute), json = run(av._internal.computeViaJson);
+    const diff = pub.message !== undefined || json.message !== undefined
+      ? (pub.message === json.message ? null : `messages: ${pub.message} ≠ ${json.message}`)
+      : firstDiff(pub.trace, json.trace);
+    return { fast: av._internal.flatConfig(config) !== undefined, message: pub.message ?? null, diff };
+  };
+}
+
+test('the flat fast path gives the JSON path\'s trace bit for bit: random shapes and values, self and cross', async () => {
+  await page.evaluate(installSame);
+  const results = await page.evaluate(() => {
+    let s = 12345; // mulberry32
+    const rand = () => { s = (s + 0x6d2b79f5) | 0; let t = Math.imul(s ^ (s >>> 15), 1 | s); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+    const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+    // Values JSON writes in every way: integers, -0, subnormals, 2**60, 1e21, long fractions, big and tiny.
+    const special = [0, -0, 1, -3, 5e-324, -2.2250738585072014e-308, 1e-310, 2 ** 60, -(2 ** 53) - 2, 1e21, 123456789.123456789, 1 / 3, 1e100, -7.5e-200];
+    const value = () => (rand() < 0.3 ? pick(special) : (rand() - 0.5) * 10 ** Math.floor(rand() * 8 - 4));
+    const matrix = (r, c) => Array.from({ length: r }, () => Array.from({ length: c }, value));
+    const configs = [];
+    for (let i = 0; i < 60; i++) {
+      const n = pick([1, 2, 3, 7, 33]), d = pick([1, 2, 5, 17]), dk = pick([1, 3, 8]), dv = pick([1, 4, 9]);
+      const c = { embeddings: matrix(n, d) };
+      if (i % 3) Object.assign(c, { w_q: matrix(d, dk), w_k: matrix(d, dk), w_v: matrix(d, dv) });
+      if (i % 4 === 1) c.scale = pick(['none', 'sqrt_dk', 2.5, 1e-3]);
+      if (i % 5 === 2) c.query = n - 1;
+      if (i % 6 === 3) c.tokens = Array.from({ length: n }, (_, j) => `t${j}`);
+      if (i % 7 === 4) c.mechanism = 'self';
+      configs.push(c);
+    }
+    for (let i = 0; i < 30; i++) {
+      const d = pick([1, 3, 16]), m = pick([1, 2, 11]);
+      const c = { decoder_state: matrix(1, d)[0], annotations: matrix(m, d) };
+      if (i % 2) c.mechanism = 'cross';
+      if (i % 3 === 1) c.scale = pick(['none', 'sqrt_dk', 4]);
+      if (i % 4 === 2) c.tokens = Array.from({ length: m }, (_, j) => `h${j}`);
+      configs.push(c);
+    }
+    configs.push(...Object.values(av.presets), { embeddings: [[-0, 0], [0, -0]] }, { embeddings: [[1e200, 1], [1, 1e200]] });
+    const rs = new av.RandomState(0);
+    configs.push({ embeddings: rs.randn(300, 64), w_q: rs.randn(64, 48), w_k: rs.randn(64, 48), w_v: rs.randn(64, 80) });
+    return configs.map((c) => bothPaths(c));
+  });
+  assert.ok(results.every((r) => r.fast), 'every config here is clean: compute() takes the flat path');
+  const computed = results.filter((r) => r.message === null).length;
+  assert.ok(computed >= 80, `most configs compute (${computed})`);
+  for (const [i, r] of results.entries()) assert.equal(r.diff, null, `config ${i}`);
+});
+
+test('the flat fast path: every bad config gives the JSON path\'s message, and the module keeps working', async () => {
+  await page.evaluate(installSame);
+  const { cases } = fixture('malformed-configs.json');
+  const results = await page.evaluate((fixtures) => {
+    const e = [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], w = [[2, 0, 2], [2, 0, 0], [2, 1, 2]];
+    const deep = (k) => { let a = ['x']; for (let i = 0; i < k; i++) a = [a]; return a; };
+    const cyclic = { embeddings: e }; cyclic.self = cyclic;
+    const throwing = { embeddings: e }; Object.defineProperty(throwing, 'query', { enumerable: true, get() { throw new Error('no query'); } });
+    const rows = (r, c, x = 1) => Array.from({ length: r }, () => Array(c).fill(x));
+    // [config, the path compute() takes, whether the core refuses it]
+    const extra = [
+      // Clean inputs (the flat path) that the core refuses: shapes, limits, the rest of the config, overflow.
+      ...[
+        { embeddings: e, w_q: [[1, 2, 3], [4, 5, 6]], w_k: w, w_v: w }, { embeddings: e, w_q: w, w_k: [[1, 2], [3, 4], [5, 6]], w_v: w },
+        { embeddings: e, w_q: w }, { embeddings: e, w_q: w, w_k: w }, { embeddings: rows(4097, 1) }, { embeddings: rows(2, 1025) },
+        { embeddings: rows(1, 5000) }, { decoder_state: Array(1025).fill(1), annotations: rows(1, 1025) },
+        { decoder_state: [1, 2, 3], annotations: [[1, 2]] }, { decoder_state: [1, 2], annotations: rows(2, 2), embeddings: e },
+        { embeddings: e, decoder_state: [1] }, { mechanism: 'cross', embeddings: e }, { mechanism: 'self', annotations: rows(2, 2) },
+        { mechanism: 'cross', decoder_state: [1, 2] }, { mechanism: 'cross', annotations: rows(2, 2) }, { mechanism: 'other', embeddings: e },
+        { embeddings: e, tokens: ['a'] }, { embeddings: e, tokens: [1, 2, null, 4] }, { embeddings: e, query: 4 },
+        { embeddings: e, query: -1 }, { embeddings: e, query: 1.5 }, { embeddings: e, query: NaN }, { embeddings: e, scale: 0 },
+        { embeddings: e, scale: Infinity }, { embeddings: e, scale: 'big' }, { embeddings: e, embedings: e },
+        { embeddings: rows(2, 2, 1e200) }, { embeddings: e, w_q: rows(3, 3, 1e160), w_k: rows(3, 3, 1e160), w_v: w },
+        { decoder_state: [1e300, 1e300], annotations: rows(2, 2, 1e300) },
+        JSON.parse('{"__proto__": {"query": 1}, "embeddings": [[1, 2]]}'),
+        // the core cannot read the rest (nested past serde's limit): the JSON path, whose message places it in the whole config
+        { embeddings: e, tokens: deep(200) },
+      ].map((c) => [c, true, true]),
+      [{ embeddings: e, query: -0 }, true, false], [Object.assign(Object.create(null), { embeddings: [[1, 2]] }), true, false],
+      // Not clean (the JSON path): holes, typed arrays, Number objects, getters, cycles, toJSON, undefined.
+      ...[{ embeddings: [[1, , 3]] }, { embeddings: [[1, 2], , [3, 4]] }, { embeddings: [new Float64Array([1, 2])] },
+        { embeddings: new Float64Array(2) }, cyclic, throwing, { embeddings: e, toJSON() { return { embeddings: 1 }; } },
+        { embeddings: undefined }, { embeddings: [[1, 2], [3]] }, { embeddings: [[1, 'NaN']] }, { embeddings: [[Infinity]] },
+        { embeddings: [Object.assign([1, 2], { toJSON: () => 'x' })] }].map((c) => [c, false, true]),
+      [{ embeddings: [[new Number(1)]] }, false, false], [{ embeddings: e, w_q: undefined, w_k: undefined, w_v: undefined }, false, false],
+      [{ embeddings: Object.assign([[1, 2]], { toJSON: () => [[3]] }) }, false, false],
+    ];
+    const run = (c) => ({ ...bothPaths(c), after: av.compute(av.presets['seed-000']).query.context[0] });
+    return { fixtures: fixtures.map(run), extra: extra.map(([c, fast, refused]) => ({ ...run(c), want: { fast, refused } })) };
+  }, cases.map((c) => c.config));
+  for (const [i, r] of [...results.fixtures, ...results.extra].entries()) {
+    assert.equal(r.diff, null, `case ${i}`);
+    assert.equal(r.after, 0.9852202489021356, `case ${i}: module unusable afterwards`);
+  }
+  for (const [i, r] of results.extra.entries()) {
+    assert.deepEqual({ fast: r.fast, refused: r.message !== null }, r.want, `extra case ${i}: ${r.message}`);
+  }
+  assert.match(results.extra[30].message, /recursion limit/);
+});
+
+test('the flat fast path frees what it holds: WASM memory does not grow over repeated calls', async () => {
+  const mb = await page.evaluate(async () => {
+    const memory = (await (await import('/www/pkg/attention_viz.js')).default()).memory;
+    const rs = new av.RandomState(1);
+    const config = { embeddings: rs.randn(200, 32), w_q: rs.randn(32, 32), w_k: rs.randn(32, 32), w_v: rs.randn(32, 32) };
+    for (let i = 0; i < 3; i++) av.compute(config);
+    const before = memory.buffer.byteLength;
+    for (let i = 0; i < 40; i++) av.compute(config);
+    for (let i = 0; i < 40; i++) { try { av.compute({ ...config, tokens: [] }); } catch { /* refused */ } }
+    return [before, memory.buffer.byteLength];
+  });
+  assert.equal(mb[1], mb[0]);
+});
+
 test('no errors reached the console', () => {
   assert.deepEqual(page.errors, []);
 });

@@ -1,0 +1,87 @@
+//! `compute()`'s fast path: the matrices arrive flat in one Float64Array
+//! instead of as JSON text, and the trace stays in WASM memory, where the JS
+//! side reads it in place (`TraceInMemory::layout` gives each field's offset)
+//! instead of through a copy of every field.
+//!
+//! The config is validated by `Config::from_parts`, the same checks and
+//! messages as for the JSON text.
+
+use super::set;
+use crate::attention::{self, Trace};
+use crate::config::{Config, Flat};
+use js_sys::{Array, Object};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+/// Validates and runs a config whose matrices were sent flat.
+///
+/// `rest_json` is the config without them; `names` are the matrices in order,
+/// `shapes` their [rows, cols], one pair each, and `data` their values one
+/// after another, row-major, every one finite. Call `free()` on the result.
+/// `undefined` when `rest_json` does not parse: the caller then takes
+/// `computeJson`, whose message places the problem in the whole config.
+#[wasm_bindgen(js_name = computeFlat)]
+pub fn compute_flat(
+    rest_json: &str,
+    names: Vec<String>,
+    shapes: &[u32],
+    data: &[f64],
+) -> Result<Option<TraceInMemory>, JsError> {
+    let Ok(rest @ Value::Object(_)) = serde_json::from_str::<Value>(rest_json) else {
+        return Ok(None);
+    };
+    let inconsistent = || JsError::new("attention-viz internal error: computeFlat got inconsistent matrices");
+    if shapes.len() != 2 * names.len() {
+        return Err(inconsistent());
+    }
+    let mut flat = Vec::with_capacity(names.len());
+    let mut data = data;
+    for (name, shape) in names.iter().zip(shapes.chunks_exact(2)) {
+        let (rows, cols) = (shape[0] as usize, shape[1] as usize);
+        let len = rows.checked_mul(cols).filter(|&len| len <= data.len()).ok_or_else(inconsistent)?;
+        let (values, tail) = data.split_at(len);
+        flat.push((name.as_str(), Flat::new(rows, cols, values).ok_or_else(inconsistent)?));
+        data = tail;
+    }
+    if !data.is_empty() {
+        return Err(inconsistent());
+    }
+    let config = Config::from_parts(&rest, &flat).map_err(|e| JsError::new(&e.0))?;
+    let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
+    Ok(Some(TraceInMemory { query: config.query, trace }))
+}
+
+/// A computed trace held in WASM memory until `free()`.
+#[wasm_bindgen]
+pub struct TraceInMemory {
+    query: usize,
+    trace: Trace,
+}
+
+#[wasm_bindgen]
+impl TraceInMemory {
+    /// `{mechanism, scale, query_index, fields: {name: {shape, offset}}}`: `computeJson`'s result, except
+    /// that a field's values start at `offset` in a Float64Array over the module's memory. Make that view
+    /// after this call, and read it before the next call into the module, which may move the memory.
+    pub fn layout(&self) -> Object {
+        let out = Object::new();
+        let mechanism = match self.trace {
+            Trace::SelfAttention(_) => "self",
+            Trace::Cross(_) => "cross",
+        };
+        set(&out, "mechanism", &mechanism.into());
+        set(&out, "scale", &self.trace.scale().into());
+        set(&out, "query_index", &(self.query as f64).into());
+        let fields = Object::new();
+        for field in self.trace.fields() {
+            let entry = Object::new();
+            let shape: Array = field.shape.iter().map(|&s| JsValue::from(s as f64)).collect();
+            set(&entry, "shape", &shape);
+            let offset = field.data.as_ptr() as usize / std::mem::size_of::<f64>();
+            set(&entry, "offset", &(offset as f64).into());
+            set(&fields, field.name, &entry);
+        }
+        set(&out, "fields", &fields);
+        out
+    }
+}
