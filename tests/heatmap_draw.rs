@@ -295,3 +295,17 @@ fn cell_at_agrees_with_the_drawn_cells_to_the_pixel() {
         }
     }
 }
+
+/// Colors caches the colour bar's range; its norm must stay palette::linear_norm bit for bit.
+#[test]
+fn colors_norm_is_linear_norm() {
+    use attention_viz::heatmap::palette::linear_norm;
+    for values in [vec![0.0, 1.0, 3.5], vec![2.0, 2.0], vec![0.0, 0.0], vec![-1e-300, 1e-300], vec![-5.0, 1e6], vec![]]
+    {
+        let colors = Colors::new(&values, None, "sequential");
+        for v in values.iter().copied().chain([0.25, -7.0, 1e7, f64::NAN]) {
+            let (a, b) = (colors.norm(v), linear_norm(v, colors.vmin, colors.vmax));
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{values:?} at {v}: {a} vs {b}");
+        }
+    }
+}

@@ -8,7 +8,7 @@
 //! the RGBA buffers of [`raster`] first, then `draw` adds the text on top.
 
 use super::format::format_g2;
-use super::palette::{self, by_name, linear_norm, text_color_f64, Colormap, Rgb};
+use super::palette::{self, by_name, text_color_f64, Colormap, Rgb};
 use crate::math::kernels::min_max;
 use crate::views::View;
 use plotters::coord::Shift;
@@ -89,6 +89,10 @@ pub struct Colors {
     pub diverging: bool,
     /// `cmap`'s entries in 8 bits, so a cell's colour is one lookup (a 512² grid has 262 144 cells).
     rgb8: Vec<Rgb>,
+    /// `linear_norm(v, vmin, vmax)` is `(v - lo) / span` (or 0 when span is 0): the
+    /// colour bar's range, worked out once instead of once per cell.
+    lo: f64,
+    span: f64,
 }
 
 impl Colors {
@@ -118,12 +122,17 @@ impl Colors {
         };
         let cmap = if diverging { base.recentred(vmin, vmax, 0.0) } else { base };
         let rgb8 = cmap.rgb8_table();
-        Colors { cmap, vmin, vmax, diverging, rgb8 }
+        let (lo, hi) = palette::nonsingular(vmin, vmax);
+        Colors { cmap, vmin, vmax, diverging, rgb8, lo, span: hi - lo }
     }
 
     /// Where `value` sits on the colormap, 0..1 (seaborn's norm).
     pub fn norm(&self, value: f64) -> f64 {
-        linear_norm(value, self.vmin, self.vmax)
+        // linear_norm's arithmetic, with its range precomputed.
+        if self.span == 0.0 || self.span.is_nan() {
+            return 0.0;
+        }
+        (value - self.lo) / self.span
     }
 
     /// The cell colour, or `None` for NaN/±inf ("not a number" cells).
