@@ -307,22 +307,26 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
     let g = layout.grid;
     let (w, h) = (g.width().max(0) as usize, g.height().max(0) as usize);
     let bg = theme.background;
-    let mut rgba = [bg[0], bg[1], bg[2], 255].repeat(w * h);
-    // Column x-ranges are the same for every row: compute them once.
-    let spans: Vec<(usize, usize)> = (0..layout.cols)
-        .map(|j| {
-            let r = layout.cell(0, j);
-            ((r.x0 - g.x0) as usize, (r.x1 - g.x0) as usize)
-        })
-        .collect();
-    let mut row_colors = Vec::with_capacity(layout.cols);
+    let background = [bg[0], bg[1], bg[2], 255];
+    let mut rgba = background.repeat(w * h);
+    // Which column each pixel x falls in (`cols` for the gaps between cells): the same
+    // for every row, so a pixel line is one lookup per pixel, however small the cells.
+    let cols = layout.cols;
+    let mut column_at = vec![cols; w];
+    for j in 0..cols {
+        let r = layout.cell(0, j);
+        column_at[(r.x0 - g.x0) as usize..(r.x1 - g.x0) as usize].fill(j);
+    }
+    // A row's colours, RGBA, with the background after the last column for the gaps.
+    let mut row_colors: Vec<Option<[u8; 4]>> = vec![Some(background); cols + 1];
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
-        row_colors.clear();
-        row_colors.extend(view.values.row(i).iter().map(|&v| colors.color(v)));
+        for (slot, &v) in row_colors.iter_mut().zip(view.values.row(i)) {
+            *slot = colors.color(v).map(|c| [c[0], c[1], c[2], 255]);
+        }
         let (y0, y1) = ((r.y0 - g.y0) as usize, (r.y1 - g.y0) as usize);
         // Without NaN hatching every pixel line of a cell row is the same: paint the
-        // first and copy it (a 512-row grid is a few hundred thousand pixels per edit).
+        // first and copy it.
         let plain = row_colors.iter().all(Option::is_some);
         for y in y0..y1 {
             if plain && y > y0 {
@@ -330,19 +334,14 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
                 continue;
             }
             let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
-            for (&(x0, x1), color) in spans.iter().zip(&row_colors) {
-                match color {
-                    Some(c) => {
-                        let px = [c[0], c[1], c[2], 255];
-                        for out in line[x0 * 4..x1 * 4].chunks_exact_mut(4) {
-                            out.copy_from_slice(&px);
-                        }
-                    }
+            for (x, (px, &j)) in line.chunks_exact_mut(4).zip(&column_at).enumerate() {
+                match row_colors[j] {
+                    Some(c) => px.copy_from_slice(&c),
                     None => {
-                        for (x, px) in line[x0 * 4..x1 * 4].chunks_exact_mut(4).enumerate() {
-                            let hatch = (x + y) % 6 == 0;
-                            px[..3].copy_from_slice(if hatch { &NAN_HATCH } else { &NAN_FILL });
-                        }
+                        // The hatch restarts at each cell's left edge.
+                        let x0 = (layout.cell(0, j).x0 - g.x0) as usize;
+                        let hatch = (x - x0 + y) % 6 == 0;
+                        px[..3].copy_from_slice(if hatch { &NAN_HATCH } else { &NAN_FILL });
                     }
                 }
             }
