@@ -1085,9 +1085,19 @@ export function defineElement(api) {
       }
     }
 
+    /** The cell next to `cell`; past the edge of the window of cells, the window first moves one row or column. */
     _neighbour(cell, dr, dc) {
-      const { matrix, row, col } = cell.dataset;
-      return this.shadowRoot.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${Number(row) + dr}"][data-col="${Number(col) + dc}"]`);
+      const { matrix } = cell.dataset;
+      const [r, c] = [Number(cell.dataset.row) + dr, Number(cell.dataset.col) + dc];
+      const find = () => this.shadowRoot.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${r}"][data-col="${c}"]`);
+      const cfg = this._cfg();
+      const rows = matrix === 'decoder_state' ? [cfg.decoder_state] : cfg[matrix];
+      if (find() || !rows?.[r] || rows[r][c] === undefined) return find();
+      const [r0, c0] = this._windows?.get(matrix) ?? [0, 0];
+      const shift = (at, x, size) => (x < at ? x : x >= at + size ? x - size + 1 : at);
+      this._windows.set(matrix, [shift(r0, r, WINDOW_ROWS), shift(c0, c, WINDOW_COLS)]);
+      this._buildInputs();
+      return find();
     }
 
     /** 1 for a matrix of whole numbers, else 0.01 (read from the valid state, not from what is typed). */

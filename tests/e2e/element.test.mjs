@@ -186,8 +186,12 @@ test('a big matrix is edited through a 16 × 16 window of cells, moved with ▲�
       value: H.cell(el, 'embeddings', 39, 19).value, changes: log.change,
     };
     H.type(H.cell(el, 'embeddings', 39, 19), '9');
+    // Arrow keys past the window's edge move it by one row (or column) and follow.
+    H.cell(el, 'embeddings', 24, 4).focus();
+    H.cell(el, 'embeddings', 24, 4).dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowUp', bubbles: true, composed: true }));
+    const up = { nav: nav(), focused: el.shadowRoot.activeElement?.dataset.row };
     const want = av.compute(el.config);
-    return { first, moved, config: el.config.embeddings[39][19], changes: log.change, q: el.trace.q[39], wantQ: want.q[39] };
+    return { first, moved, up, config: el.config.embeddings[39][19], changes: log.change, q: el.trace.q[39], wantQ: want.q[39] };
   });
   assert.deepEqual(r.first, { cells: 256, nav: 'rows 0–15 of 40▲▼columns 0–15 of 20◀▶', upDisabled: true });
   assert.equal(r.moved.nav, 'rows 24–39 of 40▲▼columns 4–19 of 20◀▶', 'the window stops at the last row and column');
@@ -198,6 +202,7 @@ test('a big matrix is edited through a 16 × 16 window of cells, moved with ▲�
   assert.equal(r.moved.changes, 0, 'moving the window is not an edit');
   assert.equal(r.config, 9);
   assert.equal(r.changes, 1);
+  assert.deepEqual(r.up, { nav: 'rows 23–38 of 40▲▼columns 4–19 of 20◀▶', focused: '23' });
   assert.deepEqual(r.q, r.wantQ);
   await done(page);
 });
