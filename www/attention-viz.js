@@ -210,8 +210,19 @@ export const _internal = {
 /** The Rust figure state, for the element (not part of the documented API). */
 export function _viz(config) {
   assertReady();
-  const json = configJson(config);
-  return callCore(() => new core.Viz(json));
+  return callCore(() => newViz(config));
+}
+
+/** A Viz of `config`: clean matrices sent flat (as compute() sends them), anything else as JSON. */
+function newViz(config) {
+  const flat = flatConfig(config);
+  return (flat && core.Viz.fromFlat(flat.json, flat.names, flat.shapes, flat.data)) || new core.Viz(configJson(config));
+}
+
+/** `viz.setConfig` for a config object, the same way. */
+function setVizConfig(viz, config) {
+  const flat = flatConfig(config);
+  if (!flat || !viz.setConfigFlat(flat.json, flat.names, flat.shapes, flat.data)) viz.setConfig(configJson(config));
 }
 
 function shapeOf(args, what) {
@@ -279,5 +290,5 @@ export class RandomState {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready, presets, toTrace, callCore, configJson, newViz: (config) => new core.Viz(configJson(config)) });
+  defineElement({ ready, presets, toTrace, callCore, configJson, newViz, setConfig: setVizConfig });
 }

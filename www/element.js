@@ -321,7 +321,7 @@ export function defineElement(api) {
         this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: true });
         return;
       }
-      this._apply(() => this._viz.setConfig(api.configJson(value)), { rebuild: true, initial: true });
+      this._apply(() => api.setConfig(this._viz, value), { rebuild: true, initial: true });
     }
 
     /** The trace of the current config (see `compute()`), read-only. */
@@ -789,7 +789,7 @@ export function defineElement(api) {
         case 'remove-dim': return this._apply(() => v.removeDim(this._dims(cfg) - 1), { rebuild: true });
         case 'reset':
           this._showNaive = false;
-          return this._apply(() => v.setConfig(api.configJson(this._initial)), { rebuild: true, initial: true });
+          return this._apply(() => api.setConfig(v, this._initial), { rebuild: true, initial: true });
         default:
       }
     }
@@ -1242,7 +1242,7 @@ export function defineElement(api) {
         }
       }
       if (matrix === 'decoder_state') cfg.decoder_state = target[0];
-      this._apply(() => this._viz.setConfig(api.configJson(cfg)), { rebuild: true });
+      this._apply(() => api.setConfig(this._viz, cfg), { rebuild: true });
       return undefined;
     }
 

@@ -27,6 +27,20 @@ pub fn compute_flat(
     shapes: &[u32],
     data: &[f64],
 ) -> Result<Option<TraceInMemory>, JsError> {
+    let Some(config) = flat_config(rest_json, &names, shapes, data)? else {
+        return Ok(None);
+    };
+    let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
+    Ok(Some(TraceInMemory { query: config.query, trace }))
+}
+
+/// The config of a flat call (see `computeFlat`), validated; `None` when `rest_json` does not parse.
+pub(crate) fn flat_config(
+    rest_json: &str,
+    names: &[String],
+    shapes: &[u32],
+    data: &[f64],
+) -> Result<Option<Config>, JsError> {
     let Ok(rest @ Value::Object(_)) = serde_json::from_str::<Value>(rest_json) else {
         return Ok(None);
     };
@@ -46,9 +60,7 @@ pub fn compute_flat(
     if !data.is_empty() {
         return Err(inconsistent());
     }
-    let config = Config::from_parts(&rest, &flat).map_err(|e| JsError::new(&e.0))?;
-    let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
-    Ok(Some(TraceInMemory { query: config.query, trace }))
+    Config::from_parts(&rest, &flat).map(Some).map_err(|e| JsError::new(&e.0))
 }
 
 /// A computed trace held in WASM memory until `free()`.

@@ -193,6 +193,38 @@ impl Viz {
         self.replace(config)
     }
 
+    /// `new Viz` for a config whose matrices are sent flat (see `computeFlat`);
+    /// `undefined` when the rest is not JSON (the caller then sends it all as JSON).
+    #[wasm_bindgen(js_name = fromFlat)]
+    pub fn from_flat(
+        rest_json: &str,
+        names: Vec<String>,
+        shapes: &[u32],
+        data: &[f64],
+    ) -> Result<Option<Viz>, JsError> {
+        let Some(config) = compute::flat_config(rest_json, &names, shapes, data)? else {
+            return Ok(None);
+        };
+        let session = Session::new(config).map_err(js_err)?;
+        Ok(Some(Viz { session, random: None }))
+    }
+
+    /// `setConfig` for a config whose matrices are sent flat; false when the rest is not JSON.
+    #[wasm_bindgen(js_name = setConfigFlat)]
+    pub fn set_config_flat(
+        &mut self,
+        rest_json: &str,
+        names: Vec<String>,
+        shapes: &[u32],
+        data: &[f64],
+    ) -> Result<bool, JsError> {
+        let Some(config) = compute::flat_config(rest_json, &names, shapes, data)? else {
+            return Ok(false);
+        };
+        self.replace(config)?;
+        Ok(true)
+    }
+
     /// Sets one input value (`matrix` is a config field: embeddings, w_q, …, decoder_state, annotations).
     #[wasm_bindgen(js_name = setValue)]
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), JsError> {
