@@ -54,8 +54,9 @@ input.token { width: 6.5em; padding: 3px 4px; border: 1px dashed var(--av-border
 .cell-msg { color: var(--av-invalid); font-size: 12px; min-height: 0; margin-top: 4px; max-width: 40ch; }
 .cell-msg:empty { display: none; }
 .stages { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
-/* Off-screen panels skip the browser's layout and paint on every edit (their size is remembered). */
-fieldset.matrix, figure.stage, details.breakdown { content-visibility: auto; contain-intrinsic-size: auto 300px; }
+/* Off-screen inputs and breakdown skip the browser's layout and paint on every edit (their size is remembered).
+   Not the heatmaps: they are what a reader watches, and full-page captures should show them. */
+fieldset.matrix, details.breakdown { content-visibility: auto; contain-intrinsic-size: auto 300px; }
 figure.stage { margin: 0; max-width: 100%; }
 figure.stage canvas { display: block; max-width: 100%; touch-action: manipulation; border-radius: 4px; }
 figure.stage canvas.pickable { cursor: pointer; }
