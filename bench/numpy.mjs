@@ -15,8 +15,8 @@
 //     + compute (`computeFlat`), and the trace read into nested arrays straight
 //     from WASM memory.
 //   - the core: `Viz.setValue('w_q', 0, 0, x)` on a Viz built from the config:
-//     a full recompute from the config Rust already holds (W edits always
-//     recompute fully; only embedding edits are incremental, src/incremental.rs).
+//     a full recompute from the config Rust already holds (W_Q/W_K edits always
+//     recompute fully; embedding and W_V edits are incremental, src/incremental.rs).
 //     No JSON, nothing crosses to JS but the call. It includes a clone of the
 //     config and the trace's extra fields (naive weights, the single-query
 //     breakdown), so it is an upper bound on the bare computation. The value alternates, so a

@@ -232,12 +232,16 @@ pub(crate) fn breakdown(
 pub(crate) fn check_finite(name: &str, m: &Matrix) -> Result<(), Overflow> {
     match m.first_non_finite() {
         None => Ok(()),
-        Some((i, j)) => Err(Overflow(format!(
-            "{name} row {i}, column {j} overflowed to {}: the inputs are too large to multiply in float64 \
-             (keep values well below 1e154)",
-            m.get(i, j)
-        ))),
+        Some((i, j)) => Err(overflow(name, i, j, m.get(i, j))),
     }
+}
+
+/// The message for stage `name` overflowing at (i, j).
+pub(crate) fn overflow(name: &str, i: usize, j: usize, value: f64) -> Overflow {
+    Overflow(format!(
+        "{name} row {i}, column {j} overflowed to {value}: the inputs are too large to multiply in float64 \
+         (keep values well below 1e154)"
+    ))
 }
 
 impl Trace {

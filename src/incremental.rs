@@ -12,7 +12,9 @@
 //! most of a row's weight) or a reference maximum drifts too far, that row is
 //! recomputed exactly, so the result stays within 1e-12 of a full recompute
 //! (relative to the size of the terms a context sum adds up, where it cancels).
-//! Every other edit (weights W_Q/W_K/W_V, cross-attention, shape) recomputes fully.
+//! A value of W_V changes one column of V and so one column of the context: that
+//! is all an edit of it recomputes. Every other edit (W_Q/W_K, cross-attention,
+//! shape) recomputes fully.
 
 use crate::attention::{self, check_finite, Overflow, SelfTrace, Trace};
 use crate::config::{Config, Mechanism};
@@ -71,6 +73,13 @@ impl Session {
     /// trace up to date. On any error the session is unchanged.
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), String> {
         let config = self.config.with_value(matrix, row, col, value).map_err(|e| e.0)?;
+        if matrix == "w_v" {
+            if let Trace::SelfAttention(t) = &mut self.trace {
+                update_value_column(&config, t, self.cache.as_mut(), col).map_err(|e| e.0)?;
+                self.config = config;
+                return Ok(());
+            }
+        }
         if matrix == "embeddings" {
             if let Trace::SelfAttention(t) = &mut self.trace {
                 let cache = self.cache.get_or_insert_with(|| SoftmaxState::new(t));
@@ -252,10 +261,47 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
 
 /// The message `attention::compute` gives for the same overflow.
 fn overflow_at(i: usize, j: usize, value: f64) -> Overflow {
-    Overflow(format!(
-        "scores row {i}, column {j} overflowed to {value}: the inputs are too large to multiply in float64 \
-         (keep values well below 1e154)"
-    ))
+    attention::overflow("scores", i, j, value)
+}
+
+/// Brings `t` (and `state`, if built) up to date after a value in column `c` of W_V
+/// changed in `config`: only column c of V and of the context depend on it, an O(n·d + n²)
+/// update instead of O(n²·d). Both columns are summed in the order the full
+/// computation's matrix products sum them, so the result is the same to the bit
+/// (given the same weights). On an overflow nothing is changed.
+fn update_value_column(
+    config: &Config,
+    t: &mut SelfTrace,
+    state: Option<&mut SoftmaxState>,
+    c: usize,
+) -> Result<(), Overflow> {
+    let Mechanism::SelfAttention { embeddings, projections: Some(p) } = &config.mechanism else {
+        unreachable!("W_V exists only with projections")
+    };
+    let n = embeddings.rows();
+    let column = |m: &Matrix, i: usize, col: &dyn Fn(usize) -> f64| -> f64 {
+        m.row(i).iter().enumerate().fold(0.0, |acc, (k, &x)| acc + x * col(k))
+    };
+    let v: Vec<f64> = (0..n).map(|i| column(embeddings, i, &|k| p.w_v.get(k, c))).collect();
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return Err(attention::overflow("V", i, c, v[i]));
+    }
+    let context: Vec<f64> = (0..n).map(|i| column(&t.weights, i, &|j| v[j])).collect();
+    if let Some(i) = context.iter().position(|x| !x.is_finite()) {
+        return Err(attention::overflow("context", i, c, context[i]));
+    }
+    for i in 0..n {
+        t.v.set(i, c, v[i]);
+        t.context.set(i, c, context[i]);
+    }
+    if let Some(state) = state {
+        for i in 0..n {
+            let u = column(&state.exps, i, &|j| v[j]);
+            state.unnormalised.set(i, c, u);
+        }
+    }
+    t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
+    Ok(())
 }
 
 /// Replaces entry (i, r) of row i's softmax state after its score and value

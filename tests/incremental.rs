@@ -110,3 +110,28 @@ fn other_edits_recompute_fully_and_refused_edits_change_nothing() {
     // Cross-attention recomputes fully: identical, NaN of the naive softmax included.
     assert_eq!(format!("{:?}", x.trace()), format!("{:?}", compute(x.config()).unwrap()));
 }
+
+/// A W_V value changes one column of V and of the context, recomputed in the full
+/// computation's order: on a session with no embedding edits, bit for bit the full trace.
+#[test]
+fn a_w_v_edit_updates_one_column_exactly() {
+    let config = random_config(11, 37, 9, true);
+    let mut session = Session::new(config.clone()).unwrap();
+    for (step, (r, c, x)) in [(0, 0, 2.5), (8, 3, -1e3), (4, 8, 0.0), (8, 3, 7.25)].into_iter().enumerate() {
+        session.set_value("w_v", r, c, x).unwrap();
+        let full = compute(session.config()).unwrap();
+        let bits = |t: &Trace| {
+            t.fields().iter().map(|f| f.data.iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>()
+        };
+        assert_eq!(bits(session.trace()), bits(&full), "step {step}: w_v[{r}][{c}] = {x}");
+    }
+    // After an embedding edit (the softmax state is built) W_V edits keep it in step.
+    session.set_value("embeddings", 5, 2, 3.0).unwrap();
+    session.set_value("w_v", 1, 4, -2.0).unwrap();
+    session.set_value("embeddings", 6, 1, -1.5).unwrap();
+    assert_same(&session);
+    // An overflowing W_V value is refused and changes nothing.
+    let before = session.trace().clone();
+    assert!(session.set_value("w_v", 0, 0, f64::MAX).unwrap_err().contains("overflowed"));
+    assert_eq!(session.trace(), &before);
+}
