@@ -21,6 +21,8 @@
 //     config and the trace's extra fields (naive weights, the single-query
 //     breakdown), so it is an upper bound on the bare computation. The value alternates, so a
 //     no-op edit cannot be skipped.
+//   - informative: `Viz.setValue('w_v', 0, 0, x)`, which recomputes one column
+//     of V and of the context (O(n·d + n²)).
 //   - informative: `Viz.setValue('embeddings', 0, 0, x)`, the incremental path
 //     the element takes when one embedding is typed (not the same computation).
 //   - breakdown (notes): the fast path's pieces (flattening in JS, the
@@ -134,6 +136,10 @@ function pageBench() {
     const incremental = timeit(() => { flip ^= 1; viz.setValue('embeddings', 0, 0, flip ? x0 + 0.5 : x0); }, { warmup, samples });
     viz.setValue('embeddings', 0, 0, x0);
     const incCore = viz.trace().fields.context;
+    const v0 = config.w_v[0][0];
+    const valueColumn = timeit(() => { flip ^= 1; viz.setValue('w_v', 0, 0, flip ? v0 + 0.5 : v0); }, { warmup, samples });
+    viz.setValue('w_v', 0, 0, v0);
+    const wvCore = viz.trace().fields.context;
 
     // Every path's context against NumPy's (max |Δ| over the first and last rows, relative Δ of Σ|C|).
     let agreement = null;
@@ -149,13 +155,14 @@ function pageBench() {
         compute: cmp((i) => trace.context[i], trace.context.reduce((t, r) => t + r.reduce((u, x) => u + Math.abs(x), 0), 0)),
         core: raw(fullCore),
         incremental: raw(incCore),
+        w_v: raw(wvCore),
       };
     }
     viz.free();
     const sum = (t) => ({ median: med(t.ms), batch: t.batch, ms: t.ms });
     return {
       randn, agreement, json_bytes: json.length,
-      pub: sum(pub), core: sum(core), incremental: sum(incremental), stringify: sum(stringify), computeJson: sum(computeJson),
+      pub: sum(pub), core: sum(core), incremental: sum(incremental), valueColumn: sum(valueColumn), stringify: sum(stringify), computeJson: sum(computeJson),
       newViz: sum(newViz), normalize: sum(normalize), flatten: sum(flatten), computeFlat: sum(computeFlat), viaJson: sum(viaJson),
     };
   };
@@ -225,6 +232,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     ['pub', 'compute(config), public API', true],
     ['core', 'core: Viz.setValue(w_q) full recompute', true],
     ['incremental', 'Viz.setValue(embeddings), incremental', false],
+    ['valueColumn', 'Viz.setValue(w_v), incremental', false],
   ];
   for (const n of SIZES) {
     log(`  n=${n} …`);
