@@ -871,7 +871,9 @@ export function defineElement(api) {
       const [r, c] = this._windows?.get(name) ?? [0, 0];
       (this._windows ||= new Map()).set(name, [r + Number(dr) * WINDOW_ROWS, c + Number(dc) * WINDOW_COLS]);
       this._buildInputs();
-      this._inputs.querySelector(`button[data-window="${button.dataset.window}"]:not([disabled])`)?.focus();
+      // Keep the keyboard where it was; at the last page that button is disabled: the window's first cell instead.
+      (this._inputs.querySelector(`button[data-window="${button.dataset.window}"]:not([disabled])`)
+        ?? this._inputs.querySelector(`input.cell[data-matrix="${name}"]`))?.focus();
     }
 
     /** The `views` attribute as a set, or null for "everything". */
