@@ -279,14 +279,13 @@ fn update_value_column(
         unreachable!("W_V exists only with projections")
     };
     let n = embeddings.rows();
-    let column = |m: &Matrix, i: usize, col: &dyn Fn(usize) -> f64| -> f64 {
-        m.row(i).iter().enumerate().fold(0.0, |acc, (k, &x)| acc + x * col(k))
-    };
-    let v: Vec<f64> = (0..n).map(|i| column(embeddings, i, &|k| p.w_v.get(k, c))).collect();
+    // `dot` sums left to right from 0, as the matrix products do for each element.
+    let w_v: Vec<f64> = (0..p.w_v.rows()).map(|k| p.w_v.get(k, c)).collect();
+    let v: Vec<f64> = (0..n).map(|i| dot(embeddings.row(i), &w_v)).collect();
     if let Some(i) = v.iter().position(|x| !x.is_finite()) {
         return Err(attention::overflow("V", i, c, v[i]));
     }
-    let context: Vec<f64> = (0..n).map(|i| column(&t.weights, i, &|j| v[j])).collect();
+    let context: Vec<f64> = (0..n).map(|i| dot(t.weights.row(i), &v)).collect();
     if let Some(i) = context.iter().position(|x| !x.is_finite()) {
         return Err(attention::overflow("context", i, c, context[i]));
     }
@@ -296,8 +295,7 @@ fn update_value_column(
     }
     if let Some(state) = state {
         for i in 0..n {
-            let u = column(&state.exps, i, &|j| v[j]);
-            state.unnormalised.set(i, c, u);
+            state.unnormalised.set(i, c, dot(state.exps.row(i), &v));
         }
     }
     t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);

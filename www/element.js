@@ -88,6 +88,8 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
  */
 const WINDOW_ROWS = 16;
 const WINDOW_COLS = 16;
+/** The rows of an input matrix of a config (the decoder state is one row). */
+const matrixRows = (cfg, name) => (name === 'decoder_state' ? [cfg.decoder_state] : cfg[name]);
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const sub = (i) => String(i).split('').map((d) => SUBSCRIPT[d]).join('');
 const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v']);
@@ -207,6 +209,7 @@ export function defineElement(api) {
       this._initial = null;
       this._canvases = new Map();
       this._sizes = new Map();
+      this._windows = new Map(); // matrix → [row, column] of its window of input cells
       this._built = false;
       this._frame = 0;
       this.attachShadow({ mode: 'open' });
@@ -805,7 +808,7 @@ export function defineElement(api) {
         ? ['embeddings', ...(cfg.w_q ? ['w_q', 'w_k', 'w_v'] : [])]
         : ['decoder_state', 'annotations'];
       const sets = matrices.map((name) => {
-        const rows = name === 'decoder_state' ? [cfg.decoder_state] : cfg[name];
+        const rows = matrixRows(cfg, name);
         const tokenRows = name === 'embeddings' || name === 'annotations';
         const [r0, c0] = this._windowAt(name, rows.length, rows[0].length);
         const r1 = Math.min(rows.length, r0 + WINDOW_ROWS);
@@ -846,7 +849,7 @@ export function defineElement(api) {
       // Invalid cells that no longer exist (shape edits) are forgotten; those outside the window are kept.
       for (const k of [...this._invalid.keys()]) {
         const [m, r, c] = k.split(':');
-        const rows = m === 'decoder_state' ? [cfg.decoder_state] : cfg[m];
+        const rows = matrixRows(cfg, m);
         if (!rows?.[Number(r)] || rows[Number(r)][Number(c)] === undefined) this._invalid.delete(k);
       }
       this._inputs.replaceChildren(...sets);
@@ -859,17 +862,17 @@ export function defineElement(api) {
 
     /** The top-left cell of a matrix's window of input cells, kept inside its shape. */
     _windowAt(name, rows, cols) {
-      const [r, c] = this._windows?.get(name) ?? [0, 0];
+      const [r, c] = this._windows.get(name) ?? [0, 0];
       const at = [Math.max(0, Math.min(r, rows - WINDOW_ROWS)), Math.max(0, Math.min(c, cols - WINDOW_COLS))];
-      (this._windows ||= new Map()).set(name, at);
+      this._windows.set(name, at);
       return at;
     }
 
     /** Moves a window a page at a time (▲▼◀▶) and shows the cells there. */
     _moveWindow(button) {
       const [name, dr, dc] = button.dataset.window.split(':');
-      const [r, c] = this._windows?.get(name) ?? [0, 0];
-      (this._windows ||= new Map()).set(name, [r + Number(dr) * WINDOW_ROWS, c + Number(dc) * WINDOW_COLS]);
+      const [r, c] = this._windows.get(name) ?? [0, 0];
+      this._windows.set(name, [r + Number(dr) * WINDOW_ROWS, c + Number(dc) * WINDOW_COLS]);
       this._buildInputs();
       // Keep the keyboard where it was; at the last page that button is disabled: the window's first cell instead.
       (this._inputs.querySelector(`button[data-window="${button.dataset.window}"]:not([disabled])`)
@@ -1094,9 +1097,9 @@ export function defineElement(api) {
       const [r, c] = [Number(cell.dataset.row) + dr, Number(cell.dataset.col) + dc];
       const find = () => this.shadowRoot.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${r}"][data-col="${c}"]`);
       const cfg = this._cfg();
-      const rows = matrix === 'decoder_state' ? [cfg.decoder_state] : cfg[matrix];
+      const rows = matrixRows(cfg, matrix);
       if (find() || !rows?.[r] || rows[r][c] === undefined) return find();
-      const [r0, c0] = this._windows?.get(matrix) ?? [0, 0];
+      const [r0, c0] = this._windows.get(matrix) ?? [0, 0];
       const shift = (at, x, size) => (x < at ? x : x >= at + size ? x - size + 1 : at);
       this._windows.set(matrix, [shift(r0, r, WINDOW_ROWS), shift(c0, c, WINDOW_COLS)]);
       this._buildInputs();
@@ -1107,7 +1110,7 @@ export function defineElement(api) {
     _step(cell) {
       const cfg = this._cfg();
       const m = cell.dataset.matrix;
-      const rows = m === 'decoder_state' ? [cfg.decoder_state] : cfg[m];
+      const rows = matrixRows(cfg, m);
       return rows.every((r) => r.every((x) => Number.isInteger(x))) ? 1 : 0.01;
     }
 
@@ -1233,7 +1236,7 @@ export function defineElement(api) {
       const r0 = Number(cell.dataset.row);
       const c0 = Number(cell.dataset.col);
       const cfg = this.config;
-      const target = matrix === 'decoder_state' ? [cfg.decoder_state] : cfg[matrix];
+      const target = matrixRows(cfg, matrix);
       for (const [i, row] of rows.entries()) {
         for (const [j, s] of row.entries()) {
           const p = parseCell(s.replace(/[\[\]]/g, ''));

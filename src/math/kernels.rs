@@ -106,16 +106,10 @@ pub fn exp_shifted_into(x: &[f64], shift: f64, out: &mut [f64]) -> f64 {
 /// The scalar twin of [`exp_shifted_into`].
 pub fn exp_shifted_scalar(x: &[f64], shift: f64, out: &mut [f64]) -> f64 {
     assert_eq!(x.len(), out.len(), "exp_shifted_scalar: lengths differ");
-    let (mut even, mut odd) = (0.0, 0.0);
-    for (j, (o, &v)) in out.iter_mut().zip(x).enumerate() {
+    for (o, &v) in out.iter_mut().zip(x) {
         *o = exp(v - shift);
-        if j % 2 == 0 {
-            even += *o;
-        } else {
-            odd += *o;
-        }
     }
-    even + odd
+    pair_sum(out)
 }
 
 /// The sum of `x` in the order [`exp_shifted_into`] sums: even and odd entries apart.

@@ -6,10 +6,10 @@
 //! The config is validated by `Config::from_parts`, the same checks and
 //! messages as for the JSON text.
 
-use super::set;
+use super::{set, trace_object_with};
 use crate::attention::{self, Trace};
 use crate::config::{Config, Flat};
-use js_sys::{Array, Object};
+use js_sys::Object;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -76,24 +76,9 @@ impl TraceInMemory {
     /// that a field's values start at `offset` in a Float64Array over the module's memory. Make that view
     /// after this call, and read it before the next call into the module, which may move the memory.
     pub fn layout(&self) -> Object {
-        let out = Object::new();
-        let mechanism = match self.trace {
-            Trace::SelfAttention(_) => "self",
-            Trace::Cross(_) => "cross",
-        };
-        set(&out, "mechanism", &mechanism.into());
-        set(&out, "scale", &self.trace.scale().into());
-        set(&out, "query_index", &(self.query as f64).into());
-        let fields = Object::new();
-        for field in self.trace.fields() {
-            let entry = Object::new();
-            let shape: Array = field.shape.iter().map(|&s| JsValue::from(s as f64)).collect();
-            set(&entry, "shape", &shape);
+        trace_object_with(self.query, &self.trace, |entry, field| {
             let offset = field.data.as_ptr() as usize / std::mem::size_of::<f64>();
-            set(&entry, "offset", &(offset as f64).into());
-            set(&fields, field.name, &entry);
-        }
-        set(&out, "fields", &fields);
-        out
+            set(entry, "offset", &(offset as f64).into());
+        })
     }
 }

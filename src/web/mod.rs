@@ -70,6 +70,12 @@ pub fn normalize_config(config_json: &str) -> Result<String, JsError> {
 }
 
 pub(crate) fn trace_object(config: &Config, trace: &Trace) -> Object {
+    trace_object_with(config.query, trace, copied)
+}
+
+/// `{mechanism, scale, query_index, fields: {name: {shape, …}}}`, where `values` puts
+/// each field's values in its entry (copied, or where they sit in WASM memory).
+pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: fn(&Object, &Field)) -> Object {
     let out = Object::new();
     let mechanism = match trace {
         Trace::SelfAttention(_) => "self",
@@ -77,22 +83,27 @@ pub(crate) fn trace_object(config: &Config, trace: &Trace) -> Object {
     };
     set(&out, "mechanism", &mechanism.into());
     set(&out, "scale", &trace.scale().into());
-    set(&out, "query_index", &(config.query as f64).into());
+    set(&out, "query_index", &(query as f64).into());
     let fields = Object::new();
     for field in trace.fields() {
-        set(&fields, field.name, &field_object(&field));
+        set(&fields, field.name, &field_object(&field, values));
     }
     set(&out, "fields", &fields);
     out
 }
 
-/// `{shape, data}`: the shape as an array, the values copied into a Float64Array.
-fn field_object(field: &Field) -> Object {
+/// `{shape, …}`: the shape as an array, and the values as `values` puts them.
+fn field_object(field: &Field, values: fn(&Object, &Field)) -> Object {
     let entry = Object::new();
     let shape: Array = field.shape.iter().map(|&s| JsValue::from(s as f64)).collect();
     set(&entry, "shape", &shape);
-    set(&entry, "data", &Float64Array::from(field.data));
+    values(&entry, field);
     entry
+}
+
+/// `data`: the values copied into a Float64Array.
+fn copied(entry: &Object, field: &Field) {
+    set(entry, "data", &Float64Array::from(field.data));
 }
 
 fn set(target: &Object, key: &str, value: &JsValue) {
@@ -181,9 +192,7 @@ fn js_err(message: impl std::fmt::Display) -> JsError {
 impl Viz {
     #[wasm_bindgen(constructor)]
     pub fn new(config_json: &str) -> Result<Viz, JsError> {
-        let config = Config::from_json(config_json).map_err(js_err)?;
-        let session = Session::new(config).map_err(js_err)?;
-        Ok(Viz { session, random: None })
+        Viz::of(Config::from_json(config_json).map_err(js_err)?)
     }
 
     /// Replaces the whole config (a paste, a preset, a shape edit).
@@ -205,8 +214,7 @@ impl Viz {
         let Some(config) = compute::flat_config(rest_json, &names, shapes, data)? else {
             return Ok(None);
         };
-        let session = Session::new(config).map_err(js_err)?;
-        Ok(Some(Viz { session, random: None }))
+        Viz::of(config).map(Some)
     }
 
     /// `setConfig` for a config whose matrices are sent flat; false when the rest is not JSON.
@@ -317,6 +325,10 @@ impl Viz {
         self.config().random_targets().into_iter().map(String::from).collect()
     }
 
+    fn of(config: Config) -> Result<Viz, JsError> {
+        Ok(Viz { session: Session::new(config).map_err(js_err)?, random: None })
+    }
+
     fn replace(&mut self, config: Config) -> Result<(), JsError> {
         self.session.replace(config).map_err(js_err)
     }
@@ -338,7 +350,7 @@ impl Viz {
     /// One field of the trace, `{shape, data}`, or `undefined` if there is none by that name.
     /// Copies only that field: a whole trace at n = 512 is ~10 MB to copy on every edit.
     pub fn field(&self, name: &str) -> Option<Object> {
-        self.session.trace().field(name).map(|f| field_object(&f))
+        self.session.trace().field(name).map(|f| field_object(&f, copied))
     }
 
     /// Row `i` of a matrix field (a vector field whole), or `undefined`: the breakdown
