@@ -2,7 +2,7 @@
 PORT ?= 8000
 WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
 
-.PHONY: setup build serve test test-native test-wasm test-e2e bench dist clean
+.PHONY: setup build serve test test-native test-wasm test-types test-e2e bench dist clean screenshots
 
 build:
 	@scripts/setup.sh build
@@ -13,7 +13,7 @@ serve: build
 	node scripts/serve.mjs --port $(PORT)
 
 test: dist
-	$(MAKE) --no-print-directory test-native test-wasm test-e2e
+	$(MAKE) --no-print-directory test-native test-wasm test-types test-e2e
 
 test-native:
 	ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test
@@ -23,6 +23,10 @@ test-wasm:
 
 test-e2e:
 	node --test tests/e2e/
+
+# tsc (strict) on a typed use of dist/ as an installed package; a named import from attention-viz/inline must fail.
+test-types:
+	node --test tests/types/
 
 bench: build
 	@scripts/setup.sh test
@@ -35,3 +39,8 @@ dist: build
 
 clean:
 	rm -rf target www/pkg dist
+
+# Full-page PNGs of index.html and www/embed.html (1280/768/390 px, light and dark) and the printed index as PDF, in shots/.
+screenshots: build
+	@scripts/setup.sh test
+	node scripts/screenshots.mjs

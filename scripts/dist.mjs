@@ -1,84 +1,116 @@
-// Builds dist/: the drop-in bundle (ES module + .wasm), the single-file build
-// (a classic script with the WASM inlined) and the npm package files.
-// Run by `make dist` after `make build`; prints the gzipped sizes.
-import { mkdirSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
+// Builds dist/: the drop-in bundle (one ES module + the .wasm), the single-file build (a classic script with the
+// WASM inlined) and the npm package files. Both scripts are esbuild bundles of www/attention-viz.js and everything it
+// imports (the element modules, the wasm-bindgen glue). Run by `make dist` after `make build`; prints the gzipped sizes.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { transformSync } from 'esbuild';
+import { build } from 'esbuild';
 
-/** Minified JS (esbuild: whitespace, syntax and local names; exports and public names are kept). */
-const minify = (code, format) => transformSync(code, { minify: true, format, target: 'es2020', legalComments: 'inline' }).code;
-
-const root = new URL('..', import.meta.url).pathname;
-const dist = `${root}dist`;
-const read = (p) => readFileSync(`${root}${p}`, 'utf8');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const www = join(root, 'www');
+const dist = join(root, 'dist');
+const read = (p) => readFileSync(join(root, p), 'utf8');
 
 rmSync(dist, { recursive: true, force: true });
-mkdirSync(`${dist}/pkg`, { recursive: true });
+mkdirSync(join(dist, 'pkg'), { recursive: true });
+const work = mkdtempSync(join(tmpdir(), 'attention-viz-dist-'));
 
-// 1. The module build: the same files the app serves, minus the name section.
-execFileSync('wasm-bindgen', ['--target', 'web', '--remove-name-section', '--remove-producers-section', '--out-dir', `${dist}/pkg`,
-  `${root}target/wasm32-unknown-unknown/release/attention_viz.wasm`], { stdio: 'inherit' });
-const wasmOpt = `${root}node_modules/binaryen/bin/wasm-opt`;
-if (existsSync(wasmOpt)) {
-  // npm's binaryen (not Debian's wasm-opt 108, which breaks the externref table).
-  execFileSync(wasmOpt, ['-Oz', '--enable-reference-types', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
-    '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', `${dist}/pkg/attention_viz_bg.wasm`, '-o', `${dist}/pkg/attention_viz_bg.wasm`]);
-}
-for (const f of ['attention_viz.d.ts', 'attention_viz_bg.wasm.d.ts']) rmSync(`${dist}/pkg/${f}`, { force: true });
-writeFileSync(`${dist}/attention-viz.js`, minify(read('www/attention-viz.js'), 'esm'));
-writeFileSync(`${dist}/element.js`, minify(read('www/element.js'), 'esm'));
-copyFileSync(`${root}www/attention-viz.d.ts`, `${dist}/attention-viz.d.ts`);
+try {
+  // 1. The WASM core, minus the name section, and its wasm-bindgen glue (bundled below, not shipped on its own).
+  execFileSync('wasm-bindgen', ['--target', 'web', '--remove-name-section', '--remove-producers-section', '--out-dir', work,
+    join(root, 'target/wasm32-unknown-unknown/release/attention_viz.wasm')], { stdio: 'inherit' });
+  const wasm = join(dist, 'pkg/attention_viz_bg.wasm');
+  const wasmOpt = join(root, 'node_modules/binaryen/bin/wasm-opt');
+  if (existsSync(wasmOpt)) {
+    // npm's binaryen (not Debian's wasm-opt 108, which breaks the externref table).
+    execFileSync(wasmOpt, ['-Oz', '--enable-reference-types', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
+      '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', join(work, 'attention_viz_bg.wasm'), '-o', wasm]);
+  } else {
+    copyFileSync(join(work, 'attention_viz_bg.wasm'), wasm);
+  }
+  const glue = join(work, 'attention_viz.js');
 
-// 2. The single-file build: one classic script (works from file:// and in notebook cells), WASM as base64.
-/** Turns an ES module's text into an IIFE that returns its exports. */
-function asFunction(text, imports = '') {
-  const names = [];
-  let body = text.replace(/^export (?:async )?(function|class|const|let) (\w+)/gm, (_, kind, name) => { names.push([name, name]); return `${kind} ${name}`; });
-  body = body.replace(/^export \{([^}]*)\};?$/gm, (_, list) => {
-    for (const item of list.split(',')) {
-      const [local, as] = item.trim().split(/\s+as\s+/);
-      if (local) names.push([as || local, local]);
+  /** Bundles the glue wasm-bindgen wrote beside the shipped .wasm instead of www/pkg's (they must be one pair). */
+  const shippedGlue = {
+    name: 'shipped-glue',
+    setup(b) {
+      b.onResolve({ filter: /\/pkg\/attention_viz\.js$/ }, (args) =>
+        (resolve(args.resolveDir, args.path) === join(www, 'pkg/attention_viz.js') ? { path: glue } : undefined));
+    },
+  };
+  /** The single-file build: www/wasm-source.js becomes a module exporting the .wasm's bytes (esbuild's binary loader). */
+  const inlineWasm = {
+    name: 'inline-wasm',
+    setup(b) {
+      b.onResolve({ filter: /(^|\/)wasm-source\.js$/ }, (args) =>
+        (resolve(args.resolveDir, args.path) === join(www, 'wasm-source.js') ? { path: 'wasm-source.js', namespace: 'inline-wasm' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'inline-wasm' }, () => ({
+        contents: `import bytes from ${JSON.stringify(wasm)};\nexport const WASM_SOURCE = bytes;\n`,
+        resolveDir: root,
+        loader: 'js',
+      }));
+    },
+  };
+
+  const common = {
+    bundle: true, minify: true, target: 'es2020', platform: 'browser', legalComments: 'inline', charset: 'utf8',
+    absWorkingDir: root, write: true, metafile: true, logLevel: 'silent',
+  };
+  /** Runs esbuild; prints its warnings except the ones `expected(warning)` accepts; throws on errors. */
+  async function bundle(options, expected = () => false) {
+    const result = await build({ ...common, ...options });
+    for (const w of result.warnings) {
+      if (!expected(w)) console.warn(`esbuild warning: ${w.text}${w.location ? ` (${w.location.file}:${w.location.line})` : ''}`);
     }
-    return '';
-  });
-  body = body.replace(/^import .*$/gm, '').replace(/import\.meta\.url/g, 'document.baseURI');
-  return `(() => {\n${imports}${body}\nreturn { ${names.map(([k, v]) => (k === v ? k : `${JSON.stringify(k)}: ${v}`)).join(', ')} };\n})()`;
-}
-const wasm = readFileSync(`${dist}/pkg/attention_viz_bg.wasm`);
-const pkg = asFunction(readFileSync(`${dist}/pkg/attention_viz.js`, 'utf8'));
-const element = asFunction(read('www/element.js'));
-let api = read('www/attention-viz.js');
-const sourceLine = /^const WASM_SOURCE = .*$/m;
-if (!sourceLine.test(api)) throw new Error('www/attention-viz.js lost its WASM_SOURCE line');
-api = api.replace(sourceLine, `const WASM_SOURCE = Uint8Array.from(atob(${JSON.stringify(wasm.toString('base64'))}), (c) => c.charCodeAt(0));`);
-const apiModule = asFunction(api, 'const core = __pkg; const init = __pkg.default; const { defineElement } = __element;\n');
-const inline = `/*! attention-viz single-file build: the ES module, the element and the WASM core in one classic script.
- * <script src="attention-viz.inline.js"></script> defines <attention-viz> and window.AttentionViz. */
-(() => {
-const __pkg = ${pkg};
-const __element = ${element};
-const api = ${apiModule};
-window.AttentionViz = api;
-})();
-`;
-writeFileSync(`${dist}/attention-viz.inline.js`, minify(inline, 'iife'));
-writeFileSync(`${dist}/pkg/attention_viz.js`, minify(readFileSync(`${dist}/pkg/attention_viz.js`, 'utf8'), 'esm'));
+    return result;
+  }
+  /** The input files of a bundle, relative to the repo (the glue and the .wasm by name). */
+  const inputs = (result) => Object.keys(result.metafile.inputs).map((p) => (p.includes('attention-viz-dist-') ? `(wasm-bindgen) ${p.split('/').pop()}` : p));
 
-// 3. npm package files.
-const version = /^version = "([^"]+)"/m.exec(read('Cargo.toml'))[1];
-writeFileSync(`${dist}/package.json`, `${JSON.stringify({
-  name: 'attention-viz', version, description: 'Interactive attention-mechanism heatmaps: edit the numbers, watch every stage recompute (Rust/WebAssembly).',
-  license: 'MIT', type: 'module', main: './attention-viz.js', module: './attention-viz.js', types: './attention-viz.d.ts',
-  exports: {
-    '.': { types: './attention-viz.d.ts', default: './attention-viz.js' },
-    './inline': { types: './attention-viz.d.ts', default: './attention-viz.inline.js' },
-    './pkg/attention_viz_bg.wasm': './pkg/attention_viz_bg.wasm',
-  },
-  files: ['attention-viz.js', 'element.js', 'attention-viz.inline.js', 'attention-viz.d.ts', 'pkg/', 'README.md'],
-  sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
-}, null, 2)}\n`);
-writeFileSync(`${dist}/README.md`, `# attention-viz ${version}
+  // 2. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm relative to itself (www/wasm-source.js).
+  const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue] });
+  const esmImports = Object.values(esm.metafile.outputs).flatMap((o) => o.imports);
+  if (esmImports.length) throw new Error(`dist/attention-viz.js still imports ${esmImports.map((i) => i.path).join(', ')}`);
+
+  // 3. The single-file build: a classic script (file://, notebook cells, hosts that cannot serve .wasm) with the WASM
+  // inlined; it sets window.AttentionViz to the module's exports. The glue's `new URL('attention_viz_bg.wasm',
+  // import.meta.url)` is its default when init() is given no source; this build always gives it the bytes, so that
+  // import.meta (empty in an IIFE) is never read. Any other module reading import.meta would break here: an error.
+  const inline = await bundle({
+    stdin: { contents: "import * as api from './attention-viz.js';\nwindow.AttentionViz = api;\n", resolveDir: www, sourcefile: 'attention-viz.inline.js', loader: 'js' },
+    format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, plugins: [inlineWasm, shippedGlue],
+    banner: { js: `/*! attention-viz single-file build: the ES module, the element and the WASM core in one classic script.
+ * <script src="attention-viz.inline.js"></script> defines <attention-viz> and window.AttentionViz. */` },
+  }, (w) => w.id === 'empty-import-meta' && w.location && resolve(root, w.location.file) === glue);
+  const strays = inline.warnings.filter((w) => w.id === 'empty-import-meta' && !(w.location && resolve(root, w.location.file) === glue));
+  if (strays.length) throw new Error(`the single-file build cannot use import.meta: ${strays.map((w) => `${w.location?.file}:${w.location?.line}`).join(', ')}`);
+  if (read('dist/attention-viz.inline.js').includes('import.meta')) throw new Error('import.meta left in dist/attention-viz.inline.js');
+  console.log(`bundled: ${inputs(esm).join(', ')}`);
+
+  // 4. Types, licence, npm package files.
+  copyFileSync(join(www, 'attention-viz.d.ts'), join(dist, 'attention-viz.d.ts'));
+  copyFileSync(join(www, 'attention-viz.inline.d.ts'), join(dist, 'attention-viz.inline.d.ts'));
+  copyFileSync(join(root, 'LICENSE'), join(dist, 'LICENSE'));
+  const version = /^version = "([^"]+)"/m.exec(read('Cargo.toml'))[1];
+  writeFileSync(join(dist, 'package.json'), `${JSON.stringify({
+    name: 'attention-viz', version, description: 'Interactive attention-mechanism heatmaps: edit the numbers, watch every stage recompute (Rust/WebAssembly).',
+    license: 'MIT', type: 'module', main: './attention-viz.js', module: './attention-viz.js', types: './attention-viz.d.ts',
+    exports: {
+      '.': { types: './attention-viz.d.ts', default: './attention-viz.js' },
+      // A classic script that sets window.AttentionViz (no exports): `<script src>`, or `import 'attention-viz/inline'`.
+      './inline': { types: './attention-viz.inline.d.ts', default: './attention-viz.inline.js' },
+      // The module build fetches it from pkg/attention_viz_bg.wasm beside the script: a bundler that does not follow
+      // `new URL(…, import.meta.url)` (esbuild) needs it copied there.
+      './wasm': './pkg/attention_viz_bg.wasm',
+      './pkg/attention_viz_bg.wasm': './pkg/attention_viz_bg.wasm',
+    },
+    files: ['attention-viz.js', 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'README.md', 'LICENSE'],
+    sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
+  }, null, 2)}\n`);
+  writeFileSync(join(dist, 'README.md'), `# attention-viz ${version}
 
 Live, editable attention heatmaps for tutorial pages. Copy this folder next to your page, then:
 
@@ -88,13 +120,24 @@ Live, editable attention heatmaps for tutorial pages. Copy this folder next to y
 \`\`\`
 
 Hosts that cannot serve \`.wasm\` files (or a notebook cell): use the single file instead —
-\`<script src="attention-viz/attention-viz.inline.js"></script>\`.
-Every attribute, property, event and method: see embed.html in the project repository.
-`);
+\`<script src="attention-viz/attention-viz.inline.js"></script>\` (it sets \`window.AttentionViz\`).
 
-const gz = (p) => gzipSync(readFileSync(`${dist}/${p}`), { level: 9 }).length;
-const parts = ['attention-viz.js', 'element.js', 'pkg/attention_viz.js', 'pkg/attention_viz_bg.wasm'];
+With a bundler: \`import { ready, compute } from 'attention-viz'\`. The module fetches \`pkg/attention_viz_bg.wasm\`
+relative to the script it ends up in (\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). A bundler that does
+not emit it (esbuild does not) needs it copied beside the bundle: for \`public/app.js\`,
+\`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/attention_viz_bg.wasm public/pkg/\` (also exported as
+\`attention-viz/wasm\`).
+
+Every attribute, property, event and method: see embed.html in the project repository. MIT licence (LICENSE).
+`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+// 5. Sizes: what a page loads with the module build (the bundle, then the .wasm), and the single file.
+const gz = (p) => gzipSync(readFileSync(join(dist, p)), { level: 9 }).length;
+const parts = ['attention-viz.js', 'pkg/attention_viz_bg.wasm'];
 const total = parts.reduce((s, p) => s + gz(p), 0);
 for (const p of [...parts, 'attention-viz.inline.js']) console.log(`${p.padEnd(28)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped`);
 console.log(`${'module bundle (JS + WASM)'.padEnd(28)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB)`);
-writeFileSync(`${dist}/sizes.json`, JSON.stringify({ gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total, inline_gzip_bytes: gz('attention-viz.inline.js') }, null, 1));
+writeFileSync(join(dist, 'sizes.json'), JSON.stringify({ gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total, inline_gzip_bytes: gz('attention-viz.inline.js') }, null, 1));

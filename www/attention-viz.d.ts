@@ -1,4 +1,5 @@
-// Type declarations of attention-viz's public JavaScript API (www/attention-viz.js).
+// Type declarations of attention-viz's public JavaScript API (www/attention-viz.js): the ES module
+// `attention-viz`. The single-file build, `attention-viz/inline`, is typed by attention-viz.inline.d.ts.
 
 export type Matrix = number[][];
 export type Vector = number[];
@@ -86,6 +87,14 @@ export interface AttentionVizElement extends HTMLElement {
   editable: boolean;
   height: number | null;
   palette: string | null;
+  /** Keep the reader's edits in localStorage and bring them back on reload (attribute `persist`: present, or `false`). */
+  persist: boolean;
+  /** Number format of the cell annotations, seaborn's heatmap `fmt` spec such as `.3g`, `.2f`, `d` (attribute `fmt`; default `.2g`). */
+  fmt: string;
+  /** Colour scheme: `light`, `dark`, or `auto` to follow the reader's `prefers-color-scheme` (attribute `theme`). */
+  theme: 'light' | 'dark' | 'auto';
+  /** Annotation text colour against the cell: `seaborn` (its light/dark rule), or `more` for higher contrast (attribute `contrast`). */
+  contrast: 'seaborn' | 'more';
   toSVG(view: ViewName): string;
   toPNG(view?: ViewName): Promise<Blob>;
   toJSON(): FigureState;
@@ -96,13 +105,7 @@ export interface AttentionVizElement extends HTMLElement {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject): void;
 }
 
+// `window.AttentionViz` is not here: only the single-file build defines it (see attention-viz.inline.d.ts).
 declare global {
   interface HTMLElementTagNameMap { 'attention-viz': AttentionVizElement }
-  interface Window {
-    /** Set by the single-file build (attention-viz.inline.js). */
-    AttentionViz?: {
-      ready: Promise<void>; presets: Record<PresetName, Config>; compute: typeof compute;
-      normalizeConfig: typeof normalizeConfig; renderSVG: typeof renderSVG; RandomState: typeof RandomState;
-    };
-  }
 }

@@ -7,6 +7,8 @@
 
 import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element.js';
+// The .wasm's URL (the single-file build swaps this module for one exporting its bytes).
+import { WASM_SOURCE } from './wasm-source.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -16,9 +18,6 @@ let initialised = false;
 let memory = null;
 
 /** Resolves once the WASM module is initialised (and `presets` is filled). */
-// Where the WASM binary is: beside this module. (The single-file build replaces this line with the bytes.)
-const WASM_SOURCE = new URL('./pkg/attention_viz_bg.wasm', import.meta.url);
-
 export const ready = init({ module_or_path: WASM_SOURCE }).then((exports) => {
   memory = exports.memory;
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));

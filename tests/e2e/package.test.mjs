@@ -1,0 +1,184 @@
+// The npm package (dist/) as a consumer uses it: its files and exports map, a tiny app that imports 'attention-viz'
+// and is bundled by esbuild (which does not emit the .wasm: it is copied as README.md says), and the single-file
+// build loaded by a classic <script> (and bundled for its side effect). Needs `make dist` first.
+// The types of the package are checked by tests/types/ (`make test-types`).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { serve } from '../../scripts/serve.mjs';
+import { launch } from './harness.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const SEED_002_WEIGHTS_ROW_1 = [0.2983894767152018, 0.201157324162317, 0.247106611820161, 0.2533465873023202];
+
+const temps = [];
+let browser;
+before(async () => {
+  assert.ok(existsSync(join(DIST, 'package.json')), 'dist/ is missing: run `make dist` first');
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+/** A consumer project in a temporary folder with the package "installed": dist/ copied to node_modules/attention-viz. */
+function project() {
+  const dir = mkdtempSync(join(tmpdir(), 'attention-viz-package-'));
+  temps.push(dir);
+  cpSync(DIST, join(dir, 'node_modules/attention-viz'), { recursive: true });
+  mkdirSync(join(dir, 'public'));
+  return dir;
+}
+
+/** Serves `root`, opens `path` in a new page; console errors, page errors, failed and HTTP-error requests recorded. */
+async function visit(root, path) {
+  const { server, url } = await serve({ root, port: 0 });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.errors = [];
+  page.requests = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('requestfailed', (r) => page.errors.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => { page.requests.push(`${r.status()} ${new URL(r.url()).pathname}`); if (r.status() >= 400) page.errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(url + path);
+  return { page, async close() { await page.close(); server.close(); } };
+}
+
+/** Waits for every <attention-viz> to have drawn a canvas; per element, the canvases' sizes. */
+async function rendered(page) {
+  await page.waitForFunction(() => {
+    const els = [...document.querySelectorAll('attention-viz')];
+    return els.length > 0 && els.every((e) => e.shadowRoot && [...e.shadowRoot.querySelectorAll('canvas')].some((c) => c.width > 0 && c.height > 0));
+  }, null, { timeout: 30000 }).catch((e) => { throw new Error(`not rendered (${e.message}); page errors: ${page.errors.join('; ') || 'none'}`); });
+  return page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((e) => ({
+    trace: e.trace !== null,
+    canvases: [...e.shadowRoot.querySelectorAll('canvas')].map((c) => [c.width, c.height, c.getBoundingClientRect().width]),
+  })));
+}
+
+function assertClose(got, want, what) {
+  assert.equal(got.length, want.length, what);
+  got.forEach((g, i) => assert.ok(Math.abs(g - want[i]) <= 1e-12 * Math.abs(want[i]), `${what}[${i}]: ${g} ≠ ${want[i]}`));
+}
+
+// ---- the package files -------------------------------------------------------------------------
+
+test('dist/ is the package: one ES module, the single file, the .wasm, types, README, LICENSE; exports resolve', () => {
+  const pkg = JSON.parse(readFileSync(join(DIST, 'package.json'), 'utf8'));
+  const listing = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listing(join(dir, e.name)) : [relative(DIST, join(dir, e.name))]));
+  const files = listing(DIST).sort();
+  assert.deepEqual(files.filter((f) => /\.m?js$/.test(f)), ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
+  assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm']);
+  for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
+  for (const f of files) assert.ok(['package.json', 'sizes.json'].includes(f) || pkg.files.some((e) => f === e || f.startsWith(e)), `${f} is in "files"`);
+  assert.equal(pkg.license, 'MIT');
+  const license = readFileSync(join(DIST, 'LICENSE'), 'utf8');
+  assert.equal(license, readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
+  assert.match(license, /^MIT License\n\nCopyright \(c\) 2026 the attention-viz authors\n/);
+  assert.deepEqual(pkg.exports['./inline'], { types: './attention-viz.inline.d.ts', default: './attention-viz.inline.js' });
+  assert.equal(pkg.exports['./wasm'], './pkg/attention_viz_bg.wasm');
+  assert.equal(pkg.exports['./pkg/attention_viz_bg.wasm'], './pkg/attention_viz_bg.wasm');
+  // Resolved as a consumer's tooling resolves them (Node's exports map), from a project where the package is installed.
+  const dir = project();
+  const require = createRequire(join(dir, 'index.js'));
+  const installed = join(dir, 'node_modules/attention-viz');
+  assert.equal(require.resolve('attention-viz/wasm'), join(installed, 'pkg/attention_viz_bg.wasm'));
+  assert.equal(require.resolve('attention-viz/inline'), join(installed, 'attention-viz.inline.js'));
+  const inline = readFileSync(join(DIST, 'attention-viz.inline.js'), 'utf8');
+  assert.ok(!inline.includes('import.meta'), 'no import.meta in the classic script');
+  assert.match(inline, /^\/\*! attention-viz single-file build/, 'the banner (a legal comment) is kept');
+});
+
+// ---- a consumer app bundled by esbuild -----------------------------------------------------------
+
+test("an app importing 'attention-viz', bundled by esbuild (esm), the .wasm copied as README says: renders, no errors", async () => {
+  const dir = project();
+  writeFileSync(join(dir, 'app.js'), `import { ready, compute, presets } from 'attention-viz';
+const el = document.createElement('attention-viz');
+el.setAttribute('preset', 'seed-003');
+document.body.append(el);
+await ready;
+window.__weights = compute(presets['seed-002']).weights;
+`);
+  writeFileSync(join(dir, 'public/index.html'), '<!doctype html><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,"><script type="module" src="app.js"></script>\n');
+  const result = await build({ entryPoints: [join(dir, 'app.js')], bundle: true, format: 'esm', outfile: join(dir, 'public/app.js'), absWorkingDir: dir, logLevel: 'silent', metafile: true });
+  assert.deepEqual(result.errors, []);
+  // esbuild does not follow new URL('./pkg/attention_viz_bg.wasm', import.meta.url): it emits the script only.
+  assert.deepEqual(Object.keys(result.metafile.outputs), ['public/app.js']);
+  // README.md, "With a bundler": the .wasm goes to pkg/ beside the bundle.
+  execFileSync('sh', ['-c', 'mkdir -p public/pkg && cp node_modules/attention-viz/pkg/attention_viz_bg.wasm public/pkg/'], { cwd: dir });
+
+  const site = await visit(join(dir, 'public'), 'index.html');
+  try {
+    const drawn = await rendered(site.page);
+    assert.equal(drawn.length, 1);
+    assert.ok(drawn[0].trace, 'the element has a trace');
+    assert.ok(drawn[0].canvases.every(([w, h, css]) => w > 0 && h > 0 && css > 0), `every canvas has a size: ${JSON.stringify(drawn[0].canvases)}`);
+    await site.page.waitForFunction(() => window.__weights);
+    assertClose(await site.page.evaluate(() => window.__weights[1]), SEED_002_WEIGHTS_ROW_1, 'compute(seed-002).weights[1]');
+    assert.ok(site.page.requests.includes('200 /pkg/attention_viz_bg.wasm'), `the .wasm fetched from pkg/ beside the bundle: ${site.page.requests.join(', ')}`);
+    assert.deepEqual(site.page.errors, []);
+  } finally {
+    await site.close();
+  }
+});
+
+// ---- the single-file build -------------------------------------------------------------------------
+
+test('the single-file build from a classic <script>: window.AttentionViz at once, the element renders, no .wasm request, no errors', async () => {
+  const dir = project();
+  cpSync(join(DIST, 'attention-viz.inline.js'), join(dir, 'public/attention-viz.inline.js'));
+  writeFileSync(join(dir, 'public/index.html'), '<!doctype html><meta charset="utf-8"><title>inline</title><link rel="icon" href="data:,">\n'
+    + '<script src="attention-viz.inline.js"></script>\n<script src="check.js"></script>\n<attention-viz preset="seed-001"></attention-viz>\n');
+  // A second classic script: window.AttentionViz exists as soon as the first has run.
+  writeFileSync(join(dir, 'public/check.js'), 'window.__sync = typeof window.AttentionViz === "object" && typeof window.AttentionViz.compute;\n');
+
+  const site = await visit(join(dir, 'public'), 'index.html');
+  try {
+    const drawn = await rendered(site.page);
+    assert.ok(drawn[0].trace && drawn[0].canvases.every(([w, h]) => w > 0 && h > 0), JSON.stringify(drawn));
+    const r = await site.page.evaluate(async () => {
+      await window.AttentionViz.ready;
+      return {
+        sync: window.__sync,
+        keys: Object.keys(window.AttentionViz).sort(),
+        defined: customElements.get('attention-viz') !== undefined,
+        weights: window.AttentionViz.compute(window.AttentionViz.presets['seed-002']).weights[1],
+      };
+    });
+    assert.equal(r.sync, 'function', 'window.AttentionViz.compute right after the script ran');
+    for (const k of ['ready', 'compute', 'presets', 'RandomState', 'normalizeConfig', 'renderSVG']) assert.ok(r.keys.includes(k), `window.AttentionViz.${k}`);
+    assert.ok(r.defined);
+    assertClose(r.weights, SEED_002_WEIGHTS_ROW_1, 'compute(seed-002).weights[1]');
+    assert.ok(!site.page.requests.some((q) => q.includes('.wasm')), `no .wasm request: ${site.page.requests.join(', ')}`);
+    assert.deepEqual(site.page.errors, []);
+  } finally {
+    await site.close();
+  }
+});
+
+test("the single-file build bundled for its side effect (import 'attention-viz/inline', as its types allow): works", async () => {
+  const dir = project();
+  writeFileSync(join(dir, 'app.js'), "import 'attention-viz/inline';\nawait window.AttentionViz.ready;\n"
+    + "window.__weights = window.AttentionViz.compute(window.AttentionViz.presets['seed-002']).weights;\n");
+  writeFileSync(join(dir, 'public/index.html'), '<!doctype html><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,"><script type="module" src="app.js"></script>\n'
+    + '<attention-viz preset="seed-000"></attention-viz>\n');
+  await build({ entryPoints: [join(dir, 'app.js')], bundle: true, format: 'esm', outfile: join(dir, 'public/app.js'), absWorkingDir: dir, logLevel: 'silent' });
+  const site = await visit(join(dir, 'public'), 'index.html');
+  try {
+    await rendered(site.page);
+    await site.page.waitForFunction(() => window.__weights);
+    assertClose(await site.page.evaluate(() => window.__weights[1]), SEED_002_WEIGHTS_ROW_1, 'compute(seed-002).weights[1]');
+    assert.deepEqual(site.page.errors, []);
+  } finally {
+    await site.close();
+  }
+});

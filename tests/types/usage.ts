@@ -1,0 +1,68 @@
+// A typed use of the published package: the ES module, the element and the single-file build's global.
+// Checked by tests/types/types.test.mjs against dist/ (strict, no emit).
+import { compute, normalizeConfig, presets, ready, RandomState, renderSVG } from 'attention-viz';
+import type { AttentionVizElement, Config, FigureState, SelfTrace, Trace, ViewName } from 'attention-viz';
+// The single-file build, imported for its side effect: it types window.AttentionViz.
+import 'attention-viz/inline';
+
+export async function module(): Promise<string> {
+  await ready;
+  const config: Config = presets['seed-001'];
+  const trace: Trace = compute(config);
+  if (trace.mechanism === 'self') {
+    const self: SelfTrace = trace;
+    const first: number = self.weights[0][0] + self.query.weights[0];
+    void first;
+  } else {
+    const context: number[] = trace.context;
+    void context;
+  }
+  const full: Config = normalizeConfig({ embeddings: [[1, 0], [0, 1]] });
+  void full;
+  const rng = new RandomState(42);
+  const drawn = rng.randint(3, null, [3, 3]);
+  void drawn;
+  rng.seed(7);
+  void rng.randn(2, 2);
+  const view: ViewName = 'weights';
+  // @ts-expect-error not a view
+  renderSVG(config, 'weight');
+  return renderSVG(config, view, 'rocket');
+}
+
+export function element(): FigureState {
+  const el: AttentionVizElement = document.querySelector('attention-viz')!;
+  el.persist = true;
+  el.fmt = '.3g';
+  el.theme = 'dark';
+  el.contrast = 'more';
+  el.palette = 'vlag';
+  el.height = null;
+  const persisting: boolean = el.persist;
+  const theme: 'light' | 'dark' | 'auto' = el.theme;
+  void persisting;
+  void theme;
+  // @ts-expect-error not a theme
+  el.theme = 'sepia';
+  // @ts-expect-error not a contrast
+  el.contrast = 'high';
+  // @ts-expect-error fmt is a string spec
+  el.fmt = 3;
+  el.addEventListener('change', (e) => { const w: Trace = e.detail.trace; void w; });
+  el.addEventListener('error', (e) => { const m: string = e.detail.message; void m; });
+  const created = document.createElement('attention-viz');
+  created.persist = false;
+  return el.toJSON();
+}
+
+export async function inline(): Promise<number[][]> {
+  const av = window.AttentionViz;
+  await av.ready;
+  const trace = av.compute(av.presets['seed-002']);
+  const again = AttentionViz.compute(AttentionViz.presets['seed-003']);
+  void again;
+  void new window.AttentionViz.RandomState(1).rand(3);
+  // @ts-expect-error not exported by the module, so not on window.AttentionViz either
+  void window.AttentionViz.defineElement;
+  return trace.mechanism === 'self' ? trace.weights : [trace.weights];
+}
