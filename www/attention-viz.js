@@ -6,7 +6,7 @@
 // typed arrays. See README.md for the API and ARCHITECTURE.md for the data path.
 
 import init, * as core from './pkg/attention_viz.js';
-import { defineElement } from './element.js';
+import { defineElement } from './element/index.js';
 // The .wasm's URL (the single-file build swaps this module for one exporting its bytes).
 import { WASM_SOURCE } from './wasm-source.js';
 

@@ -1,0 +1,61 @@
+// Small DOM and text helpers shared by the element's parts: building elements, the short forms token names and
+// numbers take in labels, and keeping the keyboard focus across a rebuild. Nothing here knows about the element.
+
+const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
+/** 12 → "₁₂". */
+export const sub = (i) => String(i).split('').map((d) => SUBSCRIPT[d]).join('');
+
+/** A token name as labels show it: at most 24 characters (the full name goes in a title). */
+export const clip = (t) => (t.length > 24 ? `${t.slice(0, 23)}…` : t);
+
+/** A number as the breakdown shows it: integers whole, others to 4 significant digits. */
+export function fmt(x) {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  if (Number.isInteger(x) && Math.abs(x) < 1e15) return String(x);
+  return Math.abs(x) >= 1e-3 && Math.abs(x) < 1e6 ? String(Number(x.toPrecision(4))) : x.toExponential(2);
+}
+
+/**
+ * `el('button', {type: 'button', text: 'Go', onclick: f}, child…)`. Attributes become attributes, never HTML:
+ * token names and any text from a config reach the page only as text.
+ */
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+/** The data attributes that name a control across rebuilds (a rebuilt control has the same ones). */
+const FOCUS_KEYS = ['action', 'control', 'token', 'window', 'matrix', 'row', 'col', 'view'];
+
+/**
+ * Notes which control of `root` has the keyboard focus; the function it returns gives the focus to that control's
+ * replacement after a rebuild (the same data-action, data-control, cell…), with the caret where it was. Without it
+ * a rebuilt toolbar or grid drops the focus to <body>, and a second Enter on "+ token" goes nowhere.
+ */
+export function rememberFocus(root) {
+  const active = root.activeElement;
+  const keys = FOCUS_KEYS.filter((k) => active?.dataset?.[k] !== undefined);
+  if (!keys.length) return () => {};
+  const selector = active.localName + keys.map((k) => `[data-${k}="${CSS.escape(active.dataset[k])}"]`).join('');
+  // Text fields only: selectionStart is a number there (null on a checkbox, undefined on a button).
+  const text = typeof active.selectionStart === 'number'
+    ? { value: active.value, start: active.selectionStart, end: active.selectionEnd, direction: active.selectionDirection } : null;
+  return () => {
+    if (active.isConnected) return;
+    const next = root.querySelector(selector);
+    if (!next || next.disabled || next.closest('[hidden]')) return;
+    next.focus({ preventScroll: true });
+    if (!text || typeof next.selectionStart !== 'number') return;
+    if (next.value === text.value) next.setSelectionRange(text.start, text.end, text.direction);
+    else next.setSelectionRange(next.value.length, next.value.length);
+  };
+}

@@ -1,0 +1,405 @@
+// The <attention-viz> custom element: one attention computation whose every
+// input is editable and whose every stage is a live heatmap.
+//
+// JS here only wires the page: each edit goes to the Rust `Viz` (which owns
+// the state and validates it), and on success every canvas is repainted by
+// Rust in the same call stack — the same frame — before `change` fires.
+// A rejected edit changes nothing in Rust; the cell is marked and the last
+// valid figure stays on screen.
+//
+// This module owns the element's lifecycle, its public API, loading, and the
+// one mutation path (_apply). Each part of the figure is a class in its own
+// module that owns its DOM and events (toolbar.js, inputs.js, figures.js,
+// breakdown.js, share.js, persist.js); they reach the element, as `host`,
+// only through this small internal interface:
+//   _viz                          the Rust Viz: the state, and every mutation
+//   _cfg()                        the config, parsed once per state (never mutate it)
+//   _field(n) _row(n, i) _at(n, i, j) _shape(n)   trace fields, read on first use
+//   _apply(mutate, options)       a mutation → recompute → repaint → `change`
+//   _rebuild() _repaint()         rebuild every part / repaint what changed
+//   _status(text, error) _fail(message)           the status line (+ `error`)
+//   _showNaive _initial _panels() _darkMode() _width _version
+// and each other's parts: _toolbar, _inputs, _figures, _breakdown, _share, _persist.
+import { el, rememberFocus } from './dom.js';
+import { STYLE, sharedSheet } from './style.js';
+import { queueLoad } from './loads.js';
+import { Share, encodeState, decodeState } from './share.js';
+import { Persist } from './persist.js';
+import { Toolbar } from './toolbar.js';
+import { Inputs } from './inputs.js';
+import { Figures } from './figures.js';
+import { Breakdown } from './breakdown.js';
+
+export { parseCell } from './cells.js';
+
+export function defineElement(api) {
+  if (customElements.get('attention-viz')) return;
+
+  class AttentionViz extends HTMLElement {
+    static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette', 'persist']; }
+
+    constructor() {
+      super();
+      this._viz = null;
+      this._traceCache = null;
+      this._showNaive = false;
+      this._initial = null;
+      this._built = false;
+      this._persist = new Persist(this);
+      this.attachShadow({ mode: 'open' });
+    }
+
+    connectedCallback() {
+      // Properties set before the element was defined shadow our accessors: re-set them through them.
+      for (const prop of ['config', 'views', 'editable', 'height', 'palette']) {
+        if (Object.prototype.hasOwnProperty.call(this, prop)) {
+          const value = this[prop];
+          delete this[prop];
+          this[prop] = value;
+        }
+      }
+      if (!this._dark) {
+        this._dark = window.matchMedia('(prefers-color-scheme: dark)');
+        this._onScheme = () => this._repaint({ silent: true });
+        // The width is read here, not in _repaint: reading layout during an edit would force a reflow of every input.
+        this._resize = new ResizeObserver((entries) => {
+          const width = entries[entries.length - 1].contentRect.width;
+          if (width !== this._width) { this._width = width; this._figures?.scheduleRepaint(); }
+        });
+      }
+      this._dark.addEventListener('change', this._onScheme);
+      this._resize.observe(this);
+      if (!this._onHide) {
+        this._onHide = () => this._persist.flush();
+        window.addEventListener('pagehide', this._onHide);
+      }
+      if (this._built) return; // moved within the page: the figure and its edits are kept
+      this._built = true;
+      this._skeleton();
+      api.ready.then(() => queueLoad(() => this._built && this._load()), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
+    }
+
+    disconnectedCallback() {
+      this._resize?.disconnect();
+      this._dark?.removeEventListener('change', this._onScheme);
+      // A move (frameworks, notebooks) reconnects in the same task and keeps everything;
+      // only an element still detached afterwards lets go of its WASM state.
+      queueMicrotask(() => {
+        if (this.isConnected || !this._built) return;
+        this._built = false;
+        if (this._viz) { this._viz.free(); this._viz = null; }
+        this._invalidate();
+        this.shadowRoot.replaceChildren();
+      });
+    }
+
+    attributeChangedCallback(name, old, value) {
+      if (old === value || !this._viz) return;
+      if (name === 'preset' || name === 'config') this._load();
+      else if (name !== 'persist') this._rebuild();
+    }
+
+    // ---- public API -------------------------------------------------------
+
+    /** The current config (a plain object with every default filled in). */
+    get config() { return this._viz ? JSON.parse(this._viz.configJson()) : null; }
+
+    /** Replaces the config; an invalid one fires `error` and keeps the figure. */
+    set config(value) {
+      if (!this._viz) { this._pending = value; return; }
+      if (value && typeof value === 'object' && 'v' in value && 'config' in value) {
+        // A state from toJSON(): restore it whole, through the share-link validator.
+        let text;
+        try { text = encodeState(api.configJson(value)); } catch (e) { this._fail(e.message); return; }
+        this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: true });
+        return;
+      }
+      this._apply(() => api.setConfig(this._viz, value), { rebuild: true, initial: true });
+    }
+
+    /** The trace of the current config (see `compute()`), read-only. */
+    get trace() {
+      if (!this._viz) return null;
+      if (!this._traceCache) this._traceCache = api.toTrace(this._viz.trace());
+      return this._traceCache;
+    }
+
+    /** Which panels show: heatmap view names, plus "inputs", "breakdown", "controls" (attribute `views`). */
+    get views() { return this.getAttribute('views'); }
+    set views(v) { if (v === null || v === undefined) this.removeAttribute('views'); else this.setAttribute('views', Array.isArray(v) ? v.join(',') : String(v)); }
+
+    /** `false` makes a read-only figure: no controls, inputs drawn as heatmaps (attribute `editable`). */
+    get editable() { return this.getAttribute('editable') !== 'false'; }
+    set editable(v) { this.setAttribute('editable', v ? 'true' : 'false'); }
+
+    /** Height of each heatmap in CSS pixels, or null for its natural size (attribute `height`). */
+    get height() { const h = Number(this.getAttribute('height')); return Number.isFinite(h) && h > 0 ? h : null; }
+    set height(v) { if (v === null || v === undefined) this.removeAttribute('height'); else this.setAttribute('height', String(v)); }
+
+    /** One palette for every heatmap (attribute `palette`): rocket, vlag, diverging, purple, orange, blue, #rrggbb… */
+    get palette() { return this.getAttribute('palette'); }
+    set palette(v) { if (v === null || v === undefined) this.removeAttribute('palette'); else this.setAttribute('palette', String(v)); }
+
+    /** Keep the user's edits in localStorage and bring them back on reload (attribute `persist`). */
+    get persist() { return this.hasAttribute('persist') && this.getAttribute('persist') !== 'false'; }
+    set persist(v) { if (v) this.setAttribute('persist', ''); else this.removeAttribute('persist'); }
+
+    /** A standalone SVG string of one heatmap, drawn by the same Rust code as the canvas. */
+    toSVG(view) {
+      return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined));
+    }
+
+    /**
+     * A PNG Blob at device resolution: of one heatmap (`view`), or of the whole
+     * figure (every visible heatmap) when `view` is omitted.
+     */
+    async toPNG(view) { return this._share.png(view); }
+
+    /** The whole state as JSON: `{v, config, naive, random}`; `.config = state` restores it. */
+    toJSON() { return JSON.parse(decodeState(this._viz.shareState(this._showNaive))); }
+
+    /** "Copy as NumPy": a self-contained Python snippet that recomputes this figure. */
+    toNumPy() { return this._viz.toNumPy(); }
+
+    /** A link to this page that restores this figure exactly (its state in the URL fragment). */
+    shareURL() { return this._share.url(); }
+
+    // ---- the internal interface of the parts ------------------------------
+
+    /** The config as the element reads it internally: parsed once per state, never mutated. */
+    _cfg() {
+      if (!this._cfgCache) this._cfgCache = JSON.parse(this._viz.configJson());
+      return this._cfgCache;
+    }
+
+    /** Forget everything derived from the Rust state (after any successful mutation). */
+    _invalidate({ keepConfig = false } = {}) {
+      this._version = (this._version ?? 0) + 1; // the state changed: every canvas is stale
+      this._traceCache = null;
+      this._rawCache = null;
+      if (!keepConfig) this._cfgCache = null;
+    }
+
+    /**
+     * One field of the trace as the core returns it ({shape, data: Float64Array}), fetched
+     * on first use after each change: the breakdown and the tooltip need a few small fields,
+     * and copying the whole trace (~10 MB at n = 512) on every edit cost ~20 ms.
+     */
+    _field(name) {
+      const cache = (this._rawCache ||= new Map());
+      if (!cache.has(name)) cache.set(name, this._viz.field(name) ?? null);
+      return cache.get(name);
+    }
+
+    _shape(name) { return this._field(name).shape; }
+
+    /** Row i of a matrix field (or the whole vector) as a plain array. */
+    _row(name, i = 0) {
+      const cached = this._rawCache?.get(name);
+      if (cached) {
+        const { shape, data } = cached;
+        return Array.from(shape.length === 1 ? data : data.subarray(i * shape[1], (i + 1) * shape[1]));
+      }
+      // Only the row crosses from Rust: the breakdown reads ~70 rows of n × d fields per edit.
+      return Array.from(this._viz.row(name, i) ?? []);
+    }
+
+    /** Element (i, j) of a matrix field; for a vector, element j (or i when j is null). */
+    _at(name, i, j) {
+      const { shape, data } = this._field(name);
+      if (shape.length === 1) return data[j ?? i];
+      return data[i * shape[1] + j];
+    }
+
+    /** The `views` attribute as a set, or null for "everything". */
+    _panels() {
+      const attr = this.getAttribute('views');
+      if (!attr) return null;
+      return new Set(attr.split(',').map((v) => v.trim()).filter(Boolean));
+    }
+
+    /** Whether the heatmaps are drawn for a dark background. */
+    _darkMode() { return this._dark?.matches ?? false; }
+
+    // ---- loading ----------------------------------------------------------
+
+    _initialConfig() {
+      const attr = this.getAttribute('config');
+      if (attr !== null) {
+        try { return { config: JSON.parse(attr), source: 'config attribute' }; } catch (e) {
+          return { error: `The config attribute is not valid JSON: ${e.message}` };
+        }
+      }
+      const script = this.querySelector('script[type="application/json"]');
+      if (script) {
+        try { return { config: JSON.parse(script.textContent), source: 'inline JSON' }; } catch (e) {
+          return { error: `The inline <script type="application/json"> is not valid JSON: ${e.message}` };
+        }
+      }
+      const preset = this.getAttribute('preset') || 'seed-001';
+      if (!api.presets[preset]) return { error: `Unknown preset "${preset}": use ${Object.keys(api.presets).join(', ')}` };
+      return { config: api.presets[preset], source: `preset ${preset}` };
+    }
+
+    _load() {
+      let { config, error } = this._initialConfig();
+      let viz = null;
+      if (config !== undefined) {
+        try { viz = api.callCore(() => api.newViz(config)); } catch (e) { error = e.message; }
+      }
+      if (!viz) {
+        // Keep what is on screen; with nothing yet, show the preset (or seed-001) under the message.
+        let instead = 'the last valid figure';
+        if (!this._viz) {
+          const name = api.presets[this.getAttribute('preset')] ? this.getAttribute('preset') : 'seed-001';
+          viz = api.callCore(() => api.newViz(api.presets[name]));
+          config = api.presets[name];
+          instead = `preset ${name}`;
+        }
+        this._fail(`${error} — showing ${instead} instead.`);
+      }
+      if (viz) {
+        if (this._viz) this._viz.free();
+        this._viz = viz;
+        this._invalidate();
+        this._initial = config;
+        this._inputs.forget();
+      }
+      // A share link in the URL applies once, on the first load; later preset/config changes win.
+      const shared = this._shareApplied ? null : this._share.fromURL();
+      this._shareApplied = true;
+      if (shared) {
+        try {
+          this._showNaive = api.callCore(() => this._viz.setShareState(shared));
+          this._invalidate();
+        } catch (e) {
+          error = e.message;
+          this._fail(`${e.message} — showing the original figure instead.`);
+        }
+      }
+      if (!shared && !error && this.persist) {
+        const saved = this._persist.saved();
+        if (saved) {
+          try {
+            this._showNaive = api.callCore(() => this._viz.setShareState(saved));
+            this._invalidate();
+          } catch (e) {
+            error = e.message;
+            this._persist.forget();
+            this._fail(`Your saved edits could not be restored (${e.message}) — showing the original figure.`);
+          }
+        }
+      }
+      // A refused source leaves the figure as it was: no `change` for it.
+      this._rebuild({ silent: !viz });
+      if (!error && !this._persist.warned) this._status('');
+      if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
+    }
+
+    // ---- edits --------------------------------------------------------------
+
+    /**
+     * Runs one Rust mutation; on success recompute → repaint → `change`. `cell`: the input it came from (its
+     * mark is set or cleared); `value`: [matrix, row, column, x] of a one-value edit; `rebuild`: the shape may
+     * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new document (config set by the page, Reset), not a user edit.
+     */
+    _apply(mutate, { rebuild = false, cell = null, initial = false, value = null } = {}) {
+      try {
+        api.callCore(mutate);
+      } catch (e) {
+        if (e.message.startsWith('attention-viz internal error')) this._recover();
+        if (cell) this._inputs.markInvalid(cell, e.message);
+        else this._fail(e.message);
+        return false;
+      }
+      // A one-value edit patches the parsed config instead of re-reading all of it from Rust.
+      if (value && this._cfgCache) {
+        const [m, r, c, x] = value;
+        if (m === 'decoder_state') this._cfgCache.decoder_state[c] = x; else this._cfgCache[m][r][c] = x;
+      }
+      this._invalidate({ keepConfig: Boolean(value) });
+      // A new document is not a user edit: nothing to keep.
+      if (initial) { this._initial = this.config; this._persist.forget(); this._inputs.forget(); } else this._persist.schedule();
+      if (cell) this._inputs.clearInvalid(cell);
+      else this._status('');
+      if (rebuild) this._rebuild(rebuild === 'labels' ? { inputs: false } : {});
+      else this._repaint();
+      return true;
+    }
+
+    /** After a Rust panic the Viz object may stay locked: rebuild it from the last config we read. */
+    _recover() {
+      const last = this._cfgCache || this._initial;
+      try {
+        const viz = api.callCore(() => api.newViz(last));
+        try { this._viz.free(); } catch { /* the old object may be unusable */ }
+        this._viz = viz;
+        this._invalidate();
+      } catch { /* keep the old one; the message already says what happened */ }
+    }
+
+    _fail(message) {
+      this._status(message, true);
+      this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
+    }
+
+    _status(text, isError = false) {
+      // Unchanged text is not rewritten: any DOM write makes the next canvas font lookup restyle the page.
+      if (!this._statusEl || (this._statusEl.textContent === text && this._statusEl.classList.contains('error') === isError)) return;
+      this._statusEl.textContent = text;
+      this._statusEl.classList.toggle('error', isError);
+    }
+
+    // ---- DOM ----------------------------------------------------------------
+
+    _skeleton() {
+      const root = this.shadowRoot;
+      // A constructed stylesheet needs no 'unsafe-inline' under a Content-Security-Policy.
+      const style = sharedSheet() ? null : el('style', { text: STYLE });
+      if (!style) root.adoptedStyleSheets = [sharedSheet()];
+      this._statusEl = el('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+      this._toolbar = new Toolbar(this, api);
+      this._share = new Share(this, api);
+      this._inputs = new Inputs(this, api);
+      this._figures = new Figures(this, api);
+      this._breakdown = new Breakdown(this);
+      root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
+        this._toolbar.root, this._share.root, this._statusEl, this._inputs.root, this._figures.lesson, this._figures.root,
+        this._breakdown.root), this._figures.tip);
+    }
+
+    /** Rebuilds every part (`inputs: false`: all but the grids); the keyboard focus stays on the same control. */
+    _rebuild({ silent = false, inputs = true } = {}) {
+      const refocus = rememberFocus(this.shadowRoot);
+      const panels = this._panels();
+      const show = (name) => (panels ? panels.has(name) : true);
+      this._toolbar.root.hidden = !this.editable || !show('controls');
+      this._share.root.hidden = panels ? !show('controls') : false;
+      this._inputs.root.hidden = !this.editable || !show('inputs');
+      this._breakdown.root.hidden = !show('breakdown');
+      this._toolbar.build();
+      if (inputs) this._inputs.build();
+      this._figures.build();
+      refocus();
+      this._repaint({ silent });
+    }
+
+    /** Redraws every heatmap and the breakdown from the Rust state; fires `change` unless `silent`. */
+    _repaint({ silent = false } = {}) {
+      if (!this._viz) return;
+      this._figures.paint();
+      const breakdownKey = `${this._version}|${this._showNaive}`;
+      if (silent && this._breakdownKey === breakdownKey) return;
+      this._breakdownKey = breakdownKey;
+      this._breakdown.render();
+      if (!silent) {
+        const self = this;
+        this.dispatchEvent(new CustomEvent('change', {
+          detail: { get config() { return self.config; }, get trace() { return self.trace; } },
+        }));
+      }
+    }
+  }
+
+  customElements.define('attention-viz', AttentionViz);
+}

@@ -1,0 +1,377 @@
+// Owns the input grids: per matrix a window of at most 16 × 16 <input>s (moved with ▲▼◀▶, or the arrow keys past
+// its edge), sized so every value shows whole; typing (a bad value marks its cell and the figure keeps the last valid
+// state), spreadsheet keys, scrubbing with the pointer, Alt+↑/↓ and Alt+wheel steps, pasting blocks of numbers, the
+// message line under each grid, and the token names.
+import { el } from './dom.js';
+import { parseCell, parseBlock, isBlock, matrixRows } from './cells.js';
+
+/**
+ * The editable cells of a matrix are a window of at most this many rows and
+ * columns, moved with the arrows beside it. Every rendered input costs the
+ * browser paint and compositing work on each frame the page changes: 20 000
+ * inputs (n = 128, d = 64) made one edit take ~200 ms to reach the screen.
+ */
+const WINDOW_ROWS = 16;
+const WINDOW_COLS = 16;
+
+export const INPUT_TITLES = {
+  embeddings: 'embeddings X', w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', decoder_state: 'decoder state h', annotations: 'annotations a_j',
+};
+
+/** Cells are at least this many characters wide: room to click, scrub and start typing. */
+const MIN_CHARS = 3;
+
+const cellKey = (cell) => `${cell.dataset.matrix}:${cell.dataset.row}:${cell.dataset.col}`;
+const where = (cell) => `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
+
+export class Inputs {
+  constructor(host, api) {
+    this.host = host;
+    this.api = api;
+    this.invalid = new Map(); // "matrix:row:col" → {text the user typed, message}
+    this.windows = new Map(); // matrix → [row, column] of its window of input cells
+    this.scrub = null;
+    this.note = null; // {matrix, text}: why the last paste into that matrix was refused, until the next edit
+    const root = el('div', { class: 'inputs' });
+    this.root = root;
+    root.addEventListener('input', (e) => this.onInput(e));
+    root.addEventListener('change', (e) => this.onChange(e));
+    root.addEventListener('keydown', (e) => this.onKey(e));
+    root.addEventListener('pointerdown', (e) => this.onPointerDown(e));
+    root.addEventListener('pointermove', (e) => this.onPointerMove(e));
+    root.addEventListener('pointerup', (e) => this.onPointerUp(e));
+    root.addEventListener('pointercancel', (e) => this.onPointerUp(e));
+    // On the grids themselves, not the shadow root: Chromium lets the page scroll before a wheel listener on a
+    // shadow root can cancel it.
+    root.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+    root.addEventListener('paste', (e) => this.onPaste(e));
+    root.addEventListener('click', (e) => { const b = e.target.closest?.('button[data-window]'); if (b) this.moveWindow(b); });
+  }
+
+  /** A new document: typed text from the old one is dropped. */
+  forget() { this.invalid.clear(); this.note = null; }
+
+  cell(matrix, row, col) {
+    return this.root.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`);
+  }
+
+  build() {
+    const cfg = this.host._cfg();
+    this.note = null;
+    const matrices = cfg.mechanism === 'self'
+      ? ['embeddings', ...(cfg.w_q ? ['w_q', 'w_k', 'w_v'] : [])]
+      : ['decoder_state', 'annotations'];
+    const sets = matrices.map((name) => {
+      const rows = matrixRows(cfg, name);
+      const tokenRows = name === 'embeddings' || name === 'annotations';
+      const [r0, c0] = this.windowAt(name, rows.length, rows[0].length);
+      const r1 = Math.min(rows.length, r0 + WINDOW_ROWS);
+      const c1 = Math.min(rows[0].length, c0 + WINDOW_COLS);
+      const cols = [];
+      for (let j = c0; j < c1; j++) cols.push(j);
+      // The corner is a td: an empty header cell names nothing for a screen reader.
+      const head = el('tr', {}, el('td'), ...cols.map((j) => el('th', { scope: 'col', text: String(j) })));
+      const chars = new Map(cols.map((j) => [j, MIN_CHARS])); // column → its longest text in the window
+      const body = rows.slice(r0, r1).map((row, k) => {
+        const i = r0 + k;
+        const label = tokenRows
+          ? el('input', { class: 'token', type: 'text', 'data-token': String(i), value: cfg.tokens[i], 'aria-label': `name of token ${i}`, spellcheck: 'false' })
+          : document.createTextNode(name === 'decoder_state' ? 'h' : String(i));
+        return el('tr', {}, el('th', { scope: 'row' }, label), ...cols.map((j) => {
+          const x = row[j];
+          const typed = this.invalid.get(`${name}:${i}:${j}`)?.text;
+          const input = el('input', {
+            class: 'cell', type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
+            'data-matrix': name, 'data-row': String(i), 'data-col': String(j),
+            'aria-label': `${name} row ${i} column ${j}`, value: typed ?? String(x), title: String(x),
+          });
+          if (typed !== undefined) input.setAttribute('aria-invalid', 'true');
+          chars.set(j, Math.max(chars.get(j), input.value.length));
+          return el('td', {}, input);
+        }));
+      });
+      const move = (label, dr, dc, on) => el('button', { type: 'button', 'data-window': `${name}:${dr}:${dc}`, 'aria-label': label, text: on, disabled: (dr < 0 && r0 === 0) || (dr > 0 && r1 === rows.length) || (dc < 0 && c0 === 0) || (dc > 0 && c1 === rows[0].length) });
+      const nav = [];
+      if (rows.length > WINDOW_ROWS) nav.push(el('span', { text: `rows ${r0}–${r1 - 1} of ${rows.length}` }), move('previous rows', -1, 0, '▲'), move('next rows', 1, 0, '▼'));
+      if (rows[0].length > WINDOW_COLS) nav.push(el('span', { text: `columns ${c0}–${c1 - 1} of ${rows[0].length}` }), move('previous columns', 0, -1, '◀'), move('next columns', 0, 1, '▶'));
+      const shape = name === 'decoder_state' ? `${rows[0].length}` : `${rows.length} × ${rows[0].length}`;
+      const fieldset = el('fieldset', { class: 'matrix', 'data-name': name },
+        el('legend', { text: `${INPUT_TITLES[name]} (${shape})` }),
+        nav.length ? el('div', { class: 'window', 'data-window-of': name }, ...nav) : null,
+        el('table', { class: 'grid' }, el('thead', {}, head), el('tbody', {}, ...body)),
+        el('div', { class: 'cell-msg', id: `msg-${name}`, role: 'alert' }));
+      // Each column as wide as its longest value in the window: digits are never cut, short columns stay narrow.
+      for (const input of fieldset.querySelectorAll('input.cell')) input.style.setProperty('--cell-chars', String(chars.get(Number(input.dataset.col))));
+      return fieldset;
+    });
+    // Invalid cells that no longer exist (shape edits) are forgotten; those outside the window are kept.
+    for (const k of [...this.invalid.keys()]) {
+      const [m, r, c] = k.split(':');
+      const rows = matrixRows(cfg, m);
+      if (!rows?.[Number(r)] || rows[Number(r)][Number(c)] === undefined) this.invalid.delete(k);
+    }
+    this.root.replaceChildren(...sets);
+    for (const key of this.invalid.keys()) {
+      const cell = this.cell(...key.split(':'));
+      if (cell) this.describe(cell);
+    }
+    for (const fieldset of sets) this.renderMessage(fieldset);
+  }
+
+  /** Widens a column of cells when a value longer than any in it arrives (typed, scrubbed, stepped). */
+  fit(cell) {
+    const chars = cell.value.length;
+    if (chars <= Number(cell.style.getPropertyValue('--cell-chars'))) return;
+    for (const c of this.root.querySelectorAll(`input.cell[data-matrix="${cell.dataset.matrix}"][data-col="${cell.dataset.col}"]`)) {
+      c.style.setProperty('--cell-chars', String(chars));
+    }
+  }
+
+  /**
+   * The message line under a grid: a refused paste into it, else the newest invalid cell shown in it. The line
+   * always has its height (style.js), so a message coming or going never moves the heatmaps.
+   */
+  renderMessage(fieldset) {
+    const name = fieldset.dataset.name;
+    let text = this.note?.matrix === name ? this.note.text : '';
+    if (!text) {
+      for (const [key, { message }] of this.invalid) {
+        const [m, r, c] = key.split(':');
+        if (m === name && this.cell(m, r, c)) text = `${m}[${r}][${c}]: ${message}. The figure shows the last valid values.`;
+      }
+    }
+    const msg = fieldset.querySelector('.cell-msg');
+    // Unchanged text is not rewritten: any DOM write makes the next canvas font lookup restyle the page.
+    if (msg.textContent === text) return;
+    msg.textContent = text;
+    // Two lines are shown; the whole message is the title (and what a screen reader hears).
+    if (text) msg.title = text; else msg.removeAttribute('title');
+  }
+
+  /** Clears a refused paste's message: the reader has moved on. */
+  clearNote() {
+    if (!this.note) return;
+    const fieldset = this.root.querySelector(`fieldset[data-name="${this.note.matrix}"]`);
+    this.note = null;
+    if (fieldset) this.renderMessage(fieldset);
+  }
+
+  /** The top-left cell of a matrix's window of input cells, kept inside its shape. */
+  windowAt(name, rows, cols) {
+    const [r, c] = this.windows.get(name) ?? [0, 0];
+    const at = [Math.max(0, Math.min(r, rows - WINDOW_ROWS)), Math.max(0, Math.min(c, cols - WINDOW_COLS))];
+    this.windows.set(name, at);
+    return at;
+  }
+
+  /** Moves a window a page at a time (▲▼◀▶) and shows the cells there. */
+  moveWindow(button) {
+    const [name, dr, dc] = button.dataset.window.split(':');
+    const [r, c] = this.windows.get(name) ?? [0, 0];
+    this.windows.set(name, [r + Number(dr) * WINDOW_ROWS, c + Number(dc) * WINDOW_COLS]);
+    this.build();
+    // Keep the keyboard where it was; at the last page that button is disabled: the window's first cell instead.
+    (this.root.querySelector(`button[data-window="${button.dataset.window}"]:not([disabled])`)
+      ?? this.root.querySelector(`input.cell[data-matrix="${name}"]`))?.focus();
+  }
+
+  /** The cell next to `cell`; past the edge of the window of cells, the window first moves one row or column. */
+  neighbour(cell, dr, dc) {
+    const { matrix } = cell.dataset;
+    const [r, c] = [Number(cell.dataset.row) + dr, Number(cell.dataset.col) + dc];
+    const rows = matrixRows(this.host._cfg(), matrix);
+    if (this.cell(matrix, r, c) || !rows?.[r] || rows[r][c] === undefined) return this.cell(matrix, r, c);
+    const [r0, c0] = this.windows.get(matrix) ?? [0, 0];
+    const shift = (at, x, size) => (x < at ? x : x >= at + size ? x - size + 1 : at);
+    this.windows.set(matrix, [shift(r0, r, WINDOW_ROWS), shift(c0, c, WINDOW_COLS)]);
+    this.build();
+    return this.cell(matrix, r, c);
+  }
+
+  /** The value of a cell in the valid state (not what is typed in it). */
+  currentValue(cell) {
+    const cfg = this.host._cfg();
+    const { matrix, row, col } = cell.dataset;
+    return matrix === 'decoder_state' ? cfg.decoder_state[Number(col)] : cfg[matrix][Number(row)][Number(col)];
+  }
+
+  /** 1 for a matrix of whole numbers, else 0.01 (read from the valid state, not from what is typed). */
+  step(cell) {
+    const rows = matrixRows(this.host._cfg(), cell.dataset.matrix);
+    return rows.every((r) => r.every((x) => Number.isInteger(x))) ? 1 : 0.01;
+  }
+
+  nudge(cell, steps, fine) {
+    const p = parseCell(cell.value);
+    if (p.error) return;
+    const step = this.step(cell) * (fine ? 0.1 : 1);
+    const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+    cell.value = String(Number((p.value + steps * step).toFixed(decimals)));
+    this.setCell(cell, cell.value);
+  }
+
+  /** Applies the text of a cell: a valid number is one edit in Rust; anything else marks the cell. */
+  setCell(cell, text) {
+    this.clearNote();
+    this.fit(cell);
+    const parsed = parseCell(text);
+    if (parsed.error) { this.markInvalid(cell, parsed.error); return; }
+    const { host } = this;
+    const { matrix } = cell.dataset;
+    const [row, col] = [Number(cell.dataset.row), Number(cell.dataset.col)];
+    if (host._apply(() => host._viz.setValue(matrix, row, col, parsed.value), { cell, value: [matrix, row, col, parsed.value] })) {
+      cell.title = String(parsed.value);
+    }
+  }
+
+  /** A value the figure cannot take: the cell keeps the text and says why; the figure keeps the last valid state. */
+  markInvalid(cell, message) {
+    this.invalid.delete(cellKey(cell)); // re-inserted: the newest is the one the message line shows
+    this.invalid.set(cellKey(cell), { text: cell.value, message });
+    this.describe(cell);
+    this.renderMessage(cell.closest('fieldset'));
+    this.host.dispatchEvent(new CustomEvent('error', { detail: { message: `${where(cell)}: ${message}` } }));
+  }
+
+  describe(cell) {
+    cell.setAttribute('aria-invalid', 'true');
+    cell.setAttribute('aria-describedby', cell.closest('fieldset').querySelector('.cell-msg').id);
+  }
+
+  clearInvalid(cell) {
+    if (!this.invalid.delete(cellKey(cell)) && !cell.hasAttribute('aria-invalid')) return;
+    cell.removeAttribute('aria-invalid');
+    cell.removeAttribute('aria-describedby');
+    this.renderMessage(cell.closest('fieldset'));
+  }
+
+  /**
+   * A paste that cannot be applied: the message line says why and `error` fires, but the cell is not marked —
+   * its value is still valid, and it still holds it.
+   */
+  pasteFailed(cell, message) {
+    this.note = { matrix: cell.dataset.matrix, text: `Paste at ${where(cell)}: ${message}.` };
+    this.renderMessage(cell.closest('fieldset'));
+    this.host.dispatchEvent(new CustomEvent('error', { detail: { message: `${where(cell)}: ${message}` } }));
+  }
+
+  // ---- events ---------------------------------------------------------------------------------
+
+  onInput(e) {
+    const cell = e.target.closest?.('input.cell');
+    if (cell) this.setCell(cell, cell.value);
+  }
+
+  /** A token name is applied when its field is left or Enter is pressed. */
+  onChange(e) {
+    const t = e.target;
+    if (t.dataset?.token === undefined) return;
+    const { host } = this;
+    const i = Number(t.dataset.token);
+    if (t.value.trim() === '') { t.value = host._cfg().tokens[i]; host._fail('A token needs a name; the old one is kept.'); return; }
+    // The grids are not rebuilt: the name is already in its field, and Tab is on its way to the next one.
+    host._apply(() => host._viz.renameToken(i, t.value), { rebuild: 'labels' });
+  }
+
+  onKey(e) {
+    const cell = e.target.closest?.('input.cell');
+    if (!cell) return;
+    let target = null;
+    if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && (e.altKey || e.metaKey)) {
+      e.preventDefault();
+      this.nudge(cell, e.key === 'ArrowUp' ? 1 : -1, e.shiftKey);
+      return;
+    }
+    if (e.key === 'ArrowUp') target = this.neighbour(cell, -1, 0);
+    else if (e.key === 'ArrowDown' || (e.key === 'Enter' && !e.shiftKey)) target = this.neighbour(cell, 1, 0);
+    else if (e.key === 'Enter' && e.shiftKey) target = this.neighbour(cell, -1, 0);
+    else if (e.key === 'ArrowLeft' && cell.selectionStart === 0 && cell.selectionEnd === 0) target = this.neighbour(cell, 0, -1);
+    else if (e.key === 'ArrowRight' && cell.selectionStart === cell.value.length) target = this.neighbour(cell, 0, 1);
+    else if (e.key === 'Escape') { cell.value = String(this.currentValue(cell)); this.setCell(cell, cell.value); return; }
+    if (target || e.key === 'Enter' || e.key.startsWith('Arrow')) e.preventDefault();
+    if (target) { target.focus(); target.select(); }
+  }
+
+  onPointerDown(e) {
+    const cell = e.target.closest?.('input.cell');
+    if (!cell || e.button !== 0) return;
+    const p = parseCell(cell.value);
+    this.scrub = { cell, x0: e.clientX, v0: p.error ? this.currentValue(cell) : p.value, id: e.pointerId, active: false };
+  }
+
+  /** Dragging a cell sideways scrubs its value: a step per 6 px (Shift: a tenth of a step). */
+  onPointerMove(e) {
+    const s = this.scrub;
+    if (!s || e.pointerId !== s.id) return;
+    // Released outside the grids before the drag began (no capture yet, so no pointerup here): not a scrub.
+    if (!s.active && !(e.buttons & 1)) { this.scrub = null; return; }
+    const dx = e.clientX - s.x0;
+    if (!s.active && Math.abs(dx) > 4) {
+      s.active = true;
+      s.cell.setPointerCapture?.(e.pointerId);
+      s.cell.classList.add('scrubbing');
+      s.step = this.step(s.cell);
+    }
+    if (!s.active) return;
+    e.preventDefault();
+    const step = s.step * (e.shiftKey ? 0.1 : 1);
+    const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+    const value = Number((s.v0 + Math.round(dx / 6) * step).toFixed(decimals));
+    if (String(value) !== s.cell.value) {
+      s.cell.value = String(value);
+      this.setCell(s.cell, s.cell.value);
+    }
+  }
+
+  onPointerUp(e) {
+    const s = this.scrub;
+    if (!s || e.pointerId !== s.id) return;
+    this.scrub = null;
+    if (s.active) {
+      s.cell.classList.remove('scrubbing');
+      s.cell.releasePointerCapture?.(e.pointerId);
+      e.preventDefault();
+    }
+  }
+
+  onWheel(e) {
+    const cell = e.target.closest?.('input.cell');
+    if (!cell || !(e.altKey || e.metaKey)) return;
+    e.preventDefault();
+    this.nudge(cell, e.deltaY < 0 ? 1 : -1, e.shiftKey);
+  }
+
+  /**
+   * Pasting a block of numbers (spreadsheet rows, a Python list, a NumPy or PyTorch array: see parseBlock) fills
+   * cells from the target down and right, as one edit. A single value is left to the browser: it is typed text.
+   */
+  onPaste(e) {
+    const cell = e.target.closest?.('input.cell');
+    const text = e.clipboardData?.getData('text') ?? '';
+    if (!cell || !isBlock(text)) return;
+    e.preventDefault();
+    this.clearNote();
+    const block = parseBlock(text);
+    if (block.error) { this.pasteFailed(cell, `${block.error}; nothing was pasted`); return; }
+    const { rows } = block;
+    const { matrix } = cell.dataset;
+    const r0 = Number(cell.dataset.row);
+    const c0 = Number(cell.dataset.col);
+    const { host, api } = this;
+    const cfg = host.config; // a copy of its own to write into
+    const target = matrixRows(cfg, matrix);
+    let width = 0;
+    for (const row of rows) width = Math.max(width, row.length); // not Math.max(...rows): 200 000 rows overflow the stack
+    if (r0 + rows.length > target.length || c0 + width > target[0].length) {
+      this.pasteFailed(cell, `the pasted block (${rows.length} × ${width}) does not fit in ${matrix} from here `
+        + `(${target.length - r0} × ${target[0].length - c0} to its end); nothing was pasted`);
+      return;
+    }
+    rows.forEach((row, i) => row.forEach((x, j) => {
+      target[r0 + i][c0 + j] = x;
+      this.invalid.delete(`${matrix}:${r0 + i}:${c0 + j}`); // typed text there is replaced
+    }));
+    if (matrix === 'decoder_state') cfg.decoder_state = target[0];
+    host._apply(() => api.setConfig(host._viz, cfg), { rebuild: true });
+  }
+}

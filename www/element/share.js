@@ -1,0 +1,154 @@
+// Owns getting a figure out of the page: the share-link state (base64url of the core's versioned JSON) and
+// shareURL(), the Share & export menu (link, PNG, SVG, JSON, NumPy), downloads and the clipboard, and PNG export
+// (one heatmap drawn offscreen at device resolution, or the visible heatmaps composited as they are laid out).
+import { el } from './dom.js';
+
+/** base64url of the UTF-8 text, as the share links carry it. */
+export function encodeState(json) {
+  const bytes = new TextEncoder().encode(json);
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function decodeState(text) {
+  const bin = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}
+
+/** The figure's name in URL fragments and storage keys: its id, else its position among the page's figures. */
+export function shareKey(host) {
+  if (host.id) return host.id;
+  const all = [...document.querySelectorAll('attention-viz')];
+  return `attention-viz-${Math.max(0, all.indexOf(host))}`;
+}
+
+function download(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export class Share {
+  constructor(host, api) {
+    this.host = host;
+    this.api = api;
+    this.root = this.buildMenu();
+  }
+
+  /** This figure's state in the page's URL fragment, or null. */
+  fromURL() { return new URLSearchParams(location.hash.slice(1)).get(shareKey(this.host)); }
+
+  url() {
+    // Other parts of the fragment (a page anchor, other figures' states) are kept as they are.
+    const { host } = this;
+    const key = encodeURIComponent(shareKey(host));
+    const parts = location.hash.slice(1).split('&').filter((p) => p && p.split('=')[0] !== key);
+    parts.push(`${key}=${host._viz.shareState(host._showNaive)}`);
+    return `${location.href.split('#')[0]}#${parts.join('&')}`;
+  }
+
+  buildMenu() {
+    const svgView = el('select', { 'data-control': 'export-view', 'aria-label': 'Heatmap to export' });
+    const refresh = () => {
+      const viz = this.host._viz;
+      if (!viz) return;
+      const keep = svgView.value;
+      svgView.replaceChildren(el('option', { value: '', text: 'whole figure' }), ...viz.views().map((v) => el('option', { value: v, text: v })));
+      svgView.value = viz.views().includes(keep) ? keep : '';
+    };
+    const button = (action, text, title) => el('button', { type: 'button', 'data-action': action, title, text, onclick: () => this.export(action, svgView.value) });
+    const menu = el('details', { class: 'menu' }, el('summary', { text: 'Share & export' }),
+      el('div', { class: 'group' },
+        button('copy-link', 'Copy link', 'A link that restores this exact figure'),
+        svgView,
+        button('png', 'PNG', 'Download a PNG (device resolution)'),
+        button('svg', 'SVG', 'Download an SVG of one heatmap'),
+        button('json', 'JSON', 'Download the state as JSON'),
+        button('numpy', 'Copy as NumPy', 'A Python snippet that recomputes these numbers with NumPy/SciPy')));
+    menu.addEventListener('toggle', refresh);
+    return menu;
+  }
+
+  async export(action, view) {
+    const { host } = this;
+    const name = (host.id || 'attention-viz') + (view ? `-${view}` : '');
+    try {
+      switch (action) {
+        case 'copy-link': {
+          const url = host.shareURL();
+          history.replaceState(null, '', url);
+          await this.copy(url, 'Link copied: it restores this exact figure.');
+          return;
+        }
+        case 'png': return download(await host.toPNG(view || undefined), `${name}.png`);
+        case 'svg': {
+          if (!view) { host._status('Pick one heatmap to export as SVG.', true); return; }
+          return download(new Blob([host.toSVG(view)], { type: 'image/svg+xml' }), `${name}.svg`);
+        }
+        case 'json': return download(new Blob([JSON.stringify(host.toJSON(), null, 1)], { type: 'application/json' }), `${name}.json`);
+        case 'numpy': return this.copy(host.toNumPy(), 'NumPy code copied: paste it into a notebook to get these numbers.');
+        default:
+      }
+    } catch (e) { host._fail(e.message); }
+    return undefined;
+  }
+
+  async copy(text, done) {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.host._status(done);
+    } catch {
+      // No clipboard (insecure context, permissions): show the text to copy by hand.
+      const area = el('textarea', { rows: '4', cols: '60', readonly: true, 'aria-label': 'Text to copy' });
+      area.value = text;
+      this.host._statusEl.replaceChildren('Copy this by hand: ', area);
+      area.select();
+    }
+  }
+
+  /** A PNG Blob of one heatmap, or of every visible heatmap when `view` is undefined. */
+  png(view) {
+    const canvas = view === undefined ? this.composite() : this.offscreen(String(view));
+    return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+  }
+
+  offscreen(view) {
+    const { host } = this;
+    const viz = host._viz;
+    if (!viz.views().includes(view)) throw new Error(`there is no view "${view}" here; views are ${viz.views().join(', ')}`);
+    const dpr = window.devicePixelRatio || 1;
+    const [w, h] = viz.preferredSize(view);
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round((host.height ?? h) * dpr);
+    this.api.callCore(() => viz.render(view, canvas, dpr, false, host.palette ?? undefined, [], true));
+    return canvas;
+  }
+
+  composite() {
+    const { host } = this;
+    const figs = [...host._figures.canvases.values()];
+    const dpr = window.devicePixelRatio || 1;
+    const gap = 10 * dpr;
+    const origin = host._figures.root.getBoundingClientRect();
+    let width = 1; let height = 1;
+    const placed = figs.map((c) => {
+      const r = c.getBoundingClientRect();
+      const x = Math.round((r.left - origin.left) * dpr);
+      const y = Math.round((r.top - origin.top) * dpr);
+      width = Math.max(width, x + c.width); height = Math.max(height, y + c.height);
+      return { c, x, y };
+    });
+    const out = document.createElement('canvas');
+    out.width = width + gap; out.height = height + gap;
+    const ctx = out.getContext('2d');
+    ctx.fillStyle = getComputedStyle(host).getPropertyValue('--av-bg').trim() || '#ffffff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    for (const { c, x, y } of placed) ctx.drawImage(c, x, y);
+    return out;
+  }
+}

@@ -1,0 +1,95 @@
+// Owns the element's stylesheet: one constructed sheet shared by every <attention-viz> on the page (a constructed
+// sheet also needs no 'unsafe-inline' under a Content-Security-Policy), or a <style> where that is unsupported.
+
+export const STYLE = `
+:host { display: block; --av-bg: #ffffff; --av-fg: #1f2328; --av-muted: #59636e; --av-border: #d0d7de;
+  --av-panel: #f6f8fa; --av-accent: #0969da; --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
+  color: var(--av-fg); background: var(--av-bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
+  border: 1px solid var(--av-border); border-radius: 8px; container-type: inline-size; }
+@media (prefers-color-scheme: dark) {
+  :host { --av-bg: #161b22; --av-fg: #e6edf3; --av-muted: #9198a1; --av-border: #3d444d; --av-panel: #0d1117;
+    --av-accent: #58a6ff; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; }
+}
+:host([hidden]) { display: none; }
+[hidden] { display: none !important; }
+* { box-sizing: border-box; }
+.av { padding: 12px; display: grid; grid-template-columns: minmax(0, 1fr); gap: 12px; }
+.toolbar { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; }
+.group { display: inline-flex; gap: 6px; align-items: center; flex-wrap: wrap; }
+.group > span.label { color: var(--av-muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+button, select, input { font: inherit; color: inherit; }
+select { max-width: 100%; }
+button, select { background: var(--av-panel); border: 1px solid var(--av-border); border-radius: 6px; padding: 4px 10px; min-height: 32px; cursor: pointer; }
+button:hover { border-color: var(--av-accent); }
+input.num, input.seed { width: 5.5em; padding: 4px 6px; min-height: 32px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
+:focus-visible { outline: 2px solid var(--av-accent); outline-offset: 2px; }
+details.menu { font-size: 13px; }
+details.menu summary { cursor: pointer; color: var(--av-muted); width: max-content; }
+details.menu .group { margin-top: 6px; }
+.status textarea { width: 100%; font: 12px ui-monospace, monospace; }
+.status { min-height: 1.45em; color: var(--av-muted); font-size: 13px; }
+.status.error { color: var(--av-invalid); }
+.status:empty { display: none; }
+.inputs { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+/* min-width 0: a fieldset is at least as wide as its content by default, which would let a grid of long values
+   widen the page instead of scrolling inside its box. */
+fieldset.matrix { border: 1px solid var(--av-border); border-radius: 6px; padding: 6px 8px 8px; margin: 0; min-width: 0; max-width: 100%; overflow-x: auto; }
+fieldset.matrix legend { padding: 0 4px; font-weight: 600; font-size: 13px; }
+table.grid { border-collapse: separate; border-spacing: 2px; }
+table.grid th { font-weight: 400; color: var(--av-muted); font-size: 12px; padding: 0 4px; text-align: right; white-space: nowrap; }
+table.grid td { padding: 0; }
+/* As wide as the longest value of its column in the window (--cell-chars, set by inputs.js) plus one character: a
+   '-' or an 'e' may be wider than the '0' that 1ch measures. Padding and border are the 10px. */
+input.cell { width: calc((var(--cell-chars, 4) + 1) * 1ch + 10px); padding: 3px 4px; text-align: right; border: 1px solid var(--av-border); border-radius: 4px;
+  background: var(--av-bg); font-variant-numeric: tabular-nums; cursor: ew-resize; touch-action: pan-y; }
+input.cell:focus { cursor: text; }
+input.cell.scrubbing { border-color: var(--av-accent); background: var(--av-panel); }
+input.cell[aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
+.window { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: center; font-size: 12px; color: var(--av-muted); margin-bottom: 4px; }
+.window button { min-height: 26px; padding: 0 8px; }
+.window button:disabled { opacity: .4; cursor: default; }
+input.token { width: 6.5em; padding: 3px 4px; border: 1px dashed var(--av-border); border-radius: 4px; background: transparent; text-align: right; }
+/* The message line always has its two lines' height, so a message coming or going while the reader types moves
+   nothing below it; it is as wide as its grid (width 0, min-width 100%: it never widens the fieldset), and a longer
+   message is cut at two lines (its title has all of it). */
+.cell-msg { color: var(--av-invalid); font-size: 12px; line-height: 16px; height: 32px; margin-top: 4px; width: 0; min-width: 100%;
+  overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; }
+.stages { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
+/* Off-screen inputs and breakdown skip the browser's layout and paint on every edit (their size is remembered).
+   Not the heatmaps: they are what a reader watches, and full-page captures should show them. */
+fieldset.matrix, details.breakdown { content-visibility: auto; contain-intrinsic-size: auto 300px; }
+figure.stage { margin: 0; max-width: 100%; }
+figure.stage canvas { display: block; max-width: 100%; touch-action: manipulation; border-radius: 4px; }
+figure.stage canvas.pickable { cursor: pointer; }
+.tip { position: fixed; pointer-events: none; background: var(--av-fg); color: var(--av-bg); font-size: 12px; padding: 3px 7px;
+  border-radius: 4px; white-space: pre; z-index: 10; font-variant-numeric: tabular-nums; }
+.tip[hidden] { display: none; }
+details.breakdown { border: 1px solid var(--av-border); border-radius: 6px; padding: 6px 10px; }
+details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: anywhere; }
+.breakdown table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; margin-top: 6px; }
+.breakdown th, .breakdown td { padding: 3px 8px; border-bottom: 1px solid var(--av-border); text-align: right; white-space: nowrap; }
+.breakdown th { color: var(--av-muted); font-weight: 400; }
+.breakdown td.formula { text-align: left; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
+.breakdown tr.sum td { font-weight: 600; border-bottom: none; }
+.breakdown .wrap { overflow-x: auto; }
+.lesson { font-size: 13px; color: var(--av-muted); max-width: 70ch; }
+.nan { color: var(--av-invalid); font-weight: 600; }
+@container (max-width: 520px) {
+  .av { padding: 8px; gap: 10px; }
+  .toolbar { gap: 6px 10px; }
+}
+`;
+
+let sheet;
+/** One constructed stylesheet shared by every element, or null where unsupported. */
+export function sharedSheet() {
+  if (sheet === undefined) {
+    try {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(STYLE);
+    } catch {
+      sheet = null;
+    }
+  }
+  return sheet;
+}
