@@ -13,7 +13,10 @@ prop.addEventListener('error', (e) => { $('prop-out').textContent = `error event
 $('prop-set').addEventListener('click', () => { prop.config = { embeddings: [[1, 0], [0, 1]], tokens: ['yes', 'no'] }; });
 $('prop-bad').addEventListener('click', () => { prop.config = { embeddings: [[1, 2], [3]] }; });
 $('prop-palette').addEventListener('click', () => { prop.palette = 'vlag'; });
-requestAnimationFrame(showProp);
+// `ready` is the WASM core, not the figure: the element loads its preset later (one figure per task) and
+// `trace` is null until then. Its first `change` event (listened to above) fills the output; a figure
+// that already loaded is shown now.
+if (prop.trace) showProp();
 
 const ev = $('event-demo');
 ev.addEventListener('change', (e) => { $('event-out').textContent = `change: weights = ${short(e.detail.trace.weights)}`; });

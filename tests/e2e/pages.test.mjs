@@ -1,0 +1,279 @@
+// Every page the project ships: index.html, www/*.html and examples/*.html, found by
+// listing those folders so a new page is covered without touching this file.
+//
+// Each page loads without a console error or page error in light and dark, at 1280 and
+// 390 px wide, once every <attention-viz> on it has drawn; axe-core finds no violation
+// there either (axe goes into the elements' open shadow roots; narrow screens add rules
+// such as scrollable-region-focusable); a <nav> list reads as separate items (innerText)
+// and renders them apart.
+//
+// Needs `make dist` first (examples/ load ../dist/).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open } from './harness.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
+const FOLDERS = ['', 'www', 'examples'];
+const SCHEMES = ['light', 'dark'];
+const WIDTHS = [1280, 390];
+
+/** Every shipped page, as a path relative to the repo root. */
+function shippedPages() {
+  return FOLDERS.flatMap((dir) => readdirSync(join(ROOT, dir), { withFileTypes: true })
+    .filter((f) => f.isFile() && f.name.endsWith('.html'))
+    .map((f) => (dir ? `${dir}/${f.name}` : f.name)))
+    .sort();
+}
+const PAGES = shippedPages();
+
+let site;
+before(async () => {
+  assert.ok(existsSync(join(ROOT, 'dist/attention-viz.js')) && existsSync(join(ROOT, 'dist/attention-viz.inline.js')),
+    'dist/ is missing: run `make dist` first');
+  assert.ok(existsSync(join(ROOT, 'www/pkg')), 'www/pkg is missing: run `make build` first');
+  site = await open({ root: ROOT });
+});
+after(async () => { await site?.close(); });
+
+/**
+ * Waits until every <attention-viz> on the page has drawn: its shadow root has canvases and
+ * each has a nonzero width. Then lets two frames and a task pass, so anything a page script
+ * does after the first `change` (and any error it throws) has happened.
+ */
+async function drawn(page, timeout = 30000) {
+  try {
+    await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => {
+      const canvases = e.shadowRoot ? [...e.shadowRoot.querySelectorAll('canvas')] : [];
+      return canvases.length > 0 && canvases.every((c) => c.width > 0);
+    }), null, { timeout, polling: 50 });
+  } catch (e) {
+    const state = await page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((el, i) => {
+      const canvases = el.shadowRoot ? [...el.shadowRoot.querySelectorAll('canvas')] : [];
+      return `#${i}${el.id ? ` (${el.id})` : ''}: ${canvases.map((c) => `${c.dataset.view}=${c.width}`).join(' ') || 'no canvas'}`;
+    }));
+    throw new Error(`not every figure drew within ${timeout} ms:\n  ${state.join('\n  ')}\n  errors: ${page.errors.join(' | ')}`);
+  }
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 50)))));
+}
+
+/** A page loaded at `width` in `colorScheme`, with every figure drawn. */
+async function load(path, colorScheme, width) {
+  const page = await site.page(null, { viewport: { width, height: 900 } });
+  await page.emulateMedia({ colorScheme });
+  await page.goto(site.url + path);
+  await drawn(page);
+  return page;
+}
+
+/**
+ * How wide the page is with every part of it on screen (the viewport made as tall as the page: the
+ * element skips laying out off-screen panels, `content-visibility: auto`, so a 900 px viewport would
+ * hide an overflow further down), and the outermost elements (through open shadow roots) that stick
+ * out past `width`.
+ */
+async function wholePageOverflow(page, width) {
+  for (let i = 0, last = 0; i < 6; i++) {
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    if (height === last) break;
+    last = height;
+    await page.setViewportSize({ width, height });
+    await drawn(page);
+  }
+  return page.evaluate((w) => {
+    const culprits = [];
+    const name = (e) => `${e.localName}${e.id ? `#${e.id}` : ''}${typeof e.className === 'string' && e.className ? `.${e.className.trim().split(/\s+/).join('.')}` : ''}`;
+    const walk = (root, path) => {
+      for (const e of root.children) {
+        const r = e.getBoundingClientRect();
+        const here = path ? `${path} > ${name(e)}` : name(e);
+        const scrolls = /(auto|scroll|hidden|clip)/.test(getComputedStyle(e).overflowX); // its content scrolls inside it
+        if (r.width > 0 && r.right > w + 0.5) {
+          // Report the outermost element that sticks out unless something inside it is the real culprit.
+          const before = culprits.length;
+          if (!scrolls) {
+            if (e.shadowRoot) walk(e.shadowRoot, `${here} >>>`);
+            walk(e, here);
+          }
+          if (culprits.length === before) culprits.push(`${here} (right edge at ${Math.round(r.right)} px)`);
+          continue;
+        }
+        if (scrolls) continue;
+        if (e.shadowRoot) walk(e.shadowRoot, `${here} >>>`);
+        walk(e, here);
+      }
+    };
+    walk(document.body, 'body');
+    return { scrollWidth: document.documentElement.scrollWidth, culprits: culprits.slice(0, 8) };
+  }, width);
+}
+
+/** axe-core's violations, in a page that has every figure drawn. */
+async function axeViolations(page) {
+  try {
+    await page.addScriptTag({ path: AXE });
+  } catch (e) {
+    // A page with a strict CSP (examples/csp.html) refuses the inline <script> addScriptTag makes:
+    // evaluate axe's source from the test instead (DevTools evaluation is not subject to the page's CSP).
+    if (!/Content Security Policy/.test(e.message)) throw e;
+    await page.evaluate(readFileSync(AXE, 'utf8'));
+  }
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({
+      id: v.id, impact: v.impact, help: v.help,
+      targets: v.nodes.map((n) => n.target.map((t) => (Array.isArray(t) ? t.join(' >>> ') : t)).join(' >>> ')),
+      summary: v.nodes[0]?.failureSummary?.split('\n').slice(0, 3).join(' ') ?? '',
+    }));
+  });
+}
+
+/** One line per rule: id, impact, how many nodes, the first few target selectors. */
+function formatViolations(violations, first = 4) {
+  return violations.map((v) => {
+    const more = v.targets.length > first ? ` … and ${v.targets.length - first} more` : '';
+    return `  ${v.id} (${v.impact}) ×${v.targets.length}: ${v.help}\n`
+      + v.targets.slice(0, first).map((t) => `      ${t}\n`).join('')
+      + (more ? `     ${more}\n` : '')
+      + (v.summary ? `      why: ${v.summary}\n` : '');
+  }).join('');
+}
+
+/**
+ * Per <nav>: its link texts, its innerText lines, and consecutive list items drawn on one line with
+ * less than 8 px between them. A marker outside its item ("2." of an <ol>) is drawn in the space
+ * before the item, so it counts against that space: "…step by step2. All words…" is touching.
+ */
+function navLayout() {
+  const ctx = document.createElement('canvas').getContext('2d');
+  const markerWidth = (li, index) => {
+    const cs = getComputedStyle(li);
+    if (cs.display !== 'list-item' || cs.listStyleType === 'none' || cs.listStylePosition === 'inside') return 0;
+    ctx.font = getComputedStyle(li, '::marker').font || cs.font;
+    return ctx.measureText(li.parentElement.localName === 'ol' ? `${index + 1}. ` : '• ').width;
+  };
+  return [...document.querySelectorAll('nav')].map((nav) => {
+    const items = [...nav.querySelectorAll('li')];
+    const touching = [];
+    for (let i = 1; i < items.length; i++) {
+      const a = items[i - 1].getBoundingClientRect();
+      const b = items[i].getBoundingClientRect();
+      const sameLine = a.top < b.bottom - 1 && b.top < a.bottom - 1;
+      const space = (b.left >= a.left ? b.left - a.right : a.left - b.right) - markerWidth(items[i], i);
+      if (sameLine && space < 8) {
+        touching.push(`"${items[i - 1].textContent.trim()}" | "${items[i].textContent.trim()}": ${space.toFixed(1)} px apart`);
+      }
+    }
+    return {
+      label: nav.getAttribute('aria-label') || '',
+      links: [...nav.querySelectorAll('a')].map((a) => a.textContent.replace(/\s+/g, ' ').trim()),
+      lines: nav.innerText.split('\n').map((l) => l.trim()).filter(Boolean),
+      touching,
+    };
+  });
+}
+
+for (const path of PAGES) {
+  test(`${path}: no console or page error and no axe-core violation, every figure drawn (light/dark × ${WIDTHS.join('/')} px)`, async (t) => {
+    for (const scheme of SCHEMES) {
+      for (const width of WIDTHS) {
+        await t.test(`${scheme}, ${width} px`, async (t2) => {
+          const page = await load(path, scheme, width);
+          try {
+            await t2.test('no console error, no page error', () => {
+              assert.deepEqual(page.errors, [], `${path} (${scheme}, ${width} px) logged errors`);
+            });
+            await t2.test('axe-core: no violation', async () => {
+              const violations = await axeViolations(page);
+              const nodes = violations.reduce((n, v) => n + v.targets.length, 0);
+              assert.ok(violations.length === 0,
+                `${path} (${scheme}, ${width} px): ${violations.length} axe rule(s) violated on ${nodes} node(s):\n${formatViolations(violations)}`);
+            });
+            await t2.test(`fits ${width} px: no horizontal scrolling`, async () => {
+              const overflow = await wholePageOverflow(page, width);
+              assert.ok(overflow.scrollWidth <= width,
+                `${path} (${scheme}) is ${overflow.scrollWidth} px wide at a ${width} px viewport; too wide:\n  ${overflow.culprits.join('\n  ')}`);
+            });
+          } finally {
+            await page.close();
+          }
+        });
+      }
+    }
+  });
+}
+
+test('navigation lists read and render as separate items (innerText, layout)', async (t) => {
+  for (const path of PAGES) {
+    for (const width of WIDTHS) {
+      await t.test(`${path}, ${width} px`, async () => {
+        const page = await site.page(null, { viewport: { width, height: 900 } });
+        try {
+          await page.goto(site.url + path);
+          const navs = await page.evaluate(navLayout);
+          if (path === 'index.html') assert.ok(navs.length > 0, 'index.html has its chapter <nav>');
+          for (const nav of navs) {
+            assert.ok(nav.links.length > 1, `nav "${nav.label}" has links`);
+            // Each link on a line of its own (a list marker such as "2." may precede it): never two run together.
+            for (const link of nav.links) {
+              assert.ok(nav.lines.some((l) => l === link || l.replace(/^\d+\.\s*/, '') === link),
+                `nav "${nav.label}": "${link}" is not on a line of its own in innerText:\n${JSON.stringify(nav.lines, null, 1)}`);
+            }
+            assert.deepEqual(nav.touching, [], `nav "${nav.label}": items drawn with no space between them`);
+          }
+        } finally {
+          await page.close();
+        }
+      });
+    }
+  }
+});
+
+test('index.html: the chapter list links to every chapter, in order', async () => {
+  const page = await site.page('index.html');
+  try {
+    const { links, chapters } = await page.evaluate(() => ({
+      links: [...document.querySelectorAll('nav[aria-label="Chapters"] li > a')].map((a) => a.getAttribute('href')),
+      chapters: [...document.querySelectorAll('main section.chapter')].map((s) => `#${s.id}`),
+    }));
+    assert.deepEqual(links, chapters);
+  } finally {
+    await page.close();
+  }
+});
+
+test('index.html in print: no navigation or "Try:" hints, black on white in dark mode too, figures kept whole, A4 margins', async () => {
+  const page = await site.page(null);
+  try {
+    await page.emulateMedia({ colorScheme: 'dark', media: 'print' });
+    await page.goto(site.url + 'index.html');
+    await drawn(page);
+    const got = await page.evaluate(() => {
+      const css = (sel, prop) => getComputedStyle(document.querySelector(sel))[prop];
+      const rule = [...document.styleSheets].flatMap((sh) => [...sh.cssRules])
+        .flatMap((r) => (r.media && [...r.media].includes('print') ? [...r.cssRules] : []))
+        .find((r) => r instanceof CSSPageRule);
+      return {
+        nav: css('nav', 'display'),
+        tries: [...document.querySelectorAll('.try')].map((e) => getComputedStyle(e).display),
+        color: css('body', 'color'),
+        background: css('body', 'backgroundColor'),
+        figures: [...document.querySelectorAll('attention-viz')].map((e) => getComputedStyle(e).breakInside),
+        heading: css('h2', 'breakAfter'),
+        page: rule ? { size: rule.style.size, margin: rule.style.margin } : null,
+      };
+    });
+    assert.equal(got.nav, 'none');
+    assert.deepEqual([...new Set(got.tries)], ['none']);
+    assert.equal(got.color, 'rgb(0, 0, 0)');
+    assert.equal(got.background, 'rgb(255, 255, 255)');
+    assert.deepEqual([...new Set(got.figures)], ['avoid']);
+    assert.equal(got.heading, 'avoid');
+    assert.ok(got.page && /A4/i.test(got.page.size) && got.page.margin, `an @page rule with A4 and margins: ${JSON.stringify(got.page)}`);
+  } finally {
+    await page.close();
+  }
+});
