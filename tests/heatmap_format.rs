@@ -114,9 +114,12 @@ fn fewer_digits_steps_down_to_the_last_digit() {
     assert_eq!(chain(Fmt::Exp(1)), [".1e", ".0e"]);
     assert_eq!(chain(Fmt::Percent(1)), [".1%", ".0%"]);
     assert_eq!(chain(Fmt::Int), ["d"]);
-    assert_eq!(Fmt::General(1).digits_text(), "1 significant digit");
-    assert_eq!(Fmt::Fixed(2).digits_text(), "2 decimals");
-    assert_eq!(Fmt::Fixed(0).digits_text(), "whole numbers");
+    assert_eq!(Fmt::General(1).digits_text(), "to 1 significant digit");
+    assert_eq!(Fmt::General(2).digits_text(), "to 2 significant digits");
+    assert_eq!(Fmt::Exp(0).digits_text(), "to 1 significant digit");
+    assert_eq!(Fmt::Fixed(2).digits_text(), "to 2 decimals");
+    assert_eq!(Fmt::Fixed(0).digits_text(), "as whole numbers");
+    assert_eq!(Fmt::Percent(1).digits_text(), "to 1 decimal of a percent");
 }
 
 #[test]

@@ -204,15 +204,17 @@ impl Fmt {
         }
     }
 
-    /// What this spec keeps of a number, for a figure's note: "1 significant digit", "2 decimals".
+    /// What this spec keeps of a number, for a figure's note ("numbers …"):
+    /// "to 1 significant digit", "to 2 decimals", "as whole numbers", "as whole percentages".
     pub fn digits_text(&self) -> String {
-        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let plural = |n: usize, what: &str| format!("to {n} {what}{}", if n == 1 { "" } else { "s" });
         match *self {
             Fmt::General(p) => plural(p.max(1), "significant digit"),
             Fmt::Exp(p) => plural(p + 1, "significant digit"),
-            Fmt::Fixed(0) | Fmt::Percent(0) => "whole numbers".to_string(),
-            Fmt::Fixed(p) | Fmt::Percent(p) => plural(p, "decimal"),
-            Fmt::Int => "whole numbers".to_string(),
+            Fmt::Fixed(0) | Fmt::Int => "as whole numbers".to_string(),
+            Fmt::Percent(0) => "as whole percentages".to_string(),
+            Fmt::Fixed(p) => plural(p, "decimal"),
+            Fmt::Percent(p) => plural(p, "decimal") + " of a percent",
         }
     }
 }

@@ -402,7 +402,7 @@ impl Viz {
     #[wasm_bindgen(js_name = preferredSize)]
     pub fn preferred_size(&self, view: &str) -> Result<Vec<u32>, JsError> {
         let view = views::view(self.config(), self.session.trace(), view).map_err(js_err)?;
-        let (w, h) = heatmap::preferred_size(&view);
+        let (w, h) = heatmap::preferred_size(&view, heatmap::Fmt::default());
         Ok(vec![w, h])
     }
 
@@ -422,7 +422,13 @@ pub fn render_svg(config_json: &str, view: &str, palette: Option<String>) -> Res
 fn style(dpr: f64, dark: bool, palette: Option<String>, highlights: &[u32], show_title: bool) -> Style {
     let highlights = highlights
         .chunks_exact(4)
-        .map(|h| Highlight { r0: h[0] as usize, c0: h[1] as usize, r1: h[2] as usize, c1: h[3] as usize })
+        .map(|h| Highlight {
+            r0: h[0] as usize,
+            c0: h[1] as usize,
+            r1: h[2] as usize,
+            c1: h[3] as usize,
+            ..Highlight::default()
+        })
         .collect();
     let dpr = if dpr.is_finite() { dpr.clamp(0.5, 4.0) } else { 1.0 };
     Style {
@@ -433,6 +439,7 @@ fn style(dpr: f64, dark: bool, palette: Option<String>, highlights: &[u32], show
         highlights,
         show_title,
         show_labels: true,
+        ..Style::default()
     }
 }
 
