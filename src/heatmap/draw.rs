@@ -468,7 +468,7 @@ fn wrap_lines(text: &str, max_w: f64, font: f64, min_font: f64, max_lines: usize
 }
 
 /// `text` split at the space that makes its longer half shortest, preferring a break before
-/// an `=` by up to 4 characters ("scaled = scores / √d_k", "= scores / 1.73"), or unsplit
+/// an `=` by up to 6 characters ("scaled = scores / √d_k", "= scores / 1.73"), or unsplit
 /// when it has no space.
 fn split_in_two(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
@@ -479,7 +479,7 @@ fn split_in_two(text: &str) -> Vec<String> {
             let right: String = chars[i + 1..].iter().collect();
             let (left, right) = (left.trim_end().to_string(), right.trim_start().to_string());
             let longer = left.chars().count().max(right.chars().count());
-            (longer.saturating_sub(if right.starts_with('=') { 4 } else { 0 }), left, right)
+            (longer.saturating_sub(if right.starts_with('=') { 6 } else { 0 }), left, right)
         })
         .filter(|(_, l, r)| !l.is_empty() && !r.is_empty())
         .min_by_key(|(w, _, _)| *w);
