@@ -538,7 +538,8 @@ struct Numbers {
 /// The largest font (whole CSS pixels, at most [`FONT`]) at which every value written with
 /// `fmt` fits a cell of `cell_w` × `cell_h` device pixels, if it is at least [`MIN_FONT`];
 /// else the same with fewer digits; `None` when nothing fits.
-fn fit_numbers(values: &[f64], fmt: Fmt, cell_w: f64, cell_h: f64, s: f64) -> Option<Numbers> {
+/// `widest(f)` is the length of the longest value written with `f` (memoised by the caller).
+fn fit_numbers(widest: &mut impl FnMut(Fmt) -> usize, fmt: Fmt, cell_w: f64, cell_h: f64, s: f64) -> Option<Numbers> {
     let pad = 4.0 * s;
     // Formatting every value is the costly part of a layout: only do it when the cells
     // could hold one character at the smallest font.
@@ -548,7 +549,7 @@ fn fit_numbers(values: &[f64], fmt: Fmt, cell_w: f64, cell_h: f64, s: f64) -> Op
     let by_height = (cell_h - 2.0 * s) / s;
     let mut candidate = Some(fmt);
     while let Some(f) = candidate {
-        let widest = values.iter().map(|&v| f.format(v).chars().count()).max().unwrap_or(0).max(1);
+        let widest = widest(f).max(1);
         let by_width = (cell_w - pad) / (0.6 * widest as f64 * s);
         let font = (FONT.min(by_width).min(by_height) + 1e-9).floor();
         if font >= MIN_FONT {
@@ -616,11 +617,21 @@ impl Layout {
         // never change, so the decision only moves one way, and the same inputs always give
         // the same figure on every backend.
         let wanted = style.annotate != Some(false);
+        // Each spec's widest value, formatted once however many times the cells are tried.
+        let mut widths: Vec<(Fmt, usize)> = vec![];
+        let mut widest = |f: Fmt| match widths.iter().find(|(g, _)| *g == f) {
+            Some(&(_, w)) => w,
+            None => {
+                let w = view.values.data().iter().map(|&v| f.format(v).chars().count()).max().unwrap_or(0);
+                widths.push((f, w));
+                w
+            }
+        };
         let mut reserved = 0;
         let (mut f, mut numbers, mut note);
         loop {
             f = frame(title_h + note_band(reserved));
-            numbers = if wanted { fit_numbers(view.values.data(), style.fmt, f.cell_w, f.cell_h, s) } else { None };
+            numbers = if wanted { fit_numbers(&mut widest, style.fmt, f.cell_w, f.cell_h, s) } else { None };
             note = if wanted { numbers_note(style.fmt, numbers).map(|t| note_lines(&t)) } else { None };
             let lines = note.as_ref().map_or(0, |(l, _)| l.len());
             if lines <= reserved {
