@@ -499,7 +499,7 @@ fn parse_fmt(fmt: Option<String>) -> Result<Fmt, JsError> {
 
 /// The outlines of a flat `[kind, r0, c0, r1, c1, …]`.
 fn parse_highlights(flat: &[u32]) -> Result<Vec<Highlight>, JsError> {
-    if flat.len() % 5 != 0 {
+    if !flat.len().is_multiple_of(5) {
         return Err(js_err(format!(
             "highlights are flat [kind, r0, c0, r1, c1, …]: got {} numbers, not a multiple of 5",
             flat.len()
