@@ -10,6 +10,7 @@
 //! callers.
 
 use crate::config::{Config, Mechanism, Scale};
+use crate::math::kernels::{exp_shifted_into, min_max};
 use crate::math::{naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
 
 /// How a query is compared with a key. Only the dot product exists today;
@@ -89,12 +90,18 @@ pub struct SelfTrace {
 }
 
 /// The walk-through of document 000 for one query i: its scores against every
-/// key, its weights, each weighted value w_j·v_j, and their sum.
+/// key (q_i·k_j), scaled (÷ scale), the stable softmax's exponentials and their
+/// sum, the weights, each weighted value w_j·v_j, and their sum.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueryBreakdown {
     pub index: usize,
     pub scores: Vec<f64>,
     pub scaled: Vec<f64>,
+    /// exp(scaled_j − max_j scaled), as the stable softmax computes them (the same kernel).
+    pub exp: Vec<f64>,
+    /// Σ_j exp_j, summed in the stable softmax's order; the weights are exp_j / sum
+    /// (to rounding: an incrementally updated trace divides by its own running sum).
+    pub sum: f64,
     pub weights: Vec<f64>,
     /// Row j is w_j · v_j.
     pub terms: Matrix,
@@ -211,6 +218,10 @@ pub(crate) fn breakdown(
     v: &Matrix,
 ) -> QueryBreakdown {
     let w = weights.row(index).to_vec();
+    let row = scaled.row(index);
+    let (_, max) = min_max(row);
+    let mut exp = vec![0.0; row.len()];
+    let sum = exp_shifted_into(row, max, &mut exp);
     let mut terms = Matrix::zeros(v.rows(), v.cols());
     let mut context = vec![0.0; v.cols()];
     for (j, &wj) in w.iter().enumerate() {
@@ -222,7 +233,9 @@ pub(crate) fn breakdown(
     QueryBreakdown {
         index,
         scores: scores.row(index).to_vec(),
-        scaled: scaled.row(index).to_vec(),
+        scaled: row.to_vec(),
+        exp,
+        sum,
         weights: w,
         terms,
         context,
@@ -260,6 +273,9 @@ impl Trace {
                 Field::matrix("context", &t.context),
                 Field::vector("query.scores", &t.query.scores),
                 Field::vector("query.scaled", &t.query.scaled),
+                Field::vector("query.exp", &t.query.exp),
+                // A scalar, as a vector of length 1 (`Field` has no scalar shape).
+                Field::vector("query.sum", std::slice::from_ref(&t.query.sum)),
                 Field::vector("query.weights", &t.query.weights),
                 Field::matrix("query.terms", &t.query.terms),
                 Field::vector("query.context", &t.query.context),

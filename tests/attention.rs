@@ -75,6 +75,35 @@ fn seed_000_single_word_walkthrough() {
     }
 }
 
+/// q₀·kⱼ → ÷√d_k → exp → ÷Σ → weights, each step against NumPy
+/// (tests/fixtures/numpy-query-steps.json, scripts/gen_query_steps.py).
+#[test]
+fn single_query_steps_match_numpy() {
+    let steps: serde_json::Value = serde_json::from_str(include_str!("fixtures/numpy-query-steps.json")).unwrap();
+    for name in ["seed-000", "seed-001", "seed-002"] {
+        let g = &steps[if name == "seed-001" { "seed-000" } else { name }];
+        let mut config = preset(name).unwrap();
+        config.query = g["query"].as_u64().unwrap() as usize;
+        let Trace::SelfAttention(t) = compute(&config).unwrap() else { unreachable!() };
+        let q = &t.query;
+        assert_eq!(t.scale, num(&g["scale"]), "{name}");
+        assert_close(&format!("{name} scores"), &q.scores, &vector(&g["scores"]), 1e-15);
+        assert_close(&format!("{name} scaled"), &q.scaled, &vector(&g["scaled"]), 1e-15);
+        assert_close(&format!("{name} exp"), &q.exp, &vector(&g["exp"]), 1e-15);
+        assert_close(&format!("{name} sum"), &[q.sum], &[num(&g["sum"])], 1e-15);
+        assert_close(&format!("{name} weights"), &q.weights, &vector(&g["weights"]), 1e-15);
+        // The largest scaled score's exponential is exactly 1, and the weights are exp / sum.
+        assert!(q.exp.contains(&1.0), "{name}: {:?}", q.exp);
+        let divided: Vec<f64> = q.exp.iter().map(|e| e / q.sum).collect();
+        assert_eq!(divided, q.weights, "{name}: weights = exp / sum");
+    }
+    // As the documents print them.
+    let t = self_trace("seed-000");
+    assert_eq!(t.query.scores, vec![8.0, 2.0, 10.0, 2.0]);
+    assert_printed("exp", &t.query.exp, &[0.31515190, 0.00986461, 1.0, 0.00986461], 8);
+    assert_printed("sum", &[t.query.sum], &[1.33488111], 8);
+}
+
 #[test]
 fn seed_002_without_projections() {
     let r = &seed_values()["seed_002"];
@@ -197,12 +226,18 @@ fn fields_name_every_stage() {
         "weights",
         "context",
         "query.scores",
+        "query.scaled",
+        "query.exp",
+        "query.sum",
         "query.weights",
         "query.terms",
         "query.context",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
+    let t = compute(&preset("seed-001").unwrap()).unwrap();
+    assert_eq!(t.field("query.exp").unwrap().shape, vec![4]);
+    assert_eq!(t.field("query.sum").unwrap().shape, vec![1], "a scalar, as a vector of length 1");
     let cross = compute(&preset("seed-003").unwrap()).unwrap();
     assert_eq!(cross.field("applied").unwrap().shape, vec![3, 4]);
     assert_eq!(cross.field("context").unwrap().shape, vec![3]);

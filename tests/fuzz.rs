@@ -14,7 +14,7 @@
 
 use attention_viz::attention::compute;
 use attention_viz::config::Config;
-use attention_viz::heatmap::draw::{draw, Colors, Highlight, Layout, Style, Theme};
+use attention_viz::heatmap::draw::{draw, Colors, Highlight, HighlightKind, Layout, Style, Theme};
 use attention_viz::heatmap::{raster, to_svg};
 use attention_viz::share::{self, base64url_encode};
 use attention_viz::views::{self, ALL_VIEWS};
@@ -133,7 +133,7 @@ fn exercise_config(config: &Config, style: &Style, input: &str, counts: &Counts)
             }
         } else {
             let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
-            let (w, h) = attention_viz::heatmap::preferred_size(&view);
+            let (w, h) = attention_viz::heatmap::preferred_size(&view, style.fmt);
             let layout = Layout::new(&view, &colors, style, w, h);
             let blits = raster(&view, &colors, &layout, &style.theme);
             prop_assert!(blits.iter().all(|b| b.rgba.len() == (b.width * b.height * 4) as usize));
@@ -582,13 +582,15 @@ fn case() -> BoxedStrategy<Case> {
         text(),
     ]);
     let dpr = prop_oneof![8 => prop::sample::select(vec![1.0, 2.0, 1.5, 0.5, 3.0]), 1 => prop::sample::select(vec![0.0, -1.0, f64::NAN, 0.1, 8.0])];
-    let highlight =
-        prop::option::of((0usize..8, 0usize..8, 0usize..9, 0usize..9).prop_map(|(r0, c0, r1, c1)| Highlight {
+    let highlight = prop::option::of(
+        (0u32..3, 0usize..8, 0usize..8, 0usize..9, 0usize..9).prop_map(|(k, r0, c0, r1, c1)| Highlight {
+            kind: HighlightKind::from_code(k).unwrap(),
             r0,
             c0,
             r1,
             c1,
-        }));
+        }),
+    );
     (document, link_text, any::<bool>(), palette, dpr, highlight, prop::option::of(any::<bool>()))
         .prop_map(|(text, link, dark, palette, dpr, highlight, annotate)| Case {
             text,

@@ -6,11 +6,121 @@
 //! `format_g`) and the string Python's `format(x, spec)` produced. The
 //! annotation strings of real seaborn figures are checked in
 //! `heatmap_palette.rs`, together with their cell colours.
+//!
+//! `tests/fixtures/python-format.json` (written by `scripts/gen_python_format.py`)
+//! holds Python's `format(x, spec)` for ~200 values × every spec seaborn's
+//! `heatmap(fmt=…)` takes; [`Fmt`] must write each one character for character.
 
 mod common;
 
-use attention_viz::heatmap::format::{format_g, format_g2};
+use attention_viz::heatmap::format::{format_g, format_g2, Fmt};
 use common::{num as parse_f64, seaborn_goldens as goldens};
+use serde_json::Value;
+
+fn python_format() -> Value {
+    serde_json::from_str(include_str!("fixtures/python-format.json")).unwrap()
+}
+
+#[test]
+fn every_spec_matches_python_format() {
+    let doc = python_format();
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 200 * 20, "{} cases", cases.len());
+    let mut failures = vec![];
+    let mut specs_seen = std::collections::BTreeSet::new();
+    for case in cases {
+        let x = parse_f64(&case["x"]);
+        let spec = case["spec"].as_str().unwrap();
+        specs_seen.insert(spec.to_string());
+        let fmt = Fmt::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        match (case["s"].as_str(), case["error"].as_str()) {
+            (Some(want), _) => {
+                assert!(fmt.check(&[x]).is_ok(), "{spec} accepts {x:?}");
+                let got = fmt.format(x);
+                if got != want {
+                    failures.push(format!("format({x:?}, {spec:?}): python {want:?}, rust {got:?}"));
+                }
+            }
+            (None, Some(_)) => {
+                // Only `d` raises: for a finite value that is not whole, the view is refused;
+                // nan/inf are written as every other spec writes them (seaborn never annotates them).
+                assert_eq!(spec, "d");
+                if x.is_finite() {
+                    let e = fmt.check(&[1.0, x]).unwrap_err();
+                    assert!(e.starts_with("fmt \"d\" needs whole numbers; this view has "), "{e}");
+                } else {
+                    assert!(fmt.check(&[x]).is_ok());
+                    assert_eq!(fmt.format(x), format_g(x, 2));
+                }
+            }
+            _ => panic!("case without s or error: {case}"),
+        }
+    }
+    for spec in [".2g", ".3g", ".4g", ".2f", ".0f", ".2e", ".1%", "d", "g", "f", "e", "%"] {
+        assert!(specs_seen.contains(spec), "no cases for {spec}");
+    }
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn specs_parse_once_and_print_canonically() {
+    assert_eq!(Fmt::default(), Fmt::General(2));
+    assert_eq!(Fmt::parse(".2g"), Ok(Fmt::General(2)));
+    assert_eq!(Fmt::parse("g"), Ok(Fmt::General(6)));
+    assert_eq!(Fmt::parse("%"), Ok(Fmt::Percent(6)));
+    assert_eq!(Fmt::parse(".0f"), Ok(Fmt::Fixed(0)));
+    assert_eq!(Fmt::parse(".12e"), Ok(Fmt::Exp(12)));
+    assert_eq!(Fmt::parse("d"), Ok(Fmt::Int));
+    for spec in [".2g", ".3g", ".0f", ".2f", ".2e", ".1%", "d", ".17g"] {
+        assert_eq!(Fmt::parse(spec).unwrap().to_string(), spec);
+    }
+    assert_eq!(Fmt::parse("f").unwrap().to_string(), ".6f");
+}
+
+#[test]
+fn bad_specs_say_what_is_accepted() {
+    for bad in [".2q", "", "2g", ".g", ".2", "x", ".2d", "+.2f", ".2G", "10.2f", ",.2f", ".-1g", "é", ".2gg"] {
+        let e = Fmt::parse(bad).unwrap_err();
+        assert!(e.contains("is not one of seaborn's format specs: use .2g, .3g, .2f, .0f, d, .1%, .2e"), "{bad}: {e}");
+    }
+    assert_eq!(
+        Fmt::parse(".2q").unwrap_err(),
+        "fmt \".2q\" is not one of seaborn's format specs: use .2g, .3g, .2f, .0f, d, .1%, .2e \
+         (or g, f, e, % with Python's default precision 6)"
+    );
+    assert!(Fmt::parse(".101g").unwrap_err().contains("at most 100"));
+    assert!(Fmt::parse(".99999999999999999999999g").unwrap_err().contains("at most 100"));
+}
+
+#[test]
+fn d_needs_whole_numbers() {
+    let d = Fmt::Int;
+    assert!(d.check(&[1.0, -3.0, 0.0, -0.0, 1e300, f64::NAN, f64::INFINITY]).is_ok());
+    assert_eq!(
+        d.check(&[8.0, 0.23608986335744747]).unwrap_err(),
+        "fmt \"d\" needs whole numbers; this view has 0.236… (use .2g, .2f or .0f)"
+    );
+    assert_eq!(d.check(&[2.5]).unwrap_err(), "fmt \"d\" needs whole numbers; this view has 2.5 (use .2g, .2f or .0f)");
+    assert_eq!(d.format(1400.0), "1400");
+    assert_eq!(d.format(-0.0), "0");
+    assert!(Fmt::General(2).check(&[0.5]).is_ok());
+}
+
+#[test]
+fn fewer_digits_steps_down_to_the_last_digit() {
+    let chain = |f: Fmt| std::iter::successors(Some(f), Fmt::fewer_digits).map(|f| f.to_string()).collect::<Vec<_>>();
+    assert_eq!(chain(Fmt::General(3)), [".3g", ".2g", ".1g"]);
+    assert_eq!(chain(Fmt::Fixed(2)), [".2f", ".1f", ".0f"]);
+    assert_eq!(chain(Fmt::Exp(1)), [".1e", ".0e"]);
+    assert_eq!(chain(Fmt::Percent(1)), [".1%", ".0%"]);
+    assert_eq!(chain(Fmt::Int), ["d"]);
+    assert_eq!(Fmt::General(1).digits_text(), "to 1 significant digit");
+    assert_eq!(Fmt::General(2).digits_text(), "to 2 significant digits");
+    assert_eq!(Fmt::Exp(0).digits_text(), "to 1 significant digit");
+    assert_eq!(Fmt::Fixed(2).digits_text(), "to 2 decimals");
+    assert_eq!(Fmt::Fixed(0).digits_text(), "as whole numbers");
+    assert_eq!(Fmt::Percent(1).digits_text(), "to 1 decimal of a percent");
+}
 
 #[test]
 fn python_format_g_cases() {

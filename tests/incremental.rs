@@ -43,6 +43,8 @@ fn assert_same(session: &Session) {
         assert_matrix_eq(name, x, y);
     }
     assert_matrix_eq("query.context", &Matrix::row_vector(&a.query.context), &Matrix::row_vector(&b.query.context));
+    assert_matrix_eq("query.exp", &Matrix::row_vector(&a.query.exp), &Matrix::row_vector(&b.query.exp));
+    assert_matrix_eq("query.sum", &Matrix::row_vector(&[a.query.sum]), &Matrix::row_vector(&[b.query.sum]));
 }
 
 fn random_config(seed: u32, n: usize, d: usize, projections: bool) -> Config {

@@ -139,3 +139,80 @@ fn simd_kernels_match_their_scalar_twins_bit_for_bit() {
         }
     }
 }
+
+/// The message of a binding's error.
+fn message(e: wasm_bindgen::JsError) -> String {
+    let v: JsValue = e.into();
+    Reflect::get(&v, &"message".into()).unwrap().as_string().unwrap()
+}
+
+fn get(o: &JsValue, key: &str) -> JsValue {
+    Reflect::get(o, &key.into()).unwrap()
+}
+
+fn canvas(width: u32, height: u32) -> web_sys::HtmlCanvasElement {
+    use wasm_bindgen::JsCast;
+    let c: web_sys::HtmlCanvasElement = js_sys::eval("document.createElement('canvas')").unwrap().dyn_into().unwrap();
+    c.set_width(width);
+    c.set_height(height);
+    c
+}
+
+#[wasm_bindgen_test]
+fn fmt_and_contrast_through_the_bindings() {
+    use attention_viz::web::{render_svg, Viz};
+    let viz = Viz::new(&preset_json("seed-001").unwrap()).unwrap();
+    let svg = viz.to_svg("weights", None, Some(".1%".into()), Some("more".into())).unwrap();
+    assert!(svg.contains("74.9%") && svg.contains("#000000"), "fmt and contrast reach the SVG");
+    let e = message(viz.to_svg("weights", None, Some(".2q".into()), None).unwrap_err());
+    assert!(e.starts_with("fmt \".2q\" is not one of seaborn's format specs: use .2g, .3g"), "{e}");
+    assert!(message(viz.to_svg("weights", None, None, Some("most".into())).unwrap_err()).contains("contrast"));
+    let e = message(viz.to_svg("weights", None, Some("d".into()), None).unwrap_err());
+    assert!(e.starts_with("fmt \"d\" needs whole numbers; this view has 0.236…"), "{e}");
+    assert!(render_svg(&preset_json("seed-003").unwrap(), "decoder_state", None, Some("d".into()))
+        .unwrap()
+        .contains(">\n20\n<"));
+    // The canvas: the same checks, and the outlines as 5-tuples.
+    let c = canvas(400, 200);
+    let hl = vec![0, 0, 0, 1, 4, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4];
+    viz.render("weights", c.clone(), 1.0, true, None, hl, true, Some(".3g".into()), Some("more".into())).unwrap();
+    let e =
+        message(viz.render("weights", c.clone(), 1.0, false, None, vec![0, 0, 1, 1], true, None, None).unwrap_err());
+    assert!(e.contains("not a multiple of 5"), "{e}");
+    let e =
+        message(viz.render("weights", c.clone(), 1.0, false, None, vec![3, 0, 0, 1, 1], true, None, None).unwrap_err());
+    assert!(e.contains("highlight kind 3"), "{e}");
+    assert!(viz.render("weights", c, 1.0, false, None, vec![], true, Some("x".into()), None).is_err());
+    assert_eq!(viz.preferred_size("weights", None).unwrap().len(), 2);
+    assert!(viz.preferred_size("weights", Some("?".into())).is_err());
+    assert_eq!(viz.cell_at("weights", 362, 164, 1.0, 60.0, 30.0, None).unwrap(), Some(vec![0, 0]));
+    assert_eq!(viz.cell_at("nope", 362, 164, 1.0, 60.0, 30.0, None).unwrap(), None);
+}
+
+#[wasm_bindgen_test]
+fn the_figure_as_text() {
+    use attention_viz::web::Viz;
+    let viz = Viz::new(&preset_json("seed-001").unwrap()).unwrap();
+    let d: JsValue = viz.describe("weights", None).unwrap().into();
+    assert_eq!(get(&d, "title").as_string().unwrap(), "weights = softmax(scaled)");
+    let cells = js_sys::Array::from(&get(&d, "cells"));
+    let row0: Vec<String> = js_sys::Array::from(&cells.get(0)).iter().map(|v| v.as_string().unwrap()).collect();
+    assert_eq!(row0, ["0.24", "0.0074", "0.75", "0.0074"]);
+    assert_eq!(js_sys::Array::from(&get(&d, "rowLabels")).get(3).as_string().unwrap(), "word_4");
+    assert!(get(&d, "note").is_null());
+    let c: JsValue = viz.cell_text("weights", 0, 2, Some(".3f".into())).unwrap().unwrap().into();
+    assert_eq!(get(&c, "value").as_string().unwrap(), "0.749");
+    assert_eq!(get(&c, "row").as_string().unwrap(), "word_1");
+    assert_eq!(get(&c, "col").as_string().unwrap(), "word_3");
+    assert!((get(&c, "full").as_f64().unwrap() - 0.7491303855446881).abs() < 1e-15);
+    assert!(viz.cell_text("weights", 9, 0, None).unwrap().is_none());
+    // paletteOf: a name that, passed back, keeps the colours.
+    assert_eq!(viz.palette_of("weights", None).unwrap(), "sequential");
+    assert_eq!(viz.palette_of("q", None).unwrap(), "purple");
+    assert_eq!(viz.palette_of("weights", Some("rocket".into())).unwrap(), "rocket");
+    // query.exp and query.sum, like the other query fields.
+    assert_eq!(viz.row("query.sum", 0).unwrap().to_vec().len(), 1);
+    let exp = viz.row("query.exp", 0).unwrap().to_vec();
+    assert_eq!(exp[2], 1.0);
+    assert!(viz.field("query.exp").is_some());
+}

@@ -7,8 +7,8 @@
 //! call per rectangle is too slow past a few thousand cells): the caller blits
 //! the RGBA buffers of [`raster`] first, then `draw` adds the text on top.
 
-use super::format::format_g2;
-use super::palette::{self, by_name, text_color_f64, Colormap, Rgb};
+use super::format::{format_g2, Fmt};
+use super::palette::{self, by_name, more_contrast, relative_luminance, text_color_f64, Colormap, Rgb};
 use crate::math::kernels::min_max;
 use crate::views::View;
 use plotters::coord::Shift;
@@ -20,34 +20,123 @@ pub const SHAPES_MAX_CELLS: usize = 1024;
 
 const TEXT_DARK: Rgb = palette::TEXT_DARK;
 
+/// What the gaps between cells are drawn in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gaps {
+    /// The background (seaborn's white `linecolor` on a white figure).
+    Background,
+    /// Whichever of the background and this colour contrasts more with the palette's darkest
+    /// colour: on a dark page, near-black cells (rocket's low end) would merge with
+    /// background-coloured gaps.
+    Contrasting(Rgb),
+}
+
 /// How the page around the heatmap looks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Theme {
-    /// Canvas background, also the colour of the gaps between cells (seaborn's white `linecolor`).
+    /// Canvas background (and, in the light theme, the colour of the gaps between cells).
     pub background: Rgb,
-    /// Titles, tick labels.
+    /// Titles, tick labels, notes, the keyboard cursor's outline.
     pub text: Rgb,
-    /// Outlines of highlighted cells.
+    /// The selected query's outline.
     pub accent: Rgb,
+    /// The hovered link's (dashed) outline: amber, distinct from the accent.
+    pub link: Rgb,
+    pub gaps: Gaps,
 }
 
+/// The dark theme's light gap colour: against any colour, the better of it and the dark
+/// background has a contrast ratio of at least 3.3:1 (WCAG's 3:1 for non-text).
+pub const DARK_GAP: Rgb = [0xc9, 0xd1, 0xd9];
+
 impl Theme {
+    /// seaborn's figure: white background, white gaps.
     pub fn light() -> Theme {
-        Theme { background: [255, 255, 255], text: TEXT_DARK, accent: [0x09, 0x69, 0xda] }
+        Theme {
+            background: [255, 255, 255],
+            text: TEXT_DARK,
+            accent: [0x09, 0x69, 0xda],
+            link: [0x9a, 0x67, 0x00],
+            gaps: Gaps::Background,
+        }
     }
 
     pub fn dark() -> Theme {
-        Theme { background: [0x16, 0x1b, 0x22], text: [0xe6, 0xed, 0xf3], accent: [0x58, 0xa6, 0xff] }
+        Theme {
+            background: [0x16, 0x1b, 0x22],
+            text: [0xe6, 0xed, 0xf3],
+            accent: [0x58, 0xa6, 0xff],
+            link: [0xd2, 0x99, 0x22],
+            gaps: Gaps::Contrasting(DARK_GAP),
+        }
+    }
+
+    /// The colour of the gaps between the cells of a figure coloured by `colors`.
+    pub fn gap_color(&self, colors: &Colors) -> Rgb {
+        match self.gaps {
+            Gaps::Background => self.background,
+            Gaps::Contrasting(c) => more_contrast(colors.darkest(), [self.background, c]),
+        }
+    }
+}
+
+/// What an outline means; each kind is drawn differently on every backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HighlightKind {
+    /// The selected query: a solid 2 px outline in the accent colour.
+    #[default]
+    Selected,
+    /// What a hovered weight links together: a dashed 2 px outline in the link colour (amber).
+    Link,
+    /// The keyboard cursor's cell: a thick (3 px) solid outline in the text colour.
+    Cursor,
+}
+
+impl HighlightKind {
+    /// The binding's code: 0 selected, 1 link, 2 cursor.
+    pub fn from_code(code: u32) -> Option<HighlightKind> {
+        match code {
+            0 => Some(HighlightKind::Selected),
+            1 => Some(HighlightKind::Link),
+            2 => Some(HighlightKind::Cursor),
+            _ => None,
+        }
     }
 }
 
 /// Cell rectangles to outline, in cell coordinates: rows `r0..r1`, columns `c0..c1`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Highlight {
+    pub kind: HighlightKind,
     pub r0: usize,
     pub c0: usize,
     pub r1: usize,
     pub c1: usize,
+}
+
+/// How annotation colours are chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Contrast {
+    /// seaborn's rule: `#262626` on cells of relative luminance above 0.408, white below.
+    #[default]
+    Seaborn,
+    /// Whichever of black and white has the higher WCAG contrast ratio with the cell:
+    /// at least 4.5:1 on every colour.
+    More,
+}
+
+impl Contrast {
+    /// `"seaborn"` or `"more"`.
+    pub fn parse(s: &str) -> Result<Contrast, String> {
+        match s.trim() {
+            "seaborn" => Ok(Contrast::Seaborn),
+            "more" => Ok(Contrast::More),
+            other => Err(format!(
+                "contrast {other:?} is not one of \"seaborn\" (seaborn's text colours) or \"more\" \
+                 (black or white, whichever contrasts more: at least 4.5:1)"
+            )),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -57,12 +146,27 @@ pub struct Style {
     pub theme: Theme,
     /// A palette name for `palette::by_name`; `None` takes the view's default.
     pub palette: Option<String>,
-    /// `None`: annotate when the text fits in the cells (seaborn's `annot=True` on a small grid).
+    /// `None` or `Some(true)`: annotate, with a smaller font or fewer digits if the cells
+    /// need it (and a note saying so); `Some(false)`: no numbers.
     pub annotate: Option<bool>,
+    /// seaborn's `fmt`: how each annotation is written.
+    pub fmt: Fmt,
+    pub contrast: Contrast,
     pub highlights: Vec<Highlight>,
     pub show_title: bool,
     /// Row/column tick labels and the colour bar's tick labels.
     pub show_labels: bool,
+}
+
+impl Style {
+    /// `dpr` as the layout uses it: at least 0.25, at most 64, and 1 when it is not a number.
+    pub fn scale(&self) -> f64 {
+        if self.dpr.is_finite() {
+            self.dpr.clamp(0.25, 64.0)
+        } else {
+            1.0
+        }
+    }
 }
 
 impl Default for Style {
@@ -72,6 +176,8 @@ impl Default for Style {
             theme: Theme::light(),
             palette: None,
             annotate: None,
+            fmt: Fmt::default(),
+            contrast: Contrast::Seaborn,
             highlights: vec![],
             show_title: true,
             show_labels: true,
@@ -93,37 +199,49 @@ pub struct Colors {
     /// colour bar's range, worked out once instead of once per cell.
     lo: f64,
     span: f64,
+    /// The palette name that gives these colours when passed back as `palette`.
+    name: String,
+    /// The entry of lowest relative luminance.
+    darkest: Rgb,
 }
 
 impl Colors {
     pub fn new(values: &[f64], palette: Option<&str>, default: &str) -> Colors {
-        // The SIMD scan skips NaN; only when it meets ±∞ are the finite values scanned again.
-        let (mut vmin, mut vmax) = min_max(values);
-        if !(vmin.is_finite() && vmax.is_finite()) {
-            (vmin, vmax) = (f64::INFINITY, f64::NEG_INFINITY);
-            for &v in values.iter().filter(|v| v.is_finite()) {
-                vmin = vmin.min(v);
-                vmax = vmax.max(v);
-            }
-        }
-        if vmin > vmax {
-            (vmin, vmax) = (0.0, 0.0);
-        }
+        let (vmin, vmax) = finite_range(values);
         let requested = palette.and_then(by_name);
         // Scores can be negative: a one-sided light palette would hide the sign.
         let diverging = match palette {
             Some(p) if requested.is_some() => p.starts_with("diverging") || p.starts_with("vlag"),
             _ => vmin < 0.0 && vmax > 0.0,
         };
-        let base = match requested {
-            Some(cmap) => cmap,
-            None if diverging => palette::diverging(),
-            None => by_name(default).unwrap_or_else(palette::sequential),
+        let (base, name) = match (requested, palette) {
+            (Some(cmap), Some(p)) => (cmap, p.to_string()),
+            _ if diverging => (palette::diverging(), "diverging".to_string()),
+            _ => match by_name(default) {
+                Some(cmap) => (cmap, default.to_string()),
+                None => (palette::sequential(), "sequential".to_string()),
+            },
         };
         let cmap = if diverging { base.recentred(vmin, vmax, 0.0) } else { base };
         let rgb8 = cmap.rgb8_table();
+        let darkest = rgb8
+            .iter()
+            .copied()
+            .min_by(|a, b| relative_luminance(*a).total_cmp(&relative_luminance(*b)))
+            .unwrap_or([0, 0, 0]);
         let (lo, hi) = palette::nonsingular(vmin, vmax);
-        Colors { cmap, vmin, vmax, diverging, rgb8, lo, span: hi - lo }
+        Colors { cmap, vmin, vmax, diverging, rgb8, lo, span: hi - lo, name, darkest }
+    }
+
+    /// The palette these colours come from, as a name for `palette`: passing it back gives the
+    /// same colours (the requested name, `"diverging"` for signed data, or the view's default).
+    pub fn palette_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The colormap entry of lowest relative luminance, 8-bit (as drawn).
+    pub fn darkest(&self) -> Rgb {
+        self.darkest
     }
 
     /// Where `value` sits on the colormap, 0..1 (seaborn's norm).
@@ -143,6 +261,17 @@ impl Colors {
     /// Annotation colour by seaborn's luminance rule, decided on the float colour.
     pub fn text_color(&self, value: f64) -> Rgb {
         text_color_f64(self.cmap.at_f64(self.norm(value)))
+    }
+
+    /// Annotation colour of a cell under `contrast`: seaborn's rule, or black/white by the
+    /// higher WCAG contrast ratio with the cell's drawn (8-bit) colour. Non-finite cells
+    /// (grey) get seaborn's dark text either way.
+    pub fn annotation_color(&self, value: f64, contrast: Contrast) -> Rgb {
+        match (self.color(value), contrast) {
+            (None, _) => TEXT_DARK,
+            (Some(_), Contrast::Seaborn) => self.text_color(value),
+            (Some(fill), Contrast::More) => more_contrast(fill, [palette::TEXT_BLACK, palette::TEXT_LIGHT]),
+        }
     }
 }
 
@@ -181,20 +310,73 @@ pub struct Layout {
     /// The cell grid, gaps included.
     pub grid: Rect,
     pub colorbar: Rect,
-    /// White gap between cells, device pixels (seaborn's `linewidths=1`).
+    /// Gap between cells, device pixels (seaborn's `linewidths=1`).
     pub gap: i32,
+    /// Tick labels' font, device pixels.
     pub font_px: f64,
+    /// Whether the cells carry their numbers.
     pub annotate: bool,
-    pub title_y: i32,
+    /// The numbers' font, device pixels: `font_px`, or smaller (down to [`MIN_FONT`] CSS px) when
+    /// the numbers would not fit otherwise.
+    pub annot_font_px: f64,
+    /// The spec the numbers are written with: the style's, or one with fewer digits when even
+    /// the smallest font does not fit.
+    pub fmt: Fmt,
+    /// The title, on one or two lines (empty without a title).
+    pub title: TextBlock,
+    /// What the figure says under its title when its numbers are smaller, shorter or hidden.
+    pub note: Option<TextBlock>,
+}
+
+/// Lines of text centred on `x`, the first line's middle at `y`, `line_height` apart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextBlock {
+    pub lines: Vec<String>,
+    pub font_px: f64,
+    pub x: i32,
+    pub y: i32,
+    pub line_height: f64,
+}
+
+impl TextBlock {
+    /// The estimated width of the widest line, device pixels.
+    pub fn width(&self) -> f64 {
+        text_width(max_chars(self.lines.iter()), self.font_px)
+    }
+
+    /// The estimated horizontal extent, `(left, right)`.
+    pub fn extent(&self) -> (f64, f64) {
+        let half = self.width() / 2.0;
+        (self.x as f64 - half, self.x as f64 + half)
+    }
+
+    fn positions(&self) -> impl Iterator<Item = (&String, (i32, i32))> {
+        self.lines.iter().enumerate().map(|(k, l)| (l, (self.x, self.y + (k as f64 * self.line_height).round() as i32)))
+    }
 }
 
 /// CSS-pixel sizes of the fixed parts.
 const FONT: f64 = 12.0;
 const TITLE: f64 = 22.0;
+const TITLE_FONT: f64 = FONT * 1.1;
 const BAR: f64 = 12.0;
 const BAR_GAP: f64 = 10.0;
+/// The smallest annotation font, CSS pixels: below it numbers are shortened, then hidden.
+pub const MIN_FONT: f64 = 8.0;
+/// The smallest title font, CSS pixels, before the title is cut with "…".
+const MIN_TITLE_FONT: f64 = 9.0;
+const NOTE_FONT: f64 = 10.0;
+/// Left and right margin of the title and note, CSS pixels.
+const MARGIN: f64 = 4.0;
+/// How much wider than its grid needs a preferred size grows to keep the title on one line, CSS pixels.
+const TITLE_WIDEN: f64 = 80.0;
 
-fn text_width(chars: usize, font_px: f64) -> f64 {
+/// The note of a figure whose cells cannot hold its numbers at all.
+pub const HIDDEN_NOTE: &str = "numbers hidden: cells too small — hover or focus a cell to read it";
+
+/// Estimated width of `chars` characters of a sans-serif font: 0.6 em each (wider than
+/// digits and most letters, so estimates err on the side of room).
+pub fn text_width(chars: usize, font_px: f64) -> f64 {
     chars as f64 * font_px * 0.6
 }
 
@@ -205,56 +387,298 @@ fn max_chars<'a>(labels: impl Iterator<Item = &'a String>) -> usize {
 /// Labels longer than this are cut with an ellipsis so one long token cannot squeeze the grid.
 pub const MAX_LABEL_CHARS: usize = 14;
 
-fn clip_label(label: &str) -> String {
-    if label.chars().count() <= MAX_LABEL_CHARS {
+/// `label` cut to at most `max` characters, the last one "…" when cut.
+pub fn clip_to(label: &str, max: usize) -> String {
+    if label.chars().count() <= max {
         label.to_string()
     } else {
-        let mut s: String = label.chars().take(MAX_LABEL_CHARS - 1).collect();
+        let mut s: String = label.chars().take(max.saturating_sub(1)).collect();
         s.push('…');
         s
     }
 }
 
+fn clip_label(label: &str) -> String {
+    clip_to(label, MAX_LABEL_CHARS)
+}
+
+/// `text` in at most two lines that fit `max_w` device pixels: one line at `font` if it fits,
+/// else split at the space that balances the two lines, then a smaller font (down to
+/// `min_font`), then each line cut with "…".
+fn fit_lines(text: &str, max_w: f64, font: f64, min_font: f64) -> (Vec<String>, f64) {
+    let n = text.chars().count();
+    if n == 0 || text_width(n, font) <= max_w {
+        return (vec![text.to_string()], font);
+    }
+    let lines = split_in_two(text);
+    let widest = max_chars(lines.iter()).max(1);
+    if text_width(widest, font) <= max_w {
+        return (lines, font);
+    }
+    // The largest font (in steps of half a pixel) that fits, if it is not too small.
+    let f = ((max_w / (0.6 * widest as f64)) * 2.0 + 1e-9).floor() / 2.0;
+    if f >= min_font {
+        return (lines, f);
+    }
+    let keep = ((max_w / (0.6 * min_font)) + 1e-9).floor().max(1.0) as usize;
+    (lines.iter().map(|l| clip_to(l, keep)).collect(), min_font)
+}
+
+/// `text` word-wrapped into at most `max_lines` lines that fit `max_w` device pixels, at the
+/// largest font from `font` down to `min_font` (in half-pixel steps) that needs no cut; at
+/// `min_font`, the last line is cut with "…" when even that does not fit.
+fn wrap_lines(text: &str, max_w: f64, font: f64, min_font: f64, max_lines: usize) -> (Vec<String>, f64) {
+    let wrap = |f: f64| {
+        let per_line = ((max_w / (0.6 * f)) + 1e-9).floor().max(1.0) as usize;
+        let mut lines: Vec<String> = vec![];
+        for word in text.split(' ') {
+            match lines.last_mut() {
+                Some(line) if line.chars().count() + 1 + word.chars().count() <= per_line => {
+                    line.push(' ');
+                    line.push_str(word);
+                }
+                _ => lines.push(word.to_string()),
+            }
+        }
+        let fits = lines.len() <= max_lines && lines.iter().all(|l| l.chars().count() <= per_line);
+        (lines, per_line, fits)
+    };
+    let mut f = font;
+    loop {
+        let (lines, per_line, fits) = wrap(f);
+        let fits = fits || !f.is_finite();
+        if fits {
+            return (lines, f);
+        }
+        if f - 0.5 < min_font {
+            let mut kept: Vec<String> =
+                lines.into_iter().take(max_lines.max(1)).map(|l| clip_to(&l, per_line)).collect();
+            if let Some(last) = kept.last_mut() {
+                if !last.ends_with('…') {
+                    *last = clip_to(&format!("{last} …"), per_line);
+                    if !last.ends_with('…') {
+                        last.push('…');
+                    }
+                }
+            }
+            return (kept, f);
+        }
+        f = ((f - 0.5) * 2.0).round() / 2.0;
+    }
+}
+
+/// `text` split at the space that makes its longer half shortest, preferring a break before
+/// an `=` by up to 6 characters ("scaled = scores / √d_k", "= scores / 1.73"), or unsplit
+/// when it has no space.
+fn split_in_two(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let best = (1..chars.len())
+        .filter(|&i| chars[i] == ' ')
+        .map(|i| {
+            let left: String = chars[..i].iter().collect();
+            let right: String = chars[i + 1..].iter().collect();
+            let (left, right) = (left.trim_end().to_string(), right.trim_start().to_string());
+            let longer = left.chars().count().max(right.chars().count());
+            (longer.saturating_sub(if right.starts_with('=') { 6 } else { 0 }), left, right)
+        })
+        .filter(|(_, l, r)| !l.is_empty() && !r.is_empty())
+        .min_by_key(|(w, _, _)| *w);
+    match best {
+        Some((_, l, r)) => vec![l, r],
+        None => vec![text.to_string()],
+    }
+}
+
+/// The figure's title lines and font at canvas width `width` (device pixels, scale `s`).
+fn title_lines(title: &str, width: f64, s: f64) -> (Vec<String>, f64) {
+    fit_lines(title, width - 2.0 * MARGIN * s, TITLE_FONT * s, MIN_TITLE_FONT * s)
+}
+
+/// Height of the band above the grid that holds `lines` title lines of `font`, device pixels.
+fn title_band(show_title: bool, lines: usize, font: f64, s: f64) -> f64 {
+    if show_title {
+        TITLE * s + lines.saturating_sub(1) as f64 * font * 1.25
+    } else {
+        6.0 * s
+    }
+}
+
+/// The horizontal chrome around the grid, device pixels: (left: row labels, right: colour bar and its ticks).
+fn side_chrome(view: &View, vmin: f64, vmax: f64, s: f64) -> (f64, f64) {
+    let font_px = FONT * s;
+    let row_chars = max_chars(view.row_labels.iter()).min(MAX_LABEL_CHARS);
+    let tick_chars = colorbar_ticks(vmin, vmax, 5).iter().map(|(_, l)| l.chars().count()).max().unwrap_or(1);
+    let left = text_width(row_chars, font_px) + 8.0 * s;
+    let right = BAR_GAP * s + BAR * s + 6.0 * s + text_width(tick_chars, font_px) + 4.0 * s;
+    (left, right)
+}
+
+/// A note's lines and font at canvas width `width` (device pixels, scale `s`).
+fn note_lines(text: &str, width: f64, s: f64) -> (Vec<String>, f64) {
+    wrap_lines(text, width - 2.0 * MARGIN * s, NOTE_FONT * s, MIN_FONT * s, 3)
+}
+
+/// Height of the band under the title that holds `lines` note lines, device pixels.
+fn note_band(lines: usize, s: f64) -> f64 {
+    if lines == 0 {
+        0.0
+    } else {
+        lines as f64 * NOTE_FONT * s * 1.3 + 4.0 * s
+    }
+}
+
+/// How a grid's numbers are drawn, if at all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Numbers {
+    fmt: Fmt,
+    /// CSS pixels, whole.
+    font: f64,
+}
+
+/// The largest font (whole CSS pixels, at most [`FONT`]) at which every value written with
+/// `fmt` fits a cell of `cell_w` × `cell_h` device pixels, if it is at least [`MIN_FONT`];
+/// else the same with fewer digits; `None` when nothing fits.
+/// `widest(f)` is the length of the longest value written with `f` (memoised by the caller).
+fn fit_numbers(widest: &mut impl FnMut(Fmt) -> usize, fmt: Fmt, cell_w: f64, cell_h: f64, s: f64) -> Option<Numbers> {
+    let pad = 4.0 * s;
+    // Formatting every value is the costly part of a layout: only do it when the cells
+    // could hold one character at the smallest font.
+    if cell_w < text_width(1, MIN_FONT * s) + pad || cell_h < (MIN_FONT + 2.0) * s {
+        return None;
+    }
+    let by_height = (cell_h - 2.0 * s) / s;
+    let mut candidate = Some(fmt);
+    while let Some(f) = candidate {
+        let widest = widest(f).max(1);
+        let by_width = (cell_w - pad) / (0.6 * widest as f64 * s);
+        let font = (FONT.min(by_width).min(by_height) + 1e-9).floor();
+        if font >= MIN_FONT {
+            return Some(Numbers { fmt: f, font });
+        }
+        candidate = f.fewer_digits();
+    }
+    None
+}
+
+/// The note that says how the numbers differ from the style's (or that they are hidden).
+fn numbers_note(asked: Fmt, numbers: Option<Numbers>) -> Option<String> {
+    let n = match numbers {
+        None => return Some(HIDDEN_NOTE.to_string()),
+        Some(n) => n,
+    };
+    let at = if n.font < FONT { format!(" at {} px", n.font) } else { String::new() };
+    if n.fmt != asked {
+        Some(format!("numbers {}{at} (fmt {asked} does not fit)", n.fmt.digits_text()))
+    } else if n.font < FONT {
+        Some(format!("numbers at {} px", n.font))
+    } else {
+        None
+    }
+}
+
+/// The grid and colour bar rectangles, gap and cell size for a band of `top` device pixels above.
+struct Frame {
+    grid: Rect,
+    colorbar: Rect,
+    gap: i32,
+    cell_w: f64,
+    cell_h: f64,
+}
+
 impl Layout {
     pub fn new(view: &View, colors: &Colors, style: &Style, width: u32, height: u32) -> Layout {
-        let s = style.dpr.max(0.25);
+        let s = style.scale();
         let font_px = FONT * s;
         let (rows, cols) = view.values.shape();
-        let row_chars = max_chars(view.row_labels.iter()).min(MAX_LABEL_CHARS);
-        let tick_chars =
-            colorbar_ticks(colors.vmin, colors.vmax, 5).iter().map(|(_, l)| l.chars().count()).max().unwrap_or(1);
-        let top = if style.show_title { TITLE * s } else { 6.0 * s };
-        let left = text_width(row_chars, font_px) + 8.0 * s;
+        let (left, right) = side_chrome(view, colors.vmin, colors.vmax, s);
         let bottom = font_px + 10.0 * s;
-        let right = BAR_GAP * s + BAR * s + 6.0 * s + text_width(tick_chars, font_px) + 4.0 * s;
-        let gx0 = left.round() as i32;
-        let gy0 = top.round() as i32;
-        let gx1 = (width as f64 - right).round().max(gx0 as f64 + 1.0) as i32;
-        let gy1 = (height as f64 - bottom).round().max(gy0 as f64 + 1.0) as i32;
-        let grid = Rect { x0: gx0, y0: gy0, x1: gx1, y1: gy1 };
-        let bx0 = gx1 + (BAR_GAP * s).round() as i32;
-        let colorbar = Rect { x0: bx0, y0: gy0, x1: bx0 + (BAR * s).round() as i32, y1: gy1 };
-        let cell_w = grid.width() as f64 / cols.max(1) as f64;
-        let cell_h = grid.height() as f64 / rows.max(1) as f64;
-        let gap = if cell_w.min(cell_h) >= 4.0 * s { s.round().max(1.0) as i32 } else { 0 };
-        // Formatting every value is the costly part of a layout: only do it when
-        // the cells could hold a short annotation at all.
-        let could_fit = cell_w >= text_width(1, font_px) + 4.0 * s && cell_h >= font_px + 2.0 * s;
-        let fits = could_fit && {
-            let widest = view.values.data().iter().map(|&v| format_g2(v).chars().count()).max().unwrap_or(0);
-            cell_w >= text_width(widest, font_px) + 4.0 * s
+        let (title, title_font) =
+            if style.show_title { title_lines(&view.title, width as f64, s) } else { (vec![], TITLE_FONT * s) };
+        let title_h = title_band(style.show_title, title.len(), title_font, s);
+        let frame = |top: f64| {
+            let gx0 = left.round() as i32;
+            let gy0 = top.round() as i32;
+            let gx1 = (width as f64 - right).round().max(gx0 as f64 + 1.0) as i32;
+            let gy1 = (height as f64 - bottom).round().max(gy0 as f64 + 1.0) as i32;
+            let grid = Rect { x0: gx0, y0: gy0, x1: gx1, y1: gy1 };
+            let bx0 = gx1 + (BAR_GAP * s).round() as i32;
+            let colorbar = Rect { x0: bx0, y0: gy0, x1: bx0 + (BAR * s).round() as i32, y1: gy1 };
+            let cell_w = grid.width() as f64 / cols.max(1) as f64;
+            let cell_h = grid.height() as f64 / rows.max(1) as f64;
+            let gap = if cell_w.min(cell_h) >= 4.0 * s { s.round().max(1.0) as i32 } else { 0 };
+            Frame { grid, colorbar, gap, cell_w, cell_h }
         };
+        let note_line = NOTE_FONT * s * 1.3;
+        let note_lines = |text: &str| note_lines(text, width as f64, s);
+        let note_band = |lines: usize| note_band(lines, s);
+        // Numbers, and the note saying how they differ from the style's. A note takes room
+        // above the grid, which makes the cells shorter: lay out again with that room until
+        // the note fits the room (at most three times more, a note has at most three lines). Widths
+        // never change, so the decision only moves one way, and the same inputs always give
+        // the same figure on every backend.
+        let wanted = style.annotate != Some(false);
+        // Each spec's widest value, formatted once however many times the cells are tried.
+        let mut widths: Vec<(Fmt, usize)> = vec![];
+        let mut widest = |f: Fmt| match widths.iter().find(|(g, _)| *g == f) {
+            Some(&(_, w)) => w,
+            None => {
+                let w = view.values.data().iter().map(|&v| f.format(v).chars().count()).max().unwrap_or(0);
+                widths.push((f, w));
+                w
+            }
+        };
+        let mut reserved = 0;
+        let (mut f, mut numbers, mut note);
+        loop {
+            f = frame(title_h + note_band(reserved));
+            numbers = if wanted { fit_numbers(&mut widest, style.fmt, f.cell_w, f.cell_h, s) } else { None };
+            note = if wanted { numbers_note(style.fmt, numbers).map(|t| note_lines(&t)) } else { None };
+            let lines = note.as_ref().map_or(0, |(l, _)| l.len());
+            if lines <= reserved {
+                break;
+            }
+            reserved = lines;
+        }
+        let centre = (f.grid.x0 + f.grid.x1) / 2;
+        // Centred over the grid, moved in where that would cross the canvas edge.
+        let centred = |lines: &[String], font: f64| {
+            let half = text_width(max_chars(lines.iter()), font) / 2.0;
+            let lo = MARGIN * s + half;
+            let hi = width as f64 - MARGIN * s - half;
+            if lo > hi {
+                (width / 2) as i32
+            } else {
+                (centre as f64).clamp(lo, hi).round() as i32
+            }
+        };
+        let title = TextBlock {
+            x: centred(&title, title_font),
+            y: (TITLE * s / 2.0).round() as i32,
+            line_height: title_font * 1.25,
+            font_px: title_font,
+            lines: title,
+        };
+        let note = note.map(|(lines, font)| TextBlock {
+            x: centred(&lines, font),
+            y: (title_h + note_line / 2.0).round() as i32,
+            line_height: note_line,
+            font_px: font,
+            lines,
+        });
         Layout {
             width,
             height,
             rows,
             cols,
-            grid,
-            colorbar,
-            gap,
+            grid: f.grid,
+            colorbar: f.colorbar,
+            gap: f.gap,
             font_px,
-            annotate: style.annotate.unwrap_or(true) && fits,
-            title_y: (top / 2.0).round() as i32,
+            annotate: numbers.is_some(),
+            annot_font_px: numbers.map_or(font_px, |n| n.font * s),
+            fmt: numbers.map_or(style.fmt, |n| n.fmt),
+            title,
+            note,
         }
     }
 
@@ -275,6 +699,34 @@ impl Layout {
         let j = band_at(x - self.grid.x0 as f64, self.grid.width(), self.cols);
         let i = band_at(y - self.grid.y0 as f64, self.grid.height(), self.rows);
         Some((i, j))
+    }
+
+    /// The annotation of a value, as this layout writes it.
+    pub fn annotation(&self, value: f64) -> String {
+        self.fmt.format(value)
+    }
+
+    /// The row labels drawn, with their rows: every k-th when rows are too short for each.
+    pub fn row_labels(&self, view: &View) -> Vec<(usize, String)> {
+        let step = label_step(self.grid.height() as f64 / self.rows.max(1) as f64, self.font_px * 1.1);
+        view.row_labels.iter().enumerate().step_by(step).map(|(i, l)| (i, clip_label(l))).collect()
+    }
+
+    /// The column labels drawn, with their columns. Each label is cut with "…" to its own
+    /// cell's width, so one long token does not hide the others; only columns too narrow
+    /// for a character and "…" get every k-th label instead.
+    pub fn col_labels(&self, view: &View) -> Vec<(usize, String)> {
+        let s = self.font_px / FONT;
+        let space = self.grid.width() as f64 / self.cols.max(1) as f64;
+        let pad = 4.0 * s;
+        if space >= text_width(2, self.font_px) + pad {
+            let keep = (((space - pad) / (0.6 * self.font_px)) + 1e-9).floor() as usize;
+            let keep = keep.min(MAX_LABEL_CHARS);
+            return view.col_labels.iter().enumerate().map(|(j, l)| (j, clip_to(l, keep))).collect();
+        }
+        let widest = text_width(max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS), self.font_px) + 6.0 * s;
+        let step = label_step(space, widest);
+        view.col_labels.iter().enumerate().step_by(step).map(|(j, l)| (j, clip_label(l))).collect()
     }
 }
 
@@ -308,7 +760,11 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
     let (w, h) = (g.width().max(0) as usize, g.height().max(0) as usize);
     let bg = theme.background;
     let background = [bg[0], bg[1], bg[2], 255];
-    let mut rgba = background.repeat(w * h);
+    let gc = theme.gap_color(colors);
+    let gap_rgba = [gc[0], gc[1], gc[2], 255];
+    // Gaps between cells in the gap colour; the strip after the last row and column (each
+    // cell's own trailing gap) stays background, as `draw` leaves it.
+    let mut rgba = gap_rgba.repeat(w * h);
     // Which column each pixel x falls in (`cols` for the gaps between cells): the same
     // for every row, so a pixel line is one lookup per pixel, however small the cells.
     let cols = layout.cols;
@@ -317,8 +773,8 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         let r = layout.cell(0, j);
         column_at[(r.x0 - g.x0) as usize..(r.x1 - g.x0) as usize].fill(j);
     }
-    // A row's colours, RGBA, with the background after the last column for the gaps.
-    let mut row_colors: Vec<Option<[u8; 4]>> = vec![Some(background); cols + 1];
+    // A row's colours, RGBA, with the gap colour after the last column for the gaps.
+    let mut row_colors: Vec<Option<[u8; 4]>> = vec![Some(gap_rgba); cols + 1];
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
         for (slot, &v) in row_colors.iter_mut().zip(view.values.row(i)) {
@@ -344,6 +800,16 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
                         px[..3].copy_from_slice(if hatch { &NAN_HATCH } else { &NAN_FILL });
                     }
                 }
+            }
+        }
+    }
+    let trail = (layout.gap.max(0) as usize).min(w).min(h);
+    if trail > 0 && gap_rgba != background {
+        for y in 0..h {
+            let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
+            let from = if y >= h - trail { 0 } else { w - trail };
+            for px in line[from * 4..].chunks_exact_mut(4) {
+                px.copy_from_slice(&background);
             }
         }
     }
@@ -413,7 +879,8 @@ fn font(px: f64, color: Rgb, h: HPos, v: VPos) -> TextStyle<'static> {
 
 /// Paints the heatmap. With `shapes == false` the cells and colour bar are left
 /// for the caller's `raster` blits (already on the canvas); only text, ticks and
-/// highlights are drawn.
+/// highlights are drawn. Fails (before drawing anything) when the style's `fmt`
+/// cannot write this view's values (`d` with a value that is not whole).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     view: &View,
@@ -422,11 +889,20 @@ pub fn draw<DB: DrawingBackend>(
     style: &Style,
     shapes: bool,
 ) -> DrawResult<()> {
+    style.fmt.check(view.values.data())?;
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing failed: {e}");
     let theme = &style.theme;
-    let s = style.dpr.max(0.25);
+    let s = style.scale();
     if shapes {
         root.fill(&rgb(theme.background)).map_err(err)?;
+        let gap = theme.gap_color(colors);
+        if gap != theme.background && layout.gap > 0 {
+            // Between the cells only: each cell's own trailing gap (after the last row and
+            // column) stays background, so the grid has no frame on two of its sides.
+            let g = layout.grid;
+            let inner = [(g.x0, g.y0), (g.x1 - layout.gap, g.y1 - layout.gap)];
+            root.draw(&Rectangle::new(inner, rgb(gap).filled())).map_err(err)?;
+        }
         for i in 0..layout.rows {
             for j in 0..layout.cols {
                 let r = layout.cell(i, j);
@@ -455,36 +931,77 @@ pub fn draw<DB: DrawingBackend>(
             for j in 0..layout.cols {
                 let r = layout.cell(i, j);
                 let v = view.values.get(i, j);
-                let color = if v.is_finite() { colors.text_color(v) } else { TEXT_DARK };
+                let color = colors.annotation_color(v, style.contrast);
                 let at = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
-                root.draw(&Text::new(format_g2(v), at, font(layout.font_px, color, HPos::Center, VPos::Center)))
-                    .map_err(err)?;
+                let style = font(layout.annot_font_px, color, HPos::Center, VPos::Center);
+                root.draw(&Text::new(layout.annotation(v), at, style)).map_err(err)?;
             }
         }
     }
     if style.show_labels {
         draw_labels(root, view, colors, layout, style)?;
     }
-    if style.show_title {
-        let at = ((layout.grid.x0 + layout.grid.x1) / 2, layout.title_y);
-        root.draw(&Text::new(
-            view.title.clone(),
-            at,
-            font(layout.font_px * 1.1, theme.text, HPos::Center, VPos::Center),
-        ))
-        .map_err(err)?;
+    for block in [Some(&layout.title), layout.note.as_ref()].into_iter().flatten() {
+        for (line, at) in block.positions() {
+            let style = font(block.font_px, theme.text, HPos::Center, VPos::Center);
+            root.draw(&Text::new(line.clone(), at, style)).map_err(err)?;
+        }
     }
     for h in &style.highlights {
         if h.r0 >= h.r1 || h.c0 >= h.c1 || h.r1 > layout.rows || h.c1 > layout.cols {
             continue;
         }
-        let a = layout.cell(h.r0, h.c0);
-        let b = layout.cell(h.r1 - 1, h.c1 - 1);
-        let w = (2.0 * s).round().max(1.0) as u32;
-        let outline = [(a.x0 - 1, a.y0 - 1), (b.x1, b.y1)];
-        root.draw(&Rectangle::new(outline, rgb(theme.accent).stroke_width(w))).map_err(err)?;
+        let color = match h.kind {
+            HighlightKind::Selected => theme.accent,
+            HighlightKind::Link => theme.link,
+            HighlightKind::Cursor => theme.text,
+        };
+        for r in outline(layout, h, s) {
+            root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(color).filled())).map_err(err)?;
+        }
     }
     root.present().map_err(err)
+}
+
+/// A highlight's outline around its cells as filled rectangles (which every backend draws
+/// to the pixel, at any width): for [`HighlightKind::Selected`] four 2 px bars, for
+/// [`HighlightKind::Link`] 2 px dashes (5 on, 3 off), for [`HighlightKind::Cursor`] four
+/// 3 px bars; all centred on the line just outside the cells, sizes in CSS pixels × `s`.
+pub fn outline(layout: &Layout, h: &Highlight, s: f64) -> Vec<Rect> {
+    let a = layout.cell(h.r0, h.c0);
+    let b = layout.cell(h.r1.max(1) - 1, h.c1.max(1) - 1);
+    let (x0, y0, x1, y1) = (a.x0 - 1, a.y0 - 1, b.x1, b.y1);
+    let px = |css: f64| (css * s).round().max(1.0) as i32;
+    let (width, dash) = match h.kind {
+        HighlightKind::Selected => (px(2.0), None),
+        HighlightKind::Link => (px(2.0), Some((px(5.0).max(2), px(3.0)))),
+        HighlightKind::Cursor => (px(3.0).max(2), None),
+    };
+    // Bars (or dashes) along each side, `width` thick, centred on the line.
+    let lo = width / 2;
+    let hi = width - lo;
+    let mut out = vec![];
+    let mut along = |from: i32, to: i32, at: i32, horizontal: bool| {
+        let (step, on) = match dash {
+            Some((on, off)) => (on + off, on),
+            None => (to - from, to - from),
+        };
+        let mut t = from;
+        while t < to {
+            let e = (t + on).min(to);
+            out.push(if horizontal {
+                Rect { x0: t, y0: at - lo, x1: e, y1: at + hi }
+            } else {
+                Rect { x0: at - lo, y0: t, x1: at + hi, y1: e }
+            });
+            t += step.max(1);
+        }
+    };
+    along(x0 - lo, x1 + hi, y0, true);
+    along(x0 - lo, x1 + hi, y1, true);
+    along(y0 + hi, y1 - lo, x0, false);
+    along(y0 + hi, y1 - lo, x1, false);
+    out
 }
 
 /// Tick labels (rows on the left, columns below, as seaborn places them) and the colour bar's ticks.
@@ -497,21 +1014,18 @@ fn draw_labels<DB: DrawingBackend>(
 ) -> DrawResult<()> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing failed: {e}");
     let theme = &style.theme;
-    let s = style.dpr.max(0.25);
+    let s = style.scale();
     let label_font = font(layout.font_px, theme.text, HPos::Right, VPos::Center);
-    let row_step = label_step(layout.grid.height() as f64 / layout.rows.max(1) as f64, layout.font_px * 1.1);
-    for (i, label) in view.row_labels.iter().enumerate().step_by(row_step) {
+    for (i, label) in layout.row_labels(view) {
         let r = layout.cell(i, 0);
         let at = (layout.grid.x0 - (4.0 * s) as i32, (r.y0 + r.y1) / 2);
-        root.draw(&Text::new(clip_label(label), at, label_font.clone())).map_err(err)?;
+        root.draw(&Text::new(label, at, label_font.clone())).map_err(err)?;
     }
     let col_font = font(layout.font_px, theme.text, HPos::Center, VPos::Top);
-    let widest = text_width(max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS), layout.font_px) + 6.0 * s;
-    let col_step = label_step(layout.grid.width() as f64 / layout.cols.max(1) as f64, widest);
-    for (j, label) in view.col_labels.iter().enumerate().step_by(col_step) {
+    for (j, label) in layout.col_labels(view) {
         let r = layout.cell(0, j);
         let at = ((r.x0 + r.x1) / 2, layout.grid.y1 + (4.0 * s) as i32);
-        root.draw(&Text::new(clip_label(label), at, col_font.clone())).map_err(err)?;
+        root.draw(&Text::new(label, at, col_font.clone())).map_err(err)?;
     }
     // Colour bar ticks.
     let bar = layout.colorbar;
@@ -537,21 +1051,22 @@ fn label_step(space_per_label: f64, needed: f64) -> usize {
     (needed / space_per_label).ceil().max(1.0) as usize
 }
 
-/// A natural canvas size in CSS pixels for a view: ~48 × 30 px cells, within bounds.
-pub fn preferred_size(view: &View) -> (u32, u32) {
+/// A natural canvas size in CSS pixels for a view written with `fmt`: ~48 × 30 px cells
+/// (wide enough for the numbers at the normal font), within bounds, and wide enough for
+/// the title on one line or, failing that, on two.
+pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     let (rows, cols) = view.values.shape();
     // Only grids small enough to annotate need their values' widths (formatting is costly).
     let widest = if rows * cols <= SHAPES_MAX_CELLS {
-        view.values.data().iter().map(|&v| format_g2(v).chars().count()).max().unwrap_or(1)
+        view.values.data().iter().map(|&v| fmt.format(v).chars().count()).max().unwrap_or(1)
     } else {
         1
     };
     let label_chars = max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS);
     let cell_w = (text_width(widest.max(label_chars), FONT) + 14.0).clamp(28.0, 96.0);
     let cell_h = 30.0;
-    let row_chars = max_chars(view.row_labels.iter()).min(MAX_LABEL_CHARS);
-    let chrome_w = text_width(row_chars, FONT) + 8.0 + BAR_GAP + BAR + 6.0 + text_width(7, FONT) + 4.0;
-    let chrome_h = TITLE + FONT + 10.0;
+    let (vmin, vmax) = finite_range(view.values.data());
+    let (left, right) = side_chrome(view, vmin, vmax, 1.0);
     // Grids too big to annotate get small square cells (the values show on hover):
     // fewer pixels to fill on every edit, and the whole matrix in view.
     let (cell_w, cell_h) = if rows * cols > SHAPES_MAX_CELLS {
@@ -560,9 +1075,43 @@ pub fn preferred_size(view: &View) -> (u32, u32) {
     } else {
         (cell_w, cell_h)
     };
-    let w = (cols as f64 * cell_w + chrome_w).clamp(140.0, 900.0);
-    let h = (rows as f64 * cell_h + chrome_h).clamp(90.0, 900.0);
-    (w.round() as u32, h.round() as u32)
+    let mut w = (cols as f64 * cell_w + left + right).clamp(140.0, 900.0).round();
+    // One pixel more than the estimates, so a device size rounded down still fits.
+    let one_line = text_width(view.title.chars().count(), TITLE_FONT) + 2.0 * MARGIN + 1.0;
+    if one_line > w {
+        // A little wider for the title on one line; much wider only for two lines.
+        let two_lines = text_width(max_chars(split_in_two(&view.title).iter()), TITLE_FONT) + 2.0 * MARGIN + 1.0;
+        let needed = if one_line - w <= TITLE_WIDEN { one_line } else { two_lines };
+        w = w.max(needed.ceil()).min(900.0);
+    }
+    let (lines, font) = title_lines(&view.title, w, 1.0);
+    let chrome_h = title_band(true, lines.len(), font, 1.0) + FONT + 10.0;
+    let mut h = (rows as f64 * cell_h + chrome_h).clamp(90.0, 900.0).round();
+    // A figure that will carry a note (a big grid's hidden numbers) gets the room for it,
+    // so its cells keep their size.
+    let style = Style { fmt, ..Style::default() };
+    let colors = Colors::new(view.values.data(), None, view.palette);
+    if let Some(note) = Layout::new(view, &colors, &style, w as u32, h as u32).note {
+        h = (h + note_band(note.lines.len(), 1.0)).min(900.0).round();
+    }
+    (w as u32, h as u32)
+}
+
+/// The smallest and largest finite values (0, 0 when there are none), as the colour bar spans them.
+fn finite_range(values: &[f64]) -> (f64, f64) {
+    // The SIMD scan skips NaN; only when it meets ±∞ are the finite values scanned again.
+    let (mut vmin, mut vmax) = min_max(values);
+    if !(vmin.is_finite() && vmax.is_finite()) {
+        (vmin, vmax) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &v in values.iter().filter(|v| v.is_finite()) {
+            vmin = vmin.min(v);
+            vmax = vmax.max(v);
+        }
+    }
+    if vmin > vmax {
+        (vmin, vmax) = (0.0, 0.0);
+    }
+    (vmin, vmax)
 }
 
 /// The whole pipeline for one view onto a backend: colours, layout, shapes, text.
@@ -574,15 +1123,20 @@ pub fn render<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, view: &View, st
     Ok(layout)
 }
 
-/// A standalone SVG of one view, drawn by the same code through `SVGBackend`.
-/// Fills are written `#rrggbb` in lower case.
+/// A standalone SVG of one view at its preferred size (times `style.dpr`), drawn by the
+/// same code through `SVGBackend`. Fills are written `#rrggbb` in lower case.
 pub fn to_svg(view: &View, style: &Style) -> DrawResult<String> {
-    let (w, h) = preferred_size(view);
-    let scale = style.dpr.max(0.25);
-    let (w, h) = ((w as f64 * scale).round() as u32, (h as f64 * scale).round() as u32);
+    let (w, h) = preferred_size(view, style.fmt);
+    let scale = style.scale();
+    to_svg_sized(view, style, (w as f64 * scale).round() as u32, (h as f64 * scale).round() as u32)
+}
+
+/// A standalone SVG of one view on a canvas of `width` × `height` device pixels: the same
+/// layout, so the same texts, as a canvas of that size.
+pub fn to_svg_sized(view: &View, style: &Style, width: u32, height: u32) -> DrawResult<String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         render(&root, view, style)?;
     }
     Ok(lowercase_hex_colors(&svg))

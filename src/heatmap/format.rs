@@ -1,6 +1,10 @@
-//! Number formatting for heatmap annotations, reproducing Python's general
-//! format (`format(x, ".2g")`, seaborn's default `fmt` for `annot=True`)
-//! character for character. Python rounds the exact binary value of the float
+//! Number formatting for heatmap annotations, reproducing Python's
+//! `format(x, spec)` for the specs seaborn's `heatmap(fmt=…)` takes: `.Ng`
+//! (seaborn's default `.2g`), `.Nf`, `.Ne`, `.N%`, `d`, and `g`/`f`/`e`/`%`
+//! without a precision (Python's default 6). [`Fmt::parse`] reads a spec once;
+//! [`Fmt::format`] writes one value.
+//!
+//! General format (`g`): Python rounds the exact binary value of the float
 //! to `precision` significant digits (ties to even), takes the decimal exponent
 //! `X` of that rounded value, and writes fixed notation with `precision - 1 - X`
 //! decimals when `-4 <= X < precision`, scientific notation with
@@ -72,6 +76,199 @@ fn strip_trailing_zeros(s: &str) -> &str {
     }
     let t = s.trim_end_matches('0');
     t.strip_suffix('.').unwrap_or(t)
+}
+
+/// Largest precision [`Fmt::parse`] accepts: more digits than any float has
+/// (17 significant digits identify an `f64`), with room for `.20f` and the like.
+pub const MAX_SPEC_PRECISION: usize = 100;
+
+/// A seaborn `fmt` spec, parsed once: how each annotation is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fmt {
+    /// `.Ng` (and `g`, precision 6): `N` significant digits, Python's general format.
+    General(usize),
+    /// `.Nf` (and `f`): fixed point with `N` decimals.
+    Fixed(usize),
+    /// `.Ne` (and `e`): scientific with `N` decimals in the mantissa.
+    Exp(usize),
+    /// `.N%` (and `%`): the value times 100, fixed point with `N` decimals, then `%`.
+    Percent(usize),
+    /// `d`: integers. Only for views whose every finite value is a whole number (see [`Fmt::check`]).
+    Int,
+}
+
+impl Default for Fmt {
+    /// seaborn's default for `annot=True`: `.2g`.
+    fn default() -> Fmt {
+        Fmt::General(2)
+    }
+}
+
+impl std::fmt::Display for Fmt {
+    /// The spec in its canonical form (`.2g`, `.6f`, `d`): `Fmt::parse` of it gives the same `Fmt`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fmt::General(p) => write!(f, ".{p}g"),
+            Fmt::Fixed(p) => write!(f, ".{p}f"),
+            Fmt::Exp(p) => write!(f, ".{p}e"),
+            Fmt::Percent(p) => write!(f, ".{p}%"),
+            Fmt::Int => f.write_str("d"),
+        }
+    }
+}
+
+impl Fmt {
+    /// Reads a spec: `.Ng`, `.Nf`, `.Ne`, `.N%` (N at most [`MAX_SPEC_PRECISION`]), `d`, or
+    /// `g`, `f`, `e`, `%` (precision 6, as in Python). Anything else is an error that says what is accepted.
+    pub fn parse(spec: &str) -> Result<Fmt, String> {
+        let bad = || {
+            format!(
+                "fmt {spec:?} is not one of seaborn's format specs: use .2g, .3g, .2f, .0f, d, .1%, .2e \
+                 (or g, f, e, % with Python's default precision 6)"
+            )
+        };
+        let s = spec.trim();
+        if s == "d" {
+            return Ok(Fmt::Int);
+        }
+        let Some(kind) = s.chars().last() else { return Err(bad()) };
+        let body = &s[..s.len() - kind.len_utf8()];
+        let precision = if body.is_empty() {
+            6
+        } else {
+            let digits = body.strip_prefix('.').ok_or_else(bad)?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            let p: usize = digits.parse().unwrap_or(usize::MAX);
+            if p > MAX_SPEC_PRECISION {
+                return Err(format!(
+                    "fmt {spec:?} asks for {digits} digits: at most {MAX_SPEC_PRECISION} (a float has 17 significant digits)"
+                ));
+            }
+            p
+        };
+        match kind {
+            'g' => Ok(Fmt::General(precision)),
+            'f' => Ok(Fmt::Fixed(precision)),
+            'e' => Ok(Fmt::Exp(precision)),
+            '%' => Ok(Fmt::Percent(precision)),
+            _ => Err(bad()),
+        }
+    }
+
+    /// `format(x, spec)` as Python writes it. For [`Fmt::Int`], `format(int(x), 'd')` of a whole
+    /// `x`; non-finite values are written `nan`, `inf`, `-inf` like the other specs (seaborn never
+    /// annotates them), and a value that is not whole — which [`Fmt::check`] rejects first —
+    /// is rounded to the nearest integer (ties to even).
+    pub fn format(&self, x: f64) -> String {
+        match *self {
+            Fmt::General(p) => format_g(x, p),
+            Fmt::Fixed(p) => format_f(x, p),
+            Fmt::Exp(p) => format_e(x, p),
+            Fmt::Percent(p) => {
+                // CPython multiplies by 100 in float64, then formats as 'f'.
+                let mut s = format_f(x * 100.0, p);
+                s.push('%');
+                s
+            }
+            Fmt::Int => format_d(x),
+        }
+    }
+
+    /// Whether every value of a view can be written with this spec: `d` needs whole numbers
+    /// (non-finite values aside); every other spec takes any value.
+    pub fn check(&self, values: &[f64]) -> Result<(), String> {
+        if *self != Fmt::Int {
+            return Ok(());
+        }
+        match values.iter().find(|x| x.is_finite() && x.fract() != 0.0) {
+            None => Ok(()),
+            Some(&x) => {
+                let short = format_g(x, 3);
+                let shown = if short.parse::<f64>() == Ok(x) { short } else { format!("{short}…") };
+                Err(format!("fmt \"d\" needs whole numbers; this view has {shown} (use .2g, .2f or .0f)"))
+            }
+        }
+    }
+
+    /// The same kind of spec with one digit less (`.3g` → `.2g`, `.2f` → `.1f`), or `None`
+    /// when there is none to drop (`.1g`, `.0f`, `.0e`, `.0%`, `d`).
+    pub fn fewer_digits(&self) -> Option<Fmt> {
+        match *self {
+            Fmt::General(p) if p > 1 => Some(Fmt::General(p - 1)),
+            Fmt::Fixed(p) if p > 0 => Some(Fmt::Fixed(p - 1)),
+            Fmt::Exp(p) if p > 0 => Some(Fmt::Exp(p - 1)),
+            Fmt::Percent(p) if p > 0 => Some(Fmt::Percent(p - 1)),
+            _ => None,
+        }
+    }
+
+    /// What this spec keeps of a number, for a figure's note ("numbers …"):
+    /// "to 1 significant digit", "to 2 decimals", "as whole numbers", "as whole percentages".
+    pub fn digits_text(&self) -> String {
+        let plural = |n: usize, what: &str| format!("to {n} {what}{}", if n == 1 { "" } else { "s" });
+        match *self {
+            Fmt::General(p) => plural(p.max(1), "significant digit"),
+            Fmt::Exp(p) => plural(p + 1, "significant digit"),
+            Fmt::Fixed(0) | Fmt::Int => "as whole numbers".to_string(),
+            Fmt::Percent(0) => "as whole percentages".to_string(),
+            Fmt::Fixed(p) => plural(p, "decimal"),
+            Fmt::Percent(p) => plural(p, "decimal") + " of a percent",
+        }
+    }
+}
+
+/// `nan`, `inf`, `-inf` as Python writes them, or `None` for a finite value.
+fn non_finite(x: f64) -> Option<&'static str> {
+    if x.is_nan() {
+        Some("nan")
+    } else if x.is_infinite() {
+        Some(if x > 0.0 { "inf" } else { "-inf" })
+    } else {
+        None
+    }
+}
+
+/// `format(x, f".{precision}f")`: Rust's fixed formatting is exact (every digit of a large
+/// float) with ties to even, and keeps the sign of `-0.0` and of negatives that round to 0.
+pub fn format_f(x: f64, precision: usize) -> String {
+    match non_finite(x) {
+        Some(s) => s.to_string(),
+        None => format!("{:.*}", precision.min(MAX_PRECISION), x),
+    }
+}
+
+/// `format(x, f".{precision}e")`: Rust's `{:.Ne}` with Python's exponent (sign, two digits at least).
+pub fn format_e(x: f64, precision: usize) -> String {
+    if let Some(s) = non_finite(x) {
+        return s.to_string();
+    }
+    let sci = format!("{:.*e}", precision.min(MAX_PRECISION), x);
+    let (mantissa, exp) = match sci.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i64>().unwrap_or(0)),
+        None => (sci.as_str(), 0),
+    };
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
+}
+
+/// `format(int(x), 'd')` for a whole `x` (see [`Fmt::format`] for the others).
+fn format_d(x: f64) -> String {
+    if let Some(s) = non_finite(x) {
+        return s.to_string();
+    }
+    if x == 0.0 {
+        // int(-0.0) is 0.
+        return "0".to_string();
+    }
+    // `{:.0}` writes every digit of the float exactly, as int(x) has them.
+    let s = format!("{x:.0}");
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,9 @@ pub type RgbF = [f64; 3];
 pub const TEXT_DARK: Rgb = [0x26, 0x26, 0x26];
 /// seaborn's light annotation text colour, `"w"` (`#ffffff`).
 pub const TEXT_LIGHT: Rgb = [0xff, 0xff, 0xff];
+/// Black: the dark text colour of `contrast = "more"` (with [`TEXT_LIGHT`]), the pair whose
+/// better choice reaches WCAG's 4.5:1 against every colour (at worst 4.58:1).
+pub const TEXT_BLACK: Rgb = [0, 0, 0];
 /// Luminance above which seaborn writes dark text (`lum > .408`).
 pub const LUMINANCE_THRESHOLD: f64 = 0.408;
 /// Name of the perceptual sequential map returned by [`sequential`].
@@ -157,6 +160,24 @@ pub fn text_color_f64(cell: RgbF) -> Rgb {
         TEXT_DARK
     } else {
         TEXT_LIGHT
+    }
+}
+
+/// WCAG 2's contrast ratio of two colours, `(L1 + 0.05) / (L2 + 0.05)` with `L1` the lighter
+/// relative luminance: 1 (same luminance) to 21 (black on white). Text needs 4.5, other
+/// visual information (lines, outlines) 3.
+pub fn contrast_ratio(a: Rgb, b: Rgb) -> f64 {
+    let (la, lb) = (relative_luminance(a), relative_luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+/// Whichever of `candidates` has the higher contrast ratio with `against` (the first on a tie).
+pub fn more_contrast(against: Rgb, candidates: [Rgb; 2]) -> Rgb {
+    let [a, b] = candidates;
+    if contrast_ratio(b, against) > contrast_ratio(a, against) {
+        b
+    } else {
+        a
     }
 }
 

@@ -9,7 +9,7 @@
 use crate::attention::{self, Field, Trace};
 use crate::config::{Config, Scale};
 use crate::edits::Distribution;
-use crate::heatmap::{self, Colors, Highlight, Layout, Style, Theme};
+use crate::heatmap::{self, Colors, Contrast, Fmt, Highlight, HighlightKind, Layout, Style, Theme};
 use crate::incremental::Session;
 use crate::random::RandomState;
 use crate::{export, presets, share, views};
@@ -370,8 +370,11 @@ impl Viz {
         views::names(self.config()).into_iter().map(String::from).collect()
     }
 
-    /// Draws `view` on `canvas` (whose width/height are already in device
-    /// pixels). `highlights` holds rectangles as flat [r0, c0, r1, c1, …].
+    /// Draws `view` on `canvas` (whose width/height are already in device pixels).
+    /// `highlights` holds outlines as flat 5-tuples `[kind, r0, c0, r1, c1, …]`: kind 0 the
+    /// selected query (solid, accent colour), 1 a hovered link (dashed, amber), 2 the keyboard
+    /// cursor (thick, text colour); rows r0..r1, columns c0..c1. `fmt` is seaborn's `fmt`
+    /// (`undefined`: ".2g"), `contrast` "seaborn" (`undefined`) or "more".
     #[allow(clippy::too_many_arguments)]
     pub fn render(
         &self,
@@ -382,63 +385,167 @@ impl Viz {
         palette: Option<String>,
         highlights: Vec<u32>,
         show_title: bool,
+        fmt: Option<String>,
+        contrast: Option<String>,
     ) -> Result<(), JsError> {
-        let view = views::view(self.config(), self.session.trace(), view).map_err(js_err)?;
-        let style = style(dpr, dark, palette, &highlights, show_title);
+        let view = self.view(view)?;
+        let style = style(dpr, dark, palette, &highlights, show_title, fmt, contrast)?;
         draw_on_canvas(&view, &style, canvas)
     }
 
-    /// The cell of `view` under a device-pixel point of a canvas of that size, as [row, col].
+    /// The cell of `view` under a device-pixel point of a canvas of that size, as [row, col]
+    /// (`undefined` off the grid or for an unknown view). Pass the `fmt` the canvas was drawn
+    /// with: a note about the numbers moves the grid down.
     #[wasm_bindgen(js_name = cellAt)]
-    pub fn cell_at(&self, view: &str, width: u32, height: u32, dpr: f64, x: f64, y: f64) -> Option<Vec<u32>> {
-        let view = views::view(self.config(), self.session.trace(), view).ok()?;
-        let style = style(dpr, false, None, &[], true);
+    #[allow(clippy::too_many_arguments)]
+    pub fn cell_at(
+        &self,
+        view: &str,
+        width: u32,
+        height: u32,
+        dpr: f64,
+        x: f64,
+        y: f64,
+        fmt: Option<String>,
+    ) -> Result<Option<Vec<u32>>, JsError> {
+        let style = style(dpr, false, None, &[], true, fmt, None)?;
+        let Ok(view) = self.view(view) else { return Ok(None) };
         let colors = Colors::new(view.values.data(), None, view.palette);
         let layout = Layout::new(&view, &colors, &style, width, height);
-        layout.cell_at(x, y).map(|(i, j)| vec![i as u32, j as u32])
+        Ok(layout.cell_at(x, y).map(|(i, j)| vec![i as u32, j as u32]))
     }
 
-    /// The natural CSS size of a view's canvas, [width, height].
+    /// The natural CSS size of a view's canvas, [width, height], for its numbers written with `fmt`.
     #[wasm_bindgen(js_name = preferredSize)]
-    pub fn preferred_size(&self, view: &str) -> Result<Vec<u32>, JsError> {
-        let view = views::view(self.config(), self.session.trace(), view).map_err(js_err)?;
-        let (w, h) = heatmap::preferred_size(&view);
+    pub fn preferred_size(&self, view: &str, fmt: Option<String>) -> Result<Vec<u32>, JsError> {
+        let fmt = parse_fmt(fmt)?;
+        let view = self.view(view)?;
+        let (w, h) = heatmap::preferred_size(&view, fmt);
         Ok(vec![w, h])
     }
 
+    /// A standalone SVG of a view at its preferred size.
     #[wasm_bindgen(js_name = toSvg)]
-    pub fn to_svg(&self, view: &str, palette: Option<String>) -> Result<String, JsError> {
-        let view = views::view(self.config(), self.session.trace(), view).map_err(js_err)?;
-        heatmap::to_svg(&view, &style(1.0, false, palette, &[], true)).map_err(js_err)
+    pub fn to_svg(
+        &self,
+        view: &str,
+        palette: Option<String>,
+        fmt: Option<String>,
+        contrast: Option<String>,
+    ) -> Result<String, JsError> {
+        let view = self.view(view)?;
+        heatmap::to_svg(&view, &style(1.0, false, palette, &[], true, fmt, contrast)?).map_err(js_err)
+    }
+
+    /// The view as text for screen readers: `{title, rowLabels, colLabels, cells, note}`, where
+    /// `cells[i][j]` is the value as `fmt` writes it ("nan" for NaN). Grids over 1024 cells give
+    /// their first 32 × 32, and `note` says so ("first 32 of N rows and 32 of M columns"); else null.
+    pub fn describe(&self, view: &str, fmt: Option<String>) -> Result<Object, JsError> {
+        let fmt = parse_fmt(fmt)?;
+        let d = heatmap::describe(&self.view(view)?, fmt).map_err(js_err)?;
+        let strings = |v: &[String]| -> Array { v.iter().map(|s| JsValue::from_str(s)).collect() };
+        let out = Object::new();
+        set(&out, "title", &d.title.into());
+        set(&out, "rowLabels", &strings(&d.row_labels));
+        set(&out, "colLabels", &strings(&d.col_labels));
+        let cells: Array = d.cells.iter().map(|row| JsValue::from(strings(row))).collect();
+        set(&out, "cells", &cells);
+        set(&out, "note", &d.note.map_or(JsValue::NULL, |n| n.into()));
+        Ok(out)
+    }
+
+    /// Cell (i, j) of a view for a keyboard cursor: `{row, col, value, full}` (its row and column
+    /// labels, the value as `fmt` writes it, the value as a number), or `undefined` off the grid.
+    #[wasm_bindgen(js_name = cellText)]
+    pub fn cell_text(&self, view: &str, i: usize, j: usize, fmt: Option<String>) -> Result<Option<Object>, JsError> {
+        let fmt = parse_fmt(fmt)?;
+        let Some(c) = heatmap::cell_text(&self.view(view)?, i, j, fmt).map_err(js_err)? else { return Ok(None) };
+        let out = Object::new();
+        set(&out, "row", &c.row.into());
+        set(&out, "col", &c.col.into());
+        set(&out, "value", &c.value.into());
+        set(&out, "full", &c.full.into());
+        Ok(Some(out))
+    }
+
+    /// The name of the palette `view` is drawn with now for `palette` (`undefined`: its default,
+    /// or "diverging" for signed values). Passing it back as `palette` gives the same colours,
+    /// so a page can keep a view's palette while a drag changes the signs of its values.
+    #[wasm_bindgen(js_name = paletteOf)]
+    pub fn palette_of(&self, view: &str, palette: Option<String>) -> Result<String, JsError> {
+        let view = self.view(view)?;
+        Ok(Colors::new(view.values.data(), palette.as_deref(), view.palette).palette_name().to_string())
+    }
+
+    fn view(&self, name: &str) -> Result<views::View, JsError> {
+        views::view(self.config(), self.session.trace(), name).map_err(js_err)
     }
 }
 
 /// A standalone SVG of one view of a config.
 #[wasm_bindgen(js_name = renderSvg)]
-pub fn render_svg(config_json: &str, view: &str, palette: Option<String>) -> Result<String, JsError> {
-    Viz::new(config_json)?.to_svg(view, palette)
+pub fn render_svg(
+    config_json: &str,
+    view: &str,
+    palette: Option<String>,
+    fmt: Option<String>,
+) -> Result<String, JsError> {
+    Viz::new(config_json)?.to_svg(view, palette, fmt, None)
 }
 
-fn style(dpr: f64, dark: bool, palette: Option<String>, highlights: &[u32], show_title: bool) -> Style {
-    let highlights = highlights
-        .chunks_exact(4)
-        .map(|h| Highlight { r0: h[0] as usize, c0: h[1] as usize, r1: h[2] as usize, c1: h[3] as usize })
-        .collect();
+fn parse_fmt(fmt: Option<String>) -> Result<Fmt, JsError> {
+    fmt.map_or(Ok(Fmt::default()), |f| Fmt::parse(&f).map_err(js_err))
+}
+
+/// The outlines of a flat `[kind, r0, c0, r1, c1, …]`.
+fn parse_highlights(flat: &[u32]) -> Result<Vec<Highlight>, JsError> {
+    if !flat.len().is_multiple_of(5) {
+        return Err(js_err(format!(
+            "highlights are flat [kind, r0, c0, r1, c1, …]: got {} numbers, not a multiple of 5",
+            flat.len()
+        )));
+    }
+    flat.chunks_exact(5)
+        .map(|h| {
+            let kind = HighlightKind::from_code(h[0]).ok_or_else(|| {
+                js_err(format!(
+                    "highlight kind {} is not 0 (selected query), 1 (hovered link) or 2 (keyboard cursor)",
+                    h[0]
+                ))
+            })?;
+            Ok(Highlight { kind, r0: h[1] as usize, c0: h[2] as usize, r1: h[3] as usize, c1: h[4] as usize })
+        })
+        .collect()
+}
+
+fn style(
+    dpr: f64,
+    dark: bool,
+    palette: Option<String>,
+    highlights: &[u32],
+    show_title: bool,
+    fmt: Option<String>,
+    contrast: Option<String>,
+) -> Result<Style, JsError> {
     let dpr = if dpr.is_finite() { dpr.clamp(0.5, 4.0) } else { 1.0 };
-    Style {
+    Ok(Style {
         dpr,
         theme: if dark { Theme::dark() } else { Theme::light() },
         palette,
         annotate: None,
-        highlights,
+        fmt: parse_fmt(fmt)?,
+        contrast: contrast.map_or(Ok(Contrast::Seaborn), |c| Contrast::parse(&c).map_err(js_err))?,
+        highlights: parse_highlights(highlights)?,
         show_title,
         show_labels: true,
-    }
+    })
 }
 
 /// Small grids go through plotters shape by shape; large ones are rasterised
 /// in Rust and copied with one `putImageData` per buffer.
 fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<(), JsError> {
+    // Before anything is drawn: a refused fmt leaves the canvas as it was.
+    style.fmt.check(view.values.data()).map_err(js_err)?;
     let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
     let layout = Layout::new(view, &colors, style, canvas.width(), canvas.height());
     let context: CanvasRenderingContext2d = canvas

@@ -1,0 +1,76 @@
+//! A heatmap as text, for screen readers and the keyboard cursor: its title, its labels and
+//! each cell's number written with the figure's `fmt` — what the figure shows, without the
+//! canvas. Big grids give their top-left corner.
+
+use super::format::Fmt;
+use crate::views::View;
+
+/// Grids up to this many cells are described whole.
+pub const DESCRIBE_MAX_CELLS: usize = 1024;
+/// Bigger grids are described by their first rows and columns, this many of each at most.
+pub const DESCRIBE_CORNER: usize = 32;
+
+/// What a screen reader is given for one heatmap.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Description {
+    pub title: String,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    /// `cells[i][j]`: the value as `fmt` writes it (NaN as "nan").
+    pub cells: Vec<Vec<String>>,
+    /// Set when only part of the grid is described: "first 32 of N rows and 32 of M columns".
+    pub note: Option<String>,
+}
+
+/// One cell for the keyboard cursor: its labels, its text, and its value in full.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellText {
+    pub row: String,
+    pub col: String,
+    pub value: String,
+    pub full: f64,
+}
+
+/// A value as a description writes it: `fmt`'s text, "nan" for NaN whatever the spec.
+fn text(fmt: Fmt, v: f64) -> String {
+    if v.is_nan() {
+        "nan".to_string()
+    } else {
+        fmt.format(v)
+    }
+}
+
+/// The view as text. Fails when `fmt` cannot write its values (`d` with a value that is not whole).
+pub fn describe(view: &View, fmt: Fmt) -> Result<Description, String> {
+    fmt.check(view.values.data())?;
+    let (rows, cols) = view.values.shape();
+    let (r, c, note) = if rows * cols <= DESCRIBE_MAX_CELLS {
+        (rows, cols, None)
+    } else {
+        let (r, c) = (rows.min(DESCRIBE_CORNER), cols.min(DESCRIBE_CORNER));
+        (r, c, Some(format!("first {r} of {rows} rows and {c} of {cols} columns")))
+    };
+    Ok(Description {
+        title: view.title.clone(),
+        row_labels: view.row_labels[..r].to_vec(),
+        col_labels: view.col_labels[..c].to_vec(),
+        cells: (0..r).map(|i| view.values.row(i)[..c].iter().map(|&v| text(fmt, v)).collect()).collect(),
+        note,
+    })
+}
+
+/// Cell (i, j) as text, or `None` outside the grid. Fails like [`describe`].
+pub fn cell_text(view: &View, i: usize, j: usize, fmt: Fmt) -> Result<Option<CellText>, String> {
+    fmt.check(view.values.data())?;
+    let (rows, cols) = view.values.shape();
+    if i >= rows || j >= cols {
+        return Ok(None);
+    }
+    let full = view.values.get(i, j);
+    Ok(Some(CellText {
+        row: view.row_labels[i].clone(),
+        col: view.col_labels[j].clone(),
+        value: text(fmt, full),
+        full,
+    }))
+}
