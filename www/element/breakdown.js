@@ -1,9 +1,17 @@
 // Owns the single-query breakdown under the heatmaps: for the followed query (self) or the decoder state (cross),
 // each key's score with its dot product written out, the scaled score, the weight (and the naive one), w_j·v_j,
 // and the context. It reads only the few trace rows it shows (host._row): copying the whole trace per edit is slow.
-import { el, clip, sub, fmt } from './dom.js';
+import { el, clip, sub, fmt, factor } from './dom.js';
 
 const MAX_ROWS = 32;
+
+/** "÷ √3", "÷ 2.5", or null without scaling: the divisor as the config names it (the core did the dividing). */
+export function scaleLabel(cfg) {
+  if (typeof cfg.scale === 'number') return `÷ ${fmt(cfg.scale)}`;
+  if (cfg.scale !== 'sqrt_dk') return null;
+  const d = cfg.mechanism === 'cross' ? cfg.decoder_state.length : (cfg.w_q ?? cfg.embeddings)[0].length;
+  return `÷ √${d}`;
+}
 
 export class Breakdown {
   constructor(host) {
@@ -25,19 +33,27 @@ export class Breakdown {
       const scaled = host._row('query.scaled');
       const weights = host._row('query.weights');
       title = `Single-query breakdown: query ${i} (${clip(cfg.tokens[i])}), q${sub(i)} = ${vec(q)}`;
+      const exp = host._row('query.exp');
+      const [sum] = host._row('query.sum');
       const naive = host._showNaive ? host._row('naive_weights', i) : null;
-      const head = ['key', 'score', 'scaled', 'weight', ...(naive ? ['naive'] : []), `w_j·v_j`];
+      // The softmax in its two steps (the exp column and its sum), so 10 → 0.749 can be followed by hand.
+      const divide = scaleLabel(cfg);
+      const head = ['key', 'score', divide ? `scaled = score ${divide}` : 'scaled (no scaling)', 'exp(scaled − max)', 'weight = exp ÷ Σ',
+        ...(naive ? ['naive'] : []), `w_j·v_j`];
       rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
       scores.slice(0, MAX_ROWS).forEach((s, j) => {
         rows.push(el('tr', {},
           el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
           el('td', { class: 'formula', text: this.scoreFormula(i, j) }),
           el('td', { text: fmt(scaled[j]) }),
+          el('td', { text: fmt(exp[j]) }),
           el('td', { text: fmt(weights[j]) }),
           ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
           el('td', { text: vec(host._row('query.terms', j)) })));
       });
       if (scores.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${scores.length - MAX_ROWS} more keys` })));
+      rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'Σ' }), el('td', { class: 'formula', colspan: '2', text: 'Σ_j exp(scaled_j − max)' }),
+        el('td', { text: fmt(sum) }), el('td', { colspan: String(head.length - 4) })));
       rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
         el('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)} = Σ_j w_j·v_j` }), el('td', { text: vec(host._row('query.context')) })));
     } else {
@@ -63,8 +79,24 @@ export class Breakdown {
     }
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,
     // not a region: a page of figures would have several landmarks of the same name.
-    this.root.replaceChildren(el('summary', { text: title }),
-      el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, el('table', {}, el('tbody', {}, ...rows))));
+    const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, el('table', {}, el('tbody', {}, ...rows)));
+    this.root.replaceChildren(el('summary', { text: title }), wrap, el('p', { class: 'scroll-hint', hidden: true, text: 'Scroll sideways for more columns →' }));
+    this.watchOverflow(wrap);
+  }
+
+  /** A table wider than its box says so (a cut-off column gives no other sign on a phone); the shade edges follow. */
+  watchOverflow(wrap) {
+    this.resize?.disconnect();
+    const hint = this.root.querySelector('.scroll-hint');
+    const update = () => {
+      const more = wrap.scrollWidth - wrap.clientWidth > 1;
+      hint.hidden = !more;
+      wrap.classList.toggle('more-right', more && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+      wrap.classList.toggle('more-left', more && wrap.scrollLeft > 0);
+    };
+    wrap.addEventListener('scroll', update, { passive: true });
+    this.resize = new ResizeObserver(update);
+    this.resize.observe(wrap);
   }
 
   /** `q₀·k₂ = 2·2 + 0·4 + 2·3 = 10` (self) or `h·a₂ = …` (cross); the tooltip of a score shows it too. */
@@ -76,7 +108,7 @@ export class Breakdown {
     if (cfg.mechanism === 'self') { a = host._row('q', i); b = host._row('k', j); name = `q${sub(i)}·k${sub(j)}`; } else {
       a = cfg.decoder_state; b = cfg.annotations[j]; name = `h·a${sub(j)}`;
     }
-    const terms = a.slice(0, MAX_TERMS).map((x, k) => `${fmt(x)}·${fmt(b[k])}`).join(' + ');
+    const terms = a.slice(0, MAX_TERMS).map((x, k) => `${factor(x)}·${factor(b[k])}`).join(' + ');
     const more = a.length > MAX_TERMS ? ` + … (${a.length} terms)` : '';
     const score = cfg.mechanism === 'self' ? host._at('scores', i, j) : host._at('scores', 0, j);
     return `${name} = ${terms}${more} = ${fmt(score)}`;

@@ -16,6 +16,9 @@ export function fmt(x) {
   return Math.abs(x) >= 1e-3 && Math.abs(x) < 1e6 ? String(Number(x.toPrecision(4))) : x.toExponential(2);
 }
 
+/** A number as a factor in a written-out product: negatives bracketed, so `2·(-3)` never reads as `2·-3`. */
+export const factor = (x) => (x < 0 || Object.is(x, -0) ? `(${fmt(x)})` : fmt(x));
+
 /**
  * `el('button', {type: 'button', text: 'Go', onclick: f}, child…)`. Attributes become attributes, never HTML:
  * token names and any text from a config reach the page only as text.

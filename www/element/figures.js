@@ -30,8 +30,8 @@ export class Figures {
     const panels = host._panels();
     const all = host._viz.views();
     if (panels) {
-      const unknown = [...panels].filter((p) => !all.includes(p) && !['inputs', 'breakdown', 'controls'].includes(p));
-      if (unknown.length) host._status(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')} here; panels are ${all.join(', ')}, inputs, breakdown, controls`, true);
+      const unknown = [...panels].filter((p) => !all.includes(p) && !['inputs', 'breakdown', 'controls', 'steps'].includes(p));
+      if (unknown.length) host._status(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')} here; panels are ${all.join(', ')}, inputs, steps, breakdown, controls`, true);
       return all.filter((v) => panels.has(v));
     }
     return all.filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._showNaive || v !== 'naive_weights'));
@@ -64,7 +64,8 @@ export class Figures {
   paint() {
     const { host, api } = this;
     const viz = host._viz;
-    const dpr = window.devicePixelRatio || 1;
+    // On paper the heatmaps are drawn at print resolution (host._printScale), else they print soft.
+    const dpr = (window.devicePixelRatio || 1) * host._printScale;
     const dark = host._darkMode();
     // The host's content box minus the .av padding (12 px a side; 8 px in narrow containers).
     const width = host._width ?? 600;
@@ -73,7 +74,7 @@ export class Figures {
     const highlights = this.highlights();
     for (const [view, canvas] of this.canvases) {
       // Sizes are fixed between rebuilds, so a drag never reflows the page.
-      if (!this.sizes.has(view)) this.sizes.set(view, Array.from(viz.preferredSize(view)));
+      if (!this.sizes.has(view)) this.sizes.set(view, Array.from(viz.preferredSize(view, host._fmtSpec())));
       const [pw, ph] = this.sizes.get(view);
       const w = Math.min(pw, avail);
       const h = host.height ?? ph;
@@ -81,13 +82,13 @@ export class Figures {
       const ch = Math.round(h * dpr);
       // A canvas whose inputs are all unchanged (a hover that moves another view's
       // outline, a resize that keeps its size) is not redrawn.
-      const key = `${host._version}|${cw}x${ch}|${dark}|${host.palette}|${highlights[view] || ''}`;
+      const key = `${host._version}|${cw}x${ch}|${dark}|${host.palette}|${host._fmtSpec()}|${host.contrast}|${highlights[view] || ''}`;
       if (canvas.dataset.painted === key) continue;
       if (canvas.width !== cw || canvas.height !== ch) {
         canvas.width = cw; canvas.height = ch;
         canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
       }
-      api.callCore(() => viz.render(view, canvas, dpr, dark, host.palette ?? undefined, highlights[view] || [], true));
+      api.callCore(() => viz.render(view, canvas, dpr, dark, host.palette ?? undefined, highlights[view] || [], true, host._fmtSpec(), host.contrast));
       canvas.dataset.painted = key;
       canvas.setAttribute('aria-label', `${view} heatmap`);
     }
@@ -97,13 +98,14 @@ export class Figures {
   highlights() {
     const { host, hover } = this;
     const out = {};
-    const add = (view, r0, c0, r1, c1) => { (out[view] ||= []).push(r0, c0, r1, c1); };
+    // [kind, r0, c0, r1, c1]: kind 0 the followed query's row, 1 what the hovered weight links (drawn apart).
+    const add = (view, r0, c0, r1, c1, kind = 1) => { (out[view] ||= []).push(kind, r0, c0, r1, c1); };
     const cfg = host._cfg();
     const cols = (name) => host._shape(name)[1];
     if (cfg.mechanism === 'self') {
       const n = cfg.tokens.length;
       const qi = cfg.query;
-      for (const v of WEIGHT_VIEWS) add(v, qi, 0, qi + 1, n);
+      for (const v of WEIGHT_VIEWS) add(v, qi, 0, qi + 1, n, 0);
       if (hover && WEIGHT_VIEWS.includes(hover.view)) {
         const [i, j] = hover.cell;
         for (const v of WEIGHT_VIEWS) add(v, i, j, i + 1, j + 1);
@@ -128,7 +130,7 @@ export class Figures {
     const sx = canvas.width / rect.width;
     const sy = canvas.height / rect.height;
     const dpr = canvas.width / (parseFloat(canvas.style.width) || rect.width);
-    const hit = this.host._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, dpr, (e.clientX - rect.left) * sx, (e.clientY - rect.top) * sy);
+    const hit = this.host._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, dpr, (e.clientX - rect.left) * sx, (e.clientY - rect.top) * sy, this.host._fmtSpec());
     return hit ? [hit[0], hit[1]] : null;
   }
 

@@ -29,14 +29,26 @@ import { Toolbar } from './toolbar.js';
 import { Inputs } from './inputs.js';
 import { Figures } from './figures.js';
 import { Breakdown } from './breakdown.js';
+import { ThemeWatch } from './theme.js';
+import { Steps } from './steps.js';
+import { Peek } from './peek.js';
 
 export { parseCell } from './cells.js';
+
+/** The first figure restored from a share link is scrolled into view: the reader followed the link to see it. */
+let revealed = false;
+function revealShared(host) {
+  if (revealed) return;
+  revealed = true;
+  // After the figure has its size (figures are built and painted in this task), so the scroll lands on it.
+  requestAnimationFrame(() => host.scrollIntoView({ block: 'start' }));
+}
 
 export function defineElement(api) {
   if (customElements.get('attention-viz')) return;
 
   class AttentionViz extends HTMLElement {
-    static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette', 'persist']; }
+    static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette', 'persist', 'fmt', 'contrast', 'theme']; }
 
     constructor() {
       super();
@@ -45,29 +57,38 @@ export function defineElement(api) {
       this._showNaive = false;
       this._initial = null;
       this._built = false;
+      this._printScale = 1;
       this._persist = new Persist(this);
       this.attachShadow({ mode: 'open' });
     }
 
     connectedCallback() {
       // Properties set before the element was defined shadow our accessors: re-set them through them.
-      for (const prop of ['config', 'views', 'editable', 'height', 'palette']) {
+      for (const prop of ['config', 'views', 'editable', 'height', 'palette', 'persist', 'fmt', 'contrast', 'theme']) {
         if (Object.prototype.hasOwnProperty.call(this, prop)) {
           const value = this[prop];
           delete this[prop];
           this[prop] = value;
         }
       }
-      if (!this._dark) {
-        this._dark = window.matchMedia('(prefers-color-scheme: dark)');
-        this._onScheme = () => this._repaint({ silent: true });
+      if (!this._theme) {
+        this._theme = new ThemeWatch(this, () => this._repaint({ silent: true }));
         // The width is read here, not in _repaint: reading layout during an edit would force a reflow of every input.
         this._resize = new ResizeObserver((entries) => {
           const width = entries[entries.length - 1].contentRect.width;
           if (width !== this._width) { this._width = width; this._figures?.scheduleRepaint(); }
         });
       }
-      this._dark.addEventListener('change', this._onScheme);
+      this._theme.start();
+      if (!this._onPrint) {
+        // beforeprint covers the browser's print dialog; the media query, print emulation (PDF tools, tests).
+        // Both repaint at once, synchronously: the page is laid out for paper right after these handlers.
+        this._print = window.matchMedia('print');
+        this._onPrint = (e) => this._setPrinting(e.type === 'beforeprint' || (e.type === 'change' && e.matches));
+      }
+      this._print.addEventListener('change', this._onPrint);
+      window.addEventListener('beforeprint', this._onPrint);
+      window.addEventListener('afterprint', this._onPrint);
       this._resize.observe(this);
       if (!this._onHide) {
         this._onHide = () => this._persist.flush();
@@ -81,7 +102,10 @@ export function defineElement(api) {
 
     disconnectedCallback() {
       this._resize?.disconnect();
-      this._dark?.removeEventListener('change', this._onScheme);
+      this._theme?.stop();
+      this._print?.removeEventListener('change', this._onPrint);
+      window.removeEventListener('beforeprint', this._onPrint);
+      window.removeEventListener('afterprint', this._onPrint);
       // A move (frameworks, notebooks) reconnects in the same task and keeps everything;
       // only an element still detached afterwards lets go of its WASM state.
       queueMicrotask(() => {
@@ -96,6 +120,8 @@ export function defineElement(api) {
     attributeChangedCallback(name, old, value) {
       if (old === value || !this._viz) return;
       if (name === 'preset' || name === 'config') this._load();
+      else if (name === 'theme') this._theme.refresh();
+      else if (name === 'fmt') this._setFmt(value);
       else if (name !== 'persist') this._rebuild();
     }
 
@@ -140,13 +166,34 @@ export function defineElement(api) {
     get palette() { return this.getAttribute('palette'); }
     set palette(v) { if (v === null || v === undefined) this.removeAttribute('palette'); else this.setAttribute('palette', String(v)); }
 
+    /**
+     * How the numbers in the heatmaps are written (attribute `fmt`): a format spec of seaborn's
+     * `heatmap(fmt=…)`, written as Python writes it: `.2g` (the default), `.3g`, `.4g`, `.2f`, `.0f`, `d`, `.1%`, `.2e`.
+     */
+    get fmt() { return this.getAttribute('fmt') || '.2g'; }
+    set fmt(v) { if (v === null || v === undefined) this.removeAttribute('fmt'); else this.setAttribute('fmt', String(v)); }
+
+    /**
+     * The text colour rule of the cells (attribute `contrast`): "seaborn" (the default: seaborn's own rule, for
+     * fidelity) or "more" (black or white, whichever contrasts more: at least 4.5:1 on every colour).
+     */
+    get contrast() { return this.getAttribute('contrast') === 'more' ? 'more' : 'seaborn'; }
+    set contrast(v) { if (v === null || v === undefined) this.removeAttribute('contrast'); else this.setAttribute('contrast', String(v)); }
+
+    /**
+     * "light", "dark" or "auto" (attribute `theme`; the default): auto follows JupyterLab's theme
+     * (`data-jp-theme-light`), then the page's `color-scheme`, then the system's `prefers-color-scheme`.
+     */
+    get theme() { const t = this.getAttribute('theme'); return t === 'light' || t === 'dark' ? t : 'auto'; }
+    set theme(v) { if (v === null || v === undefined) this.removeAttribute('theme'); else this.setAttribute('theme', String(v)); }
+
     /** Keep the user's edits in localStorage and bring them back on reload (attribute `persist`). */
     get persist() { return this.hasAttribute('persist') && this.getAttribute('persist') !== 'false'; }
     set persist(v) { if (v) this.setAttribute('persist', ''); else this.removeAttribute('persist'); }
 
     /** A standalone SVG string of one heatmap, drawn by the same Rust code as the canvas. */
     toSVG(view) {
-      return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined));
+      return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined, this._fmtSpec(), this.contrast));
     }
 
     /**
@@ -219,7 +266,22 @@ export function defineElement(api) {
     }
 
     /** Whether the heatmaps are drawn for a dark background. */
-    _darkMode() { return this._dark?.matches ?? false; }
+    _darkMode() { return this._theme?.dark ?? false; }
+
+    /** The fmt the core is given: the attribute's, unless the core refused it (then its default, with a message). */
+    _fmtSpec() { return this._badFmt === this.fmt ? undefined : this.fmt; }
+
+    /** A new `fmt`: checked by the core once; a refused one keeps the numbers as they were drawn and says why. */
+    _setFmt(value) {
+      this._badFmt = null;
+      if (value !== null) {
+        try { api.callCore(() => this._viz.preferredSize(this._viz.views()[0], value)); } catch (e) {
+          this._badFmt = value;
+          this._fail(`${e.message} — the numbers keep the default .2g.`);
+        }
+      }
+      this._rebuild({ silent: true });
+    }
 
     // ---- loading ----------------------------------------------------------
 
@@ -268,10 +330,13 @@ export function defineElement(api) {
       // A share link in the URL applies once, on the first load; later preset/config changes win.
       const shared = this._shareApplied ? null : this._share.fromURL();
       this._shareApplied = true;
+      // What the reader sees is not the document's figure: said on the figure, or the numbers disagree with the prose.
+      let notice = null;
       if (shared) {
         try {
           this._showNaive = api.callCore(() => this._viz.setShareState(shared));
           this._invalidate();
+          notice = 'Restored from a link: these are the numbers that were shared, not the document\'s.';
         } catch (e) {
           error = e.message;
           this._fail(`${e.message} — showing the original figure instead.`);
@@ -283,6 +348,7 @@ export function defineElement(api) {
           try {
             this._showNaive = api.callCore(() => this._viz.setShareState(saved));
             this._invalidate();
+            notice = 'Showing your saved edits, not the document\'s numbers.';
           } catch (e) {
             error = e.message;
             this._persist.forget();
@@ -292,7 +358,9 @@ export function defineElement(api) {
       }
       // A refused source leaves the figure as it was: no `change` for it.
       this._rebuild({ silent: !viz });
-      if (!error && !this._persist.warned) this._status('');
+      if (notice) this._notice(notice);
+      else if (!error && !this._persist.warned) this._status('');
+      if (shared && !error) revealShared(this);
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
     }
 
@@ -343,6 +411,33 @@ export function defineElement(api) {
       this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
     }
 
+    /** Print resolution on paper (3 device pixels per CSS pixel, about 300 dpi), screen resolution otherwise. */
+    _setPrinting(on) {
+      const scale = on ? Math.max(1, 3 / (window.devicePixelRatio || 1)) : 1;
+      if (scale === this._printScale) return;
+      this._printScale = scale;
+      this._repaint({ silent: true });
+    }
+
+    /** Moves the keyboard past the input grids: to the first heatmap, else the steps or the breakdown. */
+    _skipInputs() {
+      const target = this._figures.root.querySelector('canvas')
+        ?? [this._steps.root, this._breakdown.root].find((r) => !r.hidden)?.querySelector('.wrap, summary');
+      target?.focus();
+    }
+
+    /** A note that the figure is not the document's, with the way back (Reset) beside it. */
+    _notice(text) {
+      const reset = el('button', { type: 'button', 'data-action': 'notice-reset', text: 'Reset to the document' });
+      reset.addEventListener('click', () => {
+        this._toolbar.action('reset');
+        // This button goes with the notice: the keyboard lands on the toolbar's Reset, which did the same.
+        this._toolbar.root.querySelector('[data-action="reset"]')?.focus();
+      });
+      this._statusEl.classList.remove('error');
+      this._statusEl.replaceChildren(`${text} `, reset);
+    }
+
     _status(text, isError = false) {
       // Unchanged text is not rewritten: any DOM write makes the next canvas font lookup restyle the page.
       if (!this._statusEl || (this._statusEl.textContent === text && this._statusEl.classList.contains('error') === isError)) return;
@@ -363,9 +458,15 @@ export function defineElement(api) {
       this._inputs = new Inputs(this, api);
       this._figures = new Figures(this, api);
       this._breakdown = new Breakdown(this);
+      this._steps = new Steps(this);
+      this._peek = new Peek(this);
+      this._peek.watch(this._inputs.root);
+      // Tabbing through every cell of every grid to reach the heatmaps is 64 stops a figure: one stop skips them.
+      this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
+      this._skip.addEventListener('click', () => this._skipInputs());
       root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
-        this._toolbar.root, this._share.root, this._statusEl, this._inputs.root, this._figures.lesson, this._figures.root,
-        this._breakdown.root), this._figures.tip);
+        this._toolbar.root, this._share.root, this._statusEl, this._skip, this._inputs.root, this._peek.root, this._figures.lesson, this._figures.root,
+        this._steps.root, this._breakdown.root), this._figures.tip);
     }
 
     /** Rebuilds every part (`inputs: false`: all but the grids); the keyboard focus stays on the same control. */
@@ -376,6 +477,7 @@ export function defineElement(api) {
       this._toolbar.root.hidden = !this.editable || !show('controls');
       this._share.root.hidden = panels ? !show('controls') : false;
       this._inputs.root.hidden = !this.editable || !show('inputs');
+      this._skip.hidden = this._inputs.root.hidden;
       this._breakdown.root.hidden = !show('breakdown');
       this._toolbar.build();
       if (inputs) this._inputs.build();
@@ -388,10 +490,12 @@ export function defineElement(api) {
     _repaint({ silent = false } = {}) {
       if (!this._viz) return;
       this._figures.paint();
+      this._peek.update();
       const breakdownKey = `${this._version}|${this._showNaive}`;
       if (silent && this._breakdownKey === breakdownKey) return;
       this._breakdownKey = breakdownKey;
       this._breakdown.render();
+      this._steps.render();
       if (!silent) {
         const self = this;
         this.dispatchEvent(new CustomEvent('change', {

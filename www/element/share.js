@@ -59,8 +59,16 @@ export class Share {
       const keep = svgView.value;
       svgView.replaceChildren(el('option', { value: '', text: 'whole figure' }), ...viz.views().map((v) => el('option', { value: v, text: v })));
       svgView.value = viz.views().includes(keep) ? keep : '';
+      svgState();
     };
     const button = (action, text, title) => el('button', { type: 'button', 'data-action': action, title, text, onclick: () => this.export(action, svgView.value) });
+    // SVG is one heatmap: offered only once one is picked (a disabled button says why in its title).
+    const svgState = () => {
+      const svg = menu.querySelector('[data-action="svg"]');
+      svg.disabled = svgView.value === '';
+      svg.title = svg.disabled ? 'SVG is one heatmap: pick it in the list first' : `Download an SVG of ${svgView.value}`;
+    };
+    svgView.addEventListener('change', svgState);
     const menu = el('details', { class: 'menu' }, el('summary', { text: 'Share & export' }),
       el('div', { class: 'group' },
         button('copy-link', 'Copy link', 'A link that restores this exact figure'),
@@ -70,12 +78,16 @@ export class Share {
         button('json', 'JSON', 'Download the state as JSON'),
         button('numpy', 'Copy as NumPy', 'A Python snippet that recomputes these numbers with NumPy/SciPy')));
     menu.addEventListener('toggle', refresh);
+    svgState();
     return menu;
   }
 
   async export(action, view) {
     const { host } = this;
-    const name = (host.id || 'attention-viz') + (view ? `-${view}` : '');
+    // The state is the whole figure's whatever heatmap is picked; images are of the picked one.
+    const base = host.id || 'attention-viz';
+    const name = base + (view ? `-${view}` : '');
+    const saved = (file) => host._status(`Downloaded ${file}.`);
     try {
       switch (action) {
         case 'copy-link': {
@@ -84,12 +96,15 @@ export class Share {
           await this.copy(url, 'Link copied: it restores this exact figure.');
           return;
         }
-        case 'png': return download(await host.toPNG(view || undefined), `${name}.png`);
+        case 'png': download(await host.toPNG(view || undefined), `${name}.png`); return saved(`${name}.png`);
         case 'svg': {
           if (!view) { host._status('Pick one heatmap to export as SVG.', true); return; }
-          return download(new Blob([host.toSVG(view)], { type: 'image/svg+xml' }), `${name}.svg`);
+          download(new Blob([host.toSVG(view)], { type: 'image/svg+xml' }), `${name}.svg`);
+          return saved(`${name}.svg`);
         }
-        case 'json': return download(new Blob([JSON.stringify(host.toJSON(), null, 1)], { type: 'application/json' }), `${name}.json`);
+        case 'json':
+          download(new Blob([JSON.stringify(host.toJSON(), null, 1)], { type: 'application/json' }), `${base}.json`);
+          return saved(`${base}.json`);
         case 'numpy': return this.copy(host.toNumPy(), 'NumPy code copied: paste it into a notebook to get these numbers.');
         default:
       }
@@ -121,11 +136,12 @@ export class Share {
     const viz = host._viz;
     if (!viz.views().includes(view)) throw new Error(`there is no view "${view}" here; views are ${viz.views().join(', ')}`);
     const dpr = window.devicePixelRatio || 1;
-    const [w, h] = viz.preferredSize(view);
+    const fmt = host._fmtSpec();
+    const [w, h] = this.api.callCore(() => viz.preferredSize(view, fmt));
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round((host.height ?? h) * dpr);
-    this.api.callCore(() => viz.render(view, canvas, dpr, false, host.palette ?? undefined, [], true));
+    this.api.callCore(() => viz.render(view, canvas, dpr, false, host.palette ?? undefined, [], true, fmt, host.contrast));
     return canvas;
   }
 

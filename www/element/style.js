@@ -6,10 +6,10 @@ export const STYLE = `
   --av-panel: #f6f8fa; --av-accent: #0969da; --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
   color: var(--av-fg); background: var(--av-bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
   border: 1px solid var(--av-border); border-radius: 8px; container-type: inline-size; }
-@media (prefers-color-scheme: dark) {
-  :host { --av-bg: #161b22; --av-fg: #e6edf3; --av-muted: #9198a1; --av-border: #3d444d; --av-panel: #0d1117;
-    --av-accent: #58a6ff; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; }
-}
+/* Dark follows the resolved theme (theme.js: the attribute, JupyterLab, the page's color-scheme, the system), not
+   only the system's setting. An author's own --av-* values on the element win over both. */
+:host([data-av-theme="dark"]) { --av-bg: #161b22; --av-fg: #e6edf3; --av-muted: #9198a1; --av-border: #3d444d; --av-panel: #0d1117;
+    --av-accent: #58a6ff; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
 :host([hidden]) { display: none; }
 [hidden] { display: none !important; }
 * { box-sizing: border-box; }
@@ -55,9 +55,6 @@ input.token { width: 6.5em; padding: 3px 4px; border: 1px dashed var(--av-border
 .cell-msg { color: var(--av-invalid); font-size: 12px; line-height: 16px; height: 32px; margin-top: 4px; width: 0; min-width: 100%;
   overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; }
 .stages { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
-/* Off-screen inputs and breakdown skip the browser's layout and paint on every edit (their size is remembered).
-   Not the heatmaps: they are what a reader watches, and full-page captures should show them. */
-fieldset.matrix, details.breakdown { content-visibility: auto; contain-intrinsic-size: auto 300px; }
 figure.stage { margin: 0; max-width: 100%; }
 figure.stage canvas { display: block; max-width: 100%; touch-action: manipulation; border-radius: 4px; }
 figure.stage canvas.pickable { cursor: pointer; }
@@ -72,8 +69,47 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 .breakdown td.formula { text-align: left; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
 .breakdown tr.sum td { font-weight: 600; border-bottom: none; }
 .breakdown .wrap { overflow-x: auto; }
+/* Shades on the edge where more of the table is hidden: a phone shows no scroll bar until it is touched. */
+.breakdown .wrap.more-right { box-shadow: inset -14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
+.breakdown .wrap.more-left { box-shadow: inset 14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
+.breakdown .wrap.more-left.more-right { box-shadow: inset -14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent),
+  inset 14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
+/* The steps strip: each row is one key's path, score → scaled → exp → weight → w_j·v_j, the operation over each arrow. */
+.steps .wrap { overflow-x: auto; }
+.steps table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
+.steps caption { text-align: left; font-weight: 600; padding-bottom: 6px; overflow-wrap: anywhere; }
+.steps th, .steps td { padding: 3px 8px; text-align: right; white-space: nowrap; border-bottom: 1px solid var(--av-border); }
+.steps thead th { vertical-align: bottom; font-weight: 400; color: var(--av-muted); font-size: 12px; }
+.steps thead th.op { text-align: center; padding: 3px 2px; }
+.steps .op-name { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; color: var(--av-accent); }
+.steps thead th:last-child { text-align: left; }
+.steps td.arrow { color: var(--av-accent); text-align: center; padding: 3px 2px; font-size: 15px; }
+.steps tbody th { font-weight: 400; color: var(--av-muted); text-align: left; }
+.steps td.weight { position: relative; min-width: 7em; }
+.steps td.weight .bar { position: absolute; left: 0; top: 3px; bottom: 3px; background: color-mix(in srgb, var(--av-accent) 28%, transparent); border-radius: 2px; }
+.steps td.weight .value { position: relative; font-weight: 600; }
+.steps tfoot td, .steps tfoot th { font-weight: 600; border-bottom: none; }
+.steps td.vec { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; text-align: left; }
+/* Visually hidden until it has the keyboard focus, like a page's "skip to content" link. */
+.skip { position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden; }
+.skip:focus { position: static; width: auto; height: auto; justify-self: start; }
+.peek { position: fixed; left: 8px; right: 8px; bottom: 8px; z-index: 5; padding: 6px; background: var(--av-bg);
+  border: 1px solid var(--av-border); border-radius: 8px; box-shadow: 0 4px 16px rgb(0 0 0 / .25); max-height: 40vh; overflow: hidden; }
+.peek canvas { display: block; max-width: 100%; max-height: calc(40vh - 32px); width: auto; height: auto; }
+.peek-label { display: block; font-size: 11px; color: var(--av-muted); text-transform: uppercase; letter-spacing: .04em; }
+.scroll-hint { margin: 4px 0 0; font-size: 12px; color: var(--av-muted); }
 .lesson { font-size: 13px; color: var(--av-muted); max-width: 70ch; }
 .nan { color: var(--av-invalid); font-weight: 600; }
+/* Paper: the numbers and the figures, none of the controls; each figure whole on its page; nothing clipped. */
+@media print {
+  :host { border: none; break-inside: avoid; }
+  .toolbar, details.menu, .window, .skip, .tip, .peek, .scroll-hint, .status:empty { display: none !important; }
+  .av { padding: 0; }
+  fieldset.matrix, .breakdown .wrap { overflow: visible; }
+  figure.stage, fieldset.matrix, details.breakdown { break-inside: avoid; }
+  .breakdown th, .breakdown td { white-space: normal; }
+  .breakdown td.formula { overflow-wrap: anywhere; }
+}
 @container (max-width: 520px) {
   .av { padding: 8px; gap: 10px; }
   .toolbar { gap: 6px 10px; }

@@ -1,0 +1,94 @@
+// Narrow screens and long tab orders (www/element/peek.js, index.js skip link, breakdown.js scroll hint): at 390 px
+// the edited cell and the weights are a screen apart, so while a cell has the focus a live copy of the result stays
+// pinned in view; a skip link per figure's inputs jumps past its grids; a breakdown wider than the screen says so.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open } from './harness.mjs';
+
+let site;
+before(async () => { site = await open(); });
+after(() => site.close());
+
+const PHONE = { viewport: { width: 390, height: 844 } };
+const drawn = (page) => page.waitForFunction(() => [...document.querySelectorAll('attention-viz')]
+  .every((e) => e.trace && [...(e.shadowRoot?.querySelectorAll('canvas[data-view]') ?? [])].every((c) => c.width > 0)));
+
+test('390 px: while a cell is edited, the weights stay in view and follow every edit', async () => {
+  const page = await site.page('index.html', PHONE);
+  await drawn(page);
+  const fig = page.locator('#chapter-2');
+  const cell = fig.locator('input.cell[data-matrix="embeddings"][data-row="0"][data-col="0"]');
+  await cell.scrollIntoViewIfNeeded();
+  const peek = fig.locator('.peek');
+  assert.equal(await peek.isVisible(), false, 'no peek before editing');
+  await cell.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('9');
+  const state = () => page.evaluate(() => {
+    const root = document.getElementById('chapter-2').shadowRoot;
+    const p = root.querySelector('.peek');
+    const src = root.querySelector('canvas[data-view="weights"]');
+    const copy = p.querySelector('canvas');
+    const r = p.getBoundingClientRect();
+    const same = copy.width === src.width && copy.toDataURL() === src.toDataURL();
+    return { top: r.top, bottom: r.bottom, inView: r.top >= 0 && r.bottom <= innerHeight, same, hidden: p.hidden };
+  });
+  let s = await state();
+  assert.equal(s.hidden, false);
+  assert.ok(s.inView, `the peek is on screen (${s.top}–${s.bottom})`);
+  assert.ok(s.same, 'it shows what the weights heatmap shows');
+  await page.keyboard.press('ArrowUp'); // no-op move at the top edge; then an Alt step
+  await page.keyboard.press('Alt+ArrowUp');
+  s = await state();
+  assert.ok(s.same, 'and follows the edit');
+  // Focus leaves the grids: the peek goes.
+  await fig.locator('select[data-control="query"]').focus();
+  await page.waitForTimeout(250);
+  assert.equal((await state()).hidden, true);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the peek is for narrow figures only', async () => {
+  const page = await site.page('index.html');
+  await drawn(page);
+  const cell = page.locator('#chapter-2').locator('input.cell[data-matrix="embeddings"][data-row="0"][data-col="0"]');
+  await cell.click();
+  assert.equal(await page.locator('#chapter-2').locator('.peek').isVisible(), false);
+  await page.close();
+});
+
+test('a skip link per figure\'s inputs: visible when focused, Enter moves the keyboard to the first heatmap', async () => {
+  const page = await site.page('index.html');
+  await drawn(page);
+  const fig = page.locator('#chapter-2');
+  // Reach it as a keyboard user does: from the last toolbar control, Tab (past the export menu's summary).
+  await fig.locator('button[data-action="reset"]').focus();
+  let inner = null;
+  for (let i = 0; i < 4 && inner !== 'skip-inputs'; i++) {
+    await page.keyboard.press('Tab');
+    inner = await page.evaluate(() => document.activeElement.shadowRoot?.activeElement?.dataset.action ?? null);
+  }
+  assert.equal(inner, 'skip-inputs');
+  const box = await fig.locator('.skip').boundingBox();
+  assert.ok(box.width > 20 && box.height > 10, 'visible while focused');
+  await page.keyboard.press('Enter');
+  const now = await page.evaluate(() => {
+    const a = document.activeElement;
+    return { host: a.id, view: a.shadowRoot.activeElement?.dataset.view ?? null, tag: a.shadowRoot.activeElement?.localName };
+  });
+  assert.deepEqual(now, { host: 'chapter-2', view: 'q', tag: 'canvas' });
+  await page.close();
+});
+
+test('390 px: a breakdown wider than the screen says it scrolls', async () => {
+  const page = await site.page('index.html', PHONE);
+  await drawn(page);
+  const hint = await page.evaluate(() => {
+    const root = document.getElementById('chapter-2').shadowRoot;
+    const wrap = root.querySelector('.breakdown .wrap');
+    return { wider: wrap.scrollWidth > wrap.clientWidth, hint: !root.querySelector('.breakdown .scroll-hint').hidden, shade: wrap.classList.contains('more-right') };
+  });
+  assert.deepEqual(hint, { wider: true, hint: true, shade: true });
+  await page.close();
+});

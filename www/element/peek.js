@@ -1,0 +1,60 @@
+// Owns the result peek: on a narrow screen the input being edited and the weights are a screen or more apart, so
+// a scrub would show no effect. While a cell of a narrow figure has the focus, a copy of the result heatmap (the
+// weights, else the context) stays pinned to the bottom of the viewport and follows every repaint. It copies the
+// pixels the figure already drew: no second render, and it always shows what the figure shows.
+import { el } from './dom.js';
+
+/** The heatmap the peek mirrors, in order of preference. */
+const RESULTS = ['weights', 'context', 'scores'];
+/** The element's width at and below which cause and effect do not fit on one screen (the narrow layout's width). */
+const NARROW = 520;
+
+export class Peek {
+  constructor(host) {
+    this.host = host;
+    this.canvas = el('canvas', { 'aria-hidden': 'true' });
+    this.label = el('span', { class: 'peek-label' });
+    this.root = el('div', { class: 'peek', hidden: true, 'aria-hidden': 'true' }, this.label, this.canvas);
+    this.active = false;
+  }
+
+  /** The figure's canvas to mirror, or null when none of the results is shown. */
+  source() {
+    for (const view of RESULTS) {
+      const c = this.host._figures.canvases.get(view);
+      if (c) return c;
+    }
+    return null;
+  }
+
+  /** Follows the keyboard focus of the input grids (`inputs` is their root). */
+  watch(inputs) {
+    inputs.addEventListener('focusin', (e) => {
+      if (!e.target.matches?.('input.cell')) return;
+      clearTimeout(this.timer);
+      this.active = true;
+      this.update();
+    });
+    // Moving from one cell to the next is a focusout then a focusin: wait a moment before hiding.
+    inputs.addEventListener('focusout', () => {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => { this.active = false; this.update(); }, 150);
+    });
+  }
+
+  /** After every repaint: shows, hides or refreshes the copy. */
+  update() {
+    const src = this.active && (this.host._width ?? Infinity) <= NARROW ? this.source() : null;
+    const show = Boolean(src && src.width && src.height);
+    if (this.root.hidden === !show && !show) return;
+    this.root.hidden = !show;
+    if (!show) return;
+    if (this.canvas.width !== src.width || this.canvas.height !== src.height) {
+      this.canvas.width = src.width;
+      this.canvas.height = src.height;
+    }
+    this.canvas.style.width = src.style.width;
+    this.canvas.getContext('2d').drawImage(src, 0, 0);
+    this.label.textContent = `${src.dataset.view} (live)`;
+  }
+}

@@ -1,0 +1,64 @@
+// Owns the element's light/dark decision: the `theme` attribute ("light" | "dark" | "auto"), and for "auto"
+// what the host page says about itself. Pages that theme themselves without the OS setting are common where
+// the element lives: JupyterLab marks its body with data-jp-theme-light, other pages set `color-scheme`.
+
+const DARK_QUERY = '(prefers-color-scheme: dark)';
+
+/** What "auto" means on this page now: JupyterLab's flag, then the host's `color-scheme`, then the OS. */
+export function pageIsDark(host) {
+  for (const node of [host.closest('[data-jp-theme-light]'), document.body, document.documentElement]) {
+    const flag = node?.getAttribute?.('data-jp-theme-light');
+    if (flag === 'true' || flag === 'false') return flag === 'false';
+  }
+  // `color-scheme` is inherited: the host's computed value is the page's (or its container's) choice.
+  const scheme = (host.parentElement ? getComputedStyle(host.parentElement).colorScheme : '') || '';
+  const words = scheme.split(/\s+/).filter((w) => w === 'light' || w === 'dark');
+  if (words.length === 1) return words[0] === 'dark';
+  return window.matchMedia(DARK_QUERY).matches;
+}
+
+/**
+ * Watches everything the decision depends on and calls `onChange(dark)` when it flips. The element reflects the
+ * result on itself as `data-av-theme` so its stylesheet (and the author's CSS) can follow it.
+ */
+export class ThemeWatch {
+  constructor(host, onChange) {
+    this.host = host;
+    this.onChange = onChange;
+    this.dark = null;
+    this.update = () => this.refresh();
+  }
+
+  /** "light" | "dark" | "auto" as the attribute says (anything else is "auto"). */
+  mode() {
+    const t = this.host.getAttribute('theme');
+    return t === 'light' || t === 'dark' ? t : 'auto';
+  }
+
+  refresh() {
+    const mode = this.mode();
+    const dark = mode === 'auto' ? pageIsDark(this.host) : mode === 'dark';
+    this.host.setAttribute('data-av-theme', dark ? 'dark' : 'light');
+    if (dark === this.dark) return;
+    const first = this.dark === null;
+    this.dark = dark;
+    if (!first) this.onChange(dark);
+  }
+
+  start() {
+    this.media = window.matchMedia(DARK_QUERY);
+    this.media.addEventListener('change', this.update);
+    // JupyterLab switches themes by rewriting body attributes; pages switch `color-scheme` through a class or style.
+    this.observer = new MutationObserver(this.update);
+    const attributeFilter = ['data-jp-theme-light', 'class', 'style'];
+    for (const node of new Set([document.documentElement, document.body].filter(Boolean))) {
+      this.observer.observe(node, { attributes: true, attributeFilter });
+    }
+    this.refresh();
+  }
+
+  stop() {
+    this.media?.removeEventListener('change', this.update);
+    this.observer?.disconnect();
+  }
+}
