@@ -2,8 +2,8 @@
 // Usage: node scripts/screenshots.mjs [--out shots]   (or `make screenshots`; needs `make build`)
 //
 // Writes <out>/<page>-<width>-<scheme>.png for index.html and www/embed.html at 1280, 768
-// and 390 px wide in light and dark, once every <attention-viz> has drawn (with the viewport
-// as tall as the page, so nothing is skipped as off-screen); then
+// and 390 px wide in light and dark, once every <attention-viz> has drawn: a plain full-page
+// capture of a 900 px viewport, as an author making a thumbnail would take it; then
 // <out>/index-print.pdf (A4, backgrounds on, print media) and, when poppler's pdftoppm is
 // installed, <out>/index-print-<n>.png of its first pages.
 import { chromium } from 'playwright-core';
@@ -34,22 +34,6 @@ async function drawn(page, timeout = 30000) {
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100)))));
 }
 
-/**
- * Makes the viewport as tall as the page, so that every part of it is on screen as a reader scrolling
- * would see it: the element skips rendering off-screen panels (`content-visibility: auto`), which a
- * full-page screenshot of a 900 px viewport would show as empty boxes. Repeats while the height changes
- * (a panel rendered for the first time replaces its placeholder size by its real one).
- */
-async function wholePageInView(page, width) {
-  for (let i = 0, last = 0; i < 6; i++) {
-    const height = await page.evaluate(() => document.documentElement.scrollHeight);
-    if (height === last) break;
-    last = height;
-    await page.setViewportSize({ width, height });
-    await drawn(page);
-  }
-}
-
 mkdirSync(OUT, { recursive: true });
 const { server, url } = await serve({ root: ROOT, port: 0 });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -63,7 +47,6 @@ try {
         page.on('console', (m) => { if (m.type() === 'error') problems.push(`${path} ${width} ${colorScheme}: ${m.text()}`); });
         await page.goto(url + path);
         await drawn(page);
-        await wholePageInView(page, width);
         const file = join(OUT, `${name}-${width}-${colorScheme}.png`);
         await page.screenshot({ path: file, fullPage: true });
         console.log(file);
@@ -87,7 +70,7 @@ try {
   try { execFileSync('pdftoppm', ['-v'], { stdio: 'ignore' }); } catch { pdftoppm = false; }
   if (pdftoppm) {
     for (const f of readdirSync(OUT)) if (/^index-print-\d+\.png$/.test(f)) rmSync(join(OUT, f));
-    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', String(PRINT_PAGES), pdf, join(OUT, 'index-print')]);
+    execFileSync('pdftoppm', ['-png', '-r', '80', '-f', '1', '-l', String(PRINT_PAGES), pdf, join(OUT, 'index-print')]);
     for (const f of readdirSync(OUT).sort()) if (/^index-print-\d+\.png$/.test(f)) console.log(join(OUT, f));
   } else {
     console.log('pdftoppm not found (apt-get install poppler-utils): no PNG of the PDF pages');

@@ -70,10 +70,9 @@ async function load(path, colorScheme, width) {
 }
 
 /**
- * How wide the page is with every part of it on screen (the viewport made as tall as the page: the
- * element skips laying out off-screen panels, `content-visibility: auto`, so a 900 px viewport would
- * hide an overflow further down), and the outermost elements (through open shadow roots) that stick
- * out past `width`.
+ * How wide the page is with every part of it on screen (the viewport made as tall as the page, so a
+ * figure that sizes itself once visible has done so), and the outermost elements (through open shadow
+ * roots) that stick out past `width`.
  */
 async function wholePageOverflow(page, width) {
   for (let i = 0, last = 0; i < 6; i++) {
