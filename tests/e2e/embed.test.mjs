@@ -344,7 +344,7 @@ test('share link: edits, the naive toggle and Randomize of two elements survive 
     assert.deepEqual(got[i].views, want[i].views, `element ${i}: panels`);
     assert.equal(got[i].traceText, want[i].traceText, `element ${i}: trace, bit for bit`);
     assert.deepEqual(got[i].state, want[i].state, `element ${i}: toJSON()`);
-    assert.equal(got[i].status, '', `element ${i}: no message`);
+    assert.match(got[i].status, /^Restored from a link/, `element ${i}: says it was restored from a link`);
   }
   assert.match(got[0].numpy, /np\.random\.seed\(5\)/, 'restored toNumPy() still writes the seeded calls');
   assert.match(got[0].numpy, /np\.random\.randn\(/);
