@@ -29,7 +29,11 @@ export interface SelfTrace {
   q: Matrix; k: Matrix; v: Matrix;
   scores: Matrix; scaled: Matrix; weights: Matrix; naive_weights: Matrix; context: Matrix;
   scale: number;
-  query: { index: number; scores: Vector; scaled: Vector; weights: Vector; terms: Matrix; context: Vector };
+  /**
+   * The followed query step by step: `exp[j]` = exp(scaled_j − max scaled) (the stable softmax's), `sum` = [Σ_j exp[j]]
+   * (a one-element vector), `weights[j]` = exp[j] / sum, `terms[j]` = w_j·v_j.
+   */
+  query: { index: number; scores: Vector; scaled: Vector; exp: Vector; sum: Vector; weights: Vector; terms: Matrix; context: Vector };
 }
 
 export interface CrossTrace {
@@ -57,8 +61,11 @@ export const presets: Record<PresetName, Config>;
 export function compute(config: Config): Trace;
 /** The config with every default filled in. */
 export function normalizeConfig(config: Config): Config;
-/** A standalone SVG of one heatmap. */
-export function renderSVG(config: Config, view: ViewName, palette?: string): string;
+/**
+ * A standalone SVG of one heatmap. `palette` overrides the view's colormap; `fmt` writes the numbers as seaborn's
+ * `heatmap(fmt=…)` does: ".2g" (the default), ".3g", ".2f", "d", ".1%", ".2e"…
+ */
+export function renderSVG(config: Config, view: ViewName, palette?: string, fmt?: string): string;
 
 type NestedNumbers = number | NestedNumbers[];
 

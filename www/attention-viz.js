@@ -189,12 +189,13 @@ export function normalizeConfig(config) {
  * A standalone SVG string of one heatmap (`view` is a config or trace field:
  * embeddings, w_q, w_k, w_v, q, k, v, scores, scaled, weights, naive_weights,
  * context, decoder_state, annotations, applied), drawn by the same Rust code
- * as the canvas. `palette` overrides the view's default colormap.
+ * as the canvas. `palette` overrides the view's default colormap; `fmt` is how the
+ * numbers are written, a format spec of seaborn's `heatmap(fmt=…)` (default ".2g").
  */
-export function renderSVG(config, view, palette = undefined) {
+export function renderSVG(config, view, palette = undefined, fmt = undefined) {
   assertReady();
   const json = configJson(config);
-  return callCore(() => core.renderSvg(json, String(view), palette ?? undefined));
+  return callCore(() => core.renderSvg(json, String(view), palette ?? undefined, fmt ?? undefined));
 }
 
 /** Test hooks (not part of the documented API). */

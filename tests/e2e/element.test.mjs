@@ -547,11 +547,14 @@ test('clicking a row of the weights heatmap follows that query (config.query, me
   assert.ok(after.changes >= 1, '`change` fired');
   assert.notEqual(after.px.weights, before.px.weights, 'the selected row outline moved');
 
-  // The query menu and the keyboard on a focused heatmap do the same.
+  // The query menu and the keyboard on a focused heatmap do the same: ↑ moves the cell cursor up from the followed
+  // row, Enter follows the cursor's row (tests/e2e/figures.test.mjs has the cursor in full).
   await page.locator('attention-viz >> nth=0 >> [data-control="query"]').selectOption('3');
   assert.equal(await page.evaluate(() => H.els()[0].config.query), 3);
   await page.locator('attention-viz >> nth=0 >> canvas[data-view="weights"]').focus();
   await page.keyboard.press('ArrowUp');
+  assert.equal(await page.evaluate(() => H.els()[0].config.query), 3, '↑ alone moves the cursor, not the query');
+  await page.keyboard.press('Enter');
   const kb = await page.evaluate(() => ({ q: H.els()[0].config.query, menu: H.control(H.els()[0], 'query').value }));
   assert.deepEqual(kb, { q: 2, menu: '2' });
   await done(page);

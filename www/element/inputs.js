@@ -311,6 +311,7 @@ export class Inputs {
       s.cell.setPointerCapture?.(e.pointerId);
       s.cell.classList.add('scrubbing');
       s.step = this.step(s.cell);
+      this.host._figures.scrubStart(); // the heatmaps keep their palettes until the release
     }
     if (!s.active) return;
     e.preventDefault();
@@ -331,6 +332,7 @@ export class Inputs {
       s.cell.classList.remove('scrubbing');
       s.cell.releasePointerCapture?.(e.pointerId);
       e.preventDefault();
+      this.host._figures.scrubEnd(); // palettes follow the values again; sizes are measured again
     }
   }
 

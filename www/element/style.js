@@ -114,6 +114,18 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
   .av { padding: 8px; gap: 10px; }
   .toolbar { gap: 6px 10px; }
 }
+/* ---- figures.js and reader.js: the outlines' legend, the heatmaps' text alternatives and live region (keep last) ----
+   The legend's colours are the heatmap outlines' (src/heatmap/draw.rs Theme: accent, link), light and dark. */
+.stages > p.legend { flex-basis: 100%; margin: 0; font-size: 12px; color: var(--av-muted); display: flex; flex-wrap: wrap; align-items: center; gap: 2px 4px; }
+.legend .key { display: inline-flex; align-items: center; gap: 5px; }
+.legend .swatch { display: inline-block; width: 16px; height: 10px; border: 2px solid currentColor; border-radius: 1px; }
+.legend .selected { color: #0969da; }
+.legend .link { color: #9a6700; }
+.legend .link .swatch { border-style: dashed; }
+:host([data-av-theme="dark"]) .legend .selected { color: #58a6ff; }
+:host([data-av-theme="dark"]) .legend .link { color: #d29922; }
+/* Read by screen readers, not shown: each heatmap's table of numbers, the keys' help, the cursor's announcements. */
+.sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
 let sheet;
