@@ -7,7 +7,8 @@
 use attention_viz::attention::compute;
 use attention_viz::config::Config;
 use attention_viz::heatmap::draw::{
-    draw, outline, Colors, Contrast, Highlight, HighlightKind, Layout, Style, Theme, DARK_GAP, HIDDEN_NOTE, MIN_FONT,
+    draw, inner_ring, outline, Colors, Contrast, Highlight, HighlightKind, Layout, Style, Theme, DARK_GAP, HIDDEN_NOTE,
+    MIN_FONT,
 };
 use attention_viz::heatmap::palette::{by_name, contrast_ratio, Rgb, TEXT_LIGHT};
 use attention_viz::heatmap::{cell_text, describe, preferred_size, raster, to_svg, to_svg_sized, Fmt};
@@ -531,6 +532,47 @@ fn three_kinds_of_outline() {
     assert_eq!(HighlightKind::from_code(1), Some(HighlightKind::Link));
     assert_eq!(HighlightKind::from_code(2), Some(HighlightKind::Cursor));
     assert_eq!(HighlightKind::from_code(3), None);
+}
+
+#[test]
+fn the_cursor_stands_out_on_its_darkest_and_lightest_cells_in_both_themes() {
+    // Its outer ring is the text colour and its inner ring the background colour: whatever the cell's colour,
+    // one of the two reaches WCAG's 3:1 for non-text against it.
+    let v = view_of(&preset("seed-001").unwrap(), "weights");
+    for theme in [Theme::light(), Theme::dark()] {
+        for (_, colors) in palettes() {
+            for c in [colors[0], colors[colors.len() - 1]] {
+                let best = contrast_ratio(theme.text, c).max(contrast_ratio(theme.background, c));
+                assert!(best >= 3.0, "{c:?} in {theme:?}: {best}");
+            }
+        }
+        for dpr in [1.0, 2.0] {
+            let style = Style { dpr, theme: theme.clone(), ..Style::default() };
+            let l = layout(&v, &style, (362.0 * dpr) as u32, (164.0 * dpr) as u32);
+            let h = Highlight { kind: HighlightKind::Cursor, r0: 2, c0: 1, r1: 3, c1: 2 };
+            let ring = inner_ring(&l, &h, dpr);
+            let cell = l.cell(2, 1);
+            assert_eq!(ring.len(), 4);
+            for r in &ring {
+                assert!(r.width().min(r.height()) >= 1);
+                // Inside the cell, touching the outer ring: together they read as one two-tone outline.
+                assert!(r.x0 >= cell.x0 && r.y0 >= cell.y0 && r.x1 <= cell.x1 && r.y1 <= cell.y1, "{r:?} in {cell:?}");
+            }
+            // outline()'s first bar is the top one, its third the left one: the inner ring starts where they end.
+            let outer = outline(&l, &h, dpr);
+            assert_eq!(outer[0].y1, ring[0].y0);
+            assert_eq!(outer[2].x1, ring[0].x0);
+        }
+        let style = Style {
+            theme: theme.clone(),
+            highlights: vec![Highlight { kind: HighlightKind::Cursor, r0: 3, c0: 3, r1: 4, c1: 4 }],
+            ..Style::default()
+        };
+        let svg = to_svg(&v, &style).unwrap();
+        let plain = to_svg(&v, &Style { theme: theme.clone(), ..Style::default() }).unwrap();
+        let hex = |c: Rgb| format!("fill=\"#{:02x}{:02x}{:02x}\"", c[0], c[1], c[2]);
+        assert_eq!(svg.matches(&hex(theme.background)).count(), plain.matches(&hex(theme.background)).count() + 4);
+    }
 }
 
 // ---------------------------------------------------------------------------

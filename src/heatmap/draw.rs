@@ -959,8 +959,36 @@ pub fn draw<DB: DrawingBackend>(
         for r in outline(layout, h, s) {
             root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(color).filled())).map_err(err)?;
         }
+        if h.kind == HighlightKind::Cursor {
+            // The text colour alone vanishes on cells of its own darkness (near-black cells in the light
+            // theme): a ring of the background colour just inside it, so one of the two always stands out.
+            for r in inner_ring(layout, h, s) {
+                root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(theme.background).filled()))
+                    .map_err(err)?;
+            }
+        }
     }
     root.present().map_err(err)
+}
+
+/// The keyboard cursor's second ring: 1.5 px (× `s`) just inside its outline, over the cells' edges.
+pub fn inner_ring(layout: &Layout, h: &Highlight, s: f64) -> Vec<Rect> {
+    let a = layout.cell(h.r0, h.c0);
+    let b = layout.cell(h.r1.max(1) - 1, h.c1.max(1) - 1);
+    let width = ((3.0 * s).round().max(1.0) as i32).max(2);
+    let t = (1.5 * s).round().max(1.0) as i32;
+    // The outline's inner edge (see `outline`: bars of `width` centred on the line just outside the cells).
+    let (x0, y0) = (a.x0 - 1 + (width - width / 2), a.y0 - 1 + (width - width / 2));
+    let (x1, y1) = (b.x1 - width / 2, b.y1 - width / 2);
+    if x1 - x0 <= 2 * t || y1 - y0 <= 2 * t {
+        return vec![];
+    }
+    vec![
+        Rect { x0, y0, x1, y1: y0 + t },
+        Rect { x0, y0: y1 - t, x1, y1 },
+        Rect { x0, y0: y0 + t, x1: x0 + t, y1: y1 - t },
+        Rect { x0: x1 - t, y0: y0 + t, x1, y1: y1 - t },
+    ]
 }
 
 /// A highlight's outline around its cells as filled rectangles (which every backend draws
