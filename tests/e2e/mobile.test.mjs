@@ -90,5 +90,13 @@ test('390 px: a breakdown wider than the screen says it scrolls', async () => {
     return { wider: wrap.scrollWidth > wrap.clientWidth, hint: !root.querySelector('.breakdown .scroll-hint').hidden, shade: wrap.classList.contains('more-right') };
   });
   assert.deepEqual(hint, { wider: true, hint: true, shade: true });
+  // Chapter 1's steps strip too; its title wraps on screen instead of scrolling away with the table.
+  const steps = await page.evaluate(() => {
+    const root = document.getElementById('chapter-1').shadowRoot;
+    const wrap = root.querySelector('.steps .wrap');
+    const title = root.querySelector('.steps-title').getBoundingClientRect();
+    return { wider: wrap.scrollWidth > wrap.clientWidth, hint: !root.querySelector('.steps .scroll-hint').hidden, titleFits: title.right <= innerWidth };
+  });
+  assert.deepEqual(steps, { wider: true, hint: true, titleFits: true });
   await page.close();
 });

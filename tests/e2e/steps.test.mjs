@@ -26,7 +26,7 @@ async function chapter1(page) {
     const rows = [...root.querySelectorAll('.steps tbody tr[data-key]')].map((tr) => [...tr.querySelectorAll('td:not(.arrow)')].map((td) => td.textContent.trim()));
     const bd = [...root.querySelectorAll('.breakdown tr')].map((tr) => [...tr.children].map((c) => c.textContent.trim()));
     return {
-      caption: root.querySelector('.steps caption').textContent,
+      caption: root.querySelector('.steps-title').textContent,
       ops: [...root.querySelectorAll('.steps thead .op-name')].map((o) => o.textContent),
       rows,
       sum: root.querySelector('.steps [data-sum="exp"]').textContent,

@@ -1,7 +1,7 @@
 // Owns the single-query breakdown under the heatmaps: for the followed query (self) or the decoder state (cross),
 // each key's score with its dot product written out, the scaled score, the weight (and the naive one), w_j·v_j,
 // and the context. It reads only the few trace rows it shows (host._row): copying the whole trace per edit is slow.
-import { el, clip, sub, fmt, factor } from './dom.js';
+import { el, clip, sub, fmt, factor, ScrollHint } from './dom.js';
 
 const MAX_ROWS = 32;
 
@@ -17,6 +17,7 @@ export class Breakdown {
   constructor(host) {
     this.host = host;
     this.root = el('details', { class: 'breakdown', open: true });
+    this.hint = new ScrollHint();
   }
 
   render() {
@@ -80,23 +81,7 @@ export class Breakdown {
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,
     // not a region: a page of figures would have several landmarks of the same name.
     const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, el('table', {}, el('tbody', {}, ...rows)));
-    this.root.replaceChildren(el('summary', { text: title }), wrap, el('p', { class: 'scroll-hint', hidden: true, text: 'Scroll sideways for more columns →' }));
-    this.watchOverflow(wrap);
-  }
-
-  /** A table wider than its box says so (a cut-off column gives no other sign on a phone); the shade edges follow. */
-  watchOverflow(wrap) {
-    this.resize?.disconnect();
-    const hint = this.root.querySelector('.scroll-hint');
-    const update = () => {
-      const more = wrap.scrollWidth - wrap.clientWidth > 1;
-      hint.hidden = !more;
-      wrap.classList.toggle('more-right', more && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
-      wrap.classList.toggle('more-left', more && wrap.scrollLeft > 0);
-    };
-    wrap.addEventListener('scroll', update, { passive: true });
-    this.resize = new ResizeObserver(update);
-    this.resize.observe(wrap);
+    this.root.replaceChildren(el('summary', { text: title }), wrap, this.hint.watch(wrap));
   }
 
   /** `q₀·k₂ = 2·2 + 0·4 + 2·3 = 10` (self) or `h·a₂ = …` (cross); the tooltip of a score shows it too. */

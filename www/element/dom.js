@@ -36,6 +36,31 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+/**
+ * "Scroll sideways for more columns →" under a box that scrolls sideways, shown only while its content is wider
+ * than it (a cut-off column gives no other sign on a phone), with shades on the edges where more is hidden.
+ */
+export class ScrollHint {
+  constructor() {
+    this.root = el('p', { class: 'scroll-hint', hidden: true, text: 'Scroll sideways for more columns →' });
+  }
+
+  /** Follows `wrap` (and forgets the previous one); returns the hint's node to place after it. */
+  watch(wrap) {
+    this.resize?.disconnect();
+    const update = () => {
+      const more = wrap.scrollWidth - wrap.clientWidth > 1;
+      this.root.hidden = !more;
+      wrap.classList.toggle('more-right', more && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+      wrap.classList.toggle('more-left', more && wrap.scrollLeft > 0);
+    };
+    wrap.addEventListener('scroll', update, { passive: true });
+    this.resize = new ResizeObserver(update);
+    this.resize.observe(wrap);
+    return this.root;
+  }
+}
+
 /** The data attributes that name a control across rebuilds (a rebuilt control has the same ones). */
 const FOCUS_KEYS = ['action', 'control', 'token', 'window', 'matrix', 'row', 'col', 'view'];
 

@@ -2,7 +2,7 @@
 // matrix form — q_i · k_j → ÷ √d_k → exp(· − max) → ÷ Σ → weights → Σ_j w_j·v_j — so that a score of 10 becoming
 // a weight of 0.749 can be followed step by step. Every number is the core's (the trace's query.* fields); this
 // module only lays them out. Self-attention only; shown when the `views` attribute names "steps".
-import { el, clip, sub, fmt } from './dom.js';
+import { el, clip, sub, fmt, ScrollHint } from './dom.js';
 import { scaleLabel } from './breakdown.js';
 
 const MAX_KEYS = 16;
@@ -13,7 +13,8 @@ const vec = (v) => `[${v.slice(0, MAX_TERMS).map(fmt).join(', ')}${v.length > MA
 export class Steps {
   constructor(host) {
     this.host = host;
-    this.root = el('section', { class: 'steps', hidden: true });
+    this.root = el('div', { class: 'steps', hidden: true });
+    this.hint = new ScrollHint();
   }
 
   /** Whether the panel is asked for (and makes sense: one query against keys). */
@@ -61,8 +62,10 @@ export class Steps {
     const foot = el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'Σ_j' }), blank(), blank(), blank(), blank(),
       el('td', { 'data-sum': 'exp', text: fmt(sum) }), blank(), el('td', { text: '1' }), blank(),
       el('td', { class: 'vec', 'data-sum': 'context', text: `z${sub(i)} = ${vec(host._row('query.context'))}` }));
-    const caption = el('caption', {}, `One word's attention, step by step: query ${i} (${clip(cfg.tokens[i])}), ${q} = ${vec(host._row('q', i))}`);
-    const table = el('table', {}, caption, el('thead', {}, head), el('tbody', {}, ...body), el('tfoot', {}, foot));
-    this.root.replaceChildren(el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'steps table' }, table));
+    // The title stays outside the sideways-scrolling box: on a phone it wraps instead of scrolling away.
+    const title = el('p', { class: 'steps-title', id: 'steps-title', text: `One word's attention, step by step: query ${i} (${clip(cfg.tokens[i])}), ${q} = ${vec(host._row('q', i))}` });
+    const table = el('table', { 'aria-labelledby': 'steps-title' }, el('thead', {}, head), el('tbody', {}, ...body), el('tfoot', {}, foot));
+    const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'steps table' }, table);
+    this.root.replaceChildren(title, wrap, this.hint.watch(wrap));
   }
 }

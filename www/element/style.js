@@ -70,14 +70,14 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 .breakdown tr.sum td { font-weight: 600; border-bottom: none; }
 .breakdown .wrap { overflow-x: auto; }
 /* Shades on the edge where more of the table is hidden: a phone shows no scroll bar until it is touched. */
-.breakdown .wrap.more-right { box-shadow: inset -14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
-.breakdown .wrap.more-left { box-shadow: inset 14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
-.breakdown .wrap.more-left.more-right { box-shadow: inset -14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent),
+.breakdown .wrap.more-right, .steps .wrap.more-right { box-shadow: inset -14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
+.breakdown .wrap.more-left, .steps .wrap.more-left { box-shadow: inset 14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
+.breakdown .wrap.more-left.more-right, .steps .wrap.more-left.more-right { box-shadow: inset -14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent),
   inset 14px 0 10px -10px color-mix(in srgb, var(--av-fg) 35%, transparent); }
 /* The steps strip: each row is one key's path, score → scaled → exp → weight → w_j·v_j, the operation over each arrow. */
 .steps .wrap { overflow-x: auto; }
 .steps table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
-.steps caption { text-align: left; font-weight: 600; padding-bottom: 6px; overflow-wrap: anywhere; }
+.steps-title { margin: 0 0 6px; font-weight: 600; overflow-wrap: anywhere; }
 .steps th, .steps td { padding: 3px 8px; text-align: right; white-space: nowrap; border-bottom: 1px solid var(--av-border); }
 .steps thead th { vertical-align: bottom; font-weight: 400; color: var(--av-muted); font-size: 12px; }
 .steps thead th.op { text-align: center; padding: 3px 2px; }
