@@ -102,11 +102,13 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 .nan { color: var(--av-invalid); font-weight: 600; }
 /* Paper: the numbers and the figures, none of the controls; each figure whole on its page; nothing clipped. */
 @media print {
-  :host { border: none; break-inside: avoid; }
-  .toolbar, details.menu, .window, .skip, .tip, .peek, .scroll-hint, .status:empty { display: none !important; }
+  /* A figure is taller than an A4 page at screen size: at 70 % one fits a page, so it can be kept whole. */
+  :host { border: none; break-inside: avoid; zoom: .7; }
+  .toolbar, details.menu, .window, .skip, .tip, .peek, .scroll-hint, .status:empty, .cell-msg:empty { display: none !important; }
   .av { padding: 0; }
-  fieldset.matrix, .breakdown .wrap { overflow: visible; }
-  figure.stage, fieldset.matrix, details.breakdown { break-inside: avoid; }
+  fieldset.matrix, .breakdown .wrap, .steps .wrap { overflow: visible; }
+  .steps td.vec { white-space: normal; }
+  figure.stage, fieldset.matrix, details.breakdown, .steps { break-inside: avoid; }
   .breakdown th, .breakdown td { white-space: normal; }
   .breakdown td.formula { overflow-wrap: anywhere; }
 }
