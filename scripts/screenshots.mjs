@@ -25,11 +25,11 @@ const PRINT_PAGES = Number(opt('--print-pages', 4)); // how many PDF pages to ra
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Every <attention-viz> has canvases, all drawn (nonzero width); then two frames for the page to settle. */
+/** Every <attention-viz> has its trace and its heatmaps drawn (nonzero width); then two frames for the page to settle. */
 async function drawn(page, timeout = 30000) {
   await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => {
-    const canvases = e.shadowRoot ? [...e.shadowRoot.querySelectorAll('canvas')] : [];
-    return canvases.length > 0 && canvases.every((c) => c.width > 0);
+    const canvases = e.shadowRoot ? [...e.shadowRoot.querySelectorAll('canvas[data-view]')] : [];
+    return Boolean(e.trace) && canvases.every((c) => c.width > 0);
   }), null, { timeout, polling: 50 });
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 100)))));
 }

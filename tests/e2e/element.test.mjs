@@ -23,7 +23,7 @@ function assertTraceClose(got, want, what, path = '') {
     assert.equal(got, want, `${what}: ${path}`);
   }
 }
-import { open, pageHelpers } from './harness.mjs';
+import { open, pageHelpers, done } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -103,13 +103,6 @@ async function load(path = 'tests/fixtures/two-elements.html', opts = {}) {
   await page.evaluate(installHelpers);
   await page.evaluate(() => { for (const e of H.els()) H.record(e); });
   return page;
-}
-
-/** Closes a page after checking that nothing reached the console (issue item 10). */
-async function done(page) {
-  const errors = [...page.errors];
-  await page.close();
-  assert.deepEqual(errors, [], 'console errors / uncaught page errors');
 }
 
 const cellSel = (m, r, c) => `input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`;

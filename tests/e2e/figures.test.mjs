@@ -5,7 +5,7 @@
 // page.keyboard, page.touchscreen — and the focus is checked after each one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, pageHelpers } from './harness.mjs';
+import { open, pageHelpers, done } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -108,12 +108,6 @@ async function ready(page, selector) {
   }, selector);
   await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
-}
-
-async function done(page) {
-  const errors = [...page.errors];
-  await page.close();
-  assert.deepEqual(errors, [], 'console errors / uncaught page errors');
 }
 
 // ---- 1. outlines and their legend ---------------------------------------------------------------------------

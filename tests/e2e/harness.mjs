@@ -2,6 +2,7 @@
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -31,6 +32,13 @@ export async function open({ root = '.', csp = false } = {}) {
       server.close();
     },
   };
+}
+
+/** Closes a page after checking that nothing reached its console (console errors, uncaught page errors). */
+export async function done(page) {
+  const errors = [...page.errors];
+  await page.close();
+  assert.deepEqual(errors, [], 'console errors / uncaught page errors');
 }
 
 export const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));

@@ -9,7 +9,7 @@
 // W_Q/W_K/W_V, 4 tokens × 3 dims; seed-003: cross-attention).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open } from './harness.mjs';
+import { open, done } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -59,12 +59,6 @@ async function load(path = 'tests/fixtures/two-elements.html', opts = {}) {
   await page.evaluate(installHelpers);
   await page.evaluate(() => { for (const e of H.els()) H.record(e); });
   return page;
-}
-
-async function done(page) {
-  const errors = [...page.errors];
-  await page.close();
-  assert.deepEqual(errors, [], 'console errors / uncaught page errors');
 }
 
 const first = (sel) => `attention-viz >> nth=0 >> ${sel}`;

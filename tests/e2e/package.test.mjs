@@ -56,11 +56,11 @@ async function visit(root, path) {
 async function rendered(page) {
   await page.waitForFunction(() => {
     const els = [...document.querySelectorAll('attention-viz')];
-    return els.length > 0 && els.every((e) => e.shadowRoot && [...e.shadowRoot.querySelectorAll('canvas')].some((c) => c.width > 0 && c.height > 0));
+    return els.length > 0 && els.every((e) => e.shadowRoot && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].some((c) => c.width > 0 && c.height > 0));
   }, null, { timeout: 30000 }).catch((e) => { throw new Error(`not rendered (${e.message}); page errors: ${page.errors.join('; ') || 'none'}`); });
   return page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((e) => ({
     trace: e.trace !== null,
-    canvases: [...e.shadowRoot.querySelectorAll('canvas')].map((c) => [c.width, c.height, c.getBoundingClientRect().width]),
+    canvases: [...e.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.width, c.height, c.getBoundingClientRect().width]),
   })));
 }
 

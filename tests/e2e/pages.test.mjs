@@ -47,12 +47,13 @@ after(async () => { await site?.close(); });
 async function drawn(page, timeout = 30000) {
   try {
     await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => {
-      const canvases = e.shadowRoot ? [...e.shadowRoot.querySelectorAll('canvas')] : [];
-      return canvases.length > 0 && canvases.every((c) => c.width > 0);
+      // A figure may show no heatmap at all (views="inputs,steps"): loaded is having a trace.
+      const canvases = e.shadowRoot ? [...e.shadowRoot.querySelectorAll('canvas[data-view]')] : [];
+      return Boolean(e.trace) && canvases.every((c) => c.width > 0);
     }), null, { timeout, polling: 50 });
   } catch (e) {
     const state = await page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((el, i) => {
-      const canvases = el.shadowRoot ? [...el.shadowRoot.querySelectorAll('canvas')] : [];
+      const canvases = el.shadowRoot ? [...el.shadowRoot.querySelectorAll('canvas[data-view]')] : [];
       return `#${i}${el.id ? ` (${el.id})` : ''}: ${canvases.map((c) => `${c.dataset.view}=${c.width}`).join(' ') || 'no canvas'}`;
     }));
     throw new Error(`not every figure drew within ${timeout} ms:\n  ${state.join('\n  ')}\n  errors: ${page.errors.join(' | ')}`);

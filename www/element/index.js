@@ -333,28 +333,20 @@ export function defineElement(api) {
       // What the reader sees is not the document's figure: said on the figure, or the numbers disagree with the prose.
       let notice = null;
       if (shared) {
-        try {
-          this._showNaive = api.callCore(() => this._viz.setShareState(shared));
-          this._invalidate();
-          notice = 'Restored from a link: these are the numbers that were shared, not the document\'s.';
-        } catch (e) {
-          error = e.message;
-          this._fail(`${e.message} — showing the original figure instead.`);
-        }
+        const refused = this._restoreState(shared);
+        if (refused) {
+          error = refused;
+          this._fail(`${refused} — showing the original figure instead.`);
+        } else notice = 'Restored from a link: these are the numbers that were shared, not the document\'s.';
       }
-      if (!shared && !error && this.persist) {
-        const saved = this._persist.saved();
-        if (saved) {
-          try {
-            this._showNaive = api.callCore(() => this._viz.setShareState(saved));
-            this._invalidate();
-            notice = 'Showing your saved edits, not the document\'s numbers.';
-          } catch (e) {
-            error = e.message;
-            this._persist.forget();
-            this._fail(`Your saved edits could not be restored (${e.message}) — showing the original figure.`);
-          }
-        }
+      const saved = !shared && !error && this.persist ? this._persist.saved() : null;
+      if (saved) {
+        const refused = this._restoreState(saved);
+        if (refused) {
+          error = refused;
+          this._persist.forget();
+          this._fail(`Your saved edits could not be restored (${refused}) — showing the original figure.`);
+        } else notice = 'Showing your saved edits, not the document\'s numbers.';
       }
       // A refused source leaves the figure as it was: no `change` for it.
       this._rebuild({ silent: !viz });
@@ -362,6 +354,17 @@ export function defineElement(api) {
       else if (!error && !this._persist.warned) this._status('');
       if (shared && !error) revealShared(this);
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
+    }
+
+    /** Applies a shared or saved state (share-link text): null, or the core's reason for refusing it. */
+    _restoreState(text) {
+      try {
+        this._showNaive = api.callCore(() => this._viz.setShareState(text));
+        this._invalidate();
+        return null;
+      } catch (e) {
+        return e.message;
+      }
     }
 
     // ---- edits --------------------------------------------------------------
