@@ -12,6 +12,8 @@ export async function module(): Promise<string> {
   if (trace.mechanism === 'self') {
     const self: SelfTrace = trace;
     const first: number = self.weights[0][0] + self.query.weights[0];
+    // The softmax in its two steps: exp(scaled − max) and their sum (a 1-element vector).
+    const steps: number = self.query.exp[0] / self.query.sum[0];
     void first;
   } else {
     const context: number[] = trace.context;
@@ -27,6 +29,7 @@ export async function module(): Promise<string> {
   const view: ViewName = 'weights';
   // @ts-expect-error not a view
   renderSVG(config, 'weight');
+  renderSVG(config, view, undefined, '.3g');
   return renderSVG(config, view, 'rocket');
 }
 
