@@ -185,8 +185,12 @@ impl Fmt {
         match values.iter().find(|x| x.is_finite() && x.fract() != 0.0) {
             None => Ok(()),
             Some(&x) => {
+                // `short` is exact when x's shortest round-trip form has at most 3 significant digits
+                // (counted from `{:e}`, not by parsing `short` back: a float parser costs the WASM ~10 KB).
                 let short = format_g(x, 3);
-                let shown = if short.parse::<f64>() == Ok(x) { short } else { format!("{short}…") };
+                let shortest = format!("{x:e}");
+                let digits = shortest.split('e').next().unwrap_or("").chars().filter(char::is_ascii_digit).count();
+                let shown = if digits <= 3 { short } else { format!("{short}…") };
                 Err(format!("fmt \"d\" needs whole numbers; this view has {shown} (use .2g, .2f or .0f)"))
             }
         }
