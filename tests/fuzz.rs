@@ -840,3 +840,66 @@ fn hostile_inputs_fail_cleanly_or_compute() {
         assert!(failures.is_empty(), "{} hostile inputs failed:\n{}", failures.len(), failures.join("\n\n"));
     });
 }
+
+/// The web API's `RandomState` counts (`random::check_count`, which `RandomStateCore` runs before it
+/// allocates): a deterministic sweep of hostile float64 counts — NaN, ±inf, negatives, fractions,
+/// 2^32 and 2^64 (which used to wrap on wasm32), shape products past 2^53 — each refused with a
+/// short message or accepted as exactly that many values; and draws in chunks (as the binding
+/// fills its Float64Array) give the one-call stream bit for bit.
+#[test]
+fn random_counts_are_bounded_and_chunks_keep_the_stream() {
+    use attention_viz::random::{check_count, RandomState, MAX_RANDOM};
+    let mut state = 0x9e37_79b9_7f4a_7c15u64; // splitmix64: the same counts every run
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut counts: Vec<f64> = vec![
+        f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -0.0, 0.0, 0.5, 1.5, 1e-300, 4294967296.0,
+        4294967297.0, 18446744073709551616.0, 9007199254740993.0, 1e308, f64::MAX, f64::MIN_POSITIVE,
+        MAX_RANDOM as f64, MAX_RANDOM as f64 + 1.0, 65536.0 * 65537.0, 1.2e8, 5e8,
+    ];
+    for _ in 0..2000 {
+        let dims = 1 + next() % 4;
+        counts.push((0..dims).map(|_| (next() % 70_000) as f64).product());
+        counts.push(f64::from_bits(next()));
+    }
+    let (mut accepted, mut refused) = (0, 0);
+    for &count in &counts {
+        match check_count(count) {
+            Ok(n) => {
+                accepted += 1;
+                assert!(count >= 0.0 && count.fract() == 0.0 && n as f64 == count && n <= MAX_RANDOM, "{count}");
+            }
+            Err(message) => {
+                refused += 1;
+                assert!(!message.is_empty() && message.len() <= MAX_MESSAGE, "{count}: {message}");
+                assert!(!(count >= 0.0 && count.fract() == 0.0 && count <= MAX_RANDOM as f64), "{count} refused: {message}");
+            }
+        }
+    }
+    println!("random counts: {} checked, {accepted} accepted, {refused} refused", counts.len());
+    assert!(accepted > 100 && refused > 100);
+    // Chunked draws equal one call (the binding fills 65 536 at a time; here odd chunk sizes too).
+    for chunk in [1usize, 7, 4096, 65_536] {
+        let total = 70_001;
+        let mut one = RandomState::new(42);
+        let mut parts = RandomState::new(42);
+        let whole = (one.rand(total), one.randn(total), one.randint(-5, 1_000_003, total).unwrap());
+        let mut got = (Vec::new(), Vec::new(), Vec::new());
+        for (i, part) in [0, 1, 2].into_iter().flat_map(|k| std::iter::repeat_n(k, total.div_ceil(chunk))).enumerate() {
+            let n = chunk.min(total - (i % total.div_ceil(chunk)) * chunk);
+            match part {
+                0 => got.0.extend(parts.rand(n)),
+                1 => got.1.extend(parts.randn(n)),
+                _ => got.2.extend(parts.randint(-5, 1_000_003, n).unwrap()),
+            }
+        }
+        assert!(whole.0.iter().zip(&got.0).all(|(a, b)| a.to_bits() == b.to_bits()) && got.0.len() == total, "rand, chunk {chunk}");
+        assert!(whole.1.iter().zip(&got.1).all(|(a, b)| a.to_bits() == b.to_bits()) && got.1.len() == total, "randn, chunk {chunk}");
+        assert_eq!(whole.2, got.2, "randint, chunk {chunk}");
+    }
+}

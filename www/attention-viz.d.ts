@@ -69,7 +69,11 @@ export function renderSVG(config: Config, view: ViewName, palette?: string, fmt?
 
 type NestedNumbers = number | NestedNumbers[];
 
-/** NumPy's legacy RandomState, bit for bit. */
+/**
+ * NumPy's legacy RandomState: `randint` and `rand` bit for bit; `randn` within 1 ulp of NumPy's,
+ * differing in about 0.03 % of values (NumPy's result depends on the platform's `log`).
+ * At most 131 072 values per call; bad seeds, bounds and shapes throw an Error.
+ */
 export class RandomState {
   constructor(seed?: number);
   seed(seed: number): void;

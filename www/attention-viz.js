@@ -34,19 +34,59 @@ function nonFiniteAsText(_key, value) {
   return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
 }
 
-function configJson(config) {
-  if (config === undefined || typeof config === 'function' || typeof config === 'symbol') {
-    throw new Error(`config must be an object, got ${typeof config}`);
-  }
+/** Longest text shown of a value a caller's code threw. */
+const MAX_THROWN_TEXT = 200;
+
+/**
+ * What a caller's code threw (a getter, a toJSON, a Proxy trap), as text that cannot throw in
+ * turn: an Error's message, or "threw <value>" for anything else; cut to 200 characters.
+ */
+function thrownText(e) {
+  let text;
   try {
-    return JSON.stringify(config, nonFiniteAsText);
-  } catch (e) {
-    throw new Error(`config could not be read as JSON: ${e.message}`);
+    text = e instanceof Error && typeof e.message === 'string' && e.message ? e.message : `threw ${String(e)}`;
+  } catch {
+    text = `threw a value that cannot be shown (${typeof e})`;
   }
+  return text.length > MAX_THROWN_TEXT ? `${text.slice(0, MAX_THROWN_TEXT)}…` : text;
+}
+
+/** A value for a message, without calling any of its code: `5`, `bigint 3n`, `the string "x"`, `an object`. */
+function describe(x) {
+  switch (typeof x) {
+    case 'bigint': return `bigint ${x}n`;
+    case 'symbol': return `symbol ${String(x)}`;
+    case 'string': return `the string ${JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x)}`;
+    case 'function': return 'a function';
+    case 'object': {
+      if (x === null) return 'null';
+      try { return Array.isArray(x) ? 'an array' : 'an object'; } catch { return 'an object'; }
+    }
+    default: return String(x); // number, boolean, undefined
+  }
+}
+
+function configJson(config) {
+  const type = typeof config;
+  if (config === undefined || type === 'function' || type === 'symbol' || type === 'bigint') {
+    throw new Error(`config must be an object, got ${type}`);
+  }
+  let json;
+  try {
+    json = JSON.stringify(config, nonFiniteAsText);
+  } catch (e) {
+    // JSON.stringify's own refusals (a cycle, a BigInt, nesting past the stack) are TypeErrors and
+    // RangeErrors; anything else was thrown by the config's own code (a getter, toJSON, a Proxy trap).
+    const own = e instanceof TypeError || e instanceof RangeError;
+    throw new Error(`config could not be read${own ? ' as JSON' : ''}: ${thrownText(e)}`);
+  }
+  if (typeof json !== 'string') throw new Error(`config must be an object, got ${describe(config)} that JSON cannot write`);
+  return json;
 }
 
 // The core's errors arrive as wasm-bindgen `JsError`s; re-throw a plain Error
 // with the same message. A trap (a Rust panic) becomes an "internal error".
+// Every public entry point runs through here, so whatever it throws is an Error with a message.
 function callCore(fn) {
   try {
     return fn();
@@ -57,7 +97,9 @@ function callCore(fn) {
       try { detail = core.takeLastPanic() ?? detail; } catch { /* keep the trap's own message */ }
       throw new Error(`attention-viz internal error: ${detail}`);
     }
-    throw new Error(e && e.message ? e.message : String(e));
+    let message;
+    try { message = e instanceof Error && typeof e.message === 'string' && e.message ? e.message : null; } catch { message = null; }
+    throw new Error(message ?? `attention-viz: ${thrownText(e)}`);
   }
 }
 
@@ -108,9 +150,9 @@ const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'funct
  */
 function flatConfig(config) {
   if (config === null || typeof config !== 'object') return undefined;
-  const proto = Object.getPrototypeOf(config);
-  if ((proto !== Object.prototype && proto !== null) || typeof config.toJSON === 'function') return undefined;
   try {
+    const proto = Object.getPrototypeOf(config); // a Proxy's trap may throw: the JSON path reports it
+    if ((proto !== Object.prototype && proto !== null) || typeof config.toJSON === 'function') return undefined;
     const rest = Object.create(null); // no prototype: an own "__proto__" key stays a key
     const names = [], shapes = [], matrices = [];
     let total = 0;
@@ -160,16 +202,18 @@ function flatConfig(config) {
  * applied (d × m), context (d), scale. Throws an Error naming the bad field.
  */
 export function compute(config) {
-  assertReady();
-  const flat = flatConfig(config);
-  // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
-  const held = flat && callCore(() => core.computeFlat(flat.json, flat.names, flat.shapes, flat.data));
-  if (!held) return computeViaJson(config);
-  try {
-    return toTrace(held.layout(), new Float64Array(memory.buffer)); // the view after the last call into the core
-  } finally {
-    held.free();
-  }
+  return callCore(() => {
+    assertReady();
+    const flat = flatConfig(config);
+    // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
+    const held = flat && core.computeFlat(flat.json, flat.names, flat.shapes, flat.data);
+    if (!held) return computeViaJson(config);
+    try {
+      return toTrace(held.layout(), new Float64Array(memory.buffer)); // the view after the last call into the core
+    } finally {
+      held.free();
+    }
+  });
 }
 
 /** compute() for any config: all of it as JSON to the core, the trace copied out field by field. */
@@ -180,9 +224,26 @@ function computeViaJson(config) {
 
 /** The config with every default filled in (mechanism, tokens, scale, query). */
 export function normalizeConfig(config) {
-  assertReady();
-  const json = configJson(config);
-  return JSON.parse(callCore(() => core.normalizeConfig(json)));
+  return callCore(() => {
+    assertReady();
+    const json = configJson(config);
+    return JSON.parse(core.normalizeConfig(json));
+  });
+}
+
+/** Longest `view`, `palette` or `fmt` renderSVG takes (the longest real one is a dozen characters). */
+const MAX_NAME = 100;
+
+/** `value` as renderSVG's argument `name`: a short string, or undefined (from undefined or null) when `optional`. */
+function textArg(value, name, what, optional) {
+  if (optional && (value === undefined || value === null)) return undefined;
+  if (typeof value !== 'string') {
+    throw new Error(`renderSVG: ${name} must be a string (${what})${optional ? ' or undefined' : ''}, got ${describe(value)}`);
+  }
+  if (value.length > MAX_NAME) {
+    throw new Error(`renderSVG: ${name} is ${value.length} characters long; at most ${MAX_NAME} are supported`);
+  }
+  return value;
 }
 
 /**
@@ -191,11 +252,17 @@ export function normalizeConfig(config) {
  * context, decoder_state, annotations, applied), drawn by the same Rust code
  * as the canvas. `palette` overrides the view's default colormap; `fmt` is how the
  * numbers are written, a format spec of seaborn's `heatmap(fmt=…)` (default ".2g").
+ * Arguments are type-checked before anything reaches the core.
  */
 export function renderSVG(config, view, palette = undefined, fmt = undefined) {
-  assertReady();
-  const json = configJson(config);
-  return callCore(() => core.renderSvg(json, String(view), palette ?? undefined, fmt ?? undefined));
+  return callCore(() => {
+    assertReady();
+    const v = textArg(view, 'view', 'a config or trace field such as "weights"', false);
+    const p = textArg(palette, 'palette', 'a colormap name', true);
+    const f = textArg(fmt, 'fmt', 'a format spec such as ".2g"', true);
+    const json = configJson(config);
+    return core.renderSvg(json, v, p, f);
+  });
 }
 
 /** Test hooks (not part of the documented API). */
@@ -225,17 +292,67 @@ function setVizConfig(viz, config) {
   if (!flat || !viz.setConfigFlat(flat.json, flat.names, flat.shapes, flat.data)) viz.setConfig(configJson(config));
 }
 
-function shapeOf(args, what) {
-  const shape = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
-  for (const s of shape) {
-    if (!Number.isInteger(s) || s < 0) throw new Error(`${what}: dimensions must be non-negative integers, got ${s}`);
+/**
+ * The most values one RandomState call may ask for (2^17 = 131 072; src/random.rs MAX_RANDOM, which
+ * the core checks again): randn, the slowest, answers that many in well under a second; 2^32 crashed the tab.
+ */
+const MAX_RANDOM = 2 ** 17;
+/** The most dimensions of a shape (NumPy's own limit before 2.0). */
+const MAX_NDIM = 32;
+
+/** A caller's list (a shape, a size) copied into a plain array; any throw while reading it becomes an Error. */
+function readList(list, what) {
+  let length, items;
+  try {
+    length = list.length;
+    if (Number.isSafeInteger(length) && length >= 0 && length <= MAX_NDIM) items = Array.from({ length }, (_, i) => list[i]);
+  } catch (e) {
+    throw new Error(`${what}: shape could not be read: ${thrownText(e)}`);
   }
-  return shape;
+  if (items === undefined) throw new Error(`${what}: at most ${MAX_NDIM} dimensions are supported, got ${describe(length)}`);
+  return items;
+}
+
+/** The dimensions of `rand(...args)`: non-negative integers (an array as the one argument is the shape). */
+function shapeOf(args, what) {
+  let list = args;
+  try {
+    if (args.length === 1 && Array.isArray(args[0])) list = args[0];
+  } catch { /* a revoked Proxy: readList says so */ }
+  const shape = readList(list, what);
+  for (const s of shape) {
+    if (typeof s !== 'number' || !Number.isSafeInteger(s) || s < 0) {
+      throw new Error(`${what}: dimensions must be non-negative integers, got ${describe(s)}`);
+    }
+  }
+  return shape.map((s) => s + 0); // -0 → 0
 }
 
 function sizeArg(size) {
   if (size === undefined || size === null) return null;
-  return shapeOf(Array.isArray(size) ? size : [size], 'size');
+  let isArray = false;
+  try { isArray = Array.isArray(size); } catch { isArray = true; /* a revoked Proxy: readList says so */ }
+  return shapeOf(isArray ? [size] : [[size]], 'size');
+}
+
+/** `call` as the caller wrote it, for a message: `rand(65536, 65537)`, `randint(3, null, [3, 3])`. */
+const callText = (name, args) => `${name}(${args.map((a) => (Array.isArray(a) ? `[${a.join(', ')}]` : String(a))).join(', ')})`;
+
+/**
+ * How many values `shape` holds, refused past MAX_RANDOM — and past MAX_RANDOM nested arrays,
+ * which a shape like (2**30, 0) would build around no values at all. Counts are float64 products:
+ * nothing wraps.
+ */
+function checkedCount(shape, call) {
+  if (shape === null) return 1;
+  let count = 1, arrays = 0;
+  for (let i = 0; i < shape.length; i++) {
+    count *= shape[i];
+    if (i < shape.length - 1) arrays += count;
+  }
+  if (count > MAX_RANDOM) throw new Error(`${call()} asks for ${count} values; at most ${MAX_RANDOM} are supported`);
+  if (arrays > MAX_RANDOM) throw new Error(`${call()} builds ${arrays} arrays; at most ${MAX_RANDOM} are supported`);
+  return count;
 }
 
 function reshape(flat, shape) {
@@ -250,41 +367,68 @@ function reshape(flat, shape) {
   return build(0);
 }
 
-const count = (shape) => (shape === null ? 1 : shape.reduce((a, b) => a * b, 1));
+function seedArg(seed) {
+  if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) {
+    throw new Error(`seed must be an integer between 0 and 2**32 - 1, got ${describe(seed)}`);
+  }
+  return seed;
+}
+
+function intArg(x, name) {
+  if (typeof x !== 'number' || !Number.isInteger(x) || Math.abs(x) > 2 ** 53) {
+    throw new Error(`randint: ${name} must be an integer (at most 2**53 in magnitude), got ${describe(x)}`);
+  }
+  return x;
+}
 
 /**
- * NumPy's legacy `np.random.RandomState`, bit for bit: the same seed gives the
- * same numbers as `np.random.seed(seed)` followed by the same calls.
+ * NumPy's legacy `np.random.RandomState`: the same seed gives the same numbers as
+ * `np.random.seed(seed)` followed by the same calls — `randint` and `rand` bit for bit,
+ * `randn` within 1 ulp (NumPy's `randn` goes through the platform's `log`; about 0.03 % of
+ * values differ by 1 ulp). At most 131 072 values per call; every method throws an Error
+ * with a message for anything else.
  */
 export class RandomState {
   constructor(seed = 0) {
-    assertReady();
-    this._core = callCore(() => new core.RandomStateCore(seed));
+    this._core = callCore(() => {
+      assertReady();
+      return new core.RandomStateCore(seedArg(seed));
+    });
   }
 
   seed(seed) {
-    callCore(() => this._core.seed(seed));
+    callCore(() => this._core.seed(seedArg(seed)));
   }
 
   /** `randint(low, high=None, size=None)`; a number when size is omitted. */
   randint(low, high = null, size = null) {
-    if (high === null || high === undefined) [low, high] = [0, low];
-    const shape = sizeArg(size);
-    const flat = callCore(() => this._core.randint(low, high, count(shape)));
-    return reshape(flat, shape);
+    return callCore(() => {
+      intArg(low, 'low');
+      if (high !== null && high !== undefined) intArg(high, 'high');
+      const shape = sizeArg(size);
+      const n = checkedCount(shape, () => callText('randint', [low, high, shape.length === 1 && !Array.isArray(size) ? shape[0] : shape]));
+      const [lo, hi] = high === null || high === undefined ? [0, low] : [low, high];
+      return reshape(this._core.randint(lo, hi, n), shape);
+    });
   }
 
   /** `rand(*shape)`: uniform [0, 1) doubles; a number with no arguments. */
   rand(...shape) {
-    const s = shape.length ? shapeOf(shape, 'rand') : null;
-    return reshape(this._core.rand(count(s)), s);
+    return callCore(() => draw(this._core, 'rand', shape));
   }
 
   /** `randn(*shape)`: standard normal (legacy polar method, cached pair). */
   randn(...shape) {
-    const s = shape.length ? shapeOf(shape, 'randn') : null;
-    return reshape(this._core.randn(count(s)), s);
+    return callCore(() => draw(this._core, 'randn', shape));
   }
+
+}
+
+/** `rand(...args)` or `randn(...args)` of a RandomStateCore, shaped. */
+function draw(rs, name, args) {
+  const s = args.length ? shapeOf(args, name) : null;
+  const n = checkedCount(s, () => callText(name, args.length === 1 && Array.isArray(args[0]) ? [s] : s));
+  return reshape(rs[name](n), s);
 }
 
 // <attention-viz> is registered as soon as this module is imported; it

@@ -11,7 +11,7 @@ use crate::config::{Config, Scale};
 use crate::edits::Distribution;
 use crate::heatmap::{self, Colors, Contrast, Fmt, Highlight, HighlightKind, Layout, Style, Theme};
 use crate::incremental::Session;
-use crate::random::RandomState;
+use crate::random::{self, RandomState};
 use crate::{export, presets, share, views};
 use canvas::TextCachingCanvas;
 use js_sys::{Array, Float64Array, Object, Reflect};
@@ -137,22 +137,46 @@ impl JsRandomState {
         Ok(())
     }
 
-    /// `count` integers in [low, high), as float64 (exact up to 2^53).
-    pub fn randint(&mut self, low: f64, high: f64, count: usize) -> Result<Float64Array, JsError> {
+    /// `count` integers in [low, high), as float64 (exact up to 2^53). `count` is checked
+    /// ([`random::check_count`]) before anything is allocated, as for `rand` and `randn`.
+    pub fn randint(&mut self, low: f64, high: f64, count: f64) -> Result<Float64Array, JsError> {
         let low = int64(low, "low")?;
         let high = int64(high, "high")?;
-        let values = self.0.randint(low, high, count).map_err(|e| JsError::new(&e))?;
-        let values: Vec<f64> = values.into_iter().map(|x| x as f64).collect();
-        Ok(Float64Array::from(values.as_slice()))
+        let rs = &mut self.0;
+        filled(count, |n| {
+            let values = rs.randint(low, high, n).map_err(|e| JsError::new(&e))?;
+            Ok(values.into_iter().map(|x| x as f64).collect())
+        })
     }
 
-    pub fn rand(&mut self, count: usize) -> Float64Array {
-        Float64Array::from(self.0.rand(count).as_slice())
+    pub fn rand(&mut self, count: f64) -> Result<Float64Array, JsError> {
+        let rs = &mut self.0;
+        filled(count, |n| Ok(rs.rand(n)))
     }
 
-    pub fn randn(&mut self, count: usize) -> Float64Array {
-        Float64Array::from(self.0.randn(count).as_slice())
+    pub fn randn(&mut self, count: f64) -> Result<Float64Array, JsError> {
+        let rs = &mut self.0;
+        filled(count, |n| Ok(rs.randn(n)))
     }
+}
+
+/// Values per chunk of [`filled`]: 512 KB of WASM memory at a time, whatever the count.
+const RANDOM_CHUNK: usize = 1 << 16;
+
+/// A Float64Array of `count` values drawn `RANDOM_CHUNK` at a time by `next(n)` (the draws are
+/// sequential, so the stream is the one a single call gives), so WASM memory never holds more
+/// than one chunk: a large request leaves no grown memory behind.
+fn filled(count: f64, mut next: impl FnMut(usize) -> Result<Vec<f64>, JsError>) -> Result<Float64Array, JsError> {
+    let count = random::check_count(count).map_err(|e| JsError::new(&e))?;
+    let out = Float64Array::new_with_length(count as u32);
+    let mut done = 0;
+    while done < count {
+        let n = RANDOM_CHUNK.min(count - done);
+        let chunk = next(n)?;
+        out.subarray(done as u32, (done + n) as u32).copy_from(&chunk);
+        done += n;
+    }
+    Ok(out)
 }
 
 fn seed_u32(seed: f64) -> Result<u32, JsError> {
