@@ -66,7 +66,7 @@ impl Config {
         if is_self && next.query >= at && at < n {
             next.query += 1;
         }
-        Ok(next)
+        next.within_cost()
     }
 
     pub fn remove_token(&self, at: usize) -> Result<Config> {
@@ -122,7 +122,7 @@ impl Config {
         if d >= MAX_DIMS {
             return err(format!("at most {MAX_DIMS} dimensions are supported"));
         }
-        Ok(self.with_dim_rows(|m| insert_row(m, at)))
+        self.with_dim_rows(|m| insert_row(m, at)).within_cost()
     }
 
     pub fn remove_dim(&self, at: usize) -> Result<Config> {
