@@ -6,6 +6,7 @@
 //! exists is always computable: shapes agree, every value is finite.
 
 use crate::math::Matrix;
+use crate::text::quote;
 use serde_json::{json, Map, Value};
 
 /// Tokens and dimensions beyond these are refused rather than freezing the tab.
@@ -494,23 +495,11 @@ fn describe(value: &Value) -> String {
     }
 }
 
-/// User text quoted for a message: escaped, then cut to at most 40 characters
-/// (cutting after escaping keeps a message short even for unprintable text).
-fn quote(text: &str) -> String {
-    let escaped = format!("{text:?}");
-    let inner = &escaped[1..escaped.len() - 1];
-    if inner.chars().count() <= 40 {
-        escaped
-    } else {
-        format!("\"{}…\"", inner.chars().take(39).collect::<String>())
-    }
-}
-
 fn unknown_field(key: &str) -> String {
     let key_short = quote(key);
     let close = FIELDS.iter().min_by_key(|f| edit_distance(f, key)).filter(|f| edit_distance(f, key) <= 2);
     match close {
-        Some(f) => format!("unknown config field {key_short} (did you mean {f:?}?)"),
+        Some(f) => format!("unknown config field {key_short} (did you mean \"{f}\"?)"),
         None => format!("unknown config field {key_short}; known fields are {}", FIELDS.join(", ")),
     }
 }

@@ -38,7 +38,7 @@ impl Config {
                 decoder_state[col] = value;
                 return Ok(next);
             }
-            _ => return err(format!("this figure has no input {matrix:?}")),
+            _ => return err(format!("this figure has no input {}", crate::text::quote(matrix))),
         };
         if row >= target.rows() || col >= target.cols() {
             return err(format!(
@@ -190,7 +190,7 @@ impl Distribution {
             "randint" => err(format!("randint needs a whole number high ≥ 1, got {high}")),
             "rand" => Ok(Distribution::Rand),
             "randn" => Ok(Distribution::Randn),
-            other => err(format!("distribution must be randint, rand or randn, got {other:?}")),
+            other => err(format!("distribution must be randint, rand or randn, got {}", crate::text::quote(other))),
         }
     }
 }

@@ -130,3 +130,48 @@ fn configs_that_cost_too_much_are_refused_by_every_path() {
     };
     assert!(e.contains("multiply-adds"), "{e}");
 }
+
+/// Every message that quotes user input quotes it escaped and cut to 40 characters: a
+/// 100,000-character token or field name, or a 100,000-digit number string, gives a message
+/// under 300 characters wherever it is refused.
+#[test]
+fn messages_quote_long_input_cut_short() {
+    use attention_viz::heatmap::draw::Contrast;
+    use attention_viz::heatmap::format::Fmt;
+    let long = "x".repeat(100_000);
+    let digits = "9".repeat(100_000);
+    let mut messages: Vec<String> = Vec::new();
+    for bad in [&long, &digits] {
+        let s = serde_json::json!(bad);
+        for config in [
+            serde_json::json!({"embeddings": [[1]], bad.as_str(): 1}),
+            serde_json::json!({"embeddings": [[s]]}),
+            serde_json::json!({"embeddings": [[1]], "tokens": [1, s]}),
+            serde_json::json!({"embeddings": [[1]], "tokens": [[s]]}),
+            serde_json::json!({"embeddings": [[1]], "scale": s}),
+            serde_json::json!({"embeddings": [[1]], "query": s}),
+            serde_json::json!({"embeddings": [[1]], "mechanism": s}),
+            serde_json::json!({"decoder_state": [s], "annotations": [[1]]}),
+        ] {
+            messages.push(Config::from_value(&config).unwrap_err().to_string());
+        }
+        let c = preset("seed-001").unwrap();
+        messages.push(c.with_value(bad, 0, 0, 1.0).unwrap_err().to_string());
+        messages.push(attention_viz::edits::Distribution::parse(bad, 1.0).unwrap_err().to_string());
+        messages
+            .push(attention_viz::views::view(&c, &attention_viz::attention::compute(&c).unwrap(), bad).unwrap_err());
+        messages.push(Fmt::parse(&format!(".{bad}g")).unwrap_err());
+        messages.push(Fmt::parse(bad).unwrap_err());
+        messages.push(Contrast::parse(bad).unwrap_err());
+    }
+    // A JSON number of 100,000 digits (not a string) is too large for float64.
+    messages.push(Config::from_json(&format!(r#"{{"embeddings": [[{digits}]]}}"#)).unwrap_err().to_string());
+    for m in &messages {
+        assert!(
+            m.chars().count() < 300,
+            "{} characters: {}…",
+            m.chars().count(),
+            m.chars().take(120).collect::<String>()
+        );
+    }
+}

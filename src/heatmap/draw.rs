@@ -132,8 +132,9 @@ impl Contrast {
             "seaborn" => Ok(Contrast::Seaborn),
             "more" => Ok(Contrast::More),
             other => Err(format!(
-                "contrast {other:?} is not one of \"seaborn\" (seaborn's text colours) or \"more\" \
-                 (black or white, whichever contrasts more: at least 4.5:1)"
+                "contrast {} is not one of \"seaborn\" (seaborn's text colours) or \"more\" \
+                 (black or white, whichever contrasts more: at least 4.5:1)",
+                crate::text::quote(other)
             )),
         }
     }
