@@ -6,11 +6,26 @@
 //! exists is always computable: shapes agree, every value is finite.
 
 use crate::math::Matrix;
+use crate::text::quote;
 use serde_json::{json, Map, Value};
 
 /// Tokens and dimensions beyond these are refused rather than freezing the tab.
 pub const MAX_TOKENS: usize = 4096;
 pub const MAX_DIMS: usize = 1024;
+
+/// The most work a config may need: a full compute of it takes at most about a quarter
+/// of a second natively and half a second in a browser (the wasm core is ~2× slower),
+/// so no call blocks the page for a second. Measured (native release, scalar core) as
+/// seconds per unit of [`Config::cost`]: n = 512, d = 64, d_k = d_v = 64: 32 ms for
+/// 6.6e7 (0.49 ns); n = 1024, same: 96 ms for 2.5e8 (0.38 ns); n = 2048, d = 1:
+/// 0.25 s for 4.3e8 (0.58 ns). At 3e8, about 0.18 s natively, 0.35 s in a browser.
+pub const MAX_COST: f64 = 3e8;
+
+/// What each entry of an n × n attention matrix costs beyond its multiply-adds, in
+/// multiply-adds: the stable softmax's exponential and division, the naive one's where
+/// it runs, and the four n × n stages of the trace (measured: ~58 ns an entry natively
+/// at d = 1, where a multiply-add takes 0.4–0.8 ns).
+pub const COST_PER_WEIGHT: f64 = 100.0;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -194,6 +209,57 @@ impl Config {
         Value::Object(obj)
     }
 
+    /// The work a full compute of this config needs, in multiply-adds: Q, K, V
+    /// (n·d_model·(2·d_k + d_v)), the scores and the context (n²·(d_k + d_v); n²·2d
+    /// without projections, m·d·2 for cross-attention), and [`COST_PER_WEIGHT`] for each
+    /// attention weight.
+    pub fn cost(&self) -> f64 {
+        match &self.mechanism {
+            Mechanism::SelfAttention { embeddings, projections } => {
+                let (n, d) = (embeddings.rows() as f64, embeddings.cols() as f64);
+                let products = match projections {
+                    Some(p) => {
+                        let (dk, dv) = (p.w_q.cols() as f64, p.w_v.cols() as f64);
+                        n * d * (2.0 * dk + dv) + n * n * (dk + dv)
+                    }
+                    None => n * n * 2.0 * d,
+                };
+                products + n * n * COST_PER_WEIGHT
+            }
+            Mechanism::Cross { decoder_state, annotations } => {
+                let (m, d) = (annotations.rows() as f64, decoder_state.len() as f64);
+                m * d * 2.0 + m * COST_PER_WEIGHT
+            }
+        }
+    }
+
+    /// The config, or an error saying its size and the limit when its cost passes [`MAX_COST`].
+    pub(crate) fn within_cost(self) -> Result<Config> {
+        let cost = self.cost();
+        if cost <= MAX_COST {
+            return Ok(self);
+        }
+        let size = match &self.mechanism {
+            Mechanism::SelfAttention { embeddings, projections: None } => {
+                format!("{} tokens × {} dimensions", embeddings.rows(), embeddings.cols())
+            }
+            Mechanism::SelfAttention { embeddings, projections: Some(p) } => format!(
+                "{} tokens × {} dimensions, d_k = {}, d_v = {}",
+                embeddings.rows(),
+                embeddings.cols(),
+                p.w_q.cols(),
+                p.w_v.cols()
+            ),
+            Mechanism::Cross { decoder_state, annotations } => {
+                format!("{} encoder states × {} dimensions", annotations.rows(), decoder_state.len())
+            }
+        };
+        err(format!(
+            "this config needs {cost:.1e} multiply-adds ({size}); the limit is {MAX_COST:.1e} (about half a second \
+             of computing): use fewer tokens or dimensions"
+        ))
+    }
+
     /// Number of rows of the attention (tokens for self, encoder states for cross).
     pub fn len(&self) -> usize {
         self.tokens.len()
@@ -237,12 +303,13 @@ fn parse_self(fields: &Fields) -> Result<Config> {
         }
     };
     let default_scale = if projections.is_some() { Scale::SqrtDk } else { Scale::None };
-    Ok(Config {
+    Config {
         tokens: parse_tokens(fields.obj, n, "embeddings", "word")?,
         scale: parse_scale(fields.obj, default_scale)?,
         query: parse_query(fields.obj, n)?,
         mechanism: Mechanism::SelfAttention { embeddings, projections },
-    })
+    }
+    .within_cost()
 }
 
 fn parse_cross(fields: &Fields) -> Result<Config> {
@@ -266,12 +333,13 @@ fn parse_cross(fields: &Fields) -> Result<Config> {
     };
     let annotations = parse_matrix("annotations", a, Some(("the length of decoder_state", decoder_state.len())))?;
     let m = annotations.rows();
-    Ok(Config {
+    Config {
         tokens: parse_tokens(fields.obj, m, "annotations", "h")?,
         scale: parse_scale(fields.obj, Scale::None)?,
         query: parse_query(fields.obj, 1)?,
         mechanism: Mechanism::Cross { decoder_state, annotations },
-    })
+    }
+    .within_cost()
 }
 
 /// A list of rows of numbers. `expected_cols` names what fixes the row length.
@@ -427,23 +495,11 @@ fn describe(value: &Value) -> String {
     }
 }
 
-/// User text quoted for a message: escaped, then cut to at most 40 characters
-/// (cutting after escaping keeps a message short even for unprintable text).
-fn quote(text: &str) -> String {
-    let escaped = format!("{text:?}");
-    let inner = &escaped[1..escaped.len() - 1];
-    if inner.chars().count() <= 40 {
-        escaped
-    } else {
-        format!("\"{}…\"", inner.chars().take(39).collect::<String>())
-    }
-}
-
 fn unknown_field(key: &str) -> String {
     let key_short = quote(key);
     let close = FIELDS.iter().min_by_key(|f| edit_distance(f, key)).filter(|f| edit_distance(f, key) <= 2);
     match close {
-        Some(f) => format!("unknown config field {key_short} (did you mean {f:?}?)"),
+        Some(f) => format!("unknown config field {key_short} (did you mean \"{f}\"?)"),
         None => format!("unknown config field {key_short}; known fields are {}", FIELDS.join(", ")),
     }
 }

@@ -38,7 +38,7 @@ impl Config {
                 decoder_state[col] = value;
                 return Ok(next);
             }
-            _ => return err(format!("this figure has no input {matrix:?}")),
+            _ => return err(format!("this figure has no input {}", crate::text::quote(matrix))),
         };
         if row >= target.rows() || col >= target.cols() {
             return err(format!(
@@ -66,7 +66,7 @@ impl Config {
         if is_self && next.query >= at && at < n {
             next.query += 1;
         }
-        Ok(next)
+        next.within_cost()
     }
 
     pub fn remove_token(&self, at: usize) -> Result<Config> {
@@ -122,7 +122,7 @@ impl Config {
         if d >= MAX_DIMS {
             return err(format!("at most {MAX_DIMS} dimensions are supported"));
         }
-        Ok(self.with_dim_rows(|m| insert_row(m, at)))
+        self.with_dim_rows(|m| insert_row(m, at)).within_cost()
     }
 
     pub fn remove_dim(&self, at: usize) -> Result<Config> {
@@ -190,7 +190,7 @@ impl Distribution {
             "randint" => err(format!("randint needs a whole number high ≥ 1, got {high}")),
             "rand" => Ok(Distribution::Rand),
             "randn" => Ok(Distribution::Randn),
-            other => err(format!("distribution must be randint, rand or randn, got {other:?}")),
+            other => err(format!("distribution must be randint, rand or randn, got {}", crate::text::quote(other))),
         }
     }
 }

@@ -3,22 +3,31 @@
 //!
 //! Changing `embeddings[r][c]` changes row r of Q, K and V, so row r and column
 //! r of the scores, hence every softmax row (one entry each, row r entirely),
-//! hence every context row. A `Session` keeps, per softmax row i, a reference
+//! hence every context row. A `Session` keeps, per softmax row i, the row's
 //! maximum m_i, the exponentials E_ij = exp(s_ij − m_i), their sum and the
 //! unnormalised context U_i = Σ_j E_ij v_j — the online-softmax state. An edit
 //! then costs O(n·d) for the new row and column, O(n) exponentials, and O(n²)
 //! divisions to renormalise the weights, instead of O(n²·d) multiplications and
-//! O(n²) exponentials. Where a subtraction would cancel (the edited key carried
-//! most of a row's weight) or a reference maximum drifts too far, that row is
-//! recomputed exactly, so the result stays within 1e-12 of a full recompute
-//! (relative to the size of the terms a context sum adds up, where it cancels).
+//! O(n²) exponentials.
+//!
+//! The reference m_i is always the row's true maximum: a row whose maximum the
+//! edit moves (up or down) is recomputed. (An older version let the reference
+//! drift up to 600 above the maximum; entries exp(s − m) that had underflowed to 0
+//! under the old maximum then stayed 0 when they became significant — a weight of
+//! 2.6e-66 times a value of 1e70 lost from a context.) So the exponentials, their
+//! sum and the weights are the full computation's, bit for bit; only U_i is patched,
+//! and each patch adds its rounding to an error bound per entry: when a bound passes
+//! 1e-13 of its entry (cancellation), that row is recomputed exactly. The
+//! result stays within 1e-12 of a full recompute (relative to the size of the terms
+//! a context sum adds up, where it cancels; beyond float64's own underflow level,
+//! where the full computation's weights are rounded to a multiple of 2^-1074).
 //! A value of W_V changes one column of V and so one column of the context: that
 //! is all an edit of it recomputes. Every other edit (W_Q/W_K, cross-attention,
 //! shape) recomputes fully.
 
 use crate::attention::{self, check_finite, Overflow, SelfTrace, Trace};
 use crate::config::{Config, Mechanism};
-use crate::math::kernels::{exp_shifted_into, pair_sum};
+use crate::math::kernels::{exp_shifted_into, min_max, pair_sum};
 use crate::math::{dot, exp, Matrix};
 
 /// A figure's config and trace, plus the softmax state that makes edits incremental.
@@ -32,7 +41,7 @@ pub struct Session {
 /// Per-row online-softmax state of a self-attention trace.
 #[derive(Clone, Debug)]
 struct SoftmaxState {
-    /// Reference maximum of each row of `scaled` (≥ every entry of the row).
+    /// The maximum of each row of `scaled` (always the true one: see the module doc).
     max: Vec<f64>,
     /// exp(scaled_ij − max_i).
     exps: Matrix,
@@ -41,14 +50,20 @@ struct SoftmaxState {
     unnormalised: Matrix,
     /// Patches applied to each row since it was last computed exactly.
     age: Vec<u32>,
+    /// A bound on the rounding error the patches since then added to each entry of
+    /// `unnormalised`.
+    error: Matrix,
 }
 
-/// A reference maximum may exceed the true row maximum by this much before the
-/// row is recomputed: exp(−600) ≈ 1e-261 is still a normal f64, so no precision is lost.
-const MAX_DRIFT: f64 = 600.0;
-/// An update whose removed term is this many times larger than the result lost
-/// digits to cancellation: recompute that row instead.
-const CANCELLATION: f64 = 16.0;
+/// The patches of a row may add up to this much rounding error, relative to each
+/// unnormalised context entry, before the row is recomputed (10× below 1e-12). Each
+/// entry by itself: another entry's scale can change (a W_V edit) and leave this one
+/// compared with nothing larger than itself.
+const TOLERANCE: f64 = 1e-13;
+/// Unit roundoff of f64.
+const EPS: f64 = f64::EPSILON / 2.0;
+/// The smallest subnormal: an underflowed product is off by at most this.
+const TINY: f64 = 4.9406564584124654e-324;
 /// Rounding errors of patches add up: a row patched this many times is
 /// recomputed exactly (amortised, 1/32 of a full recompute per edit).
 const MAX_AGE: u32 = 32;
@@ -146,6 +161,7 @@ impl SoftmaxState {
             sums: vec![0.0; n],
             unnormalised: Matrix::zeros(n, t.v.cols()),
             age: vec![0; n],
+            error: Matrix::zeros(n, t.v.cols()),
         };
         for i in 0..n {
             state.recompute_row(i, &t.scaled, &t.v);
@@ -168,6 +184,7 @@ impl SoftmaxState {
         }
         self.unnormalised.row_mut(i).copy_from_slice(&u);
         self.age[i] = 0;
+        self.error.row_mut(i).fill(0.0);
     }
 }
 
@@ -220,25 +237,12 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
         t.scores.set(j, r, score_col[j]);
         t.scaled.set(j, r, score_col[j] / t.scale);
     }
-    // Softmax rows i ≠ r: one entry and one value vector changed.
+    // Softmax rows i ≠ r: one entry and one value vector changed. A row whose maximum
+    // moved is recomputed: rescaling its exponentials cannot bring back the ones that
+    // underflowed under the old maximum, nor round as the full computation does.
     for i in (0..n).filter(|&i| i != r) {
-        let s = t.scaled.get(i, r);
-        let old_e = state.exps.get(i, r);
-        if s > state.max[i] {
-            // A new maximum: rescale the row to it (exact up to rounding, no overflow).
-            let factor = exp(state.max[i] - s);
-            for e in state.exps.row_mut(i) {
-                *e *= factor;
-            }
-            for u in state.unnormalised.row_mut(i) {
-                *u *= factor;
-            }
-            let old_e = old_e * factor;
-            state.max[i] = s;
-            if !apply_entry(state, i, r, old_e, &old_v, t) {
-                state.recompute_row(i, &t.scaled, &t.v);
-            }
-        } else if !apply_entry(state, i, r, old_e, &old_v, t) {
+        let (_, max) = min_max(t.scaled.row(i));
+        if max != state.max[i] || !apply_entry(state, i, r, &old_v, t) {
             state.recompute_row(i, &t.scaled, &t.v);
         }
     }
@@ -296,6 +300,7 @@ fn update_value_column(
     if let Some(state) = state {
         for i in 0..n {
             state.unnormalised.set(i, c, dot(state.exps.row(i), &v));
+            state.error.set(i, c, 0.0);
         }
     }
     t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
@@ -303,32 +308,33 @@ fn update_value_column(
 }
 
 /// Replaces entry (i, r) of row i's softmax state after its score and value
-/// vector changed. Returns false when the row must be recomputed instead
-/// (its maximum drifted, or the update cancelled too many digits).
-fn apply_entry(state: &mut SoftmaxState, i: usize, r: usize, old_e: f64, old_v: &[f64], t: &SelfTrace) -> bool {
-    let s = t.scaled.get(i, r);
+/// vector changed (the row's maximum did not). Returns false when the row must be
+/// recomputed instead: it was patched too often, or the patches' rounding error
+/// bound passed `TOLERANCE` of an entry (the update cancelled).
+fn apply_entry(state: &mut SoftmaxState, i: usize, r: usize, old_v: &[f64], t: &SelfTrace) -> bool {
     state.age[i] += 1;
     if state.age[i] >= MAX_AGE {
         return false;
     }
-    // If the edited entry was the row's maximum it may have gone down: is the
-    // reference still close enough to the true maximum? (O(n), like the sum below.)
-    let true_max = t.scaled.row(i).iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if state.max[i] - true_max > MAX_DRIFT {
-        return false;
-    }
-    let new_e = exp(s - state.max[i]);
+    let old_e = state.exps.get(i, r);
+    // The same exponential the full computation takes (same maximum, same kernel).
+    let new_e = exp(t.scaled.get(i, r) - state.max[i]);
     state.exps.set(i, r, new_e);
-    // The sum is re-added (O(n), exact as a full recompute would sum); the
-    // context row is patched, with a cancellation guard.
+    // The sum is re-added (O(n)) in the full computation's order: the same bits.
     state.sums[i] = pair_sum(state.exps.row(i));
     let new_v = t.v.row(r);
-    let mut removed = 0.0f64;
-    let mut result = 0.0f64;
-    for ((u, &ov), &nv) in state.unnormalised.row_mut(i).iter_mut().zip(old_v).zip(new_v) {
-        *u += new_e * nv - old_e * ov;
-        removed = removed.max((old_e * ov).abs());
-        result = result.max(u.abs());
+    let mut exact = true;
+    let (u_row, error_row) = (state.unnormalised.row_mut(i), state.error.row_mut(i));
+    for (((u, err), &ov), &nv) in u_row.iter_mut().zip(error_row).zip(old_v).zip(new_v) {
+        let (added, removed) = (new_e * nv, old_e * ov);
+        *u += added - removed;
+        // Two products (each off by ε relative, or TINY if it underflowed), their
+        // difference and the sum: each rounding at most ε of its result.
+        let underflow =
+            |p: f64, a: f64, b: f64| if p.abs() < f64::MIN_POSITIVE && a != 0.0 && b != 0.0 { TINY } else { 0.0 };
+        let tiny = underflow(added, new_e, nv) + underflow(removed, old_e, ov);
+        *err += 2.0 * EPS * (added.abs() + removed.abs()) + EPS * u.abs() + tiny;
+        exact &= *err <= TOLERANCE * u.abs();
     }
-    removed <= CANCELLATION * result || removed == 0.0
+    exact
 }

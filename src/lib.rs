@@ -17,6 +17,7 @@ pub mod math;
 pub mod presets;
 pub mod random;
 pub mod share;
+pub mod text;
 pub mod views;
 
 #[cfg(target_arch = "wasm32")]

@@ -81,7 +81,8 @@ fn matrix_view(
 /// views that exist.
 pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> {
     let tokens = config.tokens.clone();
-    let unknown = || format!("there is no view {name:?} here; views are {}", names(config).join(", "));
+    let unknown =
+        || format!("there is no view {} here; views are {}", crate::text::quote(name), names(config).join(", "));
     match (&config.mechanism, trace) {
         (Mechanism::SelfAttention { embeddings, projections }, Trace::SelfAttention(t)) => {
             let d = |m: &Matrix| indices(m.cols());

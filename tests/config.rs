@@ -60,3 +60,118 @@ fn presets_round_trip_through_json() {
     }
     assert!(preset("seed-004").is_none());
 }
+
+/// A JSON config of `n` × `d` embeddings (values 0.5), with `d` × `dk`/`dv` projections if given.
+fn sized(n: usize, d: usize, proj: Option<(usize, usize)>) -> Value {
+    let m = |r: usize, c: usize| Value::Array((0..r).map(|_| serde_json::json!(vec![0.5; c])).collect());
+    let mut obj = serde_json::json!({"embeddings": m(n, d)});
+    if let Some((dk, dv)) = proj {
+        obj["w_q"] = m(d, dk);
+        obj["w_k"] = m(d, dk);
+        obj["w_v"] = m(d, dv);
+    }
+    obj
+}
+
+/// The work of a config is bounded by its cost (multiply-adds plus the softmax's n² work), not
+/// only by its row and column counts (4096² · (2 · 1024 + 100) = 3.6e10 for the second below):
+/// 4096 tokens × d_model 1 with d_k = d_v = 1024 (a 30 KB
+/// share link) froze a tab for 44 s, 4096 × 1024 without projections for 58 s.
+#[test]
+fn configs_that_cost_too_much_are_refused_by_every_path() {
+    use attention_viz::config::MAX_COST;
+    let e = Config::from_value(&sized(4096, 1, Some((1024, 1024)))).unwrap_err().to_string();
+    assert!(e.contains("multiply-adds") && e.contains("4096 tokens") && e.contains("the limit is"), "{e}");
+    assert!(e.contains(&format!("{MAX_COST:.1e}")), "{e}");
+    let e = Config::from_value(&sized(4096, 1024, None)).unwrap_err().to_string();
+    assert!(e.contains("3.6e10 multiply-adds (4096 tokens × 1024 dimensions)"), "{e}");
+    // The flat path (computeFlat) runs the same checks.
+    let data = vec![0.5; 4096 * 1024];
+    let flat = attention_viz::config::Flat::new(4096, 1024, &data).unwrap();
+    let e = Config::from_parts(&serde_json::json!({}), &[("embeddings", flat)]).unwrap_err().to_string();
+    assert!(e.contains("multiply-adds"), "{e}");
+    // Share links: a state whose config was built around the checks (its fields are public).
+    let m = |r, c| attention_viz::math::Matrix::from_vec(r, c, vec![0.5; r * c]).unwrap();
+    let projections = attention_viz::config::Projections { w_q: m(1, 1024), w_k: m(1, 1024), w_v: m(1, 1024) };
+    let config = Config {
+        mechanism: Mechanism::SelfAttention { embeddings: m(4096, 1), projections: Some(projections) },
+        tokens: vec!["t".into(); 4096],
+        scale: Scale::SqrtDk,
+        query: 0,
+    };
+    let link = attention_viz::share::encode(&attention_viz::share::State { config, naive: false, random: None });
+    let e = attention_viz::share::decode(&link).unwrap_err();
+    assert!(e.contains("multiply-adds"), "{e}");
+    // The benchmarks' shapes stay allowed: n = 512 and n = 1024 with d = 64 (and d_k = d_v = 64).
+    for n in [512, 1024] {
+        Config::from_value(&sized(n, 64, Some((64, 64)))).unwrap();
+        Config::from_value(&sized(n, 64, None)).unwrap();
+    }
+    // Edits that grow a config go through the bound: one token or dimension more is refused
+    // once the cost passes it, with the same message.
+    let near = Config::from_value(&sized(1700, 1, None)).unwrap();
+    let mut grown = near.clone();
+    let e = loop {
+        match grown.insert_token(0, "x") {
+            Ok(c) => grown = c,
+            Err(e) => break e.to_string(),
+        }
+        assert!(grown.len() < 4096, "insert_token never refused");
+    };
+    assert!(e.contains("multiply-adds") && e.contains("tokens"), "{e}");
+    let wide = Config::from_value(&sized(1024, 64, None)).unwrap();
+    let mut grown = wide;
+    let e = loop {
+        match grown.insert_dim(0) {
+            Ok(c) => grown = c,
+            Err(e) => break e.to_string(),
+        }
+        assert!(grown.dims() < 1024, "insert_dim never refused");
+    };
+    assert!(e.contains("multiply-adds"), "{e}");
+}
+
+/// Every message that quotes user input quotes it escaped and cut to 40 characters: a
+/// 100,000-character token or field name, or a 100,000-digit number string, gives a message
+/// under 300 characters wherever it is refused.
+#[test]
+fn messages_quote_long_input_cut_short() {
+    use attention_viz::heatmap::draw::Contrast;
+    use attention_viz::heatmap::format::Fmt;
+    let long = "x".repeat(100_000);
+    let digits = "9".repeat(100_000);
+    let mut messages: Vec<String> = Vec::new();
+    for bad in [&long, &digits] {
+        let s = serde_json::json!(bad);
+        for config in [
+            serde_json::json!({"embeddings": [[1]], bad.as_str(): 1}),
+            serde_json::json!({"embeddings": [[s]]}),
+            serde_json::json!({"embeddings": [[1]], "tokens": [1, s]}),
+            serde_json::json!({"embeddings": [[1]], "tokens": [[s]]}),
+            serde_json::json!({"embeddings": [[1]], "scale": s}),
+            serde_json::json!({"embeddings": [[1]], "query": s}),
+            serde_json::json!({"embeddings": [[1]], "mechanism": s}),
+            serde_json::json!({"decoder_state": [s], "annotations": [[1]]}),
+        ] {
+            messages.push(Config::from_value(&config).unwrap_err().to_string());
+        }
+        let c = preset("seed-001").unwrap();
+        messages.push(c.with_value(bad, 0, 0, 1.0).unwrap_err().to_string());
+        messages.push(attention_viz::edits::Distribution::parse(bad, 1.0).unwrap_err().to_string());
+        messages
+            .push(attention_viz::views::view(&c, &attention_viz::attention::compute(&c).unwrap(), bad).unwrap_err());
+        messages.push(Fmt::parse(&format!(".{bad}g")).unwrap_err());
+        messages.push(Fmt::parse(bad).unwrap_err());
+        messages.push(Contrast::parse(bad).unwrap_err());
+    }
+    // A JSON number of 100,000 digits (not a string) is too large for float64.
+    messages.push(Config::from_json(&format!(r#"{{"embeddings": [[{digits}]]}}"#)).unwrap_err().to_string());
+    for m in &messages {
+        assert!(
+            m.chars().count() < 300,
+            "{} characters: {}…",
+            m.chars().count(),
+            m.chars().take(120).collect::<String>()
+        );
+    }
+}

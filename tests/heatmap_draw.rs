@@ -317,3 +317,49 @@ fn colors_norm_is_linear_norm() {
         }
     }
 }
+
+/// Token names reach the SVG as text: a C0 control (XML 1.0 forbids U+0001–U+0008, U+000B,
+/// U+000C, U+000E–U+001F, U+FFFE, U+FFFF even as character references) must not make the file
+/// unreadable, and a name that looks like a colour (`#ABCDEF`) is text, not a colour to
+/// normalise. Checked with Python's XML parser (xml.etree) when python3 is there, and by
+/// scanning for the forbidden characters either way.
+#[test]
+fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
+    let view = View {
+        name: "weights".into(),
+        title: "#ABCDEF title \u{1} <&>".into(),
+        row_labels: vec!["a\u{1}b".into(), "#ABCDEF".into(), "tab\there".into()],
+        col_labels: vec!["\u{FFFE}x\u{1F}".into(), "#C0FFEE".into(), "'\"".into()],
+        values: Matrix::from_rows(&[vec![0.1, 0.2, 0.3], vec![0.4, 0.5, 0.6], vec![0.7, 0.8, 0.9]]).unwrap(),
+        palette: "sequential",
+    };
+    let svg = to_svg(&view, &Style::default()).unwrap();
+    let forbidden = |c: char| (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}';
+    assert!(!svg.chars().any(forbidden), "a character XML 1.0 forbids is in the SVG");
+    assert!(svg.contains("#ABCDEF") && svg.contains("#C0FFEE"), "token names were rewritten");
+    // Colours are still normalised, in fill and stroke attributes.
+    for attr in ["fill=\"#", "stroke=\"#"] {
+        for (at, _) in svg.match_indices(attr) {
+            let hex = &svg[at + attr.len()..at + attr.len() + 6];
+            assert_eq!(hex, hex.to_ascii_lowercase(), "{attr}{hex}");
+        }
+    }
+    let path = std::env::temp_dir().join(format!("attention-viz-svg-{}.svg", std::process::id()));
+    std::fs::write(&path, &svg).unwrap();
+    let parsed = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, xml.etree.ElementTree as E; E.fromstring(open(sys.argv[1], encoding='utf-8').read())",
+        ])
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    match parsed {
+        Ok(out) => assert!(
+            out.status.success(),
+            "python3's XML parser refuses the SVG: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => eprintln!("skipping the XML parser check: python3 cannot run ({e})"),
+    }
+}

@@ -137,3 +137,48 @@ fn a_w_v_edit_updates_one_column_exactly() {
     assert!(session.set_value("w_v", 0, 0, f64::MAX).unwrap_err().contains("overflowed"));
     assert_eq!(session.trace(), &before);
 }
+
+/// A row's reference maximum went stale: K = [0, 1000, 250] puts row 0's maximum at 1000, so
+/// exp(0 − 1000) and exp(250 − 1000) underflow to 0 in the softmax state; the edit K[1] = 401
+/// lowers the maximum by 599 (under the old 600 drift allowance) and the state kept those zeros,
+/// although exp(250 − 401) = 2.6e-66 times v = 1e70 is the whole context. Golden values from
+/// NumPy/SciPy: scipy.special.softmax([0, 401, 250]) = [7.0455e-175, 1, 2.6396e-66], context
+/// 2.6396e-66 · 1e70 = 26395.70… (mpmath agrees to 17 digits).
+#[test]
+fn an_edit_that_lowers_a_row_maximum_keeps_the_terms_it_makes_significant() {
+    let c = Config::from_json(
+        r#"{"embeddings": [[1, 0, 0], [0, 1000, 0], [0, 250, 1e70]],
+            "w_q": [[1], [0], [0]], "w_k": [[0], [1], [0]], "w_v": [[0], [0], [1]]}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(c).unwrap();
+    s.set_value("embeddings", 1, 1, 401.0).unwrap();
+    let Trace::SelfAttention(t) = s.trace() else { panic!() };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+    assert!(close(t.context.get(0, 0), 26395.702_969_591_894), "context {:e}", t.context.get(0, 0));
+    assert!(close(t.weights.get(0, 0), 7.045_515_209_876_85e-175), "weight {:e}", t.weights.get(0, 0));
+    assert!(close(t.weights.get(0, 2), 2.639_570_296_959_189e-66), "weight {:e}", t.weights.get(0, 2));
+    assert_same(&s);
+}
+
+/// A patch that cancels one context entry (7.7e55 − 7.7e55 + 1.7e22, true value 7.2e31) is no
+/// error at the scale of its row (another entry is 1e69), until a W_V edit makes that entry
+/// 5045: the error is bounded entry by entry. Found by the extreme-magnitude property; the
+/// golden value is NumPy's `(softmax(Q Kᵀ/√2) V)[0, 1]` of the final config.
+#[test]
+fn a_cancelled_context_entry_is_recomputed_even_beside_a_larger_one() {
+    let c = Config::from_json(
+        r#"{"embeddings": [[20.179379636367138, 0.0], [14.594630478976555, 3.0]],
+            "w_q": [[-0.5134445097235961, 0.0], [0.0, 0.0]], "w_k": [[-3.0, 0.0], [-5.215117223520106, 0.0]],
+            "w_v": [[1.0, 1.0, 5.123193266044959e67], [1.0, 8.636664260341223e58, 0.0]]}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(c).unwrap();
+    s.set_value("embeddings", 0, 1, 8.293739100170998e-28).unwrap();
+    s.set_value("embeddings", 1, 1, 1.0).unwrap();
+    s.set_value("w_v", 0, 2, 250.0).unwrap();
+    let Trace::SelfAttention(t) = s.trace() else { panic!() };
+    let want = 7.163_024_008_768_824e31;
+    assert!((t.context.get(0, 1) - want).abs() <= 1e-12 * want, "context {:e}", t.context.get(0, 1));
+    assert_same(&s);
+}

@@ -852,14 +852,25 @@ mod incremental {
     ///   full recompute is itself that far from the exact value), so its floor is
     ///   1e-12 × Σ_j |w_ij·v_jc| (at least the row maximum);
     /// - row j of `query.terms` is w_j·v_j: its floor is 1e-12 × the largest |v_j|, since the
-    ///   weight w_j is only known to 1e-12 of its softmax row (a weight of 1e-317 is 0 there).
+    ///   weight w_j is only known to 1e-12 of its softmax row (a weight of 1e-317 is 0 there);
+    /// - below float64's underflow level relative error means nothing: the full computation
+    ///   rounds each weight to a multiple of 2^-1074 and each product w_ij·v_jc too, so a context
+    ///   entry also gets an absolute allowance of 4 · 2^-1074 · (n + Σ_j |v_jc|) (a term
+    ///   2.6e-66 · 1e70 = 26395 is far above it).
     fn check_trace(got: &Trace, want: &Trace, context: &dyn Fn() -> String) -> Result<(), TestCaseError> {
         let (g, w) = (got.fields(), want.fields());
         prop_assert_eq!(g.len(), w.len());
         // Σ_j |w_ij · v_jc| for every context entry (self: n × d_v, cross: d), and for query.context.
+        // The underflow allowance of each context column: 4 · 2^-1074 · (n + Σ_j |v_jc|).
+        let mut underflow: Vec<f64> = Vec::new();
         let term_sums: Vec<(&str, Vec<f64>)> = match want {
             Trace::SelfAttention(t) => {
                 let (n, dv) = t.v.shape();
+                underflow = (0..dv)
+                    .map(|c| {
+                        4.0 * 4.9406564584124654e-324 * (n as f64 + (0..n).map(|j| t.v.get(j, c).abs()).sum::<f64>())
+                    })
+                    .collect();
                 let ctx = (0..n)
                     .flat_map(|i| (0..dv).map(move |c| (i, c)))
                     .map(|(i, c)| (0..n).map(|j| (t.weights.get(i, j) * t.v.get(j, c)).abs()).sum())
@@ -888,8 +899,9 @@ mod incremental {
                 let row_max = floor_row.iter().filter(|x| x.is_finite()).fold(0.0f64, |m, x| m.max(x.abs()));
                 for (c, (&a, &b)) in rg.iter().zip(rw).enumerate() {
                     let floor = sums.map_or(row_max, |s| row_max.max(s[r * cols + c]));
+                    let under = if sums.is_some() { underflow.get(c).copied().unwrap_or(0.0) } else { 0.0 };
                     let ok = if a.is_finite() && b.is_finite() {
-                        (a - b).abs() <= 1e-12 * b.abs().max(floor)
+                        (a - b).abs() <= 1e-12 * b.abs().max(floor) + under
                     } else {
                         same_class(a, b)
                     };
@@ -949,6 +961,90 @@ mod incremental {
                     (Ok(()), None) => prop_assert!(false, "the session accepted an edit that with_value/compute refuse\n{}", history()),
                     (Err(msg), Some(_)) => prop_assert!(false, "the session refused an edit compute accepts: {msg}\n{}", history()),
                 }
+            }
+        }
+    }
+
+    /// Values of every magnitude from 1e-300 to 1e150, either sign, with zeros and small integers:
+    /// softmax rows whose exponentials underflow under one maximum and matter under another.
+    fn extreme() -> BoxedStrategy<f64> {
+        prop_oneof![
+            4 => (-300i32..=150, 1.0f64..10.0, any::<bool>())
+                .prop_map(|(e, m, neg)| if neg { -m * 10f64.powi(e) } else { m * 10f64.powi(e) }),
+            2 => val(1e3),
+            1 => val(10.0),
+            1 => prop_oneof![Just(0.0), Just(1e70), Just(250.0), Just(401.0), Just(1e3)],
+        ]
+        .boxed()
+    }
+
+    /// Scales from 1e-300 to 1e300 as well as ordinary ones.
+    fn extreme_scale() -> BoxedStrategy<f64> {
+        prop_oneof![
+            2 => ordinary_scale(),
+            1 => (-300i32..=300, 1.0f64..10.0).prop_map(|(e, m)| m * 10f64.powi(e)),
+        ]
+        .boxed()
+    }
+
+    fn extreme_edit() -> BoxedStrategy<(usize, usize, f64)> {
+        (0usize..8, 0usize..8, prop_oneof![2 => extreme(), 1 => val(40.0)]).boxed()
+    }
+
+    /// Self-attention where the softmax is interesting at extreme magnitudes: scores in the
+    /// hundreds (W_Q, W_K of moderate size, so that exponentials underflow under one row
+    /// maximum and not under the next) and values V of any magnitude (W_V extreme); or every
+    /// input extreme, with or without projections.
+    fn extreme_config() -> BoxedStrategy<Config> {
+        let moderate = || prop_oneof![3 => val(30.0), 1 => val(1.0)].boxed();
+        let weight = || prop_oneof![3 => val(1.5), 1 => val(10.0)].boxed();
+        let tuned = (1usize..=5, 1usize..=3, 1usize..=3, 1usize..=3)
+            .prop_flat_map(move |(n, d, dk, dv)| {
+                (
+                    matrix(n, d, prop_oneof![3 => moderate(), 1 => extreme()].boxed()),
+                    matrix(d, dk, weight()),
+                    matrix(d, dk, weight()),
+                    matrix(d, dv, extreme()),
+                    prop_oneof![Just(Scale::SqrtDk), Just(Scale::None), extreme_scale().prop_map(Scale::Value)],
+                    0..n,
+                )
+                    .prop_map(move |(embeddings, w_q, w_k, w_v, scale, query)| Config {
+                        mechanism: Mechanism::SelfAttention {
+                            embeddings,
+                            projections: Some(Projections { w_q, w_k, w_v }),
+                        },
+                        tokens: (0..n).map(|i| format!("t{i}")).collect(),
+                        scale,
+                        query,
+                    })
+            })
+            .boxed();
+        prop_oneof![3 => tuned, 1 => self_config(5, 3, extreme(), extreme_scale())].boxed()
+    }
+
+    proptest! {
+        #![proptest_config(cases(1536))]
+
+        /// Embedding and W_V edits of extreme magnitude (the incremental paths): the session
+        /// holds what a full recompute gives, whatever the edits do to each row's maximum.
+        #[test]
+        fn session_trace_equals_a_full_recompute_at_extreme_magnitudes(
+            start in extreme_config(),
+            edits in prop::collection::vec((prop::bool::weighted(0.2), extreme_edit()), 1..=12),
+        ) {
+            let Ok(mut session) = Session::new(start.clone()) else { return Ok(()) };
+            let mut done = Vec::new();
+            for (w_v, (row, col, value)) in edits {
+                let has_w_v = matches!(&session.config().mechanism, Mechanism::SelfAttention { projections: Some(_), .. });
+                let name = if w_v && has_w_v { "w_v" } else { "embeddings" };
+                let m = inputs(session.config()).into_iter().find(|(n, _)| *n == name).unwrap().1;
+                let (row, col) = (row % m.rows(), col % m.cols());
+                let expected = session.config().with_value(name, row, col, value).ok().filter(|c| compute(c).is_ok());
+                let result = session.set_value(name, row, col, value);
+                done.push((name, row, col, value));
+                prop_assert_eq!(result.is_ok(), expected.is_some(), "{:?}", result);
+                let full = compute(session.config()).unwrap();
+                check_trace(session.trace(), &full, &|| format!("start {start:?}\nedits {done:?}"))?;
             }
         }
     }

@@ -132,8 +132,9 @@ impl Contrast {
             "seaborn" => Ok(Contrast::Seaborn),
             "more" => Ok(Contrast::More),
             other => Err(format!(
-                "contrast {other:?} is not one of \"seaborn\" (seaborn's text colours) or \"more\" \
-                 (black or white, whichever contrasts more: at least 4.5:1)"
+                "contrast {} is not one of \"seaborn\" (seaborn's text colours) or \"more\" \
+                 (black or white, whichever contrasts more: at least 4.5:1)",
+                crate::text::quote(other)
             )),
         }
     }
@@ -1167,19 +1168,32 @@ pub fn to_svg_sized(view: &View, style: &Style, width: u32, height: u32) -> Draw
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         render(&root, view, style)?;
     }
-    Ok(lowercase_hex_colors(&svg))
+    Ok(lowercase_hex_colors(&xml_chars(&svg)))
 }
 
-/// plotters writes `#RRGGBB`; CSS and seaborn users read `#rrggbb`.
+/// The SVG with every character XML 1.0 forbids (C0 controls other than tab, newline and
+/// carriage return; U+FFFE, U+FFFF), which only texts from a config can bring, replaced by
+/// U+FFFD: not even a character reference may name them, and one makes the file unreadable.
+fn xml_chars(svg: &str) -> String {
+    let forbidden = |c: char| (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}';
+    if !svg.contains(forbidden) {
+        return svg.to_string();
+    }
+    svg.chars().map(|c| if forbidden(c) { '\u{FFFD}' } else { c }).collect()
+}
+
+/// plotters writes `#RRGGBB`; CSS and seaborn users read `#rrggbb`. Only the values of
+/// `fill` and `stroke` attributes are colours: a text that reads `#ABCDEF` stays as written.
 fn lowercase_hex_colors(svg: &str) -> String {
     let mut out = String::with_capacity(svg.len());
     let mut rest = svg;
-    while let Some(pos) = rest.find('#') {
-        out.push_str(&rest[..=pos]);
-        rest = &rest[pos + 1..];
-        let hex: String = rest.chars().take(6).collect();
-        if hex.len() == 6 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
-            out.push_str(&hex.to_ascii_lowercase());
+    loop {
+        let next = [" fill=\"#", " stroke=\"#"].iter().filter_map(|a| rest.find(a).map(|at| at + a.len())).min();
+        let Some(end) = next else { break };
+        out.push_str(&rest[..end]);
+        rest = &rest[end..];
+        if rest.len() >= 7 && rest.as_bytes()[..6].iter().all(u8::is_ascii_hexdigit) && rest.as_bytes()[6] == b'"' {
+            out.push_str(&rest[..6].to_ascii_lowercase());
             rest = &rest[6..];
         }
     }

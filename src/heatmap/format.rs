@@ -123,8 +123,9 @@ impl Fmt {
     pub fn parse(spec: &str) -> Result<Fmt, String> {
         let bad = || {
             format!(
-                "fmt {spec:?} is not one of seaborn's format specs: use .2g, .3g, .2f, .0f, d, .1%, .2e \
-                 (or g, f, e, % with Python's default precision 6)"
+                "fmt {} is not one of seaborn's format specs: use .2g, .3g, .2f, .0f, d, .1%, .2e \
+                 (or g, f, e, % with Python's default precision 6)",
+                crate::text::quote(spec)
             )
         };
         let s = spec.trim();
@@ -143,7 +144,9 @@ impl Fmt {
             let p: usize = digits.parse().unwrap_or(usize::MAX);
             if p > MAX_SPEC_PRECISION {
                 return Err(format!(
-                    "fmt {spec:?} asks for {digits} digits: at most {MAX_SPEC_PRECISION} (a float has 17 significant digits)"
+                    "fmt {} asks for {} digits: at most {MAX_SPEC_PRECISION} (a float has 17 significant digits)",
+                    crate::text::quote(spec),
+                    crate::text::cut(digits)
                 ));
             }
             p
