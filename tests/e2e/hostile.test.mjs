@@ -703,7 +703,8 @@ test('10 000-character token names do not widen the page (no horizontal scroll o
 
 // ---- 5. 2 000 tokens --------------------------------------------------------------------
 
-const BIG = { n: 2000, d: 4 };
+// The largest figure of this shape the core accepts (MAX_COST: 1600² weights × (2·4 + 100) ≈ 2.8e8 of 3e8).
+const BIG = { n: 1600, d: 4 };
 const timings = {};
 
 test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit recomputes (times reported)`, async (t) => {
@@ -755,11 +756,34 @@ test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit r
   assert.deepEqual(r.okSet, { errors: [], change: 1 });
   // The input cells are a window of 16 rows (every column here), moved with ▲/▼.
   assert.equal(r.cells, 16 * BIG.d, `${16 * BIG.d} input cells`);
-  assert.match(r.windowText, /rows 192–207 of 2000/);
+  assert.match(r.windowText, new RegExp(`rows 192–207 of ${BIG.n}`));
   assert.deepEqual(r.views, ['q', 'scores', 'scaled', 'weights', 'context']);
   assert.ok(r.drawn);
   assert.deepEqual(r.edit, { errors: [], change: 1, value: 0.25 });
   assert.equal(r.row, null, 'the trace after the edit equals compute()');
+  await done(page);
+});
+
+test('a config over the cost limit (2000 tokens × 4) is refused at once with its size and the limit; the figure stays', async () => {
+  const page = await load();
+  const r = await page.evaluate(() => {
+    const el = H.el('self-el');
+    const log = H.reset(el);
+    const embeddings = Array.from({ length: 2000 }, (_, i) => [i % 3, 1, 0, (i % 7) / 7]);
+    const before = el.config;
+    const start = performance.now();
+    el.config = { embeddings };
+    const ms = performance.now() - start;
+    let thrown = null;
+    try { av.compute({ embeddings }); } catch (e) { thrown = e.message; }
+    return { ms, errors: [...log.errors], change: log.change, same: JSON.stringify(el.config) === JSON.stringify(before), thrown };
+  });
+  assert.ok(r.ms < 200, `refused in ${r.ms.toFixed(0)} ms`);
+  assert.equal(r.change, 0);
+  assert.equal(r.same, true, 'the figure keeps its config');
+  assert.equal(r.errors.length, 1);
+  assert.match(r.errors[0], /multiply-adds \(2000 tokens × 4 dimensions\); the limit is 3\.0e8/);
+  assert.match(r.thrown, /2000 tokens × 4 dimensions/);
   await done(page);
 });
 
