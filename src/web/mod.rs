@@ -276,7 +276,7 @@ impl Viz {
             "sqrt_dk" => Scale::SqrtDk,
             "none" => Scale::None,
             "custom" => Scale::Value(value),
-            other => return Err(js_err(format!("scale must be sqrt_dk, none or custom, got {other:?}"))),
+            other => return Err(js_err(format!("scale must be sqrt_dk, none or custom, got {}", crate::text::quote(other)))),
         };
         let config = self.config().with_scale(scale).map_err(js_err)?;
         self.replace(config)
