@@ -1,7 +1,7 @@
 // `persist`: edits that survive a reload, on the guided page (index.html: four
 // elements with `persist`, ids chapter-1 … chapter-4). Saves are debounced
-// (250 ms) into localStorage under `attention-viz:<pathname>:<id>` (element.js
-// `_storageKey`); Reset forgets them; storage that is turned off or full, and a
+// (250 ms) into localStorage under `attention-viz:<pathname>:<id>:<hash of the starting config>`
+// (persist.js `key()`, read here as `H.key(id)`; the pathname without `index.html`); Reset forgets them; storage that is turned off or full, and a
 // corrupted saved value, give a message and never an uncaught error.
 //
 // Each test opens its own page (Playwright gives every `browser.newPage()` a fresh
@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { open, pageHelpers } from './harness.mjs';
 
 const PAGE = 'index.html';
-const KEY = (id) => `attention-viz:/index.html:${id}`;
 const IDS = ['chapter-1', 'chapter-2', 'chapter-3', 'chapter-4'];
 const PRESETS = { 'chapter-1': 'seed-000', 'chapter-2': 'seed-001', 'chapter-3': 'seed-002', 'chapter-4': 'seed-003' };
 const SAVE_WAIT = 400; // > the 250 ms debounce
@@ -63,6 +62,7 @@ function installHelpers() {
     }])),
     presets: (ids) => Object.fromEntries(Object.entries(ids).map(([id, p]) => [id, av.normalizeConfig(av.presets[p])])),
     saved: (key) => localStorage.getItem(key),
+    key: (id) => H.el(id)._persist.key(),
     diff: (...a) => T.diff(...a),
     canon: (v) => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x)
       ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x)),
@@ -138,8 +138,10 @@ test('persist: edits in chapters 1 and 4, the naive toggle and Randomize in chap
   assert.deepEqual(before['chapter-2'].state.random, { seed: 7, dist: 'randn', high: 0 }, 'the Randomize record (high is 0 for randn)');
   assert.notDeepEqual(before['chapter-2'].config, presets['chapter-2'], 'Randomize changed chapter 2');
   await wait(page);
-  const saved = await page.evaluate((keys) => keys.map((k) => localStorage.getItem(k) !== null), IDS.map(KEY));
-  assert.deepEqual(saved.filter((_, i) => i !== 2), [true, true, true], 'chapters 1, 2 and 4 are saved under attention-viz:/index.html:<id>');
+  const saved = await page.evaluate((ids) => ids.map((id) => localStorage.getItem(H.key(id)) !== null), IDS);
+  assert.deepEqual(saved.filter((_, i) => i !== 2), [true, true, true], 'chapters 1, 2 and 4 are saved');
+  const keys = await page.evaluate((ids) => ids.map((id) => H.key(id)), IDS);
+  for (const [i, k] of keys.entries()) assert.match(k, new RegExp(`^attention-viz:/:${IDS[i]}:[0-9a-z]+$`), 'keyed by page (without index.html), id and config');
 
   await reload(page);
   const after = await page.evaluate(() => H.snapshot());
@@ -175,7 +177,7 @@ test('persist: Reset (“Reset to the document”) in chapter 1 brings back the 
   const label = await page.evaluate(() => H.action('chapter-1', 'reset').textContent);
   assert.equal(label, 'Reset to the document', 'the Reset button says what it does when persist is on');
   await page.locator('#chapter-1 button[data-action="reset"]').click();
-  const reset = await page.evaluate((key) => ({ config: H.el('chapter-1').config, removed: window.__storage.some(([op, k]) => op === 'remove' && k === key) }), KEY('chapter-1'));
+  const reset = await page.evaluate(() => ({ config: H.el('chapter-1').config, removed: window.__storage.some(([op, k]) => op === 'remove' && k === H.key('chapter-1')) }));
   assert.deepEqual(reset.config, presets['chapter-1'], 'chapter 1 is back to the document at once');
   assert.ok(reset.removed, 'Reset removes the saved edits');
   await wait(page);
@@ -202,7 +204,7 @@ test('persist: opening the page and Reset write nothing to storage (a document u
   await page.evaluate(() => { window.__storage.length = 0; });
   await page.locator('#chapter-1 button[data-action="reset"]').click();
   await wait(page);
-  const afterReset = await page.evaluate((k) => ({ ops: [...window.__storage], value: localStorage.getItem(k) }), KEY('chapter-1'));
+  const afterReset = await page.evaluate(() => ({ ops: [...window.__storage], value: localStorage.getItem(H.key('chapter-1')) }));
   assert.equal(afterReset.value, null, 'after Reset nothing is saved for chapter 1');
   await done(page);
 });
@@ -264,7 +266,7 @@ function corruptOnce() {
   const plan = sessionStorage.getItem('corrupt-plan');
   if (!plan) return;
   sessionStorage.removeItem('corrupt-plan');
-  for (const [id, text] of Object.entries(JSON.parse(plan))) localStorage.setItem(`attention-viz:${location.pathname}:${id}`, text);
+  for (const [key, text] of Object.entries(JSON.parse(plan))) localStorage.setItem(key, text);
   window.__storage = [];
 }
 
@@ -279,7 +281,7 @@ test('persist: a corrupted saved value gives a "could not be restored" message, 
   await page.evaluate(() => H.type('chapter-4', 'decoder_state', 0, 1, '9'));
   await wait(page);
   // The garbage is written by an init script of the next document, after the old one's pagehide saves.
-  await page.evaluate((g) => sessionStorage.setItem('corrupt-plan', JSON.stringify(g)), garbage);
+  await page.evaluate((g) => sessionStorage.setItem('corrupt-plan', JSON.stringify(Object.fromEntries(Object.entries(g).map(([id, t]) => [H.key(id), t])))), garbage);
   await reload(page);
   const r = await page.evaluate((ids) => ({
     status: Object.fromEntries(ids.map((id) => [id, H.status(id)])),
@@ -287,6 +289,7 @@ test('persist: a corrupted saved value gives a "could not be restored" message, 
     configs: Object.fromEntries(ids.map((id) => [id, H.el(id).config])),
     naive: H.control('chapter-2', 'naive').checked,
     removed: window.__storage.filter(([op]) => op === 'remove').map(([, k]) => k),
+    keys: Object.fromEntries(ids.map((id) => [id, H.key(id)])),
     images: document.querySelectorAll('img').length + ids.reduce((n, id) => n + H.el(id).shadowRoot.querySelectorAll('img').length, 0),
   }), IDS);
   const presets = await page.evaluate((p) => H.presets(p), PRESETS);
@@ -295,7 +298,7 @@ test('persist: a corrupted saved value gives a "could not be restored" message, 
     assert.ok(r.status[id].length < 600, `${id}: a short message`);
     assert.ok(r.errors.some((e) => e.id === id && /could not be restored/.test(e.message)), `${id}: \`error\` fired`);
     assert.deepEqual(r.configs[id], presets[id], `${id}: the document's figure`);
-    assert.ok(r.removed.includes(KEY(id)), `${id}: the bad value is removed`);
+    assert.ok(r.removed.includes(r.keys[id]), `${id}: the bad value is removed`);
   }
   assert.equal(r.naive, false, 'a refused saved state does not turn naive on');
   assert.match(r.status['chapter-4'], /^Showing your saved edits/, 'chapter 4 restored, saying so (and not as an error)');
@@ -304,7 +307,7 @@ test('persist: a corrupted saved value gives a "could not be restored" message, 
   assert.equal(r.images, 0, 'no <img> from the saved text');
   // The garbage is gone for good, and the chapters work: an edit is saved and restored.
   await wait(page);
-  const left = await page.evaluate((g) => Object.keys(g).filter((id) => localStorage.getItem(`attention-viz:/index.html:${id}`) === g[id]), garbage);
+  const left = await page.evaluate((g) => Object.keys(g).filter((id) => localStorage.getItem(H.key(id)) === g[id]), garbage);
   assert.deepEqual(left, [], 'no garbage is left in storage');
   await page.evaluate(() => H.type('chapter-1', 'embeddings', 1, 1, '8'));
   await wait(page);

@@ -65,13 +65,15 @@ export class Figures {
     const { host } = this;
     const panels = host._panels();
     const all = host._viz.views();
-    if (panels) {
-      const unknown = [...panels].filter((p) => !all.includes(p) && !['inputs', 'breakdown', 'controls', 'steps'].includes(p));
-      if (unknown.length) host._status(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')} here; panels are ${all.join(', ')}, inputs, steps, breakdown, controls`, true);
-      return all.filter((v) => panels.has(v));
-    }
+    // Names that are no panel are said by the host (_attributeProblems) until `views` changes; a later status
+    // message (an edit's) never hides them.
+    this.unknown = panels ? [...panels].filter((p) => !this.known().includes(p)) : [];
+    if (panels) return all.filter((v) => panels.has(v));
     return all.filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._showNaive || v !== 'naive_weights'));
   }
+
+  /** Every name `views` may hold for this figure. */
+  known() { return [...this.host._viz.views(), 'inputs', 'steps', 'breakdown', 'controls']; }
 
   isWeightView(view) { return WEIGHT_VIEWS.includes(view); }
 

@@ -18,13 +18,19 @@
 //   _apply(mutate, options)       a mutation → recompute → repaint → `change`
 //   _rebuild() _repaint()         rebuild every part / repaint what changed
 //   _status(text, error) _fail(message)           the status line (+ `error`)
+//   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
+//   _configHash                   short hash of the author's starting config (part of the persist key)
 //   _showNaive _initial _panels() _darkMode() _width _version
 // and each other's parts: _toolbar, _inputs, _figures, _breakdown, _share, _persist.
+//
+// Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
+// holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's
+// FinalizationRegistry). Links and saved edits: the reader's newest intent wins, never silently (www/embed.html#share).
 import { el, rememberFocus } from './dom.js';
 import { STYLE, sharedSheet } from './style.js';
 import { queueLoad } from './loads.js';
 import { Share, encodeState, decodeState } from './share.js';
-import { Persist } from './persist.js';
+import { Persist, shortHash } from './persist.js';
 import { Toolbar } from './toolbar.js';
 import { Inputs } from './inputs.js';
 import { Figures } from './figures.js';
@@ -37,6 +43,13 @@ export { parseCell } from './cells.js';
 
 /** The first figure restored from a share link is scrolled into view: the reader followed the link to see it. */
 let revealed = false;
+/** Height bounds of a heatmap (attribute `height`), CSS pixels: beyond them a canvas is empty or takes minutes. */
+export const MIN_HEIGHT = 40;
+export const MAX_HEIGHT = 4000;
+
+/** Thrown by the methods that read the figure before it is loaded (or once it is gone). */
+function notLoaded() { return new Error('the figure is not loaded yet'); }
+
 function revealShared(host) {
   if (revealed) return;
   revealed = true;
@@ -90,11 +103,11 @@ export function defineElement(api) {
       window.addEventListener('beforeprint', this._onPrint);
       window.addEventListener('afterprint', this._onPrint);
       this._resize.observe(this);
-      if (!this._onHide) {
-        this._onHide = () => this._persist.flush();
-        window.addEventListener('pagehide', this._onHide);
-      }
-      if (this._built) return; // moved within the page: the figure and its edits are kept
+      // Removed in disconnectedCallback: a window listener would keep a removed element (and its WASM state) alive.
+      this._onHide ||= () => this._persist.flush();
+      window.addEventListener('pagehide', this._onHide);
+      this._persist.start();
+      if (this._built) return; // moved, or taken out and put back (frameworks, notebooks): the figure and its edits are kept
       this._built = true;
       this._skeleton();
       api.ready.then(() => queueLoad(() => this._built && this._load()), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
@@ -106,15 +119,14 @@ export function defineElement(api) {
       this._print?.removeEventListener('change', this._onPrint);
       window.removeEventListener('beforeprint', this._onPrint);
       window.removeEventListener('afterprint', this._onPrint);
-      // A move (frameworks, notebooks) reconnects in the same task and keeps everything;
-      // only an element still detached afterwards lets go of its WASM state.
-      queueMicrotask(() => {
-        if (this.isConnected || !this._built) return;
-        this._built = false;
-        if (this._viz) { this._viz.free(); this._viz = null; }
-        this._invalidate();
-        this.shadowRoot.replaceChildren();
-      });
+      window.removeEventListener('pagehide', this._onHide);
+      this._persist.stop();
+      // The element may come back at any time (frameworks and notebooks re-render by taking elements out and
+      // putting them back, sometimes much later): the figure and the reader's edits are kept as they are. An edit
+      // still waiting to be saved is saved now. Nothing outside the element refers to it any more, so once the page
+      // drops it too, the garbage collector frees the Rust Viz (wasm-bindgen's FinalizationRegistry): no timer frees
+      // the state of an element that may still be put back.
+      this._persist.flush();
     }
 
     attributeChangedCallback(name, old, value) {
@@ -133,10 +145,16 @@ export function defineElement(api) {
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
     set config(value) {
       if (!this._viz) { this._pending = value; return; }
-      if (value && typeof value === 'object' && 'v' in value && 'config' in value) {
+      // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
+      let isState;
+      try { isState = Boolean(value && typeof value === 'object' && 'v' in value && 'config' in value); } catch (e) {
+        this._fail(`The config could not be read: ${e?.message ?? e}`);
+        return;
+      }
+      if (isState) {
         // A state from toJSON(): restore it whole, through the share-link validator.
         let text;
-        try { text = encodeState(api.configJson(value)); } catch (e) { this._fail(e.message); return; }
+        try { text = encodeState(api.configJson(value)); } catch (e) { this._fail(e?.message ?? String(e)); return; }
         this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: true });
         return;
       }
@@ -159,7 +177,12 @@ export function defineElement(api) {
     set editable(v) { this.setAttribute('editable', v ? 'true' : 'false'); }
 
     /** Height of each heatmap in CSS pixels, or null for its natural size (attribute `height`). */
-    get height() { const h = Number(this.getAttribute('height')); return Number.isFinite(h) && h > 0 ? h : null; }
+    get height() {
+      const attr = this.getAttribute('height');
+      const h = Number(attr);
+      if (attr === null || attr.trim() === '' || !Number.isFinite(h) || h <= 0) return null;
+      return Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, h));
+    }
     set height(v) { if (v === null || v === undefined) this.removeAttribute('height'); else this.setAttribute('height', String(v)); }
 
     /** One palette for every heatmap (attribute `palette`): rocket, vlag, diverging, purple, orange, blue, #rrggbb… */
@@ -193,6 +216,7 @@ export function defineElement(api) {
 
     /** A standalone SVG string of one heatmap, drawn by the same Rust code as the canvas. */
     toSVG(view) {
+      if (!this._viz) throw notLoaded();
       return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined, this._fmtSpec(), this.contrast));
     }
 
@@ -200,16 +224,28 @@ export function defineElement(api) {
      * A PNG Blob at device resolution: of one heatmap (`view`), or of the whole
      * figure (every visible heatmap) when `view` is omitted.
      */
-    async toPNG(view) { return this._share.png(view); }
+    async toPNG(view) {
+      if (!this._viz) throw notLoaded();
+      return this._share.png(view);
+    }
 
     /** The whole state as JSON: `{v, config, naive, random}`; `.config = state` restores it. */
-    toJSON() { return JSON.parse(decodeState(this._viz.shareState(this._showNaive))); }
+    toJSON() {
+      if (!this._viz) throw notLoaded();
+      return JSON.parse(decodeState(this._viz.shareState(this._showNaive)));
+    }
 
     /** "Copy as NumPy": a self-contained Python snippet that recomputes this figure. */
-    toNumPy() { return this._viz.toNumPy(); }
+    toNumPy() {
+      if (!this._viz) throw notLoaded();
+      return this._viz.toNumPy();
+    }
 
     /** A link to this page that restores this figure exactly (its state in the URL fragment). */
-    shareURL() { return this._share.url(); }
+    shareURL() {
+      if (!this._viz) throw notLoaded();
+      return this._share.url();
+    }
 
     // ---- the internal interface of the parts ------------------------------
 
@@ -305,6 +341,10 @@ export function defineElement(api) {
 
     _load() {
       let { config, error } = this._initialConfig();
+      // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
+      // figure now at this position) has another key, and never takes them.
+      try { this._configHash = shortHash(config === undefined ? `error:${error}` : JSON.stringify(config)); } catch { this._configHash = '0'; }
+      this._persist.reset();
       let viz = null;
       if (config !== undefined) {
         try { viz = api.callCore(() => api.newViz(config)); } catch (e) { error = e.message; }
@@ -332,12 +372,19 @@ export function defineElement(api) {
       this._shareApplied = true;
       // What the reader sees is not the document's figure: said on the figure, or the numbers disagree with the prose.
       let notice = null;
+      // The newest intent wins, never silently: a link the reader opened shows its state; saved edits of this
+      // figure are then offered beside it. Once the reader edits, the link leaves the URL (share.js leaveURL).
+      let offerSaved = null;
       if (shared) {
         const refused = this._restoreState(shared);
         if (refused) {
           error = refused;
           this._fail(`${refused} — showing the original figure instead.`);
-        } else notice = 'Restored from a link: these are the numbers that were shared, not the document\'s.';
+        } else {
+          notice = 'Restored from a link: these are the numbers that were shared, not the document\'s.';
+          const kept = this.persist ? this._persist.saved() : null;
+          if (kept !== null && kept !== shared) offerSaved = kept;
+        }
       }
       const saved = !shared && !error && this.persist ? this._persist.saved() : null;
       if (saved) {
@@ -350,10 +397,21 @@ export function defineElement(api) {
       }
       // A refused source leaves the figure as it was: no `change` for it.
       this._rebuild({ silent: !viz });
-      if (notice) this._notice(notice);
+      if (notice) this._notice(notice, offerSaved === null ? [] : [['You have saved edits for this figure:', 'Show them', 'show-saved', () => {
+        this._restoreFrom(offerSaved, 'Showing your saved edits, not the document\'s numbers.');
+      }]]);
       else if (!error && !this._persist.warned) this._status('');
       if (shared && !error) revealShared(this);
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
+    }
+
+    /** Shows a saved state the reader asked for (their saved edits, another tab's): the link in the URL is older. */
+    _restoreFrom(text, notice) {
+      const refused = this._restoreState(text);
+      if (refused) { this._fail(`Those edits could not be restored (${refused}).`); return; }
+      this._share.leaveURL();
+      this._rebuild();
+      this._notice(notice);
     }
 
     /** Applies a shared or saved state (share-link text): null, or the core's reason for refusing it. */
@@ -375,6 +433,8 @@ export function defineElement(api) {
      * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new document (config set by the page, Reset), not a user edit.
      */
     _apply(mutate, { rebuild = false, cell = null, initial = false, value = null } = {}) {
+      // A token name with half a surrogate pair would reach Rust as U+FFFD: refused, never changed silently.
+      if (rebuild === 'labels' && this._loneSurrogate()) return false;
       try {
         api.callCore(mutate);
       } catch (e) {
@@ -390,12 +450,25 @@ export function defineElement(api) {
       }
       this._invalidate({ keepConfig: Boolean(value) });
       // A new document is not a user edit: nothing to keep.
-      if (initial) { this._initial = this.config; this._persist.forget(); this._inputs.forget(); } else this._persist.schedule();
+      if (initial) { this._initial = this.config; this._persist.forget(); this._inputs.forget(); this._share.leaveURL(); } else this._persist.schedule();
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
       if (rebuild) this._rebuild(rebuild === 'labels' ? { inputs: false } : {});
       else this._repaint();
       return true;
+    }
+
+    /** A token field holding a lone surrogate: its old name back, a message, true. */
+    _loneSurrogate() {
+      for (const field of this.shadowRoot.querySelectorAll('input.token')) {
+        const v = field.value;
+        if (typeof v.isWellFormed === 'function' ? v.isWellFormed() : !/[\uD800-\uDFFF]/.test(v.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) continue;
+        const i = Number(field.dataset.token);
+        field.value = this._cfg().tokens[i] ?? field.value;
+        this._fail(`Token ${i}: the name holds half of a character (a lone UTF-16 surrogate), which cannot be kept as typed; the old name is kept.`);
+        return true;
+      }
+      return false;
     }
 
     /** After a Rust panic the Viz object may stay locked: rebuild it from the last config we read. */
@@ -429,8 +502,11 @@ export function defineElement(api) {
       target?.focus();
     }
 
-    /** A note that the figure is not the document's, with the way back (Reset) beside it. */
-    _notice(text) {
+    /**
+     * A note that the figure is not the document's, with the way back (Reset) beside it; `offers`: more
+     * [text, button label, data-action, handler] after it (saved edits to show instead).
+     */
+    _notice(text, offers = []) {
       const reset = el('button', { type: 'button', 'data-action': 'notice-reset', text: 'Reset to the document' });
       reset.addEventListener('click', () => {
         this._toolbar.action('reset');
@@ -439,6 +515,20 @@ export function defineElement(api) {
       });
       this._statusEl.classList.remove('error');
       this._statusEl.replaceChildren(`${text} `, reset);
+      for (const [say, label, action, fn] of offers) this._statusEl.append(` ${say} `, this._button(label, action, fn));
+    }
+
+    /** A message with one button that acts on it (load another tab's edits, download instead of a link). */
+    _offer(text, label, action, fn, isError = false) {
+      if (!this._statusEl) return;
+      this._statusEl.classList.toggle('error', isError);
+      this._statusEl.replaceChildren(`${text} `, this._button(label, action, fn));
+    }
+
+    _button(label, action, fn) {
+      const b = el('button', { type: 'button', 'data-action': action, text: label });
+      b.addEventListener('click', fn);
+      return b;
     }
 
     _status(text, isError = false) {
@@ -456,6 +546,8 @@ export function defineElement(api) {
       const style = sharedSheet() ? null : el('style', { text: STYLE });
       if (!style) root.adoptedStyleSheets = [sharedSheet()];
       this._statusEl = el('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+      // What is wrong with the page's attributes (views, height): shown until the attribute changes.
+      this._attrEl = el('div', { class: 'status error', 'data-role': 'attributes', role: 'status', hidden: true });
       this._toolbar = new Toolbar(this, api);
       this._share = new Share(this, api);
       this._inputs = new Inputs(this, api);
@@ -468,7 +560,7 @@ export function defineElement(api) {
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
       root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
-        this._toolbar.root, this._share.root, this._statusEl, this._skip, this._inputs.root, this._peek.root, this._figures.lesson, this._figures.root,
+        this._toolbar.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._inputs.root, this._peek.root, this._figures.lesson, this._figures.root,
         this._steps.root, this._breakdown.root), this._figures.tip);
     }
 
@@ -485,8 +577,30 @@ export function defineElement(api) {
       this._toolbar.build();
       if (inputs) this._inputs.build();
       this._figures.build();
+      this._attributeProblems();
       refocus();
       this._repaint({ silent });
+    }
+
+    /** Says what the page's `views` and `height` ask that cannot be done, until they change. */
+    _attributeProblems() {
+      const problems = [];
+      const unknown = this._figures.unknown ?? [];
+      if (unknown.length) {
+        problems.push(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')}; the panels are ${this._figures.known().join(', ')}.`);
+      }
+      const attr = this.getAttribute('height');
+      if (attr !== null) {
+        const h = Number(attr);
+        if (attr.trim() === '' || !Number.isFinite(h) || h <= 0) {
+          problems.push(`height "${attr.slice(0, 40)}" is not a positive number of CSS pixels: the heatmaps keep their natural height.`);
+        } else if (h !== this.height) {
+          problems.push(`height ${attr.slice(0, 40)} is outside ${MIN_HEIGHT}–${MAX_HEIGHT} CSS pixels: the heatmaps are ${this.height} px high.`);
+        }
+      }
+      const text = problems.join(' ');
+      if (this._attrEl.textContent !== text) this._attrEl.textContent = text;
+      this._attrEl.hidden = !text;
     }
 
     /** Redraws every heatmap and the breakdown from the Rust state; fires `change` unless `silent`. */

@@ -23,6 +23,9 @@ export function shareKey(host) {
   return `attention-viz-${Math.max(0, all.indexOf(host))}`;
 }
 
+/** The longest link offered: Chromium refuses to open a URL longer than 2 MB (2,097,152 characters). */
+export const MAX_LINK = 2_000_000;
+
 function download(blob, filename) {
   const url = URL.createObjectURL(blob);
   const a = el('a', { href: url, download: filename });
@@ -40,14 +43,36 @@ export class Share {
   }
 
   /** This figure's state in the page's URL fragment, or null. */
-  fromURL() { return new URLSearchParams(location.hash.slice(1)).get(shareKey(this.host)); }
+  fromURL() {
+    const text = new URLSearchParams(location.hash.slice(1)).get(shareKey(this.host));
+    this.inURL = text !== null;
+    return text;
+  }
+
+  /** The fragment's parts but this figure's (a page anchor, other figures' states are kept as they are). */
+  otherParts() {
+    const key = encodeURIComponent(shareKey(this.host));
+    return location.hash.slice(1).split('&').filter((p) => p && p.split('=')[0] !== key);
+  }
+
+  /**
+   * The reader changed the figure after its state went into the URL (opened from a link, or Copy link): the link
+   * is older than what is on screen, so it leaves the address bar and a reload shows the newer (saved) edits.
+   */
+  leaveURL() {
+    if (!this.inURL) return;
+    this.inURL = false;
+    if (!this.host.isConnected) return;
+    const parts = this.otherParts();
+    try {
+      history.replaceState(history.state, '', `${location.href.split('#')[0]}${parts.length ? `#${parts.join('&')}` : ''}`);
+    } catch { /* a sandboxed frame: nothing to change */ }
+  }
 
   url() {
-    // Other parts of the fragment (a page anchor, other figures' states) are kept as they are.
     const { host } = this;
-    const key = encodeURIComponent(shareKey(host));
-    const parts = location.hash.slice(1).split('&').filter((p) => p && p.split('=')[0] !== key);
-    parts.push(`${key}=${host._viz.shareState(host._showNaive)}`);
+    const parts = this.otherParts();
+    parts.push(`${encodeURIComponent(shareKey(host))}=${host._viz.shareState(host._showNaive)}`);
     return `${location.href.split('#')[0]}#${parts.join('&')}`;
   }
 
@@ -92,7 +117,14 @@ export class Share {
       switch (action) {
         case 'copy-link': {
           const url = host.shareURL();
-          history.replaceState(null, '', url);
+          if (url.length > MAX_LINK) {
+            // Chromium does not open a URL over 2 MB: such a link would restore nothing. The JSON file does.
+            host._offer(`This figure is too large for a link (${url.length.toLocaleString('en')} characters; browsers open at most about ${MAX_LINK.toLocaleString('en')}): the JSON file holds the whole figure instead.`,
+              'Download JSON', 'download-json', () => this.export('json', ''), true);
+            return;
+          }
+          history.replaceState(history.state, '', url);
+          this.inURL = true;
           await this.copy(url, 'Link copied: it restores this exact figure.');
           return;
         }
