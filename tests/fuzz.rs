@@ -858,9 +858,27 @@ fn random_counts_are_bounded_and_chunks_keep_the_stream() {
         z ^ (z >> 31)
     };
     let mut counts: Vec<f64> = vec![
-        f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -0.0, 0.0, 0.5, 1.5, 1e-300, 4294967296.0,
-        4294967297.0, 18446744073709551616.0, 9007199254740993.0, 1e308, f64::MAX, f64::MIN_POSITIVE,
-        MAX_RANDOM as f64, MAX_RANDOM as f64 + 1.0, 65536.0 * 65537.0, 1.2e8, 5e8,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -1.0,
+        -0.0,
+        0.0,
+        0.5,
+        1.5,
+        1e-300,
+        4294967296.0,
+        4294967297.0,
+        18446744073709551616.0,
+        9007199254740993.0,
+        1e308,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        MAX_RANDOM as f64,
+        MAX_RANDOM as f64 + 1.0,
+        65536.0 * 65537.0,
+        1.2e8,
+        5e8,
     ];
     for _ in 0..2000 {
         let dims = 1 + next() % 4;
@@ -877,7 +895,10 @@ fn random_counts_are_bounded_and_chunks_keep_the_stream() {
             Err(message) => {
                 refused += 1;
                 assert!(!message.is_empty() && message.len() <= MAX_MESSAGE, "{count}: {message}");
-                assert!(!(count >= 0.0 && count.fract() == 0.0 && count <= MAX_RANDOM as f64), "{count} refused: {message}");
+                assert!(
+                    !(count >= 0.0 && count.fract() == 0.0 && count <= MAX_RANDOM as f64),
+                    "{count} refused: {message}"
+                );
             }
         }
     }
@@ -898,8 +919,14 @@ fn random_counts_are_bounded_and_chunks_keep_the_stream() {
                 _ => got.2.extend(parts.randint(-5, 1_000_003, n).unwrap()),
             }
         }
-        assert!(whole.0.iter().zip(&got.0).all(|(a, b)| a.to_bits() == b.to_bits()) && got.0.len() == total, "rand, chunk {chunk}");
-        assert!(whole.1.iter().zip(&got.1).all(|(a, b)| a.to_bits() == b.to_bits()) && got.1.len() == total, "randn, chunk {chunk}");
+        assert!(
+            whole.0.iter().zip(&got.0).all(|(a, b)| a.to_bits() == b.to_bits()) && got.0.len() == total,
+            "rand, chunk {chunk}"
+        );
+        assert!(
+            whole.1.iter().zip(&got.1).all(|(a, b)| a.to_bits() == b.to_bits()) && got.1.len() == total,
+            "randn, chunk {chunk}"
+        );
         assert_eq!(whole.2, got.2, "randint, chunk {chunk}");
     }
 }

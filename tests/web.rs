@@ -215,4 +215,14 @@ fn the_figure_as_text() {
     let exp = viz.row("query.exp", 0).unwrap().to_vec();
     assert_eq!(exp[2], 1.0);
     assert!(viz.field("query.exp").is_some());
+    // cellRect is cellAt's inverse: the centre of each cell's rectangle is that cell; outside the grid, none.
+    for dpr in [1.0, 2.0] {
+        let (w, h) = ((362.0 * dpr) as u32, (164.0 * dpr) as u32);
+        for (i, j) in [(0, 0), (1, 3), (3, 2)] {
+            let r = viz.cell_rect("weights", w, h, dpr, i, j, None).unwrap().unwrap();
+            let (x, y) = (f64::from(r[0] + r[2]) / 2.0, f64::from(r[1] + r[3]) / 2.0);
+            assert_eq!(viz.cell_at("weights", w, h, dpr, x, y, None).unwrap().unwrap(), vec![i as u32, j as u32]);
+        }
+        assert!(viz.cell_rect("weights", w, h, dpr, 4, 0, None).unwrap().is_none());
+    }
 }

@@ -276,7 +276,9 @@ impl Viz {
             "sqrt_dk" => Scale::SqrtDk,
             "none" => Scale::None,
             "custom" => Scale::Value(value),
-            other => return Err(js_err(format!("scale must be sqrt_dk, none or custom, got {}", crate::text::quote(other)))),
+            other => {
+                return Err(js_err(format!("scale must be sqrt_dk, none or custom, got {}", crate::text::quote(other))))
+            }
         };
         let config = self.config().with_scale(scale).map_err(js_err)?;
         self.replace(config)
@@ -432,11 +434,45 @@ impl Viz {
         y: f64,
         fmt: Option<String>,
     ) -> Result<Option<Vec<u32>>, JsError> {
+        let Some(layout) = self.layout(view, width, height, dpr, fmt)? else { return Ok(None) };
+        Ok(layout.cell_at(x, y).map(|(i, j)| vec![i as u32, j as u32]))
+    }
+
+    /// Where cell (i, j) of `view` is on a canvas of that size, as device pixels [x0, y0, x1, y1] (the inverse of
+    /// `cellAt`: a tooltip is placed beside the cell it describes); undefined outside the grid.
+    #[wasm_bindgen(js_name = cellRect)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn cell_rect(
+        &self,
+        view: &str,
+        width: u32,
+        height: u32,
+        dpr: f64,
+        i: usize,
+        j: usize,
+        fmt: Option<String>,
+    ) -> Result<Option<Vec<i32>>, JsError> {
+        let Some(layout) = self.layout(view, width, height, dpr, fmt)? else { return Ok(None) };
+        if i >= layout.rows || j >= layout.cols {
+            return Ok(None);
+        }
+        let r = layout.cell(i, j);
+        Ok(Some(vec![r.x0, r.y0, r.x1, r.y1]))
+    }
+
+    /// The layout `render` draws `view` with on a canvas of that size (colours aside: they move no cell).
+    fn layout(
+        &self,
+        view: &str,
+        width: u32,
+        height: u32,
+        dpr: f64,
+        fmt: Option<String>,
+    ) -> Result<Option<Layout>, JsError> {
         let style = style(dpr, false, None, &[], true, fmt, None)?;
         let Ok(view) = self.view(view) else { return Ok(None) };
         let colors = Colors::new(view.values.data(), None, view.palette);
-        let layout = Layout::new(&view, &colors, &style, width, height);
-        Ok(layout.cell_at(x, y).map(|(i, j)| vec![i as u32, j as u32]))
+        Ok(Some(Layout::new(&view, &colors, &style, width, height)))
     }
 
     /// The natural CSS size of a view's canvas, [width, height], for its numbers written with `fmt`.

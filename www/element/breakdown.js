@@ -1,7 +1,7 @@
 // Owns the single-query breakdown under the heatmaps: for the followed query (self) or the decoder state (cross),
 // each key's score with its dot product written out, the scaled score, the weight (and the naive one), w_j·v_j,
 // and the context. It reads only the few trace rows it shows (host._row): copying the whole trace per edit is slow.
-import { el, clip, sub, fmt, factor, ScrollHint } from './dom.js';
+import { el, clip, sub, fmt, factor, vec as vector, ScrollHint } from './dom.js';
 
 const MAX_ROWS = 32;
 
@@ -23,8 +23,7 @@ export class Breakdown {
   render() {
     const { host } = this;
     const cfg = host._cfg();
-    const MAX_TERMS = 8;
-    const vec = (v) => `[${v.slice(0, MAX_TERMS).map(fmt).join(', ')}${v.length > MAX_TERMS ? ', …' : ''}]`;
+    const vec = (v) => vector(v, 8);
     const rows = [];
     let title;
     if (cfg.mechanism === 'self') {

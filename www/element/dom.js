@@ -16,6 +16,9 @@ export function fmt(x) {
   return Math.abs(x) >= 1e-3 && Math.abs(x) < 1e6 ? String(Number(x.toPrecision(4))) : x.toExponential(2);
 }
 
+/** A vector as the breakdown and the steps write it: `[0.2361, 0.2361, 0]`, its first `max` values then `…`. */
+export const vec = (v, max) => `[${v.slice(0, max).map(fmt).join(', ')}${v.length > max ? ', …' : ''}]`;
+
 /** A number as a factor in a written-out product: negatives bracketed, so `2·(-3)` never reads as `2·-3`. */
 export const factor = (x) => (x < 0 || Object.is(x, -0) ? `(${fmt(x)})` : fmt(x));
 

@@ -26,7 +26,6 @@ export class Figures {
     this.api = api;
     this.canvases = new Map();
     this.sizes = new Map(); // view → [w, h]: kept between rebuilds and edits, so an edit never reflows the page
-    this.grids = new WeakMap(); // canvas → where its cells are (for the tooltip beside the keyboard cursor)
     this.palettes = null; // view → palette name, while a scrub lasts
     this.hover = null; // {view, cell} under the mouse, or tapped
     this.tipOf = null; // what the tooltip shows: 'hover', 'touch' or 'cursor'
@@ -81,7 +80,6 @@ export class Figures {
     const { host, reader } = this;
     this.canvases.clear();
     this.sizes = new Map();
-    this.grids = new WeakMap();
     clearTimeout(this.settleTimer);
     reader.reset();
     this.hover = null;
@@ -271,90 +269,15 @@ export class Figures {
     return this.cellAtPx(canvas, f, (e.clientX - f.rect.left) * f.sx, (e.clientY - f.rect.top) * f.sy);
   }
 
-  /**
-   * Cell [i, j] of a canvas as a client rectangle, found with the core's hit test: from `point` (client pixels)
-   * when it is in the cell, else from where the grid puts it. Null when it cannot be found.
-   */
-  cellRect(canvas, i, j, point = null) {
+  /** Cell [i, j] of a canvas as a client rectangle, where the core laid it out; null outside the grid. */
+  cellRect(canvas, i, j) {
     const f = this.frameOf(canvas);
     if (!f.rect.width || !f.rect.height) return null;
-    const inside = (x, y) => { const h = this.cellAtPx(canvas, f, x, y); return Boolean(h) && h[0] === i && h[1] === j; };
-    let p = point ? [(point.x - f.rect.left) * f.sx, (point.y - f.rect.top) * f.sy] : null;
-    if (!p || !inside(...p)) p = this.findCell(canvas, f, i, j, inside);
-    if (!p) return null;
-    const [x0, x1, y0, y1] = this.edges(canvas, p, inside);
+    const { host } = this;
+    const r = host._viz.cellRect(canvas.dataset.view, canvas.width, canvas.height, f.dpr, i, j, host._fmtSpec());
+    if (!r) return null;
+    const [x0, y0, x1, y1] = r;
     return { left: f.rect.left + x0 / f.sx, right: f.rect.left + x1 / f.sx, top: f.rect.top + y0 / f.sy, bottom: f.rect.top + y1 / f.sy };
-  }
-
-  /**
-   * [left, right, top, bottom] (device pixels, to a pixel) of the cell that holds point p: from p outwards in
-   * doubling steps until `inside` fails, then by bisection. A few calls of the core's hit test for small cells.
-   */
-  edges(canvas, p, inside) {
-    const [x, y] = p;
-    const edge = (from, dir, limit, test) => {
-      let a = from; // inside
-      let step = 1;
-      let b = from + dir;
-      while (dir * (limit - b) > 0 && test(b)) { a = b; step *= 2; b = from + dir * step; }
-      if (dir * (limit - b) <= 0) b = limit; // past the canvas: outside
-      while (Math.abs(b - a) > 1) { const m = (a + b) / 2; if (test(m)) a = m; else b = m; }
-      return a;
-    };
-    return [
-      edge(x, -1, -1, (t) => inside(t, y)), edge(x, 1, canvas.width + 1, (t) => inside(t, y)),
-      edge(y, -1, -1, (t) => inside(x, t)), edge(y, 1, canvas.height + 1, (t) => inside(x, t)),
-    ];
-  }
-
-  /**
-   * A device-pixel point inside cell [i, j], from the grid's origin and pitch. They are found once per canvas size
-   * and fmt, and found again when they miss (an edit can move the grid: a note, longer labels).
-   */
-  findCell(canvas, f, i, j, inside) {
-    const key = `${canvas.width}x${canvas.height}|${this.host._fmtSpec()}`;
-    const guess = (g) => {
-      if (g.x0 === undefined) return null;
-      const x = g.x0 + j * g.px;
-      const y = g.y0 + i * g.py;
-      for (const [dx, dy] of [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1], [2, 2], [-2, -2]]) if (inside(x + dx, y + dy)) return [x + dx, y + dy];
-      return null;
-    };
-    let grid = this.grids.get(canvas);
-    let p = grid?.key === key ? guess(grid) : null;
-    if (!p && (grid?.key !== key || grid.version !== this.host._version)) {
-      grid = { key, version: this.host._version, ...this.probeGrid(canvas, f) };
-      this.grids.set(canvas, grid);
-      p = guess(grid);
-    }
-    return p;
-  }
-
-  /** Samples a canvas for cells; from the first and last row and column seen, the centre of cell [0, 0] and the pitch. */
-  probeGrid(canvas, f) {
-    const N = 10;
-    const hits = [];
-    for (let a = 0; a < N; a++) {
-      for (let b = 0; b < N; b++) {
-        const x = ((b + 0.5) * canvas.width) / N;
-        const y = ((a + 0.5) * canvas.height) / N;
-        const h = this.cellAtPx(canvas, f, x, y);
-        if (h) hits.push({ i: h[0], j: h[1], x, y });
-      }
-    }
-    if (!hits.length) return {};
-    const centre = (h) => {
-      const inside = (x, y) => { const c = this.cellAtPx(canvas, f, x, y); return Boolean(c) && c[0] === h.i && c[1] === h.j; };
-      const [x0, x1, y0, y1] = this.edges(canvas, [h.x, h.y], inside);
-      return [(x0 + x1) / 2, (y0 + y1) / 2];
-    };
-    const by = (k) => [hits.reduce((a, h) => (h[k] < a[k] ? h : a)), hits.reduce((a, h) => (h[k] > a[k] ? h : a))];
-    const [left, right] = by('j');
-    const [top, bottom] = by('i');
-    const [cl, cr, ct, cb] = [centre(left)[0], centre(right)[0], centre(top)[1], centre(bottom)[1]];
-    const px = right.j > left.j ? (cr - cl) / (right.j - left.j) : 0;
-    const py = bottom.i > top.i ? (cb - ct) / (bottom.i - top.i) : 0;
-    return { x0: cl - left.j * px, px, y0: ct - top.i * py, py };
   }
 
   // ---- events ---------------------------------------------------------------------------------------------
@@ -425,7 +348,7 @@ export class Figures {
     this.tipTarget = target;
     if (kind === 'touch') document.addEventListener('pointerdown', this.onOutside, true);
     else document.removeEventListener('pointerdown', this.onOutside, true);
-    const cell = this.cellRect(canvas, ...target.cell, point)
+    const cell = this.cellRect(canvas, ...target.cell)
       ?? (point ? { left: point.x, right: point.x, top: point.y - 16, bottom: point.y + 16 } : canvas.getBoundingClientRect());
     const gap = 6;
     const { offsetWidth: w, offsetHeight: h } = tip;

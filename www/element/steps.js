@@ -2,13 +2,13 @@
 // matrix form — q_i · k_j → ÷ √d_k → exp(· − max) → ÷ Σ → weights → Σ_j w_j·v_j — so that a score of 10 becoming
 // a weight of 0.749 can be followed step by step. Every number is the core's (the trace's query.* fields); this
 // module only lays them out. Self-attention only; shown when the `views` attribute names "steps".
-import { el, clip, sub, fmt, ScrollHint } from './dom.js';
+import { el, clip, sub, fmt, vec as vector, ScrollHint } from './dom.js';
 import { scaleLabel } from './breakdown.js';
 
 const MAX_KEYS = 16;
 const MAX_TERMS = 6;
 
-const vec = (v) => `[${v.slice(0, MAX_TERMS).map(fmt).join(', ')}${v.length > MAX_TERMS ? ', …' : ''}]`;
+const vec = (v) => vector(v, MAX_TERMS);
 
 export class Steps {
   constructor(host) {
