@@ -41,6 +41,15 @@ export async function done(page) {
   assert.deepEqual(errors, [], 'console errors / uncaught page errors');
 }
 
+/** Types `text` into input cell [r][c] of matrix `m` of figure #id with the real mouse and keyboard (click, select all, type). */
+export async function typeInCell(page, id, m, r, c, text) {
+  const cell = page.locator(`#${id}`).locator(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
+  await cell.scrollIntoViewIfNeeded();
+  await cell.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(text);
+}
+
 export const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
 
 /**

@@ -3,7 +3,7 @@
 // pinned in view; a skip link per figure's inputs jumps past its grids; a breakdown wider than the screen says so.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open } from './harness.mjs';
+import { open, done } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -45,8 +45,7 @@ test('390 px: while a cell is edited, the weights stay in view and follow every 
   await fig.locator('select[data-control="query"]').focus();
   await page.waitForTimeout(250);
   assert.equal((await state()).hidden, true);
-  assert.deepEqual(page.errors, []);
-  await page.close();
+  await done(page);
 });
 
 test('the peek is for narrow figures only', async () => {

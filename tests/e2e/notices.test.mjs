@@ -4,7 +4,7 @@
 // message after a success, and names the JSON after the figure. Driven with the real mouse and keyboard.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open } from './harness.mjs';
+import { open, done, typeInCell } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -21,15 +21,6 @@ const focused = (page) => page.evaluate(() => {
   const inner = host?.shadowRoot?.activeElement;
   return { host: host?.id || host?.localName, action: inner?.dataset?.action ?? null, tag: inner?.localName ?? null };
 });
-
-/** Types into one input cell with the real keyboard (click, select all, type). */
-async function typeInCell(page, id, m, r, c, text) {
-  const cell = page.locator(`#${id}`).locator(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
-  await cell.scrollIntoViewIfNeeded();
-  await cell.click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.type(text);
-}
 
 test('a share link scrolls its figure into view and says it was restored from a link', async () => {
   const page = await site.page('index.html');
@@ -52,8 +43,7 @@ test('a share link scrolls its figure into view and says it was restored from a 
   assert.equal(await status(reader, 'chapter-1'), '', 'the other figures say nothing');
   const value = await reader.evaluate(() => document.getElementById('chapter-2').config.embeddings[0][0]);
   assert.equal(value, 7);
-  assert.deepEqual(reader.errors, []);
-  await reader.close();
+  await done(reader);
 });
 
 test('saved edits say so after a reload; the note\'s Reset goes back to the document and keeps the keyboard in the toolbar', async () => {
@@ -72,8 +62,7 @@ test('saved edits say so after a reload; the note\'s Reset goes back to the docu
   assert.equal(await page.evaluate(() => document.getElementById('chapter-2').config.embeddings[0][1]), original);
   assert.equal(await status(page, 'chapter-2'), '');
   assert.deepEqual(await focused(page), { host: 'chapter-2', action: 'reset', tag: 'button' });
-  assert.deepEqual(page.errors, []);
-  await page.close();
+  await done(page);
 });
 
 test('export menu: SVG only once a heatmap is picked, a success replaces an old message, JSON is named after the figure', async () => {
@@ -94,8 +83,7 @@ test('export menu: SVG only once a heatmap is picked, a success replaces an old 
 
   const [json] = await Promise.all([page.waitForEvent('download'), fig.locator('button[data-action="json"]').click()]);
   assert.equal(json.suggestedFilename(), 'chapter-2.json', 'the state is the whole figure\'s, whatever heatmap is picked');
-  assert.deepEqual(page.errors, []);
-  await page.close();
+  await done(page);
 });
 
 test('negative numbers are bracketed in the written-out dot products', async () => {

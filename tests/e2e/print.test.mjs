@@ -3,7 +3,7 @@
 // at print resolution, the breakdown not clipped, and each figure kept whole.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open } from './harness.mjs';
+import { open, done } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -61,6 +61,5 @@ test('print: no controls, the breakdown unclipped, figures kept whole, heatmaps 
     const c = document.getElementById('chapter-2').shadowRoot.querySelector('canvas[data-view="weights"]');
     return Math.abs(c.width / parseFloat(c.style.width) - devicePixelRatio) < 0.05;
   }, null, { timeout: 5000 });
-  assert.deepEqual(page.errors, []);
-  await page.close();
+  await done(page);
 });

@@ -4,7 +4,7 @@
 // numbers; the page shows them to 4 significant digits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, fixture } from './harness.mjs';
+import { open, fixture, done, typeInCell } from './harness.mjs';
 
 const STEPS = fixture('numpy-query-steps.json');
 let site;
@@ -59,8 +59,7 @@ test('chapter 1: query 0 flows score → ÷√3 → exp → ÷Σ → weight → 
   assert.ok(s.breakdown[0].includes('exp(scaled − max)'), s.breakdown[0].join(' | '));
   const sumRow = s.breakdown.find((r) => r[0] === 'Σ');
   near(sumRow[2], golden.sum, 'breakdown Σ');
-  assert.deepEqual(page.errors, []);
-  await page.close();
+  await done(page);
 });
 
 test('the strip follows an edit typed with the keyboard, and another query picked in the toolbar', async () => {
@@ -68,11 +67,7 @@ test('the strip follows an edit typed with the keyboard, and another query picke
   await chapter1(page);
   const fig = page.locator('#chapter-1');
   // W_K's middle row raised: word_2's key now points like word_1's query (the page's "Try" suggestion).
-  const cell = fig.locator('input.cell[data-matrix="w_k"][data-row="1"][data-col="0"]');
-  await cell.scrollIntoViewIfNeeded();
-  await cell.click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.type('3');
+  await typeInCell(page, 'chapter-1', 'w_k', 1, 0, '3');
   await page.keyboard.press('Enter');
   const after = await chapter1(page);
   const trace = await page.evaluate(() => document.getElementById('chapter-1').trace.query);
@@ -83,6 +78,5 @@ test('the strip follows an edit typed with the keyboard, and another query picke
   await fig.locator('select[data-control="query"]').selectOption('2');
   const q2 = await chapter1(page);
   assert.match(q2.caption, /query 2 \(word_3\)/);
-  assert.deepEqual(page.errors, []);
-  await page.close();
+  await done(page);
 });

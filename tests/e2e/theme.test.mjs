@@ -3,7 +3,7 @@
 // background and a heatmap's background pixel, not only an attribute.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open } from './harness.mjs';
+import { open, done } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -41,8 +41,7 @@ test('theme="dark" on a light system, theme="light" on a dark one', async () => 
   assert.equal(l.host, DARK_BG);
   assert.equal(l.canvas, '22,27,34');
   assert.equal(l.theme, 'dark');
-  assert.deepEqual(page.errors, []);
-  await page.close();
+  await done(page);
   page = await figure('', 'theme="light"', 'dark');
   l = await looks(page);
   assert.equal(l.host, LIGHT_BG);
