@@ -9,25 +9,60 @@
 //! temperature or heads plug into `attend` and `Scoring` without touching the
 //! callers.
 
-use crate::config::{Config, Mechanism, Scale};
+use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Scale, Scoring};
 use crate::math::kernels::{exp_shifted_into, min_max};
-use crate::math::{naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
-
-/// How a query is compared with a key. Only the dot product exists today;
-/// bilinear (`qᵀ W k`) and additive (`vᵀ tanh(W q + U k)`) scorers are new
-/// variants here.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Scoring {
-    Dot,
-}
+use crate::math::{dot, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
+use std::borrow::Cow;
 
 impl Scoring {
+    /// scores[i][j] = score(q_i, k_j).
     fn scores(&self, q: &Matrix, k: &Matrix) -> Matrix {
         match self {
             Scoring::Dot => q.matmul_transposed(k),
+            // (q·W_a)·kᵀ, left to right like NumPy's `q @ W_a @ k.T`.
+            Scoring::General { w_a } => q.matmul(w_a).matmul_transposed(k),
+            Scoring::Cosine => {
+                let norm = |m: &Matrix| -> Vec<f64> { (0..m.rows()).map(|i| dot(m.row(i), m.row(i)).sqrt()).collect() };
+                let (qn, kn) = (norm(q), norm(k));
+                let mut s = q.matmul_transposed(k);
+                for (i, &a) in qn.iter().enumerate() {
+                    for (x, &b) in s.row_mut(i).iter_mut().zip(&kn) {
+                        *x /= (a * b).max(COSINE_EPS);
+                    }
+                }
+                s
+            }
+            Scoring::Additive { w_a, u_a, v_a } => {
+                let (qw, ku) = (q.matmul(w_a), k.matmul(u_a));
+                let mut s = Matrix::zeros(q.rows(), k.rows());
+                for i in 0..q.rows() {
+                    let row = qw.row(i);
+                    for (j, x) in s.row_mut(i).iter_mut().enumerate() {
+                        *x = row.iter().zip(ku.row(j)).zip(v_a).fold(0.0, |acc, ((a, b), v)| acc + v * (a + b).tanh());
+                    }
+                }
+                s
+            }
         }
     }
+
+    /// The hidden features tanh(q·W_a + k_j·U_a) of one query against every key (additive only).
+    fn features(&self, q: &[f64], k: &Matrix) -> Option<Matrix> {
+        let Scoring::Additive { w_a, u_a, .. } = self else { return None };
+        let qw = Matrix::row_vector(q).matmul(w_a);
+        let ku = k.matmul(u_a);
+        let mut out = Matrix::zeros(k.rows(), w_a.cols());
+        for j in 0..k.rows() {
+            for ((x, a), b) in out.row_mut(j).iter_mut().zip(qw.row(0)).zip(ku.row(j)) {
+                *x = (a + b).tanh();
+            }
+        }
+        Some(out)
+    }
 }
+
+/// PyTorch's `cosine_similarity` eps: the norms' product is at least this.
+pub const COSINE_EPS: f64 = 1e-8;
 
 /// What the kernel produces for one set of queries.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,20 +73,89 @@ pub struct Stages {
     pub context: Matrix,
 }
 
-/// One attention step: scores = score(Q, K), scaled = scores / scale,
-/// weights = row-wise stable softmax, context = weights V.
+/// How one attention step scores, scales and masks.
+#[derive(Clone, Copy, Debug)]
+pub struct Attend<'a> {
+    pub scoring: &'a Scoring,
+    pub scale: f64,
+    pub temperature: f64,
+    /// n × m, 1 where query i may attend key j; `None`: every key.
+    pub allowed: Option<&'a Matrix>,
+    pub masked_row: MaskedRow,
+}
+
+impl<'a> Attend<'a> {
+    /// The documents' step: dot product, one divisor, no mask.
+    pub fn dot(scale: f64) -> Attend<'static> {
+        Attend { scoring: &Scoring::Dot, scale, temperature: 1.0, allowed: None, masked_row: MaskedRow::Zero }
+    }
+}
+
+/// One attention step: scores = score(Q, K), scaled = scores / scale / temperature
+/// (−∞ where masked), weights = row-wise stable softmax, context = weights V.
 ///
 /// Division (not multiplication by 1/scale) keeps us bit-compatible with the
 /// documents' `scores / K.shape[1] ** 0.5`.
-pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, scoring: &Scoring, scale: f64) -> Stages {
-    let scores = scoring.scores(q, k);
-    let scaled = scores.map(|s| s / scale);
+pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend) -> Stages {
+    let scores = how.scoring.scores(q, k);
+    let mut scaled = scores.map(|s| s / how.scale);
+    if how.temperature != 1.0 {
+        scaled = scaled.map(|s| s / how.temperature);
+    }
     let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
     for i in 0..scaled.rows() {
-        softmax_stable_into(scaled.row(i), weights.row_mut(i));
+        let Some(allowed) = how.allowed else {
+            softmax_stable_into(scaled.row(i), weights.row_mut(i));
+            continue;
+        };
+        let open = allowed.row(i);
+        for (x, &a) in scaled.row_mut(i).iter_mut().zip(open) {
+            if a == 0.0 {
+                *x = f64::NEG_INFINITY;
+            }
+        }
+        if open.iter().any(|&a| a != 0.0) {
+            // exp(−∞ − max) is 0: masked keys drop out of the sum.
+            softmax_stable_into(scaled.row(i), weights.row_mut(i));
+            continue;
+        }
+        let fill = match how.masked_row {
+            MaskedRow::Zero => 0.0,
+            MaskedRow::Uniform => 1.0 / open.len() as f64,
+            MaskedRow::Nan => f64::NAN,
+        };
+        weights.row_mut(i).fill(fill);
     }
     let context = weights.matmul(v);
     Stages { scores, scaled, weights, context }
+}
+
+/// Which keys each query may attend (`mask` and `valid_lens` together), n × m of 0/1,
+/// or `None` when every query attends every key.
+pub fn allowed(options: &Options, n: usize, m: usize) -> Option<Matrix> {
+    if options.mask == Mask::None && options.valid_lens.is_none() {
+        return None;
+    }
+    let reasons = mask_reasons(options, n, m);
+    Some(reasons.map(|r| if r == 0.0 { 1.0 } else { 0.0 }))
+}
+
+/// Why each key is masked for each query: 0 attended, 1 by `mask`, 2 beyond
+/// `valid_lens`, 3 both (n × m).
+pub fn mask_reasons(options: &Options, n: usize, m: usize) -> Matrix {
+    let mut out = Matrix::zeros(n, m);
+    for i in 0..n {
+        for (j, x) in out.row_mut(i).iter_mut().enumerate() {
+            let by_mask = match &options.mask {
+                Mask::None => false,
+                Mask::Causal => j > i,
+                Mask::Matrix(a) => a.get(i, j) == 0.0,
+            };
+            let by_len = options.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
+            *x = f64::from(u8::from(by_mask) + 2 * u8::from(by_len));
+        }
+    }
+    out
 }
 
 /// The naive softmax of every row of `scaled`, given its stable `weights`
@@ -84,9 +188,67 @@ pub struct SelfTrace {
     /// `exp(x) / sum(exp(x))` without the max shift, for the overflow lesson:
     /// NaN where float64 overflows; equal to `weights` (to rounding) elsewhere.
     pub naive_weights: Matrix,
+    /// n × h·d_v: the heads' contexts side by side.
     pub context: Matrix,
     pub scale: f64,
     pub query: QueryBreakdown,
+    /// With several heads, each head's stages; empty for one head, whose stages are
+    /// the fields above (`head(0)` gives them either way). With several heads
+    /// `scores`, `scaled`, `weights` and `naive_weights` are 0 × 0.
+    pub heads: Vec<HeadTrace>,
+    /// context · W_O, when the config has W_O.
+    pub output: Option<Matrix>,
+}
+
+/// One head's slices of Q, K, V and its stages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadTrace {
+    pub q: Matrix,
+    pub k: Matrix,
+    pub v: Matrix,
+    pub stages: Stages,
+}
+
+/// Borrowed stages of one head, wherever the trace keeps them.
+#[derive(Clone, Copy, Debug)]
+pub struct Head<'a> {
+    pub q: &'a Matrix,
+    pub k: &'a Matrix,
+    pub v: &'a Matrix,
+    pub scores: &'a Matrix,
+    pub scaled: &'a Matrix,
+    pub weights: &'a Matrix,
+    pub context: &'a Matrix,
+}
+
+impl SelfTrace {
+    pub fn head_count(&self) -> usize {
+        self.heads.len().max(1)
+    }
+
+    /// Head `i` (< `head_count()`).
+    pub fn head(&self, i: usize) -> Head<'_> {
+        match self.heads.get(i) {
+            Some(h) => Head {
+                q: &h.q,
+                k: &h.k,
+                v: &h.v,
+                scores: &h.stages.scores,
+                scaled: &h.stages.scaled,
+                weights: &h.stages.weights,
+                context: &h.stages.context,
+            },
+            None => Head {
+                q: &self.q,
+                k: &self.k,
+                v: &self.v,
+                scores: &self.scores,
+                scaled: &self.scaled,
+                weights: &self.weights,
+                context: &self.context,
+            },
+        }
+    }
 }
 
 /// The walk-through of document 000 for one query i: its scores against every
@@ -107,6 +269,12 @@ pub struct QueryBreakdown {
     pub terms: Matrix,
     /// Σ_j terms[j], summed in j order like the document's `+` chain.
     pub context: Vec<f64>,
+    /// The head these come from.
+    pub head: usize,
+    /// Why each key is masked for this query: 0 attended, 1 by `mask`, 2 beyond `valid_lens`, 3 both.
+    pub masked: Vec<f64>,
+    /// Additive scoring's hidden features tanh(q·W_a + k_j·U_a), m × d_a.
+    pub features: Option<Matrix>,
 }
 
 /// Every stage of encoder–decoder dot attention (document 003).
@@ -121,6 +289,10 @@ pub struct CrossTrace {
     /// d: the sum of the applied columns.
     pub context: Vec<f64>,
     pub scale: f64,
+    /// Why each encoder state is masked: 0 attended, 1 by `mask`, 2 beyond `valid_lens`, 3 both.
+    pub masked: Vec<f64>,
+    /// Additive scoring's hidden features tanh(h·W_a + a_j·U_a), m × d_a.
+    pub features: Option<Matrix>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -142,6 +314,7 @@ impl std::fmt::Display for Overflow {
 
 /// Runs the configured mechanism. Fails only when an intermediate overflows.
 pub fn compute(config: &Config) -> Result<Trace, Overflow> {
+    let o = &config.options;
     match &config.mechanism {
         Mechanism::SelfAttention { embeddings, projections } => {
             let (q, k, v) = match projections {
@@ -151,31 +324,85 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
                 check_finite(name, m)?;
             }
-            let scale = resolve_scale(config.scale, k.cols());
-            let stages = attend(&q, &k, &v, &Scoring::Dot, scale);
-            check_finite("scores", &stages.scaled)?;
-            check_finite("context", &stages.context)?;
-            let query = breakdown(config.query, &stages.scores, &stages.scaled, &stages.weights, &v);
-            let naive_weights = naive_rows(&stages.scaled, &stages.weights);
-            let Stages { scores, scaled, weights, context } = stages;
+            let n = q.rows();
+            let (dk, dv) = (k.cols() / o.heads, v.cols() / o.heads);
+            let scale = resolve_scale(config.scale, dk);
+            let allowed = allowed(o, n, n);
+            let how = Attend {
+                scoring: &o.scoring,
+                scale,
+                temperature: o.temperature,
+                allowed: allowed.as_ref(),
+                masked_row: o.masked_row,
+            };
+            let reasons = |i: usize| mask_reasons_row(o, i, n);
+            if o.heads == 1 {
+                let stages = attend(&q, &k, &v, &how);
+                check_stages(&stages, allowed.as_ref())?;
+                let mut query = breakdown(config.query, &stages.scores, &stages.scaled, &stages.weights, &v);
+                query.masked = reasons(config.query);
+                query.features = o.scoring.features(q.row(config.query), &k);
+                let naive_weights = naive_rows(&stages.scaled, &stages.weights);
+                let output = project(&stages.context, o)?;
+                let Stages { scores, scaled, weights, context } = stages;
+                return Ok(Trace::SelfAttention(SelfTrace {
+                    q,
+                    k,
+                    v,
+                    scores,
+                    scaled,
+                    weights,
+                    naive_weights,
+                    context,
+                    scale,
+                    query,
+                    heads: Vec::new(),
+                    output,
+                }));
+            }
+            let mut heads = Vec::with_capacity(o.heads);
+            for i in 0..o.heads {
+                let (qi, ki, vi) = (q.columns(i * dk, dk), k.columns(i * dk, dk), v.columns(i * dv, dv));
+                let stages = attend(&qi, &ki, &vi, &how);
+                check_stages(&stages, allowed.as_ref()).map_err(|e| Overflow(format!("head {i}: {e}")))?;
+                heads.push(HeadTrace { q: qi, k: ki, v: vi, stages });
+            }
+            let h = &heads[o.head];
+            let mut query = breakdown(config.query, &h.stages.scores, &h.stages.scaled, &h.stages.weights, &h.v);
+            query.head = o.head;
+            query.masked = reasons(config.query);
+            let context = Matrix::hconcat(&heads.iter().map(|h| &h.stages.context).collect::<Vec<_>>());
+            let output = project(&context, o)?;
+            let empty = || Matrix::zeros(0, 0);
             Ok(Trace::SelfAttention(SelfTrace {
                 q,
                 k,
                 v,
-                scores,
-                scaled,
-                weights,
-                naive_weights,
+                scores: empty(),
+                scaled: empty(),
+                weights: empty(),
+                naive_weights: empty(),
                 context,
                 scale,
                 query,
+                heads,
+                output,
             }))
         }
         Mechanism::Cross { decoder_state, annotations } => {
             let h = Matrix::row_vector(decoder_state);
             let scale = resolve_scale(config.scale, decoder_state.len());
-            let stages = attend(&h, annotations, annotations, &Scoring::Dot, scale);
-            check_finite("scores", &stages.scaled)?;
+            let m = annotations.rows();
+            let allowed = allowed(o, 1, m);
+            let how = Attend {
+                scoring: &o.scoring,
+                scale,
+                temperature: o.temperature,
+                allowed: allowed.as_ref(),
+                masked_row: o.masked_row,
+            };
+            let stages = attend(&h, annotations, annotations, &how);
+            check_stages(&stages, allowed.as_ref())?;
             let weights = stages.weights.row(0).to_vec();
             let mut applied = annotations.transpose();
             for r in 0..applied.rows() {
@@ -185,7 +412,9 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             }
             // np.sum(applied, axis=1): each context entry sums one row of `applied`.
             let context: Vec<f64> = (0..applied.rows()).map(|r| applied.row(r).iter().sum()).collect();
-            check_finite("context", &Matrix::row_vector(&context))?;
+            if o.masked_row != MaskedRow::Nan || weights.iter().all(|w| !w.is_nan()) {
+                check_finite("context", &Matrix::row_vector(&context))?;
+            }
             let naive_weights = softmax_naive_given(stages.scaled.row(0), stages.weights.row(0));
             Ok(Trace::Cross(CrossTrace {
                 scores: stages.scores.row(0).to_vec(),
@@ -195,9 +424,65 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
                 applied,
                 context,
                 scale,
+                masked: mask_reasons_row(o, 0, m),
+                features: o.scoring.features(decoder_state, annotations),
             }))
         }
     }
+}
+
+/// Row i of [`mask_reasons`].
+fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
+    let single = Options { mask: row_mask(&options.mask, i, m), valid_lens: options.valid_lens.as_ref().map(|l| vec![l[i]]), ..Options::default() };
+    mask_reasons(&single, 1, m).into_data()
+}
+
+/// Row i of a mask, as a one-query mask.
+fn row_mask(mask: &Mask, i: usize, m: usize) -> Mask {
+    match mask {
+        Mask::None => Mask::None,
+        Mask::Causal => Mask::Matrix(Matrix::row_vector(&(0..m).map(|j| f64::from(u8::from(j <= i))).collect::<Vec<_>>())),
+        Mask::Matrix(a) => Mask::Matrix(Matrix::row_vector(a.row(i))),
+    }
+}
+
+/// W_O applied to the heads' contexts, when there is a W_O.
+fn project(context: &Matrix, options: &Options) -> Result<Option<Matrix>, Overflow> {
+    let Some(w_o) = &options.w_o else { return Ok(None) };
+    let out = context.matmul(w_o);
+    // A row left NaN on purpose (masked_row "nan") stays NaN; anything else must be finite.
+    for i in 0..out.rows() {
+        if context.row(i).iter().any(|x| x.is_nan()) {
+            continue;
+        }
+        if let Some(j) = out.row(i).iter().position(|x| !x.is_finite()) {
+            return Err(overflow("output", i, j, out.get(i, j)));
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Overflow checks that let masking's own −∞ and NaN through: masked entries of
+/// `scaled`, and the rows a fully masked query leaves NaN.
+fn check_stages(stages: &Stages, allowed: Option<&Matrix>) -> Result<(), Overflow> {
+    let Some(allowed) = allowed else {
+        check_finite("scores", &stages.scaled)?;
+        return check_finite("context", &stages.context);
+    };
+    for i in 0..stages.scaled.rows() {
+        for (j, (&x, &a)) in stages.scaled.row(i).iter().zip(allowed.row(i)).enumerate() {
+            if a != 0.0 && !x.is_finite() {
+                return Err(overflow("scores", i, j, x));
+            }
+        }
+        if stages.weights.row(i).iter().any(|w| w.is_nan()) {
+            continue;
+        }
+        if let Some(j) = stages.context.row(i).iter().position(|x| !x.is_finite()) {
+            return Err(overflow("context", i, j, stages.context.get(i, j)));
+        }
+    }
+    Ok(())
 }
 
 /// The divisor of the scores: √d_k, 1, or the user's number.
@@ -221,7 +506,8 @@ pub(crate) fn breakdown(
     let row = scaled.row(index);
     let (_, max) = min_max(row);
     let mut exp = vec![0.0; row.len()];
-    let sum = exp_shifted_into(row, max, &mut exp);
+    // A fully masked row has no maximum: its exponentials are all exp(−∞) = 0.
+    let sum = if max == f64::NEG_INFINITY { 0.0 } else { exp_shifted_into(row, max, &mut exp) };
     let mut terms = Matrix::zeros(v.rows(), v.cols());
     let mut context = vec![0.0; v.cols()];
     for (j, &wj) in w.iter().enumerate() {
@@ -239,6 +525,9 @@ pub(crate) fn breakdown(
         weights: w,
         terms,
         context,
+        head: 0,
+        masked: vec![0.0; row.len()],
+        features: None,
     }
 }
 
@@ -262,32 +551,65 @@ impl Trace {
     /// dots (`query.terms`). The web layer and the renderer look stages up here.
     pub fn fields(&self) -> Vec<Field<'_>> {
         match self {
-            Trace::SelfAttention(t) => vec![
-                Field::matrix("q", &t.q),
-                Field::matrix("k", &t.k),
-                Field::matrix("v", &t.v),
-                Field::matrix("scores", &t.scores),
-                Field::matrix("scaled", &t.scaled),
-                Field::matrix("weights", &t.weights),
-                Field::matrix("naive_weights", &t.naive_weights),
-                Field::matrix("context", &t.context),
-                Field::vector("query.scores", &t.query.scores),
-                Field::vector("query.scaled", &t.query.scaled),
-                Field::vector("query.exp", &t.query.exp),
-                // A scalar, as a vector of length 1 (`Field` has no scalar shape).
-                Field::vector("query.sum", std::slice::from_ref(&t.query.sum)),
-                Field::vector("query.weights", &t.query.weights),
-                Field::matrix("query.terms", &t.query.terms),
-                Field::vector("query.context", &t.query.context),
-            ],
-            Trace::Cross(t) => vec![
-                Field::vector("scores", &t.scores),
-                Field::vector("scaled", &t.scaled),
-                Field::vector("weights", &t.weights),
-                Field::vector("naive_weights", &t.naive_weights),
-                Field::matrix("applied", &t.applied),
-                Field::vector("context", &t.context),
-            ],
+            Trace::SelfAttention(t) => {
+                let mut out = vec![Field::matrix("q", &t.q), Field::matrix("k", &t.k), Field::matrix("v", &t.v)];
+                if t.heads.is_empty() {
+                    out.extend([
+                        Field::matrix("scores", &t.scores),
+                        Field::matrix("scaled", &t.scaled),
+                        Field::matrix("weights", &t.weights),
+                        Field::matrix("naive_weights", &t.naive_weights),
+                    ]);
+                }
+                out.push(Field::matrix("context", &t.context));
+                if let Some(o) = &t.output {
+                    out.push(Field::matrix("output", o));
+                }
+                for i in 0..t.head_count() {
+                    let h = t.head(i);
+                    for (name, m) in [
+                        ("q", h.q),
+                        ("k", h.k),
+                        ("v", h.v),
+                        ("scores", h.scores),
+                        ("scaled", h.scaled),
+                        ("weights", h.weights),
+                        ("context", h.context),
+                    ] {
+                        out.push(Field { name: Cow::Owned(format!("heads.{i}.{name}")), ..Field::matrix("", m) });
+                    }
+                }
+                out.extend([
+                    Field::vector("query.scores", &t.query.scores),
+                    Field::vector("query.scaled", &t.query.scaled),
+                    Field::vector("query.exp", &t.query.exp),
+                    // A scalar, as a vector of length 1 (`Field` has no scalar shape).
+                    Field::vector("query.sum", std::slice::from_ref(&t.query.sum)),
+                    Field::vector("query.weights", &t.query.weights),
+                    Field::matrix("query.terms", &t.query.terms),
+                    Field::vector("query.context", &t.query.context),
+                    Field::vector("query.masked", &t.query.masked),
+                ]);
+                if let Some(f) = &t.query.features {
+                    out.push(Field::matrix("query.features", f));
+                }
+                out
+            }
+            Trace::Cross(t) => {
+                let mut out = vec![
+                    Field::vector("scores", &t.scores),
+                    Field::vector("scaled", &t.scaled),
+                    Field::vector("weights", &t.weights),
+                    Field::vector("naive_weights", &t.naive_weights),
+                    Field::matrix("applied", &t.applied),
+                    Field::vector("context", &t.context),
+                    Field::vector("query.masked", &t.masked),
+                ];
+                if let Some(f) = &t.features {
+                    out.push(Field::matrix("query.features", f));
+                }
+                out
+            }
         }
     }
 
@@ -306,17 +628,17 @@ impl Trace {
 /// A view of one stage: a vector (`shape.len() == 1`) or a matrix.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field<'a> {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     pub shape: Vec<usize>,
     pub data: &'a [f64],
 }
 
 impl<'a> Field<'a> {
     fn matrix(name: &'static str, m: &'a Matrix) -> Self {
-        Field { name, shape: vec![m.rows(), m.cols()], data: m.data() }
+        Field { name: Cow::Borrowed(name), shape: vec![m.rows(), m.cols()], data: m.data() }
     }
 
     fn vector(name: &'static str, v: &'a [f64]) -> Self {
-        Field { name, shape: vec![v.len()], data: v }
+        Field { name: Cow::Borrowed(name), shape: vec![v.len()], data: v }
     }
 }

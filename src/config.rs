@@ -35,6 +35,99 @@ pub struct Config {
     pub scale: Scale,
     /// The query the single-query breakdown follows.
     pub query: usize,
+    /// Heads, W_O, the scoring function, temperature and masks (issue 12); the
+    /// defaults are the seed documents' single dot-product head.
+    pub options: Options,
+}
+
+/// What a transformer adds to the documents' attention. Every field is optional
+/// in the JSON and defaults to the documents' behaviour (see [`Options::default`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Self-attention heads; head i uses columns i·d_k … (i+1)·d_k − 1 of Q and K
+    /// (i·d_v … of V), PyTorch's in-projection layout. Always 1 for cross-attention.
+    pub heads: usize,
+    /// The head the breakdown and the element's stage-by-stage view follow.
+    pub head: usize,
+    /// (h·d_v) × d_out: output = the heads' contexts side by side · W_O (self only).
+    pub w_o: Option<Matrix>,
+    pub scoring: Scoring,
+    /// scaled = scores / scale / temperature.
+    pub temperature: f64,
+    pub mask: Mask,
+    /// Query i may attend keys 0 … valid_lens[i] − 1 (d2l's valid lengths).
+    pub valid_lens: Option<Vec<usize>>,
+    pub masked_row: MaskedRow,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            heads: 1,
+            head: 0,
+            w_o: None,
+            scoring: Scoring::Dot,
+            temperature: 1.0,
+            mask: Mask::None,
+            valid_lens: None,
+            masked_row: MaskedRow::Zero,
+        }
+    }
+}
+
+/// How a query is compared with a key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scoring {
+    /// q · k.
+    Dot,
+    /// Luong et al. 2015: q · W_a · kᵀ, W_a d_q × d_k.
+    General { w_a: Matrix },
+    /// Bahdanau et al. 2015: v_a · tanh(q·W_a + k·U_a), W_a d_q × d_a, U_a d_k × d_a.
+    Additive { w_a: Matrix, u_a: Matrix, v_a: Vec<f64> },
+    /// q·k / max(‖q‖·‖k‖, 1e-8), the eps of PyTorch's `cosine_similarity`.
+    Cosine,
+}
+
+impl Scoring {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scoring::Dot => "dot",
+            Scoring::General { .. } => "general",
+            Scoring::Additive { .. } => "additive",
+            Scoring::Cosine => "cosine",
+        }
+    }
+}
+
+/// Which keys each query may attend (besides `valid_lens`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mask {
+    None,
+    /// Query i attends keys 0 … i.
+    Causal,
+    /// n × m of 0/1 (cross-attention: 1 × m), 1 = may attend (PyTorch's boolean `attn_mask`).
+    Matrix(Matrix),
+}
+
+/// What a query whose every key is masked gets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MaskedRow {
+    /// Weights 0 and context 0 (PyTorch ≥ 2.5's `scaled_dot_product_attention`).
+    Zero,
+    /// 1/m over all keys (d2l's `masked_softmax` with its −1e6 fill).
+    Uniform,
+    /// 0/0: NaN weights and context, the literal mathematics.
+    Nan,
+}
+
+impl MaskedRow {
+    pub fn name(self) -> &'static str {
+        match self {
+            MaskedRow::Zero => "zero",
+            MaskedRow::Uniform => "uniform",
+            MaskedRow::Nan => "nan",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -75,11 +168,32 @@ fn err<T>(message: impl Into<String>) -> Result<T> {
     Err(ConfigError(message.into()))
 }
 
-const FIELDS: &[&str] =
-    &["mechanism", "embeddings", "w_q", "w_k", "w_v", "tokens", "scale", "query", "decoder_state", "annotations"];
+const FIELDS: &[&str] = &[
+    "mechanism",
+    "embeddings",
+    "w_q",
+    "w_k",
+    "w_v",
+    "tokens",
+    "scale",
+    "query",
+    "decoder_state",
+    "annotations",
+    "heads",
+    "head",
+    "w_o",
+    "scoring",
+    "w_a",
+    "u_a",
+    "v_a",
+    "temperature",
+    "mask",
+    "valid_lens",
+    "masked_row",
+];
 
 /// The fields that can be sent flat (`Config::from_parts`): the matrices.
-const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations"];
+const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations", "w_o", "w_a", "u_a"];
 
 /// A matrix sent flat instead of as JSON (compute()'s fast path): `rows` rows
 /// of `cols` finite values, one row after another.
@@ -206,6 +320,7 @@ impl Config {
             },
         );
         obj.insert("query".into(), json!(self.query));
+        self.options.write(&mut obj);
         Value::Object(obj)
     }
 
@@ -217,19 +332,30 @@ impl Config {
         match &self.mechanism {
             Mechanism::SelfAttention { embeddings, projections } => {
                 let (n, d) = (embeddings.rows() as f64, embeddings.cols() as f64);
-                let products = match projections {
+                let (products, dq) = match projections {
                     Some(p) => {
                         let (dk, dv) = (p.w_q.cols() as f64, p.w_v.cols() as f64);
-                        n * d * (2.0 * dk + dv) + n * n * (dk + dv)
+                        (n * d * (2.0 * dk + dv) + n * n * (dk + dv), dk)
                     }
-                    None => n * n * 2.0 * d,
+                    None => (n * n * 2.0 * d, d),
                 };
-                products + n * n * COST_PER_WEIGHT
+                let w_o = self.options.w_o.as_ref().map_or(0.0, |w| n * w.rows() as f64 * w.cols() as f64);
+                products + w_o + self.scoring_cost(n, n, dq) + self.options.heads as f64 * n * n * COST_PER_WEIGHT
             }
             Mechanism::Cross { decoder_state, annotations } => {
                 let (m, d) = (annotations.rows() as f64, decoder_state.len() as f64);
-                m * d * 2.0 + m * COST_PER_WEIGHT
+                m * d * 2.0 + self.scoring_cost(1.0, m, d) + m * COST_PER_WEIGHT
             }
+        }
+    }
+
+    /// What the scoring function adds to the dot product's work for n queries and m keys.
+    fn scoring_cost(&self, n: f64, m: f64, dq: f64) -> f64 {
+        match &self.options.scoring {
+            Scoring::Dot | Scoring::Cosine => 0.0,
+            Scoring::General { w_a } => n * dq * w_a.cols() as f64,
+            // A tanh costs about as much as an exponential.
+            Scoring::Additive { w_a, .. } => (n + m) * dq * w_a.cols() as f64 + n * m * w_a.cols() as f64 * 20.0,
         }
     }
 
@@ -302,18 +428,52 @@ fn parse_self(fields: &Fields) -> Result<Config> {
             return err(format!("w_q, w_k and w_v go together: {} missing", missing.join(" and ")));
         }
     };
-    let default_scale = if projections.is_some() { Scale::SqrtDk } else { Scale::None };
+    let heads = parse_heads(fields.obj, projections.as_ref())?;
+    // Per-head widths: what the scoring matrices and W_O are shaped by.
+    let (d_k, d_v) = match &projections {
+        Some(p) => (p.w_q.cols() / heads, p.w_v.cols() / heads),
+        None => (d_model, d_model),
+    };
+    let scoring = parse_scoring(&fields, d_k, d_k, heads, "the query width d_k", "the key width d_k")?;
+    let w_o = match fields.matrix("w_o") {
+        None => None,
+        Some(w) => {
+            let rows = heads * d_v;
+            let got = parse_matrix("w_o", w, None)?;
+            if got.rows() != rows {
+                return err(format!(
+                    "w_o has {} rows, expected {rows}: one per column of the heads' contexts side by side \
+                     (heads × d_v = {heads} × {d_v})",
+                    got.rows()
+                ));
+            }
+            Some(got)
+        }
+    };
+    let dot = matches!(scoring, Scoring::Dot);
+    let default_scale = if projections.is_some() && dot { Scale::SqrtDk } else { Scale::None };
+    let options = Options {
+        heads,
+        head: parse_index(fields.obj, "head", heads, "heads")?,
+        w_o,
+        scoring,
+        temperature: parse_temperature(fields.obj)?,
+        mask: parse_mask(fields.obj, n, n, false)?,
+        valid_lens: parse_valid_lens(fields.obj, n)?,
+        masked_row: parse_masked_row(fields.obj)?,
+    };
     Config {
         tokens: parse_tokens(fields.obj, n, "embeddings", "word")?,
         scale: parse_scale(fields.obj, default_scale)?,
         query: parse_query(fields.obj, n)?,
         mechanism: Mechanism::SelfAttention { embeddings, projections },
+        options,
     }
     .within_cost()
 }
 
 fn parse_cross(fields: &Fields) -> Result<Config> {
-    for field in ["embeddings", "w_q", "w_k", "w_v"] {
+    for field in ["embeddings", "w_q", "w_k", "w_v", "heads", "head", "w_o"] {
         if fields.has(field) {
             return err(format!("{field} belongs to self-attention, but mechanism is \"cross\""));
         }
@@ -333,13 +493,283 @@ fn parse_cross(fields: &Fields) -> Result<Config> {
     };
     let annotations = parse_matrix("annotations", a, Some(("the length of decoder_state", decoder_state.len())))?;
     let m = annotations.rows();
+    let d = decoder_state.len();
+    let options = Options {
+        scoring: parse_scoring(fields, d, d, 1, "the length of decoder_state", "the annotations' length")?,
+        temperature: parse_temperature(fields.obj)?,
+        mask: parse_mask(fields.obj, 1, m, true)?,
+        valid_lens: parse_valid_lens(fields.obj, 1)?,
+        masked_row: parse_masked_row(fields.obj)?,
+        ..Options::default()
+    };
     Config {
         tokens: parse_tokens(fields.obj, m, "annotations", "h")?,
         scale: parse_scale(fields.obj, Scale::None)?,
         query: parse_query(fields.obj, 1)?,
         mechanism: Mechanism::Cross { decoder_state, annotations },
+        options,
     }
     .within_cost()
+}
+
+/// `heads`: ≥ 1; more than one needs projections whose widths it divides.
+fn parse_heads(obj: &Map<String, Value>, projections: Option<&Projections>) -> Result<usize> {
+    let heads = match obj.get("heads") {
+        None | Some(Value::Null) => return Ok(1),
+        Some(Value::Number(x)) => match x.as_u64() {
+            Some(h) if h >= 1 && h <= MAX_DIMS as u64 => h as usize,
+            _ => return err(format!("heads must be a whole number from 1 to {MAX_DIMS}, got {x}")),
+        },
+        Some(other) => return err(format!("heads must be a whole number (1, 2, 4, …), got {}", describe(other))),
+    };
+    if heads == 1 {
+        return Ok(1);
+    }
+    let Some(p) = projections else {
+        return err(format!(
+            "heads is {heads}, but there are no projections: several heads need w_q, w_k and w_v \
+             (d_model × heads·d_k) to split"
+        ));
+    };
+    for (name, w) in [("w_q", &p.w_q), ("w_k", &p.w_k), ("w_v", &p.w_v)] {
+        if w.cols() % heads != 0 {
+            return err(format!(
+                "{name} has {} columns, which {heads} heads cannot split evenly: it needs heads × d (a multiple of \
+                 {heads}) columns",
+                w.cols()
+            ));
+        }
+    }
+    Ok(heads)
+}
+
+/// `scoring` and the matrices it needs: queries `dq` wide, keys `dk` wide.
+fn parse_scoring(fields: &Fields, dq: usize, dk: usize, heads: usize, q_what: &str, k_what: &str) -> Result<Scoring> {
+    let name = match fields.obj.get("scoring") {
+        None | Some(Value::Null) => "dot",
+        Some(Value::String(s)) if ["dot", "general", "additive", "cosine"].contains(&s.as_str()) => s.as_str(),
+        Some(other) => {
+            return err(format!(
+                "scoring must be \"dot\", \"general\", \"additive\" or \"cosine\", got {}",
+                describe(other)
+            ))
+        }
+    };
+    let allowed: &[&str] = match name {
+        "general" => &["w_a"],
+        "additive" => &["w_a", "u_a", "v_a"],
+        _ => &[],
+    };
+    for field in ["w_a", "u_a", "v_a"] {
+        if fields.has(field) && !allowed.contains(&field) {
+            return err(format!("{field} belongs to {} scoring, but scoring is {}", owner(field), quote(name)));
+        }
+    }
+    if heads > 1 && (name == "general" || name == "additive") {
+        return err(format!(
+            "{name} scoring has one head only (its W_a is one matrix), but heads is {heads}: use \"dot\" or \"cosine\" \
+             with several heads"
+        ));
+    }
+    let need = |field: &str, shape: &str| match fields.matrix(field) {
+        Some(m) => Ok(m),
+        None => err(format!("{field} is missing: {name} scoring needs {field}, {shape}")),
+    };
+    Ok(match name {
+        "general" => {
+            let shape = format!("a {dq} × {dk} matrix (rows: {q_what}; columns: {k_what})");
+            let w_a = parse_matrix("w_a", need("w_a", &shape)?, Some((k_what, dk)))?;
+            check_rows("w_a", &w_a, dq, q_what)?;
+            Scoring::General { w_a }
+        }
+        "additive" => {
+            let w_a = parse_matrix("w_a", need("w_a", &format!("a {dq} × d_a matrix ({dq} = {q_what})"))?, None)?;
+            check_rows("w_a", &w_a, dq, q_what)?;
+            let d_a = w_a.cols();
+            let shape = format!("a {dk} × {d_a} matrix ({dk} = {k_what}; {d_a} = d_a, the columns of w_a)");
+            let u_a = parse_matrix("u_a", need("u_a", &shape)?, Some(("d_a, the columns of w_a", d_a)))?;
+            check_rows("u_a", &u_a, dk, k_what)?;
+            let Some(v) = fields.obj.get("v_a") else {
+                return err(format!("v_a is missing: additive scoring needs v_a, a list of {d_a} numbers (d_a)"));
+            };
+            let v_a = parse_numbers("v_a", Numbers::Json(v))?;
+            if v_a.len() != d_a {
+                return err(format!("v_a has {} values, expected {d_a} (d_a, the columns of w_a)", v_a.len()));
+            }
+            Scoring::Additive { w_a, u_a, v_a }
+        }
+        "cosine" => Scoring::Cosine,
+        _ => Scoring::Dot,
+    })
+}
+
+fn owner(field: &str) -> &'static str {
+    if field == "w_a" {
+        "general or additive"
+    } else {
+        "additive"
+    }
+}
+
+fn check_rows(name: &str, m: &Matrix, rows: usize, what: &str) -> Result<()> {
+    if m.rows() != rows {
+        return err(format!("{name} has {} rows, expected {rows} ({what})", m.rows()));
+    }
+    Ok(())
+}
+
+/// `head` (or any index field) below `count`.
+fn parse_index(obj: &Map<String, Value>, key: &str, count: usize, what: &str) -> Result<usize> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(x)) => match x.as_u64() {
+            Some(i) if i < count as u64 => Ok(i as usize),
+            _ => err(format!("{key} must be a whole number from 0 to {} ({what} is {count}), got {x}", count - 1)),
+        },
+        Some(other) => err(format!("{key} must be a whole number from 0 to {}, got {}", count - 1, describe(other))),
+    }
+}
+
+fn parse_temperature(obj: &Map<String, Value>) -> Result<f64> {
+    match obj.get("temperature") {
+        None | Some(Value::Null) => Ok(1.0),
+        Some(Value::Number(x)) => match x.as_f64() {
+            Some(t) if t.is_finite() && t > 0.0 => Ok(t),
+            _ => err(format!("temperature must be a positive number (1 leaves the scores as they are), got {x}")),
+        },
+        Some(other) => err(format!("temperature must be a positive number, got {}", describe(other))),
+    }
+}
+
+/// `mask`: "none", "causal", or rows × cols of 0/1 or booleans (`list`: one list of cols, for cross-attention).
+fn parse_mask(obj: &Map<String, Value>, rows: usize, cols: usize, list: bool) -> Result<Mask> {
+    let shape = if list { format!("a list of {cols} values") } else { format!("a {rows} × {cols} matrix") };
+    let expected = format!("\"none\", \"causal\" or {shape} of 0/1 or true/false (1 = may attend)");
+    let value = match obj.get("mask") {
+        None | Some(Value::Null) => return Ok(Mask::None),
+        Some(Value::String(s)) if s == "none" => return Ok(Mask::None),
+        Some(Value::String(s)) if s == "causal" && !list => return Ok(Mask::Causal),
+        Some(Value::String(s)) if s == "causal" => {
+            return err("mask \"causal\" needs several queries; cross-attention has one: give a list of 0/1 per key")
+        }
+        Some(v @ Value::Array(_)) => v,
+        Some(other) => return err(format!("mask must be {expected}, got {}", describe(other))),
+    };
+    let row_values: Vec<&Value> = if list { vec![value] } else { value.as_array().expect("array").iter().collect() };
+    if row_values.len() != rows {
+        return err(format!("mask has {} rows, expected {rows}: it must be {shape} (one row per query)", row_values.len()));
+    }
+    let mut data = Vec::with_capacity(rows * cols);
+    for (i, row) in row_values.iter().enumerate() {
+        let at = if list { String::new() } else { format!(" row {i}") };
+        let Value::Array(items) = row else {
+            return err(format!("mask{at} must be a list of 0/1 values, got {}", describe(row)));
+        };
+        if items.len() != cols {
+            return err(format!("mask{at} has {} values, expected {cols} (one per key): it must be {shape}", items.len()));
+        }
+        for (j, item) in items.iter().enumerate() {
+            data.push(match item {
+                Value::Bool(b) => f64::from(u8::from(*b)),
+                Value::Number(x) if x.as_f64() == Some(0.0) || x.as_f64() == Some(1.0) => x.as_f64().unwrap_or(0.0),
+                other => {
+                    return err(format!(
+                        "mask{at}, column {j} is {}: each entry must be 0 or 1 (or false/true), 1 = may attend",
+                        describe(other)
+                    ))
+                }
+            });
+        }
+    }
+    Ok(Mask::Matrix(Matrix::from_vec(rows, cols, data).expect("rows × cols")))
+}
+
+fn parse_valid_lens(obj: &Map<String, Value>, n: usize) -> Result<Option<Vec<usize>>> {
+    let value = match obj.get("valid_lens") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => v,
+    };
+    let what = if n == 1 { "a list of one whole number (the decoder state's)".to_string() } else {
+        format!("a list of {n} whole numbers, one per query")
+    };
+    let Value::Array(items) = value else {
+        return err(format!("valid_lens must be {what}, got {}", describe(value)));
+    };
+    if items.len() != n {
+        return err(format!("valid_lens has {} values, expected {n}: it must be {what}", items.len()));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item.as_u64() {
+            Some(l) => Ok(l.min(MAX_TOKENS as u64) as usize),
+            None => err(format!(
+                "valid_lens entry {i} is {}: each must be a whole number ≥ 0 (query {i} attends keys 0 … valid_lens[{i}] − 1)",
+                describe(item)
+            )),
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+fn parse_masked_row(obj: &Map<String, Value>) -> Result<MaskedRow> {
+    match obj.get("masked_row") {
+        None | Some(Value::Null) => Ok(MaskedRow::Zero),
+        Some(Value::String(s)) if s == "zero" => Ok(MaskedRow::Zero),
+        Some(Value::String(s)) if s == "uniform" => Ok(MaskedRow::Uniform),
+        Some(Value::String(s)) if s == "nan" => Ok(MaskedRow::Nan),
+        Some(other) => err(format!("masked_row must be \"zero\", \"uniform\" or \"nan\", got {}", describe(other))),
+    }
+}
+
+impl Options {
+    /// Writes the fields that differ from the defaults, in the shape `from_value` reads.
+    fn write(&self, obj: &mut Map<String, Value>) {
+        if self.heads != 1 {
+            obj.insert("heads".into(), json!(self.heads));
+        }
+        if self.head != 0 {
+            obj.insert("head".into(), json!(self.head));
+        }
+        if let Some(w) = &self.w_o {
+            obj.insert("w_o".into(), matrix_value(w));
+        }
+        if self.scoring != Scoring::Dot {
+            obj.insert("scoring".into(), json!(self.scoring.name()));
+        }
+        match &self.scoring {
+            Scoring::General { w_a } => {
+                obj.insert("w_a".into(), matrix_value(w_a));
+            }
+            Scoring::Additive { w_a, u_a, v_a } => {
+                obj.insert("w_a".into(), matrix_value(w_a));
+                obj.insert("u_a".into(), matrix_value(u_a));
+                obj.insert("v_a".into(), numbers_value(v_a));
+            }
+            Scoring::Dot | Scoring::Cosine => {}
+        }
+        if self.temperature != 1.0 {
+            obj.insert("temperature".into(), json!(self.temperature));
+        }
+        match &self.mask {
+            Mask::None => {}
+            Mask::Causal => {
+                obj.insert("mask".into(), json!("causal"));
+            }
+            Mask::Matrix(m) if m.rows() == 1 && obj.get("mechanism") == Some(&json!("cross")) => {
+                obj.insert("mask".into(), numbers_value(m.row(0)));
+            }
+            Mask::Matrix(m) => {
+                obj.insert("mask".into(), matrix_value(m));
+            }
+        }
+        if let Some(lens) = &self.valid_lens {
+            obj.insert("valid_lens".into(), json!(lens));
+        }
+        if self.masked_row != MaskedRow::Zero {
+            obj.insert("masked_row".into(), json!(self.masked_row.name()));
+        }
+    }
 }
 
 /// A list of rows of numbers. `expected_cols` names what fixes the row length.

@@ -23,10 +23,12 @@
 //! where the full computation's weights are rounded to a multiple of 2^-1074).
 //! A value of W_V changes one column of V and so one column of the context: that
 //! is all an edit of it recomputes. Every other edit (W_Q/W_K, cross-attention,
-//! shape) recomputes fully.
+//! shape) recomputes fully, and so does every edit of a config with heads, W_O, a mask,
+//! a temperature or another scoring function (those cost a few ms at the sizes the
+//! element edits; see bench/).
 
 use crate::attention::{self, check_finite, Overflow, SelfTrace, Trace};
-use crate::config::{Config, Mechanism};
+use crate::config::{Config, Mechanism, Options};
 use crate::math::kernels::{exp_shifted_into, min_max, pair_sum};
 use crate::math::{dot, exp, Matrix};
 
@@ -88,6 +90,10 @@ impl Session {
     /// trace up to date. On any error the session is unchanged.
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), String> {
         let config = self.config.with_value(matrix, row, col, value).map_err(|e| e.0)?;
+        // The patches below know the documents' single unmasked dot-product head only.
+        if config.options != Options::default() {
+            return self.replace(config).map_err(|e| e.0);
+        }
         if matrix == "w_v" {
             if let Trace::SelfAttention(t) = &mut self.trace {
                 update_value_column(&config, t, self.cache.as_mut(), col).map_err(|e| e.0)?;
@@ -149,6 +155,8 @@ fn empty_trace() -> Trace {
         applied: Matrix::zeros(0, 0),
         context: Vec::new(),
         scale: 1.0,
+        masked: Vec::new(),
+        features: None,
     })
 }
 

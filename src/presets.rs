@@ -6,7 +6,7 @@
 //! honest about where the numbers come from. Document 002's input was drawn
 //! without a seed, so we take the matrix as printed.
 
-use crate::config::{Config, Mechanism, Projections, Scale};
+use crate::config::{Config, Mechanism, Options, Projections, Scale};
 use crate::math::Matrix;
 use crate::random::RandomState;
 
@@ -43,6 +43,7 @@ fn word_embeddings(query: usize) -> Config {
     let (w_q, w_k, w_v) = (w.next().unwrap(), w.next().unwrap(), w.next().unwrap());
     Config {
         mechanism: Mechanism::SelfAttention { embeddings, projections: Some(Projections { w_q, w_k, w_v }) },
+        options: Options::default(),
         tokens: ["word_1", "word_2", "word_3", "word_4"].map(String::from).to_vec(),
         scale: Scale::SqrtDk,
         query,
@@ -60,6 +61,7 @@ fn no_projections() -> Config {
     .expect("literal rows");
     Config {
         mechanism: Mechanism::SelfAttention { embeddings, projections: None },
+        options: Options::default(),
         // The document's token ids, from its unseeded `randint(0, 100, size=4)`.
         tokens: ["72", "3", "64", "69"].map(String::from).to_vec(),
         scale: Scale::None,
@@ -73,6 +75,7 @@ fn encoder_decoder() -> Config {
         .expect("literal rows");
     Config {
         mechanism: Mechanism::Cross { decoder_state: vec![5.0, 1.0, 20.0], annotations },
+        options: Options::default(),
         tokens: ["h_1", "h_2", "h_3", "h_4"].map(String::from).to_vec(),
         scale: Scale::None,
         query: 0,

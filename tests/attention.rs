@@ -216,7 +216,9 @@ fn huge_inputs_overflow_with_a_message_not_nan() {
 
 #[test]
 fn fields_name_every_stage() {
-    let names: Vec<&str> = compute(&preset("seed-001").unwrap()).unwrap().fields().iter().map(|f| f.name).collect();
+    let trace = compute(&preset("seed-001").unwrap()).unwrap();
+    let fields = trace.fields();
+    let names: Vec<&str> = fields.iter().map(|f| &*f.name).collect();
     for want in [
         "q",
         "k",

@@ -98,6 +98,7 @@ fn configs_that_cost_too_much_are_refused_by_every_path() {
         tokens: vec!["t".into(); 4096],
         scale: Scale::SqrtDk,
         query: 0,
+        options: Default::default(),
     };
     let link = attention_viz::share::encode(&attention_viz::share::State { config, naive: false, random: None });
     let e = attention_viz::share::decode(&link).unwrap_err();

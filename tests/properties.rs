@@ -81,6 +81,7 @@ fn self_config(max_n: usize, max_d: usize, v: BoxedStrategy<f64>, s: BoxedStrate
             };
             (matrix(n, d, v.clone()), projections, prop::collection::vec(token_name(), n), scale(s.clone()), 0..n)
                 .prop_map(|(embeddings, projections, tokens, scale, query)| Config {
+                    options: Default::default(),
                     mechanism: Mechanism::SelfAttention { embeddings, projections },
                     tokens,
                     scale,
@@ -101,6 +102,7 @@ fn cross_config(max_m: usize, max_d: usize, v: BoxedStrategy<f64>, s: BoxedStrat
                 scale(s.clone()),
             )
                 .prop_map(|(decoder_state, annotations, tokens, scale)| Config {
+                    options: Default::default(),
                     mechanism: Mechanism::Cross { decoder_state, annotations },
                     tokens,
                     scale,
@@ -233,6 +235,7 @@ fn permuted(c: &Config, perm: &[usize]) -> Config {
     let Mechanism::SelfAttention { embeddings, projections } = &c.mechanism else { unreachable!() };
     let rows: Vec<Vec<f64>> = perm.iter().map(|&p| embeddings.row(p).to_vec()).collect();
     Config {
+        options: Default::default(),
         mechanism: Mechanism::SelfAttention {
             embeddings: Matrix::from_rows(&rows).unwrap(),
             projections: projections.clone(),
@@ -302,8 +305,8 @@ proptest! {
 // compute: deterministic, finite, rows sum to 1
 // ---------------------------------------------------------------------------
 
-fn field_bits(t: &Trace) -> Vec<(&'static str, Vec<usize>, Vec<u64>)> {
-    t.fields().into_iter().map(|f| (f.name, f.shape.clone(), f.data.iter().map(|x| x.to_bits()).collect())).collect()
+fn field_bits(t: &Trace) -> Vec<(String, Vec<usize>, Vec<u64>)> {
+    t.fields().into_iter().map(|f| (f.name.to_string(), f.shape.clone(), f.data.iter().map(|x| x.to_bits()).collect())).collect()
 }
 
 proptest! {
@@ -871,12 +874,13 @@ mod incremental {
                         4.0 * 4.9406564584124654e-324 * (n as f64 + (0..n).map(|j| t.v.get(j, c).abs()).sum::<f64>())
                     })
                     .collect();
-                let ctx = (0..n)
+                let ctx: Vec<f64> = (0..n)
                     .flat_map(|i| (0..dv).map(move |c| (i, c)))
                     .map(|(i, c)| (0..n).map(|j| (t.weights.get(i, j) * t.v.get(j, c)).abs()).sum())
                     .collect();
                 let q = (0..dv).map(|c| (0..n).map(|j| t.query.terms.get(j, c).abs()).sum()).collect();
-                vec![("context", ctx), ("query.context", q)]
+                // heads.0.context is the one head's view of `context`.
+                vec![("context", ctx.clone()), ("heads.0.context", ctx), ("query.context", q)]
             }
             Trace::Cross(t) => {
                 vec![(
@@ -887,12 +891,12 @@ mod incremental {
         };
         let v = want.field("v");
         for (fg, fw) in g.iter().zip(&w) {
-            prop_assert_eq!(fg.name, fw.name);
+            prop_assert_eq!(&fg.name, &fw.name);
             prop_assert_eq!(&fg.shape, &fw.shape, "{}", fg.name);
             let cols = *fw.shape.last().unwrap();
             let sums = term_sums.iter().find(|(name, _)| *name == fw.name).map(|(_, s)| s);
             for (r, (rg, rw)) in fg.data.chunks(cols.max(1)).zip(fw.data.chunks(cols.max(1))).enumerate() {
-                let floor_row = match (fw.name, &v) {
+                let floor_row = match (&*fw.name, &v) {
                     ("query.terms", Some(v)) => &v.data[r * cols..(r + 1) * cols],
                     _ => rw,
                 };
@@ -1009,6 +1013,7 @@ mod incremental {
                     0..n,
                 )
                     .prop_map(move |(embeddings, w_q, w_k, w_v, scale, query)| Config {
+                    options: Default::default(),
                         mechanism: Mechanism::SelfAttention {
                             embeddings,
                             projections: Some(Projections { w_q, w_k, w_v }),

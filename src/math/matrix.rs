@@ -114,6 +114,30 @@ impl Matrix {
         self.matmul(&other.transpose())
     }
 
+    /// Columns `start .. start + count` (one head's slice of Q, K or V).
+    pub fn columns(&self, start: usize, count: usize) -> Matrix {
+        let mut out = Matrix::zeros(self.rows, count);
+        for i in 0..self.rows {
+            out.row_mut(i).copy_from_slice(&self.row(i)[start..start + count]);
+        }
+        out
+    }
+
+    /// The matrices side by side (the heads' contexts, concatenated); all have the same rows.
+    pub fn hconcat(parts: &[&Matrix]) -> Matrix {
+        let rows = parts.first().map_or(0, |m| m.rows);
+        let cols = parts.iter().map(|m| m.cols).sum();
+        let mut out = Matrix::zeros(rows, cols);
+        for i in 0..rows {
+            let mut at = 0;
+            for m in parts {
+                out.row_mut(i)[at..at + m.cols].copy_from_slice(m.row(i));
+                at += m.cols;
+            }
+        }
+        out
+    }
+
     pub fn map(&self, f: impl Fn(f64) -> f64) -> Matrix {
         Matrix { rows: self.rows, cols: self.cols, data: self.data.iter().map(|&x| f(x)).collect() }
     }

@@ -86,7 +86,7 @@ pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: fn(&Object,
     set(&out, "query_index", &(query as f64).into());
     let fields = Object::new();
     for field in trace.fields() {
-        set(&fields, field.name, &field_object(&field, values));
+        set(&fields, &field.name, &field_object(&field, values));
     }
     set(&out, "fields", &fields);
     out
