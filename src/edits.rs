@@ -6,7 +6,7 @@
 //! W_K and W_V; adding a cross-attention dimension extends the decoder state
 //! and every annotation. New numbers start at 0.
 
-use crate::config::{Config, ConfigError, Mechanism, MAX_DIMS, MAX_TOKENS};
+use crate::config::{Config, ConfigError, Mask, Mechanism, Scoring, MAX_DIMS, MAX_TOKENS};
 use crate::math::Matrix;
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -15,8 +15,9 @@ fn err<T>(message: impl Into<String>) -> Result<T> {
     Err(ConfigError(message.into()))
 }
 
-/// The input matrices of a config by field name (vectors as 1 × d).
-pub const INPUTS: [&str; 6] = ["embeddings", "w_q", "w_k", "w_v", "decoder_state", "annotations"];
+/// The input matrices of a config by field name (vectors as 1 × d; the mask as 0/1).
+pub const INPUTS: [&str; 11] =
+    ["embeddings", "w_q", "w_k", "w_v", "decoder_state", "annotations", "w_o", "w_a", "u_a", "v_a", "mask"];
 
 impl Config {
     /// The config with `matrix[row][col] = value` (`decoder_state[0][col]` for the vector).
@@ -38,6 +39,26 @@ impl Config {
                 decoder_state[col] = value;
                 return Ok(next);
             }
+            (_, "w_o") if next.options.w_o.is_some() => next.options.w_o.as_mut().expect("checked"),
+            (_, "w_a") => match &mut next.options.scoring {
+                Scoring::General { w_a } | Scoring::Additive { w_a, .. } => w_a,
+                _ => return err("this figure has no input \"w_a\": it belongs to general or additive scoring"),
+            },
+            (_, "u_a") => match &mut next.options.scoring {
+                Scoring::Additive { u_a, .. } => u_a,
+                _ => return err("this figure has no input \"u_a\": it belongs to additive scoring"),
+            },
+            (_, "v_a") => match &mut next.options.scoring {
+                Scoring::Additive { v_a, .. } if row == 0 && col < v_a.len() => {
+                    v_a[col] = value;
+                    return Ok(next);
+                }
+                Scoring::Additive { v_a, .. } => {
+                    return err(format!("v_a has no value {col} (it has {})", v_a.len()))
+                }
+                _ => return err("this figure has no input \"v_a\": it belongs to additive scoring"),
+            },
+            (_, "mask") => return self.with_mask_entry(row, col, value),
             _ => return err(format!("this figure has no input {}", crate::text::quote(matrix))),
         };
         if row >= target.rows() || col >= target.cols() {
@@ -61,6 +82,20 @@ impl Config {
             return err(format!("at most {MAX_TOKENS} tokens are supported"));
         }
         let mut next = self.with_token_rows(|m| insert_row(m, at));
+        let is_self = matches!(next.mechanism, Mechanism::SelfAttention { .. });
+        // A new token may attend and be attended wherever the mask is the user's own.
+        if let Mask::Matrix(a) = &mut next.options.mask {
+            let ones = |m: &Matrix, at: usize| {
+                let mut rows = m.to_rows();
+                rows.insert(at, vec![1.0; m.cols()]);
+                Matrix::from_rows(&rows).expect("equal rows")
+            };
+            let wider = ones(&a.transpose(), at).transpose();
+            *a = if is_self { ones(&wider, at) } else { wider };
+        }
+        if let (true, Some(lens)) = (is_self, &mut next.options.valid_lens) {
+            lens.insert(at, n + 1);
+        }
         next.tokens.insert(at, name.to_string());
         let is_self = matches!(next.mechanism, Mechanism::SelfAttention { .. });
         if is_self && next.query >= at && at < n {
@@ -80,6 +115,13 @@ impl Config {
         let mut next = self.with_token_rows(|m| remove_row(m, at));
         next.tokens.remove(at);
         let is_self = matches!(next.mechanism, Mechanism::SelfAttention { .. });
+        if let Mask::Matrix(a) = &mut next.options.mask {
+            let narrower = remove_row(&a.transpose(), at).transpose();
+            *a = if is_self { remove_row(&narrower, at) } else { narrower };
+        }
+        if let (true, Some(lens)) = (is_self, &mut next.options.valid_lens) {
+            lens.remove(at);
+        }
         if is_self && (next.query > at || next.query >= n - 1) {
             next.query = next.query.saturating_sub(1);
         }
@@ -141,6 +183,22 @@ impl Config {
     /// (as a column), and the rows of W_Q, W_K and W_V.
     fn with_dim_rows(&self, edit: impl Fn(&Matrix) -> Matrix) -> Config {
         let mut next = self.clone();
+        // Without projections (and in cross-attention) queries and keys are the inputs
+        // themselves: W_a's and U_a's rows, general W_a's columns, and W_O's rows follow them.
+        let tied = !matches!(next.mechanism, Mechanism::SelfAttention { projections: Some(_), .. });
+        if tied {
+            match &mut next.options.scoring {
+                Scoring::General { w_a } => *w_a = edit(&edit(w_a).transpose()).transpose(),
+                Scoring::Additive { w_a, u_a, .. } => {
+                    *w_a = edit(w_a);
+                    *u_a = edit(u_a);
+                }
+                Scoring::Dot | Scoring::Cosine => {}
+            }
+            if let Some(w_o) = &mut next.options.w_o {
+                *w_o = edit(w_o);
+            }
+        }
         match &mut next.mechanism {
             Mechanism::SelfAttention { embeddings, projections } => {
                 *embeddings = edit(&embeddings.transpose()).transpose();
@@ -157,6 +215,169 @@ impl Config {
             }
         }
         next
+    }
+}
+
+impl Config {
+    /// The config with one mask entry set (0 or 1). A "none" or "causal" mask becomes
+    /// the matrix it stands for, with that entry changed.
+    fn with_mask_entry(&self, row: usize, col: usize, value: f64) -> Result<Config> {
+        if value != 0.0 && value != 1.0 {
+            return err(format!("mask row {row}, column {col} must be 0 or 1 (1 = may attend), got {value}"));
+        }
+        let m = self.tokens.len();
+        let n = if matches!(self.mechanism, Mechanism::Cross { .. }) { 1 } else { m };
+        if row >= n || col >= m {
+            return err(format!("mask has no row {row}, column {col} (it is {n} × {m})"));
+        }
+        let mut a = crate::views::mask_matrix(&self.options, n, m);
+        a.set(row, col, value);
+        let mut next = self.clone();
+        next.options.mask = Mask::Matrix(a);
+        Ok(next)
+    }
+
+    /// The config with these fields replaced (JSON, the config's own field names: `heads`,
+    /// `scoring`, `temperature`, `mask`, …), validated as a whole; `null` removes a field.
+    pub fn with_fields(&self, fields: &serde_json::Value) -> Result<Config> {
+        let serde_json::Value::Object(patch) = fields else {
+            return err("the fields to change must be an object such as {\"temperature\": 0.5}");
+        };
+        let mut value = self.to_value();
+        let obj = value.as_object_mut().expect("to_value gives an object");
+        for (key, v) in patch {
+            if v.is_null() {
+                obj.remove(key);
+            } else {
+                obj.insert(key.clone(), v.clone());
+            }
+        }
+        Config::from_value(&value)
+    }
+
+    /// Switches the scoring function, filling its matrices with starting values a learner
+    /// can edit: the identity for general (so it starts as the dot product), seeded random
+    /// numbers in [−1, 1) with one decimal for additive (d_a = the query width).
+    pub fn with_scoring(&self, name: &str, seed: u32) -> Result<Config> {
+        let (dq, dk) = self.score_widths();
+        let scoring = match name {
+            "dot" => Scoring::Dot,
+            "cosine" => Scoring::Cosine,
+            "general" => {
+                let mut w_a = Matrix::zeros(dq, dk);
+                for i in 0..dq.min(dk) {
+                    w_a.set(i, i, 1.0);
+                }
+                Scoring::General { w_a }
+            }
+            "additive" => {
+                let mut rng = crate::random::RandomState::new(seed);
+                let mut draw = |rows: usize, cols: usize| {
+                    let values = rng.rand(rows * cols).into_iter().map(|x| ((2.0 * x - 1.0) * 10.0).round() / 10.0);
+                    Matrix::from_vec(rows, cols, values.collect()).expect("rows × cols")
+                };
+                let d_a = dq;
+                let (w_a, u_a, v_a) = (draw(dq, d_a), draw(dk, d_a), draw(1, d_a).into_data());
+                Scoring::Additive { w_a, u_a, v_a }
+            }
+            other => {
+                return err(format!(
+                    "scoring must be \"dot\", \"general\", \"additive\" or \"cosine\", got {}",
+                    crate::text::quote(other)
+                ))
+            }
+        };
+        let mut next = self.clone();
+        next.options.scoring = scoring;
+        // Re-read so the scale's default and the one-head rule apply as for any config.
+        let mut value = next.to_value();
+        let obj = value.as_object_mut().expect("object");
+        if obj.get("scale") == Some(&serde_json::json!("sqrt_dk")) && name != "dot" {
+            obj.remove("scale");
+        }
+        Config::from_value(&value)
+    }
+
+    /// The widths of one head's queries and keys, which W_a and U_a are shaped by.
+    pub fn score_widths(&self) -> (usize, usize) {
+        match &self.mechanism {
+            Mechanism::SelfAttention { projections: Some(p), .. } => {
+                let dk = p.w_q.cols() / self.options.heads;
+                (dk, dk)
+            }
+            Mechanism::SelfAttention { embeddings, projections: None } => (embeddings.cols(), embeddings.cols()),
+            Mechanism::Cross { decoder_state, .. } => (decoder_state.len(), decoder_state.len()),
+        }
+    }
+
+    /// One more head at the end: W_Q and W_K gain d_k columns of zeros, W_V d_v, W_O d_v rows.
+    pub fn insert_head(&self) -> Result<Config> {
+        let h = self.options.heads;
+        let Mechanism::SelfAttention { projections: Some(p), .. } = &self.mechanism else {
+            return err("heads need projections: this figure has no W_Q, W_K and W_V to split into heads");
+        };
+        let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / h);
+        if p.w_q.cols() + dk > MAX_DIMS || p.w_v.cols() + dv > MAX_DIMS {
+            return err(format!("at most {MAX_DIMS} columns of W_Q, W_K and W_V are supported"));
+        }
+        let wider = |m: &Matrix, extra: usize| {
+            let mut out = Matrix::zeros(m.rows(), m.cols() + extra);
+            for i in 0..m.rows() {
+                out.row_mut(i)[..m.cols()].copy_from_slice(m.row(i));
+            }
+            out
+        };
+        let mut next = self.clone();
+        if let Mechanism::SelfAttention { projections: Some(p), .. } = &mut next.mechanism {
+            p.w_q = wider(&p.w_q, dk);
+            p.w_k = wider(&p.w_k, dk);
+            p.w_v = wider(&p.w_v, dv);
+        }
+        if let Some(w_o) = &mut next.options.w_o {
+            *w_o = wider(&w_o.transpose(), dv).transpose();
+        }
+        next.options.heads = h + 1;
+        next.check_heads()?;
+        next.within_cost()
+    }
+
+    /// Removes head `at`: its columns of W_Q, W_K, W_V and its rows of W_O.
+    pub fn remove_head(&self, at: usize) -> Result<Config> {
+        let h = self.options.heads;
+        if h <= 1 {
+            return err("the last head cannot be removed: attention needs at least one");
+        }
+        if at >= h {
+            return err(format!("there is no head {at}: there are {h}"));
+        }
+        let mut next = self.clone();
+        let without = |m: &Matrix, width: usize| {
+            let keep: Vec<Vec<f64>> = m
+                .to_rows()
+                .into_iter()
+                .map(|row| row.iter().enumerate().filter(|(j, _)| j / width != at).map(|(_, &x)| x).collect())
+                .collect();
+            Matrix::from_rows(&keep).expect("equal rows")
+        };
+        if let Mechanism::SelfAttention { projections: Some(p), .. } = &mut next.mechanism {
+            let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / h);
+            p.w_q = without(&p.w_q, dk);
+            p.w_k = without(&p.w_k, dk);
+            if let Some(w_o) = &mut next.options.w_o {
+                *w_o = without(&w_o.transpose(), dv).transpose();
+            }
+            p.w_v = without(&p.w_v, dv);
+        }
+        next.options.heads = h - 1;
+        if next.options.head > at || next.options.head >= h - 1 {
+            next.options.head = next.options.head.saturating_sub(1);
+        }
+        Ok(next)
+    }
+
+    /// Read back through the parser: the heads' rules (general/additive have one) apply.
+    fn check_heads(&self) -> Result<()> {
+        Config::from_value(&self.to_value()).map(|_| ())
     }
 }
 

@@ -8,7 +8,7 @@
 //! column (d rows × m columns).
 
 use crate::attention::Trace;
-use crate::config::{Config, Mechanism};
+use crate::config::{Config, Mask, Mechanism, Options, Scoring};
 use crate::math::Matrix;
 
 /// Every view name, in reading order.
@@ -47,19 +47,113 @@ pub struct View {
     pub palette: &'static str,
 }
 
-/// The views this config has, in reading order.
-pub fn names(config: &Config) -> Vec<&'static str> {
-    match &config.mechanism {
-        Mechanism::SelfAttention { projections: Some(_), .. } => SELF_VIEWS.to_vec(),
-        Mechanism::SelfAttention { projections: None, .. } => {
-            SELF_VIEWS.iter().copied().filter(|v| !matches!(*v, "w_q" | "w_k" | "w_v" | "k" | "v")).collect()
+/// The views this config has, in reading order: the inputs (with W_a, U_a, v_a, W_O and
+/// the mask when the config has them), the stages (the followed head's, with several
+/// heads), the output, each head's weights (`heads.{i}.weights`, with several heads) and
+/// additive scoring's hidden features.
+pub fn names(config: &Config) -> Vec<String> {
+    let o = &config.options;
+    let mut out: Vec<String> = match &config.mechanism {
+        Mechanism::SelfAttention { projections: Some(_), .. } => {
+            SELF_VIEWS.iter().map(|v| v.to_string()).collect()
         }
+        Mechanism::SelfAttention { projections: None, .. } => SELF_VIEWS
+            .iter()
+            .filter(|v| !matches!(**v, "w_q" | "w_k" | "w_v" | "k" | "v"))
+            .map(|v| v.to_string())
+            .collect(),
         Mechanism::Cross { .. } => {
-            let mut v = CROSS_VIEWS.to_vec();
-            v.push("context");
+            let mut v: Vec<String> = CROSS_VIEWS.iter().map(|v| v.to_string()).collect();
+            v.push("context".into());
             v
         }
+    };
+    let self_attention = matches!(config.mechanism, Mechanism::SelfAttention { .. });
+    // The new inputs go after the documents' inputs, before the first stage.
+    let first_stage = out.iter().position(|v| matches!(v.as_str(), "q" | "scores")).unwrap_or(out.len());
+    let mut inputs: Vec<String> = match o.scoring {
+        Scoring::General { .. } => vec!["w_a".into()],
+        Scoring::Additive { .. } => vec!["w_a".into(), "u_a".into(), "v_a".into()],
+        _ => vec![],
+    };
+    if o.w_o.is_some() {
+        inputs.push("w_o".into());
     }
+    if o.mask != Mask::None || o.valid_lens.is_some() {
+        inputs.push("mask".into());
+    }
+    out.splice(first_stage..first_stage, inputs);
+    if o.heads > 1 {
+        out.retain(|v| v != "naive_weights");
+    }
+    if o.w_o.is_some() {
+        out.push("output".into());
+    }
+    if self_attention && o.heads > 1 {
+        out.extend((0..o.heads).map(|i| format!("heads.{i}.weights")));
+    }
+    if matches!(o.scoring, Scoring::Additive { .. }) {
+        out.push("query.features".into());
+    }
+    out
+}
+
+/// The mask as the user set it, n × m of 0/1 (every key allowed under "none"; `valid_lens` apart).
+pub fn mask_matrix(options: &Options, n: usize, m: usize) -> Matrix {
+    match &options.mask {
+        Mask::Matrix(a) => a.clone(),
+        Mask::Causal => {
+            let mut out = Matrix::zeros(n, m);
+            for i in 0..n {
+                for (j, x) in out.row_mut(i).iter_mut().enumerate() {
+                    *x = f64::from(u8::from(j <= i));
+                }
+            }
+            out
+        }
+        Mask::None => Matrix::from_vec(n, m, vec![1.0; n * m]).expect("n × m"),
+    }
+}
+
+/// The inputs and stages issue 12 added, shared by both mechanisms; `None` when `name` is none of them.
+fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -> Option<View> {
+    let o = &config.options;
+    let tokens = config.tokens.clone();
+    let m = tokens.len();
+    Some(match (name, &o.scoring) {
+        ("w_a", Scoring::General { w_a } | Scoring::Additive { w_a, .. }) => {
+            matrix_view(name, "W_a".into(), w_a.clone(), indices(w_a.rows()), indices(w_a.cols()), "sequential")
+        }
+        ("u_a", Scoring::Additive { u_a, .. }) => {
+            matrix_view(name, "U_a".into(), u_a.clone(), indices(u_a.rows()), indices(u_a.cols()), "sequential")
+        }
+        ("v_a", Scoring::Additive { v_a, .. }) => {
+            matrix_view(name, "v_a".into(), Matrix::row_vector(v_a), vec!["v_a".into()], indices(v_a.len()), "sequential")
+        }
+        ("w_o", _) => {
+            let w = o.w_o.as_ref()?;
+            matrix_view(name, "W_O".into(), w.clone(), indices(w.rows()), indices(w.cols()), "sequential")
+        }
+        ("mask", _) if o.mask != Mask::None || o.valid_lens.is_some() => {
+            let title = match o.mask {
+                Mask::Causal => "mask: causal (1 = may attend)",
+                Mask::Matrix(_) => "mask (1 = may attend)",
+                Mask::None => "mask: none (1 = may attend)",
+            };
+            let values = mask_matrix(o, queries.len(), m);
+            matrix_view(name, title.into(), values, queries.to_vec(), tokens, "sequential")
+        }
+        ("query.features", Scoring::Additive { .. }) => {
+            let f = match trace {
+                Trace::SelfAttention(t) => t.query.features.as_ref()?,
+                Trace::Cross(t) => t.features.as_ref()?,
+            };
+            let who = queries.get(config.query).cloned().unwrap_or_default();
+            let title = format!("tanh(q·W_a + k_j·U_a) for query {who}");
+            matrix_view(name, title, f.clone(), tokens, indices(f.cols()), "orange")
+        }
+        _ => return None,
+    })
 }
 
 fn indices(n: usize) -> Vec<String> {
@@ -83,9 +177,39 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
     let tokens = config.tokens.clone();
     let unknown =
         || format!("there is no view {} here; views are {}", crate::text::quote(name), names(config).join(", "));
+    if let Some(v) = option_view(config, trace, name, &queries(config)) {
+        return Ok(v);
+    }
     match (&config.mechanism, trace) {
         (Mechanism::SelfAttention { embeddings, projections }, Trace::SelfAttention(t)) => {
             let d = |m: &Matrix| indices(m.cols());
+            let heads = config.options.heads;
+            if let Some(rest) = name.strip_prefix("heads.") {
+                let (i, stage) = rest.split_once('.').ok_or_else(unknown)?;
+                let i: usize = i.parse().ok().filter(|&i| i < t.head_count()).ok_or_else(unknown)?;
+                let h = t.head(i);
+                let (m, palette) = match stage {
+                    "q" => (h.q, "purple"),
+                    "k" => (h.k, "orange"),
+                    "v" => (h.v, "orange"),
+                    "scores" | "scaled" | "weights" => {
+                        let m = match stage {
+                            "scores" => h.scores,
+                            "scaled" => h.scaled,
+                            _ => h.weights,
+                        };
+                        let title = format!("head {i}: {stage}");
+                        return Ok(matrix_view(name, title, m.clone(), tokens.clone(), tokens, "sequential"));
+                    }
+                    "context" => (h.context, "Blue"),
+                    _ => return Err(unknown()),
+                };
+                return Ok(matrix_view(name, format!("head {i}: {stage}"), m.clone(), tokens, d(m), palette));
+            }
+            // With several heads the stage views follow the picked head.
+            let followed = t.head(config.options.head.min(t.head_count() - 1));
+            let head_note =
+                if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
             let sub = if projections.is_some() { "k" } else { "model" };
             let scale_text = if t.scale == 1.0 { String::new() } else { format!(" / {}", short(t.scale)) };
             Ok(match name {
@@ -113,21 +237,24 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     matrix_view(name, title.into(), m.clone(), tokens, d(m), palette)
                 }
                 "scores" => {
-                    matrix_view(name, "scores = Q·Kᵀ".into(), t.scores.clone(), tokens.clone(), tokens, "sequential")
+                    let title = format!("scores = {}{head_note}", score_formula(&config.options.scoring));
+                    matrix_view(name, title, followed.scores.clone(), tokens.clone(), tokens, "sequential")
                 }
                 "scaled" => {
+                    let temp = temperature_text(config.options.temperature);
                     let title = match config.scale {
                         crate::config::Scale::SqrtDk => {
-                            format!("scaled = scores / √d_{sub} = scores / {}", short(t.scale))
+                            format!("scaled = scores / √d_{sub}{temp} = scores / {}{temp}", short(t.scale))
                         }
-                        _ => format!("scaled = scores{scale_text}"),
+                        _ => format!("scaled = scores{scale_text}{temp}"),
                     };
-                    matrix_view(name, title, t.scaled.clone(), tokens.clone(), tokens, "sequential")
+                    let title = format!("{title}{head_note}");
+                    matrix_view(name, title, followed.scaled.clone(), tokens.clone(), tokens, "sequential")
                 }
                 "weights" => matrix_view(
                     name,
-                    "weights = softmax(scaled)".into(),
-                    t.weights.clone(),
+                    format!("weights = softmax(scaled){head_note}"),
+                    followed.weights.clone(),
                     tokens.clone(),
                     tokens,
                     "sequential",
@@ -140,8 +267,16 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     tokens,
                     "sequential",
                 ),
+                "context" if heads > 1 => {
+                    let title = format!("context = concat(head 0 … head {})", heads - 1);
+                    matrix_view(name, title, t.context.clone(), tokens, d(&t.context), "Blue")
+                }
                 "context" => {
                     matrix_view(name, "context = weights·V".into(), t.context.clone(), tokens, d(&t.context), "Blue")
+                }
+                "output" => {
+                    let out = t.output.as_ref().ok_or_else(unknown)?;
+                    matrix_view(name, "output = context·W_O".into(), out.clone(), tokens, d(out), "Blue")
                 }
                 "query.terms" => matrix_view(
                     name,
@@ -166,12 +301,16 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                 "annotations" => {
                     matrix_view(name, "annotations".into(), annotations.transpose(), dims, tokens, "orange")
                 }
-                "scores" => matrix_view(name, "scores = h·a_j".into(), row(&t.scores), h, tokens, "sequential"),
+                "scores" => {
+                    let title = format!("scores = {}", cross_formula(&config.options.scoring));
+                    matrix_view(name, title, row(&t.scores), h, tokens, "sequential")
+                }
                 "scaled" => {
+                    let temp = temperature_text(config.options.temperature);
                     let title = if t.scale == 1.0 {
-                        "scaled = scores".to_string()
+                        format!("scaled = scores{temp}")
                     } else {
-                        format!("scaled = scores / {}", short(t.scale))
+                        format!("scaled = scores / {}{temp}", short(t.scale))
                     };
                     matrix_view(name, title, row(&t.scaled), h, tokens, "sequential")
                 }
@@ -194,6 +333,47 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
             })
         }
         _ => Err("internal error: the trace does not belong to this config".into()),
+    }
+}
+
+/// The rows of the attention: the tokens (self) or the decoder state "h" (cross).
+fn queries(config: &Config) -> Vec<String> {
+    match config.mechanism {
+        Mechanism::SelfAttention { .. } => config.tokens.clone(),
+        Mechanism::Cross { .. } => vec!["h".into()],
+    }
+}
+
+fn score_formula(scoring: &Scoring) -> &'static str {
+    match scoring {
+        Scoring::Dot => "Q·Kᵀ",
+        Scoring::General { .. } => "Q·W_a·Kᵀ",
+        Scoring::Additive { .. } => "v_a·tanh(q·W_a + k·U_a)",
+        Scoring::Cosine => "cos(q, k)",
+    }
+}
+
+fn cross_formula(scoring: &Scoring) -> &'static str {
+    match scoring {
+        Scoring::Dot => "h·a_j",
+        Scoring::General { .. } => "h·W_a·a_j",
+        Scoring::Additive { .. } => "v_a·tanh(h·W_a + a_j·U_a)",
+        Scoring::Cosine => "cos(h, a_j)",
+    }
+}
+
+/// " / T" for a temperature other than 1.
+fn temperature_text(t: f64) -> String {
+    if t == 1.0 {
+        String::new()
+    } else {
+        let text = format!("{t:.3}");
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        if text == "0" {
+            format!(" / T (T = {t:.2e})")
+        } else {
+            format!(" / T (T = {text})")
+        }
     }
 }
 

@@ -265,7 +265,7 @@ fn every_view_of_every_preset_renders() {
         let config = preset(name).unwrap();
         let trace = compute(&config).unwrap();
         for view in views::names(&config) {
-            let v = views::view(&config, &trace, view).unwrap();
+            let v = views::view(&config, &trace, &view).unwrap();
             let svg = to_svg(&v, &Style::default()).unwrap();
             assert!(svg.starts_with("<svg"), "{name}/{view}");
             // The title, on one line or two.

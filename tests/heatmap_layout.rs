@@ -269,7 +269,7 @@ fn titles_fit_their_canvas_at_the_preferred_size() {
     for config in &configs {
         let trace = compute(config).unwrap();
         for name in views::names(config) {
-            let v = views::view(config, &trace, name).unwrap();
+            let v = views::view(config, &trace, &name).unwrap();
             for dpr in [1.0, 2.0, 1.25] {
                 let style = Style { dpr, ..Style::default() };
                 let (w, h) = preferred_size(&v, style.fmt);

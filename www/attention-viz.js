@@ -127,15 +127,18 @@ function toTrace(raw, heap = null) {
   if (raw.mechanism === 'self') trace.query = { index: raw.query_index };
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     const value = nested(shape, data ?? heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
-    const [head, tail] = name.split('.');
-    if (tail) trace[head][tail] = value;
-    else trace[head] = value;
+    const parts = name.split('.');
+    if (parts.length === 3) { // heads.{i}.{stage}: a list of one object per head
+      const heads = (trace[parts[0]] ??= []);
+      (heads[Number(parts[1])] ??= {})[parts[2]] = value;
+    } else if (parts.length === 2) (trace[parts[0]] ??= {})[parts[1]] = value;
+    else trace[name] = value;
   }
   return trace;
 }
 
 /** The config fields compute()'s fast path sends flat: its matrices. */
-const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations'];
+const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations', 'w_o', 'w_a', 'u_a'];
 
 /** An array JSON.stringify writes as a plain list (no toJSON of its own). */
 const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'function';
@@ -196,10 +199,14 @@ function flatConfig(config) {
 }
 
 /**
- * Runs one attention computation. Returns the trace — self: q, k, v, scores,
- * scaled, weights, naive_weights, context, scale, query {index, scores, scaled,
- * weights, terms, context}; cross: scores, scaled, weights, naive_weights,
- * applied (d × m), context (d), scale. Throws an Error naming the bad field.
+ * Runs one attention computation. Returns the trace — self: q, k, v (whole
+ * projections), heads [{q, k, v, scores, scaled, weights, context}, …] (one per
+ * head), context (the heads side by side), output (with w_o), and with one head
+ * scores, scaled, weights, naive_weights; scale; query {index, scores, scaled,
+ * exp, sum, weights, terms, context, masked, features (additive)}; cross: scores,
+ * scaled, weights, naive_weights, applied (d × m), context (d), scale, query
+ * {masked, features}. Masked entries of scaled are -Infinity. Throws an Error
+ * naming the bad field.
  */
 export function compute(config) {
   return callCore(() => {

@@ -284,6 +284,37 @@ impl Viz {
         self.replace(config)
     }
 
+    /// Replaces config fields (a JSON object such as `{"heads": 2}` or `{"mask": "causal"}`;
+    /// `null` removes a field), validated as a whole config.
+    #[wasm_bindgen(js_name = setFields)]
+    pub fn set_fields(&mut self, fields_json: &str) -> Result<(), JsError> {
+        let fields: serde_json::Value = serde_json::from_str(fields_json)
+            .map_err(|e| js_err(format!("the fields to change are not valid JSON: {e}")))?;
+        let config = self.config().with_fields(&fields).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// Switches the scoring function ("dot", "general", "additive", "cosine"), filling
+    /// W_a (identity for general) or W_a, U_a, v_a (seeded by `seed` for additive).
+    #[wasm_bindgen(js_name = setScoring)]
+    pub fn set_scoring(&mut self, name: &str, seed: f64) -> Result<(), JsError> {
+        let config = self.config().with_scoring(name, seed_u32(seed)?).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// One more head (zeros in its columns of W_Q, W_K, W_V and its rows of W_O).
+    #[wasm_bindgen(js_name = insertHead)]
+    pub fn insert_head(&mut self) -> Result<(), JsError> {
+        let config = self.config().insert_head().map_err(js_err)?;
+        self.replace(config)
+    }
+
+    #[wasm_bindgen(js_name = removeHead)]
+    pub fn remove_head(&mut self, at: usize) -> Result<(), JsError> {
+        let config = self.config().remove_head(at).map_err(js_err)?;
+        self.replace(config)
+    }
+
     #[wasm_bindgen(js_name = insertToken)]
     pub fn insert_token(&mut self, at: usize, name: &str) -> Result<(), JsError> {
         let config = self.config().insert_token(at, name).map_err(js_err)?;
@@ -393,7 +424,7 @@ impl Viz {
 
     /// The views of this figure, in reading order.
     pub fn views(&self) -> Vec<String> {
-        views::names(self.config()).into_iter().map(String::from).collect()
+        views::names(self.config())
     }
 
     /// Draws `view` on `canvas` (whose width/height are already in device pixels).
