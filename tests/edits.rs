@@ -84,3 +84,138 @@ fn query_follows_token_edits() {
     assert!(c.with_query(4).is_err());
     assert!(c.with_scale(Scale::Value(0.0)).is_err());
 }
+
+// ---------------------------------------------------------------------------
+// Heads, W_O, scoring and masks (issue 12)
+// ---------------------------------------------------------------------------
+
+fn cfg(json: serde_json::Value) -> Config {
+    Config::from_value(&json).unwrap()
+}
+
+fn two_heads() -> Config {
+    cfg(serde_json::json!({
+        "embeddings": [[1, 0, 1], [0, 2, 0], [1, 1, 1]],
+        "w_q": [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]],
+        "w_k": [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0]],
+        "w_v": [[1, 2, 3, 4, 5, 6], [0, 1, 0, 1, 0, 1], [2, 2, 2, 2, 2, 2]],
+        "heads": 2, "head": 1,
+        "w_o": [[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, 0]]
+    }))
+}
+
+fn weights(c: &Config) -> (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let Mechanism::SelfAttention { projections: Some(p), .. } = &c.mechanism else { panic!() };
+    (p.w_q.to_rows(), p.w_k.to_rows(), p.w_v.to_rows())
+}
+
+#[test]
+fn a_new_head_is_zeros_at_the_end_and_w_o_grows_with_it() {
+    let c = two_heads().insert_head().unwrap();
+    assert_eq!(c.options.heads, 3);
+    let (q, _, v) = weights(&c);
+    assert_eq!(q[1], vec![5.0, 6.0, 7.0, 8.0, 0.0, 0.0]);
+    assert_eq!(v[0], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.0]);
+    let w_o = c.options.w_o.as_ref().unwrap();
+    assert_eq!(w_o.shape(), (9, 2));
+    assert_eq!(w_o.row(8), &[0.0, 0.0]);
+    let Trace::SelfAttention(t) = compute(&c).unwrap() else { panic!() };
+    assert_eq!(t.heads.len(), 3);
+    // A head of zeros scores every key 0: uniform weights.
+    assert!(t.heads[2].stages.weights.data().iter().all(|&w| (w - 1.0 / 3.0).abs() < 1e-15));
+    assert!(preset("seed-002").unwrap().insert_head().unwrap_err().0.contains("projections"));
+}
+
+#[test]
+fn removing_a_head_takes_its_columns_and_w_o_rows() {
+    let c = two_heads().remove_head(0).unwrap();
+    assert_eq!(c.options.heads, 1);
+    assert_eq!(c.options.head, 0, "the followed head 1 is now head 0");
+    let (q, k, v) = weights(&c);
+    assert_eq!((q[0].clone(), k[0].clone(), v[0].clone()), (vec![3.0, 4.0], vec![0.0, 1.0], vec![4.0, 5.0, 6.0]));
+    assert_eq!(c.options.w_o.as_ref().unwrap().to_rows(), vec![vec![2.0, 0.0], vec![0.0, 2.0], vec![1.0, 0.0]]);
+    assert!(c.remove_head(0).unwrap_err().0.contains("last head"));
+    assert!(two_heads().remove_head(2).is_err());
+}
+
+#[test]
+fn tokens_keep_the_mask_and_valid_lens_in_shape() {
+    let c = cfg(serde_json::json!({
+        "embeddings": [[1, 0], [0, 1], [1, 1]],
+        "mask": [[1, 0, 0], [1, 1, 0], [0, 1, 1]],
+        "valid_lens": [1, 2, 3]
+    }));
+    let c2 = c.insert_token(1, "new").unwrap();
+    let attention_viz::config::Mask::Matrix(m) = &c2.options.mask else { panic!() };
+    assert_eq!(m.to_rows(), vec![vec![1.0, 1.0, 0.0, 0.0], vec![1.0; 4], vec![1.0, 1.0, 1.0, 0.0], vec![0.0, 1.0, 1.0, 1.0]]);
+    assert_eq!(c2.options.valid_lens, Some(vec![1, 4, 2, 3]));
+    let c3 = c2.remove_token(1).unwrap();
+    assert_eq!(c3.options, c.options);
+    // A causal mask needs no change.
+    let causal = cfg(serde_json::json!({"embeddings": [[1], [2]], "mask": "causal"}));
+    assert_eq!(causal.insert_token(0, "x").unwrap().options.mask, attention_viz::config::Mask::Causal);
+    compute(&c2).unwrap();
+}
+
+#[test]
+fn a_mask_entry_turns_a_named_mask_into_its_matrix() {
+    let causal = cfg(serde_json::json!({"embeddings": [[1], [2], [3]], "mask": "causal"}));
+    let c = causal.with_value("mask", 0, 2, 1.0).unwrap();
+    let attention_viz::config::Mask::Matrix(m) = &c.options.mask else { panic!() };
+    assert_eq!(m.to_rows(), vec![vec![1.0, 0.0, 1.0], vec![1.0, 1.0, 0.0], vec![1.0, 1.0, 1.0]]);
+    assert!(causal.with_value("mask", 0, 0, 0.5).unwrap_err().0.contains("must be 0 or 1"));
+    assert!(causal.with_value("mask", 3, 0, 1.0).unwrap_err().0.contains("no row 3"));
+    let cross = cfg(serde_json::json!({"decoder_state": [1, 2], "annotations": [[1, 0], [0, 1]]}));
+    let c = cross.with_value("mask", 0, 1, 0.0).unwrap();
+    assert_eq!(c.to_value()["mask"], serde_json::json!([1, 0]));
+}
+
+#[test]
+fn scoring_switches_fill_sensible_starting_values() {
+    let c = preset("seed-001").unwrap();
+    let general = c.with_scoring("general", 42).unwrap();
+    let attention_viz::config::Scoring::General { w_a } = &general.options.scoring else { panic!() };
+    assert_eq!(w_a.to_rows(), vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]]);
+    // The identity W_a makes general scoring the dot product (scale: "none", the default away from dot).
+    let (g, d) = (compute(&general).unwrap(), compute(&c.with_scale(Scale::None).unwrap()).unwrap());
+    assert_eq!(g.field("scores").unwrap().data, d.field("scores").unwrap().data);
+    let additive = c.with_scoring("additive", 42).unwrap();
+    let attention_viz::config::Scoring::Additive { w_a, u_a, v_a } = &additive.options.scoring else { panic!() };
+    assert_eq!((w_a.shape(), u_a.shape(), v_a.len()), ((3, 3), (3, 3), 3));
+    // np.random.seed(42); np.random.rand(9): 0.3745… → round((2x − 1)·10)/10 = −0.3.
+    assert_eq!(w_a.get(0, 0), -0.3);
+    assert!(w_a.data().iter().chain(u_a.data()).chain(v_a).all(|x| (-1.0..=1.0).contains(x)));
+    assert_eq!(additive, c.with_scoring("additive", 42).unwrap(), "seeded");
+    assert_eq!(additive.with_scoring("dot", 0).unwrap().options.scoring, attention_viz::config::Scoring::Dot);
+    assert!(c.with_scoring("bilinear", 0).unwrap_err().0.contains("scoring must be"));
+    assert!(two_heads().with_scoring("general", 0).unwrap_err().0.contains("one head only"));
+}
+
+#[test]
+fn dimensions_keep_tied_scoring_matrices_and_w_o_in_shape() {
+    let c = cfg(serde_json::json!({
+        "embeddings": [[1, 0], [0, 1]], "scoring": "general", "w_a": [[1, 2], [3, 4]], "w_o": [[1], [1]]
+    }));
+    let wider = c.insert_dim(1).unwrap();
+    let attention_viz::config::Scoring::General { w_a } = &wider.options.scoring else { panic!() };
+    assert_eq!(w_a.to_rows(), vec![vec![1.0, 0.0, 2.0], vec![0.0, 0.0, 0.0], vec![3.0, 0.0, 4.0]]);
+    assert_eq!(wider.options.w_o.as_ref().unwrap().shape(), (3, 1));
+    assert_eq!(wider.remove_dim(1).unwrap(), c);
+    let cross = cfg(serde_json::json!({
+        "decoder_state": [1, 2], "annotations": [[1, 0]], "scoring": "additive",
+        "w_a": [[1, 0, 0], [0, 1, 0]], "u_a": [[1, 1, 1], [0, 0, 0]], "v_a": [1, 2, 3]
+    }));
+    let wider = cross.insert_dim(0).unwrap();
+    compute(&wider).unwrap();
+    assert_eq!(wider.remove_dim(0).unwrap(), cross);
+}
+
+#[test]
+fn with_fields_validates_the_whole_config_and_null_removes() {
+    let c = preset("seed-001").unwrap();
+    let causal = c.with_fields(&serde_json::json!({"mask": "causal", "temperature": 0.5})).unwrap();
+    assert_eq!((causal.options.mask.clone(), causal.options.temperature), (attention_viz::config::Mask::Causal, 0.5));
+    assert_eq!(causal.with_fields(&serde_json::json!({"mask": null, "temperature": null})).unwrap(), c);
+    assert!(c.with_fields(&serde_json::json!({"heads": 2})).unwrap_err().0.contains("cannot split evenly"));
+    assert!(c.with_fields(&serde_json::json!([1])).is_err());
+}
