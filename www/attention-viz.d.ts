@@ -4,36 +4,87 @@
 export type Matrix = number[][];
 export type Vector = number[];
 
-export interface SelfConfig {
-  mechanism?: 'self';
-  embeddings: Matrix;
-  w_q?: Matrix; w_k?: Matrix; w_v?: Matrix;
-  tokens?: string[];
-  scale?: 'sqrt_dk' | 'none' | number;
-  query?: number;
+/** Which keys each query may attend: "causal" (key j ≤ query i), or n × m of 0/1 or booleans, 1/true = may attend. */
+export type Mask = 'none' | 'causal' | (number | boolean)[][];
+/** What a query whose every key is masked gets: weights 0 and context 0; 1/m over all keys; or NaN (0/0). */
+export type MaskedRow = 'zero' | 'uniform' | 'nan';
+
+/** How queries are compared with keys, and the matrices each scoring needs. */
+interface ScoringFields {
+  /**
+   * "dot" q·k (default); "general" q·W_a·kᵀ (Luong 2015; `w_a` d_q × d_k); "additive" v_a·tanh(q·W_a + k·U_a)
+   * (Bahdanau 2015; `w_a` d_q × d_a, `u_a` d_k × d_a, `v_a` d_a); "cosine" q·k / max(‖q‖·‖k‖, 1e-8).
+   */
+  scoring?: 'dot' | 'general' | 'additive' | 'cosine';
+  w_a?: Matrix; u_a?: Matrix; v_a?: Vector;
+  /** scaled = scores / scale / temperature; > 0, default 1. */
+  temperature?: number;
+  masked_row?: MaskedRow;
 }
 
-export interface CrossConfig {
+export interface SelfConfig extends ScoringFields {
+  mechanism?: 'self';
+  embeddings: Matrix;
+  /** d_model × heads·d_k (W_V: d_model × heads·d_v); head i uses columns i·d_k … (i+1)·d_k − 1. */
+  w_q?: Matrix; w_k?: Matrix; w_v?: Matrix;
+  tokens?: string[];
+  /** Default "sqrt_dk" (√ of the per-head d_k) for dot scoring with projections, else "none". */
+  scale?: 'sqrt_dk' | 'none' | number;
+  query?: number;
+  /** Heads, ≥ 1 (default 1); more than one needs w_q, w_k, w_v whose widths it divides. */
+  heads?: number;
+  /** The head the breakdown and the stage views follow (default 0). */
+  head?: number;
+  /** (heads·d_v) × d_out: output = the heads' contexts side by side · W_O. */
+  w_o?: Matrix;
+  mask?: Mask;
+  /** One per query: query i attends keys 0 … valid_lens[i] − 1 (combined with `mask`). */
+  valid_lens?: number[];
+}
+
+export interface CrossConfig extends ScoringFields {
   mechanism?: 'cross';
   decoder_state: Vector;
   annotations: Matrix;
   tokens?: string[];
   scale?: 'sqrt_dk' | 'none' | number;
   query?: number;
+  /** One 0/1 (or boolean) per encoder state; 1 = may attend. */
+  mask?: 'none' | (number | boolean)[];
+  /** One number: the decoder state attends encoder states 0 … valid_lens[0] − 1. */
+  valid_lens?: [number];
 }
 
 export type Config = SelfConfig | CrossConfig;
 
+/** One head's slices of Q, K, V and its stages; masked entries of `scaled` are -Infinity, their weights 0. */
+export interface HeadTrace {
+  q: Matrix; k: Matrix; v: Matrix;
+  scores: Matrix; scaled: Matrix; weights: Matrix; context: Matrix;
+}
+
 export interface SelfTrace {
   mechanism: 'self';
+  /** The whole projections, n × heads·d_k (v: n × heads·d_v). */
   q: Matrix; k: Matrix; v: Matrix;
-  scores: Matrix; scaled: Matrix; weights: Matrix; naive_weights: Matrix; context: Matrix;
+  /** Every head, also when there is one. */
+  heads: HeadTrace[];
+  /** With one head only (equal to heads[0]'s); absent with several. */
+  scores?: Matrix; scaled?: Matrix; weights?: Matrix; naive_weights?: Matrix;
+  /** n × heads·d_v: the heads' contexts side by side. */
+  context: Matrix;
+  /** context · W_O, when the config has `w_o`. */
+  output?: Matrix;
   scale: number;
   /**
-   * The followed query step by step: `exp[j]` = exp(scaled_j − max scaled) (the stable softmax's), `sum` = [Σ_j exp[j]]
-   * (a one-element vector), `weights[j]` = exp[j] / sum, `terms[j]` = w_j·v_j.
+   * The followed query (of head `head`) step by step: `exp[j]` = exp(scaled_j − max scaled) (the stable softmax's),
+   * `sum` = [Σ_j exp[j]] (a one-element vector), `weights[j]` = exp[j] / sum, `terms[j]` = w_j·v_j; `masked[j]`: 0 attended,
+   * 1 masked by `mask`, 2 beyond `valid_lens`, 3 both; `features` (additive scoring): tanh(q·W_a + k_j·U_a), m × d_a.
    */
-  query: { index: number; scores: Vector; scaled: Vector; exp: Vector; sum: Vector; weights: Vector; terms: Matrix; context: Vector };
+  query: {
+    index: number; scores: Vector; scaled: Vector; exp: Vector; sum: Vector; weights: Vector; terms: Matrix;
+    context: Vector; masked: Vector; features?: Matrix;
+  };
 }
 
 export interface CrossTrace {
@@ -43,13 +94,16 @@ export interface CrossTrace {
   applied: Matrix;
   context: Vector;
   scale: number;
+  /** `masked[j]` as in SelfTrace; `features` for additive scoring (m × d_a). */
+  query: { masked: Vector; features?: Matrix };
 }
 
 export type Trace = SelfTrace | CrossTrace;
 
 export type ViewName =
   | 'embeddings' | 'w_q' | 'w_k' | 'w_v' | 'q' | 'k' | 'v' | 'scores' | 'scaled' | 'weights' | 'naive_weights'
-  | 'context' | 'decoder_state' | 'annotations' | 'applied';
+  | 'context' | 'decoder_state' | 'annotations' | 'applied'
+  | 'w_o' | 'w_a' | 'u_a' | 'v_a' | 'mask' | 'output' | 'query.features' | `heads.${number}.${keyof HeadTrace}`;
 
 export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
 

@@ -11,7 +11,10 @@ export async function module(): Promise<string> {
   const trace: Trace = compute(config);
   if (trace.mechanism === 'self') {
     const self: SelfTrace = trace;
-    const first: number = self.weights[0][0] + self.query.weights[0];
+    // With one head `weights` equals heads[0].weights; with several it is absent.
+    const first: number = (self.weights ?? self.heads[0].weights)[0][0] + self.query.weights[0];
+    const masked: number = self.query.masked[0] + self.heads.length + (self.output?.[0][0] ?? 0);
+    void masked;
     // The softmax in its two steps: exp(scaled − max) and their sum (a 1-element vector).
     const steps: number = self.query.exp[0] / self.query.sum[0];
     void first;
@@ -20,6 +23,16 @@ export async function module(): Promise<string> {
     void context;
   }
   const full: Config = normalizeConfig({ embeddings: [[1, 0], [0, 1]] });
+  const transformer: Config = {
+    embeddings: [[1, 0], [0, 1]], w_q: [[1, 0], [0, 1]], w_k: [[1, 0], [0, 1]], w_v: [[1, 0], [0, 1]],
+    heads: 2, head: 1, w_o: [[1], [1]], mask: 'causal', valid_lens: [1, 2], masked_row: 'uniform', temperature: 0.5,
+    scoring: 'cosine',
+  };
+  const luong: Config = { decoder_state: [1, 2], annotations: [[1, 0]], scoring: 'general', w_a: [[1, 0], [0, 1]], mask: [true] };
+  // @ts-expect-error not a scoring
+  const bad: Config = { embeddings: [[1]], scoring: 'bilinear' };
+  void transformer; void luong; void bad;
+  renderSVG(transformer, 'heads.1.weights');
   void full;
   const rng = new RandomState(42);
   const drawn = rng.randint(3, null, [3, 3]);
@@ -67,5 +80,5 @@ export async function inline(): Promise<number[][]> {
   void new window.AttentionViz.RandomState(1).rand(3);
   // @ts-expect-error not exported by the module, so not on window.AttentionViz either
   void window.AttentionViz.defineElement;
-  return trace.mechanism === 'self' ? trace.weights : [trace.weights];
+  return trace.mechanism === 'self' ? trace.heads[0].weights : [trace.weights];
 }
