@@ -6,8 +6,13 @@
 //! them (`np.random.seed(s)` then one call per matrix) — checked by replaying
 //! the calls through our `RandomState`, never assumed; everything else is
 //! written as literal arrays with round-tripping float reprs.
+//!
+//! Heads, W_O, the scoring functions, temperature, masks, valid lengths and
+//! fully masked rows are written only when set, the way textbooks write them
+//! (a slice of Q, K, V per head, `np.tril` for causal, d2l's valid lengths), so
+//! the documents' own configs still export as the documents' code.
 
-use crate::config::{Config, Mechanism, Scale};
+use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Scale, Scoring};
 use crate::edits::Distribution;
 use crate::math::Matrix;
 use std::fmt::Write;
@@ -40,6 +45,7 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                 let _ = writeln!(py, "{name} = {call}{cast}");
             }
         };
+    let o = &config.options;
     match &config.mechanism {
         Mechanism::SelfAttention { embeddings, projections } => {
             match (projections, seeded) {
@@ -63,21 +69,72 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                         let _ = writeln!(py, "W_V = {}", py_array(&p.w_v));
                     }
                 }
+            }
+            option_inputs(&mut py, o, false);
+            if projections.is_some() {
                 let _ = writeln!(py, "\nQ = X @ W_Q\nK = X @ W_K\nV = X @ W_V");
             } else {
                 let _ = writeln!(py, "\nQ = K = V = X  # no learned projections");
             }
-            let _ = writeln!(py, "scores = Q @ K.T");
-            let _ = writeln!(py, "scaled = {}", scaled_expr(config.scale, "K.shape[1]"));
-            let _ = writeln!(py, "weights = softmax(scaled, axis=1)");
-            let _ = writeln!(py, "context = weights @ V\n");
-            let _ = writeln!(py, "i = {}  # the query of the single-query breakdown", config.query);
-            let _ = writeln!(py, "terms = weights[i][:, None] * V  # row j is w_j * v_j\n");
-            let _ = writeln!(py, "np.set_printoptions(precision=8, suppress=True)");
-            for name in ["Q", "K", "V", "scores", "scaled", "weights", "context"] {
-                let _ = writeln!(py, "print(\"{name} =\", {name}, sep=\"\\n\")");
+            if o.heads == 1 {
+                self_stages(&mut py, config, "", "Q", "K", "K.shape[1]");
+                let _ = writeln!(py, "context = weights @ V");
+                if o.w_o.is_some() {
+                    let _ = writeln!(py, "output = context @ W_O  # the output projection");
+                }
+                let _ = writeln!(py, "\ni = {}  # the query of the single-query breakdown", config.query);
+                let _ = writeln!(py, "terms = weights[i][:, None] * V  # row j is w_j * v_j\n");
+                let _ = writeln!(py, "np.set_printoptions(precision=8, suppress=True)");
+                for name in ["Q", "K", "V", "scores", "scaled", "weights", "context"] {
+                    let _ = writeln!(py, "print(\"{name} =\", {name}, sep=\"\\n\")");
+                }
+                if o.w_o.is_some() {
+                    let _ = writeln!(py, "print(\"output =\", output, sep=\"\\n\")");
+                }
+                let _ = writeln!(py, "print(\"context of query\", tokens[i], \"=\", terms.sum(axis=0))");
+            } else {
+                let _ = writeln!(py, "d_k = W_Q.shape[1] // heads  # each head's query and key width");
+                let _ = writeln!(py, "d_v = W_V.shape[1] // heads  # each head's value width");
+                let _ = writeln!(py, "per_head = []  # each head's stages");
+                let _ = writeln!(
+                    py,
+                    "for i in range(heads):  # head i: columns i*d_k ... (i+1)*d_k - 1 of Q and K (PyTorch's layout)"
+                );
+                let _ = writeln!(py, "    q = Q[:, i * d_k:(i + 1) * d_k]");
+                let _ = writeln!(py, "    k = K[:, i * d_k:(i + 1) * d_k]");
+                let _ = writeln!(py, "    v = V[:, i * d_v:(i + 1) * d_v]");
+                self_stages(&mut py, config, "    ", "q", "k", "d_k");
+                let _ = writeln!(
+                    py,
+                    "    per_head.append(dict(q=q, k=k, v=v, scores=scores, scaled=scaled, weights=weights, \
+                     context=weights @ v))"
+                );
+                let _ = writeln!(
+                    py,
+                    "context = np.concatenate([head[\"context\"] for head in per_head], axis=1)  # the heads side by side"
+                );
+                if o.w_o.is_some() {
+                    let _ = writeln!(py, "output = context @ W_O  # the output projection");
+                }
+                let _ = writeln!(py, "\ni = {}  # the query of the single-query breakdown", config.query);
+                let _ = writeln!(py, "head = {}  # the head it follows", o.head);
+                let _ = writeln!(
+                    py,
+                    "terms = per_head[head][\"weights\"][i][:, None] * per_head[head][\"v\"]  # row j is w_j * v_j\n"
+                );
+                let _ = writeln!(py, "np.set_printoptions(precision=8, suppress=True)");
+                for name in ["Q", "K", "V"] {
+                    let _ = writeln!(py, "print(\"{name} =\", {name}, sep=\"\\n\")");
+                }
+                let _ = writeln!(py, "for number, stages in enumerate(per_head):");
+                let _ = writeln!(py, "    print(f\"head {{number}} weights =\", stages[\"weights\"], sep=\"\\n\")");
+                let _ = writeln!(py, "print(\"context =\", context, sep=\"\\n\")");
+                if o.w_o.is_some() {
+                    let _ = writeln!(py, "print(\"output =\", output, sep=\"\\n\")");
+                }
+                let _ =
+                    writeln!(py, "print(\"context of query\", tokens[i], \"in head\", head, \"=\", terms.sum(axis=0))");
             }
-            let _ = writeln!(py, "print(\"context of query\", tokens[i], \"=\", terms.sum(axis=0))");
         }
         Mechanism::Cross { decoder_state, annotations } => {
             match seeded {
@@ -87,17 +144,47 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                     let _ = writeln!(py, "annotations = A.T  # one encoder state per column");
                 }
                 None => {
-                    let _ = writeln!(
-                        py,
-                        "h = {}",
-                        py_array(&Matrix::row_vector(decoder_state)).replacen("[[", "[", 1).replacen("]]", "]", 1)
-                    );
+                    let _ = writeln!(py, "h = {}", py_vector(decoder_state));
                     let _ = writeln!(py, "annotations = {}.T  # one encoder state per column", py_array(annotations));
                 }
             }
-            let _ = writeln!(py, "\nscores = h @ annotations");
-            let _ = writeln!(py, "scaled = {}", scaled_expr(config.scale, "h.shape[0]"));
-            let _ = writeln!(py, "weights = softmax(scaled)  # stable: no float128 needed");
+            option_inputs(&mut py, o, true);
+            let _ = writeln!(py);
+            match &o.scoring {
+                Scoring::Dot => {
+                    let _ = writeln!(py, "scores = h @ annotations");
+                }
+                Scoring::General { .. } => {
+                    let _ = writeln!(py, "scores = h @ W_a @ annotations  # Luong's general score: h W_a a_j");
+                }
+                Scoring::Additive { .. } => {
+                    let _ = writeln!(
+                        py,
+                        "features = np.tanh(h @ W_a + annotations.T @ U_a)  # row j: tanh(h W_a + a_j U_a)"
+                    );
+                    let _ = writeln!(py, "scores = features @ v_a  # Bahdanau's additive score");
+                }
+                Scoring::Cosine => {
+                    let _ =
+                        writeln!(py, "norms = np.linalg.norm(h) * np.linalg.norm(annotations, axis=0)  # |h| |a_j|");
+                    let _ = writeln!(
+                        py,
+                        "scores = h @ annotations / np.maximum(norms, 1e-8)  # cosine similarity (PyTorch's eps)"
+                    );
+                }
+            }
+            let _ = writeln!(py, "scaled = {}", scaled_expr(config.scale, o.temperature, "h.shape[0]"));
+            if masked(o) {
+                let _ =
+                    writeln!(py, "scaled = np.where(allowed, scaled, -np.inf)  # a masked state: -inf, so exp gives 0");
+                let _ = writeln!(py, "if allowed.any():");
+                let _ = writeln!(py, "    weights = softmax(scaled)  # stable: no float128 needed");
+                let (fill, what) = masked_row_fill(o.masked_row, "len(scaled)");
+                let _ = writeln!(py, "else:  # every encoder state masked: {what}");
+                let _ = writeln!(py, "    weights = {fill}");
+            } else {
+                let _ = writeln!(py, "weights = softmax(scaled)  # stable: no float128 needed");
+            }
             let _ = writeln!(py, "applied = weights * annotations");
             let _ = writeln!(py, "context = applied.sum(axis=1)\n");
             let _ = writeln!(py, "np.set_printoptions(precision=8, suppress=False)");
@@ -109,11 +196,150 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
     py
 }
 
-fn scaled_expr(scale: Scale, dk: &str) -> String {
-    match scale {
+/// Whether some key can be masked (`allowed` exists in the snippet).
+fn masked(o: &Options) -> bool {
+    o.mask != Mask::None || o.valid_lens.is_some()
+}
+
+/// The inputs the options add (nothing for the documents' defaults): W_O, the
+/// scoring matrices, heads, temperature, and `allowed` (which keys each query may attend).
+fn option_inputs(py: &mut String, o: &Options, cross: bool) {
+    if let Some(w) = &o.w_o {
+        let _ = writeln!(py, "W_O = {}", py_array(w));
+    }
+    match &o.scoring {
+        Scoring::General { w_a } => {
+            let _ = writeln!(py, "W_a = {}", py_array(w_a));
+        }
+        Scoring::Additive { w_a, u_a, v_a } => {
+            let _ = writeln!(py, "W_a = {}", py_array(w_a));
+            let _ = writeln!(py, "U_a = {}", py_array(u_a));
+            let _ = writeln!(py, "v_a = {}", py_vector(v_a));
+        }
+        Scoring::Dot | Scoring::Cosine => {}
+    }
+    if o.heads != 1 {
+        let _ = writeln!(py, "heads = {}", o.heads);
+    }
+    if o.temperature != 1.0 {
+        let _ = writeln!(py, "temperature = {}", py_float(o.temperature));
+    }
+    let bools = |row: &[f64]| {
+        format!("[{}]", row.iter().map(|&x| if x != 0.0 { "1" } else { "0" }).collect::<Vec<_>>().join(", "))
+    };
+    let mut have = false;
+    match &o.mask {
+        Mask::None => {}
+        Mask::Causal => {
+            let _ = writeln!(py, "n = len(tokens)");
+            let _ =
+                writeln!(py, "allowed = np.tril(np.ones((n, n), dtype=bool))  # causal: query i attends keys 0 ... i");
+            have = true;
+        }
+        Mask::Matrix(m) if cross => {
+            let _ = writeln!(py, "allowed = np.array({}, dtype=bool)  # the mask: 1 = may attend", bools(m.row(0)));
+            have = true;
+        }
+        Mask::Matrix(m) => {
+            let rows: Vec<String> = (0..m.rows()).map(|i| bools(m.row(i))).collect();
+            let _ = writeln!(
+                py,
+                "allowed = np.array([{}], dtype=bool)  # the mask: 1 = query i may attend key j",
+                rows.join(",\n    ")
+            );
+            have = true;
+        }
+    }
+    let Some(lens) = &o.valid_lens else { return };
+    let lens_list = lens.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+    if cross {
+        let _ = writeln!(py, "valid_lens = np.array([{lens_list}])  # one query: the decoder state");
+        let cond = "np.arange(len(tokens)) < valid_lens[0]";
+        if have {
+            let _ = writeln!(py, "allowed &= {cond}  # and states j < valid_lens[0] only");
+        } else {
+            let _ = writeln!(py, "allowed = {cond}  # states j < valid_lens[0] only");
+        }
+        return;
+    }
+    if o.mask != Mask::Causal {
+        let _ = writeln!(py, "n = len(tokens)");
+    }
+    let _ = writeln!(py, "valid_lens = np.array([{lens_list}])");
+    let cond = "np.arange(n)[None, :] < valid_lens[:, None]";
+    if have {
+        let _ = writeln!(py, "allowed &= {cond}  # and keys j < valid_lens[i] only (d2l)");
+    } else {
+        let _ = writeln!(py, "allowed = {cond}  # query i attends keys j < valid_lens[i] (d2l)");
+    }
+}
+
+/// scores → scaled → weights of self-attention, for queries `q` and keys `k` of width `dk`.
+fn self_stages(py: &mut String, config: &Config, indent: &str, q: &str, k: &str, dk: &str) {
+    let o = &config.options;
+    match &o.scoring {
+        Scoring::Dot => {
+            let _ = writeln!(py, "{indent}scores = {q} @ {k}.T");
+        }
+        Scoring::General { .. } => {
+            let _ = writeln!(py, "{indent}scores = {q} @ W_a @ {k}.T  # Luong's general score: q_i W_a k_j");
+        }
+        Scoring::Additive { .. } => {
+            let _ = writeln!(
+                py,
+                "{indent}features = np.tanh(({q} @ W_a)[:, None, :] + ({k} @ U_a)[None, :, :])  # [i, j]: tanh(q_i W_a + k_j U_a)"
+            );
+            let _ = writeln!(py, "{indent}scores = features @ v_a  # Bahdanau's additive score");
+        }
+        Scoring::Cosine => {
+            let _ = writeln!(
+                py,
+                "{indent}norms = np.outer(np.linalg.norm({q}, axis=1), np.linalg.norm({k}, axis=1))  # |q_i| |k_j|"
+            );
+            let _ = writeln!(
+                py,
+                "{indent}scores = {q} @ {k}.T / np.maximum(norms, 1e-8)  # cosine similarity (PyTorch's eps)"
+            );
+        }
+    }
+    let _ = writeln!(py, "{indent}scaled = {}", scaled_expr(config.scale, o.temperature, dk));
+    if !masked(o) {
+        let _ = writeln!(py, "{indent}weights = softmax(scaled, axis=1)");
+        return;
+    }
+    let _ = writeln!(py, "{indent}scaled = np.where(allowed, scaled, -np.inf)  # a masked key: -inf, so exp gives 0");
+    if o.mask == Mask::Causal && o.valid_lens.is_none() {
+        // Key 0 is always allowed: no query has every key masked.
+        let _ = writeln!(py, "{indent}weights = softmax(scaled, axis=1)");
+        return;
+    }
+    let (fill, what) = masked_row_fill(o.masked_row, "scaled.shape[1]");
+    let _ = writeln!(py, "{indent}weights = {fill}  # a query with every key masked: {what}");
+    let _ = writeln!(py, "{indent}attends = allowed.any(axis=1)  # the queries with a key left to attend");
+    let _ = writeln!(py, "{indent}weights[attends] = softmax(scaled[attends], axis=1)");
+}
+
+/// The weights of a query whose every key is masked, as `masked_row` says (`m`: the
+/// number of keys), and what they are in words.
+fn masked_row_fill(row: MaskedRow, m: &str) -> (String, &'static str) {
+    match row {
+        MaskedRow::Zero => ("np.zeros_like(scaled)".into(), "weights 0 (PyTorch >= 2.5)"),
+        MaskedRow::Uniform => (format!("np.full_like(scaled, 1 / {m})"), "1/m each (d2l's masked_softmax)"),
+        MaskedRow::Nan => ("np.full_like(scaled, np.nan)".into(), "0/0 = NaN"),
+    }
+}
+
+/// scores / scale / temperature, as the core divides.
+fn scaled_expr(scale: Scale, temperature: f64, dk: &str) -> String {
+    let scaled = match scale {
         Scale::SqrtDk => format!("scores / {dk} ** 0.5"),
         Scale::None => "scores".into(),
         Scale::Value(s) => format!("scores / {}", py_float(s)),
+    };
+    if temperature == 1.0 {
+        scaled
+    } else {
+        scaled + " / temperature"
     }
 }
 
@@ -131,6 +357,11 @@ fn py_array(m: &Matrix) -> String {
         .map(|i| format!("[{}]", m.row(i).iter().map(|&x| py_float(x)).collect::<Vec<_>>().join(", ")))
         .collect();
     format!("np.array([{}])", rows.join(",\n    "))
+}
+
+/// A vector as a 1-d array.
+fn py_vector(v: &[f64]) -> String {
+    py_array(&Matrix::row_vector(v)).replacen("[[", "[", 1).replacen("]]", "]", 1)
 }
 
 fn py_list_str(items: &[String]) -> String {

@@ -1,9 +1,11 @@
 //! Share links round-trip exactly and refuse malformed or hostile fragments.
 #![cfg(not(target_arch = "wasm32"))]
 
+use attention_viz::config::{Config, Mask, MaskedRow, Options};
 use attention_viz::edits::Distribution;
 use attention_viz::presets::{preset, NAMES};
 use attention_viz::share::{base64url_decode, base64url_encode, decode, encode, State};
+use serde_json::{json, Value};
 
 #[test]
 fn base64url_round_trips() {
@@ -52,4 +54,154 @@ fn malformed_and_hostile_fragments_are_refused_clearly() {
         assert!(e.starts_with("this share link cannot be read") && e.contains(want), "{text:?}: {e}");
     }
     assert!(decode(&"A".repeat(5_000_000)).unwrap_err().contains("characters long"));
+}
+
+/// Configs holding every field of `Options`, alone and together, on both mechanisms.
+fn option_configs() -> Vec<Config> {
+    let self_base = json!({
+        "embeddings": [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]],
+        "w_q": [[2, 0, 2, 1], [2, 0.1, 0, 1], [2, 1, 2, 0]],
+        "w_k": [[2, 2, 2, 0], [0, 2, 1, 1.5], [0, 1, 1, 2]],
+        "w_v": [[1, 1, 0, 2, 0.25, 1], [0, 1, 1, 1, 2, 0], [3, 0, 1, 0, 1, 1]],
+    });
+    let cross_base =
+        json!({"decoder_state": [5, 1, 20], "annotations": [[3, 12, 45], [59, 2, 5], [1, 43, 5], [4, 3, 45.3]]});
+    let odd_w_o = json!([[1e-300, 0], [-0.0, 1], [0.30000000000000004, 1], [0.5, 0], [0, -2e10], [1, 0]]);
+    let w_a = json!([[1, 0.5, 0], [0, 1, 2], [1, 0, 1]]);
+    let additive = json!({"scoring": "additive", "w_a": [[0.5, 1], [0.25, 0], [1, 0.5]],
+                          "u_a": [[1, 0], [0.5, 0.5], [0, 1]], "v_a": [1.5, -0.1]});
+    let mask = json!([[1, 0, 1, 0], [0, 0, 0, 0], [1, 1, 0, 1], [0, 1, 1, 1]]);
+    let self_cases = [
+        json!({"heads": 2, "head": 1}),
+        json!({"heads": 2, "w_o": odd_w_o}),
+        json!({"heads": 3, "w_q": [[2, 0, 1], [1, 0.5, 0], [2, 1, 1]], "w_k": [[2, 2, 0], [0, 2, 1], [1, 1, 0]], "head": 2}),
+        json!({"w_o": [[1, 0, 0.5], [0, 1, 0], [1, 1, 0], [2, 0, 1], [0, 0.5, 0], [1, 0, 0]]}),
+        json!({"scoring": "general", "w_q": [[2, 0], [1, 0.5], [2, 1]], "w_k": [[2, 2], [0, 2], [1, 1]], "w_a": [[1, 0.5], [0, 1]]}),
+        json!({"scoring": "additive", "w_q": [[2, 0, 1], [1, 0.5, 0], [2, 1, 1]], "w_k": [[2, 2, 0], [0, 2, 1], [1, 1, 0]],
+               "w_a": [[0.5, 1], [0.25, 0], [1, 0.5]], "u_a": [[1, 0], [0.5, 0.5], [0, 1]], "v_a": [1.5, -0.1]}),
+        json!({"scoring": "cosine", "heads": 2, "scale": "sqrt_dk"}),
+        json!({"temperature": 0.1}),
+        json!({"temperature": 3e-7, "scale": 2.5}),
+        json!({"mask": "causal"}),
+        json!({"mask": mask}),
+        json!({"mask": [[true, false, true, false], [false, false, false, false], [true, true, true, true], [false, true, true, true]]}),
+        json!({"valid_lens": [2, 0, 1, 4]}),
+        json!({"valid_lens": [2, 0, 1, 4], "masked_row": "uniform"}),
+        json!({"mask": mask, "masked_row": "nan"}),
+        json!({"heads": 2, "head": 1, "w_o": odd_w_o, "scoring": "cosine", "temperature": 0.25, "mask": "causal",
+               "valid_lens": [0, 1, 3, 2], "masked_row": "nan", "query": 3, "scale": "none"}),
+    ];
+    let cross_cases = [
+        json!({"scoring": "general", "w_a": w_a}),
+        additive.clone(),
+        json!({"scoring": "cosine", "temperature": 0.5}),
+        json!({"mask": [1, 0, 1, 1]}),
+        json!({"mask": [true, false, false, true], "valid_lens": [3], "masked_row": "uniform"}),
+        json!({"valid_lens": [0], "masked_row": "nan", "scale": "sqrt_dk"}),
+    ];
+    let with = |base: &Value, more: &Value| {
+        let v = with_more(base, more.clone());
+        Config::from_value(&v).unwrap_or_else(|e| panic!("{v}: {e}"))
+    };
+    let mut configs: Vec<Config> = self_cases.iter().map(|c| with(&self_base, c)).collect();
+    configs.extend(cross_cases.iter().map(|c| with(&cross_base, c)));
+    configs.push(with(&cross_base, &with_more(&additive, json!({"mask": [1, 1, 0, 1], "temperature": 2}))));
+    configs
+}
+
+/// `base` with the fields of `more` added (or replaced).
+fn with_more(base: &Value, more: Value) -> Value {
+    let mut v = base.clone();
+    v.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
+    v
+}
+
+#[test]
+fn every_option_round_trips_exactly() {
+    let configs = option_configs();
+    let mut changed = 0;
+    for config in &configs {
+        assert_eq!(&Config::from_value(&config.to_value()).unwrap(), config, "{}", config.to_value());
+        let state = State { config: config.clone(), naive: true, random: Some((7, Distribution::Randn)) };
+        assert_eq!(decode(&encode(&state)).unwrap(), state, "{}", config.to_value());
+        let state = State { config: config.clone(), naive: false, random: None };
+        assert_eq!(decode(&encode(&state)).unwrap(), state, "{}", config.to_value());
+        changed += usize::from(config.options != Options::default());
+    }
+    assert_eq!(changed, configs.len(), "every case sets an option");
+    // Every field of Options, every scoring function and every kind of mask and masked row appears.
+    let seen = |f: &dyn Fn(&Options) -> bool| configs.iter().any(|c| f(&c.options));
+    assert!(seen(&|o| o.heads == 3 && o.head == 2) && seen(&|o| o.w_o.is_some()));
+    for scoring in ["general", "additive", "cosine"] {
+        assert!(seen(&|o| o.scoring.name() == scoring), "{scoring}");
+    }
+    assert!(seen(&|o| o.temperature != 1.0) && seen(&|o| o.valid_lens.is_some()));
+    assert!(seen(&|o| o.mask == Mask::Causal) && seen(&|o| matches!(o.mask, Mask::Matrix(_))));
+    assert!(seen(&|o| o.masked_row == MaskedRow::Uniform) && seen(&|o| o.masked_row == MaskedRow::Nan));
+    // Awkward floats survive bit for bit (-0.0 stays negative, 1e-300 and 0.30000000000000004 exact).
+    let w_o = configs[1].options.w_o.as_ref().unwrap();
+    let back = decode(&encode(&State { config: configs[1].clone(), naive: false, random: None })).unwrap();
+    let w_o_back = back.config.options.w_o.unwrap();
+    assert!(w_o.data().iter().zip(w_o_back.data()).all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert!(w_o_back.get(1, 0).is_sign_negative() && w_o_back.get(2, 0) == 0.1 + 0.2);
+}
+
+#[test]
+fn malformed_options_in_a_link_are_refused_naming_the_field() {
+    let self_base = json!({
+        "embeddings": [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]],
+        "w_q": [[2, 0, 2, 1], [2, 0, 0, 1], [2, 1, 2, 0]],
+        "w_k": [[2, 2, 2, 0], [0, 2, 1, 1], [0, 1, 1, 2]],
+        "w_v": [[1, 1, 0, 2], [0, 1, 1, 1], [3, 0, 1, 0]],
+    });
+    let cross_base = json!({"decoder_state": [5, 1, 20], "annotations": [[3, 12, 45], [59, 2, 5], [1, 43, 5]]});
+    let cases: Vec<(Value, &str)> = vec![
+        (with_more(&self_base, json!({"heads": 0})), "heads must be a whole number from 1"),
+        (with_more(&self_base, json!({"heads": 1.5})), "heads must be a whole number"),
+        (with_more(&self_base, json!({"heads": "two"})), "heads must be a whole number"),
+        (with_more(&self_base, json!({"heads": 3})), "w_q has 4 columns, which 3 heads cannot split evenly"),
+        (with_more(&self_base, json!({"heads": 2, "head": 2})), "head must be a whole number from 0 to 1"),
+        (with_more(&self_base, json!({"w_o": [[1], [2]]})), "w_o has 2 rows, expected 4"),
+        (with_more(&self_base, json!({"w_o": [[1], [2], [3], ["NaN"]]})), "w_o row 3, column 0 is NaN"),
+        (with_more(&self_base, json!({"scoring": "bilinear"})), "scoring must be \"dot\", \"general\""),
+        (with_more(&self_base, json!({"scoring": "general"})), "w_a is missing"),
+        (with_more(&self_base, json!({"scoring": "general", "w_a": [[1, 2]]})), "w_a row 0 has 2 values, expected 4"),
+        (with_more(&self_base, json!({"w_a": [[1]]})), "w_a belongs to general or additive scoring"),
+        (
+            with_more(
+                &self_base,
+                json!({"scoring": "additive", "w_a": [[1], [1], [1], [1]], "u_a": [[1], [1], [1], [1]], "v_a": [1, 2]}),
+            ),
+            "v_a has 2 values, expected 1",
+        ),
+        (
+            with_more(&self_base, json!({"scoring": "general", "heads": 2, "w_a": [[1, 0], [0, 1]]})),
+            "general scoring has one head only",
+        ),
+        (with_more(&self_base, json!({"temperature": -1})), "temperature must be a positive number"),
+        (with_more(&self_base, json!({"temperature": 0})), "temperature must be a positive number"),
+        (with_more(&self_base, json!({"temperature": "hot"})), "temperature must be a positive number"),
+        (
+            with_more(&self_base, json!({"mask": [[1, 0, 0, 0], [2, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]})),
+            "mask row 1, column 0 is 2",
+        ),
+        (with_more(&self_base, json!({"mask": [[1, 0, 0, 0]]})), "mask has 1 rows, expected 4"),
+        (with_more(&self_base, json!({"mask": "future"})), "mask must be \"none\", \"causal\""),
+        (with_more(&self_base, json!({"valid_lens": [1, 2]})), "valid_lens has 2 values, expected 4"),
+        (with_more(&self_base, json!({"valid_lens": [1, -2, 3, 4]})), "valid_lens entry 1 is -2"),
+        (with_more(&self_base, json!({"masked_row": "drop"})), "masked_row must be \"zero\", \"uniform\" or \"nan\""),
+        (with_more(&cross_base, json!({"heads": 2})), "heads belongs to self-attention"),
+        (with_more(&cross_base, json!({"w_o": [[1]]})), "w_o belongs to self-attention"),
+        (with_more(&cross_base, json!({"mask": "causal"})), "mask \"causal\" needs several queries"),
+        (with_more(&cross_base, json!({"mask": [1, 0]})), "mask has 2 values, expected 3"),
+        (with_more(&cross_base, json!({"valid_lens": [1, 2]})), "valid_lens has 2 values, expected 1"),
+    ];
+    for (config, want) in cases {
+        let text = base64url_encode(json!({"v": 1, "config": config}).to_string().as_bytes());
+        let e = decode(&text).unwrap_err();
+        assert!(
+            e.starts_with("this share link cannot be read: its config is invalid: ") && e.contains(want),
+            "{config}: {e}"
+        );
+    }
 }
