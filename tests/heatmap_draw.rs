@@ -7,9 +7,13 @@
 mod common;
 
 use attention_viz::attention::compute;
-use attention_viz::heatmap::draw::{colorbar_ticks, draw, Colors, Layout, Style};
-use attention_viz::heatmap::palette::{parse_hex, Rgb};
-use attention_viz::heatmap::{raster, to_svg};
+use attention_viz::config::Config;
+use attention_viz::heatmap::draw::{
+    colorbar_ticks, draw, hatch_color, Colors, Contrast, Layout, Style, Theme, HATCH_CONTRAST, NAN_FILL,
+};
+use attention_viz::heatmap::format::{Fmt, NEG_INF_TEXT};
+use attention_viz::heatmap::palette::{contrast_ratio, parse_hex, to_hex, Rgb};
+use attention_viz::heatmap::{raster, to_svg, to_svg_sized};
 use attention_viz::math::Matrix;
 use attention_viz::presets::preset;
 use attention_viz::views::{self, View};
@@ -183,7 +187,7 @@ fn signed_data_defaults_to_the_diverging_map_centred_on_zero() {
 }
 
 #[test]
-fn nan_and_infinite_cells_are_grey_and_labelled() {
+fn nan_cells_are_grey_and_infinite_cells_hatched() {
     let values = Matrix::from_rows(&[[1.0, f64::NAN], [f64::INFINITY, 0.5]]).unwrap();
     let view = View {
         name: "nan".into(),
@@ -195,8 +199,9 @@ fn nan_and_infinite_cells_are_grey_and_labelled() {
     };
     let svg = to_svg(&view, &Style::default()).unwrap();
     assert!(svg.contains("#d0d0d0"), "grey not-a-number fill");
+    assert!(svg.contains(&to_hex(hatch_color(&Theme::light()))), "hatched +inf");
     let texts: Vec<String> = parse_svg(&svg).into_iter().filter(|e| e.tag == "text").map(|e| e.text).collect();
-    assert!(texts.contains(&"nan".to_string()) && texts.contains(&"inf".to_string()), "{texts:?}");
+    assert!(texts.contains(&"nan".to_string()) && texts.contains(&"∞".to_string()), "{texts:?}");
     // A constant matrix draws in one colour, without dividing by zero.
     let view = View { values: Matrix::from_rows(&[[2.0, 2.0]]).unwrap(), ..view };
     assert!(to_svg(&view, &Style::default()).unwrap().contains("#ba78ba"));
@@ -362,4 +367,453 @@ fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
         ),
         Err(e) => eprintln!("skipping the XML parser check: python3 cannot run ({e})"),
     }
+}
+
+// ---------------------------------------------------------------------------
+// Masked scores (−∞) and the NaN rows of masked_row "nan"
+// ---------------------------------------------------------------------------
+
+fn masked_view(json: &str, name: &str) -> View {
+    let config = Config::from_json(json).unwrap();
+    let trace = compute(&config).unwrap();
+    views::view(&config, &trace, name).unwrap()
+}
+
+const CAUSAL: &str = r#"{"embeddings": [[1,0],[0,1],[1,1]], "mask": "causal"}"#;
+
+/// The `<polyline>`s of an SVG in one stroke colour, as point lists.
+fn polylines(svg: &str, stroke: &str) -> Vec<Vec<(i32, i32)>> {
+    let mut out = vec![];
+    let mut rest = svg;
+    while let Some(p) = rest.find("<polyline ") {
+        rest = &rest[p..];
+        let head = &rest[..rest.find('>').unwrap()];
+        rest = &rest[1..];
+        if !head.contains(&format!("stroke=\"{stroke}\"")) {
+            continue;
+        }
+        let at = head.find("points=\"").unwrap() + 8;
+        let points = &head[at..at + head[at..].find('"').unwrap()];
+        out.push(
+            points
+                .split_whitespace()
+                .map(|xy| {
+                    let (x, y) = xy.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect(),
+        );
+    }
+    out
+}
+
+/// Whether a "/" hatch line (lower left to upper right, x + y constant) crosses the inside of a cell.
+fn crosses(line: &[(i32, i32)], r: attention_viz::heatmap::draw::Rect) -> bool {
+    let [(xa, ya), (xb, yb)] = line[..] else { panic!("a hatch line has two points: {line:?}") };
+    assert_eq!(xa + ya, xb + yb, "{line:?} is not a / diagonal");
+    let k = xa + ya;
+    let (lo, hi) = (xa.max(r.x0).max(k - r.y1), xb.min(r.x1).min(k - r.y0));
+    hi > lo
+}
+
+/// The values of a view that are finite, for the colour range seaborn would compute without them.
+fn finite(view: &View) -> Vec<f64> {
+    view.values.data().iter().copied().filter(|v| v.is_finite()).collect()
+}
+
+/// The causal mask's scaled scores in SVG, in both themes and both contrasts: each −∞ cell is
+/// the background (never a palette colour) with diagonal lines in the hatch colour and "−∞" in
+/// the text colour; every other cell has the colour it gets when the −∞ cells are left out.
+#[test]
+fn masked_scores_are_hatched_with_minus_infinity_and_leave_the_palette_alone() {
+    let view = masked_view(CAUSAL, "scaled");
+    let (rows, cols) = view.values.shape();
+    let masked: Vec<(usize, usize)> =
+        (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).filter(|&(i, j)| j > i).collect();
+    for &(i, j) in &masked {
+        assert_eq!(view.values.get(i, j), f64::NEG_INFINITY, "scaled[{i}][{j}]");
+    }
+    // The palette's range ignores ±∞: the same as the finite values' alone.
+    let colors = Colors::new(view.values.data(), None, view.palette);
+    let without = Colors::new(&finite(&view), None, view.palette);
+    assert_eq!((colors.vmin, colors.vmax), (without.vmin, without.vmax));
+    assert!(colors.vmin.is_finite() && colors.vmax.is_finite() && colors.vmin < colors.vmax);
+    assert_eq!(colors.palette_name(), without.palette_name());
+    for theme in [Theme::light(), Theme::dark()] {
+        for contrast in [Contrast::Seaborn, Contrast::More] {
+            let style = Style { theme: theme.clone(), contrast, ..Style::default() };
+            let what = format!("{:?}/{contrast:?}", theme.background);
+            let svg = to_svg(&view, &style).unwrap();
+            let elements = parse_svg(&svg);
+            let (w, h) = attention_viz::heatmap::preferred_size(&view, style.fmt);
+            let layout = Layout::new(&view, &colors, &style, w, h);
+            let hatch = to_hex(hatch_color(&theme));
+            let lines = polylines(&svg, &hatch);
+            let palette: Vec<Rgb> = finite(&view).iter().map(|&v| colors.color(v).unwrap()).collect();
+            for i in 0..rows {
+                for j in 0..cols {
+                    let r = layout.cell(i, j);
+                    let rect = elements
+                        .iter()
+                        .find(|e| {
+                            e.tag == "rect" && e.num("x") == r.x0 && e.num("y") == r.y0 && e.num("width") == r.width()
+                        })
+                        .unwrap_or_else(|| panic!("{what}: no rect for cell ({i}, {j})"));
+                    let fill = parse_hex(rect.attr("fill")).unwrap();
+                    let (cx, cy) = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
+                    let text = elements
+                        .iter()
+                        .find(|e| e.tag == "text" && e.num("x") == cx && e.num("y") == cy)
+                        .unwrap_or_else(|| panic!("{what}: no annotation in cell ({i}, {j})"));
+                    let hatched = lines.iter().filter(|l| crosses(l, r)).count();
+                    if masked.contains(&(i, j)) {
+                        assert_eq!(fill, theme.background, "{what}: −∞ cell ({i}, {j}) is the background");
+                        assert!(!palette.contains(&fill), "{what}: −∞ cell ({i}, {j}) in a palette colour");
+                        assert!(hatched >= 3, "{what}: −∞ cell ({i}, {j}) has {hatched} hatch lines");
+                        assert_eq!(text.text, NEG_INF_TEXT, "{what}: cell ({i}, {j})");
+                        assert_eq!(text.text, "\u{2212}\u{221e}");
+                        let ink = parse_hex(text.attr("fill")).unwrap();
+                        assert_eq!(ink, theme.text, "{what}: −∞ in the theme's text colour");
+                        assert!(contrast_ratio(ink, theme.background) >= 4.5, "{what}: −∞ text contrast");
+                    } else {
+                        let v = view.values.get(i, j);
+                        assert_eq!(fill, without.color(v).unwrap(), "{what}: cell ({i}, {j}) = {v}");
+                        assert_eq!(hatched, 0, "{what}: finite cell ({i}, {j}) hatched");
+                        assert_ne!(text.text, NEG_INF_TEXT);
+                    }
+                }
+            }
+            // The hatch: a muted line colour at 3:1 at least on the background, unlike the NaN grey.
+            let hc = hatch_color(&theme);
+            assert!(contrast_ratio(hc, theme.background) >= HATCH_CONTRAST, "{what}: hatch {hatch}");
+            assert!(contrast_ratio(hc, theme.background) < contrast_ratio(theme.text, theme.background));
+            assert_ne!(hc, NAN_FILL);
+        }
+    }
+    // The colour bar's ticks and the figure's size are those of the finite values.
+    let (w, h) = attention_viz::heatmap::preferred_size(&view, Fmt::default());
+    assert!(w < 900 && h < 900);
+}
+
+/// The bitmap backend and `raster` (the browser's path for big grids) paint each −∞ cell in
+/// the background and the hatch colour only, and the same pixels as hatch.
+#[test]
+fn masked_cells_are_hatched_in_the_bitmap_and_the_raster() {
+    let view = masked_view(CAUSAL, "scaled");
+    for theme in [Theme::light(), Theme::dark()] {
+        for dpr in [1.0, 2.0] {
+            let style = Style {
+                theme: theme.clone(),
+                dpr,
+                annotate: Some(false),
+                show_title: false,
+                show_labels: false,
+                ..Style::default()
+            };
+            let (w, h) = ((240.0 * dpr) as u32, (160.0 * dpr) as u32);
+            let colors = Colors::new(view.values.data(), None, view.palette);
+            let layout = Layout::new(&view, &colors, &style, w, h);
+            let mut buf = vec![0u8; (w * h * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+                draw(&root, &view, &colors, &layout, &style, true).unwrap();
+            }
+            let bitmap = |x: i32, y: i32| {
+                let o = ((y as u32 * w + x as u32) * 3) as usize;
+                [buf[o], buf[o + 1], buf[o + 2]]
+            };
+            let blits = raster(&view, &colors, &layout, &style.theme);
+            let grid = &blits[0];
+            let rastered = |x: i32, y: i32| {
+                let o = (((y - grid.y) as u32 * grid.width + (x - grid.x) as u32) * 4) as usize;
+                [grid.rgba[o], grid.rgba[o + 1], grid.rgba[o + 2]]
+            };
+            let hatch = hatch_color(&theme);
+            let what = format!("{:?} at {dpr}", theme.background);
+            for i in 0..layout.rows {
+                for j in 0..layout.cols {
+                    let r = layout.cell(i, j);
+                    let v = view.values.get(i, j);
+                    if v.is_finite() {
+                        let c = colors.color(v).unwrap();
+                        assert_eq!(bitmap((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2), c, "{what}: ({i}, {j})");
+                        assert_eq!(rastered((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2), c, "{what}: ({i}, {j})");
+                        continue;
+                    }
+                    // The gap to the right of a masked cell whose neighbour is masked too: lines cross
+                    // it, then the gap is painted again.
+                    if j + 1 < layout.cols && view.values.get(i, j + 1).is_infinite() {
+                        let gap = theme.gap_color(&colors);
+                        for y in r.y0..r.y1 {
+                            for x in r.x1..layout.cell(i, j + 1).x0 {
+                                assert_eq!(bitmap(x, y), gap, "{what}: gap pixel ({x}, {y}) right of ({i}, {j})");
+                                assert_eq!(rastered(x, y), gap, "{what}: raster gap pixel ({x}, {y})");
+                            }
+                        }
+                    }
+                    let (mut on_bitmap, mut on_raster, mut agree, mut total) = (0, 0, 0, 0);
+                    for y in r.y0..r.y1 {
+                        for x in r.x0..r.x1 {
+                            let (b, p) = (bitmap(x, y), rastered(x, y));
+                            assert!(
+                                p == hatch || p == theme.background,
+                                "{what}: raster ({x}, {y}) of ({i}, {j}) is {p:?}"
+                            );
+                            assert_eq!(p == hatch, layout.on_hatch(x, y), "{what}: raster ({x}, {y})");
+                            // The bitmap's lines are anti-aliased at their ends: a mix of the two colours.
+                            let between = (0..3).all(|k| {
+                                let (lo, hi) = (hatch[k].min(theme.background[k]), hatch[k].max(theme.background[k]));
+                                b[k] >= lo && b[k] <= hi
+                            });
+                            assert!(between, "{what}: bitmap ({x}, {y}) of ({i}, {j}) is {b:?}");
+                            on_bitmap += usize::from(b == hatch);
+                            on_raster += usize::from(p == hatch);
+                            // plotters' bitmap puts a line through pixel corners on the pixels below
+                            // and right of it; `raster` (like an anti-aliased canvas) on those whose
+                            // centres it crosses: one diagonal apart.
+                            agree += usize::from((b == hatch) == layout.on_hatch(x - 1, y));
+                            total += 1;
+                        }
+                    }
+                    // About one pixel in 6 (one in 3 at 2 px lines) is on a line.
+                    assert!(
+                        on_raster * 10 >= total && on_raster * 2 <= total,
+                        "{what}: ({i}, {j}) {on_raster}/{total}"
+                    );
+                    assert!(on_bitmap * 10 >= total, "{what}: ({i}, {j}) bitmap {on_bitmap}/{total}");
+                    // At 1 px the two paint the same lines (plotters' bitmap widens a 2 px line with
+                    // vertices cut to whole pixels, so only 1 px lines compare).
+                    if layout.hatch_width() == 1 {
+                        assert!(
+                            agree * 10 >= total * 9,
+                            "{what}: ({i}, {j}) bitmap and raster agree on {agree}/{total}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A causal mask on a grid too big for one shape per cell (the browser rasters it): the upper
+/// triangle is hatched across its tiny cells, never in a palette colour; the lower keeps its colours.
+#[test]
+fn a_big_causal_mask_is_one_hatched_triangle() {
+    let n = 40;
+    let rows: Vec<String> =
+        (0..n).map(|i| format!("[{}, {}]", (i as f64 * 0.37).sin(), (i as f64 * 0.11).cos())).collect();
+    let json = format!(r#"{{"embeddings": [{}], "mask": "causal"}}"#, rows.join(","));
+    let view = masked_view(&json, "scaled");
+    assert!(n * n > attention_viz::heatmap::draw::SHAPES_MAX_CELLS);
+    let style = Style::default();
+    let colors = Colors::new(view.values.data(), None, view.palette);
+    let without = Colors::new(&finite(&view), None, view.palette);
+    assert_eq!((colors.vmin, colors.vmax), (without.vmin, without.vmax));
+    let (w, h) = attention_viz::heatmap::preferred_size(&view, style.fmt);
+    let layout = Layout::new(&view, &colors, &style, w, h);
+    let blits = raster(&view, &colors, &layout, &style.theme);
+    let grid = &blits[0];
+    let px = |x: i32, y: i32| {
+        let o = (((y - grid.y) as u32 * grid.width + (x - grid.x) as u32) * 4) as usize;
+        [grid.rgba[o], grid.rgba[o + 1], grid.rgba[o + 2]]
+    };
+    let hatch = hatch_color(&style.theme);
+    let (mut on, mut total) = (0, 0);
+    for i in 0..n {
+        for j in 0..n {
+            let r = layout.cell(i, j);
+            for y in r.y0..r.y1 {
+                for x in r.x0..r.x1 {
+                    let p = px(x, y);
+                    if j > i {
+                        assert!(p == hatch || p == style.theme.background, "({i}, {j}) pixel ({x}, {y}) is {p:?}");
+                        on += usize::from(p == hatch);
+                        total += 1;
+                    } else {
+                        assert_eq!(p, colors.color(view.values.get(i, j)).unwrap(), "({i}, {j})");
+                    }
+                }
+            }
+        }
+    }
+    assert!(on * 10 >= total && on * 3 <= total, "{on} of {total} masked pixels on the hatch");
+    // Its SVG (one shape per cell) is hatched too, and draws no "−∞" where numbers are hidden.
+    let svg = to_svg(&view, &style).unwrap();
+    assert!(!polylines(&svg, &to_hex(hatch)).is_empty());
+}
+
+/// masked_row "nan": a query whose every key is masked gets a row of NaN weights, drawn as
+/// before (grey, "nan"), distinct from the hatched −∞ of its scaled scores.
+#[test]
+fn a_fully_masked_row_is_nan_and_grey() {
+    let json = r#"{"embeddings": [[1,0],[0,1],[1,1]], "mask": [[0,0,0],[1,1,0],[1,1,1]], "masked_row": "nan"}"#;
+    let weights = masked_view(json, "weights");
+    assert!(weights.values.row(0).iter().all(|v| v.is_nan()), "{:?}", weights.values.row(0));
+    let svg = to_svg(&weights, &Style::default()).unwrap();
+    let colors = Colors::new(weights.values.data(), None, weights.palette);
+    let (w, h) = attention_viz::heatmap::preferred_size(&weights, Fmt::default());
+    let layout = Layout::new(&weights, &colors, &Style::default(), w, h);
+    let elements = parse_svg(&svg);
+    for j in 0..3 {
+        let r = layout.cell(0, j);
+        let rect = elements
+            .iter()
+            .find(|e| e.tag == "rect" && e.num("x") == r.x0 && e.num("y") == r.y0 && e.num("width") == r.width())
+            .unwrap();
+        assert_eq!(parse_hex(rect.attr("fill")).unwrap(), NAN_FILL);
+        let (cx, cy) = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
+        assert!(elements.iter().any(|e| e.tag == "text" && e.num("x") == cx && e.num("y") == cy && e.text == "nan"));
+    }
+    assert!(polylines(&svg, &to_hex(hatch_color(&Theme::light()))).is_empty(), "weights are never hatched");
+    // The masked weights of the other rows are 0: coloured like any 0.
+    assert_eq!(weights.values.get(1, 2), 0.0);
+    // Its scaled scores: row 0 all −∞, hatched.
+    let scaled = masked_view(json, "scaled");
+    let svg = to_svg(&scaled, &Style::default()).unwrap();
+    let minus: usize = parse_svg(&svg).iter().filter(|e| e.tag == "text" && e.text == NEG_INF_TEXT).count();
+    assert_eq!(minus, 4, "three in row 0, one in row 1");
+}
+
+/// Every fmt spec writes −∞, ∞ and NaN cells without a panic, as "−∞", "∞" and "nan".
+#[test]
+fn every_fmt_draws_the_masked_cells() {
+    let view = masked_view(CAUSAL, "scaled");
+    let odd = View {
+        values: Matrix::from_rows(&[[f64::NEG_INFINITY, f64::INFINITY, f64::NAN], [1.0, -2.0, 3.0], [0.0, 4.0, 5.0]])
+            .unwrap(),
+        ..view.clone()
+    };
+    for spec in [".2g", ".3g", ".1g", "g", ".2f", ".0f", "f", ".2e", "e", ".1%", ".0%", "%", "d", ".17g", ".100f"] {
+        let fmt = Fmt::parse(spec).unwrap();
+        for v in [&view, &odd] {
+            let style = Style { fmt, ..Style::default() };
+            let svg = match (fmt, to_svg(v, &style)) {
+                (Fmt::Int, Err(e))
+                    if v.name == "scaled" && v.values.data().iter().any(|x| x.is_finite() && x.fract() != 0.0) =>
+                {
+                    assert!(e.contains("whole numbers"), "{e}");
+                    continue;
+                }
+                (_, r) => r.unwrap_or_else(|e| panic!("{spec}: {e}")),
+            };
+            let texts: Vec<String> = parse_svg(&svg).into_iter().filter(|e| e.tag == "text").map(|e| e.text).collect();
+            let want = v.values.data().iter().filter(|x| **x == f64::NEG_INFINITY).count();
+            let got = texts.iter().filter(|t| *t == NEG_INF_TEXT).count();
+            // Every −∞ cell says so, unless the note says the numbers are hidden.
+            if !texts.iter().any(|t| t.starts_with("numbers hidden")) {
+                assert_eq!(got, want, "{spec}: {texts:?}");
+            }
+            assert!(!texts.iter().any(|t| t.contains("inf")), "{spec}: Python's inf in a cell: {texts:?}");
+            if v.values.data().iter().any(|x| x.is_nan()) {
+                assert!(texts.contains(&"nan".to_string()), "{spec}: {texts:?}");
+            }
+        }
+    }
+}
+
+/// Property: any mask (matrix, causal, valid lengths), any masked_row, theme, dpr and size —
+/// drawing never panics, and no −∞ cell is ever in a palette colour (raster and SVG alike);
+/// the colour range is the finite values' range.
+#[test]
+fn any_mask_draws_hatched_never_coloured() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
+    let case = (
+        1usize..7,
+        1usize..4,
+        any::<u64>(),
+        any::<u64>(),
+        0usize..3,
+        any::<bool>(),
+        0usize..4,
+        120u32..500,
+        80u32..400,
+    );
+    let config = RunnerConfig {
+        cases: 48,
+        failure_persistence: None,
+        rng_algorithm: RngAlgorithm::ChaCha,
+        ..RunnerConfig::default()
+    };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let checked = std::sync::atomic::AtomicUsize::new(0);
+    runner
+        .run(&case, |(n, d, seed, bits, kind, dark, dpr, w, h)| {
+            let mut x = seed;
+            let mut next = || {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((x >> 33) as f64 / (1u64 << 31) as f64) * 4.0 - 2.0
+            };
+            let emb: Vec<String> = (0..n)
+                .map(|_| format!("[{}]", (0..d).map(|_| format!("{:.3}", next())).collect::<Vec<_>>().join(",")))
+                .collect();
+            let mask: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        "[{}]",
+                        (0..n).map(|j| ((bits >> ((i * n + j) % 64)) & 1).to_string()).collect::<Vec<_>>().join(",")
+                    )
+                })
+                .collect();
+            let masked_row = ["zero", "uniform", "nan"][kind];
+            let json = format!(
+                r#"{{"embeddings": [{}], "mask": [{}], "masked_row": "{masked_row}"}}"#,
+                emb.join(","),
+                mask.join(",")
+            );
+            let config = Config::from_json(&json).map_err(|e| TestCaseError::fail(e.0))?;
+            let trace = compute(&config).map_err(|e| TestCaseError::fail(e.0))?;
+            let theme = if dark { Theme::dark() } else { Theme::light() };
+            let dpr = [1.0, 1.5, 2.0, 3.0][dpr];
+            // Canvas sizes in CSS pixels, so every dpr gets figures of every size.
+            let (w, h) = ((w as f64 * dpr) as u32, (h as f64 * dpr) as u32);
+            for name in ["scaled", "weights", "mask"] {
+                let view = views::view(&config, &trace, name).map_err(TestCaseError::fail)?;
+                let colors = Colors::new(view.values.data(), None, view.palette);
+                let without = Colors::new(&finite(&view), None, view.palette);
+                prop_assert_eq!((colors.vmin, colors.vmax), (without.vmin, without.vmax));
+                let style = Style { theme: theme.clone(), dpr, ..Style::default() };
+                let layout = Layout::new(&view, &colors, &style, w, h);
+                let grid = &raster(&view, &colors, &layout, &style.theme)[0];
+                let hatch = hatch_color(&theme);
+                // On a canvas too small for its chrome, cells shrink to one shared pixel: nothing to compare.
+                let distinct =
+                    layout.grid.width() as usize >= 2 * layout.cols && layout.grid.height() as usize >= 2 * layout.rows;
+                for i in 0..if distinct { layout.rows } else { 0 } {
+                    for j in 0..layout.cols {
+                        let v = view.values.get(i, j);
+                        let r = layout.cell(i, j);
+                        for (x, y) in [(r.x0, r.y0), ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2), (r.x1 - 1, r.y1 - 1)] {
+                            let o = (((y - grid.y) as u32 * grid.width + (x - grid.x) as u32) * 4) as usize;
+                            let p = [grid.rgba[o], grid.rgba[o + 1], grid.rgba[o + 2]];
+                            if v.is_infinite() {
+                                prop_assert!(p == hatch || p == theme.background, "{}: ({}, {}) {:?}", name, i, j, p);
+                            } else if v.is_nan() {
+                                prop_assert!(p != theme.background || theme.background == NAN_FILL);
+                            } else {
+                                prop_assert_eq!(p, colors.color(v).unwrap());
+                            }
+                        }
+                    }
+                }
+                let svg = to_svg_sized(&view, &style, w, h).map_err(TestCaseError::fail)?;
+                let lines = !polylines(&svg, &to_hex(hatch)).is_empty();
+                prop_assert!(lines <= view.values.data().iter().any(|v| v.is_infinite()), "{}: hatch without ±∞", name);
+                // Each ±∞ cell that is on the canvas and a hatch period wide and high has lines.
+                let (p, g) = (layout.hatch_period(), layout.grid);
+                let roomy = g.x1 as u32 <= w && g.y1 as u32 <= h && {
+                    let c = layout.cell(0, 0);
+                    c.width() >= p && c.height() >= p
+                };
+                if roomy {
+                    checked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    prop_assert_eq!(lines, view.values.data().iter().any(|v| v.is_infinite()), "{}", name);
+                }
+                prop_assert!(!svg.contains(">-inf<") && !svg.contains(">inf<"));
+            }
+            Ok(())
+        })
+        .unwrap();
+    let checked = checked.into_inner();
+    assert!(checked >= 80, "only {checked} views roomy enough to check their hatch: the generator drifted");
 }

@@ -13,7 +13,9 @@
 
 mod common;
 
-use attention_viz::heatmap::format::{format_g, format_g2, Fmt};
+use attention_viz::heatmap::format::{
+    format_g, format_g2, Fmt, MAX_SPEC_PRECISION, NAN_TEXT, NEG_INF_TEXT, POS_INF_TEXT,
+};
 use common::{num as parse_f64, seaborn_goldens as goldens};
 use serde_json::Value;
 
@@ -214,6 +216,42 @@ fn never_panics() {
             // Re-parsing gives a value within one unit of the 2nd digit.
             let back: f64 = s.parse().expect("output parses as a float");
             assert!((back - x).abs() <= x.abs() * 0.051 || (x.abs() < 1e-300 && back.abs() < 1e-300), "{x:e} -> {s}");
+        }
+    }
+}
+
+/// Every spec seaborn takes, at every precision up to the largest accepted, on ±∞ and NaN:
+/// `format` writes them as Python does (`-inf`, `inf`, `nan`; `-inf%` under `%`), and the cell
+/// text a heatmap and its description show is "−∞" (U+2212 U+221E), "∞" and "nan" whatever the
+/// spec. Neither panics, and `check` accepts them (also for `d`).
+#[test]
+fn infinities_and_nan_in_every_spec() {
+    let mut specs: Vec<Fmt> = vec![Fmt::Int, Fmt::default()];
+    for p in 0..=MAX_SPEC_PRECISION {
+        specs.extend([Fmt::General(p), Fmt::Fixed(p), Fmt::Exp(p), Fmt::Percent(p)]);
+    }
+    for spec in ["g", "f", "e", "%", ".2g", ".3g", ".1%", "d", ".0f", ".2e"] {
+        specs.push(Fmt::parse(spec).unwrap());
+    }
+    assert_eq!(NEG_INF_TEXT, "\u{2212}\u{221e}");
+    assert_eq!(POS_INF_TEXT, "\u{221e}");
+    for fmt in specs {
+        let percent = if matches!(fmt, Fmt::Percent(_)) { "%" } else { "" };
+        for (x, python, cell) in [
+            (f64::NEG_INFINITY, "-inf", NEG_INF_TEXT),
+            (f64::INFINITY, "inf", POS_INF_TEXT),
+            (f64::NAN, "nan", NAN_TEXT),
+            (-f64::NAN, "nan", NAN_TEXT),
+        ] {
+            assert_eq!(fmt.format(x), format!("{python}{percent}"), "format({x}, {fmt})");
+            assert_eq!(fmt.cell(x), cell, "cell({x}, {fmt})");
+        }
+        assert!(fmt.check(&[f64::NEG_INFINITY, f64::INFINITY, f64::NAN, 1.0]).is_ok(), "{fmt}");
+        // Finite values: the cell text is Python's.
+        for x in [0.0f64, -0.0, 1.5, -2.25, 1e300, -1e-300, 927.0] {
+            if fmt != Fmt::Int || x.fract() == 0.0 {
+                assert_eq!(fmt.cell(x), fmt.format(x), "{fmt} {x}");
+            }
         }
     }
 }

@@ -661,3 +661,104 @@ fn the_palette_in_use_can_be_pinned() {
     assert_eq!(Colors::new(&[2.0, 3.0], None, "purple").palette_name(), "purple");
     assert_eq!(Colors::new(&[2.0, 3.0], Some("nonsense"), "purple").palette_name(), "purple");
 }
+
+// ---------------------------------------------------------------------------
+// Masked scores as text and in the layout
+// ---------------------------------------------------------------------------
+
+/// The reader's table and the keyboard cursor say "−∞ (masked)" where the figure draws a
+/// hatched "−∞"; NaN stays "nan", and the finite cells are written as before.
+#[test]
+fn masked_cells_are_described_as_masked() {
+    let config = Config::from_json(r#"{"embeddings": [[1,0],[0,1],[1,1]], "mask": "causal"}"#).unwrap();
+    let v = view_of(&config, "scaled");
+    for fmt in [Fmt::default(), Fmt::parse(".1%").unwrap(), Fmt::parse(".3f").unwrap(), Fmt::parse("e").unwrap()] {
+        let d = describe(&v, fmt).unwrap();
+        for i in 0..3 {
+            for j in 0..3 {
+                let want = if j > i { "\u{2212}\u{221e} (masked)".to_string() } else { fmt.format(v.values.get(i, j)) };
+                assert_eq!(d.cells[i][j], want, "{fmt} ({i}, {j})");
+                let c = cell_text(&v, i, j, fmt).unwrap().unwrap();
+                assert_eq!(c.value, want);
+                assert_eq!(c.full.to_bits(), v.values.get(i, j).to_bits());
+            }
+        }
+    }
+    // `d` takes the masked cells (non-finite values aside) when the others are whole.
+    let whole = plain_view(
+        vec![vec![1.0, f64::NEG_INFINITY], vec![f64::INFINITY, f64::NAN]],
+        vec!["a", "b"],
+        vec!["x", "y"],
+        "t",
+    );
+    let d = describe(&whole, Fmt::Int).unwrap();
+    assert_eq!(d.cells, [["1", "\u{2212}\u{221e} (masked)"], ["\u{221e}", "nan"]]);
+}
+
+/// "−∞" is two characters: a masked cell does not make the numbers smaller than the finite
+/// cells need (Python's "-inf" would have), and the drawn numbers are the layout's.
+#[test]
+fn minus_infinity_takes_no_more_room_than_the_numbers() {
+    let finite = plain_view(vec![vec![0.25, 0.5], vec![0.75, 1.0]], vec!["a", "b"], vec!["x", "y"], "t");
+    let masked = plain_view(vec![vec![0.25, f64::NEG_INFINITY], vec![0.75, 1.0]], vec!["a", "b"], vec!["x", "y"], "t");
+    let style = Style::default();
+    for (w, h) in [(140, 90), (120, 80), (300, 200)] {
+        let (a, b) = (layout(&finite, &style, w, h), layout(&masked, &style, w, h));
+        assert_eq!((a.annot_font_px, a.fmt, a.annotate), (b.annot_font_px, b.fmt, b.annotate), "{w}×{h}");
+        if b.annotate {
+            let svg = to_svg_sized(&masked, &style, w, h).unwrap();
+            assert_numbers_drawn(&masked, &b, &svg, &format!("{w}×{h}"));
+            assert!(contents(&svg).contains(&"\u{2212}\u{221e}".to_string()));
+        }
+    }
+    assert_eq!(preferred_size(&finite, Fmt::default()), preferred_size(&masked, Fmt::default()));
+}
+
+/// In the "more" contrast mode and the dark theme, "−∞" is the theme's text colour on the
+/// background (≥ 4.5:1), and the hatch is left out behind it, so no line crosses the glyphs.
+#[test]
+fn minus_infinity_is_legible_in_every_theme_and_contrast() {
+    use attention_viz::heatmap::draw::hatch_color;
+    let config = Config::from_json(r#"{"embeddings": [[1,0],[0,1],[1,1]], "mask": "causal"}"#).unwrap();
+    let v = view_of(&config, "scaled");
+    for theme in [Theme::light(), Theme::dark()] {
+        for contrast in [Contrast::Seaborn, Contrast::More] {
+            for dpr in [1.0, 2.0] {
+                let style = Style { theme: theme.clone(), contrast, dpr, ..Style::default() };
+                let (w, h) = preferred_size(&v, style.fmt);
+                let (w, h) = ((w as f64 * dpr) as u32, (h as f64 * dpr) as u32);
+                let l = layout(&v, &style, w, h);
+                assert!(l.annotate);
+                let colors = Colors::new(v.values.data(), None, v.palette);
+                let grid = &raster(&v, &colors, &l, &style.theme)[0];
+                let px = |x: i32, y: i32| {
+                    let o = (((y - grid.y) as u32 * grid.width + (x - grid.x) as u32) * 4) as usize;
+                    [grid.rgba[o], grid.rgba[o + 1], grid.rgba[o + 2]]
+                };
+                let r = l.cell(0, 2);
+                let hole = l.hatch_hole(r, f64::NEG_INFINITY).expect("a box behind −∞");
+                assert!(
+                    hole.width() >= (2.0 * 0.6 * l.annot_font_px) as i32 && hole.height() as f64 >= l.annot_font_px
+                );
+                for y in hole.y0..hole.y1 {
+                    for x in hole.x0..hole.x1 {
+                        assert_eq!(px(x, y), theme.background, "({x}, {y}) behind −∞");
+                    }
+                }
+                // Beside it, the hatch.
+                let hatch = hatch_color(&theme);
+                let beside = (r.y0..r.y1)
+                    .flat_map(|y| (r.x0..hole.x0).map(move |x| (x, y)))
+                    .filter(|&(x, y)| px(x, y) == hatch)
+                    .count();
+                assert!(beside > 0);
+                assert!(contrast_ratio(theme.text, theme.background) >= 4.5);
+                let svg = to_svg_sized(&v, &style, w, h).unwrap();
+                let fill = format!("fill=\"{}\"", attention_viz::heatmap::palette::to_hex(theme.text));
+                let minus = svg.split("<text ").filter(|t| t.contains("\u{2212}\u{221e}")).collect::<Vec<_>>();
+                assert_eq!(minus.len(), 3);
+                assert!(minus.iter().all(|t| t.contains(&fill)), "{minus:?}");
+            }
+        }
+    }
+}

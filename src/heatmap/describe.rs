@@ -16,13 +16,14 @@ pub struct Description {
     pub title: String,
     pub row_labels: Vec<String>,
     pub col_labels: Vec<String>,
-    /// `cells[i][j]`: the value as `fmt` writes it (NaN as "nan").
+    /// `cells[i][j]`: the value as `fmt` writes it (NaN as "nan", −∞ as "−∞ (masked)", +∞ as "∞").
     pub cells: Vec<Vec<String>>,
     /// Set when only part of the grid is described: "first 32 of N rows and 32 of M columns".
     pub note: Option<String>,
 }
 
-/// One cell for the keyboard cursor: its labels, its text, and its value in full.
+/// One cell for the keyboard cursor: its labels, its text (as in [`Description::cells`]), and its
+/// value in full.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellText {
     pub row: String,
@@ -31,13 +32,18 @@ pub struct CellText {
     pub full: f64,
 }
 
-/// A value as a description writes it: `fmt`'s text, "nan" for NaN whatever the spec.
+/// What a description adds to a −∞ cell: the drawn "−∞" alone does not say why it is there.
+pub const MASKED_SUFFIX: &str = " (masked)";
+
+/// A value as a description writes it: the cell's text ([`Fmt::cell`]: "nan" for NaN whatever
+/// the spec, "∞" for +∞), and "−∞ (masked)" for −∞. A config's values are finite and `compute`
+/// fails rather than overflow, so a −∞ in a view is always a masked score (see `attention`).
 fn text(fmt: Fmt, v: f64) -> String {
-    if v.is_nan() {
-        "nan".to_string()
-    } else {
-        fmt.format(v)
+    let mut s = fmt.cell(v);
+    if v == f64::NEG_INFINITY {
+        s.push_str(MASKED_SUFFIX);
     }
+    s
 }
 
 /// The view as text. Fails when `fmt` cannot write its values (`d` with a value that is not whole).

@@ -8,7 +8,7 @@
 //! the RGBA buffers of [`raster`] first, then `draw` adds the text on top.
 
 use super::format::{format_g2, Fmt};
-use super::palette::{self, by_name, more_contrast, relative_luminance, text_color_f64, Colormap, Rgb};
+use super::palette::{self, by_name, contrast_ratio, more_contrast, relative_luminance, text_color_f64, Colormap, Rgb};
 use crate::math::kernels::min_max;
 use crate::views::View;
 use plotters::coord::Shift;
@@ -265,8 +265,9 @@ impl Colors {
     }
 
     /// Annotation colour of a cell under `contrast`: seaborn's rule, or black/white by the
-    /// higher WCAG contrast ratio with the cell's drawn (8-bit) colour. Non-finite cells
-    /// (grey) get seaborn's dark text either way.
+    /// higher WCAG contrast ratio with the cell's drawn (8-bit) colour. Non-finite cells get
+    /// seaborn's dark text either way: right for NaN (grey); `draw` writes ±∞ (hatched on the
+    /// background) in the theme's text colour instead.
     pub fn annotation_color(&self, value: f64, contrast: Contrast) -> Rgb {
         match (self.color(value), contrast) {
             (None, _) => TEXT_DARK,
@@ -276,9 +277,49 @@ impl Colors {
     }
 }
 
-/// Fill of a non-finite cell, with a darker diagonal hatch.
+/// Fill of a NaN cell, with a darker diagonal hatch (one diagonal when drawn as shapes, a line
+/// every 6 pixels in `raster`).
 pub const NAN_FILL: Rgb = [0xd0, 0xd0, 0xd0];
 pub const NAN_HATCH: Rgb = [0x9a, 0x9a, 0x9a];
+
+/// Distance between the diagonals of a ±∞ cell's hatch, CSS pixels (along each axis).
+pub const HATCH_SPACING: f64 = 6.0;
+/// Contrast ratio of the ±∞ hatch against the background: WCAG's 3:1 for non-text.
+pub const HATCH_CONTRAST: f64 = 3.0;
+
+/// The colour of the diagonal lines of a ±∞ cell (a masked score): the background mixed with
+/// the theme's text colour, just enough for [`HATCH_CONTRAST`] against the background (a muted
+/// grey: `#929292` in the light theme, `#696f76` in the dark one). ±∞ cells are never coloured
+/// by the palette: they are the background, hatched, with "−∞" or "∞" in the text colour.
+pub fn hatch_color(theme: &Theme) -> Rgb {
+    let (bg, fg) = (theme.background, theme.text);
+    let mix = |t: f64| -> Rgb {
+        let c = |k: usize| (bg[k] as f64 + (fg[k] as f64 - bg[k] as f64) * t).round().clamp(0.0, 255.0) as u8;
+        [c(0), c(1), c(2)]
+    };
+    (6..=20).map(|k| mix(k as f64 * 0.05)).find(|&c| contrast_ratio(c, bg) >= HATCH_CONTRAST).unwrap_or(fg)
+}
+
+/// What a cell is drawn as.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Paint {
+    /// A palette colour.
+    Color(Rgb),
+    /// NaN: grey, with a darker diagonal.
+    Nan,
+    /// ±∞ (a masked score): the background with diagonal lines in [`hatch_color`].
+    Infinite,
+}
+
+impl Paint {
+    fn of(colors: &Colors, v: f64) -> Paint {
+        match colors.color(v) {
+            Some(c) => Paint::Color(c),
+            None if v.is_nan() => Paint::Nan,
+            None => Paint::Infinite,
+        }
+    }
+}
 
 /// Integer device-pixel rectangle, `x0..x1` × `y0..y1` (exclusive ends).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -623,7 +664,7 @@ impl Layout {
         let mut widest = |f: Fmt| match widths.iter().find(|(g, _)| *g == f) {
             Some(&(_, w)) => w,
             None => {
-                let w = view.values.data().iter().map(|&v| f.format(v).chars().count()).max().unwrap_or(0);
+                let w = view.values.data().iter().map(|&v| f.cell(v).chars().count()).max().unwrap_or(0);
                 widths.push((f, w));
                 w
             }
@@ -702,9 +743,119 @@ impl Layout {
         Some((i, j))
     }
 
-    /// The annotation of a value, as this layout writes it.
+    /// The annotation of a value, as this layout writes it ([`Fmt::cell`]: "−∞", "∞", "nan" for
+    /// the values that are not finite).
     pub fn annotation(&self, value: f64) -> String {
-        self.fmt.format(value)
+        self.fmt.cell(value)
+    }
+
+    /// The layout's scale (device pixels per CSS pixel).
+    fn scale(&self) -> f64 {
+        self.font_px / FONT
+    }
+
+    /// The period of a ±∞ cell's hatch along each axis, device pixels.
+    pub fn hatch_period(&self) -> i32 {
+        ((HATCH_SPACING * self.scale()).round() as i32).max(3)
+    }
+
+    /// The width of a ±∞ cell's hatch lines, device pixels.
+    pub fn hatch_width(&self) -> i32 {
+        (self.scale().round() as i32).max(1)
+    }
+
+    /// The diagonal lines ("/") of a ±∞ cell at `r`, clipped to it, as segments from the lower
+    /// left to the upper right. The lines are the grid's (`x + y` a multiple of
+    /// [`Layout::hatch_period`] from the grid's corner), not each cell's: adjacent masked cells
+    /// read as one hatched area, and cells smaller than the period still get their share.
+    pub fn hatch_lines(&self, r: Rect) -> Vec<((i32, i32), (i32, i32))> {
+        let p = self.hatch_period();
+        let origin = self.grid.x0 + self.grid.y0;
+        let first = origin + (r.x0 + r.y0 - origin).div_euclid(p) * p;
+        let mut out = vec![];
+        let mut k = first;
+        while k <= r.x1 + r.y1 {
+            let (xa, xb) = ((k - r.y1).max(r.x0), (k - r.y0).min(r.x1));
+            if xb > xa {
+                out.push(((xa, k - xa), (xb, k - xb)));
+            }
+            k += p;
+        }
+        out
+    }
+
+    /// The hatch of every cell for which `hatched(i, j)` holds, as [`Layout::hatch_lines`] gives
+    /// each, with the segments of one line in cells next to each other along it (one gap apart)
+    /// joined into one: the lines cross the gaps between hatched cells, never a cell that is not.
+    pub fn hatch_runs(&self, hatched: impl Fn(usize, usize) -> bool) -> Vec<((i32, i32), (i32, i32))> {
+        // (x + y, x0, x1) of each cell's segments.
+        let mut segments: Vec<(i32, i32, i32)> = vec![];
+        for i in 0..self.rows {
+            for j in 0..self.cols {
+                if hatched(i, j) {
+                    let lines = self.hatch_lines(self.cell(i, j));
+                    segments.extend(lines.into_iter().map(|(a, b)| (a.0 + a.1, a.0, b.0)));
+                }
+            }
+        }
+        segments.sort_unstable();
+        let mut runs: Vec<(i32, i32, i32)> = vec![];
+        for (k, xa, xb) in segments {
+            match runs.last_mut() {
+                Some(run) if run.0 == k && xa - run.2 <= self.gap.max(0) => run.2 = run.2.max(xb),
+                _ => runs.push((k, xa, xb)),
+            }
+        }
+        runs.into_iter().map(|(k, xa, xb)| ((xa, k - xa), (xb, k - xb))).collect()
+    }
+
+    /// The gaps between the cells (not the one after the last row and column), as strips across
+    /// the grid: what `draw` paints again over hatch lines that cross them.
+    pub fn inner_gaps(&self) -> Vec<Rect> {
+        if self.gap <= 0 || self.rows == 0 || self.cols == 0 {
+            return vec![];
+        }
+        let (first, last) = (self.cell(0, 0), self.cell(self.rows - 1, self.cols - 1));
+        let mut out = vec![];
+        for i in 1..self.rows {
+            let (above, below) = (self.cell(i - 1, 0), self.cell(i, 0));
+            out.push(Rect { x0: first.x0, y0: above.y1, x1: last.x1, y1: below.y0 });
+        }
+        for j in 1..self.cols {
+            let (left, right) = (self.cell(0, j - 1), self.cell(0, j));
+            out.push(Rect { x0: left.x1, y0: first.y0, x1: right.x0, y1: last.y1 });
+        }
+        out.retain(|r| r.width() > 0 && r.height() > 0);
+        out
+    }
+
+    /// Whether device pixel (x, y) of a ±∞ cell is on its hatch: the pixels `raster` paints for
+    /// the lines of [`Layout::hatch_lines`] (whose centres are within half the line width of one).
+    pub fn on_hatch(&self, x: i32, y: i32) -> bool {
+        let p = self.hatch_period();
+        let d = (x + y + 1 - self.grid.x0 - self.grid.y0).rem_euclid(p);
+        (d.min(p - d) as f64) <= self.hatch_width() as f64 * 0.5
+    }
+
+    /// The box left unhatched behind a ±∞ cell's "−∞" or "∞", so the hatch never crosses its
+    /// glyphs; `None` when the cell carries no number, or when the box would leave less than a
+    /// hatch period of lines beside it (the text is drawn over the hatch then).
+    pub fn hatch_hole(&self, r: Rect, value: f64) -> Option<Rect> {
+        if !self.annotate || !value.is_infinite() {
+            return None;
+        }
+        let s = self.scale();
+        let chars = self.annotation(value).chars().count();
+        let half_w = (text_width(chars, self.annot_font_px) / 2.0 + 2.0 * s).ceil() as i32;
+        let half_h = (self.annot_font_px * 0.6 + s).ceil() as i32;
+        let (cx, cy) = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
+        let hole = Rect {
+            x0: (cx - half_w).max(r.x0),
+            y0: (cy - half_h).max(r.y0),
+            x1: (cx + half_w).min(r.x1),
+            y1: (cy + half_h).min(r.y1),
+        };
+        (r.width() - hole.width() >= self.hatch_period()).then_some(hole)
     }
 
     /// The row labels drawn, with their rows: every k-th when rows are too short for each.
@@ -774,17 +925,21 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         let r = layout.cell(0, j);
         column_at[(r.x0 - g.x0) as usize..(r.x1 - g.x0) as usize].fill(j);
     }
-    // A row's colours, RGBA, with the gap colour after the last column for the gaps.
-    let mut row_colors: Vec<Option<[u8; 4]>> = vec![Some(gap_rgba); cols + 1];
+    let hatch = hatch_color(theme);
+    // A row's paints, with the gap colour after the last column for the gaps.
+    let mut row_paints: Vec<Paint> = vec![Paint::Color(gc); cols + 1];
+    // The boxes left unhatched behind the ±∞ cells' texts, by column (for the row at hand).
+    let mut holes: Vec<Option<Rect>> = vec![None; cols + 1];
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
-        for (slot, &v) in row_colors.iter_mut().zip(view.values.row(i)) {
-            *slot = colors.color(v).map(|c| [c[0], c[1], c[2], 255]);
+        for (j, (slot, &v)) in row_paints.iter_mut().zip(view.values.row(i)).enumerate() {
+            *slot = Paint::of(colors, v);
+            holes[j] = if *slot == Paint::Infinite { layout.hatch_hole(layout.cell(i, j), v) } else { None };
         }
         let (y0, y1) = ((r.y0 - g.y0) as usize, (r.y1 - g.y0) as usize);
-        // Without NaN hatching every pixel line of a cell row is the same: paint the
+        // Without hatching every pixel line of a cell row is the same: paint the
         // first and copy it.
-        let plain = row_colors.iter().all(Option::is_some);
+        let plain = row_paints.iter().all(|p| matches!(p, Paint::Color(_)));
         for y in y0..y1 {
             if plain && y > y0 {
                 rgba.copy_within(y0 * w * 4..(y0 + 1) * w * 4, y * w * 4);
@@ -792,13 +947,19 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
             }
             let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
             for (x, (px, &j)) in line.chunks_exact_mut(4).zip(&column_at).enumerate() {
-                match row_colors[j] {
-                    Some(c) => px.copy_from_slice(&c),
-                    None => {
+                match row_paints[j] {
+                    Paint::Color(c) => px[..3].copy_from_slice(&c),
+                    Paint::Nan => {
                         // The hatch restarts at each cell's left edge.
                         let x0 = (layout.cell(0, j).x0 - g.x0) as usize;
-                        let hatch = (x - x0 + y) % 6 == 0;
-                        px[..3].copy_from_slice(if hatch { &NAN_HATCH } else { &NAN_FILL });
+                        let on = (x - x0 + y) % 6 == 0;
+                        px[..3].copy_from_slice(if on { &NAN_HATCH } else { &NAN_FILL });
+                    }
+                    Paint::Infinite => {
+                        let (ax, ay) = (g.x0 + x as i32, g.y0 + y as i32);
+                        let in_hole = holes[j].is_some_and(|h| h.contains(ax as f64, ay as f64));
+                        let on = !in_hole && layout.on_hatch(ax, ay);
+                        px[..3].copy_from_slice(if on { &hatch } else { &bg });
                     }
                 }
             }
@@ -896,6 +1057,7 @@ pub fn draw<DB: DrawingBackend>(
     let s = style.scale();
     if shapes {
         root.fill(&rgb(theme.background)).map_err(err)?;
+        let hatch = hatch_color(theme);
         let gap = theme.gap_color(colors);
         if gap != theme.background && layout.gap > 0 {
             // Between the cells only: each cell's own trailing gap (after the last row and
@@ -904,15 +1066,47 @@ pub fn draw<DB: DrawingBackend>(
             let inner = [(g.x0, g.y0), (g.x1 - layout.gap, g.y1 - layout.gap)];
             root.draw(&Rectangle::new(inner, rgb(gap).filled())).map_err(err)?;
         }
+        let mut infinite = false;
         for i in 0..layout.rows {
             for j in 0..layout.cols {
                 let r = layout.cell(i, j);
                 let v = view.values.get(i, j);
-                let fill = colors.color(v).unwrap_or(NAN_FILL);
+                let paint = Paint::of(colors, v);
+                let fill = match paint {
+                    Paint::Color(c) => c,
+                    Paint::Nan => NAN_FILL,
+                    Paint::Infinite => theme.background,
+                };
                 root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(fill).filled())).map_err(err)?;
-                if !v.is_finite() {
-                    root.draw(&PathElement::new(vec![(r.x0, r.y1), (r.x1, r.y0)], rgb(NAN_HATCH).stroke_width(1)))
-                        .map_err(err)?;
+                match paint {
+                    Paint::Color(_) => {}
+                    Paint::Nan => {
+                        let diagonal = vec![(r.x0, r.y1), (r.x1, r.y0)];
+                        root.draw(&PathElement::new(diagonal, rgb(NAN_HATCH).stroke_width(1))).map_err(err)?;
+                    }
+                    Paint::Infinite => infinite = true,
+                }
+            }
+        }
+        if infinite {
+            // The ±∞ cells' hatch as long lines, each across a run of such cells and the gaps
+            // between them (a causal mask at n = 32 is ~150 lines, not ~4 500), then the gaps
+            // painted again over them, then the boxes behind the cells' "−∞".
+            let line = rgb(hatch).stroke_width(layout.hatch_width() as u32);
+            let is_infinite = |i: usize, j: usize| view.values.get(i, j).is_infinite();
+            for (a, b) in layout.hatch_runs(is_infinite) {
+                root.draw(&PathElement::new(vec![a, b], line)).map_err(err)?;
+            }
+            for r in layout.inner_gaps() {
+                root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(gap).filled())).map_err(err)?;
+            }
+            let bg = rgb(theme.background).filled();
+            for i in 0..layout.rows {
+                for j in 0..layout.cols {
+                    let v = view.values.get(i, j);
+                    if let Some(h) = layout.hatch_hole(layout.cell(i, j), v) {
+                        root.draw(&Rectangle::new([(h.x0, h.y0), (h.x1, h.y1)], bg)).map_err(err)?;
+                    }
                 }
             }
         }
@@ -932,7 +1126,8 @@ pub fn draw<DB: DrawingBackend>(
             for j in 0..layout.cols {
                 let r = layout.cell(i, j);
                 let v = view.values.get(i, j);
-                let color = colors.annotation_color(v, style.contrast);
+                // ±∞ cells are the background: the theme's text colour (≥ 4.5:1 on it in both themes).
+                let color = if v.is_infinite() { theme.text } else { colors.annotation_color(v, style.contrast) };
                 let at = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
                 let style = font(layout.annot_font_px, color, HPos::Center, VPos::Center);
                 root.draw(&Text::new(layout.annotation(v), at, style)).map_err(err)?;
@@ -1087,7 +1282,7 @@ pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     let (rows, cols) = view.values.shape();
     // Only grids small enough to annotate need their values' widths (formatting is costly).
     let widest = if rows * cols <= SHAPES_MAX_CELLS {
-        view.values.data().iter().map(|&v| fmt.format(v).chars().count()).max().unwrap_or(1)
+        view.values.data().iter().map(|&v| fmt.cell(v).chars().count()).max().unwrap_or(1)
     } else {
         1
     };

@@ -78,6 +78,13 @@ fn strip_trailing_zeros(s: &str) -> &str {
     t.strip_suffix('.').unwrap_or(t)
 }
 
+/// A NaN cell's text, whatever the spec.
+pub const NAN_TEXT: &str = "nan";
+/// A −∞ cell's text (a masked score): U+2212 MINUS SIGN and U+221E INFINITY, not Python's `-inf`.
+pub const NEG_INF_TEXT: &str = "\u{2212}\u{221E}";
+/// A +∞ cell's text: U+221E INFINITY, not Python's `inf`.
+pub const POS_INF_TEXT: &str = "\u{221E}";
+
 /// Largest precision [`Fmt::parse`] accepts: more digits than any float has
 /// (17 significant digits identify an `f64`), with room for `.20f` and the like.
 pub const MAX_SPEC_PRECISION: usize = 100;
@@ -176,6 +183,27 @@ impl Fmt {
                 s
             }
             Fmt::Int => format_d(x),
+        }
+    }
+
+    /// What a heatmap cell (and its text alternative) shows for `x`: [`Fmt::format`] for a finite
+    /// value, and for the others the same text whatever the spec — [`NAN_TEXT`] for NaN (not
+    /// Python's `nan%` under `.N%`), and [`NEG_INF_TEXT`] / [`POS_INF_TEXT`] for ±∞.
+    ///
+    /// Python (so seaborn, were it to annotate them) writes `format(float('-inf'), '.2g')` as
+    /// `-inf`, and [`Fmt::format`] keeps that exactly. Cells write ±∞ typographically instead: a
+    /// masked score is −∞ in the documents' notation, and "−∞" (U+2212 MINUS SIGN, U+221E) is
+    /// shorter than `-inf`, so it fits cells that `-inf` would force into a smaller font. Finite
+    /// negatives keep Python's ASCII hyphen-minus, as seaborn draws them.
+    pub fn cell(&self, x: f64) -> String {
+        if x.is_nan() {
+            NAN_TEXT.to_string()
+        } else if x == f64::NEG_INFINITY {
+            NEG_INF_TEXT.to_string()
+        } else if x == f64::INFINITY {
+            POS_INF_TEXT.to_string()
+        } else {
+            self.format(x)
         }
     }
 
