@@ -433,7 +433,11 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
 
 /// Row i of [`mask_reasons`].
 fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
-    let single = Options { mask: row_mask(&options.mask, i, m), valid_lens: options.valid_lens.as_ref().map(|l| vec![l[i]]), ..Options::default() };
+    let single = Options {
+        mask: row_mask(&options.mask, i, m),
+        valid_lens: options.valid_lens.as_ref().map(|l| vec![l[i]]),
+        ..Options::default()
+    };
     mask_reasons(&single, 1, m).into_data()
 }
 
@@ -441,7 +445,9 @@ fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
 fn row_mask(mask: &Mask, i: usize, m: usize) -> Mask {
     match mask {
         Mask::None => Mask::None,
-        Mask::Causal => Mask::Matrix(Matrix::row_vector(&(0..m).map(|j| f64::from(u8::from(j <= i))).collect::<Vec<_>>())),
+        Mask::Causal => {
+            Mask::Matrix(Matrix::row_vector(&(0..m).map(|j| f64::from(u8::from(j <= i))).collect::<Vec<_>>()))
+        }
         Mask::Matrix(a) => Mask::Matrix(Matrix::row_vector(a.row(i))),
     }
 }

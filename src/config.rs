@@ -657,7 +657,10 @@ fn parse_mask(obj: &Map<String, Value>, rows: usize, cols: usize, list: bool) ->
     };
     let row_values: Vec<&Value> = if list { vec![value] } else { value.as_array().expect("array").iter().collect() };
     if row_values.len() != rows {
-        return err(format!("mask has {} rows, expected {rows}: it must be {shape} (one row per query)", row_values.len()));
+        return err(format!(
+            "mask has {} rows, expected {rows}: it must be {shape} (one row per query)",
+            row_values.len()
+        ));
     }
     let mut data = Vec::with_capacity(rows * cols);
     for (i, row) in row_values.iter().enumerate() {
@@ -666,7 +669,10 @@ fn parse_mask(obj: &Map<String, Value>, rows: usize, cols: usize, list: bool) ->
             return err(format!("mask{at} must be a list of 0/1 values, got {}", describe(row)));
         };
         if items.len() != cols {
-            return err(format!("mask{at} has {} values, expected {cols} (one per key): it must be {shape}", items.len()));
+            return err(format!(
+                "mask{at} has {} values, expected {cols} (one per key): it must be {shape}",
+                items.len()
+            ));
         }
         for (j, item) in items.iter().enumerate() {
             data.push(match item {
@@ -689,7 +695,9 @@ fn parse_valid_lens(obj: &Map<String, Value>, n: usize) -> Result<Option<Vec<usi
         None | Some(Value::Null) => return Ok(None),
         Some(v) => v,
     };
-    let what = if n == 1 { "a list of one whole number (the decoder state's)".to_string() } else {
+    let what = if n == 1 {
+        "a list of one whole number (the decoder state's)".to_string()
+    } else {
         format!("a list of {n} whole numbers, one per query")
     };
     let Value::Array(items) = value else {

@@ -53,9 +53,7 @@ impl Config {
                     v_a[col] = value;
                     return Ok(next);
                 }
-                Scoring::Additive { v_a, .. } => {
-                    return err(format!("v_a has no value {col} (it has {})", v_a.len()))
-                }
+                Scoring::Additive { v_a, .. } => return err(format!("v_a has no value {col} (it has {})", v_a.len())),
                 _ => return err("this figure has no input \"v_a\": it belongs to additive scoring"),
             },
             (_, "mask") => return self.with_mask_entry(row, col, value),

@@ -54,9 +54,7 @@ pub struct View {
 pub fn names(config: &Config) -> Vec<String> {
     let o = &config.options;
     let mut out: Vec<String> = match &config.mechanism {
-        Mechanism::SelfAttention { projections: Some(_), .. } => {
-            SELF_VIEWS.iter().map(|v| v.to_string()).collect()
-        }
+        Mechanism::SelfAttention { projections: Some(_), .. } => SELF_VIEWS.iter().map(|v| v.to_string()).collect(),
         Mechanism::SelfAttention { projections: None, .. } => SELF_VIEWS
             .iter()
             .filter(|v| !matches!(**v, "w_q" | "w_k" | "w_v" | "k" | "v"))
@@ -127,9 +125,14 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
         ("u_a", Scoring::Additive { u_a, .. }) => {
             matrix_view(name, "U_a".into(), u_a.clone(), indices(u_a.rows()), indices(u_a.cols()), "sequential")
         }
-        ("v_a", Scoring::Additive { v_a, .. }) => {
-            matrix_view(name, "v_a".into(), Matrix::row_vector(v_a), vec!["v_a".into()], indices(v_a.len()), "sequential")
-        }
+        ("v_a", Scoring::Additive { v_a, .. }) => matrix_view(
+            name,
+            "v_a".into(),
+            Matrix::row_vector(v_a),
+            vec!["v_a".into()],
+            indices(v_a.len()),
+            "sequential",
+        ),
         ("w_o", _) => {
             let w = o.w_o.as_ref()?;
             matrix_view(name, "W_O".into(), w.clone(), indices(w.rows()), indices(w.cols()), "sequential")
@@ -208,8 +211,7 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
             }
             // With several heads the stage views follow the picked head.
             let followed = t.head(config.options.head.min(t.head_count() - 1));
-            let head_note =
-                if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
+            let head_note = if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
             let sub = if projections.is_some() { "k" } else { "model" };
             let scale_text = if t.scale == 1.0 { String::new() } else { format!(" / {}", short(t.scale)) };
             Ok(match name {

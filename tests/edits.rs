@@ -147,7 +147,10 @@ fn tokens_keep_the_mask_and_valid_lens_in_shape() {
     }));
     let c2 = c.insert_token(1, "new").unwrap();
     let attention_viz::config::Mask::Matrix(m) = &c2.options.mask else { panic!() };
-    assert_eq!(m.to_rows(), vec![vec![1.0, 1.0, 0.0, 0.0], vec![1.0; 4], vec![1.0, 1.0, 1.0, 0.0], vec![0.0, 1.0, 1.0, 1.0]]);
+    assert_eq!(
+        m.to_rows(),
+        vec![vec![1.0, 1.0, 0.0, 0.0], vec![1.0; 4], vec![1.0, 1.0, 1.0, 0.0], vec![0.0, 1.0, 1.0, 1.0]]
+    );
     assert_eq!(c2.options.valid_lens, Some(vec![1, 4, 2, 3]));
     let c3 = c2.remove_token(1).unwrap();
     assert_eq!(c3.options, c.options);

@@ -306,7 +306,10 @@ proptest! {
 // ---------------------------------------------------------------------------
 
 fn field_bits(t: &Trace) -> Vec<(String, Vec<usize>, Vec<u64>)> {
-    t.fields().into_iter().map(|f| (f.name.to_string(), f.shape.clone(), f.data.iter().map(|x| x.to_bits()).collect())).collect()
+    t.fields()
+        .into_iter()
+        .map(|f| (f.name.to_string(), f.shape.clone(), f.data.iter().map(|x| x.to_bits()).collect()))
+        .collect()
 }
 
 proptest! {
@@ -1013,7 +1016,7 @@ mod incremental {
                     0..n,
                 )
                     .prop_map(move |(embeddings, w_q, w_k, w_v, scale, query)| Config {
-                    options: Default::default(),
+                        options: Default::default(),
                         mechanism: Mechanism::SelfAttention {
                             embeddings,
                             projections: Some(Projections { w_q, w_k, w_v }),
@@ -1109,5 +1112,124 @@ mod incremental {
         assert!(compute(&edited).is_ok());
         let result = s.set_value("embeddings", 0, 0, 1.0);
         assert!(result.is_ok(), "compute accepts the edited config, the session refuses it: {result:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Heads, masks, temperature and scorings (issue 12)
+// ---------------------------------------------------------------------------
+
+mod options {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn rows(m: &Matrix) -> Value {
+        json!(m.to_rows())
+    }
+
+    /// A self-attention config with every new field drawn: h heads of width d_k/d_v on an n × d input, a 0/1 mask,
+    /// valid lengths, a masked_row, a temperature, a scoring (general/additive with one head) and maybe W_O.
+    fn transformer() -> BoxedStrategy<Value> {
+        (1..=5usize, 1..=3usize, 1..=3usize, 1..=3usize, 1..=3usize, 0..4usize)
+            .prop_flat_map(|(n, d, h, dk, dv, scoring)| {
+                let h = if scoring >= 2 { 1 } else { h };
+                (
+                    matrix(n, d, val(3.0)),
+                    (matrix(d, h * dk, val(2.0)), matrix(d, h * dk, val(2.0)), matrix(d, h * dv, val(2.0))),
+                    prop::collection::vec(prop::bool::ANY, n * n),
+                    prop::option::of(prop::collection::vec(0..=n + 1, n)),
+                    (0..3usize, 0.05f64..20.0, prop::option::of(matrix(h * dv, 2, val(2.0)))),
+                    (
+                        matrix(dk, dk, val(1.0)),
+                        matrix(dk, 2, val(1.0)),
+                        matrix(dk, 2, val(1.0)),
+                        prop::collection::vec(val(1.0), 2),
+                    ),
+                    (Just((n, h, scoring)), 0..n, 0..h),
+                )
+            })
+            .prop_map(
+                |(x, (wq, wk, wv), mask, lens, (row, t, w_o), (w_g, w_a, u_a, v_a), ((n, h, scoring), query, head))| {
+                    let masked_row = ["zero", "uniform", "nan"][row];
+                    let scoring_name = ["dot", "cosine", "general", "additive"][scoring];
+                    let mut c = json!({
+                        "embeddings": rows(&x), "w_q": rows(&wq), "w_k": rows(&wk), "w_v": rows(&wv),
+                        "heads": h, "head": head, "query": query, "temperature": t,
+                        "masked_row": masked_row,
+                        "mask": mask.chunks(n).collect::<Vec<_>>(),
+                        "scoring": scoring_name,
+                    });
+                    if let Some(l) = lens {
+                        c["valid_lens"] = json!(l);
+                    }
+                    if let Some(w) = w_o {
+                        c["w_o"] = rows(&w);
+                    }
+                    match scoring {
+                        2 => c["w_a"] = rows(&w_g),
+                        3 => {
+                            c["w_a"] = rows(&w_a);
+                            c["u_a"] = rows(&u_a);
+                            c["v_a"] = json!(v_a);
+                        }
+                        _ => {}
+                    }
+                    c
+                },
+            )
+            .boxed()
+    }
+
+    proptest! {
+        #![proptest_config(cases(256))]
+
+        /// Masked weights are exactly 0 and masked scaled entries exactly −∞; an attending row sums to 1; a fully
+        /// masked row is what masked_row says; the context is the heads' contexts side by side; the config
+        /// round-trips; a token added then removed gives the config back.
+        #[test]
+        fn masks_heads_and_scorings_keep_their_invariants(value in transformer()) {
+            let config = Config::from_value(&value).map_err(|e| TestCaseError::fail(format!("{e}: {value}")))?;
+            prop_assert_eq!(&Config::from_value(&config.to_value()).unwrap(), &config);
+            let trace = compute(&config).map_err(|e| TestCaseError::fail(format!("{e}: {value}")))?;
+            let Trace::SelfAttention(t) = &trace else { unreachable!() };
+            let o = &config.options;
+            let n = config.len();
+            let allowed = attention_viz::attention::allowed(o, n, n);
+            let mut parts = vec![];
+            for i in 0..t.head_count() {
+                let hd = t.head(i);
+                parts.push(hd.context);
+                for r in 0..n {
+                    let open = |j: usize| allowed.as_ref().map_or(true, |a| a.get(r, j) == 1.0);
+                    let w = hd.weights.row(r);
+                    if (0..n).any(open) {
+                        let sum: f64 = w.iter().sum();
+                        prop_assert!((sum - 1.0).abs() < 1e-12, "row {} sums to {}", r, sum);
+                        for j in 0..n {
+                            if !open(j) {
+                                prop_assert_eq!(w[j], 0.0);
+                                prop_assert_eq!(hd.scaled.get(r, j), f64::NEG_INFINITY);
+                            } else {
+                                prop_assert!(hd.scaled.get(r, j).is_finite());
+                            }
+                        }
+                    } else {
+                        for &x in w {
+                            match o.masked_row {
+                                attention_viz::config::MaskedRow::Zero => prop_assert_eq!(x, 0.0),
+                                attention_viz::config::MaskedRow::Uniform => prop_assert_eq!(x, 1.0 / n as f64),
+                                attention_viz::config::MaskedRow::Nan => prop_assert!(x.is_nan()),
+                            }
+                        }
+                    }
+                }
+            }
+            let concat = Matrix::hconcat(&parts);
+            prop_assert_eq!(concat.data().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                t.context.data().iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+            prop_assert_eq!(t.output.is_some(), o.w_o.is_some());
+            let back = config.insert_token(0, "x").and_then(|c| c.remove_token(0)).unwrap();
+            prop_assert_eq!(&back, &config);
+        }
     }
 }
