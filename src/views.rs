@@ -143,16 +143,29 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
                 Mask::Matrix(_) => "mask (1 = may attend)",
                 Mask::None => "mask: none (1 = may attend)",
             };
+            // The valid lengths are not in the matrix (a click toggles the mask itself): the title says them.
+            let title = match &o.valid_lens {
+                Some(lens) if lens.len() <= 16 => format!(
+                    "{title} · valid lengths {}",
+                    lens.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+                Some(_) => format!("{title} · and valid lengths"),
+                None => title.to_string(),
+            };
             let values = mask_matrix(o, queries.len(), m);
-            matrix_view(name, title.into(), values, queries.to_vec(), tokens, "sequential")
+            matrix_view(name, title, values, queries.to_vec(), tokens, "sequential")
         }
         ("query.features", Scoring::Additive { .. }) => {
             let f = match trace {
                 Trace::SelfAttention(t) => t.query.features.as_ref()?,
                 Trace::Cross(t) => t.features.as_ref()?,
             };
-            let who = queries.get(config.query).cloned().unwrap_or_default();
-            let title = format!("tanh(q·W_a + k_j·U_a) for query {who}");
+            let title = match config.mechanism {
+                Mechanism::SelfAttention { .. } => {
+                    format!("tanh(q·W_a + k_j·U_a) for query {}", queries.get(config.query).cloned().unwrap_or_default())
+                }
+                Mechanism::Cross { .. } => "tanh(h·W_a + a_j·U_a)".to_string(),
+            };
             matrix_view(name, title, f.clone(), tokens, indices(f.cols()), "orange")
         }
         _ => return None,
