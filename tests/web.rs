@@ -226,3 +226,42 @@ fn the_figure_as_text() {
         assert!(viz.cell_rect("weights", w, h, dpr, 4, 0, None).unwrap().is_none());
     }
 }
+
+/// The golden values of heads, masks, temperature and scorings (tests/variants.rs natively) through the SIMD
+/// kernels: masked weights exactly 0 (exp of −∞), every value within 1e-12 of the float64 NumPy transcription.
+#[wasm_bindgen_test]
+fn variant_goldens_hold_in_the_browser() {
+    let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/variant-goldens.json")).unwrap();
+    let number = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) if s == "NaN" => f64::NAN,
+        serde_json::Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+        serde_json::Value::String(s) if s == "Infinity" => f64::INFINITY,
+        other => other.as_f64().unwrap(),
+    };
+    fn flatten(v: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+        match v {
+            serde_json::Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
+            other => out.push(other.clone()),
+        }
+    }
+    let mut checked = 0;
+    for case in fixture["cases"].as_array().unwrap() {
+        let trace: JsValue = compute_json(&case["config"].to_string()).unwrap().into();
+        for (name, expected) in case["expect"].as_object().unwrap() {
+            let mut want = vec![];
+            flatten(expected, &mut want);
+            let got = field(&trace, name);
+            assert_eq!(got.len(), want.len(), "{} {name}", case["name"]);
+            for (k, (g, w)) in got.iter().zip(want.iter().map(number)).enumerate() {
+                let ok = if w.is_finite() {
+                    (g - w).abs() <= 1e-12 * w.abs().max(1e-300)
+                } else {
+                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())
+                };
+                assert!(ok, "{} {name}[{k}]: got {g}, want {w}", case["name"]);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} values");
+}
