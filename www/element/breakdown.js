@@ -1,17 +1,96 @@
 // Owns the single-query breakdown under the heatmaps: for the followed query (self) or the decoder state (cross),
-// each key's score with its dot product written out, the scaled score, the weight (and the naive one), w_j·v_j,
-// and the context. It reads only the few trace rows it shows (host._row): copying the whole trace per edit is slow.
+// each key's score with its formula written out with the numbers (q·k, q·W_a·kᵀ, v_a·tanh(q·W_a + k·U_a) with the
+// hidden features, or the cosine with its norms), the scaled score (÷ scale ÷ temperature; −∞ where the key is masked,
+// with the reason), the weight (and the naive one), w_j·v_j, and the context; with several heads, the followed head's.
+// Notes above the table say what the config changes: the head, the scoring, the temperature, the masks, and what a
+// query whose every key is masked gets (masked_row). It reads only the few trace rows it shows (host._row): copying
+// the whole trace per edit is slow. Every number is the core's; this module only writes them out.
 import { el, clip, sub, fmt, factor, vec as vector, ScrollHint } from './dom.js';
 
 const MAX_ROWS = 32;
+const MAX_TERMS = 6;
+
+/** A number as the breakdown writes it, −∞ for a masked score. */
+export const num = (x) => (x === -Infinity ? '−∞' : fmt(x));
+
+/** The per-head width of the keys: √ of it is the default scale. */
+function keyWidth(cfg) {
+  if (cfg.mechanism === 'cross') return cfg.decoder_state.length;
+  return (cfg.w_q ?? cfg.embeddings)[0].length / (cfg.heads ?? 1);
+}
 
 /** "÷ √3", "÷ 2.5", or null without scaling: the divisor as the config names it (the core did the dividing). */
 export function scaleLabel(cfg) {
   if (typeof cfg.scale === 'number') return `÷ ${fmt(cfg.scale)}`;
   if (cfg.scale !== 'sqrt_dk') return null;
-  const d = cfg.mechanism === 'cross' ? cfg.decoder_state.length : (cfg.w_q ?? cfg.embeddings)[0].length;
-  return `÷ √${d}`;
+  return `÷ √${keyWidth(cfg)}`;
 }
+
+/** The temperature, when it is not 1 (scaled = scores / scale / T). */
+export const temperature = (cfg) => (cfg.temperature !== undefined && cfg.temperature !== 1 ? cfg.temperature : null);
+
+/** "÷ √3 ÷ T", "÷ T", "÷ √3", or null: every divisor of the scores, as the breakdown and the steps head them. */
+export function divideLabel(cfg) {
+  const parts = [scaleLabel(cfg), temperature(cfg) === null ? null : '÷ T'].filter(Boolean);
+  return parts.length ? parts.join(' ') : null;
+}
+
+/** Whether the config masks anything (a mask or valid lengths): then −∞ appears in the scaled scores. */
+export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') || Array.isArray(cfg.valid_lens);
+
+/**
+ * Why key j is masked for query i (0 for the decoder state), from the config — 1 by `mask`, 2 beyond `valid_lens`, 3
+ * both, 0 attended (the trace's query.masked code) — or `code` when the trace gave it.
+ */
+export function maskCode(cfg, i, j) {
+  let code = 0;
+  const m = cfg.mask;
+  if (m === 'causal') { if (j > i) code |= 1; } else if (Array.isArray(m)) {
+    const x = Array.isArray(m[0]) ? m[i]?.[j] : m[j];
+    if (x === 0 || x === false) code |= 1;
+  }
+  if (Array.isArray(cfg.valid_lens) && j >= cfg.valid_lens[i]) code |= 2;
+  return code;
+}
+
+/** "masked: causal mask", "masked: beyond valid length 2", both joined by "and"; null when key j is attended. */
+export function maskReason(cfg, i, j, code = maskCode(cfg, i, j)) {
+  if (!code) return null;
+  const why = [];
+  if (code & 1) {
+    if (cfg.mask === 'causal') why.push('causal mask');
+    else why.push(Array.isArray(cfg.mask?.[0]) ? `mask[${i}][${j}] = 0` : `mask[${j}] = 0`);
+  }
+  if (code & 2) why.push(`beyond valid length ${cfg.valid_lens[i]}`);
+  return `masked: ${why.join(' and ')}`;
+}
+
+/** What a query whose every key is masked gets, per `masked_row`, in words. */
+export function fullyMasked(cfg, m, who) {
+  const row = cfg.masked_row ?? 'zero';
+  if (row === 'uniform') {
+    return `Every key is masked for ${who}: its scaled scores are all −∞, so masked_row "uniform" gives each of the ${m} keys the weight 1/${m} = ${fmt(1 / m)} (d2l's masked_softmax, which fills with −1e6).`;
+  }
+  if (row === 'nan') {
+    return `Every key is masked for ${who}: softmax of all −∞ is 0 / 0, so masked_row "nan" leaves its weights and context NaN (the literal mathematics).`;
+  }
+  return `Every key is masked for ${who}: its scaled scores are all −∞, so masked_row "zero" gives it weights 0 and a context of 0 (as PyTorch ≥ 2.5's scaled_dot_product_attention).`;
+}
+
+/** The scoring function in words and as a formula (self: q, k; cross: h, a_j). */
+export function scoringNote(cfg) {
+  const self = cfg.mechanism === 'self';
+  const [q, k] = self ? ['q', 'k'] : ['h', 'a_j'];
+  switch (cfg.scoring ?? 'dot') {
+    case 'general': return `Scores: general (Luong 2015), score = ${q}·W_a·${k}ᵀ (W_a is its own panel).`;
+    case 'additive': return `Scores: additive (Bahdanau 2015), score = v_a·tanh(${q}·W_a + ${k}·U_a): the hidden column is tanh(…) for each key.`;
+    case 'cosine': return `Scores: cosine, score = ${q}·${k} / max(‖${q}‖·‖${k}‖, 1e-8), always between −1 and 1.`;
+    default: return null;
+  }
+}
+
+/** Left-aligned columns (words and vectors) are headed on the left too. */
+const columnClass = (heading) => (heading === 'mask' ? 'mask' : heading.startsWith('hidden') ? 'vec' : null);
 
 export class Breakdown {
   constructor(host) {
@@ -20,81 +99,166 @@ export class Breakdown {
     this.hint = new ScrollHint();
   }
 
+  /** The trace field of the followed head's `stage` (heads.{h}.q, …: present for one head too). */
+  headField(stage) {
+    return `heads.${this.host._cfg().head ?? 0}.${stage}`;
+  }
+
   render() {
     const { host } = this;
     const cfg = host._cfg();
     const vec = (v) => vector(v, 8);
     const rows = [];
+    const notes = [];
+    const note = (name, text) => { if (text) notes.push(el('p', { class: 'note', 'data-note': name, text })); };
+    const heads = cfg.heads ?? 1;
+    const additive = cfg.scoring === 'additive';
+    const masking = hasMask(cfg);
+    const T = temperature(cfg);
+    const divide = divideLabel(cfg);
+    const scaledHead = divide ? `scaled = score ${divide}` : 'scaled (no scaling)';
+    const features = additive ? host._field('query.features') : null;
+    const featureRow = (j) => (features ? vec(host._row('query.features', j)) : '');
+    const masked = host._row('query.masked');
+    const maskCell = (i, j) => {
+      const why = maskReason(cfg, i, j, masked[j] ?? 0);
+      return el('td', { class: why ? 'mask masked' : 'mask', text: why ?? 'attended' });
+    };
     let title;
     if (cfg.mechanism === 'self') {
       const i = cfg.query;
-      const q = host._row('q', i);
+      const h = cfg.head ?? 0;
+      const q = host._row(this.headField('q'), i);
       const scores = host._row('query.scores');
       const scaled = host._row('query.scaled');
       const weights = host._row('query.weights');
-      title = `Single-query breakdown: query ${i} (${clip(cfg.tokens[i])}), q${sub(i)} = ${vec(q)}`;
+      const ofHead = heads > 1 ? `, head ${h} of ${heads}` : '';
+      title = `Single-query breakdown: query ${i} (${clip(cfg.tokens[i])})${ofHead}, q${sub(i)} = ${vec(q)}`;
+      if (heads > 1) {
+        const dk = keyWidth(cfg);
+        note('head', `Head ${h} of ${heads}: its own columns ${h * dk}…${(h + 1) * dk - 1} of Q and K (d_k = ${dk}) and its slice of V; `
+          + 'its context is one block of the concatenated context. A click or Enter on another head\'s weights follows that head.');
+      }
       const exp = host._row('query.exp');
       const [sum] = host._row('query.sum');
-      const naive = host._showNaive ? host._row('naive_weights', i) : null;
+      // The naive softmax is one head's lesson: with several heads there is no naive_weights field.
+      const naive = host._showNaive && heads === 1 ? host._row('naive_weights', i) : null;
       // The softmax in its two steps (the exp column and its sum), so 10 → 0.749 can be followed by hand.
-      const divide = scaleLabel(cfg);
-      const head = ['key', 'score', divide ? `scaled = score ${divide}` : 'scaled (no scaling)', 'exp(scaled − max)', 'weight = exp ÷ Σ',
-        ...(naive ? ['naive'] : []), `w_j·v_j`];
-      rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
+      const head = ['key', ...(masking ? ['mask'] : []), ...(additive ? ['hidden = tanh(q·W_a + k_j·U_a)'] : []), 'score', scaledHead,
+        'exp(scaled − max)', 'weight = exp ÷ Σ', ...(naive ? ['naive'] : []), `w_j·v_j`];
+      rows.push(el('tr', {}, ...head.map((t) => el('th', { scope: 'col', class: columnClass(t), text: t }))));
       scores.slice(0, MAX_ROWS).forEach((s, j) => {
-        rows.push(el('tr', {},
+        const code = masked[j] ?? 0;
+        rows.push(el('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
           el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
+          ...(masking ? [maskCell(i, j)] : []),
+          ...(additive ? [el('td', { class: 'vec', text: featureRow(j) })] : []),
           el('td', { class: 'formula', text: this.scoreFormula(i, j) }),
-          el('td', { text: fmt(scaled[j]) }),
+          el('td', { text: num(scaled[j]) }),
           el('td', { text: fmt(exp[j]) }),
-          el('td', { text: fmt(weights[j]) }),
+          el('td', { class: Number.isNaN(weights[j]) ? 'nan' : '', text: fmt(weights[j]) }),
           ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
           el('td', { text: vec(host._row('query.terms', j)) })));
       });
+      // The Σ of the exp column sits under it: the columns after "key" and before "exp", then those after it.
+      const after = naive ? 3 : 2;
+      const before = head.length - 2 - after;
       if (scores.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${scores.length - MAX_ROWS} more keys` })));
-      rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'Σ' }), el('td', { class: 'formula', colspan: '2', text: 'Σ_j exp(scaled_j − max)' }),
-        el('td', { text: fmt(sum) }), el('td', { colspan: String(head.length - 4) })));
+      rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'Σ' }), el('td', { class: 'formula', colspan: String(before), text: 'Σ_j exp(scaled_j − max)' }),
+        el('td', { text: fmt(sum) }), el('td', { colspan: String(after) })));
       rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
-        el('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)} = Σ_j w_j·v_j` }), el('td', { text: vec(host._row('query.context')) })));
+        el('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)}${heads > 1 ? ` (head ${h})` : ''} = Σ_j w_j·v_j` }),
+        el('td', { text: vec(host._row('query.context')) })));
+      this.notes(cfg, note, T, masked, scores.length, `query ${i} (${clip(cfg.tokens[i])})`);
     } else {
       title = `Breakdown: decoder state h = ${vec(cfg.decoder_state)}`;
       const naive = host._showNaive ? host._row('naive_weights') : null;
       const m = host._shape('applied')[1];
       const applied = host._field('applied').data;
-      const head = ['annotation', 'score', 'weight', ...(naive ? ['naive'] : []), 'w_j·a_j'];
-      rows.push(el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h }))));
+      // The scaled column only where it tells something the document's figure did not have.
+      const showScaled = masking || T !== null;
+      const scaled = showScaled ? host._row('scaled') : null;
+      const head = ['annotation', ...(masking ? ['mask'] : []), ...(additive ? ['hidden = tanh(h·W_a + a_j·U_a)'] : []), 'score',
+        ...(showScaled ? [scaledHead] : []), 'weight', ...(naive ? ['naive'] : []), 'w_j·a_j'];
+      rows.push(el('tr', {}, ...head.map((t) => el('th', { scope: 'col', class: columnClass(t), text: t }))));
       const weights = host._row('weights');
       weights.slice(0, MAX_ROWS).forEach((w, j) => {
         const column = Array.from({ length: applied.length / m }, (_, r) => applied[r * m + j]);
-        rows.push(el('tr', {},
+        const code = masked[j] ?? 0;
+        rows.push(el('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
           el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
+          ...(masking ? [maskCell(0, j)] : []),
+          ...(additive ? [el('td', { class: 'vec', text: featureRow(j) })] : []),
           el('td', { class: 'formula', text: this.scoreFormula(0, j) }),
-          el('td', { text: fmt(w) }),
+          ...(showScaled ? [el('td', { text: num(scaled[j]) })] : []),
+          el('td', { class: Number.isNaN(w) ? 'nan' : '', text: fmt(w) }),
           ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
           el('td', { text: vec(column) })));
       });
       if (weights.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${weights.length - MAX_ROWS} more annotations` })));
       rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
         el('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), el('td', { text: vec(host._row('context')) })));
+      this.notes(cfg, note, T, masked, weights.length, 'the decoder state');
     }
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,
     // not a region: a page of figures would have several landmarks of the same name.
     const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, el('table', {}, el('tbody', {}, ...rows)));
-    this.root.replaceChildren(el('summary', { text: title }), wrap, this.hint.watch(wrap));
+    const noteBox = notes.length ? el('div', { class: 'notes' }, ...notes) : null;
+    this.root.replaceChildren(el('summary', { text: title }), noteBox ?? '', wrap, this.hint.watch(wrap));
   }
 
-  /** `q₀·k₂ = 2·2 + 0·4 + 2·3 = 10` (self) or `h·a₂ = …` (cross); the tooltip of a score shows it too. */
+  /** The notes every mechanism shares: the scoring, the temperature, the masked keys, a fully masked query. */
+  notes(cfg, note, T, masked, m, who) {
+    note('scoring', scoringNote(cfg));
+    if (T !== null) {
+      const hot = T < 1 ? 'below 1 sharpens the weights towards the largest score' : 'above 1 flattens the weights towards uniform';
+      note('temperature', `Temperature T = ${fmt(T)}: scaled = score ${scaleLabel(cfg) ?? ''} ÷ T; a T ${hot}.`.replace('  ', ' '));
+    }
+    if (hasMask(cfg)) {
+      const count = masked.filter((c) => c).length;
+      const what = [cfg.mask === 'causal' ? 'a causal mask (no key after the query)' : cfg.mask !== undefined && cfg.mask !== 'none' ? 'a mask (1 = may attend)' : null,
+        Array.isArray(cfg.valid_lens) ? `valid lengths [${cfg.valid_lens.join(', ')}]` : null].filter(Boolean).join(' and ');
+      note('mask', `Masking by ${what}: ${count} of ${m} keys masked for ${who}; a masked key's scaled score is −∞, so its weight is 0.`);
+      if (m > 0 && count === m) note('masked-row', fullyMasked(cfg, m, who));
+    }
+  }
+
+  /**
+   * The score of query i (0: the decoder state) against key j with its formula written out, as the tooltip of a score
+   * shows it too: `q₀·k₂ = 2·2 + 0·4 + 2·3 = 10` (dot), `q₀·W_a·k₂ᵀ = [2, 0, 2]·W_a·[2, 4, 3]ᵀ = 10` (general),
+   * `v_a·tanh(q₀·W_a + k₂·U_a) = 1·0.76 + (-1)·(-0.2) = 0.96` (additive: the hidden features, for the followed query),
+   * `q₀·k₂ / max(‖q₀‖·‖k₂‖, 1e-8) = (…) / (√(…)·√(…)) = 0.69` (cosine: the norms written out).
+   */
   scoreFormula(i, j) {
     const { host } = this;
     const cfg = host._cfg();
-    const MAX_TERMS = 6;
-    let a, b, name;
-    if (cfg.mechanism === 'self') { a = host._row('q', i); b = host._row('k', j); name = `q${sub(i)}·k${sub(j)}`; } else {
-      a = cfg.decoder_state; b = cfg.annotations[j]; name = `h·a${sub(j)}`;
+    let a, b, qn, kn, score;
+    if (cfg.mechanism === 'self') {
+      a = host._row(this.headField('q'), i);
+      b = host._row(this.headField('k'), j);
+      [qn, kn] = [`q${sub(i)}`, `k${sub(j)}`];
+      score = host._at(this.headField('scores'), i, j);
+    } else {
+      a = cfg.decoder_state;
+      b = cfg.annotations[j];
+      [qn, kn] = ['h', `a${sub(j)}`];
+      score = host._at('scores', 0, j);
     }
-    const terms = a.slice(0, MAX_TERMS).map((x, k) => `${factor(x)}·${factor(b[k])}`).join(' + ');
-    const more = a.length > MAX_TERMS ? ` + … (${a.length} terms)` : '';
-    const score = cfg.mechanism === 'self' ? host._at('scores', i, j) : host._at('scores', 0, j);
-    return `${name} = ${terms}${more} = ${fmt(score)}`;
+    const more = (n) => (n > MAX_TERMS ? ` + … (${n} terms)` : '');
+    const dot = (x, y) => `${x.slice(0, MAX_TERMS).map((v, k) => `${factor(v)}·${factor(y[k])}`).join(' + ')}${more(x.length)}`;
+    const scoring = cfg.scoring ?? 'dot';
+    if (scoring === 'general') return `${qn}·W_a·${kn}ᵀ = ${vector(a, MAX_TERMS)}·W_a·${vector(b, MAX_TERMS)}ᵀ = ${fmt(score)}`;
+    if (scoring === 'additive') {
+      const name = `v_a·tanh(${qn}·W_a + ${kn}·U_a)`;
+      // The hidden features are the trace's for the followed query (every key) only.
+      const followed = cfg.mechanism === 'cross' || i === cfg.query;
+      if (!followed || !cfg.v_a) return `${name} = ${fmt(score)}`;
+      return `${name} = ${dot(cfg.v_a, host._row('query.features', j))} = ${fmt(score)}`;
+    }
+    if (scoring === 'cosine') {
+      const norm = (x) => `√(${x.slice(0, MAX_TERMS).map((v) => `${factor(v)}²`).join(' + ')}${more(x.length)})`;
+      return `${qn}·${kn} / max(‖${qn}‖·‖${kn}‖, 1e-8) = (${dot(a, b)}) / (${norm(a)}·${norm(b)}) = ${fmt(score)}`;
+    }
+    return `${qn}·${kn} = ${dot(a, b)} = ${fmt(score)}`;
   }
 }

@@ -2,14 +2,22 @@
 // the outlines (kind 0 the followed query's row, solid; 1 what a hovered weight links together, dashed; 2 the
 // keyboard cursor's cell) and the legend that says what they mean, hit-testing through the core, the tooltip (on
 // hover, on a tap, and beside the keyboard cursor), and the weights as a control (a click or a tap follows that
-// query; the keyboard's cursor, with Enter or Space, too: reader.js). While a drag scrubs an input, every heatmap
-// keeps the palette it had when the drag began; once an edit ends, the canvases are measured again.
+// query; the keyboard's cursor, with Enter or Space, too: reader.js). With several heads, each head's weights are small
+// multiples in one wrapping row (as large as the core draws them, shrunk to fit only while their numbers stay legible),
+// and a click, a tap, Enter or Space on one follows that head (outlined: kind 0 around its whole grid). While a drag
+// scrubs an input, every heatmap keeps the palette it had when the drag began; once an edit ends, the canvases are
+// measured again.
 import { el, clip } from './dom.js';
-import { Reader } from './reader.js';
+import { Reader, headOf } from './reader.js';
+import { maskReason, hasMask } from './breakdown.js';
 
 /** Views the inputs already show as cells: drawn as heatmaps only in a read-only figure. */
-export const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v']);
+export const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w_a', 'u_a', 'v_a', 'mask']);
 const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
+/** The smallest number font (CSS px) a small multiple may be shrunk to; the core's own floor (8 px) is for fitting. */
+const LEGIBLE_FONT = 10;
+/** The gap between small multiples, CSS px (style.js .heads). */
+const MULTIPLE_GAP = 10;
 /** Outline kinds of `Viz.render`'s highlights. */
 const SELECTED = 0;
 const LINK = 1;
@@ -38,17 +46,17 @@ export class Figures {
     this.legend = el('p', {
       class: 'legend', hidden: true,
       title: 'On a focused heatmap, the arrow keys move a cursor cell (a thick outline) and read it out; on the score and weight heatmaps, '
-        + 'Enter or Space follow the cursor\'s query row; Escape hides the cursor.',
-    },
-      el('span', { class: 'key selected' }, el('span', { class: 'swatch', 'aria-hidden': 'true' }), 'solid: the followed query'),
-      el('span', { class: 'sep', 'aria-hidden': 'true', text: ' · ' }),
-      el('span', { class: 'key link' }, el('span', { class: 'swatch', 'aria-hidden': 'true' }), 'dashed: what the hovered weight links'));
+        + 'Enter or Space follow the cursor\'s query row (on a head\'s weights, that head); Escape hides the cursor.',
+    });
+    this.multiple = null; // {key, size}: the small multiples' shared size for the current width
     this.root = el('div', { class: 'stages' });
     this.tip = el('div', { class: 'tip', hidden: true, role: 'tooltip' });
     this.root.addEventListener('pointerdown', (e) => this.onPointerDown(e));
     this.root.addEventListener('pointermove', (e) => this.onPointerMove(e));
     this.root.addEventListener('pointerleave', (e) => { if (e.pointerType !== 'touch') this.setHover(null); });
     this.root.addEventListener('keydown', (e) => this.onKey(e));
+    // A head's weights are picked on click (after the pointer's focus): the rebuild that follows keeps the focus there.
+    this.root.addEventListener('click', (e) => this.onClick(e));
     this.root.addEventListener('focusout', (e) => {
       // Not when a rebuild replaces the canvas: the focus comes back to its replacement (dom.js rememberFocus).
       if (e.target.isConnected && e.target.dataset?.view && this.reader.cursor?.view === e.target.dataset.view) this.reader.hide();
@@ -67,14 +75,22 @@ export class Figures {
     // Names that are no panel are said by the host (_attributeProblems) until `views` changes; a later status
     // message (an edit's) never hides them.
     this.unknown = panels ? [...panels].filter((p) => !this.known().includes(p)) : [];
-    if (panels) return all.filter((v) => panels.has(v));
+    // "heads" names every head's small multiple (and the heads panel, variants.js); "mask" in an editable figure is the
+    // mask panel's own heatmap (variants.js), not a second one here.
+    if (panels) {
+      return all.filter((v) => (panels.has(v) && !(v === 'mask' && host.editable)) || (panels.has('heads') && headOf(v) !== null));
+    }
     return all.filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._showNaive || v !== 'naive_weights'));
   }
 
   /** Every name `views` may hold for this figure. */
   known() { return [...this.host._viz.views(), 'inputs', 'steps', 'breakdown', 'controls']; }
 
-  isWeightView(view) { return WEIGHT_VIEWS.includes(view); }
+  /** The scores and weights heatmaps (and each head's weights): query rows against key columns. */
+  isWeightView(view) { return WEIGHT_VIEWS.includes(view) || headOf(view) !== null; }
+
+  /** The head the stage heatmaps and the breakdown follow. */
+  followedHead() { return this.host._cfg().head ?? 0; }
 
   build() {
     const { host, reader } = this;
@@ -84,22 +100,110 @@ export class Figures {
     reader.reset();
     this.hover = null;
     this.hideTip();
-    const self = host._cfg().mechanism === 'self';
-    const figs = this.views().map((view) => {
+    const cfg = host._cfg();
+    const self = cfg.mechanism === 'self';
+    const followed = this.followedHead();
+    this.multiple = null;
+    let group = null;
+    const figs = [];
+    for (const view of this.views()) {
       const canvas = el('canvas', { 'data-view': view, tabindex: '0', role: 'img' });
       if (WEIGHT_VIEWS.includes(view) && self) canvas.classList.add('pickable');
+      const head = headOf(view);
+      if (head !== null) {
+        canvas.classList.add('head-pick');
+        canvas.dataset.head = String(head);
+        if (head === followed) canvas.setAttribute('aria-current', 'true');
+      }
       this.canvases.set(view, canvas);
       // The canvas's text alternative right after it: a hidden table of its numbers (reader.js).
-      return el('figure', { class: 'stage', 'data-view': view }, canvas, reader.holder(view, canvas));
-    });
+      const fig = el('figure', { class: 'stage', 'data-view': view }, canvas, reader.holder(view, canvas));
+      if (head === null) { figs.push(fig); continue; }
+      if (!group) { group = this.headsGroup(cfg); figs.push(group); }
+      group.append(fig);
+    }
+    // All heads at a glance come before the followed head's stages (the full view of the one picked).
+    if (group) {
+      const first = figs.findIndex((f) => ['scores', 'scaled', 'weights'].includes(f.dataset?.view));
+      if (first >= 0 && first < figs.indexOf(group)) { figs.splice(figs.indexOf(group), 1); figs.splice(first, 0, group); }
+    }
     // Its numbers may be gone (− token): the cursor goes too.
     const c = reader.cursor;
     if (c && (!this.canvases.has(c.view) || !reader.text(c.view, ...c.cell))) reader.cursor = null;
-    this.legend.hidden = !(self && [...this.canvases.keys()].some((v) => WEIGHT_VIEWS.includes(v)));
+    this.buildLegend(cfg);
     this.root.replaceChildren(...figs, this.legend, ...reader.nodes());
     this.lesson.hidden = !host._showNaive;
     this.lesson.textContent = 'Naive softmax computes exp(x) / Σ exp(x) directly: exp overflows to infinity once a score passes about 709.78, '
       + 'and inf / inf is NaN (grey cells). The stable softmax subtracts the row maximum first, so every exponent is ≤ 0 and the weights stay finite.';
+  }
+
+  /** The box of the heads' small multiples: a caption, then one figure per head in a row that wraps. */
+  headsGroup(cfg) {
+    const n = cfg.heads ?? 1;
+    const followed = this.followedHead();
+    const title = el('p', { class: 'heads-title', id: 'av-heads-title',
+      text: `Each head's weights (${n} heads, head ${followed} followed): a click, a tap or Enter on a head follows it in the stages and the breakdown.` });
+    return el('div', { class: 'heads', 'data-role': 'heads', role: 'group', 'aria-labelledby': 'av-heads-title' }, title);
+  }
+
+  /** The legend of what is drawn: the outlines there are, and −∞ where the config masks keys. */
+  buildLegend(cfg) {
+    const views = [...this.canvases.keys()];
+    const self = cfg.mechanism === 'self';
+    const key = (cls, text) => el('span', { class: `key ${cls}` }, el('span', { class: 'swatch', 'aria-hidden': 'true' }), text);
+    const parts = [];
+    if (self && views.some((v) => WEIGHT_VIEWS.includes(v))) parts.push(key('selected', 'solid: the followed query'));
+    if (views.some((v) => headOf(v) !== null)) parts.push(key('selected', 'solid around a head: the followed head'));
+    if (self && views.some((v) => this.isWeightView(v))) parts.push(key('link', 'dashed: what the hovered weight links'));
+    if (hasMask(cfg) && views.some((v) => v === 'scaled' || this.isWeightView(v))) {
+      parts.push(key('masked', '−∞ = masked (a weight of 0)'));
+    }
+    const children = parts.flatMap((p, k) => (k ? [el('span', { class: 'sep', 'aria-hidden': 'true', text: ' · ' }), p] : [p]));
+    this.legend.replaceChildren(...children);
+    this.legend.hidden = !parts.length;
+  }
+
+  /**
+   * The small multiples' shared size for `avail` CSS px: the core's preferred size, or shrunk so that k of them share a
+   * row — the most per row whose numbers stay at least LEGIBLE_FONT px (the core's layout says where its cells fall).
+   */
+  multipleSize(avail) {
+    const { host } = this;
+    const views = [...this.canvases.keys()].filter((v) => headOf(v) !== null);
+    if (!views.length) return null;
+    const sizes = views.map((v) => this.sizes.get(v));
+    const key = `${avail}|${host.height}|${host._fmtSpec()}|${sizes.join(';')}`;
+    if (this.multiple?.key === key) return this.multiple.size;
+    const pw = Math.max(...sizes.map((s) => s[0]));
+    const ph = host.height ?? Math.max(...sizes.map((s) => s[1]));
+    const need = this.legibleCell(views);
+    let size = null;
+    for (let k = views.length; k >= 1 && !size; k--) {
+      const w = Math.min(pw, Math.floor((avail - MULTIPLE_GAP * (k - 1)) / k));
+      const h = Math.round(ph * Math.min(1, w / pw));
+      if (k === 1 || w === pw) { size = [w, h]; break; }
+      let cell = null;
+      try { cell = host._viz.cellRect(views[0], w, h, 1, 0, 0, host._fmtSpec()); } catch { /* a refused fmt */ }
+      if (cell && cell[2] - cell[0] >= need[0] && cell[3] - cell[1] >= need[1]) size = [w, h];
+    }
+    this.multiple = { key, size };
+    return size;
+  }
+
+  /** The cell [width, height] (CSS px) at which every head's numbers are written at LEGIBLE_FONT px or more. */
+  legibleCell(views) {
+    const { host } = this;
+    const [rows, cols] = host._shape(views[0]);
+    // A grid too big to annotate shows no numbers at any size: its cells need only stay visible.
+    if (rows * cols > 1024) return [3, 3];
+    let chars = 1;
+    for (const v of views) {
+      try {
+        for (const row of host._viz.describe(v, host._fmtSpec()).cells) for (const t of row) chars = Math.max(chars, [...t].length);
+      } catch { /* a refused fmt: the status line says why */ }
+    }
+    // The core's rule (src/heatmap/draw.rs fit_numbers): 0.6 em per character plus 4 px across, 2 px down.
+    return [0.6 * LEGIBLE_FONT * chars + 4, LEGIBLE_FONT + 2];
   }
 
   /** A repaint on the next frame (hover, resize, colour scheme): many events, one paint. */
@@ -131,12 +235,12 @@ export class Figures {
     const pad = width <= 520 ? 16 : 24;
     const avail = Math.max(120, width - pad - 2);
     const highlights = this.highlights();
+    // Sizes are fixed between rebuilds and while edits go on, so a drag never reflows the page (see settle).
+    for (const view of this.canvases.keys()) if (!this.sizes.has(view)) this.sizes.set(view, this.measure(view));
+    const multiple = this.multipleSize(avail);
     for (const [view, canvas] of this.canvases) {
-      // Sizes are fixed between rebuilds and while edits go on, so a drag never reflows the page (see settle).
-      if (!this.sizes.has(view)) this.sizes.set(view, this.measure(view));
       const [pw, ph] = this.sizes.get(view);
-      const w = Math.min(pw, avail);
-      const h = host.height ?? ph;
+      const [w, h] = headOf(view) !== null && multiple ? multiple : [Math.min(pw, avail), host.height ?? ph];
       const cw = Math.round(w * dpr);
       const ch = Math.round(h * dpr);
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).
@@ -213,26 +317,47 @@ export class Figures {
     const out = {};
     const add = (view, kind, r0, c0, r1, c1) => { (out[view] ||= []).push(kind, r0, c0, r1, c1); };
     const cfg = host._cfg();
-    const cols = (name) => host._shape(name)[1];
-    // What a weight (hovered, tapped or under the cursor) links together.
-    const links = ({ view, cell: [i, j] }) => {
+    const n = cfg.tokens.length;
+    const followed = this.followedHead();
+    const shown = (v) => this.canvases.has(v);
+    // A head's columns of a field that holds the heads side by side (q, k, v, context): [first, width].
+    const headCols = (part, h) => { const w = host._shape(part)[1]; return [h * w, w]; };
+    // What a weight (hovered, tapped or under the cursor) links together: query i, key j of head h.
+    const weight = (h, i, j) => {
       if (cfg.mechanism === 'self') {
-        if (!WEIGHT_VIEWS.includes(view)) return;
-        for (const v of WEIGHT_VIEWS) add(v, LINK, i, j, i + 1, j + 1);
-        add('q', LINK, i, 0, i + 1, cols('q'));
-        add('k', LINK, j, 0, j + 1, cols('k'));
-        add('v', LINK, j, 0, j + 1, cols('v'));
-        add('context', LINK, i, 0, i + 1, cols('context'));
-      } else if ([...WEIGHT_VIEWS, 'annotations', 'applied'].includes(view)) {
+        if (h === followed) for (const v of WEIGHT_VIEWS) add(v, LINK, i, j, i + 1, j + 1);
+        if ((cfg.heads ?? 1) > 1) add(`heads.${h}.weights`, LINK, i, j, i + 1, j + 1);
+        for (const [v, r, part] of [['q', i, 'q'], ['k', j, 'k'], ['v', j, 'v'], ['context', i, 'v']]) {
+          if (!shown(v)) continue;
+          const [c0, w] = headCols(`heads.${h}.${part}`, h);
+          add(v, LINK, r, c0, r + 1, c0 + w);
+        }
+        if (shown('output')) add('output', LINK, i, 0, i + 1, host._shape('output')[1]);
+        if (shown('mask')) add('mask', LINK, i, j, i + 1, j + 1);
+        if (shown('query.features') && i === cfg.query) add('query.features', LINK, j, 0, j + 1, host._shape('query.features')[1]);
+      } else {
         const d = host._shape('applied')[0];
         for (const v of WEIGHT_VIEWS) add(v, LINK, 0, j, 1, j + 1);
         add('annotations', LINK, 0, j, d, j + 1);
         add('applied', LINK, 0, j, d, j + 1);
+        if (shown('mask')) add('mask', LINK, 0, j, 1, j + 1);
+        if (shown('query.features')) add('query.features', LINK, j, 0, j + 1, host._shape('query.features')[1]);
       }
+    };
+    const links = ({ view, cell: [i, j] }) => {
+      const h = headOf(view);
+      if (cfg.mechanism === 'self') {
+        if (WEIGHT_VIEWS.includes(view) || view === 'mask') weight(followed, i, j);
+        else if (h !== null) weight(h, i, j);
+        else if (view === 'query.features') weight(followed, cfg.query, i);
+      } else if ([...WEIGHT_VIEWS, 'annotations', 'applied', 'mask'].includes(view)) weight(0, 0, j);
+      else if (view === 'query.features') weight(0, 0, i);
     };
     if (cfg.mechanism === 'self') {
       const qi = cfg.query;
-      for (const v of WEIGHT_VIEWS) add(v, SELECTED, qi, 0, qi + 1, cfg.tokens.length);
+      for (const v of WEIGHT_VIEWS) add(v, SELECTED, qi, 0, qi + 1, n);
+      // The followed head: its whole small multiple.
+      if ((cfg.heads ?? 1) > 1) add(`heads.${followed}.weights`, SELECTED, 0, 0, n, n);
     }
     if (hover) links(hover);
     if (cursor) {
@@ -288,6 +413,28 @@ export class Figures {
     const ok = host._apply(() => host._viz.setQuery(q));
     host._toolbar.showQuery(q);
     return ok;
+  }
+
+  /**
+   * Follows head `h`: the stage heatmaps, the breakdown and the outlines. The figure is rebuilt (titles, sizes); the
+   * keyboard focus lands on the picked head's canvas, and a cursor or a tapped cell's tooltip stays where it was.
+   */
+  pickHead(h) {
+    const { host } = this;
+    const tapped = this.tipOf === 'touch' ? this.hover : null;
+    const ok = host._apply(() => host._viz.setFields(JSON.stringify({ head: h })), { rebuild: true });
+    const canvas = this.canvases.get(`heads.${h}.weights`);
+    if (ok && canvas && host.shadowRoot.activeElement !== canvas) canvas.focus({ preventScroll: true });
+    if (tapped && this.canvases.has(tapped.view)) this.setHover(tapped, null, 'touch');
+    else if (this.reader.cursor) this.showCursor();
+    return ok;
+  }
+
+  onClick(e) {
+    const canvas = e.target.closest?.('canvas.head-pick');
+    if (!canvas) return;
+    const h = Number(canvas.dataset.head);
+    if (h !== this.followedHead()) this.pickHead(h);
   }
 
   onPointerDown(e) {
@@ -372,11 +519,17 @@ export class Figures {
     const c = this.reader.text(view, i, j);
     if (!c) return `${view}[${i}][${j}]`;
     const more = precise(c.full);
-    let text = `${view}[${i}][${j}] = ${c.value}${more === c.value || Number.isNaN(c.full) ? '' : ` (${more})`}`;
+    let text = `${view}[${i}][${j}] = ${c.value}${more === c.value || !Number.isFinite(c.full) ? '' : ` (${more})`}`;
     if (view === 'scores') text += `\n${host._breakdown.scoreFormula(cfg.mechanism === 'self' ? i : 0, j)}`;
-    if (WEIGHT_VIEWS.includes(view) && cfg.mechanism === 'self') {
+    const head = headOf(view);
+    if (this.isWeightView(view) && cfg.mechanism === 'self') {
       text += `\nquery ${clip(c.row)} → key ${clip(c.col)}`;
       if (this.canvases.get(view)?.classList.contains('pickable') && i !== cfg.query) text += ` (click or Enter: follow query ${i})`;
+      if (head !== null && head !== this.followedHead()) text += ` (click or Enter: follow head ${head})`;
+    }
+    if (hasMask(cfg) && (this.isWeightView(view) || view === 'mask')) {
+      const why = maskReason(cfg, cfg.mechanism === 'self' ? i : 0, j);
+      if (why) text += `\n${why}`;
     }
     return text;
   }

@@ -21,7 +21,8 @@
 //   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
 //   _configHash                   short hash of the author's starting config (part of the persist key)
 //   _showNaive _initial _panels() _darkMode() _width _version
-// and each other's parts: _toolbar, _inputs, _figures, _breakdown, _share, _persist.
+// and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
+// _breakdown, _share, _persist.
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
 // holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's
@@ -32,6 +33,7 @@ import { queueLoad } from './loads.js';
 import { Share, encodeState, decodeState } from './share.js';
 import { Persist, shortHash } from './persist.js';
 import { Toolbar } from './toolbar.js';
+import { Variants, VARIANT_PANELS } from './variants.js';
 import { Inputs } from './inputs.js';
 import { Figures } from './figures.js';
 import { Breakdown } from './breakdown.js';
@@ -446,7 +448,7 @@ export function defineElement(api) {
       // A one-value edit patches the parsed config instead of re-reading all of it from Rust.
       if (value && this._cfgCache) {
         const [m, r, c, x] = value;
-        if (m === 'decoder_state') this._cfgCache.decoder_state[c] = x; else this._cfgCache[m][r][c] = x;
+        if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
       }
       this._invalidate({ keepConfig: Boolean(value) });
       // A new document is not a user edit: nothing to keep.
@@ -549,6 +551,7 @@ export function defineElement(api) {
       // What is wrong with the page's attributes (views, height): shown until the attribute changes.
       this._attrEl = el('div', { class: 'status error', 'data-role': 'attributes', role: 'status', hidden: true });
       this._toolbar = new Toolbar(this, api);
+      this._variants = new Variants(this, api);
       this._share = new Share(this, api);
       this._inputs = new Inputs(this, api);
       this._figures = new Figures(this, api);
@@ -560,7 +563,7 @@ export function defineElement(api) {
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
       root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
-        this._toolbar.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._inputs.root, this._peek.root, this._figures.lesson, this._figures.root,
+        this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._inputs.root, this._peek.root, this._figures.lesson, this._figures.root,
         this._steps.root, this._breakdown.root), this._figures.tip);
     }
 
@@ -575,6 +578,7 @@ export function defineElement(api) {
       this._skip.hidden = this._inputs.root.hidden;
       this._breakdown.root.hidden = !show('breakdown');
       this._toolbar.build();
+      this._variants.build();
       if (inputs) this._inputs.build();
       this._figures.build();
       this._attributeProblems();
@@ -585,9 +589,10 @@ export function defineElement(api) {
     /** Says what the page's `views` and `height` ask that cannot be done, until they change. */
     _attributeProblems() {
       const problems = [];
-      const unknown = this._figures.unknown ?? [];
+      const unknown = (this._figures.unknown ?? []).filter((u) => !VARIANT_PANELS.includes(u));
       if (unknown.length) {
-        problems.push(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')}; the panels are ${this._figures.known().join(', ')}.`);
+        const known = [...new Set([...this._figures.known(), ...VARIANT_PANELS])];
+        problems.push(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')}; the panels are ${known.join(', ')}.`);
       }
       const attr = this.getAttribute('height');
       if (attr !== null) {
@@ -607,6 +612,7 @@ export function defineElement(api) {
     _repaint({ silent = false } = {}) {
       if (!this._viz) return;
       this._figures.paint();
+      this._variants.paint();
       this._peek.update();
       const breakdownKey = `${this._version}|${this._showNaive}`;
       if (silent && this._breakdownKey === breakdownKey) return;

@@ -1,9 +1,10 @@
 // Owns the input grids: per matrix a window of at most 16 × 16 <input>s (moved with ▲▼◀▶, or the arrow keys past
 // its edge), sized so every value shows whole; typing (a bad value marks its cell and the figure keeps the last valid
 // state), spreadsheet keys, scrubbing with the pointer, Alt+↑/↓ and Alt+wheel steps, pasting blocks of numbers, the
-// message line under each grid, and the token names.
+// message line under each grid, and the token names. The grids are the documents' inputs, then the scoring
+// function's W_a, U_a, v_a and the output projection W_O when the config has them (the same path for every grid).
 import { el } from './dom.js';
-import { parseCell, parseBlock, isBlock, matrixRows } from './cells.js';
+import { parseCell, parseBlock, isBlock } from './cells.js';
 
 /**
  * The editable cells of a matrix are a window of at most this many rows and
@@ -16,7 +17,24 @@ const WINDOW_COLS = 16;
 
 export const INPUT_TITLES = {
   embeddings: 'embeddings X', w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', decoder_state: 'decoder state h', annotations: 'annotations a_j',
+  w_a: 'W_a', u_a: 'U_a', v_a: 'v_a', w_o: 'W_O',
 };
+
+/** Inputs that are one vector (a single row of cells, edited as row 0). */
+const VECTORS = new Set(['decoder_state', 'v_a']);
+/** The rows of an input of a config, a vector as one row; undefined when the config has no such input. */
+const rowsOf = (cfg, name) => (VECTORS.has(name) ? (cfg[name] ? [cfg[name]] : undefined) : cfg[name]);
+
+/**
+ * The grids a config has, in reading order: the documents' inputs, then the scoring function's matrices
+ * (general: W_a; additive: W_a, U_a, v_a) and the output projection W_O.
+ */
+function gridsOf(cfg) {
+  const base = cfg.mechanism === 'self'
+    ? ['embeddings', ...(cfg.w_q ? ['w_q', 'w_k', 'w_v'] : [])]
+    : ['decoder_state', 'annotations'];
+  return [...base, ...['w_a', 'u_a', 'v_a', 'w_o'].filter((m) => cfg[m] !== undefined)];
+}
 
 /** Cells are at least this many characters wide: room to click, scrub and start typing. */
 const MIN_CHARS = 3;
@@ -58,11 +76,8 @@ export class Inputs {
   build() {
     const cfg = this.host._cfg();
     this.note = null;
-    const matrices = cfg.mechanism === 'self'
-      ? ['embeddings', ...(cfg.w_q ? ['w_q', 'w_k', 'w_v'] : [])]
-      : ['decoder_state', 'annotations'];
-    const sets = matrices.map((name) => {
-      const rows = matrixRows(cfg, name);
+    const sets = gridsOf(cfg).map((name) => {
+      const rows = rowsOf(cfg, name);
       const tokenRows = name === 'embeddings' || name === 'annotations';
       const [r0, c0] = this.windowAt(name, rows.length, rows[0].length);
       const r1 = Math.min(rows.length, r0 + WINDOW_ROWS);
@@ -76,7 +91,7 @@ export class Inputs {
         const i = r0 + k;
         const label = tokenRows
           ? el('input', { class: 'token', type: 'text', 'data-token': String(i), value: cfg.tokens[i], 'aria-label': `name of token ${i}`, spellcheck: 'false' })
-          : document.createTextNode(name === 'decoder_state' ? 'h' : String(i));
+          : document.createTextNode(name === 'decoder_state' ? 'h' : name === 'v_a' ? 'v' : String(i));
         return el('tr', {}, el('th', { scope: 'row' }, label), ...cols.map((j) => {
           const x = row[j];
           const typed = this.invalid.get(`${name}:${i}:${j}`)?.text;
@@ -94,7 +109,7 @@ export class Inputs {
       const nav = [];
       if (rows.length > WINDOW_ROWS) nav.push(el('span', { text: `rows ${r0}–${r1 - 1} of ${rows.length}` }), move('previous rows', -1, 0, '▲'), move('next rows', 1, 0, '▼'));
       if (rows[0].length > WINDOW_COLS) nav.push(el('span', { text: `columns ${c0}–${c1 - 1} of ${rows[0].length}` }), move('previous columns', 0, -1, '◀'), move('next columns', 0, 1, '▶'));
-      const shape = name === 'decoder_state' ? `${rows[0].length}` : `${rows.length} × ${rows[0].length}`;
+      const shape = VECTORS.has(name) ? `${rows[0].length}` : `${rows.length} × ${rows[0].length}`;
       const fieldset = el('fieldset', { class: 'matrix', 'data-name': name },
         el('legend', { text: `${INPUT_TITLES[name]} (${shape})` }),
         nav.length ? el('div', { class: 'window', 'data-window-of': name }, ...nav) : null,
@@ -107,7 +122,7 @@ export class Inputs {
     // Invalid cells that no longer exist (shape edits) are forgotten; those outside the window are kept.
     for (const k of [...this.invalid.keys()]) {
       const [m, r, c] = k.split(':');
-      const rows = matrixRows(cfg, m);
+      const rows = rowsOf(cfg, m);
       if (!rows?.[Number(r)] || rows[Number(r)][Number(c)] === undefined) this.invalid.delete(k);
     }
     this.root.replaceChildren(...sets);
@@ -179,7 +194,7 @@ export class Inputs {
   neighbour(cell, dr, dc) {
     const { matrix } = cell.dataset;
     const [r, c] = [Number(cell.dataset.row) + dr, Number(cell.dataset.col) + dc];
-    const rows = matrixRows(this.host._cfg(), matrix);
+    const rows = rowsOf(this.host._cfg(), matrix);
     if (this.cell(matrix, r, c) || !rows?.[r] || rows[r][c] === undefined) return this.cell(matrix, r, c);
     const [r0, c0] = this.windows.get(matrix) ?? [0, 0];
     const shift = (at, x, size) => (x < at ? x : x >= at + size ? x - size + 1 : at);
@@ -192,12 +207,12 @@ export class Inputs {
   currentValue(cell) {
     const cfg = this.host._cfg();
     const { matrix, row, col } = cell.dataset;
-    return matrix === 'decoder_state' ? cfg.decoder_state[Number(col)] : cfg[matrix][Number(row)][Number(col)];
+    return VECTORS.has(matrix) ? cfg[matrix][Number(col)] : cfg[matrix][Number(row)][Number(col)];
   }
 
   /** 1 for a matrix of whole numbers, else 0.01 (read from the valid state, not from what is typed). */
   step(cell) {
-    const rows = matrixRows(this.host._cfg(), cell.dataset.matrix);
+    const rows = rowsOf(this.host._cfg(), cell.dataset.matrix);
     return rows.every((r) => r.every((x) => Number.isInteger(x))) ? 1 : 0.01;
   }
 
@@ -361,7 +376,7 @@ export class Inputs {
     const c0 = Number(cell.dataset.col);
     const { host, api } = this;
     const cfg = host.config; // a copy of its own to write into
-    const target = matrixRows(cfg, matrix);
+    const target = rowsOf(cfg, matrix);
     let width = 0;
     for (const row of rows) width = Math.max(width, row.length); // not Math.max(...rows): 200 000 rows overflow the stack
     if (r0 + rows.length > target.length || c0 + width > target[0].length) {
@@ -373,7 +388,7 @@ export class Inputs {
       target[r0 + i][c0 + j] = x;
       this.invalid.delete(`${matrix}:${r0 + i}:${c0 + j}`); // typed text there is replaced
     }));
-    if (matrix === 'decoder_state') cfg.decoder_state = target[0];
+    if (VECTORS.has(matrix)) cfg[matrix] = target[0];
     host._apply(() => api.setConfig(host._viz, cfg), { rebuild: true });
   }
 }

@@ -1,12 +1,16 @@
 // Owns what a screen reader and a keyboard get of the heatmaps, which are canvases: each heatmap's text alternative
 // (a visually hidden table of its numbers as the figure writes them, from the core's `describe`, rebuilt only when
 // the state or the fmt changes), the keyboard cell cursor (arrow keys on a focused heatmap; Enter or Space follow
-// the cursor's query row on the weights; Escape hides it), and the polite live region that reads out each move.
+// the cursor's query row on the weights, or that head on a head's weights; Escape hides it), and the polite live
+// region that reads out each move.
 // The figures part (figures.js) draws the cursor's outline and its tooltip.
 import { el } from './dom.js';
 
 /** What the arrow keys do to the cursor: [rows, columns]. */
 const MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+/** "heads.2.weights" → 2: a head's small multiple (figures.js); null for any other view. */
+export const headOf = (view) => { const m = /^heads\.(\d+)\.weights$/.exec(view); return m ? Number(m[1]) : null; };
 
 /** A header cell never names nothing: an empty label reads as its index. */
 const label = (text, k) => (String(text).trim() ? String(text) : String(k));
@@ -27,10 +31,14 @@ export class Reader {
       id: 'av-keys-pick', class: 'sr-only',
       text: 'Arrow keys move a cursor over the cells and read each one; Enter or Space follow the cursor\'s query row; Escape hides the cursor.',
     });
+    this.keysHead = el('p', {
+      id: 'av-keys-head', class: 'sr-only',
+      text: 'One head\'s weights: Enter, Space or a click follow this head in the stages and the breakdown; arrow keys move a cursor over the cells and read each one; Escape hides the cursor.',
+    });
   }
 
   /** The hidden nodes every build puts back after the figures. */
-  nodes() { return [this.live, this.keys, this.keysPick]; }
+  nodes() { return [this.live, this.keys, this.keysPick, this.keysHead]; }
 
   /** A new set of canvases: their texts are made on the next `sync`. */
   reset() {
@@ -41,7 +49,8 @@ export class Reader {
 
   /** The (empty) text alternative of one heatmap, placed right after its canvas. */
   holder(view, canvas) {
-    canvas.setAttribute('aria-describedby', canvas.classList.contains('pickable') ? 'av-keys-pick' : 'av-keys');
+    const keys = canvas.classList.contains('pickable') ? 'av-keys-pick' : headOf(view) !== null ? 'av-keys-head' : 'av-keys';
+    canvas.setAttribute('aria-describedby', keys);
     const node = el('div', { class: 'sr-only', 'data-text-of': view });
     this.texts.set(view, { node, text: null });
     return node;
@@ -81,9 +90,9 @@ export class Reader {
 
   // ---- the keyboard cursor -----------------------------------------------------------------------------
 
-  /** Where a cursor starts on a heatmap: the followed query's row on the weights, else the first cell. */
+  /** Where a cursor starts on a heatmap: the followed query's row on the weights (a head's too), else the first cell. */
   start(view, pickable) {
-    return pickable ? [this.host._cfg().query, 0] : [0, 0];
+    return pickable || headOf(view) !== null ? [this.host._cfg().query, 0] : [0, 0];
   }
 
   /** A key on a focused heatmap; true when it was the cursor's. */
@@ -103,6 +112,9 @@ export class Reader {
     }
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
+      // A head's weights: Enter follows that head (the cursor, if any, stays on its cell).
+      const head = headOf(view);
+      if (head !== null && head !== this.figures.followedHead()) { this.figures.pickHead(head); return true; }
       if (!here) { this.place(view, this.start(view, pickable)); return true; }
       if (pickable && here[0] !== this.host._cfg().query) {
         this.figures.follow(here[0]);
@@ -143,6 +155,8 @@ export class Reader {
   /** "weights, query word_2 → key word_1: 0.24" (self-attention's scores and weights), else "k, row word_1, column 2: 3". */
   phrase(view, c) {
     const self = this.host._cfg().mechanism === 'self';
+    const head = headOf(view);
+    if (self && head !== null) return `head ${head} weights, query ${c.row} → key ${c.col}: ${c.value}`;
     if (self && this.figures.isWeightView(view)) return `${view}, query ${c.row} → key ${c.col}: ${c.value}`;
     return `${view}, row ${c.row}, column ${c.col}: ${c.value}`;
   }

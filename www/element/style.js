@@ -100,11 +100,40 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 .scroll-hint { margin: 4px 0 0; font-size: 12px; color: var(--av-muted); }
 .lesson { font-size: 13px; color: var(--av-muted); max-width: 70ch; }
 .nan { color: var(--av-invalid); font-weight: 600; }
+/* ---- variants.js: the heads, scoring, temperature and mask panels (the toolbar's look) ---- */
+.variants { display: flex; flex-wrap: wrap; gap: 10px 18px; align-items: flex-start; }
+.variants > .line { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: center; }
+.variants .panel { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
+.variants span.label { color: var(--av-muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.variants button:disabled { opacity: .45; cursor: not-allowed; }
+.variants button:disabled:hover { border-color: var(--av-border); }
+.variants code.formula { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--av-muted); }
+.variants input[type="range"] { width: 11em; max-width: 100%; margin: 0; accent-color: var(--av-accent); }
+.variants .scale-end { font-size: 11px; color: var(--av-muted); }
+.variants output.t-value { font-variant-numeric: tabular-nums; min-width: 5.5em; }
+.entropy-title { margin: 0; font-size: 12px; color: var(--av-muted); }
+.entropy-rows { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr));
+  gap: 2px 16px; font-size: 12px; max-width: 32em; }
+.entropy-rows li { display: grid; grid-template-columns: minmax(0, 7em) minmax(3em, 1fr) 3em; gap: 6px; align-items: center; }
+.variants .len-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--av-muted); }
+.entropy .bar { height: 8px; background: var(--av-panel); border: 1px solid var(--av-border); border-radius: 2px; overflow: hidden; }
+.entropy .bar > span { display: block; height: 100%; background: var(--av-accent); }
+.entropy .h { text-align: right; font-variant-numeric: tabular-nums; }
+.mask-body { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: flex-start; }
+.mask-canvas { max-width: 100%; }
+.mask-canvas canvas { display: block; max-width: 100%; border-radius: 4px; cursor: pointer; touch-action: manipulation; }
+.variants .hint { margin: 0; font-size: 12px; color: var(--av-muted); max-width: 40ch; }
+.valid-lens { display: flex; flex-direction: column; gap: 4px; }
+.lens-fields { display: flex; flex-direction: column; gap: 4px; }
+label.len { display: grid; grid-template-columns: minmax(0, 7em) 4.5em; gap: 6px; align-items: center; font-size: 12px; }
+label.len input.num { width: 4.5em; min-height: 28px; }
+input.lens { width: 16em; max-width: 100%; padding: 4px 6px; min-height: 32px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
+.variants [aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
 /* Paper: the numbers and the figures, none of the controls; each figure whole on its page; nothing clipped. */
 @media print {
   /* A figure is taller than an A4 page at screen size: at 70 % one fits a page, so it can be kept whole. */
   :host { border: none; break-inside: avoid; zoom: .7; }
-  .toolbar, details.menu, .window, .skip, .tip, .peek, .scroll-hint, .status:empty, .cell-msg:empty { display: none !important; }
+  .toolbar, .variants, details.menu, .window, .skip, .tip, .peek, .scroll-hint, .status:empty, .cell-msg:empty { display: none !important; }
   .av { padding: 0; }
   fieldset.matrix, .breakdown .wrap, .steps .wrap { overflow: visible; }
   .steps td.vec { white-space: normal; }
@@ -115,6 +144,10 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 @container (max-width: 520px) {
   .av { padding: 8px; gap: 10px; }
   .toolbar { gap: 6px 10px; }
+  .variants, .variants > .line { gap: 8px 10px; }
+  .variants input[type="range"] { width: 7.5em; }
+  .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
+  label.len { grid-template-columns: auto 4.5em; }
 }
 /* ---- figures.js and reader.js: the outlines' legend, the heatmaps' text alternatives and live region (keep last) ----
    The legend's colours are the heatmap outlines' (src/heatmap/draw.rs Theme: accent, link), light and dark. */
@@ -126,6 +159,20 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 .legend .link .swatch { border-style: dashed; }
 :host([data-av-theme="dark"]) .legend .selected { color: #58a6ff; }
 :host([data-av-theme="dark"]) .legend .link { color: #d29922; }
+/* A masked cell as the scaled heatmap draws it: hatched. */
+.legend .masked .swatch { border: 1px solid currentColor;
+  background: repeating-linear-gradient(45deg, currentColor 0 1.5px, transparent 1.5px 4px); }
+/* The heads' small multiples: one row that wraps, under a caption; a click picks a head. */
+.stages > .heads { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
+.heads-title { flex-basis: 100%; margin: 0; font-size: 12px; color: var(--av-muted); }
+figure.stage canvas.head-pick { cursor: pointer; }
+/* The breakdown's and the steps' notes: the head, scoring, temperature and masks of the config. */
+.breakdown .notes { margin: 6px 0 0; }
+.breakdown p.note, .steps p.note { margin: 2px 0; font-size: 12px; color: var(--av-muted); max-width: 90ch; }
+.breakdown .mask, .steps .mask { text-align: left; }
+.breakdown td.mask, .steps td.mask { color: var(--av-muted); font-size: 12px; white-space: normal; min-width: 9em; max-width: 15em; }
+.breakdown th.vec { text-align: left; }
+.breakdown td.vec { text-align: left; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
 /* Read by screen readers, not shown: each heatmap's table of numbers, the keys' help, the cursor's announcements. */
 .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
