@@ -84,11 +84,13 @@ pub fn names(config: &Config) -> Vec<String> {
     if o.heads > 1 {
         out.retain(|v| v != "naive_weights");
     }
+    // Each head's weights just before the concatenation they feed.
+    if self_attention && o.heads > 1 {
+        let at = out.iter().position(|v| v == "context").unwrap_or(out.len());
+        out.splice(at..at, (0..o.heads).map(|i| format!("heads.{i}.weights")));
+    }
     if o.w_o.is_some() {
         out.push("output".into());
-    }
-    if self_attention && o.heads > 1 {
-        out.extend((0..o.heads).map(|i| format!("heads.{i}.weights")));
     }
     if matches!(o.scoring, Scoring::Additive { .. }) {
         out.push("query.features".into());
