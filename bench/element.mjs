@@ -147,7 +147,8 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   // layout and paint (content-visibility), and a reader watches the heatmaps while editing.
   await page.setViewportSize({ width: 1280, height: 4000 });
   const rows = [];
-  for (const c of CASES) {
+  // BENCH_ONLY=<text>: only the cases whose name contains it (a quicker look at one row).
+  for (const c of CASES.filter((c) => !process.env.BENCH_ONLY || c.what.includes(process.env.BENCH_ONLY))) {
     log(`  ${c.what} …`);
     const { setup_ms } = await page.evaluate(
       async ({ preset, big, naive }) => window.benchMount({ config: preset ? av.presets[preset] : window.benchConfig(big), naive }),
