@@ -84,6 +84,36 @@ test('every malformed config throws a clear Error and the module keeps working',
   }
 });
 
+test('heads, masks, temperature and scorings through compute(): both paths give the golden values (NumPy float64, 1e-12)', async () => {
+  const { cases } = fixture('variant-goldens.json');
+  const bad = await page.evaluate((cases) => {
+    const number = (x) => (x === 'NaN' ? NaN : x === '-Infinity' ? -Infinity : x === 'Infinity' ? Infinity : x);
+    // A trace field by the fixture's name: heads.1.weights → trace.heads[1].weights, query.masked → trace.query.masked.
+    const pick = (t, name) => name.split('.').reduce((o, k) => (o == null ? undefined : o[/^\d+$/.test(k) ? Number(k) : k]), t);
+    const out = [];
+    for (const c of cases) {
+      const traces = [['fast', av.compute(c.config)], ['json', av._internal.computeViaJson(c.config)]];
+      if (!av._internal.flatConfig(c.config)) out.push(`${c.name}: compute() did not take the fast path`);
+      for (const [path, t] of traces) {
+        for (const [name, want] of Object.entries(c.expect)) {
+          const got = pick(t, name);
+          const g = [got].flat(2), w = [want].flat(2).map(number);
+          if (g.length !== w.length) { out.push(`${c.name} ${path} ${name}: ${g.length} values, want ${w.length}`); continue; }
+          g.forEach((x, k) => {
+            const y = w[k];
+            const ok = Number.isFinite(y) ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(y), 1e-300) : Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y));
+            if (!ok) out.push(`${c.name} ${path} ${name}[${k}]: ${x}, want ${y}`);
+          });
+        }
+        if (t.mechanism === 'self' && t.heads.length > 1 && 'weights' in t) out.push(`${c.name}: weights present with several heads`);
+      }
+    }
+    return out;
+  }, cases);
+  assert.ok(cases.length >= 60);
+  assert.deepEqual(bad.slice(0, 10), []);
+});
+
 test('JS-only bad values: NaN, Infinity, 1e400, cycles, undefined', async () => {
   const results = await page.evaluate(() => {
     const cyclic = { embeddings: [[1]] }; cyclic.self = cyclic;
