@@ -85,6 +85,12 @@ pub struct Attend<'a> {
 }
 
 impl<'a> Attend<'a> {
+    /// The step a config's options describe, with its resolved scale and the keys each query may attend.
+    pub fn of(options: &'a Options, scale: f64, allowed: Option<&'a Matrix>) -> Attend<'a> {
+        let Options { scoring, temperature, masked_row, .. } = options;
+        Attend { scoring, scale, temperature: *temperature, allowed, masked_row: *masked_row }
+    }
+
     /// The documents' step: dot product, one divisor, no mask.
     pub fn dot(scale: f64) -> Attend<'static> {
         Attend { scoring: &Scoring::Dot, scale, temperature: 1.0, allowed: None, masked_row: MaskedRow::Zero }
@@ -328,13 +334,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             let (dk, dv) = (k.cols() / o.heads, v.cols() / o.heads);
             let scale = resolve_scale(config.scale, dk);
             let allowed = allowed(o, n, n);
-            let how = Attend {
-                scoring: &o.scoring,
-                scale,
-                temperature: o.temperature,
-                allowed: allowed.as_ref(),
-                masked_row: o.masked_row,
-            };
+            let how = Attend::of(o, scale, allowed.as_ref());
             let reasons = |i: usize| mask_reasons_row(o, i, n);
             if o.heads == 1 {
                 let stages = attend(&q, &k, &v, &how);
@@ -394,13 +394,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             let scale = resolve_scale(config.scale, decoder_state.len());
             let m = annotations.rows();
             let allowed = allowed(o, 1, m);
-            let how = Attend {
-                scoring: &o.scoring,
-                scale,
-                temperature: o.temperature,
-                allowed: allowed.as_ref(),
-                masked_row: o.masked_row,
-            };
+            let how = Attend::of(o, scale, allowed.as_ref());
             let stages = attend(&h, annotations, annotations, &how);
             check_stages(&stages, allowed.as_ref())?;
             let weights = stages.weights.row(0).to_vec();

@@ -127,10 +127,14 @@ impl Session {
     pub fn replace(&mut self, config: Config) -> Result<(), Overflow> {
         // The old trace and softmax state are freed before the new trace is built:
         // at n = 1024 each is tens of MB, wasm memory never shrinks, and holding
-        // both would set the page's peak.
+        // both would set the page's peak. A refused config then recomputes the old
+        // one, which gives the old trace bit for bit — unless edits patched it
+        // (the softmax state exists): then its rounding differs from a full
+        // compute's (by ~1e-16), so that trace is kept aside instead, and a refused
+        // edit changes nothing at all.
         let previous = std::mem::replace(&mut self.config, config);
+        let patched = self.cache.take().map(|cache| (cache, std::mem::replace(&mut self.trace, empty_trace())));
         self.trace = empty_trace();
-        self.cache = None;
         match attention::compute(&self.config) {
             Ok(trace) => {
                 self.trace = trace;
@@ -138,7 +142,13 @@ impl Session {
             }
             Err(e) => {
                 self.config = previous;
-                self.trace = attention::compute(&self.config).expect("the previous config computed before");
+                match patched {
+                    Some((cache, trace)) => {
+                        self.cache = Some(cache);
+                        self.trace = trace;
+                    }
+                    None => self.trace = attention::compute(&self.config).expect("the previous config computed before"),
+                }
                 Err(e)
             }
         }

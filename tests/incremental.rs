@@ -182,3 +182,27 @@ fn a_cancelled_context_entry_is_recomputed_even_beside_a_larger_one() {
     assert!((t.context.get(0, 1) - want).abs() <= 1e-12 * want, "context {:e}", t.context.get(0, 1));
     assert_same(&s);
 }
+
+/// A refused edit after incremental ones leaves the patched trace as it was, bit for bit (found by
+/// tests/properties.rs: the old config recomputed in full rounded its context differently, by ~1e-16).
+#[test]
+fn a_refused_edit_after_patches_changes_no_bit() {
+    let c = Config::from_json(
+        r#"{"embeddings": [[3.0865691027928217, -2.7612547044929636], [-0.06743975354877609, 3.0]],
+            "w_q": [[-7.248568585117671], [-7.806079328669506]], "w_k": [[-0.2330350410614831], [-3.823715892790492]],
+            "w_v": [[-8.956608656363356], [-7.930888452243643]]}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(c).unwrap();
+    s.set_value("embeddings", 1, 1, 3.6298477603085613).unwrap();
+    s.set_value("w_k", 1, 0, 0.0).unwrap();
+    s.set_value("embeddings", 1, 1, 1e200).unwrap();
+    let bits = |s: &Session| -> Vec<Vec<u64>> {
+        s.trace().fields().iter().map(|f| f.data.iter().map(|x| x.to_bits()).collect()).collect()
+    };
+    let before = bits(&s);
+    assert!(s.set_value("w_k", 1, 0, 1000.0).unwrap_err().contains("overflowed"));
+    assert_eq!(bits(&s), before);
+    // And the softmax state came back with it: the next edit is still incremental and right.
+    s.set_value("embeddings", 0, 0, 1.0).unwrap();
+}

@@ -5,7 +5,7 @@
 // page.keyboard, page.touchscreen — and the focus is checked after each one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, pageHelpers, done } from './harness.mjs';
+import { open, pageHelpers, done, watch } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -323,10 +323,7 @@ test('tooltip: the value as fmt writes it plus at most 6 significant digits, pla
 
 test('touch: a tap on a cell shows its tooltip (and a tap on the weights still follows that query); a tap elsewhere hides it', async () => {
   const context = await site.browser.newContext({ viewport: { width: 800, height: 900 }, hasTouch: true });
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  const page = watch(await context.newPage());
   await figure({ preset: 'seed-001' }, { page, scrollTo: 'weights' });
   const at = await page.evaluate(() => F.box(document.getElementById('fig'), 'weights', 2, 1).center);
   await page.touchscreen.tap(at.x, at.y);

@@ -20,10 +20,7 @@ export async function open({ root = '.', csp = false } = {}) {
     browser,
     /** A fresh page with console errors and page errors collected in `errors`. */
     async page(path = '', { viewport = { width: 1280, height: 900 } } = {}) {
-      const page = await browser.newPage({ viewport });
-      page.errors = [];
-      page.on('pageerror', (e) => page.errors.push(String(e)));
-      page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+      const page = watch(await browser.newPage({ viewport }));
       if (path !== null) await page.goto(url + path);
       return page;
     },
@@ -32,6 +29,14 @@ export async function open({ root = '.', csp = false } = {}) {
       server.close();
     },
   };
+}
+
+/** Collects `page`'s console errors and uncaught page errors in `page.errors` (checked by `done`); returns the page. */
+export function watch(page) {
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  return page;
 }
 
 /** Closes a page after checking that nothing reached its console (console errors, uncaught page errors). */

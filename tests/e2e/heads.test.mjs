@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, pageHelpers, done } from './harness.mjs';
+import { open, pageHelpers, done, watch } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -300,10 +300,7 @@ test('keyboard: Tab to a head\'s weights, Enter follows it and the focus stays; 
 
 test('hover on a head\'s weight links that head\'s columns of Q, K, V and the context, and says how to follow it; a tap follows it', async () => {
   const context = await site.browser.newContext({ viewport: { width: 1280, height: 1000 }, hasTouch: true });
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  const page = watch(await context.newPage());
   await figure(heads(4), {}, { page });
   await page.evaluate(() => H.canvas('heads.2.weights').scrollIntoView({ block: 'center' }));
   const at = await page.evaluate(() => H.center('heads.2.weights', 1, 3));
