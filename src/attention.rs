@@ -426,7 +426,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
 }
 
 /// Row i of [`mask_reasons`].
-fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
+pub(crate) fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
     let single = Options {
         mask: row_mask(&options.mask, i, m),
         valid_lens: options.valid_lens.as_ref().map(|l| vec![l[i]]),
@@ -447,7 +447,7 @@ fn row_mask(mask: &Mask, i: usize, m: usize) -> Mask {
 }
 
 /// W_O applied to the heads' contexts, when there is a W_O.
-fn project(context: &Matrix, options: &Options) -> Result<Option<Matrix>, Overflow> {
+pub(crate) fn project(context: &Matrix, options: &Options) -> Result<Option<Matrix>, Overflow> {
     let Some(w_o) = &options.w_o else { return Ok(None) };
     let out = context.matmul(w_o);
     // A row left NaN on purpose (masked_row "nan") stays NaN; anything else must be finite.
@@ -464,7 +464,7 @@ fn project(context: &Matrix, options: &Options) -> Result<Option<Matrix>, Overfl
 
 /// Overflow checks that let masking's own −∞ and NaN through: masked entries of
 /// `scaled`, and the rows a fully masked query leaves NaN.
-fn check_stages(stages: &Stages, allowed: Option<&Matrix>) -> Result<(), Overflow> {
+pub(crate) fn check_stages(stages: &Stages, allowed: Option<&Matrix>) -> Result<(), Overflow> {
     let Some(allowed) = allowed else {
         check_finite("scores", &stages.scaled)?;
         return check_finite("context", &stages.context);

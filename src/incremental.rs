@@ -25,9 +25,10 @@
 //! is all an edit of it recomputes. Every other edit (W_Q/W_K, cross-attention,
 //! shape) recomputes fully, and so does every edit of a config with heads, W_O, a mask,
 //! a temperature or another scoring function (those cost a few ms at the sizes the
-//! element edits; see bench/).
+//! element edits; see bench/) — except that with several heads a value of W_Q, W_K or
+//! W_V recomputes only the head whose columns it is in.
 
-use crate::attention::{self, check_finite, Overflow, SelfTrace, Trace};
+use crate::attention::{self, check_finite, HeadTrace, Overflow, SelfTrace, Trace};
 use crate::config::{Config, Mechanism, Options};
 use crate::math::kernels::{exp_shifted_into, min_max, pair_sum};
 use crate::math::{dot, exp, Matrix};
@@ -90,6 +91,13 @@ impl Session {
     /// trace up to date. On any error the session is unchanged.
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), String> {
         let config = self.config.with_value(matrix, row, col, value).map_err(|e| e.0)?;
+        if config.options.heads > 1 && matches!(matrix, "w_q" | "w_k" | "w_v") {
+            if let Trace::SelfAttention(t) = &mut self.trace {
+                update_head(&config, t, matrix, col).map_err(|e| e.0)?;
+                self.config = config;
+                return Ok(());
+            }
+        }
         // The patches below know the documents' single unmasked dot-product head only.
         if config.options != Options::default() {
             return self.replace(config).map_err(|e| e.0);
@@ -322,6 +330,70 @@ fn update_value_column(
         }
     }
     t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
+    Ok(())
+}
+
+/// With several heads, a value in column `c` of W_Q, W_K or W_V changes one column of Q, K or
+/// V, which belongs to one head: only that head is recomputed — its stages, its block of the
+/// context, then the output and (if it is the followed head) the breakdown. The column is summed
+/// as the full computation's product sums it, and the head goes through the same `attend`, so the
+/// trace is the full computation's bit for bit. On an overflow nothing is changed.
+fn update_head(config: &Config, t: &mut SelfTrace, matrix: &str, c: usize) -> Result<(), Overflow> {
+    let Mechanism::SelfAttention { embeddings, projections: Some(p) } = &config.mechanism else {
+        unreachable!("heads exist only with projections")
+    };
+    let o = &config.options;
+    let (w, name) = match matrix {
+        "w_q" => (&p.w_q, "Q"),
+        "w_k" => (&p.w_k, "K"),
+        _ => (&p.w_v, "V"),
+    };
+    let n = embeddings.rows();
+    let weights: Vec<f64> = (0..w.rows()).map(|k| w.get(k, c)).collect();
+    let column: Vec<f64> = (0..n).map(|i| dot(embeddings.row(i), &weights)).collect();
+    if let Some(i) = column.iter().position(|x| !x.is_finite()) {
+        return Err(attention::overflow(name, i, c, column[i]));
+    }
+    let width = w.cols() / o.heads;
+    let (h, at) = (c / width, c % width);
+    let head = &t.heads[h];
+    let (mut q, mut k, mut v) = (head.q.clone(), head.k.clone(), head.v.clone());
+    let slice = match matrix {
+        "w_q" => &mut q,
+        "w_k" => &mut k,
+        _ => &mut v,
+    };
+    for (i, &x) in column.iter().enumerate() {
+        slice.set(i, at, x);
+    }
+    let allowed = attention::allowed(o, n, n);
+    let stages = attention::attend(&q, &k, &v, &attention::Attend::of(o, t.scale, allowed.as_ref()));
+    attention::check_stages(&stages, allowed.as_ref()).map_err(|e| Overflow(format!("head {h}: {e}")))?;
+    let mut context = t.context.clone();
+    let dv = stages.context.cols();
+    for i in 0..n {
+        context.row_mut(i)[h * dv..(h + 1) * dv].copy_from_slice(stages.context.row(i));
+    }
+    let output = attention::project(&context, o)?;
+    // Checked: from here on nothing can fail.
+    let whole = match matrix {
+        "w_q" => &mut t.q,
+        "w_k" => &mut t.k,
+        _ => &mut t.v,
+    };
+    for (i, &x) in column.iter().enumerate() {
+        whole.set(i, c, x);
+    }
+    t.heads[h] = HeadTrace { q, k, v, stages };
+    t.context = context;
+    t.output = output;
+    if o.head == h {
+        let f = &t.heads[h];
+        let mut query = attention::breakdown(config.query, &f.stages.scores, &f.stages.scaled, &f.stages.weights, &f.v);
+        query.head = h;
+        query.masked = attention::mask_reasons_row(o, config.query, n);
+        t.query = query;
+    }
     Ok(())
 }
 

@@ -1231,5 +1231,35 @@ mod options {
             let back = config.insert_token(0, "x").and_then(|c| c.remove_token(0)).unwrap();
             prop_assert_eq!(&back, &config);
         }
+
+        /// With several heads, W_Q/W_K/W_V edits recompute one head: the session's trace is a full
+        /// compute's bit for bit, and a refused edit (an overflow) changes nothing.
+        #[test]
+        fn a_head_edit_equals_a_full_recompute(
+            value in transformer(),
+            edits in prop::collection::vec((0..3usize, 0..16usize, 0..16usize, prop_oneof![4 => val(5.0), 1 => Just(1e300)]), 1..8),
+        ) {
+            let config = Config::from_value(&value).unwrap();
+            let mut session = attention_viz::incremental::Session::new(config.clone()).unwrap();
+            for (m, r, c, x) in edits {
+                let name = ["w_q", "w_k", "w_v"][m];
+                let Mechanism::SelfAttention { projections: Some(p), .. } = &session.config().mechanism else { unreachable!() };
+                let w = [&p.w_q, &p.w_k, &p.w_v][m];
+                let (r, c) = (r % w.rows(), c % w.cols());
+                let before = (session.config().clone(), field_bits(session.trace()));
+                let expected = session.config().with_value(name, r, c, x).ok().filter(|c| compute(c).is_ok());
+                match (session.set_value(name, r, c, x), expected) {
+                    (Ok(()), Some(next)) => {
+                        prop_assert_eq!(session.config(), &next);
+                        prop_assert_eq!(field_bits(session.trace()), field_bits(&compute(&next).unwrap()));
+                    }
+                    (Err(_), None) => {
+                        prop_assert_eq!(session.config(), &before.0);
+                        prop_assert!(field_bits(session.trace()) == before.1, "a refused edit changed the trace");
+                    }
+                    (got, want) => prop_assert!(false, "session {:?}, compute {:?}", got, want.is_some()),
+                }
+            }
+        }
     }
 }
