@@ -661,8 +661,9 @@ test('toSVG() works for every array view of el.trace (and the inputs) of each pr
   const r = await page.evaluate(() => ['s1', 's2', 's3'].map((id) => {
     const el = document.getElementById(id);
     const t = el.trace;
-    const views = Object.keys(t).filter((k) => Array.isArray(t[k]));
-    if (t.query) views.push('query.terms');
+    // `heads` is a list of objects (each head's stages): its views are heads.{i}.weights & co.
+    const views = Object.keys(t).filter((k) => Array.isArray(t[k]) && k !== 'heads');
+    if (t.query?.terms) views.push('query.terms');
     views.push(...Object.keys(el.config).filter((k) => Array.isArray(el.config[k]) && typeof el.config[k][0] !== 'string'));
     return { id, results: views.map((v) => { try { const s = el.toSVG(v); return { v, ok: s.startsWith('<svg') && s.trimEnd().endsWith('</svg>'), rects: (s.match(/<rect/g) || []).length }; } catch (e) { return { v, error: e.message }; } }) };
   }));

@@ -10,10 +10,11 @@ let site;
 before(async () => { site = await open(); });
 after(() => site.close());
 
-const drawn = (page, n = 4) => page.waitForFunction((count) => {
+/** Every figure of the (loaded) page is drawn. */
+const drawn = (page) => page.waitForFunction(() => {
   const els = [...document.querySelectorAll('attention-viz')];
-  return els.length === count && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]')?.width > 0);
-}, n);
+  return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]')?.width > 0);
+});
 
 const status = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.status').textContent, id);
 const focused = (page) => page.evaluate(() => {

@@ -71,9 +71,10 @@ function installHelpers() {
 }
 
 async function ready(page) {
+  // Every figure of the page (chapters 5–8 too: their loads are queued behind chapters 1–4's).
   await page.waitForFunction((n) => {
     const els = [...document.querySelectorAll('attention-viz')];
-    return els.length === n && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
+    return els.length >= n && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
   }, IDS.length);
   await page.evaluate(async () => { window.av = await import('/www/attention-viz.js'); await window.av.ready; });
   await page.evaluate(pageHelpers);
@@ -237,7 +238,7 @@ for (const [what, init] of [['turned off (localStorage throws SecurityError)', s
       out.config4 = H.el('chapter-4').config.decoder_state;
       return out;
     });
-    assert.deepEqual(r.loaded, [true, true, true, true], 'every chapter renders');
+    assert.ok(r.loaded.length >= 4 && r.loaded.every(Boolean), 'every chapter renders');
     assert.equal(r.value, 4, 'the edit is applied');
     assert.equal(r.trace, null, 'and recomputed (trace = compute(config))');
     assert.match(r.status, /cannot be saved/, 'the message says edits cannot be saved');
@@ -247,7 +248,7 @@ for (const [what, init] of [['turned off (localStorage throws SecurityError)', s
     // A reload shows the documents again, still without errors.
     await reload(page);
     const presets = await page.evaluate((p) => H.presets(p), PRESETS);
-    const configs = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('attention-viz')].map((e) => [e.id, e.config])));
+    const configs = await page.evaluate((ids) => Object.fromEntries(ids.map((id) => [id, H.el(id).config])), IDS);
     assert.deepEqual(configs, presets, 'nothing could be saved: the documents after a reload');
     await done(page);
   });
