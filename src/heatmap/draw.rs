@@ -926,25 +926,43 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         column_at[(r.x0 - g.x0) as usize..(r.x1 - g.x0) as usize].fill(j);
     }
     let hatch = hatch_color(theme);
-    // A row's paints, with the gap colour after the last column for the gaps.
+    // A row's paints, with the gap colour after the last column for the gaps, and the
+    // same as whole RGBA pixels for the rows without hatching (one 4-byte copy a pixel).
     let mut row_paints: Vec<Paint> = vec![Paint::Color(gc); cols + 1];
+    let mut row_rgba: Vec<[u8; 4]> = vec![gap_rgba; cols + 1];
     // The boxes left unhatched behind the ±∞ cells' texts, by column (for the row at hand).
     let mut holes: Vec<Option<Rect>> = vec![None; cols + 1];
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
-        for (j, (slot, &v)) in row_paints.iter_mut().zip(view.values.row(i)).enumerate() {
+        let mut plain = true;
+        for (j, ((slot, px), &v)) in row_paints.iter_mut().zip(row_rgba.iter_mut()).zip(view.values.row(i)).enumerate()
+        {
             *slot = Paint::of(colors, v);
-            holes[j] = if *slot == Paint::Infinite { layout.hatch_hole(layout.cell(i, j), v) } else { None };
+            match *slot {
+                Paint::Color(c) => *px = [c[0], c[1], c[2], 255],
+                Paint::Infinite => {
+                    plain = false;
+                    holes[j] = layout.hatch_hole(layout.cell(i, j), v);
+                }
+                Paint::Nan => plain = false,
+            }
         }
         let (y0, y1) = ((r.y0 - g.y0) as usize, (r.y1 - g.y0) as usize);
         // Without hatching every pixel line of a cell row is the same: paint the
         // first and copy it.
-        let plain = row_paints.iter().all(|p| matches!(p, Paint::Color(_)));
-        for y in y0..y1 {
-            if plain && y > y0 {
-                rgba.copy_within(y0 * w * 4..(y0 + 1) * w * 4, y * w * 4);
-                continue;
+        if plain {
+            if y0 < y1 {
+                let line = &mut rgba[y0 * w * 4..(y0 + 1) * w * 4];
+                for (px, &j) in line.chunks_exact_mut(4).zip(&column_at) {
+                    px.copy_from_slice(&row_rgba[j]);
+                }
             }
+            for y in y0 + 1..y1 {
+                rgba.copy_within(y0 * w * 4..(y0 + 1) * w * 4, y * w * 4);
+            }
+            continue;
+        }
+        for y in y0..y1 {
             let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
             for (x, (px, &j)) in line.chunks_exact_mut(4).zip(&column_at).enumerate() {
                 match row_paints[j] {
