@@ -369,6 +369,14 @@ impl Config {
             Mechanism::SelfAttention { embeddings, projections: None } => {
                 format!("{} tokens × {} dimensions", embeddings.rows(), embeddings.cols())
             }
+            Mechanism::SelfAttention { embeddings, projections: Some(p) } if self.options.heads > 1 => format!(
+                "{} tokens × {} dimensions, {} heads of d_k = {}, d_v = {}",
+                embeddings.rows(),
+                embeddings.cols(),
+                self.options.heads,
+                p.w_q.cols() / self.options.heads,
+                p.w_v.cols() / self.options.heads
+            ),
             Mechanism::SelfAttention { embeddings, projections: Some(p) } => format!(
                 "{} tokens × {} dimensions, d_k = {}, d_v = {}",
                 embeddings.rows(),
@@ -382,7 +390,8 @@ impl Config {
         };
         err(format!(
             "this config needs {cost:.1e} multiply-adds ({size}); the limit is {MAX_COST:.1e} (about half a second \
-             of computing): use fewer tokens or dimensions"
+             of computing): use fewer tokens or dimensions{}",
+            if self.options.heads > 1 { " or heads" } else { "" }
         ))
     }
 

@@ -222,3 +222,13 @@ fn with_fields_validates_the_whole_config_and_null_removes() {
     assert!(c.with_fields(&serde_json::json!({"heads": 2})).unwrap_err().0.contains("cannot split evenly"));
     assert!(c.with_fields(&serde_json::json!([1])).is_err());
 }
+
+#[test]
+fn too_many_heads_for_the_limit_are_refused_naming_the_heads() {
+    let n = 1024;
+    let x: Vec<Vec<f64>> = (0..n).map(|i| vec![(i % 3) as f64, 1.0]).collect();
+    let w = vec![vec![1.0; 16]; 2];
+    let c = cfg(serde_json::json!({"embeddings": x, "w_q": w, "w_k": w, "w_v": w, "heads": 2}));
+    let e = c.with_fields(&serde_json::json!({"heads": 8})).unwrap_err().0;
+    assert!(e.contains("multiply-adds") && e.contains("8 heads of d_k = 2") && e.ends_with("or heads"), "{e}");
+}
