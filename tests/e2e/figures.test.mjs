@@ -5,7 +5,7 @@
 // page.keyboard, page.touchscreen — and the focus is checked after each one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, pageHelpers, done, watch } from './harness.mjs';
+import { open, pageHelpers, done, watch, whenDrawn } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -102,12 +102,7 @@ async function figure(attrs, { page = null, scrollTo = null } = {}) {
 }
 
 async function ready(page, selector) {
-  await page.waitForFunction((sel) => {
-    const e = document.querySelector(sel);
-    return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
-  }, selector);
-  await page.evaluate(pageHelpers);
-  await page.evaluate(installHelpers);
+  await whenDrawn(page, selector, installHelpers);
 }
 
 // ---- 1. outlines and their legend ---------------------------------------------------------------------------

@@ -89,6 +89,26 @@ export function pageHelpers() {
       for (let i = 0; i < d.length; i++) { h ^= d[i]; h = Math.imul(h, 16777619); }
       return `${width}x${height}:${(h >>> 0).toString(16)}`;
     },
+    /** Starts counting `el`'s `change` events and collecting its `error` messages (from zero); returns the log. */
+    record(el) {
+      if (!el._log) {
+        el._log = { change: 0, errors: [] };
+        el.addEventListener('change', () => { el._log.change++; });
+        el.addEventListener('error', (e) => el._log.errors.push(e.detail.message));
+      }
+      el._log.change = 0; el._log.errors = [];
+      return el._log;
+    },
   };
   window.T = T;
+}
+
+/** Waits until the figure at `selector` has its trace and every heatmap drawn, then installs `pageHelpers` and `helpers`. */
+export async function whenDrawn(page, selector, helpers) {
+  await page.waitForFunction((sel) => {
+    const e = document.querySelector(sel);
+    return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
+  }, selector);
+  await page.evaluate(pageHelpers);
+  await page.evaluate(helpers);
 }

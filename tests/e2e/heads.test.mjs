@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, pageHelpers, done, watch } from './harness.mjs';
+import { open, pageHelpers, done, watch, whenDrawn } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -114,12 +114,7 @@ function installHelpers() {
 }
 
 async function ready(page, selector = '#fig') {
-  await page.waitForFunction((sel) => {
-    const e = document.querySelector(sel);
-    return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
-  }, selector);
-  await page.evaluate(pageHelpers);
-  await page.evaluate(installHelpers);
+  await whenDrawn(page, selector, installHelpers);
 }
 
 /**

@@ -9,7 +9,7 @@
 // W_Q/W_K/W_V, 4 tokens × 3 dims; seed-003: cross-attention).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, done } from './harness.mjs';
+import { open, done, pageHelpers } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -37,15 +37,7 @@ function installHelpers() {
       const i = els().indexOf(a);
       return { doc: i >= 0 ? `attention-viz ${i}` : a?.localName ?? null, shadow: i >= 0 ? describe(a.shadowRoot.activeElement) : null };
     },
-    record(el) {
-      if (!el._log) {
-        el._log = { change: 0, errors: [] };
-        el.addEventListener('change', () => { el._log.change++; });
-        el.addEventListener('error', (e) => el._log.errors.push(e.detail.message));
-      }
-      el._log.change = 0; el._log.errors = [];
-      return el._log;
-    },
+    record: (el) => T.record(el),
     frames: (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); }),
   };
 }
@@ -56,6 +48,7 @@ async function load(path = 'tests/fixtures/two-elements.html', opts = {}) {
     const els = [...document.querySelectorAll('attention-viz')];
     return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
   });
+  await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
   await page.evaluate(() => { for (const e of H.els()) H.record(e); });
   return page;
@@ -177,6 +170,7 @@ test('on a touch screen (390 px): a tapped + token or − token keeps the focus,
   page.on('pageerror', (e) => page.errors.push(String(e)));
   await page.goto(`${site.url}tests/fixtures/two-elements.html`);
   await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]')));
+  await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
   const tap = async (sel) => { const at = await center(page, sel); await page.touchscreen.tap(at.x, at.y); };
   await tap(first('button[data-action="add-token"]'));

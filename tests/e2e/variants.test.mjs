@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, typeInCell } from './harness.mjs';
+import { open, done, typeInCell, pageHelpers } from './harness.mjs';
 
 const AXE = join(fileURLToPath(new URL('../../', import.meta.url)), 'node_modules/axe-core/axe.min.js');
 const PAGE = 'tests/e2e/variants-page.html'; // no such file: served by page.route below
@@ -51,16 +51,7 @@ function installHelpers() {
       const s = H.el(id).shadowRoot.querySelector('.status');
       return { text: s.textContent, error: s.classList.contains('error') };
     },
-    record(id) {
-      const el = H.el(id);
-      if (!el._log) {
-        el._log = { change: 0, errors: [] };
-        el.addEventListener('change', () => { el._log.change++; });
-        el.addEventListener('error', (e) => el._log.errors.push(e.detail.message));
-      }
-      el._log.change = 0; el._log.errors = [];
-      return el._log;
-    },
+    record: (id) => T.record(H.el(id)),
     log: (id) => H.el(id)._log,
     /** The client point at the middle of mask cell [i, j], where the core drew it. */
     maskCell(id, i, j) {
@@ -91,6 +82,7 @@ async function load(body = DEFAULT_BODY, opts = {}) {
     const els = [...document.querySelectorAll('attention-viz')];
     return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
   });
+  await page.evaluate(pageHelpers);
   await page.evaluate(installHelpers);
   return page;
 }
