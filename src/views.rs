@@ -116,6 +116,8 @@ pub fn mask_matrix(options: &Options, n: usize, m: usize) -> Matrix {
 }
 
 /// The inputs and stages issue 12 added, shared by both mechanisms; `None` when `name` is none of them.
+const OPTION_VIEWS: [&str; 6] = ["w_a", "u_a", "v_a", "w_o", "mask", "query.features"];
+
 fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -> Option<View> {
     let o = &config.options;
     let tokens = config.tokens.clone();
@@ -164,7 +166,10 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
             };
             let title = match config.mechanism {
                 Mechanism::SelfAttention { .. } => {
-                    format!("tanh(q·W_a + k_j·U_a) for query {}", queries.get(config.query).cloned().unwrap_or_default())
+                    format!(
+                        "tanh(q·W_a + k_j·U_a) for query {}",
+                        queries.get(config.query).cloned().unwrap_or_default()
+                    )
                 }
                 Mechanism::Cross { .. } => "tanh(h·W_a + a_j·U_a)".to_string(),
             };
@@ -195,8 +200,11 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
     let tokens = config.tokens.clone();
     let unknown =
         || format!("there is no view {} here; views are {}", crate::text::quote(name), names(config).join(", "));
-    if let Some(v) = option_view(config, trace, name, &queries(config)) {
-        return Ok(v);
+    // Only these names are option views: the others skip building their labels (this runs on every repaint).
+    if OPTION_VIEWS.contains(&name) {
+        if let Some(v) = option_view(config, trace, name, &queries(config)) {
+            return Ok(v);
+        }
     }
     match (&config.mechanism, trace) {
         (Mechanism::SelfAttention { embeddings, projections }, Trace::SelfAttention(t)) => {
