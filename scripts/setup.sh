@@ -2,6 +2,7 @@
 # Installs what the project needs, skipping whatever is already there.
 #   scripts/setup.sh build   — Rust wasm32 target and wasm-bindgen-cli (to build and serve)
 #   scripts/setup.sh test    — the above, plus Chromium + ChromeDriver and the npm packages (to test)
+#   scripts/setup.sh python  — the virtual environment .venv/ of tests/requirements-python.txt (wheel, notebooks, MkDocs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,5 +35,15 @@ if [ "$want" = test ]; then
   fi
   if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi
+
+if [ "$want" = python ]; then
+  stamp=.venv/.requirements-python.txt
+  if [ ! -x .venv/bin/python ] || ! cmp -s tests/requirements-python.txt "$stamp"; then
+    say "making the virtual environment .venv/ (tests/requirements-python.txt)"
+    python3 -m venv .venv
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r tests/requirements-python.txt
+    cp tests/requirements-python.txt "$stamp"
   fi
 fi
