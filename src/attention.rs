@@ -12,6 +12,7 @@
 use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Scale, Scoring};
 use crate::math::kernels::{exp_shifted_into, min_max};
 use crate::math::{dot, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
+use crate::weights::{Stack, SUMMARY_NAMES};
 use std::borrow::Cow;
 
 impl Scoring {
@@ -311,6 +312,20 @@ pub struct CrossTrace {
 pub enum Trace {
     SelfAttention(SelfTrace),
     Cross(CrossTrace),
+    Weights(WeightsTrace),
+}
+
+/// A model's attention as given (`mechanism: "weights"`) and each head's summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightsTrace {
+    pub attention: Stack,
+    /// The queries' and the keys' names.
+    pub tokens: Vec<String>,
+    pub key_tokens: Vec<String>,
+    /// The selected head (`layer`, `head`), n × m: what the full heatmap shows.
+    pub selected: Matrix,
+    /// Per summary (in `SUMMARY_NAMES` order) layers × heads values, row-major.
+    pub summaries: [Vec<f64>; 5],
 }
 
 /// A numeric failure the config validation cannot see in advance: finite
@@ -328,6 +343,21 @@ impl std::fmt::Display for Overflow {
 pub fn compute(config: &Config) -> Result<Trace, Overflow> {
     let o = &config.options;
     match &config.mechanism {
+        Mechanism::Weights { attention, key_tokens, layer, head } => {
+            let mut summaries: [Vec<f64>; 5] = Default::default();
+            for s in attention.summaries() {
+                for (out, x) in summaries.iter_mut().zip(s.values()) {
+                    out.push(x);
+                }
+            }
+            Ok(Trace::Weights(WeightsTrace {
+                attention: attention.clone(),
+                tokens: config.tokens.clone(),
+                key_tokens: key_tokens.clone(),
+                selected: attention.matrix(*layer, *head),
+                summaries,
+            }))
+        }
         Mechanism::SelfAttention { embeddings, projections } => {
             let (q, k, v) = match projections {
                 Some(p) => (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v)),
@@ -616,6 +646,22 @@ impl Trace {
                 }
                 out
             }
+            Trace::Weights(t) => {
+                let [layers, heads, _, _] = t.attention.shape();
+                let mut out = vec![Field {
+                    name: Cow::Borrowed("attention"),
+                    shape: t.attention.shape().to_vec(),
+                    data: t.attention.data(),
+                }];
+                for (name, values) in SUMMARY_NAMES.iter().zip(&t.summaries) {
+                    out.push(Field {
+                        name: Cow::Owned(format!("summary.{name}")),
+                        shape: vec![layers, heads],
+                        data: values,
+                    });
+                }
+                out
+            }
         }
     }
 
@@ -627,11 +673,12 @@ impl Trace {
         match self {
             Trace::SelfAttention(t) => t.scale,
             Trace::Cross(t) => t.scale,
+            Trace::Weights(_) => 1.0,
         }
     }
 }
 
-/// A view of one stage: a vector (`shape.len() == 1`) or a matrix.
+/// A view of one stage: a vector (`shape.len() == 1`), a matrix, or a model's whole stack (`attention`, 4 axes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field<'a> {
     pub name: Cow<'static, str>,

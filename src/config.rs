@@ -7,6 +7,7 @@
 
 use crate::math::Matrix;
 use crate::text::quote;
+use crate::weights::{Stack, MAX_VALUES};
 use serde_json::{json, Map, Value};
 
 /// Tokens and dimensions beyond these are refused rather than freezing the tab.
@@ -132,8 +133,22 @@ impl MaskedRow {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Mechanism {
-    SelfAttention { embeddings: Matrix, projections: Option<Projections> },
-    Cross { decoder_state: Vec<f64>, annotations: Matrix },
+    SelfAttention {
+        embeddings: Matrix,
+        projections: Option<Projections>,
+    },
+    Cross {
+        decoder_state: Vec<f64>,
+        annotations: Matrix,
+    },
+    /// A model's attention, shown as it is: `tokens` label the n queries, `key_tokens` the m keys;
+    /// `layer` and `head` pick the head the full heatmap shows.
+    Weights {
+        attention: Stack,
+        key_tokens: Vec<String>,
+        layer: usize,
+        head: usize,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -190,10 +205,13 @@ const FIELDS: &[&str] = &[
     "mask",
     "valid_lens",
     "masked_row",
+    "attention",
+    "key_tokens",
+    "layer",
 ];
 
 /// The fields that can be sent flat (`Config::from_parts`): the matrices.
-const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations", "w_o", "w_a", "u_a"];
+const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations", "w_o", "w_a", "u_a", "attention"];
 
 /// A matrix sent flat instead of as JSON (compute()'s fast path): `rows` rows
 /// of `cols` finite values, one row after another.
@@ -202,13 +220,32 @@ pub struct Flat<'a> {
     rows: usize,
     cols: usize,
     data: &'a [f64],
+    /// Leading axes (layers, heads) of a stack of matrices: `attention` only, else (1, 1).
+    lead: (usize, usize),
+    /// How many axes the caller's array had (2 … 4): messages name positions as it does.
+    axes: usize,
 }
 
 impl<'a> Flat<'a> {
     /// `None` unless `data` holds `rows × cols` values, every one finite.
     pub fn new(rows: usize, cols: usize, data: &'a [f64]) -> Option<Flat<'a>> {
         let ok = rows.checked_mul(cols) == Some(data.len()) && data.iter().all(|x| x.is_finite());
-        ok.then_some(Flat { rows, cols, data })
+        ok.then_some(Flat { rows, cols, data, lead: (1, 1), axes: 2 })
+    }
+
+    /// `layers × heads` matrices of `rows × cols` values one after another (`attention` sent flat),
+    /// from an array of `axes` axes (3: heads × rows × cols, with layers 1; 4: all).
+    pub fn stacked(
+        layers: usize,
+        heads: usize,
+        rows: usize,
+        cols: usize,
+        axes: usize,
+        data: &'a [f64],
+    ) -> Option<Flat<'a>> {
+        let all = layers.checked_mul(heads)?.checked_mul(rows)?;
+        let axes = axes.clamp(2, 4);
+        Flat::new(all, cols, data).map(|f| Flat { rows, lead: (layers, heads), axes, ..f })
     }
 }
 
@@ -280,14 +317,17 @@ impl Config {
         let fields = Fields { obj, flat };
         let mechanism = match obj.get("mechanism") {
             None if fields.has("decoder_state") || fields.has("annotations") => "cross",
+            None if fields.has("attention") => "weights",
             None => "self",
-            Some(Value::String(s)) if s == "self" || s == "cross" => s.as_str(),
-            Some(other) => return err(format!("mechanism must be \"self\" or \"cross\", got {}", describe(other))),
+            Some(Value::String(s)) if ["self", "cross", "weights"].contains(&s.as_str()) => s.as_str(),
+            Some(other) => {
+                return err(format!("mechanism must be \"self\", \"cross\" or \"weights\", got {}", describe(other)))
+            }
         };
-        if mechanism == "self" {
-            parse_self(&fields)
-        } else {
-            parse_cross(&fields)
+        match mechanism {
+            "self" => parse_self(&fields),
+            "cross" => parse_cross(&fields),
+            _ => parse_weights(&fields),
         }
     }
 
@@ -308,6 +348,25 @@ impl Config {
                 obj.insert("mechanism".into(), json!("cross"));
                 obj.insert("decoder_state".into(), numbers_value(decoder_state));
                 obj.insert("annotations".into(), matrix_value(annotations));
+            }
+            Mechanism::Weights { attention, key_tokens, layer, head } => {
+                // Weights figures have no scale, query steps or options: only what they read.
+                obj.insert("mechanism".into(), json!("weights"));
+                obj.insert("attention".into(), stack_value(attention));
+                obj.insert("tokens".into(), json!(self.tokens));
+                if *key_tokens != self.tokens {
+                    obj.insert("key_tokens".into(), json!(key_tokens));
+                }
+                if *layer != 0 {
+                    obj.insert("layer".into(), json!(layer));
+                }
+                if *head != 0 {
+                    obj.insert("head".into(), json!(head));
+                }
+                if self.query != 0 {
+                    obj.insert("query".into(), json!(self.query));
+                }
+                return Value::Object(obj);
             }
         }
         obj.insert("tokens".into(), json!(self.tokens));
@@ -346,6 +405,8 @@ impl Config {
                 let (m, d) = (annotations.rows() as f64, decoder_state.len() as f64);
                 m * d * 2.0 + self.scoring_cost(1.0, m, d) + m * COST_PER_WEIGHT
             }
+            // Summaries: a logarithm and a few additions a weight (bounded by MAX_VALUES, far below MAX_COST).
+            Mechanism::Weights { attention, .. } => attention.data().len() as f64 * 20.0,
         }
     }
 
@@ -387,6 +448,7 @@ impl Config {
             Mechanism::Cross { decoder_state, annotations } => {
                 format!("{} encoder states × {} dimensions", annotations.rows(), decoder_state.len())
             }
+            Mechanism::Weights { attention, .. } => format!("attention of shape {:?}", attention.shape()),
         };
         err(format!(
             "this config needs {cost:.1e} multiply-adds ({size}); the limit is {MAX_COST:.1e} (about half a second \
@@ -519,6 +581,167 @@ fn parse_cross(fields: &Fields) -> Result<Config> {
         options,
     }
     .within_cost()
+}
+
+fn parse_weights(fields: &Fields) -> Result<Config> {
+    for field in FIELDS
+        .iter()
+        .filter(|f| !["mechanism", "attention", "tokens", "key_tokens", "layer", "head", "query"].contains(f))
+    {
+        if fields.has(field) {
+            return err(format!(
+                "{field} belongs to computed attention (self or cross), but mechanism is \"weights\": a model's weights \
+                 are shown as they are"
+            ));
+        }
+    }
+    let attention = match fields.matrix("attention") {
+        None => {
+            return err("attention is missing: mechanism \"weights\" needs the weights, n × m, heads × n × m or \
+                        layers × heads × n × m")
+        }
+        Some(Rows::Json(value)) => stack_from_json(value)?,
+        Some(Rows::Flat(f)) => stack_from_flat(f)?,
+    };
+    let [layers, heads, n, m] = attention.shape();
+    let tokens = parse_tokens(fields.obj, n, "attention", "t")?;
+    let key_tokens = match fields.obj.get("key_tokens") {
+        None | Some(Value::Null) if m == n => tokens.clone(),
+        None | Some(Value::Null) => (1..=m).map(|j| format!("k_{j}")).collect(),
+        Some(value) => {
+            let mut obj = Map::new();
+            obj.insert("tokens".into(), value.clone());
+            parse_tokens(&obj, m, "attention's keys (its last axis)", "k")
+                .map_err(|e| ConfigError(e.0.replacen("tokens", "key_tokens", 1)))?
+        }
+    };
+    Config {
+        tokens,
+        scale: Scale::None,
+        query: parse_query(fields.obj, n)?,
+        mechanism: Mechanism::Weights {
+            attention,
+            key_tokens,
+            layer: parse_index(fields.obj, "layer", layers, "layers")?,
+            head: parse_index(fields.obj, "head", heads, "heads")?,
+        },
+        options: Options::default(),
+    }
+    .within_cost()
+}
+
+const WEIGHTS_SHAPES: &str = "n × m, heads × n × m or layers × heads × n × m";
+
+/// `attention[1, 0, 2]`: a position in a stack, NumPy's way.
+fn at(index: &[usize]) -> String {
+    let parts: Vec<String> = index.iter().map(usize::to_string).collect();
+    format!("attention[{}]", parts.join(", "))
+}
+
+/// A weight: finite and ≥ 0.
+fn check_weight(x: f64, index: &[usize]) -> Result<f64> {
+    if x >= 0.0 && x.is_finite() {
+        Ok(x)
+    } else if x.is_finite() {
+        err(format!("{} is {x}: attention weights must be ≥ 0", at(index)))
+    } else {
+        err(format!("{} is {x}; every weight must be a finite number ≥ 0", at(index)))
+    }
+}
+
+/// The stack's shape from its first elements, then every element checked against it.
+fn stack_from_json(value: &Value) -> Result<Stack> {
+    let mut shape = vec![];
+    let mut first = value;
+    while let Value::Array(items) = first {
+        shape.push(items.len());
+        match items.first() {
+            Some(item) => first = item,
+            None => break,
+        }
+    }
+    if shape.is_empty() {
+        return err(format!("attention must be a list ({WEIGHTS_SHAPES}), got {}", describe(value)));
+    }
+    if shape.len() == 1 {
+        return err(format!(
+            "attention is a list of numbers; it must be {WEIGHTS_SHAPES} (one row of weights per query)"
+        ));
+    }
+    if shape.len() > 4 {
+        return err(format!(
+            "attention has {} axes; it must be {WEIGHTS_SHAPES}: for a batch (Hugging Face's outputs.attentions), \
+             pick one sentence",
+            shape.len()
+        ));
+    }
+    if let Some(axis) = shape.iter().position(|&s| s == 0) {
+        return err(format!("attention's axis {axis} is empty: every axis needs at least one entry"));
+    }
+    check_stack_size(&shape)?;
+    let mut data = Vec::with_capacity(shape.iter().product());
+    let mut index = vec![];
+    read_stack(value, &shape, &mut index, &mut data)?;
+    let full: Vec<usize> = std::iter::repeat(1).take(4 - shape.len()).chain(shape.iter().copied()).collect();
+    Ok(Stack::new(full[0], full[1], full[2], full[3], data).expect("checked shape"))
+}
+
+fn check_stack_size(shape: &[usize]) -> Result<()> {
+    let (n, m) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    if n > MAX_TOKENS || m > MAX_TOKENS {
+        return err(format!("attention is {n} × {m}; at most {MAX_TOKENS} queries and keys are supported"));
+    }
+    let total = shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap_or(usize::MAX);
+    if total > MAX_VALUES {
+        let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+        return err(format!(
+            "attention has {total} values ({}); at most {MAX_VALUES} are supported: pass fewer layers or heads, or a \
+             shorter sentence",
+            dims.join(" × ")
+        ));
+    }
+    Ok(())
+}
+
+fn read_stack(value: &Value, shape: &[usize], index: &mut Vec<usize>, data: &mut Vec<f64>) -> Result<()> {
+    let depth = index.len();
+    let Value::Array(items) = value else {
+        let what = if depth + 1 == shape.len() { "a row of weights" } else { "a list" };
+        return err(format!("{} must be {what}, got {}", at(index), describe(value)));
+    };
+    if items.len() != shape[depth] {
+        let noun = match shape.len() - depth {
+            1 => "values (one per key)",
+            2 => "rows (one per query)",
+            3 => "heads",
+            _ => "layers",
+        };
+        let place = if depth == 0 { "attention".to_string() } else { at(index) };
+        return err(format!("{place} has {} {noun}, expected {} as in the first", items.len(), shape[depth]));
+    }
+    for (i, item) in items.iter().enumerate() {
+        index.push(i);
+        if depth + 1 == shape.len() {
+            let x = parse_number(item).map_err(|why| ConfigError(format!("{} {why}", at(index))))?;
+            data.push(check_weight(x, index)?);
+        } else {
+            read_stack(item, shape, index, data)?;
+        }
+        index.pop();
+    }
+    Ok(())
+}
+
+fn stack_from_flat(f: Flat) -> Result<Stack> {
+    let (layers, heads) = f.lead;
+    let shape = [layers, heads, f.rows, f.cols];
+    check_stack_size(&shape)?;
+    let (n, m) = (f.rows, f.cols);
+    if let Some(k) = f.data.iter().position(|&x| x < 0.0) {
+        let index = [k / (heads * n * m), k / (n * m) % heads, k / m % n, k % m];
+        check_weight(f.data[k], &index[4 - f.axes..])?;
+    }
+    Ok(Stack::new(layers, heads, n, m, f.data.to_vec()).expect("checked shape"))
 }
 
 /// `heads`: ≥ 1; more than one needs projections whose widths it divides.
@@ -966,6 +1189,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 fn numbers_value(v: &[f64]) -> Value {
     Value::Array(v.iter().map(|&x| number_value(x)).collect())
+}
+
+/// A stack as JSON: layers × heads × n × m nested lists.
+fn stack_value(stack: &Stack) -> Value {
+    let [layers, heads, _, m] = stack.shape();
+    let rows = |l, h| Value::Array(stack.head(l, h).chunks(m).map(numbers_value).collect());
+    Value::Array((0..layers).map(|l| Value::Array((0..heads).map(|h| rows(l, h)).collect())).collect())
 }
 
 fn matrix_value(m: &Matrix) -> Value {

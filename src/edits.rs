@@ -20,8 +20,20 @@ pub const INPUTS: [&str; 11] =
     ["embeddings", "w_q", "w_k", "w_v", "decoder_state", "annotations", "w_o", "w_a", "u_a", "v_a", "mask"];
 
 impl Config {
+    /// A model's weights (`mechanism: "weights"`) are shown as they are: only the selection
+    /// (`with_fields` of layer, head, query) and the token names change.
+    fn editable(&self) -> Result<()> {
+        match self.mechanism {
+            Mechanism::Weights { .. } => {
+                err("a model's attention weights are shown as they are and cannot be edited here")
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The config with `matrix[row][col] = value` (`decoder_state[0][col]` for the vector).
     pub fn with_value(&self, matrix: &str, row: usize, col: usize, value: f64) -> Result<Config> {
+        self.editable()?;
         if !value.is_finite() {
             return err(format!("{matrix} row {row}, column {col} must be a finite number, got {value}"));
         }
@@ -72,6 +84,7 @@ impl Config {
 
     /// A new token (self) or encoder state (cross) of zeros at `at` (≤ len), named `name`.
     pub fn insert_token(&self, at: usize, name: &str) -> Result<Config> {
+        self.editable()?;
         let n = self.tokens.len();
         if at > n {
             return err(format!("cannot insert a token at {at}: there are {n}"));
@@ -103,6 +116,7 @@ impl Config {
     }
 
     pub fn remove_token(&self, at: usize) -> Result<Config> {
+        self.editable()?;
         let n = self.tokens.len();
         if n <= 1 {
             return err("the last token cannot be removed: attention needs at least one");
@@ -132,6 +146,7 @@ impl Config {
         match &mut next.mechanism {
             Mechanism::SelfAttention { embeddings, .. } => *embeddings = edit(embeddings),
             Mechanism::Cross { annotations, .. } => *annotations = edit(annotations),
+            Mechanism::Weights { .. } => {} // not editable (see `editable`)
         }
         next
     }
@@ -150,11 +165,13 @@ impl Config {
         match &self.mechanism {
             Mechanism::SelfAttention { embeddings, .. } => embeddings.cols(),
             Mechanism::Cross { decoder_state, .. } => decoder_state.len(),
+            Mechanism::Weights { .. } => 0,
         }
     }
 
     /// A new input dimension of zeros at `at` (≤ dims); weight matrices get a zero row.
     pub fn insert_dim(&self, at: usize) -> Result<Config> {
+        self.editable()?;
         let d = self.dims();
         if at > d {
             return err(format!("cannot insert a dimension at {at}: there are {d}"));
@@ -166,6 +183,7 @@ impl Config {
     }
 
     pub fn remove_dim(&self, at: usize) -> Result<Config> {
+        self.editable()?;
         let d = self.dims();
         if d <= 1 {
             return err("the last dimension cannot be removed: vectors need at least one number");
@@ -211,6 +229,7 @@ impl Config {
                 *decoder_state = edit(&column).into_data();
                 *annotations = edit(&annotations.transpose()).transpose();
             }
+            Mechanism::Weights { .. } => {}
         }
         next
     }
@@ -257,6 +276,7 @@ impl Config {
     /// can edit: the identity for general (so it starts as the dot product), seeded random
     /// numbers in [−1, 1) with one decimal for additive (d_a = the query width).
     pub fn with_scoring(&self, name: &str, seed: u32) -> Result<Config> {
+        self.editable()?;
         let (dq, dk) = self.score_widths();
         let scoring = match name {
             "dot" => Scoring::Dot,
@@ -305,11 +325,13 @@ impl Config {
             }
             Mechanism::SelfAttention { embeddings, projections: None } => (embeddings.cols(), embeddings.cols()),
             Mechanism::Cross { decoder_state, .. } => (decoder_state.len(), decoder_state.len()),
+            Mechanism::Weights { .. } => (0, 0),
         }
     }
 
     /// One more head at the end: W_Q and W_K gain d_k columns of zeros, W_V d_v, W_O d_v rows.
     pub fn insert_head(&self) -> Result<Config> {
+        self.editable()?;
         let h = self.options.heads;
         let Mechanism::SelfAttention { projections: Some(p), .. } = &self.mechanism else {
             return err("heads need projections: this figure has no W_Q, W_K and W_V to split into heads");
@@ -341,6 +363,7 @@ impl Config {
 
     /// Removes head `at`: its columns of W_Q, W_K, W_V and its rows of W_O.
     pub fn remove_head(&self, at: usize) -> Result<Config> {
+        self.editable()?;
         let h = self.options.heads;
         if h <= 1 {
             return err("the last head cannot be removed: attention needs at least one");
@@ -424,11 +447,13 @@ impl Config {
             Mechanism::SelfAttention { projections: Some(_), .. } => vec!["w_q", "w_k", "w_v"],
             Mechanism::SelfAttention { projections: None, .. } => vec!["embeddings"],
             Mechanism::Cross { .. } => vec!["decoder_state", "annotations"],
+            Mechanism::Weights { .. } => vec![],
         }
     }
 
     /// `np.random.seed(seed)`, then one call of `dist` per target, shaped like it.
     pub fn randomized(&self, seed: u32, dist: Distribution) -> Result<Config> {
+        self.editable()?;
         let mut rng = crate::random::RandomState::new(seed);
         let mut draw = |count: usize| -> Result<Vec<f64>> {
             Ok(match dist {
@@ -455,8 +480,25 @@ impl Config {
                 let (r, c) = annotations.shape();
                 *annotations = Matrix::from_vec(r, c, draw(r * c)?).expect("shape");
             }
+            Mechanism::Weights { .. } => {}
         }
         Ok(next)
+    }
+
+    /// A model's weights with head (`layer`, `head`) the one the full heatmap shows.
+    pub fn with_selection(&self, layer: usize, head: usize) -> Result<Config> {
+        let Mechanism::Weights { attention, key_tokens, .. } = &self.mechanism else {
+            return err("only a model's weights (mechanism \"weights\") have layers to pick");
+        };
+        let [layers, heads, _, _] = attention.shape();
+        if layer >= layers || head >= heads {
+            return err(format!(
+                "there is no layer {layer}, head {head}: the model has {layers} layers of {heads} heads"
+            ));
+        }
+        let mechanism =
+            Mechanism::Weights { attention: attention.clone(), key_tokens: key_tokens.clone(), layer, head };
+        Ok(Config { mechanism, ..self.clone() })
     }
 
     pub fn with_query(&self, query: usize) -> Result<Config> {
@@ -475,6 +517,7 @@ impl Config {
     }
 
     pub fn with_scale(&self, scale: crate::config::Scale) -> Result<Config> {
+        self.editable()?;
         if let crate::config::Scale::Value(s) = scale {
             if !(s.is_finite() && s > 0.0) {
                 return err(format!("scale must be a positive number, got {s}"));

@@ -15,6 +15,7 @@
 use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Scale, Scoring};
 use crate::edits::Distribution;
 use crate::math::Matrix;
+use crate::weights::Stack;
 use std::fmt::Write;
 
 /// The snippet for `config`. `random` is the last Randomize (seed and call), if any.
@@ -24,6 +25,9 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
     let candidates = random.into_iter().chain([(42, Distribution::Randint(3))]);
     let seeded =
         candidates.into_iter().find(|&(seed, dist)| config.randomized(seed, dist).ok().as_ref() == Some(config));
+    if let Mechanism::Weights { attention, key_tokens, layer, head } = &config.mechanism {
+        return weights_snippet(attention, &config.tokens, key_tokens, *layer, *head);
+    }
     let mut py = String::new();
     let _ = writeln!(py, "# attention-viz: the current figure, recomputed with NumPy/SciPy");
     let _ = writeln!(py, "import numpy as np");
@@ -47,6 +51,7 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
         };
     let o = &config.options;
     match &config.mechanism {
+        Mechanism::Weights { .. } => unreachable!("written by weights_snippet"),
         Mechanism::SelfAttention { embeddings, projections } => {
             match (projections, seeded) {
                 (None, Some((seed, dist))) => {
@@ -350,6 +355,41 @@ fn py_float(x: f64) -> String {
     } else {
         format!("{x:?}")
     }
+}
+
+/// A model's weights as NumPy, with the selected head and each head's summaries as the figure shows them.
+fn weights_snippet(attention: &Stack, tokens: &[String], key_tokens: &[String], layer: usize, head: usize) -> String {
+    let [layers, heads, n, m] = attention.shape();
+    let mut py = String::new();
+    let _ = writeln!(py, "# attention-viz: a model's attention weights and the figure's summaries of each head");
+    let _ = writeln!(py, "import numpy as np\n");
+    let _ = writeln!(py, "tokens = {}", py_list_str(tokens));
+    let _ = writeln!(py, "key_tokens = {}", py_list_str(key_tokens));
+    let all = Matrix::from_vec(layers * heads * n, m, attention.data().to_vec()).expect("stack rows");
+    let _ = writeln!(
+        py,
+        "attention = {}.reshape({layers}, {heads}, {n}, {m})  # layers × heads × queries × keys",
+        py_array(&all)
+    );
+    let _ = writeln!(py, "selected = attention[{layer}, {head}]  # layer {layer}, head {head}\n");
+    let _ =
+        writeln!(py, "# Each query's weights as shares of their sum; queries whose weights are all 0 are left out.");
+    let _ = writeln!(py, "sums = attention.sum(-1, keepdims=True)");
+    let _ = writeln!(py, "p = np.divide(attention, sums, out=np.zeros_like(attention), where=sums > 0)");
+    let _ = writeln!(py, "rows = (sums[..., 0] > 0)");
+    let _ = writeln!(py, "i, j = np.arange({n})[:, None], np.arange({m})[None, :]");
+    let _ = writeln!(py, "logp = np.log2(p, out=np.zeros_like(p), where=p > 0)");
+    let _ = writeln!(
+        py,
+        "mean = lambda x, r: np.divide((x * r).sum(-1), r.sum(-1), out=np.zeros(x.shape[:2]), where=r.sum(-1) > 0)"
+    );
+    let _ = writeln!(py, "entropy = mean(-(p * logp).sum(-1), rows)  # bits, layers × heads");
+    let _ = writeln!(py, "distance = mean((p * np.abs(i - j)).sum(-1), rows)  # mean |i − j|");
+    let _ = writeln!(py, "first = mean(p[..., 0], rows)  # share on key 0");
+    let _ = writeln!(py, "prev = np.zeros_like(p[..., 0]); prev[..., 1:min({n}, {m} + 1)] = p[..., np.arange(1, min({n}, {m} + 1)), np.arange(0, min({n}, {m} + 1) - 1)]");
+    let _ = writeln!(py, "previous = mean(prev[..., 1:], rows[..., 1:])  # share on key i − 1");
+    let _ = writeln!(py, "row_sum_error = np.abs(sums[..., 0] - 1).max(-1)");
+    py
 }
 
 fn py_array(m: &Matrix) -> String {

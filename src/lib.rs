@@ -19,6 +19,7 @@ pub mod random;
 pub mod share;
 pub mod text;
 pub mod views;
+pub mod weights;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -10,6 +10,7 @@
 use crate::attention::Trace;
 use crate::config::{Config, Mask, Mechanism, Options, Scoring};
 use crate::math::Matrix;
+use crate::weights::ROW_SUM_TOLERANCE;
 
 /// Every view name, in reading order.
 pub const SELF_VIEWS: [&str; 12] =
@@ -54,6 +55,8 @@ pub struct View {
 pub fn names(config: &Config) -> Vec<String> {
     let o = &config.options;
     let mut out: Vec<String> = match &config.mechanism {
+        // A model's weights: the selected head, full size (the element draws the grid of every head itself).
+        Mechanism::Weights { .. } => return vec!["attention".into()],
         Mechanism::SelfAttention { projections: Some(_), .. } => SELF_VIEWS.iter().map(|v| v.to_string()).collect(),
         Mechanism::SelfAttention { projections: None, .. } => SELF_VIEWS
             .iter()
@@ -163,6 +166,7 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
             let f = match trace {
                 Trace::SelfAttention(t) => t.query.features.as_ref()?,
                 Trace::Cross(t) => t.features.as_ref()?,
+                Trace::Weights(_) => return None,
             };
             let title = match config.mechanism {
                 Mechanism::SelfAttention { .. } => {
@@ -171,7 +175,7 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
                         queries.get(config.query).cloned().unwrap_or_default()
                     )
                 }
-                Mechanism::Cross { .. } => "tanh(h·W_a + a_j·U_a)".to_string(),
+                Mechanism::Cross { .. } | Mechanism::Weights { .. } => "tanh(h·W_a + a_j·U_a)".to_string(),
             };
             matrix_view(name, title, f.clone(), tokens, indices(f.cols()), "orange")
         }
@@ -207,6 +211,15 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
         }
     }
     match (&config.mechanism, trace) {
+        (Mechanism::Weights { key_tokens, layer, head, .. }, Trace::Weights(t)) if name == "attention" => {
+            let [_, heads, _, _] = t.attention.shape();
+            let off = t.summaries[4][layer * heads + head] > ROW_SUM_TOLERANCE;
+            let title = format!(
+                "layer {layer}, head {head}: attention weights{}",
+                if off { " (rows do not sum to 1)" } else { "" }
+            );
+            Ok(matrix_view(name, title, t.selected.clone(), tokens, key_tokens.clone(), "sequential"))
+        }
         (Mechanism::SelfAttention { embeddings, projections }, Trace::SelfAttention(t)) => {
             let d = |m: &Matrix| indices(m.cols());
             let heads = config.options.heads;
@@ -364,7 +377,7 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
 /// The rows of the attention: the tokens (self) or the decoder state "h" (cross).
 fn queries(config: &Config) -> Vec<String> {
     match config.mechanism {
-        Mechanism::SelfAttention { .. } => config.tokens.clone(),
+        Mechanism::SelfAttention { .. } | Mechanism::Weights { .. } => config.tokens.clone(),
         Mechanism::Cross { .. } => vec!["h".into()],
     }
 }

@@ -16,6 +16,7 @@ fn shapes(c: &Config) -> Vec<(usize, usize)> {
             v
         }
         Mechanism::Cross { decoder_state, annotations } => vec![(1, decoder_state.len()), annotations.shape()],
+        Mechanism::Weights { attention, .. } => vec![(attention.shape()[2], attention.shape()[3])],
     }
 }
 

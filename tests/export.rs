@@ -134,6 +134,7 @@ fn numpy_prints_our_numbers() {
             return;
         };
         match &trace {
+            Trace::Weights(_) => unreachable!("weights snippets are checked in tests/weights.rs"),
             Trace::SelfAttention(t) => {
                 close(&got["scores"], t.scores.data(), "scores");
                 close(&got["weights"], t.weights.data(), "weights");
@@ -292,6 +293,7 @@ fn option_cases() -> Vec<(&'static str, Config)> {
 fn snippet_fields(trace: &Trace) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = vec![];
     match trace {
+        Trace::Weights(_) => unreachable!("weights snippets are checked in tests/weights.rs"),
         Trace::SelfAttention(t) if t.head_count() > 1 => {
             for field in ["q", "k", "v"] {
                 out.push((field.into(), field.to_uppercase()));

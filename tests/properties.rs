@@ -127,6 +127,7 @@ fn ordinary_scale() -> BoxedStrategy<f64> {
 /// Every input of a config as (name, matrix); the decoder state is 1 × d.
 fn inputs(c: &Config) -> Vec<(&'static str, Matrix)> {
     match &c.mechanism {
+        Mechanism::Weights { .. } => unreachable!("the strategies make self and cross configs only"),
         Mechanism::SelfAttention { embeddings, projections } => {
             let mut v = vec![("embeddings", embeddings.clone())];
             if let Some(p) = projections {
@@ -328,6 +329,7 @@ proptest! {
         }
         let n = c.len();
         match &t1 {
+            Trace::Weights(_) => unreachable!("the strategies make self and cross configs only"),
             Trace::SelfAttention(t) => {
                 prop_assert_eq!(t.weights.shape(), (n, n));
                 prop_assert_eq!(t.q.rows(), n);
@@ -697,6 +699,7 @@ fn check_valid(c: &Config, history: &[Edit]) -> Result<(), TestCaseError> {
     let all_finite = inputs(c).iter().all(|(_, m)| m.data().iter().all(|x| x.is_finite()));
     prop_assert!(all_finite, "non-finite input after {history:?}");
     match &c.mechanism {
+        Mechanism::Weights { .. } => unreachable!("the strategies make self and cross configs only"),
         Mechanism::SelfAttention { embeddings, projections } => {
             prop_assert_eq!(embeddings.rows(), n);
             prop_assert!(embeddings.cols() >= 1);
@@ -722,6 +725,7 @@ fn check_valid(c: &Config, history: &[Edit]) -> Result<(), TestCaseError> {
         }
     }
     match compute(c) {
+        Ok(Trace::Weights(_)) => unreachable!("the strategies make self and cross configs only"),
         Ok(Trace::SelfAttention(t)) => {
             let Mechanism::SelfAttention { embeddings, .. } = &c.mechanism else { unreachable!() };
             prop_assert_eq!(t.q.rows(), n);
@@ -870,6 +874,7 @@ mod incremental {
         // The underflow allowance of each context column: 4 · 2^-1074 · (n + Σ_j |v_jc|).
         let mut underflow: Vec<f64> = Vec::new();
         let term_sums: Vec<(&str, Vec<f64>)> = match want {
+            Trace::Weights(_) => unreachable!("the strategies make self and cross configs only"),
             Trace::SelfAttention(t) => {
                 let (n, dv) = t.v.shape();
                 underflow = (0..dv)

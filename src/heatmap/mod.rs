@@ -8,6 +8,7 @@
 pub mod describe;
 pub mod draw;
 pub mod format;
+pub mod model;
 pub mod palette;
 
 pub use describe::{cell_text, describe, CellText, Description};

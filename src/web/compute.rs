@@ -16,7 +16,8 @@ use wasm_bindgen::prelude::*;
 /// Validates and runs a config whose matrices were sent flat.
 ///
 /// `rest_json` is the config without them; `names` are the matrices in order,
-/// `shapes` their [rows, cols], one pair each, and `data` their values one
+/// `shapes` their [rows, cols], one pair each (a stack of matrices, `attention`, is named
+/// `attention:<heads>` or `attention:<layers>:<heads>` and shaped [layers·heads·rows, cols]), and `data` their values one
 /// after another, row-major, every one finite. Call `free()` on the result.
 /// `undefined` when `rest_json` does not parse: the caller then takes
 /// `computeJson`, whose message places the problem in the whole config.
@@ -51,10 +52,24 @@ pub(crate) fn flat_config(
     let mut flat = Vec::with_capacity(names.len());
     let mut data = data;
     for (name, shape) in names.iter().zip(shapes.chunks_exact(2)) {
+        // A stack of matrices comes as "attention:<heads>" (3 axes) or "attention:<layers>:<heads>"
+        // (4 axes), its shape [layers·heads·n, m].
+        let number = |t: &str| t.parse::<usize>().map_err(|_| inconsistent());
+        let (field, lead, axes) = match name.split(':').collect::<Vec<_>>()[..] {
+            [field, h] => (field, (1, number(h)?), 3),
+            [field, l, h] => (field, (number(l)?, number(h)?), 4),
+            _ => (name.as_str(), (1, 1), 2),
+        };
         let (rows, cols) = (shape[0] as usize, shape[1] as usize);
         let len = rows.checked_mul(cols).filter(|&len| len <= data.len()).ok_or_else(inconsistent)?;
         let (values, tail) = data.split_at(len);
-        flat.push((name.as_str(), Flat::new(rows, cols, values).ok_or_else(inconsistent)?));
+        let per = lead.0.checked_mul(lead.1).filter(|&p| p > 0 && rows % p == 0).ok_or_else(inconsistent)?;
+        let f = if axes == 2 {
+            Flat::new(rows, cols, values)
+        } else {
+            Flat::stacked(lead.0, lead.1, rows / per, cols, axes, values)
+        };
+        flat.push((field, f.ok_or_else(inconsistent)?));
         data = tail;
     }
     if !data.is_empty() {

@@ -27,6 +27,7 @@ thread_local! {
 
 mod canvas;
 mod compute;
+mod model;
 pub use compute::{compute_flat, TraceInMemory};
 
 #[wasm_bindgen(start)]
@@ -80,10 +81,18 @@ pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: fn(&Object,
     let mechanism = match trace {
         Trace::SelfAttention(_) => "self",
         Trace::Cross(_) => "cross",
+        Trace::Weights(_) => "weights",
     };
     set(&out, "mechanism", &mechanism.into());
-    set(&out, "scale", &trace.scale().into());
-    set(&out, "query_index", &(query as f64).into());
+    if let Trace::Weights(t) = trace {
+        // No scale or query steps: the weights are given. Their names are part of the trace.
+        let names = |v: &[String]| -> Array { v.iter().map(|s| JsValue::from_str(s)).collect() };
+        set(&out, "tokens", &names(&t.tokens));
+        set(&out, "key_tokens", &names(&t.key_tokens));
+    } else {
+        set(&out, "scale", &trace.scale().into());
+        set(&out, "query_index", &(query as f64).into());
+    }
     let fields = Object::new();
     for field in trace.fields() {
         set(&fields, &field.name, &field_object(&field, values));

@@ -1,0 +1,169 @@
+//! A model's attention at a glance: every layer × head as a small heatmap in one raster
+//! (BertViz's model view), and one head's weights as lines between the tokens (its head view).
+//!
+//! The grid is pixels, not shapes: 144 heads at n = 512 are 37 million weights, far beyond what
+//! one shape per cell could draw in a frame. A thumbnail smaller than its matrix shows each
+//! pixel's block by its largest weight, so a thin diagonal or a single column stays visible.
+
+use super::draw::{Colors, Theme};
+use super::palette::Rgb;
+use crate::math::Matrix;
+use crate::weights::Stack;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Every head of a stack, `thumb` pixels square each, `gap` pixels apart, row = layer.
+pub struct Grid {
+    pub width: u32,
+    pub height: u32,
+    /// RGBA, row-major, `width × height` pixels.
+    pub rgba: Vec<u8>,
+}
+
+/// Where head (layer, head) sits in a grid of these sizes: its top-left pixel.
+pub fn thumb_origin(layer: usize, head: usize, thumb: usize, gap: usize) -> (usize, usize) {
+    (head * (thumb + gap), layer * (thumb + gap))
+}
+
+/// The grid raster; each head's colours span 0 … its own largest weight (a diffuse head would
+/// otherwise be one flat colour next to a sharp one).
+pub fn grid(stack: &Stack, thumb: usize, gap: usize, palette: Option<&str>, theme: &Theme) -> Grid {
+    let [layers, heads, n, m] = stack.shape();
+    let thumb = thumb.max(1);
+    let width = heads * thumb + heads.saturating_sub(1) * gap;
+    let height = layers * thumb + layers.saturating_sub(1) * gap;
+    let mut rgba = vec![0u8; width * height * 4];
+    let bg = theme.background;
+    for px in rgba.chunks_exact_mut(4) {
+        px.copy_from_slice(&[bg[0], bg[1], bg[2], 255]);
+    }
+    // Pixel p covers rows/columns [p·n/thumb, max((p+1)·n/thumb, that + 1)).
+    let spans = |count: usize| -> Vec<(usize, usize)> {
+        (0..thumb)
+            .map(|p| {
+                let start = (p * count / thumb).min(count - 1);
+                (start, ((p + 1) * count / thumb).max(start + 1).min(count))
+            })
+            .collect()
+    };
+    let (row_spans, col_spans) = (spans(n), spans(m));
+    let mut block = vec![0.0f64; thumb * thumb];
+    for l in 0..layers {
+        for h in 0..heads {
+            let w = stack.head(l, h);
+            let max = w.iter().copied().fold(0.0f64, f64::max);
+            let colors = Colors::new(&[0.0, max], palette, "sequential");
+            for (py, &(r0, r1)) in row_spans.iter().enumerate() {
+                for (pxi, &(c0, c1)) in col_spans.iter().enumerate() {
+                    let mut top = 0.0f64;
+                    for i in r0..r1 {
+                        for &x in &w[i * m + c0..i * m + c1] {
+                            top = top.max(x);
+                        }
+                    }
+                    block[py * thumb + pxi] = top;
+                }
+            }
+            let (x0, y0) = thumb_origin(l, h, thumb, gap);
+            for py in 0..thumb {
+                let row = &mut rgba[((y0 + py) * width + x0) * 4..((y0 + py) * width + x0 + thumb) * 4];
+                for (px, out) in row.chunks_exact_mut(4).enumerate() {
+                    let c: Rgb = colors.color(block[py * thumb + px]).unwrap_or(bg);
+                    out.copy_from_slice(&[c[0], c[1], c[2], 255]);
+                }
+            }
+        }
+    }
+    Grid { width: width as u32, height: height as u32, rgba }
+}
+
+/// Lines are drawn for at most this many tokens a side: beyond, they merge into a solid band.
+pub const LINES_MAX_TOKENS: usize = 128;
+/// Rows of the line view, CSS pixels.
+pub const LINE_ROW: f64 = 20.0;
+/// Weights below this are not drawn (BertViz's head view hides them the same way: invisible anyway).
+const LINE_MIN_WEIGHT: f64 = 0.01;
+
+/// The line view's size in CSS pixels for n queries and m keys.
+pub fn lines_size(n: usize, m: usize) -> (u32, u32) {
+    (LINES_WIDTH as u32, (n.max(m) as f64 * LINE_ROW + 2.0 * LINE_TOP) as u32)
+}
+
+const LINES_WIDTH: f64 = 360.0;
+const LINE_TOP: f64 = 24.0;
+const LABEL_WIDTH: f64 = 110.0;
+
+/// One head's weights as lines from each query (left) to each key (right), as opaque as the
+/// weight (of the row's largest, so every query shows where it looks). With `focus`, only that
+/// query's lines, and its label marked. `scale` is device pixels per CSS pixel.
+pub fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    weights: &Matrix,
+    queries: &[String],
+    keys: &[String],
+    focus: Option<usize>,
+    theme: &Theme,
+    scale: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let s = |x: f64| (x * scale).round() as i32;
+    let bg = theme.background;
+    root.fill(&RGBColor(bg[0], bg[1], bg[2]))?;
+    let text = RGBColor(theme.text[0], theme.text[1], theme.text[2]);
+    let accent = RGBColor(theme.accent[0], theme.accent[1], theme.accent[2]);
+    let (n, m) = (weights.rows(), weights.cols());
+    let font = |size: f64, color: RGBColor, pos: Pos| ("sans-serif", size * scale).into_font().color(&color).pos(pos);
+    let y = |i: usize| LINE_TOP + (i as f64 + 0.5) * LINE_ROW;
+    let (left, right) = (LABEL_WIDTH, LINES_WIDTH - LABEL_WIDTH);
+    root.draw(&Text::new(
+        "queries",
+        (s(left - 6.0), s(LINE_TOP / 2.0)),
+        font(11.0, text, Pos::new(HPos::Right, VPos::Center)),
+    ))?;
+    root.draw(&Text::new(
+        "keys",
+        (s(right + 6.0), s(LINE_TOP / 2.0)),
+        font(11.0, text, Pos::new(HPos::Left, VPos::Center)),
+    ))?;
+    for i in 0..n {
+        let row = weights.row(i);
+        let max = row.iter().copied().fold(0.0f64, f64::max);
+        if max <= 0.0 || focus.is_some_and(|f| f != i) {
+            continue;
+        }
+        for (j, &w) in row.iter().enumerate() {
+            if w < LINE_MIN_WEIGHT {
+                continue;
+            }
+            let alpha = if focus.is_some() { (w / max).max(0.15) } else { w / max * 0.8 };
+            let width = if focus.is_some() { 2.0 } else { 1.5 };
+            root.draw(&PathElement::new(
+                vec![(s(left), s(y(i))), (s(right), s(y(j)))],
+                accent.mix(alpha).stroke_width(s(width).max(1) as u32),
+            ))?;
+        }
+    }
+    let clip = |t: &str| super::draw::clip_to(t, 14);
+    for (i, t) in queries.iter().enumerate().take(n) {
+        let c = if focus == Some(i) { accent } else { text };
+        root.draw(&Text::new(clip(t), (s(left - 6.0), s(y(i))), font(12.0, c, Pos::new(HPos::Right, VPos::Center))))?;
+    }
+    for (j, t) in keys.iter().enumerate().take(m) {
+        root.draw(&Text::new(
+            clip(t),
+            (s(right + 6.0), s(y(j))),
+            font(12.0, text, Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+    root.present()
+}
+
+/// The line view as a standalone SVG (the export of a selected head's lines).
+pub fn lines_svg(weights: &Matrix, queries: &[String], keys: &[String], focus: Option<usize>, theme: &Theme) -> String {
+    let (w, h) = lines_size(weights.rows(), weights.cols());
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+        let _ = draw_lines(&root, weights, queries, keys, focus, theme, 1.0);
+    }
+    out
+}

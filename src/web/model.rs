@@ -1,0 +1,98 @@
+//! The bindings of a model's weights figure (`mechanism: "weights"`): picking the head, the grid
+//! of every layer × head as one RGBA image, and the selected head's line view.
+
+use super::{js_err, set, Viz};
+use crate::attention::Trace;
+use crate::heatmap::model::{draw_lines, grid, lines_size, lines_svg, LINES_MAX_TOKENS};
+use crate::heatmap::Theme;
+use crate::weights::Stack;
+use js_sys::{Object, Uint8ClampedArray};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+#[wasm_bindgen]
+impl Viz {
+    /// Shows head (`layer`, `head`) in full; refused (nothing changes) for other figures or a head out of range.
+    #[wasm_bindgen(js_name = selectHead)]
+    pub fn select_head(&mut self, layer: usize, head: usize) -> Result<(), JsError> {
+        let config = self.config().with_selection(layer, head).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// [layers, heads, n, m] of a model's weights, or `undefined` for other figures.
+    #[wasm_bindgen(js_name = modelShape)]
+    pub fn model_shape(&self) -> Option<Vec<u32>> {
+        self.stack().map(|s| s.shape().iter().map(|&x| x as u32).collect())
+    }
+
+    /// Every layer × head as `thumb`-pixel squares `gap` pixels apart (rows are layers):
+    /// `{width, height, data}` with `data` RGBA for an `ImageData`.
+    #[wasm_bindgen(js_name = modelGrid)]
+    pub fn model_grid(&self, thumb: u32, gap: u32, dark: bool, palette: Option<String>) -> Result<Object, JsError> {
+        let stack = self.stack().ok_or_else(|| js_err("this figure has no model weights"))?;
+        let thumb = thumb.clamp(4, 1024) as usize;
+        let g = grid(stack, thumb, gap.min(64) as usize, palette.as_deref(), &theme(dark));
+        let out = Object::new();
+        set(&out, "width", &g.width.into());
+        set(&out, "height", &g.height.into());
+        set(&out, "data", &Uint8ClampedArray::from(&g.rgba[..]));
+        Ok(out)
+    }
+
+    /// The selected head's line view size in CSS pixels, or `undefined` when it has more
+    /// than `LINES_MAX_TOKENS` tokens a side (the lines would merge into a band).
+    #[wasm_bindgen(js_name = linesSize)]
+    pub fn lines_size(&self) -> Option<Vec<u32>> {
+        let [_, _, n, m] = self.stack()?.shape();
+        (n.max(m) <= LINES_MAX_TOKENS).then(|| {
+            let (w, h) = lines_size(n, m);
+            vec![w, h]
+        })
+    }
+
+    /// Draws the selected head's lines on `canvas` (already sized `linesSize × dpr` device
+    /// pixels); `focus` shows one query's lines only.
+    #[wasm_bindgen(js_name = renderLines)]
+    pub fn render_lines(
+        &self,
+        canvas: HtmlCanvasElement,
+        dpr: f64,
+        dark: bool,
+        focus: Option<u32>,
+    ) -> Result<(), JsError> {
+        let Trace::Weights(t) = self.session.trace() else {
+            return Err(js_err("this figure has no model weights"));
+        };
+        let backend = CanvasBackend::with_canvas_object(canvas).ok_or_else(|| js_err("cannot draw on this canvas"))?;
+        let root = backend.into_drawing_area();
+        let dpr = if dpr.is_finite() { dpr.clamp(0.5, 4.0) } else { 1.0 };
+        draw_lines(&root, &t.selected, &t.tokens, &t.key_tokens, focus.map(|f| f as usize), &theme(dark), dpr)
+            .map_err(|e| js_err(format!("drawing the lines failed: {e:?}")))
+    }
+
+    /// The selected head's line view as a standalone SVG.
+    #[wasm_bindgen(js_name = linesSvg)]
+    pub fn lines_svg(&self, dark: bool, focus: Option<u32>) -> Result<String, JsError> {
+        let Trace::Weights(t) = self.session.trace() else {
+            return Err(js_err("this figure has no model weights"));
+        };
+        Ok(lines_svg(&t.selected, &t.tokens, &t.key_tokens, focus.map(|f| f as usize), &theme(dark)))
+    }
+
+    fn stack(&self) -> Option<&Stack> {
+        match self.session.trace() {
+            Trace::Weights(t) => Some(&t.attention),
+            _ => None,
+        }
+    }
+}
+
+fn theme(dark: bool) -> Theme {
+    if dark {
+        Theme::dark()
+    } else {
+        Theme::light()
+    }
+}

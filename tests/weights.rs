@@ -1,0 +1,149 @@
+//! `mechanism: "weights"` (a model's attention, issue 13 §3): the stack as given, padded to
+//! layers × heads × n × m, and each head's summaries against NumPy's, computed loop by loop
+//! from their definitions (tests/fixtures/weights-goldens.json, scripts/gen_weights_goldens.py).
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_viz::attention::{compute, Trace};
+use attention_viz::config::Config;
+use attention_viz::heatmap::model::{grid, lines_svg, thumb_origin};
+use attention_viz::heatmap::Theme;
+use attention_viz::views;
+use attention_viz::weights::SUMMARY_NAMES;
+use serde_json::{json, Value};
+
+fn cases() -> Vec<Value> {
+    let v: Value = serde_json::from_str(include_str!("fixtures/weights-goldens.json")).unwrap();
+    v["cases"].as_array().unwrap().clone()
+}
+
+fn flat(v: &Value, out: &mut Vec<f64>) {
+    match v {
+        Value::Array(items) => items.iter().for_each(|x| flat(x, out)),
+        x => out.push(x.as_f64().unwrap()),
+    }
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-12 * want.abs().max(1.0)
+}
+
+#[test]
+fn summaries_match_numpy() {
+    for case in cases() {
+        let name = case["name"].as_str().unwrap();
+        let config = Config::from_value(&json!({ "attention": case["attention"] }))
+            .unwrap_or_else(|e| panic!("{name}: {}", e.0));
+        let trace = compute(&config).unwrap();
+        let Trace::Weights(t) = &trace else { panic!("{name}: not a weights trace") };
+        let shape: Vec<usize> =
+            case["shape"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
+        assert_eq!(t.attention.shape().to_vec(), shape, "{name}: shape");
+        let mut given = vec![];
+        flat(&case["attention"], &mut given);
+        assert_eq!(t.attention.data(), &given[..], "{name}: the weights are kept exactly");
+        for (k, key) in SUMMARY_NAMES.iter().enumerate() {
+            let mut want = vec![];
+            flat(&case["summary"][key], &mut want);
+            for (i, (&g, &w)) in t.summaries[k].iter().zip(&want).enumerate() {
+                assert!(close(g, w), "{name}: summary.{key}[{i}] = {g}, NumPy {w}");
+            }
+            let field = trace.field(&format!("summary.{key}")).unwrap();
+            assert_eq!(field.shape, vec![shape[0], shape[1]]);
+        }
+    }
+}
+
+#[test]
+fn tokens_key_tokens_and_selection() {
+    let a = json!([[[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]);
+    let config = Config::from_value(&json!({ "attention": a, "tokens": ["le", "chat"], "head": 1 })).unwrap();
+    assert_eq!(config.tokens, ["le", "chat"]);
+    let value = config.to_value();
+    assert_eq!(value["mechanism"], "weights");
+    assert_eq!(value["key_tokens"], json!(["k_1", "k_2", "k_3"]));
+    assert_eq!(value["head"], 1);
+    assert_eq!(Config::from_value(&value).unwrap(), config, "round trip");
+    let trace = compute(&config).unwrap();
+    let view = views::view(&config, &trace, "attention").unwrap();
+    assert_eq!(view.title, "layer 0, head 1: attention weights");
+    assert_eq!(view.values.row(0), &[1.0, 0.0, 0.0]);
+    assert_eq!(view.col_labels, ["k_1", "k_2", "k_3"]);
+    assert_eq!(views::names(&config), ["attention"]);
+    let next = config.with_selection(0, 0).unwrap();
+    assert_eq!(views::view(&next, &compute(&next).unwrap(), "attention").unwrap().values.row(1), &[0.2, 0.3, 0.5]);
+    assert!(config.with_selection(1, 0).unwrap_err().0.contains("there is no layer 1, head 0"));
+    assert!(config.with_value("embeddings", 0, 0, 1.0).unwrap_err().0.contains("cannot be edited"));
+    assert!(config.insert_token(0, "x").is_err());
+}
+
+#[test]
+fn rows_that_do_not_sum_to_one_are_said() {
+    let config = Config::from_value(&json!({ "attention": [[0.5, 0.25], [0.5, 0.5]] })).unwrap();
+    let trace = compute(&config).unwrap();
+    assert!(views::view(&config, &trace, "attention").unwrap().title.ends_with("(rows do not sum to 1)"));
+}
+
+#[test]
+fn grid_pools_each_block_by_its_largest_weight() {
+    // One head, 4 × 4, a single 1 at (3, 0) among zeros; a 2-pixel thumbnail still shows it.
+    let mut w = vec![vec![0.0; 4]; 4];
+    w[3][0] = 1.0;
+    let config = Config::from_value(&json!({ "attention": [w.clone(), w] })).unwrap();
+    let Trace::Weights(t) = compute(&config).unwrap() else { unreachable!() };
+    let theme = Theme::light();
+    let g = grid(&t.attention, 2, 1, None, &theme);
+    assert_eq!((g.width, g.height), (5, 2));
+    let px = |x: usize, y: usize| &g.rgba[(y * g.width as usize + x) * 4..][..3];
+    // The bottom-left pixel of each head holds the 1 (the palette's top), the others 0 (its bottom).
+    for head in 0..2 {
+        let (x0, y0) = thumb_origin(0, head, 2, 1);
+        assert_ne!(px(x0, y0 + 1), px(x0 + 1, y0 + 1), "head {head}: the 1 stays visible");
+        assert_eq!(px(x0, y0), px(x0 + 1, y0));
+    }
+    assert_eq!(px(2, 0), &theme.background[..], "the gap");
+}
+
+#[test]
+fn line_view_svg_names_every_token() {
+    let config = Config::from_value(&json!({ "attention": [[0.9, 0.1], [0.0, 1.0]], "tokens": ["a<b", "c"] })).unwrap();
+    let Trace::Weights(t) = compute(&config).unwrap() else { unreachable!() };
+    let svg = lines_svg(&t.selected, &t.tokens, &t.key_tokens, None, &Theme::light());
+    assert!(svg.contains("a&lt;b") && !svg.contains("a<b"), "token names are escaped");
+    assert_eq!(svg.matches("<path").count() + svg.matches("<polyline").count(), 3, "weights ≥ 0.01 only");
+}
+
+/// "Copy as NumPy" of a weights figure runs in Python and gives NumPy's summaries (the goldens).
+#[test]
+fn numpy_snippet_gives_the_summaries() {
+    let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
+    for case in cases() {
+        let name = case["name"].as_str().unwrap();
+        let config = Config::from_value(&json!({ "attention": case["attention"] })).unwrap();
+        let mut py = attention_viz::export::numpy_snippet(&config, None);
+        py.push_str(
+            "\nimport json\nprint(json.dumps({k: globals()[k].tolist() for k in \
+             ['entropy', 'distance', 'previous', 'first', 'row_sum_error']}))\n",
+        );
+        let out = match std::process::Command::new("python3").args(["-W", "error", "-c", &py]).output() {
+            Ok(out) => out,
+            Err(_) if !must_run => return,
+            Err(e) => panic!("python3: {e}"),
+        };
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() && stderr.contains("No module named 'numpy'") && !must_run {
+            return;
+        }
+        assert!(out.status.success(), "{name}: the snippet failed:\n{stderr}\n{py}");
+        let got: Value = serde_json::from_str(stdout.trim()).unwrap();
+        for key in SUMMARY_NAMES {
+            let (mut g, mut w) = (vec![], vec![]);
+            flat(&got[key], &mut g);
+            flat(&case["summary"][key], &mut w);
+            assert_eq!(g.len(), w.len());
+            for (a, b) in g.iter().zip(&w) {
+                assert!(close(*a, *b), "{name}: snippet {key} {a} vs NumPy {b}");
+            }
+        }
+    }
+}
