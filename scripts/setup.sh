@@ -24,6 +24,12 @@ if ! command -v node >/dev/null; then
   say "installing Node.js"; apt-get update -qq && apt-get install -y -qq nodejs npm
 fi
 
+# The unbundled page (make serve) imports fflate from node_modules/ (www/arrays.js reads .npz files with it).
+need_npm() { [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/fflate ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }
+if [ "$want" = build ] && need_npm; then
+  say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
+fi
+
 if [ "$want" = test ]; then
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing Debian's chromium and chromium-driver"
@@ -33,7 +39,7 @@ if [ "$want" = test ]; then
     say "installing NumPy and SciPy (tests run the exported NumPy snippets)"
     python3 -m pip install -q -r tests/requirements.txt
   fi
-  if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  if need_npm; then
     say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
   fi
 fi

@@ -114,6 +114,32 @@ test('heads, masks, temperature and scorings through compute(): both paths give 
   assert.deepEqual(bad.slice(0, 10), []);
 });
 
+test('a model\'s weights through compute(): both paths keep the stack and give NumPy\'s summaries (1e-12)', async () => {
+  const { cases } = fixture('weights-goldens.json');
+  const bad = await page.evaluate((cases) => {
+    const out = [];
+    for (const c of cases) {
+      const config = { mechanism: 'weights', attention: c.attention };
+      if (!av._internal.flatConfig(config)) out.push(`${c.name}: compute() did not take the fast path`);
+      for (const [path, t] of [['fast', av.compute(config)], ['json', av._internal.computeViaJson(config)]]) {
+        const shape = [];
+        for (let x = t.attention; Array.isArray(x); x = x[0]) shape.push(x.length);
+        if (JSON.stringify(shape) !== JSON.stringify(c.shape)) out.push(`${c.name} ${path}: shape ${shape}, want ${c.shape}`);
+        if (JSON.stringify(t.attention.flat(Infinity)) !== JSON.stringify([c.attention].flat(Infinity))) out.push(`${c.name} ${path}: the weights changed`);
+        if (t.tokens.length !== c.shape[2] || t.key_tokens.length !== c.shape[3]) out.push(`${c.name} ${path}: tokens`);
+        for (const [key, want] of Object.entries(c.summary)) {
+          t.summary[key].flat().forEach((x, k) => {
+            const y = want.flat()[k];
+            if (!(Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(y), 1))) out.push(`${c.name} ${path} summary.${key}[${k}]: ${x}, want ${y}`);
+          });
+        }
+      }
+    }
+    return out;
+  }, cases);
+  assert.deepEqual(bad, []);
+});
+
 test('JS-only bad values: NaN, Infinity, 1e400, cycles, undefined', async () => {
   const results = await page.evaluate(() => {
     const cyclic = { embeddings: [[1]] }; cyclic.self = cyclic;
