@@ -55,7 +55,23 @@ export interface CrossConfig extends ScoringFields {
   valid_lens?: [number];
 }
 
-export type Config = SelfConfig | CrossConfig;
+/**
+ * A model's attention, shown as given (README "A model's attention"): n × m, heads × n × m or layers × heads × n × m
+ * weights, each finite and ≥ 0; at most 2^23 values. Read-only but for the head shown (`layer`, `head`).
+ */
+export interface WeightsConfig {
+  mechanism?: 'weights';
+  attention: number[][] | number[][][] | number[][][][];
+  /** The n queries' names (default t_1 …). */
+  tokens?: string[];
+  /** The m keys' names (default: `tokens` when m = n, else k_1 …). */
+  key_tokens?: string[];
+  layer?: number;
+  head?: number;
+  query?: number;
+}
+
+export type Config = SelfConfig | CrossConfig | WeightsConfig;
 
 /** One head's slices of Q, K, V and its stages; masked entries of `scaled` are -Infinity, their weights 0. */
 export interface HeadTrace {
@@ -98,12 +114,36 @@ export interface CrossTrace {
   query: { masked: Vector; features?: Matrix };
 }
 
-export type Trace = SelfTrace | CrossTrace;
+/** Each head's summary (layers × heads): means over its queries of their weights as shares of their sum. */
+export interface WeightsSummary {
+  /** −Σ p log₂ p, bits: 0 for one key, log₂ m for uniform weights. */
+  entropy: Matrix;
+  /** Σ_j p_j·|i − j|: the distance to the diagonal. */
+  distance: Matrix;
+  /** p_{i−1}: the share on the previous token (queries 1 … n − 1). */
+  previous: Matrix;
+  /** p_0: the share on the first token. */
+  first: Matrix;
+  /** max over the queries of |Σ_j w_ij − 1|. */
+  row_sum_error: Matrix;
+}
+
+export interface WeightsTrace {
+  mechanism: 'weights';
+  /** layers × heads × n × m (shorter inputs gain leading axes of 1). */
+  attention: number[][][][];
+  tokens: string[];
+  key_tokens: string[];
+  summary: WeightsSummary;
+}
+
+export type Trace = SelfTrace | CrossTrace | WeightsTrace;
 
 export type ViewName =
   | 'embeddings' | 'w_q' | 'w_k' | 'w_v' | 'q' | 'k' | 'v' | 'scores' | 'scaled' | 'weights' | 'naive_weights'
   | 'context' | 'decoder_state' | 'annotations' | 'applied'
-  | 'w_o' | 'w_a' | 'u_a' | 'v_a' | 'mask' | 'output' | 'query.features' | `heads.${number}.${keyof HeadTrace}`;
+  | 'w_o' | 'w_a' | 'u_a' | 'v_a' | 'mask' | 'output' | 'query.features' | `heads.${number}.${keyof HeadTrace}`
+  | 'attention';
 
 export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
 
@@ -135,6 +175,23 @@ export class RandomState {
   rand(...shape: number[]): NestedNumbers;
   randn(...shape: number[]): NestedNumbers;
 }
+
+/**
+ * Reads one array: nested arrays of numbers, or a number for a 0-d array. `input` is the bytes of a .npy file
+ * (versions 1.0–3.0; float16/32/64, int8–64, uint8–64, bool as 0/1, either byte order, C or Fortran order), or text:
+ * NumPy's repr (`array([[…]], dtype=float32)`) or print form, PyTorch's `tensor([[…]], …)`, JSON, or rows separated by
+ * tabs, commas, semicolons or spaces (a first row with no number in it, column names, is skipped; `#` lines too).
+ * int64/uint64 values beyond 2^53 become the nearest double; NaN and ±Infinity are kept. Throws an Error saying what
+ * is wrong and where (`byte 128` in a file, `line 2:7` in text); complex, object, structured, string and datetime
+ * dtypes are refused by name ("complex128 arrays are not supported: …").
+ */
+export function parseArray(input: Uint8Array | ArrayBuffer | string): NestedNumbers;
+/**
+ * Reads named arrays: a .npz archive (np.savez, np.savez_compressed) gives `{name: array}` with the names np.load
+ * gives (no `.npy`); text holding a JSON object of arrays gives its names. Anything holding one unnamed array (a .npy
+ * file, other text) gives `{arr_0: array}`. Errors as parseArray's, prefixed with the member's name.
+ */
+export function parseArrays(input: Uint8Array | ArrayBuffer | string): Record<string, NestedNumbers>;
 
 /** The saved state of a figure: `toJSON()` returns it, `.config = state` restores it. */
 export interface FigureState {

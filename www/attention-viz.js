@@ -9,6 +9,7 @@ import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element/index.js';
 // The .wasm's URL (the single-file build swaps this module for one exporting its bytes).
 import { WASM_SOURCE } from './wasm-source.js';
+export { parseArray, parseArrays } from './arrays.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -111,6 +112,11 @@ function nested(shape, data) {
     return out;
   };
   if (shape.length === 1) return row(0, shape[0]);
+  if (shape.length > 2) { // a model's stack (layers × heads × n × m): one level at a time
+    const [outer, ...inner] = shape;
+    const size = inner.reduce((a, b) => a * b, 1);
+    return Array.from({ length: outer }, (_, i) => nested(inner, data.subarray(i * size, (i + 1) * size)));
+  }
   const [rows, cols] = shape;
   const out = new Array(rows);
   for (let i = 0; i < rows; i++) out[i] = row(i * cols, cols);
@@ -123,7 +129,9 @@ function nested(shape, data) {
  * start at `heap[offset]`).
  */
 function toTrace(raw, heap = null) {
-  const trace = { mechanism: raw.mechanism, scale: raw.scale };
+  const trace = raw.mechanism === 'weights'
+    ? { mechanism: 'weights', tokens: raw.tokens, key_tokens: raw.key_tokens }
+    : { mechanism: raw.mechanism, scale: raw.scale };
   if (raw.mechanism === 'self') trace.query = { index: raw.query_index };
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     const value = nested(shape, data ?? heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
@@ -138,7 +146,30 @@ function toTrace(raw, heap = null) {
 }
 
 /** The config fields compute()'s fast path sends flat: its matrices. */
-const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations', 'w_o', 'w_a', 'u_a'];
+const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations', 'w_o', 'w_a', 'u_a', 'attention'];
+
+/**
+ * A model's attention (n × m, h × n × m or layers × h × n × m) as the rows of one matrix and its
+ * leading axes: `{rows, lead}` (lead: [], [h] or [layers, h]), or undefined unless every level is a non-empty plain list
+ * of equal length (the JSON path then says what is wrong, and where).
+ */
+function stackRows(value) {
+  const shape = [];
+  for (let x = value; isList(x); x = x[0]) {
+    if (x.length === 0) return undefined;
+    shape.push(x.length);
+  }
+  if (shape.length < 2 || shape.length > 4) return undefined;
+  const lead = shape.slice(0, -2);
+  const rows = [];
+  const walk = (x, depth) => {
+    if (!isList(x) || x.length !== shape[depth]) return false;
+    if (depth === lead.length) { rows.push(...x); return true; }
+    return x.every((y) => walk(y, depth + 1));
+  };
+  if (!walk(value, 0)) return undefined;
+  return { rows, lead };
+}
 
 /** An array JSON.stringify writes as a plain list (no toJSON of its own). */
 const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'function';
@@ -166,17 +197,26 @@ function flatConfig(config) {
         continue;
       }
       if (!isList(value) || value.length === 0) return undefined;
+      let name = key;
+      let source = value;
+      if (key === 'attention') {
+        const stack = stackRows(value);
+        if (!stack) return undefined;
+        source = stack.rows;
+        // The core reads the leading axes from the name: "attention:h" or "attention:layers:h" (src/web/compute.rs).
+        name = ['attention', ...stack.lead].join(':');
+      }
       const rows = [];
       let cols = 0;
-      for (let i = 0; i < value.length; i++) {
-        const row = value[i];
+      for (let i = 0; i < source.length; i++) {
+        const row = source[i];
         if (!isList(row)) return undefined;
         const length = row.length;
         if (length === 0 || (i > 0 && length !== cols)) return undefined;
         cols = length;
         rows.push(row);
       }
-      names.push(key);
+      names.push(name);
       shapes.push(rows.length, cols);
       matrices.push({ rows, cols });
       total += rows.length * cols;
@@ -441,5 +481,5 @@ function draw(rs, name, args) {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready, presets, toTrace, callCore, configJson, newViz, setConfig: setVizConfig });
+  defineElement({ ready, presets, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState });
 }

@@ -1,6 +1,6 @@
 // A typed use of the published package: the ES module, the element and the single-file build's global.
 // Checked by tests/types/types.test.mjs against dist/ (strict, no emit).
-import { compute, normalizeConfig, presets, ready, RandomState, renderSVG } from 'attention-viz';
+import { compute, normalizeConfig, parseArray, parseArrays, presets, ready, RandomState, renderSVG } from 'attention-viz';
 import type { AttentionVizElement, Config, FigureState, SelfTrace, Trace, ViewName } from 'attention-viz';
 // The single-file build, imported for its side effect: it types window.AttentionViz.
 import 'attention-viz/inline';
@@ -18,10 +18,20 @@ export async function module(): Promise<string> {
     // The softmax in its two steps: exp(scaled − max) and their sum (a 1-element vector).
     const steps: number = self.query.exp[0] / self.query.sum[0];
     void first;
-  } else {
+  } else if (trace.mechanism === 'cross') {
     const context: number[] = trace.context;
     void context;
+  } else {
+    // A model's weights: layers × heads × n × m, and each head's summaries (layers × heads).
+    const w: number = trace.attention[0][0][0][0] + trace.summary.entropy[0][0];
+    const names: string[] = [...trace.tokens, ...trace.key_tokens];
+    void w; void names;
   }
+  const model: Config = { mechanism: 'weights', attention: [[[0.5, 0.5], [0, 1]]], tokens: ['a', 'b'], layer: 0, head: 0 };
+  void compute(model);
+  const arr = parseArray('[[1, 2]]');
+  const named: Record<string, unknown> = parseArrays(new Uint8Array(0));
+  void arr; void named;
   const full: Config = normalizeConfig({ embeddings: [[1, 0], [0, 1]] });
   const transformer: Config = {
     embeddings: [[1, 0], [0, 1]], w_q: [[1, 0], [0, 1]], w_k: [[1, 0], [0, 1]], w_v: [[1, 0], [0, 1]],

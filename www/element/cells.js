@@ -1,6 +1,8 @@
-// Owns what cells hold: the text typed into one cell (parseCell), a pasted block of them (parseBlock: spreadsheet
-// rows, Python lists, NumPy and PyTorch reprs, NumPy's print form) and the matrices of a config that cells edit.
+// Owns what cells hold: the text typed into one cell (parseCell), a pasted block of them (parseBlock: any text form
+// parseArray reads, as one 2-D block) and the matrices of a config that cells edit.
 // Pure functions: no DOM, no element; the messages they return are shown to the reader as they are.
+
+import { parseArray } from '../arrays.js';
 
 /** The rows of an input matrix of a config (the decoder state is one row). */
 export const matrixRows = (cfg, name) => (name === 'decoder_state' ? [cfg.decoder_state] : cfg[name]);
@@ -25,91 +27,34 @@ export function parseCell(text) {
 /** Does a paste of this text fill a block of cells (the element's), or go into one cell as typed text (the browser's)? */
 export const isBlock = (text) => /[\s,[\]]/.test(String(text).trim());
 
-// `array(` / `np.array(` / `torch.tensor(` … `)`, around the bracketed numbers.
-const WRAPPER = /^(?:(?:np|numpy|torch)\.)?(?:array|tensor|matrix)\s*\(([\s\S]*)\)$/;
-// What may follow the numbers inside the wrapper: `, dtype=float32`, `, device='cuda:0', requires_grad=True`…
-const KEYWORDS = /^(?:\s*,\s*[A-Za-z_]\w*\s*=\s*[^,=]+?)*\s*,?\s*$/;
 const NO_NUMBERS = { error: 'the pasted text holds no numbers' };
 
 /**
- * Reads a pasted block of numbers: `{rows}` (each row an array of finite numbers; rows may differ in length) or
- * `{error}` saying what is wrong and where (row and column from 0, as in NumPy).
+ * Reads a pasted block of numbers: `{rows}` (rows of finite numbers, all of one length) or `{error}` saying what is
+ * wrong and where (row and column from 0, as in NumPy, and the line:column of the text).
  *
- * Without brackets, each non-blank line is a row of numbers separated by tabs, commas or spaces (a spreadsheet,
- * CSV, or `print` of a row). With brackets, the brackets say where rows are, not the lines: NumPy wraps long rows
- * over several lines (`[[0.1 0.2\n  0.3]\n [0.4 0.5\n  0.6]]`). A list of lists is a matrix, one list a single
- * row, several lists in a row (`[1, 2]\n[3, 4]`) are rows.
+ * The text is read by parseArray (www/arrays.js), so a paste takes every text form a file does: rows separated by
+ * tabs, commas or spaces (a spreadsheet, CSV, a `print` of a row; a first row of names is skipped), Python lists,
+ * JSON, NumPy's and PyTorch's reprs, NumPy's print form wrapped over lines (`[[0.1 0.2\n  0.3]\n [0.4 0.5\n  0.6]]`),
+ * several lists in a row (`[1, 2]\n[3, 4]`) as rows. One list or one number is a single row; a cell takes one 2-D
+ * block at the most.
  */
 export function parseBlock(text) {
-  let t = String(text).replace(/\u2212/g, '-').trim();
-  let rows;
-  if (!t.includes('[') && !t.includes(']')) {
-    rows = t.split(/\r?\n|\r/).map((line) => line.split(/[\t, ]+/).filter((x) => x !== '')).filter((r) => r.length);
-  } else {
-    const wrapped = WRAPPER.exec(t);
-    if (wrapped) {
-      t = wrapped[1];
-      const end = t.lastIndexOf(']');
-      if (end >= 0 && KEYWORDS.test(t.slice(end + 1))) t = t.slice(0, end + 1);
-    }
-    const nested = brackets(t);
-    if (nested.error) return nested;
-    rows = nested.rows;
+  const t = String(text);
+  // Only separators and brackets: say there is nothing to paste rather than what is wrong with their shape.
+  if (/^[\s,;[\]]*$/.test(t)) return NO_NUMBERS;
+  let array;
+  try {
+    array = parseArray(t);
+  } catch (e) {
+    return { error: e.message };
   }
+  const rows = !Array.isArray(array) ? [[array]] : Array.isArray(array[0]) ? array : [array];
+  if (Array.isArray(rows[0]?.[0])) return { error: 'this is a 3-D (or deeper) array: paste one 2-D matrix' };
   if (!rows.some((r) => r.length)) return NO_NUMBERS;
-  const out = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    const values = new Array(row.length);
-    for (let j = 0; j < row.length; j++) {
-      const s = row[j];
-      // The common case first, without parseCell's checks: a paste can hold 200 000 numbers.
-      const x = NUMBER.test(s) ? Number(s) : NaN;
-      if (Number.isFinite(x)) { values[j] = x; continue; }
-      if (s === '...' || s === '…') {
-        return { error: 'the text is summarised (“...”): NumPy leaves out values of big arrays; print it whole with np.set_printoptions(threshold=sys.maxsize)' };
-      }
-      return { error: `row ${i}, column ${j}: ${parseCell(s).error}` };
-    }
-    out[i] = values;
+    const j = rows[i].findIndex((x) => !Number.isFinite(x));
+    if (j >= 0) return { error: `row ${i}, column ${j}: ${parseCell(String(rows[i][j])).error}` };
   }
-  return { rows: out };
-}
-
-/** Bracketed text → {rows: [[token…]…]} of number-like tokens, or {error}. Linear in the text: pastes can be 1 MB. */
-function brackets(text) {
-  const top = [];
-  const stack = [top];
-  let atoms = 0;
-  for (const [token] of text.matchAll(/\[|\]|[^\s,[\]]+/g)) {
-    if (token === '[') {
-      const list = [];
-      stack[stack.length - 1].push(list);
-      stack.push(list);
-    } else if (token === ']') {
-      if (stack.length === 1) return { error: 'the brackets do not match: a “]” closes nothing' };
-      stack.pop();
-    } else {
-      stack[stack.length - 1].push(token);
-      atoms++;
-    }
-  }
-  if (stack.length > 1) return { error: `the brackets do not match: ${stack.length - 1} “[” never closed` };
-  if (!atoms) return NO_NUMBERS;
-  // The outer brackets of a single list: `[[1, 2], [3, 4]]` is the list of its rows, `[1, 2]` one row.
-  const items = top.length === 1 && Array.isArray(top[0]) ? top[0] : top;
-  const isList = Array.isArray;
-  if (items.every((x) => !isList(x))) return { rows: [items] };
-  if (items.every(isList)) {
-    for (const row of items) {
-      if (row.some(isList)) {
-        return { error: row.every(isList) ? 'this is a 3-D (or deeper) array: paste one 2-D matrix' : 'a row mixes numbers and nested lists: paste one 2-D matrix' };
-      }
-    }
-    return { rows: items };
-  }
-  // Numbers beside lists: report a stray word (`print(`, `+ 1`) as what it is, else the nesting.
-  const stray = items.find((x) => !isList(x) && parseCell(x).error);
-  if (stray !== undefined) return { error: `${parseCell(stray).error} (outside the brackets)` };
-  return { error: 'the text mixes numbers and nested lists: paste one 2-D matrix' };
+  return { rows };
 }

@@ -1,0 +1,644 @@
+// Owns reading a user's arrays: `parseArray` (one array, from the bytes of a .npy file or from text: NumPy's repr and
+// print forms, PyTorch's repr, JSON, CSV/TSV or whitespace-separated rows) and `parseArrays` (the named arrays of a
+// .npz archive or of a JSON object). Pure functions, for the page and for Node alike. A refusal is an Error saying
+// what is wrong and where: a byte offset in binary input (from 0, as a hex editor counts), line:column in text (from
+// 1, as an editor counts). The input cells read a paste through parseArray too (element/cells.js): one text reader.
+
+import { unzipSync } from '../node_modules/fflate/esm/browser.js';
+
+/** NumPy's limit on dimensions (NPY_MAXDIMS); deeper nesting is refused before it can exhaust the stack. */
+const MAX_DIMS = 64;
+
+/**
+ * One array: nested arrays of numbers, or a number for a 0-d array. Booleans become 0 and 1; int64 and uint64 become
+ * the nearest double (exact up to 2^53); NaN and ±Infinity are kept.
+ */
+export function parseArray(input) {
+  if (typeof input === 'string') return readText(input);
+  const bytes = bytesOf(input);
+  if (isNpy(bytes)) return readNpy(bytes);
+  if (isZip(bytes)) throw new Error('this is a zip archive (a .npz file?): read it with parseArrays, which returns its arrays by name');
+  return readText(textOf(bytes));
+}
+
+/**
+ * Named arrays: `{name: array}` from a .npz archive (np.savez / np.savez_compressed; names without `.npy`, as np.load
+ * gives them) or from text holding a JSON object of arrays. Input holding one unnamed array (a .npy file, any other
+ * text) gives `{arr_0: array}`, the name np.savez gives an unnamed array.
+ */
+export function parseArrays(input) {
+  const bytes = typeof input === 'string' ? null : bytesOf(input);
+  if (bytes && isZip(bytes)) return readNpz(bytes);
+  if (bytes && isNpy(bytes)) return named([['arr_0', readNpy(bytes)]]);
+  const text = bytes ? textOf(bytes) : input;
+  if (/^\s*\{/.test(text)) return readObject(text.replace(/\u2212/g, '-'));
+  return named([['arr_0', readText(text)]]);
+}
+
+// ---- bytes -------------------------------------------------------------------------------------------------
+
+/** The bytes of an ArrayBuffer or of any view of one (a Node Buffer too); anything else is refused by what it is. */
+function bytesOf(input) {
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  const tag = Object.prototype.toString.call(input);
+  if (tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]') return new Uint8Array(input);
+  const what = input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input;
+  throw new Error(`expected the bytes of a file (a Uint8Array or an ArrayBuffer) or text, got ${what}`);
+}
+
+const MAGIC = '\x93NUMPY';
+const ascii = (b, from, to) => String.fromCharCode(...b.subarray(from, to));
+const hex = (x) => `0x${x.toString(16).padStart(2, '0')}`;
+// A damaged magic string still means a .npy file: say what is wrong with it rather than read it as text.
+const isNpy = (b) => b.length > 0 && (b[0] === 0x93 || ascii(b, 1, 6) === 'NUMPY');
+const isZip = (b) => b.length >= 4 && ascii(b, 0, 2) === 'PK' && (b[2] === 3 || b[2] === 5) && b[3] === b[2] + 1;
+
+/** A text file's bytes as text (UTF-8; a byte-order mark is dropped), or an Error saying the file is neither. */
+function textOf(bytes) {
+  let text = null;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch { /* not UTF-8: said below */ }
+  if (text === null || text.includes('\0')) {
+    const head = [...bytes.subarray(0, 4)].map(hex).join(' ');
+    throw new Error(`neither a .npy file nor text: a .npy file starts with the magic string \\x93NUMPY at byte 0, this one with ${head}, and it is not UTF-8 text`);
+  }
+  return text;
+}
+
+// ---- .npy --------------------------------------------------------------------------------------------------
+
+/** Value readers by the dtype's kind and size, and NumPy's names for them. */
+const READERS = {
+  f8: ['float64', (v, o, le) => v.getFloat64(o, le)],
+  f4: ['float32', (v, o, le) => v.getFloat32(o, le)],
+  f2: ['float16', (v, o, le) => half(v.getUint16(o, le))],
+  i1: ['int8', (v, o) => v.getInt8(o)],
+  i2: ['int16', (v, o, le) => v.getInt16(o, le)],
+  i4: ['int32', (v, o, le) => v.getInt32(o, le)],
+  i8: ['int64', (v, o, le) => Number(v.getBigInt64(o, le))],
+  u1: ['uint8', (v, o) => v.getUint8(o)],
+  u2: ['uint16', (v, o, le) => v.getUint16(o, le)],
+  u4: ['uint32', (v, o, le) => v.getUint32(o, le)],
+  u8: ['uint64', (v, o, le) => Number(v.getBigUint64(o, le))],
+  b1: ['bool', (v, o) => (v.getUint8(o) ? 1 : 0)],
+};
+
+/** IEEE half precision → number (DataView.getFloat16 is too new to rely on). */
+function half(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >> 10) & 0x1f;
+  const fraction = h & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+/** Why a dtype parseArray does not read is refused: what to save instead. */
+const REFUSALS = [
+  [/^complex/, 'parseArray reads real numbers; save a.real, a.imag or np.abs(a)'],
+  [/^float\d+$/, 'save a.astype(np.float64)'],
+  [/^(?:datetime|timedelta)64$/, 'save numbers, e.g. a.astype(np.int64)'],
+  [/^(?:str|bytes)$/, 'its values are text; if they are numbers, save a.astype(np.float64)'],
+  [/^/, 'save the array with a number dtype, e.g. np.asarray(a, dtype=np.float64)'],
+];
+
+/** Throws the refusal of a dtype by NumPy's name: `complex128 arrays are not supported: …`. */
+function refuse(name) {
+  throw new Error(`${name} arrays are not supported: ${REFUSALS.find(([re]) => re.test(name))[1]}`);
+}
+
+/** NumPy's name of a dtype parseArray refuses, from its descr kind letter and size in bytes. */
+function refusedName(kind, size) {
+  const names = { c: `complex${size * 8}`, f: `float${size * 8}`, O: 'object', U: 'str', S: 'bytes', a: 'bytes', V: 'void', M: 'datetime64', m: 'timedelta64' };
+  return names[kind] ?? null;
+}
+
+/** A Python tuple as NumPy prints a shape: `(3, 4)`, `(3,)`, `()`. */
+const tuple = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
+
+/** A .npy file (format 1.0, 2.0 or 3.0) → nested arrays, or an Error naming the byte where it goes wrong. */
+function readNpy(b) {
+  for (let i = 0; i < MAGIC.length && i < b.length; i++) {
+    if (b[i] !== MAGIC.charCodeAt(i)) {
+      throw new Error(`not a .npy file: byte ${i} is ${hex(b[i])} where the magic string \\x93NUMPY has “${MAGIC[i] === '\x93' ? '\\x93' : MAGIC[i]}”`);
+    }
+  }
+  const truncated = (what, end) => new Error(`truncated .npy file: it ends at byte ${b.length}, inside ${what} (bytes 0 to ${end - 1})`);
+  if (b.length < 8) throw truncated('the magic string and format version', 8);
+  const [major, minor] = [b[6], b[7]];
+  if (minor !== 0 || major < 1 || major > 3) {
+    throw new Error(`.npy format version ${major}.${minor} (at byte 6) is not supported: 1.0, 2.0 and 3.0 are`);
+  }
+  const start = major === 1 ? 10 : 12;
+  if (b.length < start) throw truncated('the header length', start);
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const length = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
+  const dataStart = start + length;
+  if (dataStart > b.length) {
+    throw new Error(`truncated .npy file: its header is ${length} bytes from byte ${start}, but the file ends at byte ${b.length}`);
+  }
+  const header = headerOf(b.subarray(start, dataStart), major, start);
+  const { descr, fortran, shape } = header;
+  const [name, read] = dtypeOf(descr);
+  const size = Number(/\d+$/.exec(descr)[0]);
+  const le = descr[0] !== '>';
+  let count = 1;
+  for (const n of shape) count *= n;
+  const need = count * size;
+  if (need > b.length - dataStart) {
+    throw new Error(`truncated .npy file: a ${tuple(shape)} ${name} array needs ${need} bytes of data from byte ${dataStart}, `
+      + `but the file ends at byte ${b.length}, ${need - (b.length - dataStart)} bytes short`);
+  }
+  return nest(shape, fortran, (k) => read(view, dataStart + k * size, le));
+}
+
+/** The header dict of a .npy file: {descr, fortran, shape}, checked as np.load checks it. */
+function headerOf(bytes, major, start) {
+  let text;
+  let byteAt = (i) => start + i;
+  if (major === 3) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new Error(`the .npy header (bytes ${start} to ${start + bytes.length - 1}) is not UTF-8 text, as format 3.0 needs`);
+    }
+    byteAt = (i) => start + new TextEncoder().encode(text.slice(0, i)).length;
+  } else {
+    text = ''; // latin-1, as NumPy writes versions 1.0 and 2.0 (TextDecoder's 'latin1' is windows-1252)
+    for (let k = 0; k < bytes.length; k += 4096) text += String.fromCharCode(...bytes.subarray(k, k + 4096));
+  }
+  const dict = pythonLiteral(text, byteAt);
+  const where = (key) => `byte ${byteAt(Math.max(0, text.indexOf(`'${key}'`)))}`;
+  if (!(dict instanceof Map)) throw new Error(`the .npy header (byte ${start}) is not a dict`);
+  for (const key of ['descr', 'fortran_order', 'shape']) {
+    if (!dict.has(key)) {
+      const has = [...dict.keys()].map((k) => JSON.stringify(String(k))).join(', ');
+      throw new Error(`the .npy header (byte ${start}) lacks the key '${key}': it has ${has || 'none'}`);
+    }
+  }
+  const descr = dict.get('descr');
+  if (Array.isArray(descr)) {
+    const fields = descr.map((f) => (Array.isArray(f) ? f[0] : f)).join(', ');
+    throw new Error(`structured arrays (fields ${fields}) are not supported: save each field as its own array, e.g. np.savez(f, **{n: a[n] for n in a.dtype.names})`);
+  }
+  if (typeof descr !== 'string') throw new Error(`the .npy header's 'descr' (${where('descr')}) is not a dtype string`);
+  const fortran = dict.get('fortran_order');
+  if (typeof fortran !== 'boolean') throw new Error(`the .npy header's 'fortran_order' (${where('fortran_order')}) is not True or False`);
+  const shape = dict.get('shape');
+  if (!Array.isArray(shape) || shape.some((n) => typeof n !== 'number' || n < 0) || shape.length > MAX_DIMS) {
+    throw new Error(`the .npy header's 'shape' (${where('shape')}) is not a tuple of at most ${MAX_DIMS} sizes ≥ 0`);
+  }
+  return { descr, fortran, shape };
+}
+
+/** [NumPy's name, reader] of a simple dtype descr such as '<f8', or the refusal of any other by name. */
+function dtypeOf(descr) {
+  const m = /^([<>|=]?)([a-zA-Z?])(\d*)(?:\[\w+\])?$/.exec(descr);
+  if (!m) throw new Error(`the dtype '${descr}' is not one parseArray reads`);
+  const [, , kind, digits] = m;
+  const reader = READERS[`${kind}${digits}`];
+  if (reader) return reader;
+  const name = refusedName(kind, Number(digits));
+  if (name) refuse(name);
+  throw new Error(`the dtype '${descr}' is not one parseArray reads (float, int, uint or bool)`);
+}
+
+/** Nested arrays of the given shape whose element k in storage order (C or Fortran) is `element(k)`. */
+function nest(shape, fortran, element) {
+  const n = shape.length;
+  if (n === 0) return element(0);
+  // Elements between neighbours along each axis: the last axis varies fastest in C order, the first in Fortran's.
+  const stride = new Array(n);
+  const axes = [...shape.keys()];
+  let s = 1;
+  for (const d of fortran ? axes : axes.reverse()) {
+    stride[d] = s;
+    s *= shape[d];
+  }
+  const build = (d, base) => {
+    const out = new Array(shape[d]);
+    for (let j = 0; j < shape[d]; j++) out[j] = d === n - 1 ? element(base + j * stride[d]) : build(d + 1, base + j * stride[d]);
+    return out;
+  };
+  return build(0, 0);
+}
+
+/**
+ * The Python literal of a .npy header (dicts, lists, tuples, strings, ints — with Python 2's `3L` —, True, False,
+ * None) → Map, arrays, strings, numbers, booleans, null; or an Error with the byte offset (`byteAt` maps an index).
+ */
+function pythonLiteral(src, byteAt) {
+  let i = 0;
+  const shown = () => (i < src.length ? `“${src[i]}”` : 'the end of the header');
+  const fail = (what) => { throw new Error(`the .npy header is not a Python dict literal: ${what} at byte ${byteAt(i)}`); };
+  const space = () => { while (i < src.length && ' \t\r\n\f\v'.includes(src[i])) i++; };
+  const CLOSE = { '{': '}', '[': ']', '(': ')' };
+  const ATOM = /-?\d+L?|True|False|None/y;
+  const value = (depth) => {
+    space();
+    const c = src[i];
+    if (CLOSE[c]) {
+      if (depth > 8) fail('nesting too deep');
+      i++;
+      const dict = c === '{' ? new Map() : null;
+      const items = [];
+      for (;;) {
+        space();
+        if (src[i] === CLOSE[c]) { i++; return dict ?? items; }
+        const v = value(depth + 1);
+        if (dict) {
+          space();
+          if (src[i] !== ':') fail(`expected “:” after a key, found ${shown()}`);
+          i++;
+          dict.set(v, value(depth + 1));
+        } else items.push(v);
+        space();
+        if (src[i] === ',') i++;
+        else if (src[i] !== CLOSE[c]) fail(`expected “,” or “${CLOSE[c]}”, found ${shown()}`);
+      }
+    }
+    if (c === "'" || c === '"') return string(c);
+    ATOM.lastIndex = i;
+    const m = ATOM.exec(src);
+    if (!m) fail(`expected a value, found ${shown()}`);
+    i = ATOM.lastIndex;
+    return { True: true, False: false, None: null }[m[0]] ?? Number.parseInt(m[0], 10);
+  };
+  const string = (quote) => {
+    let out = '';
+    for (i++; i < src.length && src[i] !== quote; i++) {
+      if (src[i] !== '\\') { out += src[i]; continue; }
+      const e = src[++i];
+      const code = { x: 2, u: 4 }[e];
+      if (code) { out += String.fromCharCode(Number.parseInt(src.slice(i + 1, i + 1 + code), 16)); i += code; } else out += { n: '\n', t: '\t' }[e] ?? e;
+    }
+    if (i >= src.length) fail('a string is never closed');
+    i++;
+    return out;
+  };
+  const result = value(0);
+  space();
+  if (i < src.length) fail(`unexpected ${shown()} after the dict`);
+  return result;
+}
+
+// ---- .npz --------------------------------------------------------------------------------------------------
+
+/** A .npz archive (stored or deflated members) → {name: array}; a member's errors are prefixed with its name. */
+function readNpz(b) {
+  let files;
+  try {
+    files = unzipSync(b, { filter: (f) => !f.name.endsWith('/') });
+  } catch (e) {
+    // fflate's messages name no place; what a reader can check is the directory a zip file ends with.
+    throw new Error(hasZipDirectory(b)
+      ? `damaged .npz archive: ${e.message}`
+      : `truncated .npz archive: a zip file ends with its directory, and this one ends at byte ${b.length} without it`);
+  }
+  const arrays = [];
+  for (const [member, data] of Object.entries(files)) {
+    if (!member.endsWith('.npy')) throw new Error(`${member} in the .npz archive is not a .npy file`);
+    try {
+      arrays.push([member.slice(0, -4), readNpy(data)]);
+    } catch (e) {
+      throw new Error(`${member} in the .npz archive: ${e.message}`);
+    }
+  }
+  return named(arrays);
+}
+
+/** Is there an end-of-central-directory record (PK\\5\\6) in the last 64 KiB + 22 bytes, where a zip file has it? */
+function hasZipDirectory(b) {
+  for (let k = b.length - 22; k >= 0 && k >= b.length - 65557; k--) {
+    if (b[k] === 0x50 && b[k + 1] === 0x4b && b[k + 2] === 5 && b[k + 3] === 6) return true;
+  }
+  return false;
+}
+
+/** {name: value} from pairs, as own properties even for names such as `__proto__`. */
+function named(pairs) {
+  const out = {};
+  for (const [name, value] of pairs) Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+// ---- text --------------------------------------------------------------------------------------------------
+
+/** `line 2:7`: where index i of the text is, from 1 as an editor counts (\n, \r\n and \r end lines). */
+function lineCol(text, i) {
+  let line = 1;
+  let start = 0;
+  for (const m of text.slice(0, i).matchAll(/\r\n|\n|\r/g)) {
+    line++;
+    start = m.index + m[0].length;
+  }
+  return `line ${line}:${i - start + 1}`;
+}
+
+const failAt = (text, i, what) => { throw new Error(`${what} (${lineCol(text, i)})`); };
+const cut = (s) => (s.length > 24 ? `${s.slice(0, 23)}…` : s);
+
+/** Text of one array → nested arrays: bracketed forms (Python lists, JSON, reprs, print) or rows of numbers. */
+function readText(raw) {
+  const text = raw.replace(/\u2212/g, '-'); // a minus sign copied from a rendered page; same length, same positions
+  const i = text.search(/\S/);
+  if (i < 0) throw new Error('the text is empty: there is no array in it');
+  if (text[i] === '{') failAt(text, i, 'a JSON object of named arrays: read it with parseArrays');
+  if (text[i] === '[' || wrapperAt(text, i)) return nested(text, scanValues(text, i));
+  return readRows(text);
+}
+
+// `array(` / `np.array(` / `torch.tensor(` / `matrix(`: NumPy's and PyTorch's reprs around the bracketed numbers.
+const WRAPPER = /(?:(?:np|numpy|torch)\.)?(?:array|tensor|matrix)\s*\(/y;
+// What may follow the numbers inside it: `, dtype=float32`, `, device='cuda:0'`, `, grad_fn=<AddBackward0>`, `, shape=(0, 3)`.
+const KEYWORD = /\s*,\s*([A-Za-z_]\w*)\s*=\s*('[^']*'|"[^"]*"|<[^>]*>|\([^()]*\)|[\w.+-]+)/y;
+const CLOSING = /\s*,?\s*\)/y;
+const ATOM = /[^\s,()[\]{}]+/y;
+
+function wrapperAt(text, i) {
+  WRAPPER.lastIndex = i;
+  return WRAPPER.exec(text);
+}
+
+const SPACE = /\s*/y;
+const WORD = /\S+/y;
+
+/** The index of the first non-space at or after i (text.length at the end). */
+function skipSpace(text, i) {
+  SPACE.lastIndex = i;
+  SPACE.exec(text);
+  return SPACE.lastIndex;
+}
+
+/** What stands at text[i], for messages: `“abc”` or `the end of the text`. */
+function shownAt(text, i) {
+  WORD.lastIndex = i;
+  const m = WORD.exec(text);
+  return m ? `“${cut(m[0])}”` : 'the end of the text';
+}
+
+/**
+ * The bracketed values from text[i] on, separated by spaces or commas (`[1, 2]\n[3, 4]` are two rows) → one node:
+ * lists are {at, items}, numbers-to-be {at, s}. Nothing but space may follow.
+ */
+function scanValues(text, i) {
+  const values = [];
+  for (let j = i; j < text.length;) {
+    const { node, end } = scanValue(text, j);
+    values.push(node);
+    j = skipSpace(text, end);
+    if (text[j] === ',') j = skipSpace(text, j + 1); // `[1, 2], [3, 4]`: a tuple of rows
+    if (j < text.length && text[j] !== '[' && !wrapperAt(text, j)) {
+      failAt(text, j, text[j] === ']' ? 'unbalanced brackets: this “]” closes nothing' : `unexpected ${shownAt(text, j)} after the array`);
+    }
+  }
+  return values.length === 1 ? values[0] : { at: values[0].at, items: values };
+}
+
+/** One value at text[i]: a bracketed list or a repr `array(…)` → {node, end}. */
+function scanValue(text, i) {
+  return text[i] === '[' ? scanList(text, i) : scanWrapped(text, i);
+}
+
+/** `array(…, dtype=…)` / `tensor(…)` at text[i] → {node, end}; a refused dtype is refused by name. */
+function scanWrapped(text, i) {
+  const wrapper = wrapperAt(text, i);
+  let j = skipSpace(text, WRAPPER.lastIndex);
+  let node;
+  if (text[j] === '[') ({ node, end: j } = scanList(text, j));
+  else {
+    ATOM.lastIndex = j;
+    const atom = ATOM.exec(text);
+    if (!atom) failAt(text, j, `expected a number or “[” after “${wrapper[0]}”, found ${shownAt(text, j)}`);
+    node = { at: j, s: atom[0] };
+    j = ATOM.lastIndex;
+  }
+  const keywords = new Map();
+  for (let k; (KEYWORD.lastIndex = j, k = KEYWORD.exec(text)); j = KEYWORD.lastIndex) keywords.set(k[1], k[2]);
+  CLOSING.lastIndex = j;
+  if (!CLOSING.exec(text)) {
+    const k = skipSpace(text, j);
+    failAt(text, k, `expected “)” closing “${wrapper[0]}”, found ${shownAt(text, k)}`);
+  }
+  const refused = refusedDtype(keywords.get('dtype') ?? '');
+  if (refused) refuse(refused);
+  // An empty array's repr gives its shape in words: `array([], shape=(0, 3), dtype=float64)`.
+  const shape = keywords.get('shape') ?? keywords.get('size');
+  if (shape && node.items?.length === 0) node = emptyOfShape(text, node.at, shape.match(/\d+/g)?.map(Number) ?? []);
+  return { node, end: CLOSING.lastIndex };
+}
+
+/** NumPy's name of a dtype keyword's value parseArray refuses (`complex64`, `'<U1'`, `object`…), or null. */
+function refusedDtype(keyword) {
+  const dtype = keyword.replace(/^['"]|['"]$/g, '').replace(/^(?:np|numpy|torch)\./, '');
+  const descr = /^[<>|=]?([a-zA-Z])(\d+)$/.exec(dtype);
+  if (descr) return refusedName(descr[1], Number(descr[2]));
+  const ALIASES = { complex: 'complex128', cfloat: 'complex64', cdouble: 'complex128', longdouble: 'float128', O: 'object' };
+  const name = ALIASES[dtype] ?? dtype;
+  return /^(?:complex\d+|object|str|bytes|datetime64|timedelta64|float(?:96|128))\b/.test(name) ? name.replace(/\[.*/, '') : null;
+}
+
+/** The nodes of an empty array of the given shape (a shape with no 0 in it describes no empty array: `[]` stays). */
+function emptyOfShape(text, at, shape) {
+  const zero = shape.indexOf(0);
+  if (zero < 0) return { at, items: [] };
+  // Only the axes before the first 0 hold lists; a hostile shape must not allocate billions of them.
+  if (shape.slice(0, zero).reduce((a, n) => a * n, 1) > 2 ** 20) failAt(text, at, `the shape ${tuple(shape)} is too large`);
+  const build = (d) => ({ at, items: d < zero ? Array.from({ length: shape[d] }, () => build(d + 1)) : [] });
+  return build(0);
+}
+
+/** The list starting at text[i] === '[' → {node, end}: one pass with a stack, so a 1 MB paste stays linear. */
+function scanList(text, i) {
+  const token = /[[\]]|,|[^\s,[\]]+/g;
+  token.lastIndex = i;
+  const stack = [];
+  let expectValue = true; // after “[” or “,”: a second “,” there has no value before it
+  for (let m; (m = token.exec(text));) {
+    const [s] = m;
+    const at = m.index;
+    if (s === '[') {
+      if (stack.length === MAX_DIMS) failAt(text, at, `the lists are nested more than ${MAX_DIMS} deep, NumPy's limit on dimensions`);
+      const list = { at, items: [] };
+      stack[stack.length - 1]?.items.push(list);
+      stack.push(list);
+      expectValue = true;
+    } else if (s === ']') {
+      const list = stack.pop();
+      if (!stack.length) return { node: list, end: token.lastIndex };
+      expectValue = false;
+    } else if (s === ',') {
+      if (expectValue) failAt(text, at, 'a “,” with no value before it');
+      expectValue = true;
+    } else {
+      stack[stack.length - 1].items.push({ at, s });
+      expectValue = false;
+    }
+  }
+  throw new Error(`unclosed bracket: the text ends before the “]” of the “[” at ${lineCol(text, stack[stack.length - 1].at)}`);
+}
+
+/** Where an element or list of an nd-dimensional array is, for messages: `row 1, column 2` in 2-D, else `index 1, 0, 2`. */
+function label(path, nd) {
+  if (nd === 2 && path.length) return path.length === 1 ? `row ${path[0]}` : `row ${path[0]}, column ${path[1]}`;
+  return path.length ? `index ${path.join(', ')}` : 'the array';
+}
+
+/** A scanned node → nested arrays of numbers, checked to be a rectangular array; or an Error naming where it is not. */
+function nested(text, root) {
+  const shape = [];
+  for (let n = root; n.items; n = n.items[0]) {
+    shape.push(n.items.length);
+    if (!n.items.length) break;
+  }
+  const nd = shape.length;
+  const path = [];
+  const where = (node) => `${label(path, nd)} (${lineCol(text, node.at)})`;
+  const build = (node) => {
+    const d = path.length;
+    if (d === nd) {
+      if (node.items) throw new Error(`${where(node)} is a list where a number belongs: the array mixes numbers and nested lists`);
+      return numberAt(text, node, where);
+    }
+    if (!node.items) throw new Error(`${where(node)} is a number where a list of ${shape[d]} belongs: the array mixes numbers and nested lists`);
+    if (node.items.length !== shape[d]) {
+      throw new Error(`ragged array: ${where(node)} has ${node.items.length} item${node.items.length === 1 ? '' : 's'}, ${label(new Array(d).fill(0), nd)} has ${shape[d]}`);
+    }
+    const out = new Array(shape[d]);
+    for (let k = 0; k < shape[d]; k++) {
+      path.push(k);
+      out[k] = build(node.items[k]);
+      path.pop();
+    }
+    return out;
+  };
+  return build(root);
+}
+
+const PLAIN = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const SPECIAL = new Map([
+  ...['nan', '+nan', '-nan'].map((s) => [s, NaN]),
+  ...['inf', '+inf', 'infinity', '+infinity'].map((s) => [s, Infinity]),
+  ['-inf', -Infinity], ['-infinity', -Infinity],
+  ['true', 1], ['false', 0], ['np.true_', 1], ['np.false_', 0], ['numpy.true_', 1], ['numpy.false_', 0],
+]);
+// A NumPy or PyTorch scalar's repr around its number: `np.float64(1.5)`, `tensor(2.)` (a list of them: forgotten .tolist()).
+const SCALAR = /^(?:(?:np|numpy)\.\w+|(?:torch\.)?tensor)\((.*)\)$/;
+
+/** The number a text token stands for (Python's spellings of NaN, ±inf, True, False too), or undefined. */
+function numberOf(s) {
+  if (PLAIN.test(s)) return Number(s);
+  const special = SPECIAL.get(s.toLowerCase());
+  if (special !== undefined) return special;
+  const scalar = SCALAR.exec(s);
+  return scalar ? numberOf(scalar[1].trim()) : undefined;
+}
+
+/** The number of a scanned token, or an Error saying what the token is instead. */
+function numberAt(text, node, where) {
+  const x = numberOf(node.s);
+  if (x !== undefined) return x;
+  const s = node.s;
+  let why = `“${cut(s)}” is not a number`;
+  if (s === '...' || s === '…') {
+    why = 'the array was summarized by NumPy: “...” stands for values it left out. Print it whole with '
+      + 'np.set_printoptions(threshold=sys.maxsize), or give a.tolist()';
+  } else if (/^\(?[+-]?[\d.]*(?:e[+-]?\d+)?[+-]?[\d.]+(?:e[+-]?\d+)?j\)?$/i.test(s)) {
+    why = `“${cut(s)}” is a complex number: complex arrays are not supported (give a.real, a.imag or np.abs(a))`;
+  } else if (s === 'null') {
+    why = '“null” is not a number (JavaScript’s JSON.stringify writes NaN and Infinity as null)';
+  }
+  throw new Error(`${where(node)}: ${why}`);
+}
+
+/**
+ * Rows of numbers, one a line, separated by tabs, commas or semicolons (whichever the first row has) or else by
+ * spaces → a 2-D array, as np.loadtxt(f, ndmin=2) reads them; one number alone → that number. Blank lines and
+ * lines starting with “#” (np.savetxt's header) are skipped; so is a first row with no number in it (column names).
+ */
+function readRows(text) {
+  const rows = []; // {at: where its line starts, line, fields: [text of each value]}; positions are found on errors only
+  let sep;
+  for (const m of text.matchAll(/[^\r\n]+/g)) {
+    const [line] = m;
+    const first = line.search(/\S/);
+    if (first < 0 || line[first] === '#') continue;
+    sep ??= ['\t', ',', ';'].find((c) => line.includes(c)) ?? null;
+    rows.push({ at: m.index, line, fields: sep === null ? line.trim().split(/\s+/) : line.split(sep).map((f) => f.trim()) });
+  }
+  if (!rows.length) throw new Error('the text holds no rows of numbers, only blank lines and # comments');
+  /** Field c of a row as a token {at, s} for messages. */
+  const token = (row, c) => {
+    const pieces = sep === null ? [...row.line.matchAll(/\S+/g)] : null;
+    let at = row.at + (pieces ? pieces[c].index : row.line.split(sep).slice(0, c).reduce((n, f) => n + f.length + 1, 0));
+    if (!pieces) at += Math.max(0, row.line.split(sep)[c].search(/\S/));
+    return { at, s: row.fields[c] };
+  };
+  if (rows.length === 1 && rows[0].fields.length === 1 && sep === null) return numberAt(text, token(rows[0], 0), (t) => lineCol(text, t.at));
+  if (rows.length > 1 && rows[0].fields.every((f) => numberOf(f) === undefined)) rows.shift();
+  const width = rows[0].fields.length;
+  const out = new Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const { fields } = rows[r];
+    if (fields.length !== width) {
+      throw new Error(`ragged rows: row ${r} (${lineCol(text, token(rows[r], 0).at)}) has ${fields.length} value${fields.length === 1 ? '' : 's'}, row 0 has ${width}`);
+    }
+    const values = new Array(width);
+    for (let c = 0; c < width; c++) {
+      // The common case first: a paste can hold 200 000 numbers.
+      const x = PLAIN.test(fields[c]) ? Number(fields[c]) : numberOf(fields[c]);
+      if (x !== undefined) { values[c] = x; continue; }
+      const where = (t) => `row ${r}, column ${c} (${lineCol(text, t.at)})`;
+      if (fields[c] === '') throw new Error(`${where(token(rows[r], c))}: an empty value between two “${sep === '\t' ? '\\t' : sep}”`);
+      numberAt(text, token(rows[r], c), where);
+    }
+    out[r] = values;
+  }
+  return out;
+}
+
+/** A JSON object (or Python dict) of arrays → {name: array}; a value's errors are prefixed with its name. */
+function readObject(text) {
+  const KEY = /\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*:\s*/y;
+  const pairs = [];
+  let j = text.indexOf('{') + 1;
+  for (;;) {
+    let k = skipSpace(text, j);
+    if (text[k] === '}') { j = k + 1; break; } // `{}`, or a trailing comma as Python allows
+    KEY.lastIndex = j;
+    const key = KEY.exec(text);
+    if (!key) failAt(text, k, `expected a quoted name and “:”, found ${shownAt(text, k)}`);
+    let name;
+    try {
+      name = key[1][0] === '"' ? JSON.parse(key[1]) : key[1].slice(1, -1);
+    } catch {
+      failAt(text, k, `the name ${cut(key[1])} is not a valid JSON string`);
+    }
+    j = KEY.lastIndex;
+    let value;
+    try {
+      if (text[j] === '[' || wrapperAt(text, j)) {
+        const { node, end } = scanValue(text, j);
+        value = nested(text, node);
+        j = end;
+      } else {
+        ATOM.lastIndex = j;
+        const atom = ATOM.exec(text);
+        if (!atom) failAt(text, j, `expected an array, found ${shownAt(text, j)}`);
+        value = numberAt(text, { at: j, s: atom[0] }, (n) => lineCol(text, n.at));
+        j = ATOM.lastIndex;
+      }
+    } catch (e) {
+      throw new Error(`“${cut(name)}”: ${e.message}`);
+    }
+    pairs.push([name, value]);
+    k = skipSpace(text, j);
+    j = k + 1;
+    if (text[k] === '}') break;
+    if (text[k] !== ',') failAt(text, k, `expected “,” or “}” after the array “${cut(name)}”, found ${shownAt(text, k)}`);
+  }
+  const k = skipSpace(text, j);
+  if (k < text.length) failAt(text, k, `unexpected ${shownAt(text, k)} after the object`);
+  return named(pairs);
+}
