@@ -2,7 +2,7 @@
 PORT ?= 8000
 WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
 
-.PHONY: setup build serve test test-native test-wasm test-types test-e2e bench dist clean screenshots
+.PHONY: setup build serve test test-native test-wasm test-types test-e2e test-python python-tests bench dist clean screenshots wheel
 
 build:
 	@scripts/setup.sh build
@@ -12,8 +12,9 @@ build:
 serve: build
 	node scripts/serve.mjs --port $(PORT)
 
-test: dist
-	$(MAKE) --no-print-directory test-native test-wasm test-types test-e2e
+# The wheel first: the notebook tests (tests/e2e/notebook.test.mjs) install it. Each bundle is built once.
+test: wheel
+	$(MAKE) --no-print-directory test-native test-wasm test-types test-e2e python-tests
 
 test-native:
 	ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test
@@ -37,8 +38,22 @@ dist: build
 	@scripts/setup.sh test
 	node scripts/dist.mjs
 
+# The Python package (python/): dist/attention_viz-<version>-py3-none-any.whl, the single-file build inside.
+wheel: dist
+	@scripts/setup.sh python
+	.venv/bin/python scripts/wheel.py
+
+# tests/python/ against the built wheel installed into .venv (not the source tree: pytest runs outside python/).
+test-python: wheel
+	$(MAKE) --no-print-directory python-tests
+
+python-tests:
+	@scripts/setup.sh python
+	.venv/bin/python -m pip install -q --no-deps --force-reinstall --disable-pip-version-check dist/attention_viz-$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)-py3-none-any.whl
+	cd tests/python && ../../.venv/bin/python -m pytest -q -p no:cacheprovider
+
 clean:
-	rm -rf target www/pkg dist
+	rm -rf target www/pkg dist python/attention_viz/static python/LICENSE
 
 # Full-page PNGs of index.html and www/embed.html (1280/768/390 px, light and dark) and the printed index as PDF, in shots/.
 screenshots: build

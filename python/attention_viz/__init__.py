@@ -1,0 +1,34 @@
+"""attention-viz from Python: show attention as the interactive ``<attention-viz>`` figure.
+
+``show(**config)`` and ``show_attention(attention)`` return a ``Figure`` that a notebook
+displays live (the element and its WASM core travel inside the output: no CDN, no network)
+and, where scripts do not run, as a static picture. ``Widget(**config)`` is the same figure
+as an anywidget whose ``config`` and ``trace`` follow the learner's edits back into Python.
+"""
+
+from __future__ import annotations
+
+from ._api import presets, show, show_attention
+from ._figure import Figure
+
+try:
+    from importlib.metadata import PackageNotFoundError, version
+
+    __version__ = version("attention-viz")
+except PackageNotFoundError:  # imported from a source checkout
+    __version__ = "0+unknown"
+
+try:
+    from ._widget import Widget
+except ImportError as _missing:  # anywidget is the optional extra "widget"
+    if getattr(_missing, "name", None) not in ("anywidget", "traitlets", "ipywidgets"):
+        raise
+    _reason = str(_missing)
+
+    class Widget:  # type: ignore[no-redef]
+        """Placeholder: the live widget needs anywidget (``pip install "attention-viz[widget]"``)."""
+
+        def __init__(self, *args, **kwargs):
+            raise ImportError(f'attention_viz.Widget needs anywidget ({_reason}): pip install "attention-viz[widget]"')
+
+__all__ = ["Figure", "Widget", "presets", "show", "show_attention", "__version__"]

@@ -1,0 +1,151 @@
+"""``Figure``: a checked config with its element options, written out as HTML.
+
+Every HTML form carries three things: the static picture (an ``<img>``, what survives
+sanitizers and scriptless renderings), the ``<attention-viz>`` element with the config as
+an escaped attribute, and the single-file build (the element and its WASM core) as an
+inline script, so an output works offline, from ``file://`` and in a notebook saved and
+opened elsewhere. Loading the build twice on one page is harmless: the script runs only
+where ``window.AttentionViz`` is not there yet, and the element guards its own definition.
+A small script hides the picture once the live figure has drawn.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import os
+import re
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from . import _picture
+
+_ids = itertools.count(1)
+
+
+@lru_cache(maxsize=1)
+def build_js() -> str:
+    """The single-file build, made safe to sit inside an inline ``<script>``."""
+    try:
+        text = resources.files(__package__).joinpath("static/attention-viz.inline.js").read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError) as e:
+        raise RuntimeError("attention_viz/static/attention-viz.inline.js is missing: install the package from its "
+                           "wheel (`make wheel` builds it), not from the source tree") from e
+    # "</script" would end the inline script and "<!--" / "<script" change how HTML reads it; in the build they
+    # occur only in comments and strings, where "\x3C" reads as "<".
+    return re.sub(r"<(?=/?script|!--)", r"\\x3C", text, flags=re.IGNORECASE)
+
+
+def script_tag() -> str:
+    return "<script>if (!window.AttentionViz) {\n" + build_js() + "\n}</script>"
+
+
+# Hides the picture once the element beside it has drawn this figure. An element that refused
+# the config says why (its `error` event, its message) and may fall back to a preset: then
+# the picture stays, the truthful view of these numbers. The element's config is compared with
+# ours (mechanism, size and first values of the main array) as well as listening for `error`,
+# since the element may have loaded before this script ran.
+_REVEAL = """<script>(function () {
+  // The script's own output first: a notebook may run it before the output is in the document.
+  var me = document.currentScript, root = (me && me.closest && me.closest('.attention-viz-output'))
+    || document.getElementById(%s);
+  if (!root) return;
+  var el = root.querySelector('attention-viz'), pic = root.querySelector('img.attention-viz-picture');
+  var want = %s, refused = false, tries = 0;
+  if (!el || !pic) return;
+  el.addEventListener('error', function () { refused = true; pic.style.display = 'block'; });
+  // [mechanism, number of values, first values] of the main array, as fingerprint() writes it.
+  function print(c) {
+    var mech = c.mechanism || 'self', main = c[mech === 'weights' ? 'attention' : mech === 'cross' ? 'annotations' : 'embeddings'];
+    var count = 1, first = [];
+    for (var a = main; Array.isArray(a); a = a[0]) count *= a.length;
+    (function walk(a) { for (var i = 0; i < a.length && first.length < 8; i++) { if (Array.isArray(a[i])) walk(a[i]); else first.push(a[i]); } })(main);
+    return [mech, count, first];
+  }
+  function same(a, b) {
+    if (a[0] !== b[0] || a[1] !== b[1] || a[2].length !== b[2].length) return false;
+    for (var i = 0; i < a[2].length; i++) if (a[2][i] !== b[2][i]) return false;
+    return true;
+  }
+  (function check() {
+    var ok = false;
+    try { ok = !!el.trace && same(print(el.config), want); } catch (e) {}
+    if (refused) return;
+    if (ok) { pic.style.display = 'none'; return; }
+    if (++tries < 600) setTimeout(check, 50);
+  })();
+})();</script>"""
+
+
+def fingerprint(config: dict) -> str:
+    """What _REVEAL's print() gives for this config, as a JS literal: mechanism, size and first values of
+    the main array (compared as numbers, so 1 and 1.0 agree)."""
+    mech = mechanism(config)
+    main = config["attention" if mech == "weights" else "annotations" if mech == "cross" else "embeddings"]
+    flat = np.asarray(main, dtype=np.float64).ravel()
+    return json.dumps([mech, int(flat.size), [float(x) for x in flat[:8]]], separators=(",", ":"))
+
+
+def element_tag(config: dict, attrs: dict, extra: str = "") -> str:
+    parts = [f'config="{html.escape(json.dumps(config, allow_nan=False, separators=(",", ":")), quote=True)}"']
+    parts += [f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items()]
+    return f"<attention-viz {' '.join(parts)}{extra}></attention-viz>"
+
+
+def mechanism(config: dict) -> str:
+    return config.get("mechanism") or ("weights" if "attention" in config else
+                                       "cross" if "decoder_state" in config or "annotations" in config else "self")
+
+
+class Figure:
+    """One attention-viz figure: ``config`` (plain JSON-able dict) and the element options.
+
+    In a notebook its ``_repr_html_`` shows the live figure (and, where scripts do not run,
+    the static picture); ``to_html()`` gives the same fragment and ``save_html(path)`` a
+    standalone page.
+    """
+
+    def __init__(self, config: dict, options: dict | None = None):
+        self.config = config
+        self.options = dict(options or {})
+
+    def __repr__(self) -> str:
+        mech = mechanism(self.config)
+        return f"<attention_viz.Figure {mech} {', '.join(f'{k}={v!r}' for k, v in self.options.items())}>".replace(" >", ">")
+
+    def picture(self) -> str:
+        """The static picture alone: ``<img src="data:image/svg+xml;base64,…" alt="…">``."""
+        return _picture.img(self.config, self.options,
+                            ' class="attention-viz-picture" style="max-width:100%;height:auto;display:block"')
+
+    def picture_svg(self) -> str:
+        """The static picture as an SVG document (text)."""
+        return _picture.svg(self.config, self.options)[0]
+
+    def to_html(self, script: bool = True) -> str:
+        """The HTML fragment: picture, element, and (``script=True``) the inline build."""
+        uid = f"attention-viz-{os.getpid()}-{next(_ids)}"
+        out = [f'<div class="attention-viz-output" id="{uid}">', self.picture(), element_tag(self.config, self.options),
+               _REVEAL % (json.dumps(uid), fingerprint(self.config))]
+        if script:  # after the reveal, so its `error` listener is there before the element loads
+            out.append(script_tag())
+        out.append("</div>")
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def save_html(self, path, title: str = "attention-viz") -> str:
+        """Writes a standalone page (works from ``file://``, no network); returns the path."""
+        page = ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                f"<title>{html.escape(title)}</title>\n"
+                "<style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:1200px}</style>\n"
+                f"</head>\n<body>\n{self.to_html()}\n</body>\n</html>\n")
+        path = os.fspath(path)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+        return path

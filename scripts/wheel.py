@@ -1,0 +1,41 @@
+"""Assembles the Python package's build inputs, then builds the wheel (`make wheel`).
+
+Copies the single-file build dist/attention-viz.inline.js into python/attention_viz/static/ and writes
+static/assets.json (the core's colormap tables and seed presets, printed by examples/python_assets.rs), then runs
+`python -m build --wheel --no-isolation python --outdir dist`. Run with the .venv's Python from the repo root.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+root = Path(__file__).resolve().parent.parent
+static = root / "python" / "attention_viz" / "static"
+build = root / "dist" / "attention-viz.inline.js"
+
+if not build.is_file():
+    sys.exit(f"wheel: {build.relative_to(root)} is missing: run `make dist` first")
+static.mkdir(parents=True, exist_ok=True)
+shutil.copyfile(build, static / "attention-viz.inline.js")
+shutil.copyfile(root / "LICENSE", root / "python" / "LICENSE")  # the wheel's licence file (git-ignored copy)
+
+out = subprocess.run(["cargo", "run", "--quiet", "--release", "--example", "python_assets"],
+                     cwd=root, check=True, capture_output=True, text=True).stdout
+assets = json.loads(out)
+(static / "assets.json").write_text(json.dumps(assets, separators=(",", ":")) + "\n", encoding="utf-8")
+
+version = re.search(r'(?m)^version = "([^"]+)"', (root / "Cargo.toml").read_text()).group(1)
+wheel = root / "dist" / f"attention_viz-{version}-py3-none-any.whl"
+wheel.unlink(missing_ok=True)
+done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "python", "--outdir", "dist"],
+                      cwd=root, capture_output=True, text=True)
+if done.returncode:
+    sys.exit(f"wheel: python -m build failed:\n{done.stdout}{done.stderr}")
+# build leaves its scratch in python/build/; the wheel is all we want.
+shutil.rmtree(root / "python" / "build", ignore_errors=True)
+if not wheel.is_file():
+    sys.exit(f"wheel: expected {wheel.relative_to(root)}, not built")
+print(f"wheel: {wheel.relative_to(root)} ({wheel.stat().st_size // 1024} KB)")

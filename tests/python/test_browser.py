@@ -1,0 +1,152 @@
+"""The package's HTML in headless Chromium (playwright-core from the repo's node_modules, Debian's chromium):
+a save_html page draws the live figure with no console errors and hides the picture; a figure the page refuses
+keeps its picture; the Widget's front end (its _esm, with a stand-in for anywidget's model) sends the learner's
+typed edit back and follows a config set from Python. Skipped where node or chromium is missing."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attention_viz as av
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYWRIGHT = ROOT / "node_modules" / "playwright-core" / "index.mjs"
+CHROMIUM = shutil.which("chromium")
+
+pytestmark = pytest.mark.skipif(not (shutil.which("node") and CHROMIUM and PLAYWRIGHT.exists()),
+                                reason="needs node, chromium and node_modules/playwright-core")
+
+
+def run_node(script: str, tmp_path: Path) -> dict:
+    path = tmp_path / "check.mjs"
+    path.write_text(f"import {{ chromium }} from {json.dumps(PLAYWRIGHT.as_uri())};\n"
+                    f"const CHROMIUM = {json.dumps(CHROMIUM)};\n" + script, encoding="utf-8")
+    out = subprocess.run(["node", str(path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+PAGE = """
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const errors = [];
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+page.on('pageerror', (e) => errors.push(e.message));
+await page.goto(process.argv[2]);
+await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 20000 });
+await page.waitForTimeout(400);
+const out = await page.evaluate(() => [...document.querySelectorAll('.attention-viz-output')].map((r) => ({
+  picture: getComputedStyle(r.querySelector('img')).display,
+  mechanism: r.querySelector('attention-viz').config.mechanism,
+  weights: r.querySelector('attention-viz').trace.weights ?? null,
+  status: r.querySelector('attention-viz').shadowRoot?.textContent?.includes('unknown config field') ?? false,
+})));
+console.log(JSON.stringify({ errors, out }));
+await browser.close();
+"""
+
+
+def test_saved_page_draws_live_and_hides_the_picture(tmp_path, seed_values):
+    path = av.show(preset="seed-001", tokens=["</script><b>", "a", "b", "c"]).save_html(tmp_path / "fig.html")
+    script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri()))
+    got = run_node(script, tmp_path)
+    assert got["errors"] == []
+    (fig,) = got["out"]
+    assert fig["picture"] == "none" and fig["mechanism"] == "self"
+    np.testing.assert_allclose(fig["weights"], seed_values["seed_000_001"]["weights"], rtol=1e-12)
+
+
+def test_refused_config_keeps_the_picture(tmp_path):
+    # Valid for Python, refused by the page: a config the core's cost limit turns down.
+    x = np.ones((2000, 64))
+    fig = av.Figure({"embeddings": x.tolist()})
+    path = fig.save_html(tmp_path / "big.html")
+    script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
+        "await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 20000 });",
+        "await page.waitForFunction(() => window.AttentionViz && document.querySelector('attention-viz').trace, null, { timeout: 20000 });")
+    got = run_node(script, tmp_path)
+    (out,) = got["out"]
+    assert out["picture"] == "block"
+
+
+WIDGET = """
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+const dir = process.argv[2];
+const server = createServer((req, res) => {
+  if (req.url === '/favicon.ico') { res.statusCode = 204; res.end(); return; }
+  try { res.setHeader('content-type', req.url.endsWith('.mjs') ? 'text/javascript' : 'text/html'); res.end(readFileSync(dir + req.url)); }
+  catch { res.statusCode = 404; res.end(); }
+}).listen(0);
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const errors = [];
+page.on('pageerror', (e) => errors.push(e.message));
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+await page.goto(`http://127.0.0.1:${server.address().port}/widget.html`);
+await page.waitForFunction(() => window.state.trace, null, { timeout: 20000 });
+const cell = page.locator('attention-viz input.cell[data-matrix="embeddings"][data-row="1"][data-col="1"]');
+await cell.click(); await page.keyboard.press('Control+A'); await page.keyboard.type('5');
+await page.waitForFunction(() => window.state.config.embeddings[1][1] === 5, null, { timeout: 5000 });
+const edited = await page.evaluate(() => ({ config: window.state.config, weights: window.state.trace.weights, saves: window.saves }));
+await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3, 4]], tokens: ['x', 'y'] }));
+await page.waitForFunction(() => document.querySelector('attention-viz').config.tokens[0] === 'x', null, { timeout: 5000 });
+const fromPython = await page.evaluate(() => ({ shown: document.querySelector('attention-viz').config.embeddings, weights: window.state.trace.weights }));
+await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3]] }));
+await page.waitForFunction(() => window.state.error, null, { timeout: 5000 });
+const error = await page.evaluate(() => window.state.error);
+console.log(JSON.stringify({ errors, edited, fromPython, error }));
+await browser.close(); server.close();
+"""
+
+
+def test_widget_front_end_round_trip(tmp_path):
+    w = av.Widget(preset="seed-001", views="inputs,weights,context")
+    (tmp_path / "widget.mjs").write_text(w._esm, encoding="utf-8")
+    state = {"config": w.config, "options": w.options, "trace": None, "error": ""}
+    (tmp_path / "widget.html").write_text("""<!doctype html><meta charset=utf-8><body><div id=host></div>
+<script type=module>
+const state = %s, handlers = {};
+const model = {
+  get: (k) => state[k],
+  set: (k, v) => { state[k] = v; (handlers['change:' + k] || []).forEach((f) => f()); },
+  on: (ev, f) => { (handlers[ev] ||= []).push(f); }, off: () => {},
+  save_changes: () => { window.saves = (window.saves || 0) + 1; },
+};
+window.model = model; window.state = state;
+const mod = await import('./widget.mjs');
+mod.default.render({ model, el: document.getElementById('host') });
+</script>""" % json.dumps(state), encoding="utf-8")
+    got = run_node(WIDGET.replace("process.argv[2]", json.dumps(str(tmp_path))), tmp_path)
+    assert got["errors"] == []
+    assert got["edited"]["config"]["embeddings"][1] == [0, 5, 0] and got["edited"]["saves"] >= 1
+    # The page's weights for the edited config are what NumPy gives for it.
+    from attention_viz import _numpy
+    want = _numpy.compute(av.show(**{k: v for k, v in got["edited"]["config"].items()}).config)["weights"]
+    np.testing.assert_allclose(got["edited"]["weights"], want, rtol=1e-12)
+    assert got["fromPython"]["shown"] == [[1, 2], [3, 4]]
+    assert "row 1 has 1 value" in got["error"]
+    # What the front end sent back, applied in Python as the kernel would.
+    w.set_state({"config": got["edited"]["config"]})
+    assert w.config["embeddings"][1] == [0, 5, 0]
+
+
+def test_show_attention_draws_live(tmp_path):
+    build = (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
+    if "key_tokens" not in build:
+        pytest.skip("dist/ predates mechanism \"weights\": run `make dist`")
+    a = np.random.default_rng(5).random((2, 3, 6, 6)).astype(np.float32)
+    a /= a.sum(-1, keepdims=True)
+    path = av.show_attention(a, tokens="the cat sat on the mat".split(), layer=1, head=2).save_html(tmp_path / "w.html")
+    script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
+        "weights: r.querySelector('attention-viz').trace.weights ?? null",
+        "weights: r.querySelector('attention-viz').trace.attention")
+    got = run_node(script, tmp_path)
+    assert got["errors"] == []
+    (fig,) = got["out"]
+    assert fig["picture"] == "none" and fig["mechanism"] == "weights"
+    np.testing.assert_allclose(fig["weights"], a.astype(str).astype(np.float64), rtol=1e-12)

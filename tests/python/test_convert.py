@@ -1,0 +1,282 @@
+"""Python values into the config: every array kind a notebook has, and every ValueError message."""
+
+import math
+
+import numpy as np
+import pytest
+
+import attention_viz as av
+from attention_viz import _config
+
+X = [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]]
+W = [[2, 0, 2], [2, 0, 0], [2, 1, 2]]
+
+
+class FakeTensor:
+    """What torch.Tensor offers: .detach().cpu().numpy() (never imported here)."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array)
+        self.calls = []
+
+    def detach(self):
+        self.calls.append("detach")
+        return self
+
+    def cpu(self):
+        self.calls.append("cpu")
+        return self
+
+    def numpy(self):
+        self.calls.append("numpy")
+        return self.array
+
+
+class ArrayLike:
+    """Anything with __array__ (jax, pandas, xarray…)."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.array if dtype is None else self.array.astype(dtype)
+
+
+def test_lists_numpy_float32_scalars_agree():
+    a = av.show(embeddings=X, w_q=W, w_k=W, w_v=W).config
+    b = av.show(embeddings=np.array(X), w_q=np.array(W, dtype=np.float32), w_k=np.array(W, dtype=np.int8),
+                w_v=np.array(W, dtype=np.float64)).config
+    assert a["embeddings"] == b["embeddings"] == X
+    for key in ("w_q", "w_k", "w_v"):
+        assert np.array_equal(a[key], b[key])
+    assert all(isinstance(v, float) for row in b["w_q"] for v in row)  # float32 → plain float
+    assert all(type(v) is int for row in b["w_k"] for v in row)
+
+
+def test_float32_values_are_their_shortest_decimals():
+    x = np.array([[0.1, 0.2], [0.3, 1 / 3]], dtype=np.float32)
+    cfg = av.show(embeddings=x).config
+    assert cfg["embeddings"] == [[0.1, 0.2], [0.3, 0.33333334]]
+    # …which are the same float32 numbers.
+    assert np.array_equal(np.asarray(cfg["embeddings"], dtype=np.float32), x)
+    h = av.show_attention(np.array([[0.25, 0.75]], dtype=np.float16)).config
+    assert h["attention"] == [[0.25, 0.75]]
+
+
+def test_numpy_scalars_in_fields():
+    cfg = av.show(embeddings=X, w_q=W, w_k=W, w_v=W, query=np.int64(2), temperature=np.float32(0.5),
+                  valid_lens=[np.int32(4), np.int64(3), 2, np.uint8(1)], scale=np.float64(2.5)).config
+    assert cfg["query"] == 2 and type(cfg["query"]) is int
+    assert cfg["temperature"] == 0.5 and type(cfg["temperature"]) is float
+    assert cfg["valid_lens"] == [4, 3, 2, 1]
+    assert cfg["scale"] == 2.5
+    # Whole floats are fine for whole-number fields.
+    assert av.show(embeddings=X, query=np.float64(1.0)).config["query"] == 1
+
+
+def test_torch_like_tensor():
+    t = FakeTensor(X)
+    cfg = av.show(embeddings=t).config
+    assert cfg["embeddings"] == X
+    assert t.calls == ["detach", "cpu", "numpy"]
+
+
+def test_array_interface_object():
+    cfg = av.show(embeddings=ArrayLike(np.array(X, dtype=np.float32)), tokens=np.array(["a", "b", "c", "d"])).config
+    assert cfg["embeddings"] == X
+    assert cfg["tokens"] == ["a", "b", "c", "d"]
+
+
+def test_list_of_arrays_and_tensors():
+    cfg = av.show(embeddings=[np.array(r) for r in X]).config
+    assert cfg["embeddings"] == X
+    cfg = av.show(embeddings=[FakeTensor(r) for r in X]).config
+    assert cfg["embeddings"] == X
+
+
+def test_config_is_plain_json():
+    import json
+    cfg = av.show(embeddings=np.array(X, dtype=np.float32), w_q=W, w_k=W, w_v=W, mask="causal",
+                  temperature=np.float64(2)).config
+    assert json.loads(json.dumps(cfg, allow_nan=False)) == cfg
+
+
+@pytest.mark.parametrize("value,message", [
+    ([[1.0, 0.0], [float("nan"), 1.0]], "embeddings[1, 0] is nan"),
+    (np.array([[1.0, 0.0, 2.0], [0.0, np.inf, 1.0], [1, 2, 3]]), "embeddings[1, 1] is inf"),
+    (np.array([[1.0, -np.inf]]), "embeddings[0, 1] is -inf"),
+    ([[1, 0, 0], [0, 1], [1, 1, 0]], "embeddings row 1 has 2 values, expected 3"),
+    ([[1, 0], [0, "x"]], "embeddings[1, 1] is the text 'x', not a number"),
+    ([[1, 0], [0, None]], "embeddings[1, 1] is None, not a number"),
+    ([1, 2, 3], "embeddings must be a matrix (a list of rows), got an array of shape (3,)"),
+    (np.zeros((2, 2), dtype=complex), "embeddings has complex values"),
+    (np.zeros((0, 3)), "embeddings is empty"),
+])
+def test_array_messages(value, message):
+    with pytest.raises(ValueError) as e:
+        av.show(embeddings=value)
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("fields,message", [
+    (dict(w_q=[[1, 0]] * 2, w_k=W, w_v=W),
+     "w_q has 2 rows, expected 3: one row per embedding dimension (embeddings has 3 columns)"),
+    (dict(w_q=W, w_k=[[1, 0]] * 3, w_v=W), "w_k has 2 columns but w_q has 3"),
+    (dict(w_q=W, w_k=W), "w_q, w_k and w_v go together: w_v missing"),
+    (dict(tokens=["a", "b"]), "tokens has 2 names but embeddings has 4 rows"),
+    (dict(w_q=W, w_k=W, w_v=W, heads=2), "w_q has 3 columns, which 2 heads do not divide"),
+    (dict(heads=2), "heads > 1 needs w_q, w_k and w_v"),
+    (dict(heads=1.5), "heads must be a whole number"),
+    (dict(w_q=W, w_k=W, w_v=W, head=1), "head must be a whole number from 0 to 0"),
+    (dict(w_q=W, w_k=W, w_v=W, w_o=[[1]] * 2), "w_o has 2 rows, expected 3"),
+    (dict(query=4), "query must be a whole number from 0 to 3"),
+    (dict(temperature=0), "temperature must be a positive number"),
+    (dict(temperature=float("nan")), "temperature must be a positive number"),
+    (dict(scale=-1), "scale must be a positive number"),
+    (dict(mask="casual"), 'mask must be \'none\', \'causal\', got \'casual\' (did you mean "causal"?)'),
+    (dict(mask=[[1, 0], [0, 1]]), "mask has shape (2, 2), expected (4, 4)"),
+    (dict(mask=[[1, 0, 0, 2]] * 4), "mask[0, 3] is 2; mask values must be 0/1"),
+    (dict(valid_lens=[1, 2]), "valid_lens has 2 values, expected 4: one per query"),
+    (dict(valid_lens=[1, -1, 2, 3]), "valid_lens[1] is -1; valid lengths must be whole numbers ≥ 0"),
+    (dict(masked_row="zeros"), "masked_row must be 'zero', 'uniform', 'nan', got 'zeros'"),
+    (dict(scoring="luong"), "scoring must be 'dot', 'general', 'additive', 'cosine', got 'luong'"),
+    (dict(scoring="general"), "w_a is missing: general scoring needs w_a"),
+    (dict(scoring="general", w_a=[[1, 0], [0, 1]]), "w_a has shape (2, 2), expected (3, 3)"),
+    (dict(w_a=W), "w_a belongs to general or additive scoring, but scoring is dot"),
+    (dict(scoring="additive", w_a=[[1, 0]] * 3, u_a=[[1, 0]] * 3, v_a=[1, 2, 3]),
+     "v_a has 3 values, expected 2 (d_a, the columns of w_a)"),
+    (dict(decoder_state=[1, 2, 3]), "embeddings belongs to self-attention, but mechanism is \"cross\""),
+    (dict(mechanism="self", decoder_state=[1, 2, 3]), "decoder_state belongs to cross-attention, but mechanism is \"self\""),
+    (dict(mechanism="slef"), "mechanism must be 'self', 'cross', 'weights', got 'slef' (did you mean \"self\"?)"),
+])
+def test_self_messages(fields, message):
+    with pytest.raises(ValueError) as e:
+        av.show(embeddings=X, **fields)
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("fields,message", [
+    (dict(decoder_state=[1, 2], annotations=[[1, 2, 3]]), "annotations row 0 has 3 values, expected 2"),
+    (dict(decoder_state=[[1, 2]], annotations=[[1, 2]]), "decoder_state must be a list of numbers"),
+    (dict(annotations=[[1, 2]]), "decoder_state is missing"),
+    (dict(decoder_state=[1, 2], annotations=[[1, 2]], mask=[1, 0]), "mask has shape (2,), expected (1,)"),
+    (dict(decoder_state=[1, 2], annotations=[[1, 2]], heads=2), "heads belongs to self-attention"),
+    (dict(decoder_state=[1, 2], annotations=[[1, 2]], tokens=["a", "b"]), "tokens has 2 names but annotations has 1 rows"),
+])
+def test_cross_messages(fields, message):
+    with pytest.raises(ValueError) as e:
+        av.show(**fields)
+    assert message in str(e.value)
+
+
+def test_unknown_field_suggests():
+    with pytest.raises(ValueError, match='unknown config field or element option "embedings" '
+                                         r'\(did you mean "embeddings"\?\)'):
+        av.show(embedings=X)
+    with pytest.raises(ValueError, match=r'did you mean "palette"\?'):
+        av.show(embeddings=X, pallete="rocket")
+    with pytest.raises(ValueError, match='unknown config field or element option "zzzzzzzz"; known ones are mechanism'):
+        av.show(embeddings=X, zzzzzzzz=1)
+
+
+def test_unknown_preset():
+    with pytest.raises(ValueError, match=r"unknown preset 'seed-04' \(did you mean \"seed-000\"\?\)|unknown preset 'seed-04'"):
+        av.show(preset="seed-04")
+
+
+@pytest.mark.parametrize("options,message", [
+    (dict(theme="night"), "theme must be 'auto', 'light', 'dark', got 'night'"),
+    (dict(contrast="high"), "contrast must be 'seaborn', 'more', got 'high'"),
+    (dict(height=-3), "height must be a positive number of CSS pixels, got -3"),
+    (dict(height=10), "height must be from 40 to 4000 CSS pixels, got 10"),
+    (dict(editable="no"), "editable must be True or False, got 'no'"),
+    (dict(fmt="2g"), 'fmt must be a format spec like ".2g"'),
+    (dict(fmt=".2x"), 'fmt must be a format spec like ".2g"'),
+    (dict(palette=""), 'palette must be a name like "rocket"'),
+    (dict(views=["weights", ""]), "views must name heatmaps or panels"),
+])
+def test_option_messages(options, message):
+    with pytest.raises(ValueError) as e:
+        av.show(embeddings=X, **options)
+    assert message in str(e.value)
+
+
+def test_options_become_attributes():
+    f = av.show(preset="seed-003", views=["weights", "context"], palette="purple", fmt=".3g", height=np.int64(150),
+                editable=False, theme="dark", contrast="more")
+    assert f.options == {"views": "weights,context", "palette": "purple", "fmt": ".3g", "height": "150",
+                         "editable": "false", "theme": "dark", "contrast": "more"}
+
+
+def test_presets_and_overrides():
+    base = av.presets()["seed-001"]
+    f = av.show(preset="seed-001")
+    assert f.config["embeddings"] == base["embeddings"] and f.config["w_q"] == base["w_q"]
+    g = av.show(preset="seed-001", temperature=2, query=np.int64(3))
+    assert g.config["temperature"] == 2.0 and g.config["query"] == 3
+    # A new mechanism's inputs replace the preset's.
+    h = av.show(preset="seed-001", decoder_state=[1, 2], annotations=[[1, 2], [3, 4]])
+    assert "embeddings" not in h.config and h.config["decoder_state"] == [1, 2]
+    assert sorted(av.presets()) == ["seed-000", "seed-001", "seed-002", "seed-003"]
+
+
+# ---------------------------------------------------------------------------
+# show_attention
+# ---------------------------------------------------------------------------
+
+def softmaxed(shape, seed=0):
+    a = np.random.default_rng(seed).random(shape)
+    return a / a.sum(-1, keepdims=True)
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (3, 5, 5), (2, 3, 5, 5), (4, 6)])
+def test_show_attention_shapes(shape):
+    a = softmaxed(shape)
+    f = av.show_attention(a)
+    assert f.config["mechanism"] == "weights"
+    assert np.array_equal(np.asarray(f.config["attention"]), a)
+
+
+def test_hugging_face_tuple_is_stacked():
+    layers = [softmaxed((1, 3, 5, 5), seed=i) for i in range(4)]
+    f = av.show_attention(tuple(FakeTensor(a) for a in layers), tokens=list("abcde"))
+    got = np.asarray(f.config["attention"])
+    assert got.shape == (4, 3, 5, 5)
+    assert np.array_equal(got, np.stack([a[0] for a in layers]))
+    assert f.config["tokens"] == list("abcde")
+    # A list of per-layer heads × n × n arrays, too.
+    f = av.show_attention([a[0] for a in layers])
+    assert np.asarray(f.config["attention"]).shape == (4, 3, 5, 5)
+
+
+def test_hugging_face_batch_needs_one_sentence():
+    layers = tuple(softmaxed((2, 3, 5, 5), seed=i) for i in range(2))
+    with pytest.raises(ValueError, match=r"batch of 2 sentences .*pick one"):
+        av.show_attention(layers)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: av.show_attention(np.array([[0.5, -0.1], [0.2, 0.8]])),
+     "attention[0, 1] is -0.1: attention weights must be ≥ 0"),
+    (lambda: av.show_attention(np.array([[[0.5, np.nan], [0.2, 0.8]]])), "attention[0, 0, 1] is nan"),
+    (lambda: av.show_attention(np.ones(4)), "attention must be n × m, heads × n × m or layers × heads × n × m"),
+    (lambda: av.show_attention(np.ones((2, 2)), tokens=["a"]), "tokens has 1 names but attention has 2 rows"),
+    (lambda: av.show_attention(np.ones((2, 3)), key_tokens=["a"]), "key_tokens has 1 names but attention's keys"),
+    (lambda: av.show_attention(np.ones((2, 3, 3)), head=2), "head must be a whole number from 0 to 1"),
+    (lambda: av.show_attention(np.ones((2, 2, 3, 3)), layer=5), "layer must be a whole number from 0 to 1"),
+    (lambda: av.show_attention([np.ones((1, 2, 3, 3)), np.ones((1, 2, 4, 4))]), "the layers' attentions differ in shape"),
+    (lambda: av.show_attention(np.ones((2, 2)), theme="neon"), "theme must be"),
+    (lambda: av.show_attention(np.ones((2, 2)), tokns=["a", "b"]), 'did you mean "tokens"?'),
+    (lambda: av.show(attention=np.ones((2, 2)), w_q=W), "w_q belongs to computed attention"),
+])
+def test_show_attention_messages(call, message):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert message in str(e.value)
+
+
+def test_show_attention_options_and_fields():
+    f = av.show_attention(np.ones((2, 3, 4)) / 4, tokens=["a", "b", "c"], key_tokens=list("wxyz"), head=1, fmt=".1f")
+    assert f.config["key_tokens"] == list("wxyz") and f.config["head"] == 1
+    assert f.options == {"fmt": ".1f"}
+    assert math.isclose(sum(f.config["attention"][1][0]), 1.0)

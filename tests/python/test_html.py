@@ -1,0 +1,174 @@
+"""Figure's HTML: the picture (an <img> whose SVG holds the right numbers), the element with its
+config escaped, the inline build, the page save_html writes."""
+
+import base64
+import json
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+import attention_viz as av
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, and each script's text, as a browser's tokenizer sees them."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.scripts, self._in = [], [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "script":
+            self._in = []
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._in is not None:
+            self.scripts.append("".join(self._in))
+            self._in = None
+
+    def handle_data(self, data):
+        if self._in is not None:
+            self._in.append(data)
+
+
+def picture_svg(html_text):
+    imgs = [a for t, a in Tags(html_text).tags if t == "img"]
+    assert len(imgs) == 1
+    src = imgs[0]["src"]
+    assert src.startswith("data:image/svg+xml;base64,")
+    root = ET.fromstring(base64.b64decode(src.split(",", 1)[1]).decode("utf-8"))
+    assert root.tag == SVG + "svg"
+    return root, imgs[0]
+
+
+def texts(root):
+    return ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+
+
+def test_repr_html_holds_picture_element_and_script(seed_values):
+    f = av.show(preset="seed-001")
+    out = f._repr_html_()
+    assert out.count("<img") == 1
+    assert out.count("<attention-viz ") == 1
+    tags = Tags(out)
+    root, img = picture_svg(out)
+    assert img["alt"] and "Self-attention over 4 tokens" in img["alt"]
+    got = texts(root)
+    s = seed_values["seed_000_001"]
+    for row in s["weights"] + s["attention"]:
+        for x in row:
+            assert format(x, ".2g") in got, format(x, ".2g")
+    for token in ("word_1", "word_4"):
+        assert token in got
+    # The build, once, guarded, with nothing in it that would end the <script> early.
+    (build,) = [t for t in tags.scripts if t.startswith("if (!window.AttentionViz) {")]
+    assert "window.AttentionViz=" in build and 'customElements.define("attention-viz"' in build
+    assert len(build) > 500_000
+    assert not re.search(r"</script", build, re.I)
+    assert len(tags.scripts) == 2  # the build and the reveal of the live figure
+    el = [a for t, a in tags.tags if t == "attention-viz"][0]
+    assert json.loads(el["config"]) == f.config
+
+
+def test_hostile_tokens_stay_text():
+    tokens = ["</script><b>", 'a"b', "c&d", "<img src=x onerror=alert(1)>"]
+    f = av.show(preset="seed-001", tokens=tokens)
+    out = f.to_html()
+    tags = Tags(out)
+    names = [t for t, _ in tags.tags]
+    assert names.count("img") == 1 and "b" not in names
+    assert names.count("script") == 2
+    el = [a for t, a in tags.tags if t == "attention-viz"][0]
+    assert json.loads(el["config"])["tokens"] == tokens
+    root, _ = picture_svg(out)
+    got = texts(root)
+    for t in tokens:
+        assert any(t in g or g.rstrip("…") and t.startswith(g.rstrip("…")) for g in got), t
+
+
+def test_options_are_attributes():
+    f = av.show(preset="seed-003", views="weights,context", palette="purple", fmt=".3g", height=150,
+                editable=False, theme="dark", contrast="more")
+    el = [a for t, a in Tags(f.to_html()).tags if t == "attention-viz"][0]
+    assert {k: el[k] for k in f.options} == f.options
+    root, _ = picture_svg(f.to_html())
+    assert "929" not in texts(root)  # .3g picture: weights 0.119 …
+    assert "0.119" in texts(root) and "0.881" in texts(root)
+
+
+def test_cross_picture_numbers(seed_values):
+    s = seed_values["seed_003"]["stable_softmax"]
+    root, img = picture_svg(av.show(preset="seed-003")._repr_html_())
+    got = texts(root)
+    for x in s["weights"] + s["context_vector"]:
+        assert format(x, ".2g") in got
+    assert "h_1" in got and "Encoder" in img["alt"]
+
+
+def test_weights_picture_selected_head_and_grid():
+    a = np.random.default_rng(1).random((2, 3, 5, 5))
+    a /= a.sum(-1, keepdims=True)
+    f = av.show_attention(a, tokens=list("abcde"), layer=1, head=2)
+    root, img = picture_svg(f.to_html())
+    got = texts(root)
+    for x in a[1, 2].ravel():
+        assert format(x, ".2g") in got
+    assert any("layer 1, head 2" in t for t in got)
+    assert any("2 layers × 3 heads" in t for t in got)
+    thumbs = [i for i in root.iter(SVG + "image") if i.get("width") == i.get("height")]
+    assert len(thumbs) == 6
+    # Laid out as a layers × heads grid, none overlapping.
+    xs = sorted({float(i.get("x")) for i in thumbs})
+    ys = sorted({float(i.get("y")) for i in thumbs})
+    size = float(thumbs[0].get("width"))
+    assert len(xs) == 3 and len(ys) == 2
+    assert min(b - a for a, b in zip(xs, xs[1:])) > size and ys[1] - ys[0] > size
+    assert "layer 1, head 2" in img["alt"]
+
+
+def test_big_heatmap_is_a_raster():
+    a = np.random.default_rng(2).random((128, 128))
+    svg = av.show_attention(a / a.sum(-1, keepdims=True)).picture_svg()
+    root = ET.fromstring(svg)
+    assert len(list(root.iter(SVG + "rect"))) < 50
+    assert any(i.get("href", "").startswith("data:image/png;base64,") for i in root.iter(SVG + "image"))
+    assert len(svg) < 200_000
+
+
+def test_signed_context_uses_diverging_colours():
+    x = np.array([[1.0, -2.0], [-1.5, 0.5], [0.3, 0.2]])
+    root, _ = picture_svg(av.show(embeddings=x).to_html())
+    fills = {r.get("fill") for r in root.iter(SVG + "rect")}
+    assert len(fills) > 4
+
+
+def test_save_html_writes_a_standalone_page(tmp_path):
+    f = av.show(preset="seed-002")
+    path = f.save_html(tmp_path / "fig.html")
+    text = (tmp_path / "fig.html").read_text(encoding="utf-8")
+    assert path == str(tmp_path / "fig.html")
+    assert text.startswith("<!doctype html>") and "<meta charset=\"utf-8\">" in text
+    assert text.count("<attention-viz ") == 1 and text.count("<img") == 1
+    assert "window.AttentionViz=" in text
+    assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text
+
+
+def test_repr_mentions_mechanism():
+    assert "self" in repr(av.show(preset="seed-001"))
+    assert "weights" in repr(av.show_attention(np.eye(3)))
+
+
+def test_contrast_more_writes_black_or_white():
+    seaborn = picture_svg(av.show(preset="seed-001").to_html())[0]
+    more = picture_svg(av.show(preset="seed-001", contrast="more").to_html())[0]
+    fills = lambda root: {t.get("fill") for t in root.iter(SVG + "text") if t.get("text-anchor") == "middle"
+                          and t.get("dominant-baseline") == "central"}
+    assert "#262626" in fills(seaborn)
+    assert fills(more) <= {"#000000", "#ffffff"} and "#000000" in fills(more)

@@ -1,0 +1,36 @@
+"""The installed package is the wheel's: NumPy its only requirement, the single-file build and the core's
+assets inside, the version Cargo.toml's."""
+
+import re
+from importlib import metadata, resources
+from pathlib import Path
+
+import attention_viz as av
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_runs_from_the_installed_wheel_not_the_source_tree():
+    assert not Path(av.__file__).resolve().is_relative_to(ROOT / "python")
+
+
+def test_version_is_cargo_toml_s():
+    version = re.search(r'(?m)^version = "([^"]+)"', (ROOT / "Cargo.toml").read_text()).group(1)
+    assert av.__version__ == version == metadata.version("attention-viz")
+
+
+def test_numpy_is_the_only_requirement():
+    reqs = metadata.requires("attention-viz")
+    required = [r for r in reqs if "extra ==" not in r]
+    assert len(required) == 1 and required[0].startswith("numpy")
+    extras = [r for r in reqs if "extra ==" in r]
+    assert extras and all(r.startswith("anywidget") and re.search(r"extra == ['\"]widget['\"]", r) for r in extras)
+
+
+def test_static_build_and_assets_are_inside():
+    static = resources.files("attention_viz").joinpath("static")
+    build = static.joinpath("attention-viz.inline.js").read_text(encoding="utf-8")
+    assert build == (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
+    assets = av._picture.assets()
+    assert len(assets["palettes"]["rocket"]) == 256
+    assert sorted(assets["presets"]) == ["seed-000", "seed-001", "seed-002", "seed-003"]
