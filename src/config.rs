@@ -333,6 +333,16 @@ impl Config {
 
     /// The config as JSON, in the shape `from_value` reads back.
     pub fn to_value(&self) -> Value {
+        self.value(true)
+    }
+
+    /// `to_value` without a model's weights (`attention`, up to 2²³ numbers): what the element
+    /// reads after every change (the selected head, the tokens) without a 60 MB round trip.
+    pub fn to_value_without_stack(&self) -> Value {
+        self.value(false)
+    }
+
+    fn value(&self, with_stack: bool) -> Value {
         let mut obj = Map::new();
         match &self.mechanism {
             Mechanism::SelfAttention { embeddings, projections } => {
@@ -352,7 +362,9 @@ impl Config {
             Mechanism::Weights { attention, key_tokens, layer, head } => {
                 // Weights figures have no scale, query steps or options: only what they read.
                 obj.insert("mechanism".into(), json!("weights"));
-                obj.insert("attention".into(), stack_value(attention));
+                if with_stack {
+                    obj.insert("attention".into(), stack_value(attention));
+                }
                 obj.insert("tokens".into(), json!(self.tokens));
                 if *key_tokens != self.tokens {
                     obj.insert("key_tokens".into(), json!(key_tokens));

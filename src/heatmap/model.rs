@@ -94,7 +94,7 @@ const LINE_TOP: f64 = 24.0;
 const LABEL_WIDTH: f64 = 110.0;
 
 /// One head's weights as lines from each query (left) to each key (right), as opaque as the
-/// weight (of the row's largest, so every query shows where it looks). With `focus`, only that
+/// weight. With `focus`, only that
 /// query's lines, and its label marked. `scale` is device pixels per CSS pixel.
 pub fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
@@ -126,15 +126,15 @@ pub fn draw_lines<DB: DrawingBackend>(
     ))?;
     for i in 0..n {
         let row = weights.row(i);
-        let max = row.iter().copied().fold(0.0f64, f64::max);
-        if max <= 0.0 || focus.is_some_and(|f| f != i) {
+        if focus.is_some_and(|f| f != i) {
             continue;
         }
         for (j, &w) in row.iter().enumerate() {
             if w < LINE_MIN_WEIGHT {
                 continue;
             }
-            let alpha = if focus.is_some() { (w / max).max(0.15) } else { w / max * 0.8 };
+            // The weight itself, as BertViz's head view: a uniform row is faint, a sharp one bold.
+            let alpha = if focus.is_some() { w.max(0.15) } else { w * 0.9 };
             let width = if focus.is_some() { 2.0 } else { 1.5 };
             root.draw(&PathElement::new(
                 vec![(s(left), s(y(i))), (s(right), s(y(j)))],

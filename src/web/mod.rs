@@ -408,6 +408,12 @@ impl Viz {
         self.config().to_value().to_string()
     }
 
+    /// `configJson` without a model's weights (`attention`): the element's own reading of the state.
+    #[wasm_bindgen(js_name = configJsonWithoutStack)]
+    pub fn config_json_without_stack(&self) -> String {
+        self.config().to_value_without_stack().to_string()
+    }
+
     /// The raw trace, `{mechanism, scale, query_index, fields}` (see `computeJson`).
     pub fn trace(&self) -> Object {
         trace_object(self.config(), self.session.trace())

@@ -360,6 +360,13 @@ export class Figures {
       if ((cfg.heads ?? 1) > 1) add(`heads.${followed}.weights`, SELECTED, 0, 0, n, n);
     }
     if (hover) links(hover);
+    // A model's weights: the token pointed at anywhere (its grid, this heatmap's labels, the line view: model.js), dashed.
+    const token = cfg.mechanism === 'weights' && shown('attention') ? host._model?.token() : null;
+    if (token) {
+      const [, , rows, cols] = host._model.shape;
+      if (token.kind === 'row') add('attention', LINK, token.index, 0, token.index + 1, cols);
+      else add('attention', LINK, 0, token.index, rows, token.index + 1);
+    }
     if (cursor) {
       links(cursor);
       const [i, j] = cursor.cell;

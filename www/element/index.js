@@ -22,7 +22,7 @@
 //   _configHash                   short hash of the author's starting config (part of the persist key)
 //   _showNaive _initial _panels() _darkMode() _width _version
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
-// _breakdown, _share, _persist.
+// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js).
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
 // holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's
@@ -40,6 +40,8 @@ import { Breakdown } from './breakdown.js';
 import { ThemeWatch } from './theme.js';
 import { Steps } from './steps.js';
 import { Peek } from './peek.js';
+import { Importer } from './importer.js';
+import { Model } from './model.js';
 
 export { parseCell } from './cells.js';
 
@@ -253,7 +255,8 @@ export function defineElement(api) {
 
     /** The config as the element reads it internally: parsed once per state, never mutated. */
     _cfg() {
-      if (!this._cfgCache) this._cfgCache = JSON.parse(this._viz.configJson());
+      // Without a model's weights (up to 2^23 numbers): no part reads cfg.attention (the trace has them).
+      if (!this._cfgCache) this._cfgCache = JSON.parse(this._viz.configJsonWithoutStack());
       return this._cfgCache;
     }
 
@@ -554,7 +557,9 @@ export function defineElement(api) {
       this._variants = new Variants(this, api);
       this._share = new Share(this, api);
       this._inputs = new Inputs(this, api);
+      this._importer = new Importer(this, api);
       this._figures = new Figures(this, api);
+      this._model = new Model(this, api);
       this._breakdown = new Breakdown(this);
       this._steps = new Steps(this);
       this._peek = new Peek(this);
@@ -563,7 +568,7 @@ export function defineElement(api) {
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
       root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
-        this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._inputs.root, this._peek.root, this._figures.lesson, this._figures.root,
+        this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._importer.root, this._inputs.root, this._peek.root, this._model.root, this._figures.lesson, this._figures.root,
         this._steps.root, this._breakdown.root), this._figures.tip);
     }
 
@@ -572,15 +577,20 @@ export function defineElement(api) {
       const refocus = rememberFocus(this.shadowRoot);
       const panels = this._panels();
       const show = (name) => (panels ? panels.has(name) : true);
-      this._toolbar.root.hidden = !this.editable || !show('controls');
+      // A model's weights (mechanism "weights") have no inputs to edit, no query steps and no options: the model panel instead.
+      const weights = this._cfg().mechanism === 'weights';
+      this._toolbar.root.hidden = weights || !this.editable || !show('controls');
       this._share.root.hidden = panels ? !show('controls') : false;
-      this._inputs.root.hidden = !this.editable || !show('inputs');
+      this._inputs.root.hidden = weights || !this.editable || !show('inputs');
       this._skip.hidden = this._inputs.root.hidden;
-      this._breakdown.root.hidden = !show('breakdown');
-      this._toolbar.build();
-      this._variants.build();
-      if (inputs) this._inputs.build();
+      this._breakdown.root.hidden = weights || !show('breakdown');
+      if (weights) { this._variants.root.hidden = true; this._steps.root.hidden = true; } else {
+        this._toolbar.build();
+        this._variants.build();
+        if (inputs) this._inputs.build();
+      }
       this._figures.build();
+      this._model.build();
       this._attributeProblems();
       refocus();
       this._repaint({ silent });
@@ -589,7 +599,7 @@ export function defineElement(api) {
     /** Says what the page's `views` and `height` ask that cannot be done, until they change. */
     _attributeProblems() {
       const problems = [];
-      const unknown = (this._figures.unknown ?? []).filter((u) => !VARIANT_PANELS.includes(u));
+      const unknown = (this._figures.unknown ?? []).filter((u) => !VARIANT_PANELS.includes(u) && !(u === 'model' && this._model.shape));
       if (unknown.length) {
         const known = [...new Set([...this._figures.known(), ...VARIANT_PANELS])];
         problems.push(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')}; the panels are ${known.join(', ')}.`);
@@ -612,13 +622,16 @@ export function defineElement(api) {
     _repaint({ silent = false } = {}) {
       if (!this._viz) return;
       this._figures.paint();
+      this._model.paint();
       this._variants.paint();
       this._peek.update();
       const breakdownKey = `${this._version}|${this._showNaive}`;
       if (silent && this._breakdownKey === breakdownKey) return;
       this._breakdownKey = breakdownKey;
-      this._breakdown.render();
-      this._steps.render();
+      if (this._cfg().mechanism !== 'weights') {
+        this._breakdown.render();
+        this._steps.render();
+      }
       if (!silent) {
         const self = this;
         this.dispatchEvent(new CustomEvent('change', {

@@ -126,6 +126,7 @@ export class Inputs {
       if (!rows?.[Number(r)] || rows[Number(r)][Number(c)] === undefined) this.invalid.delete(k);
     }
     this.root.replaceChildren(...sets);
+    this.host._importer?.decorate(sets); // each grid's Import… button (importer.js)
     for (const key of this.invalid.keys()) {
       const cell = this.cell(...key.split(':'));
       if (cell) this.describe(cell);
@@ -380,8 +381,11 @@ export class Inputs {
     let width = 0;
     for (const row of rows) width = Math.max(width, row.length); // not Math.max(...rows): 200 000 rows overflow the stack
     if (r0 + rows.length > target.length || c0 + width > target[0].length) {
+      // Pasted into the first cell, an array of another shape replaces the whole matrix (importer.js: it asks first
+      // when the other matrices no longer agree); anywhere else it is a block that does not fit.
+      if (r0 === 0 && c0 === 0 && host._importer) { host._importer.replace(matrix, rows, { returnTo: cell }); return; }
       this.pasteFailed(cell, `the pasted block (${rows.length} × ${width}) does not fit in ${matrix} from here `
-        + `(${target.length - r0} × ${target[0].length - c0} to its end); nothing was pasted`);
+        + `(${target.length - r0} × ${target[0].length - c0} to its end); nothing was pasted. To replace all of ${matrix}, paste into its first cell`);
       return;
     }
     rows.forEach((row, i) => row.forEach((x, j) => {

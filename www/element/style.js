@@ -129,11 +129,61 @@ label.len { display: grid; grid-template-columns: minmax(0, 7em) 4.5em; gap: 6px
 label.len input.num { width: 4.5em; min-height: 28px; }
 input.lens { width: 16em; max-width: 100%; padding: 4px 6px; min-height: 32px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
 .variants [aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
+/* ---- importer.js: each grid's Import… button, the drop targets, the import's message and its shape dialog ---- */
+.import-tools { display: flex; justify-content: flex-end; margin: -2px 0 4px; }
+.import-tools button.import { min-height: 26px; padding: 0 8px; font-size: 12px; }
+/* While files are dragged over the figure every grid shows it takes one; the grid under the pointer says so. */
+.inputs.dragging fieldset.matrix { outline: 1px dashed var(--av-muted); outline-offset: 2px; }
+.inputs.dragging::before { content: "Drop a file on a matrix to fill it; a .npz anywhere fills every matrix it names"; flex-basis: 100%;
+  font-size: 12px; color: var(--av-muted); }
+.inputs.dragging fieldset.matrix.drop-target { position: relative; outline: 2px dashed var(--av-accent); outline-offset: 2px;
+  background: color-mix(in srgb, var(--av-accent) 10%, var(--av-bg)); }
+.inputs fieldset.matrix.drop-target::after { content: attr(data-drop-label); position: absolute; inset: 0; display: flex; align-items: center;
+  justify-content: center; text-align: center; padding: 8px; font-weight: 600; color: var(--av-accent);
+  background: color-mix(in srgb, var(--av-bg) 72%, transparent); pointer-events: none; border-radius: 6px; }
+.import-msg { flex-basis: 100%; font-size: 13px; color: var(--av-muted); overflow-wrap: anywhere; }
+.import-msg.error { color: var(--av-invalid); }
+.import-dialog { flex-basis: 100%; border: 2px solid var(--av-accent); border-radius: 8px; padding: 10px 12px;
+  background: var(--av-panel); overflow-wrap: anywhere; }
+.import-dialog p { margin: 0 0 6px; font-size: 13px; max-width: 75ch; }
+.import-dialog .import-title { font-weight: 600; font-size: 14px; }
+.import-dialog .import-fix { color: var(--av-muted); }
+.import-buttons { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 8px; }
+.import-buttons [data-action="import-resize"] { background: var(--av-accent); border-color: var(--av-accent); color: var(--av-bg); font-weight: 600; }
+.imports { display: flex; flex-direction: column; gap: 8px; }
+/* ---- model.js: a model's weights — the grid of every layer × head, the ranking, the line view ---- */
+.model { display: flex; flex-direction: column; gap: 8px; min-width: 0; }
+.model-caption { margin: 0; font-size: 13px; color: var(--av-muted); max-width: 90ch; }
+.model-body { display: flex; flex-wrap: wrap; gap: 12px 24px; align-items: flex-start; min-width: 0; }
+.model-gridbox { display: flex; flex-direction: column; gap: 4px; min-width: 0; max-width: 100%; }
+/* The grid scrolls sideways inside the panel when its heads do not fit, never the page. */
+.model-scroll { overflow-x: auto; max-width: 100%; padding: 3px; }
+.model-stack { position: relative; width: max-content; }
+.model-stack canvas { display: block; }
+canvas.model-grid { touch-action: manipulation; }
+canvas.model-overlay { position: absolute; left: 0; top: 0; pointer-events: none; }
+.model-legend, .model-readout { margin: 0; font-size: 12px; color: var(--av-muted); max-width: 90ch; }
+.model-readout { color: var(--av-fg); font-variant-numeric: tabular-nums; min-height: 1.45em; }
+.model-rank { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
+.model-rank .label, .model-export .label { color: var(--av-muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.model-rank-wrap { max-height: 420px; overflow-y: auto; }
+.model-rank-table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums; }
+.model-rank-table caption { text-align: left; font-size: 12px; color: var(--av-muted); padding-bottom: 4px; max-width: 32ch; }
+.model-rank-table th, .model-rank-table td { padding: 2px 8px; border-bottom: 1px solid var(--av-border); text-align: right; white-space: nowrap; }
+.model-rank-table th { color: var(--av-muted); font-weight: 400; font-size: 12px; }
+.model-rank-table th:nth-child(2), .model-rank-table td:nth-child(2) { text-align: left; }
+.model-rank-table button.model-pick { min-height: 28px; padding: 0 8px; }
+.model-rank-table tr.current button.model-pick { border-color: var(--av-accent); font-weight: 600; }
+.model-rank > button[data-action="model-all"] { align-self: flex-start; }
+.model-note { margin: 0; padding: 6px 10px; border-left: 3px solid var(--av-invalid); background: var(--av-panel); font-size: 13px; max-width: 90ch; }
+figure.model-lines canvas { display: block; max-width: 100%; height: auto; border-radius: 4px; }
+@media print { .model-rank, .model-export, .model-readout { display: none !important; } }
+.model-lines-note { margin: 0; font-size: 12px; color: var(--av-muted); }
 /* Paper: the numbers and the figures, none of the controls; each figure whole on its page; nothing clipped. */
 @media print {
   /* A figure is taller than an A4 page at screen size: at 70 % one fits a page, so it can be kept whole. */
   :host { border: none; break-inside: avoid; zoom: .7; }
-  .toolbar, .variants, details.menu, .window, .skip, .tip, .peek, .scroll-hint, .status:empty, .cell-msg:empty { display: none !important; }
+  .toolbar, .variants, details.menu, .window, .skip, .import-tools, .imports, .import-dialog, .tip, .peek, .scroll-hint, .status:empty, .cell-msg:empty { display: none !important; }
   .av { padding: 0; }
   fieldset.matrix, .breakdown .wrap, .steps .wrap { overflow: visible; }
   .steps td.vec { white-space: normal; }
