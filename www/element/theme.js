@@ -48,9 +48,10 @@ export class ThemeWatch {
   start() {
     this.media = window.matchMedia(DARK_QUERY);
     this.media.addEventListener('change', this.update);
-    // JupyterLab switches themes by rewriting body attributes; pages switch `color-scheme` through a class or style.
+    // JupyterLab switches themes by rewriting body attributes; pages switch `color-scheme` through a class, a style,
+    // or Bootstrap 5.3's data-bs-theme (MkDocs' theme toggle).
     this.observer = new MutationObserver(this.update);
-    const attributeFilter = ['data-jp-theme-light', 'class', 'style'];
+    const attributeFilter = ['data-jp-theme-light', 'data-bs-theme', 'class', 'style'];
     for (const node of new Set([document.documentElement, document.body].filter(Boolean))) {
       this.observer.observe(node, { attributes: true, attributeFilter });
     }
