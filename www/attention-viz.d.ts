@@ -150,8 +150,10 @@ export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
 /** Resolves once the WASM core is initialised; `presets` is filled then. */
 export const ready: Promise<void>;
 /** The four seed documents' configs, by name. */
-export const presets: Record<PresetName, Config>;
+export const presets: Record<PresetName, SelfConfig | CrossConfig>;
 /** Runs one attention computation; throws an Error naming the bad field. */
+export function compute(config: WeightsConfig): WeightsTrace;
+export function compute(config: SelfConfig | CrossConfig): SelfTrace | CrossTrace;
 export function compute(config: Config): Trace;
 /** The config with every default filled in. */
 export function normalizeConfig(config: Config): Config;

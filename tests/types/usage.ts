@@ -8,7 +8,8 @@ import 'attention-viz/inline';
 export async function module(): Promise<string> {
   await ready;
   const config: Config = presets['seed-001'];
-  const trace: Trace = compute(config);
+  // Any config (widened: presets are self or cross, and compute() of those gives SelfTrace | CrossTrace).
+  const trace: Trace = compute(config as Config);
   if (trace.mechanism === 'self') {
     const self: SelfTrace = trace;
     // With one head `weights` equals heads[0].weights; with several it is absent.
