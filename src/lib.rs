@@ -13,6 +13,7 @@ pub mod edits;
 pub mod export;
 pub mod heatmap;
 pub mod incremental;
+pub mod learn;
 pub mod math;
 pub mod presets;
 pub mod random;
