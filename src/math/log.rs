@@ -69,7 +69,8 @@ impl Dd {
     }
 }
 
-const LN2: Dd = Dd(0.693_147_180_559_945_3, 2.319_046_813_846_299_6e-17);
+// ln 2 as a double-double: the f64 nearest ln 2 (std's LN_2) and the rest.
+const LN2: Dd = Dd(std::f64::consts::LN_2, 2.319_046_813_846_299_6e-17);
 
 /// ln(x), correctly rounded for finite x > 0; NaN, ±inf and x ≤ 0 as `f64::ln`.
 pub fn ln(x: f64) -> f64 {
