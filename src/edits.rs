@@ -402,6 +402,15 @@ impl Config {
     }
 }
 
+/// `Ok` when the stack has head (`layer`, `head`).
+pub(crate) fn check_selection(attention: &crate::weights::Stack, layer: usize, head: usize) -> Result<()> {
+    let [layers, heads, _, _] = attention.shape();
+    if layer >= layers || head >= heads {
+        return err(format!("there is no layer {layer}, head {head}: the model has {layers} layers of {heads} heads"));
+    }
+    Ok(())
+}
+
 fn insert_row(m: &Matrix, at: usize) -> Matrix {
     let mut rows = m.to_rows();
     rows.insert(at, vec![0.0; m.cols()]);
@@ -490,12 +499,7 @@ impl Config {
         let Mechanism::Weights { attention, key_tokens, .. } = &self.mechanism else {
             return err("only a model's weights (mechanism \"weights\") have layers to pick");
         };
-        let [layers, heads, _, _] = attention.shape();
-        if layer >= layers || head >= heads {
-            return err(format!(
-                "there is no layer {layer}, head {head}: the model has {layers} layers of {heads} heads"
-            ));
-        }
+        check_selection(attention, layer, head)?;
         let mechanism =
             Mechanism::Weights { attention: attention.clone(), key_tokens: key_tokens.clone(), layer, head };
         Ok(Config { mechanism, ..self.clone() })

@@ -130,6 +130,21 @@ impl Session {
         self.replace(config).map_err(|e| e.0)
     }
 
+    /// Shows head (`layer`, `head`) of a model's weights in full: the same as
+    /// `replace(config.with_selection(layer, head))`, without copying the stack or
+    /// recomputing the summaries, which only depend on the stack.
+    pub fn select_head(&mut self, layer: usize, head: usize) -> Result<(), String> {
+        let Mechanism::Weights { attention, layer: l, head: h, .. } = &mut self.config.mechanism else {
+            return Err("only a model's weights (mechanism \"weights\") have layers to pick".into());
+        };
+        crate::edits::check_selection(attention, layer, head).map_err(|e| e.0)?;
+        (*l, *h) = (layer, head);
+        if let Trace::Weights(t) = &mut self.trace {
+            t.selected = t.attention.matrix(layer, head);
+        }
+        Ok(())
+    }
+
     /// Any other change: a full recompute. On an error the session is unchanged
     /// (its trace recomputed from the same config, equal to what it was to 1e-12).
     pub fn replace(&mut self, config: Config) -> Result<(), Overflow> {

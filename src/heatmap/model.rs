@@ -48,11 +48,14 @@ pub fn grid(stack: &Stack, thumb: usize, gap: usize, palette: Option<&str>, them
     };
     let (row_spans, col_spans) = (spans(n), spans(m));
     let mut block = vec![0.0f64; thumb * thumb];
+    // One colour scale 0 … 1 for every head, each head's weights divided by its largest (building a
+    // colormap per head cost more than drawing 144 of them).
+    let colors = Colors::new(&[0.0, 1.0], palette, "sequential");
     for l in 0..layers {
         for h in 0..heads {
             let w = stack.head(l, h);
             let max = w.iter().copied().fold(0.0f64, f64::max);
-            let colors = Colors::new(&[0.0, max], palette, "sequential");
+            let scale = if max > 0.0 { 1.0 / max } else { 0.0 };
             for (py, &(r0, r1)) in row_spans.iter().enumerate() {
                 for (pxi, &(c0, c1)) in col_spans.iter().enumerate() {
                     let mut top = 0.0f64;
@@ -68,7 +71,7 @@ pub fn grid(stack: &Stack, thumb: usize, gap: usize, palette: Option<&str>, them
             for py in 0..thumb {
                 let row = &mut rgba[((y0 + py) * width + x0) * 4..((y0 + py) * width + x0 + thumb) * 4];
                 for (px, out) in row.chunks_exact_mut(4).enumerate() {
-                    let c: Rgb = colors.color(block[py * thumb + px]).unwrap_or(bg);
+                    let c: Rgb = colors.color(block[py * thumb + px] * scale).unwrap_or(bg);
                     out.copy_from_slice(&[c[0], c[1], c[2], 255]);
                 }
             }

@@ -17,8 +17,7 @@ impl Viz {
     /// Shows head (`layer`, `head`) in full; refused (nothing changes) for other figures or a head out of range.
     #[wasm_bindgen(js_name = selectHead)]
     pub fn select_head(&mut self, layer: usize, head: usize) -> Result<(), JsError> {
-        let config = self.config().with_selection(layer, head).map_err(js_err)?;
-        self.replace(config)
+        self.session.select_head(layer, head).map_err(js_err)
     }
 
     /// [layers, heads, n, m] of a model's weights, or `undefined` for other figures.

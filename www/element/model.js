@@ -150,6 +150,9 @@ export class Model {
     this.over = null;
     this.pointerToken = null;
     this.keys = {};
+    // The stack only changes with a new config (a rebuild), never when a head is picked: the grid and the
+    // ranking are keyed on this, not on every state change.
+    this.stackKey = (this.stackKey ?? 0) + 1;
     this.placeLines();
   }
 
@@ -201,7 +204,7 @@ export class Model {
     const dpr = (window.devicePixelRatio || 1) * host._printScale;
     const dark = host._darkMode();
     const thumb = this.thumbSize();
-    const key = `${host._version}|${thumb}|${dpr}|${dark}|${host.palette}`;
+    const key = `${this.stackKey}|${thumb}|${dpr}|${dark}|${host.palette}`;
     if (this.keys.grid === key) return;
     this.keys.grid = key;
     this.keys.overlay = null;
@@ -459,7 +462,7 @@ export class Model {
     if (!this.shape) return [];
     const [layers, heads] = this.shape;
     if (layers * heads < 2) return [];
-    const key = `${this.host._version}|${this.metric}|${this.low}`;
+    const key = `${this.stackKey}|${this.metric}|${this.low}`;
     if (this.rankCache?.key === key) return this.rankCache.list;
     const { data } = this.host._field(`summary.${this.metric}`);
     const list = [];
