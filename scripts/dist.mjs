@@ -1,6 +1,6 @@
 // Builds dist/: the drop-in bundle (one ES module + the .wasm), the single-file build (a classic script with the
 // WASM inlined) and the npm package files. Both scripts are esbuild bundles of www/attention-viz.js and everything it
-// imports (the element modules, the wasm-bindgen glue). Run by `make dist` after `make build`; prints the gzipped sizes.
+// imports (the element modules, the wasm-bindgen glue, train()'s worker as a string). Run by `make dist` after `make build`; prints the gzipped sizes.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -70,27 +70,40 @@ try {
   /** The input files of a bundle, relative to the repo (the glue and the .wasm by name). */
   const inputs = (result) => Object.keys(result.metafile.inputs).map((p) => (p.includes('attention-viz-dist-') ? `(wasm-bindgen) ${p.split('/').pop()}` : p));
 
-  // 2. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm relative to itself (www/wasm-source.js).
-  const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue] });
+  /** An import.meta warning from the glue itself (its default .wasm URL, never used: init() is always given the Module). */
+  const glueMeta = (w) => w.id === 'empty-import-meta' && w.location && resolve(root, w.location.file) === glue;
+
+  // 2. train()'s Web Worker (www/train-worker.js and its own copy of the glue) as one classic script, handed to both
+  // builds as a string (esbuild's `define` of TRAIN_WORKER_SOURCE): www/train.js starts it from a Blob URL and posts
+  // it the compiled WebAssembly.Module, so neither build ships or fetches another file.
+  const worker = await bundle({ entryPoints: [join(www, 'train-worker.js')], format: 'iife', write: false, outfile: join(work, 'train-worker.js'), plugins: [shippedGlue] }, glueMeta);
+  const workerSource = worker.outputFiles.find((f) => f.path.endsWith('.js')).text;
+  const workerStrays = worker.warnings.filter((w) => w.id === 'empty-import-meta' && !glueMeta(w));
+  if (workerStrays.length || workerSource.includes('import.meta')) throw new Error('the training worker cannot use import.meta (it runs from a Blob URL)');
+  const define = { TRAIN_WORKER_SOURCE: JSON.stringify(workerSource) };
+
+  // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm relative to itself (www/wasm-source.js).
+  const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue], define });
   const esmImports = Object.values(esm.metafile.outputs).flatMap((o) => o.imports);
   if (esmImports.length) throw new Error(`dist/attention-viz.js still imports ${esmImports.map((i) => i.path).join(', ')}`);
 
-  // 3. The single-file build: a classic script (file://, notebook cells, hosts that cannot serve .wasm) with the WASM
+  // 4. The single-file build: a classic script (file://, notebook cells, hosts that cannot serve .wasm) with the WASM
   // inlined; it sets window.AttentionViz to the module's exports. The glue's `new URL('attention_viz_bg.wasm',
   // import.meta.url)` is its default when init() is given no source; this build always gives it the bytes, so that
   // import.meta (empty in an IIFE) is never read. Any other module reading import.meta would break here: an error.
   const inline = await bundle({
     stdin: { contents: "import * as api from './attention-viz.js';\nwindow.AttentionViz = api;\n", resolveDir: www, sourcefile: 'attention-viz.inline.js', loader: 'js' },
-    format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, plugins: [inlineWasm, shippedGlue],
+    format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, plugins: [inlineWasm, shippedGlue], define,
     banner: { js: `/*! attention-viz single-file build: the ES module, the element and the WASM core in one classic script.
  * <script src="attention-viz.inline.js"></script> defines <attention-viz> and window.AttentionViz. */` },
-  }, (w) => w.id === 'empty-import-meta' && w.location && resolve(root, w.location.file) === glue);
-  const strays = inline.warnings.filter((w) => w.id === 'empty-import-meta' && !(w.location && resolve(root, w.location.file) === glue));
+  }, glueMeta);
+  const strays = inline.warnings.filter((w) => w.id === 'empty-import-meta' && !glueMeta(w));
   if (strays.length) throw new Error(`the single-file build cannot use import.meta: ${strays.map((w) => `${w.location?.file}:${w.location?.line}`).join(', ')}`);
   if (read('dist/attention-viz.inline.js').includes('import.meta')) throw new Error('import.meta left in dist/attention-viz.inline.js');
   console.log(`bundled: ${inputs(esm).join(', ')}`);
+  console.log(`training worker (inside both builds): ${(workerSource.length / 1024).toFixed(1)} KiB, ${(gzipSync(workerSource, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped`);
 
-  // 4. Types, licence, npm package files.
+  // 5. Types, licence, npm package files.
   copyFileSync(join(www, 'attention-viz.d.ts'), join(dist, 'attention-viz.d.ts'));
   copyFileSync(join(www, 'attention-viz.inline.d.ts'), join(dist, 'attention-viz.inline.d.ts'));
   copyFileSync(join(root, 'LICENSE'), join(dist, 'LICENSE'));
@@ -134,7 +147,7 @@ Every attribute, property, event and method: see embed.html in the project repos
   rmSync(work, { recursive: true, force: true });
 }
 
-// 5. Sizes: what a page loads with the module build (the bundle, then the .wasm), and the single file.
+// 6. Sizes: what a page loads with the module build (the bundle, then the .wasm), and the single file.
 const gz = (p) => gzipSync(readFileSync(join(dist, p)), { level: 9 }).length;
 const parts = ['attention-viz.js', 'pkg/attention_viz_bg.wasm'];
 const total = parts.reduce((s, p) => s + gz(p), 0);

@@ -139,6 +139,91 @@ export interface WeightsTrace {
 
 export type Trace = SelfTrace | CrossTrace | WeightsTrace;
 
+/**
+ * A tiny attention-only transformer (README "Trained models"), as `models` holds it and `train()` resolves with it:
+ * every matrix a list of rows. Head h of a layer uses columns h·d/heads … of W_Q, W_K, W_V and those rows of W_O.
+ */
+export interface TrainedModel {
+  /** The task it was trained on. */
+  task?: string;
+  vocab: number; seq_len: number; d_model: number; layers: number; heads: number;
+  /** Whether position i attends only to positions ≤ i. */
+  causal?: boolean;
+  /** The names of token ids 0 … vocab − 1. */
+  tokens?: string[];
+  /** Where the weights came from: `train({task, seed})` after `steps` steps. */
+  trained?: { seed: number; steps: number };
+  params: {
+    /** vocab × d_model. */
+    tok_emb: Matrix;
+    /** seq_len × d_model. */
+    pos_emb: Matrix;
+    /** Each d_model × d_model. */
+    layers: { w_q: Matrix; w_k: Matrix; w_v: Matrix; w_o: Matrix }[];
+    /** d_model × vocab. */
+    w_u: Matrix;
+  };
+}
+
+export type ModelName = 'reversal' | 'induction';
+
+/** A trained model's forward pass: a shipped one by name, or a model object (an edited copy, train()'s result). */
+export interface ModelConfig {
+  mechanism: 'model';
+  model: ModelName | TrainedModel;
+  /** 1 … seq_len token ids, each below vocab. */
+  input: number[];
+}
+
+export interface ModelTrace {
+  mechanism: 'model';
+  /** The model's task (null for a model object without one). */
+  model: string | null;
+  input: number[];
+  /** The input ids' names ("3", or "D" for induction's id 3). */
+  tokens: string[];
+  /** The most probable token id at each position (reversal: the input reversed). */
+  prediction: number[];
+  /** n × vocab. */
+  probabilities: Matrix;
+  logits: Matrix;
+  /** Every layer's heads; masked (causal) entries of `scaled` are -Infinity, their weights 0. */
+  layers: { heads: HeadTrace[] }[];
+}
+
+export interface TrainProgress {
+  step: number;
+  /** The number of steps this training runs to. */
+  steps: number;
+  /** The mean cross-entropy of the step's batch. */
+  loss: number;
+  /** The fraction of 200 held-out sequences' positions predicted right. */
+  accuracy: number;
+  /** The model after `step` steps. */
+  model: TrainedModel;
+}
+
+export interface TrainOptions {
+  task: ModelName;
+  /** 0 … 2**32 − 1; default 0 (which gives `models[task]`). */
+  seed?: number;
+  /** Default: the shipped model's (reversal 1,000, induction 1,500). */
+  steps?: number;
+  /** onProgress at step 0, every `every` steps (default 25) and at the last. */
+  every?: number;
+  onProgress?: ((progress: TrainProgress) => void) | null;
+  /** Aborting it cancels the training. */
+  signal?: AbortSignal | null;
+}
+
+/** train()'s result: the trained model, and the training's controls. A cancel rejects with an Error named "AbortError". */
+export interface Training extends Promise<TrainedModel> {
+  pause(): void;
+  resume(): void;
+  cancel(): void;
+  readonly paused: boolean;
+}
+
 export type ViewName =
   | 'embeddings' | 'w_q' | 'w_k' | 'w_v' | 'q' | 'k' | 'v' | 'scores' | 'scaled' | 'weights' | 'naive_weights'
   | 'context' | 'decoder_state' | 'annotations' | 'applied'
@@ -151,10 +236,18 @@ export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
 export const ready: Promise<void>;
 /** The four seed documents' configs, by name. */
 export const presets: Record<PresetName, SelfConfig | CrossConfig>;
+/** The shipped trained models by name, filled in when `ready` resolves. */
+export const models: Record<ModelName, TrainedModel>;
 /** Runs one attention computation; throws an Error naming the bad field. */
+export function compute(config: ModelConfig): ModelTrace;
 export function compute(config: WeightsConfig): WeightsTrace;
 export function compute(config: SelfConfig | CrossConfig): SelfTrace | CrossTrace;
 export function compute(config: Config): Trace;
+/**
+ * Trains a model for `task` in a Web Worker (the page stays responsive); bad options throw an Error at once. The same
+ * seed and steps give the same weights bit for bit: `train({task: "reversal"})` resolves with `models.reversal`.
+ */
+export function train(options: TrainOptions): Training;
 /** The config with every default filled in. */
 export function normalizeConfig(config: Config): Config;
 /**

@@ -1,7 +1,8 @@
 // attention-viz — the one public entry point (ES module).
 //
 // Loads the Rust/WASM core and exposes it as plain JavaScript: `ready`,
-// `compute(config)`, `RandomState` and `presets`. Everything numeric happens
+// `compute(config)`, `RandomState`, `presets`, and the trained models (`models`, `train()`, compute()'s
+// `mechanism: "model"`: www/train.js). Everything numeric happens
 // in Rust; this file only converts between JS values and the core's JSON and
 // typed arrays. See README.md for the API and ARCHITECTURE.md for the data path.
 
@@ -10,18 +11,24 @@ import { defineElement } from './element/index.js';
 // The .wasm's URL (the single-file build swaps this module for one exporting its bytes).
 import { WASM_SOURCE } from './wasm-source.js';
 export { parseArray, parseArrays } from './arrays.js';
+import { compileCore, fillModels, isModelConfig, computeModel, startTraining } from './train.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
+
+/** The shipped trained models by name (`reversal`, `induction`): plain JSON model objects, filled in when `ready` resolves. */
+export const models = {};
 
 let initialised = false;
 /** The WASM instance's memory, where `computeFlat`'s traces are read in place. */
 let memory = null;
 
-/** Resolves once the WASM module is initialised (and `presets` is filled). */
-export const ready = init({ module_or_path: WASM_SOURCE }).then((exports) => {
+/** Resolves once the WASM module is initialised (and `presets` and `models` are filled). */
+// Compiled first and kept (train.js), so that train()'s worker gets the same Module instead of fetching it again.
+export const ready = compileCore(WASM_SOURCE).then((module) => init({ module_or_path: module })).then((exports) => {
   memory = exports.memory;
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
+  fillModels(models);
   initialised = true;
 });
 
@@ -245,12 +252,15 @@ function flatConfig(config) {
  * scores, scaled, weights, naive_weights; scale; query {index, scores, scaled,
  * exp, sum, weights, terms, context, masked, features (additive)}; cross: scores,
  * scaled, weights, naive_weights, applied (d × m), context (d), scale, query
- * {masked, features}. Masked entries of scaled are -Infinity. Throws an Error
+ * {masked, features}; model (mechanism "model", www/train.js): input, tokens,
+ * prediction, probabilities, logits, layers [{heads: [{q, k, v, scores, scaled,
+ * weights, context}]}]. Masked entries of scaled are -Infinity. Throws an Error
  * naming the bad field.
  */
 export function compute(config) {
   return callCore(() => {
     assertReady();
+    if (isModelConfig(config)) return computeModel(config, thrownText);
     const flat = flatConfig(config);
     // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
     const held = flat && core.computeFlat(flat.json, flat.names, flat.shapes, flat.data);
@@ -263,8 +273,20 @@ export function compute(config) {
   });
 }
 
+/**
+ * Trains a model in a Web Worker: train({task, seed = 0, steps, every = 25, onProgress, signal}) → a Promise of the
+ * model object, with `.pause()`, `.resume()`, `.cancel()` (README "Trained models"). Bad options throw an Error.
+ */
+export function train(options) {
+  return callCore(() => {
+    assertReady();
+    return startTraining(options);
+  });
+}
+
 /** compute() for any config: all of it as JSON to the core, the trace copied out field by field. */
 function computeViaJson(config) {
+  if (isModelConfig(config)) return computeModel(config, thrownText); // the test hook's way in: no JSON path of its own
   const json = configJson(config);
   return toTrace(callCore(() => core.computeJson(json)));
 }
@@ -481,5 +503,5 @@ function draw(rs, name, args) {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready, presets, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState });
+  defineElement({ ready, presets, compute, models, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState });
 }

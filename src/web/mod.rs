@@ -27,6 +27,7 @@ thread_local! {
 
 mod canvas;
 mod compute;
+mod learn;
 mod model;
 pub use compute::{compute_flat, TraceInMemory};
 

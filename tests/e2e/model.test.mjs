@@ -89,7 +89,7 @@ function installHelpers() {
     },
     /** The core's full number of heatmap cell (i, j). */
     cell(i, j) { return M.el()._viz.cellText('attention', i, j, M.el()._fmtSpec()).full; },
-    live: () => M.root().querySelector('section.model [aria-live]').textContent,
+    live: () => M.root().querySelector('div.model [aria-live]').textContent,
     selected: () => { const c = M.el().config; return [c.layer ?? 0, c.head ?? 0]; },
   };
   window.M = M;
@@ -417,20 +417,20 @@ test('many heads on a phone: the grid scrolls sideways inside the panel, never t
 
 test('the views attribute and other configs: "model" names the panel; a self-attention config brings the inputs back, and weights again hide them', async () => {
   const page = await figure(small(), { attrs: { views: 'attention' }, panel: false });
-  let r = await page.evaluate(() => ({ model: M.root().querySelector('section.model').hidden, lines: M.model().lines.isConnected, problems: M.root().querySelector('[data-role="attributes"]').hidden }));
+  let r = await page.evaluate(() => ({ model: M.root().querySelector('div.model').hidden, lines: M.model().lines.isConnected, problems: M.root().querySelector('[data-role="attributes"]').hidden }));
   assert.deepEqual(r, { model: true, lines: false, problems: true }, 'views="attention": the heatmap alone');
   await page.evaluate(() => M.el().setAttribute('views', 'model,attention'));
-  await page.waitForFunction(() => !M.root().querySelector('section.model').hidden);
+  await page.waitForFunction(() => !M.root().querySelector('div.model').hidden);
   r = await page.evaluate(() => ({ lines: M.model().lines.isConnected, problems: M.root().querySelector('[data-role="attributes"]').hidden }));
   assert.deepEqual(r, { lines: true, problems: true }, '"model" is a panel of a weights figure');
   await page.evaluate(() => M.el().removeAttribute('views'));
   await page.evaluate(() => { M.el().config = { embeddings: [[1, 0], [0, 1], [1, 1]] }; });
   await page.waitForFunction(() => M.el().config.embeddings);
-  r = await page.evaluate(() => ({ model: M.root().querySelector('section.model').hidden, lines: M.model().lines.isConnected,
+  r = await page.evaluate(() => ({ model: M.root().querySelector('div.model').hidden, lines: M.model().lines.isConnected,
     toolbar: M.root().querySelector('.toolbar').hidden, inputs: M.root().querySelector('.inputs').hidden, breakdown: M.root().querySelector('details.breakdown')?.closest('[hidden]') === null }));
   assert.deepEqual(r, { model: true, lines: false, toolbar: false, inputs: false, breakdown: true });
   await page.evaluate((c) => { M.el().config = c; }, small());
-  await page.waitForFunction(() => M.el()._cfg().mechanism === 'weights' && !M.root().querySelector('section.model').hidden);
+  await page.waitForFunction(() => M.el()._cfg().mechanism === 'weights' && !M.root().querySelector('div.model').hidden);
   r = await page.evaluate(() => ({ toolbar: M.root().querySelector('.toolbar').hidden, inputs: M.root().querySelector('.inputs').hidden, lines: M.model().lines.isConnected }));
   assert.deepEqual(r, { toolbar: true, inputs: true, lines: true });
   await done(page);

@@ -54,6 +54,26 @@ export const MAX_HEIGHT = 4000;
 /** Thrown by the methods that read the figure before it is loaded (or once it is gone). */
 function notLoaded() { return new Error('the figure is not loaded yet'); }
 
+/**
+ * A trained model's config (`mechanism: "model"`, `{model, input}`; issue 14) as the figure shows it: the weights config
+ * of its forward pass (`attention`: every layer × head's weights, `tokens`: the input's names) and, for the caption,
+ * the model's name and its prediction as token names. The Rust Viz knows no models, so `el.config` afterwards returns
+ * this weights config (the host's `data-model` attribute names the model). Any other config: `{config}` as given.
+ */
+function fromModel(api, config) {
+  let isModel = false;
+  try { isModel = config !== null && typeof config === 'object' && config.mechanism === 'model'; } catch { /* the core reports a throwing config */ }
+  if (!isModel) return { config };
+  if (typeof api.compute !== 'function') throw new Error('mechanism "model": this build has no compute() for trained models');
+  const trace = api.compute(config);
+  const model = typeof config.model === 'string' ? api.models?.[config.model] : config.model;
+  const names = Array.isArray(model?.tokens) ? model.tokens : null;
+  return {
+    config: { mechanism: 'weights', attention: trace.layers.map((l) => l.heads.map((h) => h.weights)), tokens: trace.tokens },
+    model: { name: typeof config.model === 'string' ? config.model : (model?.task ?? 'model'), prediction: trace.prediction.map((id) => names?.[id] ?? String(id)) },
+  };
+}
+
 function revealShared(host) {
   if (revealed) return;
   revealed = true;
@@ -162,7 +182,11 @@ export function defineElement(api) {
         this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: true });
         return;
       }
-      this._apply(() => api.setConfig(this._viz, value), { rebuild: true, initial: true });
+      this._apply(() => {
+        const shown = fromModel(api, value);
+        api.setConfig(this._viz, shown.config);
+        this._modelCaption(shown.model);
+      }, { rebuild: true, initial: true });
     }
 
     /** The trace of the current config (see `compute()`), read-only. */
@@ -351,8 +375,15 @@ export function defineElement(api) {
       try { this._configHash = shortHash(config === undefined ? `error:${error}` : JSON.stringify(config)); } catch { this._configHash = '0'; }
       this._persist.reset();
       let viz = null;
+      let model = null;
       if (config !== undefined) {
-        try { viz = api.callCore(() => api.newViz(config)); } catch (e) { error = e.message; }
+        try {
+          viz = api.callCore(() => {
+            const shown = fromModel(api, config);
+            model = shown.model;
+            return api.newViz(shown.config);
+          });
+        } catch (e) { error = e.message; }
       }
       if (!viz) {
         // Keep what is on screen; with nothing yet, show the preset (or seed-001) under the message.
@@ -366,6 +397,7 @@ export function defineElement(api) {
         this._fail(`${error} — showing ${instead} instead.`);
       }
       if (viz) {
+        this._modelCaption(model);
         if (this._viz) this._viz.free();
         this._viz = viz;
         this._invalidate();
@@ -408,6 +440,13 @@ export function defineElement(api) {
       else if (!error && !this._persist.warned) this._status('');
       if (shared && !error) revealShared(this);
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
+    }
+
+    /** The caption line of a trained model's figure (`{name, prediction}`), or none; `data-model` names the model. */
+    _modelCaption(model) {
+      this._predictionEl.hidden = !model;
+      this._predictionEl.textContent = model ? `${model.name} model · prediction: ${model.prediction.join(' ')}` : '';
+      if (model) this.setAttribute('data-model', model.name); else this.removeAttribute('data-model');
     }
 
     /** Shows a saved state the reader asked for (their saved edits, another tab's): the link in the URL is older. */
@@ -551,6 +590,8 @@ export function defineElement(api) {
       const style = sharedSheet() ? null : el('style', { text: STYLE });
       if (!style) root.adoptedStyleSheets = [sharedSheet()];
       this._statusEl = el('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+      // A trained model's prediction (mechanism "model"), above its heads.
+      this._predictionEl = el('p', { class: 'model-caption', 'data-role': 'prediction', hidden: true });
       // What is wrong with the page's attributes (views, height): shown until the attribute changes.
       this._attrEl = el('div', { class: 'status error', 'data-role': 'attributes', role: 'status', hidden: true });
       this._toolbar = new Toolbar(this, api);
@@ -568,7 +609,7 @@ export function defineElement(api) {
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
       root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
-        this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._importer.root, this._inputs.root, this._peek.root, this._model.root, this._figures.lesson, this._figures.root,
+        this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._importer.root, this._inputs.root, this._peek.root, this._predictionEl, this._model.root, this._figures.lesson, this._figures.root,
         this._steps.root, this._breakdown.root), this._figures.tip);
     }
 

@@ -97,7 +97,7 @@ export class Model {
       exportButton('model-lines-png', 'Lines PNG', 'Download the selected head\'s line view as a PNG'));
     this.note = el('p', { class: 'model-note', role: 'note', hidden: true });
 
-    this.root = el('section', { class: 'model', hidden: true, 'aria-label': 'Every layer and head' },
+    this.root = el('div', { class: 'model', hidden: true, role: 'group', 'aria-label': 'Every layer and head' },
       this.caption,
       el('div', { class: 'model-body' }, el('div', { class: 'model-gridbox' }, this.scroll, this.legend, this.readout), this.rank),
       this.exports, this.help, this.live, this.note);

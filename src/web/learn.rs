@@ -1,0 +1,184 @@
+//! The bindings of the trained models (issue 14): `compute({mechanism: "model"})`'s forward pass, the shipped
+//! models as JSON, and the `TrainerCore` that `train()`'s Web Worker drives a few steps per message.
+//!
+//! Thin, like the rest of `web`: the checks and the numbers are `crate::learn`'s; this file converts. Messages
+//! are located for the caller's config (`model: …`, `input[3] …`).
+
+use super::{js_err, set};
+use crate::learn::{self, Example, Model, Task, Trainer};
+use crate::math::Matrix;
+use js_sys::{Array, Float64Array, Object};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// How many held-out sequences `train()`'s progress is scored on: enough that 100 % means the task is learned
+/// (1,200 reversal positions), few enough to score in a few milliseconds every report.
+const HELD_OUT: usize = 200;
+
+thread_local! {
+    /// The shipped models, parsed once: `compute()` on a named model runs on every keystroke of a figure, and
+    /// parsing the induction model's JSON costs more than its forward pass.
+    static PARSED: RefCell<Vec<(&'static str, Rc<Model>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The shipped model called `name`, parsed once.
+fn shipped(name: &str) -> Option<Rc<Model>> {
+    let known = *learn::PRESETS.iter().find(|&&n| n == name)?;
+    PARSED.with(|cache| {
+        if let Some((_, m)) = cache.borrow().iter().find(|(n, _)| *n == known) {
+            return Some(m.clone());
+        }
+        let model = Rc::new(learn::preset(known)?);
+        cache.borrow_mut().push((known, model.clone()));
+        Some(model)
+    })
+}
+
+/// The names of the shipped models (`models` on the JS side).
+#[wasm_bindgen(js_name = modelNames)]
+pub fn model_names() -> Vec<String> {
+    learn::PRESETS.iter().map(|s| s.to_string()).collect()
+}
+
+/// A shipped model as the JSON of `Model::to_json` (what `train()` resolves with), or `undefined`.
+#[wasm_bindgen(js_name = modelJson)]
+pub fn model_json(name: &str) -> Option<String> {
+    shipped(name).map(|m| m.to_json().to_string())
+}
+
+/// The forward pass of a shipped model (`name`) or of a model given as JSON text (`model_json`, when `name` is
+/// undefined) on `input` (token ids, already checked to be whole numbers ≥ 0 by the caller). Returns
+/// `{mechanism: "model", model: <task or null>, input, tokens, prediction, probabilities, logits,
+/// layers: [{heads: [{q, k, v, scores, scaled, weights, context}]}]}`, every matrix a list of rows (masked
+/// entries of `scaled` are −∞).
+#[wasm_bindgen(js_name = computeModel)]
+pub fn compute_model(name: Option<String>, model_json: Option<String>, input: &[f64]) -> Result<Object, JsError> {
+    let model = match (name, model_json) {
+        (Some(name), _) => shipped(&name).ok_or_else(|| {
+            js_err(format!(
+                "model: unknown model {}; the shipped models are {} (or give a model object)",
+                crate::text::quote(&name),
+                learn::PRESETS.join(", ")
+            ))
+        })?,
+        (None, Some(json)) => Rc::new(Model::from_json_str(&json).map_err(|e| js_err(format!("model: {e}")))?),
+        (None, None) => return Err(js_err("model is missing: a model name (reversal, induction) or a model object")),
+    };
+    let ids = token_ids(&model, input)?;
+    let forward = model.forward(&ids).map_err(|e| js_err(format!("model: {e}")))?;
+    let out = Object::new();
+    set(&out, "mechanism", &"model".into());
+    set(&out, "model", &model.task.as_deref().map_or(JsValue::NULL, JsValue::from_str));
+    set(&out, "input", &ids.iter().map(|&i| JsValue::from(i as f64)).collect::<Array>());
+    set(&out, "tokens", &forward.tokens.iter().map(|t| JsValue::from_str(t)).collect::<Array>());
+    set(&out, "prediction", &forward.prediction.iter().map(|&i| JsValue::from(i as f64)).collect::<Array>());
+    set(&out, "probabilities", &rows(&forward.probabilities));
+    set(&out, "logits", &rows(&forward.logits));
+    let layers: Array = forward
+        .layers
+        .iter()
+        .map(|layer| {
+            let heads: Array = layer
+                .heads
+                .iter()
+                .map(|h| {
+                    let head = Object::new();
+                    let stages = [
+                        ("q", &h.q),
+                        ("k", &h.k),
+                        ("v", &h.v),
+                        ("scores", &h.scores),
+                        ("scaled", &h.scaled),
+                        ("weights", &h.weights),
+                        ("context", &h.context),
+                    ];
+                    for (name, m) in stages {
+                        set(&head, name, &rows(m));
+                    }
+                    JsValue::from(head)
+                })
+                .collect();
+            let l = Object::new();
+            set(&l, "heads", &heads);
+            JsValue::from(l)
+        })
+        .collect();
+    set(&out, "layers", &layers);
+    Ok(out)
+}
+
+/// The input as ids, with `Model::check_input`'s messages; an id too large for `usize` is named as given.
+fn token_ids(model: &Model, input: &[f64]) -> Result<Vec<usize>, JsError> {
+    let vocab = model.shape.vocab;
+    let ids: Vec<usize> = input.iter().map(|&x| if x < vocab as f64 { x as usize } else { vocab }).collect();
+    if let Err(e) = model.check_input(&ids) {
+        // check_input names the first id ≥ V; say the caller's number rather than the stand-in.
+        if let Some((i, x)) = input.iter().enumerate().find(|(_, &x)| x >= vocab as f64) {
+            if !ids.is_empty() && ids.len() <= model.shape.seq_len {
+                return Err(js_err(format!("input[{i}] is {x}; token ids go from 0 to {}", vocab - 1)));
+            }
+        }
+        return Err(js_err(e));
+    }
+    Ok(ids)
+}
+
+/// A matrix as a list of rows (plain arrays of numbers, −∞ and NaN kept as they are).
+fn rows(m: &Matrix) -> Array {
+    (0..m.rows()).map(|i| JsValue::from(Array::from(&Float64Array::from(m.row(i))))).collect()
+}
+
+/// The default number of training steps of `task` (the shipped model's), or `undefined` for an unknown task.
+#[wasm_bindgen(js_name = taskSteps)]
+pub fn task_steps(task: &str) -> Option<usize> {
+    Task::from_name(task).map(Task::steps)
+}
+
+/// The names of the tasks `train()` knows.
+#[wasm_bindgen(js_name = taskNames)]
+pub fn task_names() -> Vec<String> {
+    Task::ALL.iter().map(|t| t.name().to_string()).collect()
+}
+
+/// A `Trainer` and its task's held-out sequences, for `train()`'s worker.
+#[wasm_bindgen(js_name = TrainerCore)]
+pub struct JsTrainer {
+    trainer: Trainer,
+    held_out: Vec<Example>,
+}
+
+#[wasm_bindgen(js_class = TrainerCore)]
+impl JsTrainer {
+    /// A fresh model for `task` from `seed` (a whole number 0 … 2³² − 1, checked by the caller too).
+    #[wasm_bindgen(constructor)]
+    pub fn new(task: &str, seed: f64) -> Result<JsTrainer, JsError> {
+        let task = Task::from_name(task).ok_or_else(|| {
+            js_err(format!("unknown task {}; the tasks are {}", crate::text::quote(task), task_names().join(", ")))
+        })?;
+        if !(seed.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&seed)) {
+            return Err(js_err(format!("seed must be a whole number from 0 to 2**32 - 1, got {seed}")));
+        }
+        Ok(JsTrainer { trainer: Trainer::new(task, seed as u32), held_out: task.held_out(HELD_OUT) })
+    }
+
+    /// Takes `n` steps; returns `[step, loss]` after them (the loss of the last step's batch).
+    pub fn step(&mut self, n: usize) -> Float64Array {
+        let p = self.trainer.step(n);
+        Float64Array::from(&[p.step as f64, p.loss][..])
+    }
+
+    /// The fraction of the held-out sequences' positions the model predicts right.
+    #[wasm_bindgen(js_name = heldOutAccuracy)]
+    pub fn held_out_accuracy(&self) -> f64 {
+        let t = self.trainer.task();
+        // The held-out examples are the task's own, so they always suit its model.
+        t.accuracy(self.trainer.model(), &self.held_out).unwrap_or(f64::NAN)
+    }
+
+    /// The model as the JSON of `Model::to_json`.
+    #[wasm_bindgen(js_name = modelJson)]
+    pub fn model_json(&self) -> String {
+        self.trainer.model().to_json().to_string()
+    }
+}

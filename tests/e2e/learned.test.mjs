@@ -1,0 +1,342 @@
+// The guided page's chapter 9, "Attention that learned" (www/learned.js, www/learned-train.js), used as a person uses
+// it: digits and letters typed with the keyboard, a W_Q cell edited through the element's own grid, the training
+// buttons clicked. What is checked against what:
+// - the shown output against the task's definition (the typed digits reversed; at a repeat, the letter that followed
+//   the earlier occurrence), never against our own output;
+// - the reversal figure's weights (the element's self-attention of X = tok_emb + pos_emb with the model's W_Q, W_K,
+//   W_V) against compute({mechanism: "model"})'s layer 0 head 0, to 1e-12: the two paths through the core agree;
+// - the induction figure and an embedded `mechanism: "model"` config against compute()'s every layer's weights;
+// - focus after each button, the buttons' disabled states, axe-core on the chapter, no console error.
+// Training runs the real train() in its Web Worker, so the tests take seconds.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open, done, typeInCell, pageHelpers } from './harness.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
+
+let site;
+before(async () => { site = await open(); });
+after(async () => { await site?.close(); });
+
+/** The chapter, loaded: both figures drawn. */
+async function chapter(options) {
+  const page = await site.page('index.html#learned', options);
+  await page.waitForFunction(() => window.learnedChapter
+    && ['learned-reversal', 'learned-induction'].every((id) => {
+      const e = document.getElementById(id);
+      return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
+    }), null, { timeout: 30000 });
+  await page.evaluate(pageHelpers);
+  return page;
+}
+
+/** A row of an output table (`output`, `input`, `letter`, `next?`…) as the texts shown (screen-reader words left out). */
+const row = (page, table, name) => page.evaluate(([t, n]) => {
+  const tr = [...document.querySelectorAll(`#${t} tr`)].find((r) => r.querySelector('th').textContent === n);
+  return [...tr.querySelectorAll('td')].map((td) => td.firstChild.textContent);
+}, [table, name]);
+
+const wrongCells = (page, table) => page.evaluate((t) => document.querySelectorAll(`#${t} td.wrong`).length, table);
+
+/** First difference beyond 1e-12 between the reversal figure's weights and compute()'s, for the chapter's model. */
+const reversalAgrees = (page) => page.evaluate(async () => {
+  const { compute } = await import('./www/attention-viz.js');
+  const { reversal } = window.learnedChapter;
+  const trace = compute({ mechanism: 'model', model: reversal.model, input: reversal.ids });
+  const el = document.getElementById('learned-reversal');
+  return T.diff(el.trace.weights, trace.layers[0].heads[0].weights, 'weights') ?? T.diff(el.config.tokens, trace.tokens, 'tokens');
+});
+
+const focused = (page) => page.evaluate(() => {
+  const a = document.activeElement;
+  return a?.dataset?.action ?? a?.id ?? a?.localName;
+});
+
+async function typeInto(page, selector, text) {
+  await page.click(selector);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(text);
+}
+
+test('typed digits: the output is the digits reversed and the figure\'s weights are the model\'s head', async () => {
+  const page = await chapter();
+  assert.deepEqual(await row(page, 'reversal-output', 'output'), ['9', '5', '1', '4', '1', '3']);
+  assert.equal(await reversalAgrees(page), null);
+  for (const digits of ['271828', '000000', '9 8 7 6 5 4']) {
+    await typeInto(page, '#reversal-digits', digits);
+    const want = [...digits.replace(/ /g, '')].reverse();
+    assert.deepEqual(await row(page, 'reversal-output', 'output'), want, digits);
+    assert.deepEqual(await row(page, 'reversal-output', 'input'), [...digits.replace(/ /g, '')]);
+    assert.equal(await reversalAgrees(page), null, digits);
+    assert.equal(await wrongCells(page, 'reversal-output'), 0);
+  }
+  // The learned pattern: output i reads input 5 − i.
+  const anti = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights.map((r, i) => r[5 - i]));
+  assert.ok(anti.every((w) => w > 0.8), `anti-diagonal ${anti}`);
+  // The rounded model the page computes with gives the shipped model's outputs.
+  const same = await page.evaluate(async () => {
+    const { compute, models } = await import('./www/attention-viz.js');
+    const ids = window.learnedChapter.reversal.ids;
+    return compute({ mechanism: 'model', model: 'reversal', input: ids }).prediction.join('') === [...ids].reverse().join('')
+      && models.reversal.params.tok_emb.length === 10;
+  });
+  assert.ok(same);
+  await done(page);
+});
+
+test('bad digits: a message under the input, the figure keeps the last valid digits', async () => {
+  const page = await chapter();
+  const before = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
+  for (const [text, says] of [['31a159', /“a” \(the 3rd character\) is not allowed/], ['3141', /That is 4 digits; the model reads exactly 6/], ['', /Type six digits/]]) {
+    await typeInto(page, '#reversal-digits', text);
+    if (!text) await page.keyboard.press('Backspace');
+    const state = await page.evaluate(() => ({
+      message: document.getElementById('reversal-digits-msg').textContent,
+      invalid: document.getElementById('reversal-digits').getAttribute('aria-invalid'),
+      focus: document.activeElement.id,
+    }));
+    assert.match(state.message, says);
+    assert.equal(state.invalid, '');
+    assert.equal(state.focus, 'reversal-digits', 'the keyboard stays in the input');
+    assert.deepEqual(await row(page, 'reversal-output', 'output'), ['9', '5', '1', '4', '1', '3']);
+    assert.deepEqual(await page.evaluate(() => document.getElementById('learned-reversal').trace.weights), before);
+  }
+  await typeInto(page, '#reversal-digits', '123456');
+  assert.equal(await page.evaluate(() => document.getElementById('reversal-digits-msg').textContent), '');
+  assert.equal(await page.evaluate(() => document.getElementById('reversal-digits').hasAttribute('aria-invalid')), false);
+  assert.deepEqual(await row(page, 'reversal-output', 'output'), ['6', '5', '4', '3', '2', '1']);
+  await done(page);
+});
+
+test('editing W_Q with the keyboard breaks the output; Reset restores it', async () => {
+  const page = await chapter();
+  await typeInCell(page, 'learned-reversal', 'w_q', 2, 2, '5');
+  await page.waitForFunction(() => document.querySelectorAll('#reversal-output td.wrong').length > 0);
+  const out = await row(page, 'reversal-output', 'output');
+  assert.notDeepEqual(out, ['9', '5', '1', '4', '1', '3']);
+  assert.equal(await wrongCells(page, 'reversal-output'), 4);
+  assert.match(await page.textContent('#reversal-edited'), /Edited: W_Q \(1 number\)/);
+  // The model computes with the edited W_Q, and the figure and compute() still agree on the weights.
+  assert.equal(await page.evaluate(() => window.learnedChapter.reversal.model.params.layers[0].w_q[2][2]), 5);
+  assert.equal(await reversalAgrees(page), null);
+  // Another input keeps the edit.
+  await typeInto(page, '#reversal-digits', '112233');
+  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal').config.w_q[2][2]), 5);
+  // Reset, by the keyboard: Tab to it, Enter.
+  await page.focus('#reversal-reset');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await row(page, 'reversal-output', 'output'), ['3', '3', '2', '2', '1', '1']);
+  assert.equal(await wrongCells(page, 'reversal-output'), 0);
+  assert.equal(await focused(page), 'reversal-reset');
+  assert.notEqual(await page.evaluate(() => document.getElementById('learned-reversal').config.w_q[2][2]), 5);
+  assert.equal(await reversalAgrees(page), null);
+  await done(page);
+});
+
+test('train from scratch: progress, the heatmap redrawn, pause holds the step, 100 %, focus, then the new model is edited', async () => {
+  const page = await chapter();
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({ type: 'longtask' });
+  });
+  const panel = '#reversal-train';
+  const weights0 = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
+  assert.equal(await page.isDisabled(`${panel} [data-action=pause]`), true);
+  assert.equal(await page.isDisabled(`${panel} [data-action=cancel]`), true);
+  await page.click(`${panel} [data-action=train]`);
+  assert.equal(await focused(page), 'pause', 'Train is disabled while training: the keyboard moves to Pause');
+  assert.equal(await page.isDisabled(`${panel} [data-action=train]`), true);
+  await page.waitForFunction((p) => document.querySelector(`${p} progress`).value > 0, panel);
+  await page.keyboard.press('Enter'); // Pause
+  await page.waitForFunction((p) => document.querySelector(`${p} [data-action=pause]`).textContent === 'Resume', panel);
+  assert.equal(await focused(page), 'pause');
+  await page.waitForTimeout(400); // a report already on its way may still land
+  const paused = await page.evaluate((p) => document.querySelector(`${p} progress`).value, panel);
+  assert.ok(paused < 1000, `paused at ${paused}`);
+  // The figure follows the model being trained: not the shipped weights any more.
+  const mid = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
+  assert.notDeepEqual(mid, weights0);
+  assert.equal(await reversalAgrees(page), null);
+  await page.waitForTimeout(1000);
+  assert.equal(await page.evaluate((p) => document.querySelector(`${p} progress`).value, panel), paused, 'no step while paused');
+  assert.match(await page.textContent(`${panel} .train-status`), /^Paused at step \d+ of 1000/);
+  await page.keyboard.press('Enter'); // Resume
+  assert.equal(await page.textContent(`${panel} [data-action=pause]`), 'Pause');
+  await page.waitForFunction((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel, { timeout: 60000 });
+  const status = await page.textContent(`${panel} .train-status`);
+  assert.match(status, /^Trained 1000 steps in \d+\.\d s: held-out accuracy 100 %/);
+  assert.equal(await page.evaluate((p) => document.querySelector(`${p} progress`).value, panel), 1000);
+  assert.equal(await focused(page), 'train', 'Pause was disabled under the keyboard: it moves back to Train');
+  assert.equal(await page.isDisabled(`${panel} [data-action=pause]`), true);
+  // The loss curve and its numbers.
+  const curve = await page.evaluate((p) => ({
+    points: document.querySelector(`${p} polyline`).getAttribute('points').split(' ').length,
+    label: document.querySelector(`${p} svg`).getAttribute('aria-label'),
+    numbers: document.querySelector(`${p} .loss-numbers`).textContent,
+  }), panel);
+  assert.ok(curve.points > 50, `${curve.points} points`);
+  assert.match(curve.label, /^Loss curve: [\d.]+ at step 0, [\d.e-]+ at step 1000$/);
+  assert.match(curve.numbers, /^step 0: [\d.]+ · step 100: /);
+  // The new model answers the digits, its grids are back, and its W_Q is editable.
+  assert.deepEqual(await row(page, 'reversal-output', 'output'), ['9', '5', '1', '4', '1', '3']);
+  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal').views), 'inputs,weights');
+  const trained = await page.evaluate(() => window.learnedChapter.reversal.trained.params.layers[0].w_q);
+  assert.notDeepEqual(trained, await page.evaluate(async () => (await import('./www/attention-viz.js')).models.reversal.params.layers[0].w_q));
+  assert.equal(await reversalAgrees(page), null);
+  await typeInCell(page, 'learned-reversal', 'w_q', 0, 0, '7');
+  assert.equal(await page.evaluate(() => window.learnedChapter.reversal.model.params.layers[0].w_q[0][0]), 7);
+  await page.click('#reversal-reset');
+  assert.deepEqual(await page.evaluate(() => window.learnedChapter.reversal.model.params.layers[0].w_q), trained, 'Reset: the newly trained weights');
+  const longest = await page.evaluate(() => Math.max(0, ...window.longTasks));
+  console.log(`reversal training in the page: ${status}; longest main-thread task ${Math.round(longest)} ms`);
+  await done(page);
+});
+
+test('cancel: the figure goes back to the model it showed, the keyboard to Train', async () => {
+  const page = await chapter();
+  const panel = '#reversal-train';
+  const weights0 = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
+  await page.click(`${panel} [data-action=train]`);
+  await page.waitForFunction((p) => document.querySelector(`${p} progress`).value > 0, panel);
+  await page.keyboard.press('Tab'); // Pause → Cancel
+  assert.equal(await focused(page), 'cancel');
+  await page.keyboard.press('Enter');
+  assert.match(await page.textContent(`${panel} .train-status`), /^Cancelled at step \d+/);
+  assert.equal(await focused(page), 'train');
+  assert.equal(await page.isDisabled(`${panel} [data-action=cancel]`), true);
+  await page.waitForTimeout(300); // no report after a cancel
+  assert.deepEqual(await page.evaluate(() => document.getElementById('learned-reversal').trace.weights), weights0);
+  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal').views), 'inputs,weights');
+  await done(page);
+});
+
+test('induction: typed letters, a new random sequence, the repeat continued, both heads as compute() gives them', async () => {
+  const page = await chapter();
+  const check = async () => {
+    const { letters, next } = { letters: await row(page, 'induction-output', 'letter'), next: await row(page, 'induction-output', 'next?') };
+    // The task's rule: where a letter came earlier, the next one is what followed it then.
+    const repeats = letters.map((l, i) => letters.slice(0, i).indexOf(l)).map((j, i) => (j >= 0 ? [i, letters[j + 1]] : null)).filter(Boolean);
+    const agree = await page.evaluate(async () => {
+      const { compute } = await import('./www/attention-viz.js');
+      const { induction } = window.learnedChapter;
+      const trace = compute({ mechanism: 'model', model: induction.model, input: induction.ids });
+      const el = document.getElementById('learned-induction');
+      return T.diff(el.trace.attention, trace.layers.map((l) => l.heads.map((h) => h.weights)), 'attention') ?? T.diff(el.trace.tokens, trace.tokens, 'tokens');
+    });
+    return { letters, next, repeats, agree };
+  };
+  let r = await check();
+  assert.equal(r.letters.join(''), 'FKCHDLANGJHDLANO');
+  assert.equal(r.agree, null);
+  // Inside the second run (positions 10–13) the next letter is the first run's.
+  for (const i of [10, 11, 12, 13]) assert.equal(r.next[i], r.letters[i + 1], `position ${i}`);
+  await typeInto(page, '#induction-letters', 'ponmlkjihgfedcba'); // lower case is read as upper
+  r = await check();
+  assert.equal(r.letters.join(''), 'PONMLKJIHGFEDCBA');
+  assert.equal(r.agree, null);
+  assert.match(await page.textContent('#induction-output'), /No letter repeats/);
+  await typeInto(page, '#induction-letters', 'ABQ');
+  assert.match(await page.textContent('#induction-letters-msg'), /“Q” \(the 3rd character\) is not allowed: type 1 to 16 letters from A to P/);
+  assert.equal(r.agree, null);
+  for (let k = 0; k < 3; k++) {
+    await page.click('#induction-random');
+    assert.equal(await focused(page), 'induction-random');
+    r = await check();
+    assert.equal(r.agree, null);
+    assert.equal(r.letters.length, 16);
+    assert.equal(new Set(r.letters).size, 11, 'a run of five letters, twice, among distinct letters');
+    const right = r.repeats.filter(([i, want]) => i < 15 && r.next[i] === want && r.letters[i + 1] === want).length;
+    assert.ok(right >= 3, `the repeat continued: ${r.letters.join('')} → ${r.next.join('')}`);
+  }
+  assert.equal(await page.evaluate(() => document.getElementById('induction-letters-msg').textContent), '');
+  // The heads' labels, and layer 1 (the induction head) shown first.
+  const labels = await page.evaluate(() => [...document.querySelectorAll('#induction-heads strong')].map((s) => s.textContent));
+  assert.deepEqual(labels, ['previous-token head (layer 0)', 'induction head (layer 1)']);
+  assert.equal(await page.evaluate(() => document.getElementById('learned-induction').config.layer), 1);
+  await done(page);
+});
+
+test('induction: train from scratch in the page reaches the held-out accuracy the core reports', async () => {
+  const page = await chapter();
+  const panel = '#induction-train';
+  const before = await page.evaluate(() => document.getElementById('learned-induction').trace.attention);
+  await page.click(`${panel} [data-action=train]`);
+  await page.waitForFunction((p) => document.querySelector(`${p} progress`).value >= 100, panel, { timeout: 60000 });
+  assert.notDeepEqual(await page.evaluate(() => document.getElementById('learned-induction').trace.attention), before);
+  await page.waitForFunction((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel, { timeout: 180000 });
+  const status = await page.textContent(`${panel} .train-status`);
+  const accuracy = Number(status.match(/held-out accuracy ([\d.]+) %/)[1]);
+  assert.ok(accuracy >= 95, status);
+  console.log(`induction training in the page: ${status}`);
+  await done(page);
+});
+
+test('an embedded mechanism "model" config shows every head and says the prediction', async () => {
+  const page = await chapter();
+  const got = await page.evaluate(async () => {
+    const { compute } = await import('./www/attention-viz.js');
+    const host = document.createElement('div');
+    host.innerHTML = `<attention-viz id="m1" config='{"mechanism": "model", "model": "reversal", "input": [3,1,4,1,5,9]}'></attention-viz>
+      <attention-viz id="m2" config='{"mechanism": "model", "model": "induction", "input": [0,1,2,3,0,1,2]}'></attention-viz>
+      <attention-viz id="m3" config='{"mechanism": "model", "model": "reversal", "input": [3,1,4,1,5,12]}'></attention-viz>`;
+    document.querySelector('main').append(host);
+    const els = ['m1', 'm2', 'm3'].map((id) => document.getElementById(id));
+    await new Promise((resolve) => { const t = setInterval(() => { if (els.every((e) => e.trace)) { clearInterval(t); resolve(); } }, 50); });
+    const caption = (e) => e.shadowRoot.querySelector('[data-role="prediction"]');
+    const want = (model, input) => compute({ mechanism: 'model', model, input }).layers.map((l) => l.heads.map((h) => h.weights));
+    return {
+      caption1: caption(els[0]).textContent, hidden1: caption(els[0]).hidden, model1: els[0].dataset.model,
+      mechanism1: els[0].config.mechanism, tokens1: els[0].trace.tokens,
+      diff1: T.diff(els[0].trace.attention, want('reversal', [3, 1, 4, 1, 5, 9])),
+      caption2: caption(els[1]).textContent, diff2: T.diff(els[1].trace.attention, want('induction', [0, 1, 2, 3, 0, 1, 2])),
+      grid2: els[1].shadowRoot.querySelector('canvas.model-grid') !== null,
+      status3: els[2].shadowRoot.querySelector('.status').textContent, hidden3: caption(els[2]).hidden, model3: els[2].dataset.model ?? null,
+    };
+  });
+  assert.equal(got.caption1, 'reversal model · prediction: 9 5 1 4 1 3');
+  assert.equal(got.hidden1, false);
+  assert.equal(got.model1, 'reversal');
+  assert.equal(got.mechanism1, 'weights', 'el.config returns the weights config the figure shows');
+  assert.deepEqual(got.tokens1, ['3', '1', '4', '1', '5', '9']);
+  assert.equal(got.diff1, null);
+  assert.match(got.caption2, /^induction model · prediction: [A-P]( [A-P]){6}$/);
+  assert.match(got.caption2, /C D$/, 'A B C D A B C … continues C D');
+  assert.equal(got.diff2, null);
+  assert.ok(got.grid2);
+  // A bad input: said on the figure, which shows the default preset instead; no caption.
+  assert.match(got.status3, /input\[5\] is 12; token ids go from 0 to 9 — showing preset seed-001 instead/);
+  assert.equal(got.hidden3, true);
+  assert.equal(got.model3, null);
+  // Setting a model config as a property works too; a plain config afterwards drops the caption.
+  const swapped = await page.evaluate(() => {
+    const e = document.getElementById('m3');
+    e.config = { mechanism: 'model', model: 'reversal', input: [1, 2, 3, 4, 5, 6] };
+    const c1 = e.shadowRoot.querySelector('[data-role="prediction"]').textContent;
+    e.config = { embeddings: [[1, 0], [0, 1]], w_q: [[1, 0], [0, 1]], w_k: [[1, 0], [0, 1]], w_v: [[1, 0], [0, 1]] };
+    return [c1, e.shadowRoot.querySelector('[data-role="prediction"]').hidden, e.dataset.model ?? null];
+  });
+  assert.deepEqual(swapped, ['reversal model · prediction: 6 5 4 3 2 1', true, null]);
+  await done(page);
+});
+
+for (const [scheme, width] of [['light', 1280], ['dark', 390]]) {
+  test(`axe-core finds nothing in the chapter (${scheme}, ${width} px)`, async () => {
+    const page = await chapter({ viewport: { width, height: 900 } });
+    await page.emulateMedia({ colorScheme: scheme });
+    // With an error showing and a wrong output marked too.
+    await typeInto(page, '#induction-letters', 'AB!');
+    await typeInCell(page, 'learned-reversal', 'w_q', 2, 2, '5');
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate(async () => {
+      const r = await window.axe.run({ include: [['#learned']] }, { resultTypes: ['violations'] });
+      return r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.flat().join(' >>> ')).join('; ')}`);
+    });
+    assert.deepEqual(violations, []);
+    // Nothing wider than the screen.
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
+    await done(page);
+  });
+}

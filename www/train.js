@@ -1,0 +1,312 @@
+// Trained models on the JavaScript side (issue 14, README "Trained models"): compute()'s `mechanism: "model"` path,
+// the shipped `models`, the compiled core that train()'s worker is handed, and train()'s main-thread side (its
+// options, the worker's protocol, pause/resume/cancel). The numbers are the core's (src/learn through
+// src/web/learn.rs); the training itself runs in www/train-worker.js, so the page's main thread only parses reports
+// (a page that cannot start a worker gets the same protocol answered in short main-thread slices).
+
+import * as core from './pkg/attention_viz.js';
+import { WASM_SOURCE } from './wasm-source.js';
+import { protocol, WORKER_NAME } from './train-worker.js';
+
+/* global TRAIN_WORKER_SOURCE -- the worker bundled into a string by scripts/dist.mjs (esbuild `define`) */
+
+/** The compiled core, kept so that a training worker instantiates it without fetching or compiling it again. */
+let compiled = null;
+
+/**
+ * Compiles the core from `source` (a URL, or the bytes in the single-file build) and keeps the
+ * `WebAssembly.Module` for train()'s workers (Modules are structured-cloneable). Fetches as wasm-bindgen's glue does:
+ * streaming when the host serves `application/wasm`, the bytes otherwise.
+ */
+export async function compileCore(source) {
+  let module;
+  if (source instanceof URL || typeof source === 'string') {
+    const response = await fetch(source);
+    if (!response.ok) throw new Error(`failed to fetch Wasm: ${response.status} ${response.statusText} fetching '${response.url}'`);
+    const streams = typeof WebAssembly.compileStreaming === 'function' && response.headers.get('Content-Type') === 'application/wasm';
+    module = streams ? await WebAssembly.compileStreaming(response) : await WebAssembly.compile(await response.arrayBuffer());
+  } else {
+    module = await WebAssembly.compile(source);
+  }
+  compiled = module;
+  return module;
+}
+
+/**
+ * The shipped models by name (`models`): the plain JSON of each, as train() resolves with it. Each is parsed on first
+ * reading (then kept as a plain property): induction's 200 kB of JSON would otherwise cost every page's `ready`.
+ */
+export function fillModels(target) {
+  for (const name of core.modelNames()) {
+    Object.defineProperty(target, name, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = JSON.parse(core.modelJson(name));
+        Object.defineProperty(target, name, { value, enumerable: true, configurable: true, writable: true });
+        return value;
+      },
+    });
+  }
+}
+
+/** A value for a message, without calling any of its code. */
+function kind(x) {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  switch (typeof x) {
+    case 'string': return `the string ${JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x)}`;
+    case 'object': return 'an object';
+    case 'function': return 'a function';
+    case 'bigint': return `bigint ${x}n`;
+    case 'symbol': return 'a symbol';
+    default: return String(x);
+  }
+}
+
+const MODEL_FIELDS = ['mechanism', 'model', 'input'];
+/** Longer inputs are refused before they are copied (the core's models read at most 256 tokens). */
+const MAX_INPUT = 4096;
+
+/** Whether compute() should take the model path. A config that throws while being read is the other paths' to report. */
+export function isModelConfig(config) {
+  try {
+    return config !== null && typeof config === 'object' && config.mechanism === 'model';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * compute({mechanism: "model", model, input}): the forward pass of a shipped model (by name) or of a model object (the
+ * JSON of `Model::to_json`, what train() resolves with). Throws an Error naming the bad field; whatever the config's
+ * own code throws while it is read (a getter, a Proxy trap, a toJSON) becomes "config could not be read: …", with
+ * `thrownText` (attention-viz.js) saying what it threw.
+ */
+export function computeModel(config, thrownText) {
+  let read;
+  try {
+    read = readModelConfig(config);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new Error(e.message);
+    throw new Error(`config could not be read: ${thrownText(e)}`);
+  }
+  return core.computeModel(read.name, read.json, read.ids);
+}
+
+/** A message about the config itself, told apart from what the config's own code throws. */
+class ConfigError extends Error {}
+
+/** {name or json, ids} of a model config, every field checked. */
+function readModelConfig(config) {
+  const unknown = Object.keys(config).find((k) => !MODEL_FIELDS.includes(k));
+  if (unknown !== undefined) {
+    throw new ConfigError(`unknown field ${JSON.stringify(unknown)} for mechanism "model"; its fields are ${MODEL_FIELDS.join(', ')}`);
+  }
+  const { model, input } = config;
+  let name, json;
+  if (typeof model === 'string') name = model;
+  else if (model !== null && typeof model === 'object' && !Array.isArray(model)) {
+    try {
+      json = JSON.stringify(model, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
+    } catch (e) {
+      // JSON.stringify's own refusals (a cycle, a BigInt) are the config's fault; anything else its code threw.
+      if (e instanceof TypeError || e instanceof RangeError) throw new ConfigError(`model could not be read as JSON: ${e.message}`);
+      throw e;
+    }
+  } else if (model === undefined) {
+    throw new ConfigError('model is missing: a shipped model\'s name ("reversal", "induction") or a model object');
+  } else {
+    throw new ConfigError(`model must be "reversal", "induction" or a model object, got ${kind(model)}`);
+  }
+  if (input === undefined) throw new ConfigError('input is missing: a list of token ids, e.g. [3, 1, 4, 1, 5, 9]');
+  if (!Array.isArray(input)) throw new ConfigError(`input must be a list of token ids, got ${kind(input)}`);
+  if (input.length > MAX_INPUT) throw new ConfigError(`input has ${input.length} tokens; a model reads at most 256`);
+  const ids = new Float64Array(input.length);
+  for (let i = 0; i < input.length; i++) {
+    const x = input[i];
+    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) {
+      throw new ConfigError(`input[${i}] must be a token id (a whole number ≥ 0), got ${kind(x)}`);
+    }
+    ids[i] = x;
+  }
+  return { name, json, ids };
+}
+
+// ---- train() ------------------------------------------------------------------------------------------------------
+
+const TRAIN_OPTIONS = ['task', 'seed', 'steps', 'every', 'onProgress', 'signal'];
+/** Reports every 25 steps by default: reversal's heads visibly sharpen between two reports. */
+const DEFAULT_EVERY = 25;
+/** Far past what any task needs (reversal: 1,000) and still minutes, not hours, in a browser. */
+const MAX_STEPS = 1_000_000;
+
+/** A whole number option in [min, max]. */
+function whole(options, key, fallback, min, max, what) {
+  const x = options[key];
+  if (x === undefined) return fallback;
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
+    throw new Error(`train: ${key} must be ${what}, got ${kind(x)}`);
+  }
+  return x;
+}
+
+/** The options, checked, with their defaults. */
+function trainOptions(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new Error(`train: options must be an object such as {task: "reversal"}, got ${kind(options)}`);
+  }
+  const unknown = Object.keys(options).find((k) => !TRAIN_OPTIONS.includes(k));
+  if (unknown !== undefined) throw new Error(`train: unknown option ${JSON.stringify(unknown)}; the options are ${TRAIN_OPTIONS.join(', ')}`);
+  const tasks = core.taskNames();
+  const { task, onProgress, signal } = options;
+  if (task === undefined) throw new Error(`train: task is missing: one of ${tasks.join(', ')}`);
+  if (typeof task !== 'string' || !tasks.includes(task)) throw new Error(`train: unknown task ${kind(task)}; the tasks are ${tasks.join(', ')}`);
+  const seed = whole(options, 'seed', 0, 0, 2 ** 32 - 1, 'a whole number from 0 to 2**32 - 1');
+  const steps = whole(options, 'steps', core.taskSteps(task), 0, MAX_STEPS, `a whole number from 0 to ${MAX_STEPS}`);
+  const every = whole(options, 'every', DEFAULT_EVERY, 1, MAX_STEPS, 'a whole number ≥ 1');
+  if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
+    throw new Error(`train: onProgress must be a function, got ${kind(onProgress)}`);
+  }
+  if (signal !== undefined && signal !== null && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
+    throw new Error(`train: signal must be an AbortSignal, got ${kind(signal)}`);
+  }
+  return { task, seed, steps, every, onProgress: onProgress ?? null, signal: signal ?? null };
+}
+
+/** The Blob URL of the bundled worker (dist builds), made once: a worker may still be loading it when another starts. */
+let workerURL = null;
+
+/** A training worker: the bundled one in the dist builds, www/train-worker.js (a module worker) otherwise. */
+function spawnWorker() {
+  if (typeof TRAIN_WORKER_SOURCE === 'string') {
+    workerURL ??= URL.createObjectURL(new Blob([TRAIN_WORKER_SOURCE], { type: 'text/javascript' }));
+    return new Worker(workerURL, { name: WORKER_NAME });
+  }
+  // Beside this module: www/pkg/attention_viz_bg.wasm → www/train-worker.js.
+  return new Worker(new URL('../train-worker.js', WASM_SOURCE), { type: 'module', name: WORKER_NAME });
+}
+
+/**
+ * The protocol answered on the main thread, for a page that cannot start a worker: the same messages, each in a task
+ * of its own of about 8 ms (one step at a time; reports in tasks of their own).
+ */
+function pageTrainer() {
+  const engine = { onmessage: null, terminated: false };
+  const handle = protocol((data) => setTimeout(() => { if (!engine.terminated) engine.onmessage?.({ data }); }), { budgetMs: 8, chunk: 1, apart: true });
+  engine.postMessage = (data) => setTimeout(() => { if (!engine.terminated) handle(data); });
+  engine.terminate = () => { engine.terminated = true; handle.free(); };
+  return engine;
+}
+
+function abortError(reason) {
+  const e = new Error('train: cancelled', reason === undefined ? undefined : { cause: reason });
+  e.name = 'AbortError';
+  return e;
+}
+
+/**
+ * train({task, seed = 0, steps, every = 25, onProgress, signal}): a Promise of the trained model object, with
+ * `.pause()`, `.resume()`, `.cancel()` and `.paused`. Bad options throw at once; everything later rejects.
+ */
+export function startTraining(options) {
+  const o = trainOptions(options);
+  let worker = null;
+  let settled = false;
+  let paused = false;
+  let waiting = false; // a reply arrived while paused: the next run goes out on resume()
+  let step = 0;
+  let resolve, reject;
+  const promise = new Promise((ok, fail) => { resolve = ok; reject = fail; });
+
+  const finish = (error, model) => {
+    if (settled) return;
+    settled = true;
+    worker?.terminate();
+    o.signal?.removeEventListener('abort', onAbort);
+    if (error) reject(error); else resolve(model);
+  };
+  const onAbort = () => finish(abortError(o.signal.reason));
+
+  /** The next step the worker stops at: the next report, or the end. */
+  const nextStop = () => Math.min(o.steps, (Math.floor(step / o.every) + 1) * o.every);
+  const runNext = () => {
+    if (settled) return;
+    if (paused) { waiting = true; return; }
+    waiting = false;
+    worker.postMessage({ type: 'run', to: nextStop() });
+  };
+
+  const onMessage = ({ data }) => {
+    if (settled) return;
+    if (data.type === 'error') { finish(new Error(`train: ${data.message}`)); return; }
+    step = data.step;
+    if (data.type === 'ran') {
+      if (data.pending) worker.postMessage({ type: 'report' }); // a report of its own (www/train-worker.js)
+      else runNext();
+      return;
+    }
+    // A report: at step 0, every `every` steps, and at the end.
+    const model = JSON.parse(data.model);
+    if (step >= o.steps) {
+      callProgress(data, model);
+      finish(null, model);
+      return;
+    }
+    runNext(); // before onProgress, so that the worker trains while the page draws
+    callProgress(data, model);
+  };
+  const callProgress = (data, model) => {
+    if (!o.onProgress || settled) return;
+    try {
+      o.onProgress({ step: data.step, steps: o.steps, loss: data.loss, accuracy: data.accuracy, model });
+    } catch (e) {
+      // The caller's bug: training stops and says so, rather than running on unseen.
+      finish(e instanceof Error ? e : new Error(`train: onProgress threw ${kind(e)}`));
+    }
+  };
+
+  const start = () => worker.postMessage({ type: 'start', module: compiled, task: o.task, seed: o.seed });
+  /** No worker after all (none in this page, or its script refused: a CSP without worker-src blob:): train here. */
+  const onMainThread = (why) => {
+    worker?.terminate();
+    console.warn(`attention-viz train(): ${why}; training on the main thread instead, in slices of a few milliseconds`);
+    worker = pageTrainer();
+    worker.onmessage = onMessage;
+    start();
+  };
+  let heard = false; // a worker that has answered once is running: a later error is the training's, not the start's
+  if (o.signal?.aborted) {
+    finish(abortError(o.signal.reason));
+  } else {
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (typeof Worker === 'undefined') throw new Error('this page has no Web Workers');
+      worker = spawnWorker();
+      worker.onmessage = (e) => { heard = true; onMessage(e); };
+      worker.onerror = (e) => {
+        e.preventDefault?.();
+        if (settled) return;
+        if (heard) finish(new Error(`train: the training worker failed: ${e.message || 'an error'}`));
+        else onMainThread(`the training worker could not start (${e.message || 'its script was refused: a Content-Security-Policy needs worker-src blob: for the dist builds'})`);
+      };
+      worker.onmessageerror = () => finish(new Error('train: a message from the training worker could not be read'));
+      start();
+    } catch (e) {
+      onMainThread(`no Web Worker (${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
+
+  return Object.defineProperties(promise, {
+    pause: { value: () => { paused = true; } },
+    resume: {
+      value: () => {
+        if (!paused) return;
+        paused = false;
+        if (waiting) runNext();
+      },
+    },
+    cancel: { value: () => finish(abortError()) },
+    paused: { get: () => paused && !settled },
+  });
+}
