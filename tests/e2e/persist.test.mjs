@@ -55,7 +55,7 @@ function installHelpers() {
     snapshot: () => Object.fromEntries([...document.querySelectorAll('attention-viz')].map((e) => [e.id, {
       config: e.config,
       state: e.toJSON(),
-      naive: e.shadowRoot.querySelector('[data-control="naive"]').checked,
+      naive: e.shadowRoot.querySelector('[data-control="naive"]')?.checked ?? null, // weights figures (chapter 9) have no toolbar
       naiveView: Boolean(e.shadowRoot.querySelector('canvas[data-view="naive_weights"]')),
       trace: e.trace,
       status: e.shadowRoot.querySelector('.status').textContent,
