@@ -1166,7 +1166,7 @@ fn parse_query(obj: &Map<String, Value>, n: usize) -> Result<usize> {
 }
 
 /// A short, human description of a JSON value for error messages.
-fn describe(value: &Value) -> String {
+pub(crate) fn describe(value: &Value) -> String {
     match value {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),

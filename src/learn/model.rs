@@ -7,7 +7,7 @@
 //! causal mask when the model is causal; logits = x_L·W_U.
 
 use crate::attention::{attend, Attend, Stages};
-use crate::config::{MaskedRow, Scoring};
+use crate::config::{describe, MaskedRow, Scoring};
 use crate::math::Matrix;
 use crate::random::RandomState;
 use crate::text::quote;
@@ -599,17 +599,6 @@ fn whole(obj: &Map<String, Value>, key: &str, min: usize, max: usize) -> Result<
             Some(x) if (min..=max).contains(&x) => Ok(x),
             _ => Err(format!("{key} must be a whole number {range}, got {}", describe(v))),
         },
-    }
-}
-
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("the text {}", quote(s)),
-        Value::Array(a) => format!("a list of {} items", a.len()),
-        Value::Object(_) => "an object".into(),
     }
 }
 

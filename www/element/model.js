@@ -7,6 +7,7 @@
 // The grid raster is made again only when what it shows changes (the state, the theme, the size): a hover redraws the
 // overlay only, which is a few rectangles, so the grid stays fast at n = 512.
 import { el, clip } from './dom.js';
+import { download } from './share.js';
 
 /** The summaries a head is ranked by (trace `summary.*`, layers × heads): `low`: the natural order is lowest first. */
 const METRICS = {
@@ -39,14 +40,6 @@ const COLORS = {
 
 const round3 = (x) => (Number.isFinite(x) ? String(Number(x.toPrecision(3))) : String(x));
 
-function download(blob, filename) {
-  const url = URL.createObjectURL(blob);
-  const a = el('a', { href: url, download: filename });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 const toBlob = (canvas) => new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
 

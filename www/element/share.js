@@ -26,7 +26,8 @@ export function shareKey(host) {
 /** The longest link offered: Chromium refuses to open a URL longer than 2 MB (2,097,152 characters). */
 export const MAX_LINK = 2_000_000;
 
-function download(blob, filename) {
+/** Saves `blob` as `filename` through a temporary link (also the model panel's exports). */
+export function download(blob, filename) {
   const url = URL.createObjectURL(blob);
   const a = el('a', { href: url, download: filename });
   document.body.append(a);
