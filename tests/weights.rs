@@ -151,7 +151,10 @@ fn numpy_snippet_gives_the_summaries() {
 /// Picking a head in a session (no recompute) gives what a full compute of the selection gives.
 #[test]
 fn session_select_head_equals_a_full_compute() {
-    let a = json!([[[[0.5, 0.5], [0.2, 0.8]], [[1.0, 0.0], [0.0, 1.0]]], [[[0.9, 0.1], [0.3, 0.7]], [[0.6, 0.4], [0.5, 0.5]]]]);
+    let a = json!([
+        [[[0.5, 0.5], [0.2, 0.8]], [[1.0, 0.0], [0.0, 1.0]]],
+        [[[0.9, 0.1], [0.3, 0.7]], [[0.6, 0.4], [0.5, 0.5]]]
+    ]);
     let config = Config::from_value(&json!({ "attention": a })).unwrap();
     let mut session = attention_viz::incremental::Session::new(config.clone()).unwrap();
     session.select_head(1, 0).unwrap();
