@@ -182,11 +182,14 @@ export function defineElement(api) {
         this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: true });
         return;
       }
+      // A config of the same structure as the shown one (new numbers only: a model redrawn while it trains, a
+      // page's slider) keeps every part's DOM: only the numbers and the heatmaps change (see _structure).
+      const before = this._structure();
       this._apply(() => {
         const shown = fromModel(api, value);
         api.setConfig(this._viz, shown.config);
         this._modelCaption(shown.model);
-      }, { rebuild: true, initial: true });
+      }, { rebuild: () => (this._structure() === before ? 'values' : true), initial: true });
     }
 
     /** The trace of the current config (see `compute()`), read-only. */
@@ -477,6 +480,7 @@ export function defineElement(api) {
      * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new document (config set by the page, Reset), not a user edit.
      */
     _apply(mutate, { rebuild = false, cell = null, initial = false, value = null } = {}) {
+      // `rebuild` may be a function, asked after the mutation (the new state decides: see `set config`).
       // A token name with half a surrogate pair would reach Rust as U+FFFD: refused, never changed silently.
       if (rebuild === 'labels' && this._loneSurrogate()) return false;
       try {
@@ -497,9 +501,35 @@ export function defineElement(api) {
       if (initial) { this._initial = this.config; this._persist.forget(); this._inputs.forget(); this._share.leaveURL(); } else this._persist.schedule();
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
-      if (rebuild) this._rebuild(rebuild === 'labels' ? { inputs: false } : {});
+      if (typeof rebuild === 'function') rebuild = rebuild();
+      if (rebuild === 'values') this._refill();
+      else if (rebuild) this._rebuild(rebuild === 'labels' ? { inputs: false } : {});
       else this._repaint();
       return true;
+    }
+
+    /**
+     * The shown structure, without the numbers: the config with every matrix (a list of lists of numbers) replaced by
+     * its shape, and a model's stack by its shape. Two states with the same structure have the same DOM in every part
+     * (toolbar, variants, grids, canvases), so going from one to the other needs no rebuild.
+     */
+    _structure() {
+      if (!this._viz) return null;
+      const matrix = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => Array.isArray(r) && r.every((x) => typeof x === 'number'));
+      const cfg = JSON.stringify(this._cfg(), (k, v) => (matrix(v) ? `${v.length}×${v[0].length}` : v));
+      return cfg + (this._cfg().mechanism === 'weights' ? `|${Array.from(this._viz.modelShape())}` : '');
+    }
+
+    /**
+     * After new numbers of the same structure: the grids get their values (only when shown: hidden ones are built when
+     * they show), a model's grid its new stack, and everything repaints. ~10× cheaper than _rebuild.
+     */
+    _refill() {
+      const refocus = rememberFocus(this.shadowRoot);
+      if (!this._inputs.root.hidden) this._inputs.build();
+      if (this._model.active()) this._model.build();
+      refocus();
+      this._repaint();
     }
 
     /** A token field holding a lone surrogate: its old name back, a message, true. */
