@@ -306,6 +306,11 @@ impl Config {
         let Value::Object(obj) = value else {
             return err(format!("config must be an object, got {}", describe(value)));
         };
+        // A trained model's run is not a figure's config: compute() (www/train.js) and the element take it and turn
+        // it into a "weights" figure; every other entry point lands here, before its fields are called unknown.
+        if obj.get("mechanism").and_then(Value::as_str) == Some("model") {
+            return err("mechanism \"model\" runs a trained model: compute() and <attention-viz> take it; here give a figure's config (\"self\", \"cross\" or \"weights\": the weights are compute()'s trace.layers[l].heads[h].weights)");
+        }
         for key in obj.keys() {
             if !FIELDS.contains(&key.as_str()) {
                 return err(unknown_field(key));

@@ -34,6 +34,14 @@ fn invalid_json_text() {
 }
 
 #[test]
+fn a_trained_models_config_points_to_compute() {
+    let e = Config::from_json(r#"{"mechanism": "model", "model": "reversal", "input": [3, 1, 4, 1, 5, 9]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("mechanism \"model\" runs a trained model: compute() and <attention-viz> take it"), "{e}");
+}
+
+#[test]
 fn numbers_beyond_float64_are_refused() {
     let e = Config::from_json(r#"{"embeddings": [[1e400]]}"#).unwrap_err().to_string();
     assert!(e.contains("number too large for float64") && e.contains("column 22"), "{e}");
