@@ -238,11 +238,52 @@ export const ready: Promise<void>;
 export const presets: Record<PresetName, SelfConfig | CrossConfig>;
 /** The shipped trained models by name, filled in when `ready` resolves. */
 export const models: Record<ModelName, TrainedModel>;
-/** Runs one attention computation; throws an Error naming the bad field. */
-export function compute(config: ModelConfig): ModelTrace;
-export function compute(config: WeightsConfig): WeightsTrace;
-export function compute(config: SelfConfig | CrossConfig): SelfTrace | CrossTrace;
-export function compute(config: Config): Trace;
+/** A vector or matrix of a typed trace: its values row-major (a copy: it stays valid after later calls), and its shape. */
+export interface TypedField {
+  shape: number[];
+  data: Float64Array;
+}
+
+/**
+ * A trace as `compute(config, {arrays: "typed"})` returns it: every vector and matrix (of any rank) a TypedField;
+ * numbers, strings, lists of names and nested objects (heads, query, layers, summary) as in T.
+ */
+export type Typed<T> =
+  T extends number[] | number[][] | number[][][] | number[][][][] ? TypedField
+  : T extends string[] ? T
+  : T extends (infer U)[] ? Typed<U>[]
+  : T extends object ? { [K in keyof T]: Typed<T[K]> }
+  : T;
+
+/** compute()'s options. */
+export interface ComputeOptions {
+  /** "nested" (default): vectors and matrices as nested arrays; "typed": each as `{shape, data: Float64Array}`. */
+  arrays?: 'nested' | 'typed';
+}
+
+/** The options that make compute() return a typed trace. */
+export interface TypedOptions extends ComputeOptions {
+  arrays: 'typed';
+}
+
+/** The options that make compute() return nested arrays (the default). */
+export interface NestedOptions extends ComputeOptions {
+  arrays?: 'nested';
+}
+
+/**
+ * Runs one attention computation; throws an Error naming the bad field (a TypeError for bad `options`). With
+ * `{arrays: "typed"}` every vector and matrix of the trace is `{shape, data: Float64Array}` (see Typed).
+ */
+export function compute(config: ModelConfig, options: TypedOptions): Typed<ModelTrace>;
+export function compute(config: WeightsConfig, options: TypedOptions): Typed<WeightsTrace>;
+export function compute(config: SelfConfig | CrossConfig, options: TypedOptions): Typed<SelfTrace> | Typed<CrossTrace>;
+export function compute(config: Config, options: TypedOptions): Typed<Trace>;
+export function compute(config: ModelConfig, options?: NestedOptions): ModelTrace;
+export function compute(config: WeightsConfig, options?: NestedOptions): WeightsTrace;
+export function compute(config: SelfConfig | CrossConfig, options?: NestedOptions): SelfTrace | CrossTrace;
+export function compute(config: Config, options?: NestedOptions): Trace;
+export function compute(config: Config | ModelConfig, options?: ComputeOptions): Trace | ModelTrace | Typed<Trace | ModelTrace>;
 /**
  * Trains a model for `task` in a Web Worker (the page stays responsive); bad options throw an Error at once. The same
  * seed and steps give the same weights bit for bit: `train({task: "reversal"})` resolves with `models.reversal`.

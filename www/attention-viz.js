@@ -133,15 +133,19 @@ function nested(shape, data) {
 /**
  * Turns the core's flat fields into the documented trace object. A field is
  * `{shape, data}` (a Float64Array of its own) or `{shape, offset}` (its values
- * start at `heap[offset]`).
+ * start at `heap[offset]`). `typed`: each field stays `{shape, data}` (compute's
+ * `{arrays: "typed"}`), its data copied out of `heap` by one slice, so that it
+ * outlives the next call into the core (which may move or reuse that memory).
  */
-function toTrace(raw, heap = null) {
+function toTrace(raw, heap = null, typed = false) {
   const trace = raw.mechanism === 'weights'
     ? { mechanism: 'weights', tokens: raw.tokens, key_tokens: raw.key_tokens }
     : { mechanism: raw.mechanism, scale: raw.scale };
   if (raw.mechanism === 'self') trace.query = { index: raw.query_index };
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
-    const value = nested(shape, data ?? heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
+    let value;
+    if (typed) value = { shape, data: data ?? heap.slice(offset, offset + shape.reduce((a, b) => a * b, 1)) };
+    else value = nested(shape, data ?? heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
     const parts = name.split('.');
     if (parts.length === 3) { // heads.{i}.{stage}: a list of one object per head
       const heads = (trace[parts[0]] ??= []);
@@ -150,6 +154,74 @@ function toTrace(raw, heap = null) {
     else trace[name] = value;
   }
   return trace;
+}
+
+/**
+ * The shape of `value` if it is a non-empty, rectangular nesting of plain arrays of numbers (a model trace's vectors
+ * and matrices), else undefined.
+ */
+function numericShape(value) {
+  const shape = [];
+  let x = value;
+  for (; Array.isArray(x); x = x[0]) {
+    if (x.length === 0) return undefined;
+    shape.push(x.length);
+  }
+  if (typeof x !== 'number') return undefined;
+  const fits = (y, depth) => (depth === shape.length
+    ? typeof y === 'number'
+    : Array.isArray(y) && y.length === shape[depth] && y.every((z) => fits(z, depth + 1)));
+  return fits(value, 0) ? shape : undefined;
+}
+
+/** A trace built of nested arrays (the model path's) with every vector and matrix as `{shape, data}`, row-major. */
+function typedTree(value) {
+  if (Array.isArray(value)) {
+    const shape = numericShape(value);
+    if (!shape) return value.map(typedTree); // a list of names, or of objects (layers, heads)
+    const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
+    let k = 0;
+    const fill = (y) => { if (typeof y === 'number') data[k++] = y; else for (const z of y) fill(z); };
+    fill(value);
+    return { shape, data };
+  }
+  if (value !== null && typeof value === 'object') {
+    const out = {};
+    for (const key of Object.keys(value)) out[key] = typedTree(value[key]);
+    return out;
+  }
+  return value;
+}
+
+/** compute()'s options and the values each takes (the first is the default). */
+const COMPUTE_OPTIONS = { arrays: ['nested', 'typed'] };
+
+/**
+ * Whether compute()'s `options` ask for typed arrays. Anything else than `undefined`, `null` or an object of known
+ * options with allowed values is a TypeError naming the option and what it takes.
+ */
+function wantsTyped(options) {
+  if (options === undefined || options === null) return false;
+  const allowed = (name) => COMPUTE_OPTIONS[name].map((v) => JSON.stringify(v)).join(' or ');
+  const example = '{arrays: "typed"}';
+  let arrays;
+  try {
+    if (typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError(`compute: options must be an object such as ${example}, got ${describe(options)}`);
+    }
+    const unknown = Object.keys(options).find((k) => !Object.hasOwn(COMPUTE_OPTIONS, k));
+    if (unknown !== undefined) {
+      throw new TypeError(`compute: unknown option ${JSON.stringify(unknown)}; the options are: arrays (${allowed('arrays')})`);
+    }
+    arrays = options.arrays;
+  } catch (e) {
+    if (e instanceof TypeError && e.message.startsWith('compute: ')) throw e;
+    throw new TypeError(`compute: options could not be read: ${thrownText(e)}`);
+  }
+  if (arrays !== undefined && !COMPUTE_OPTIONS.arrays.includes(arrays)) {
+    throw new TypeError(`compute: options.arrays must be ${allowed('arrays')}, got ${describe(arrays)}`);
+  }
+  return arrays === 'typed';
 }
 
 /** The config fields compute()'s fast path sends flat: its matrices. */
@@ -256,21 +328,33 @@ function flatConfig(config) {
  * prediction, probabilities, logits, layers [{heads: [{q, k, v, scores, scaled,
  * weights, context}]}]. Masked entries of scaled are -Infinity. Throws an Error
  * naming the bad field.
+ *
+ * `options.arrays`: "nested" (default) gives every vector and matrix as nested
+ * plain arrays; "typed" gives each as `{shape, data}`, a Float64Array of its
+ * values in row-major order (the same numbers bit for bit, without building
+ * the arrays). Bad options throw a TypeError.
  */
-export function compute(config) {
+export function compute(config, options = undefined) {
+  const typed = wantsTyped(options);
   return callCore(() => {
     assertReady();
-    if (isModelConfig(config)) return computeModel(config, thrownText);
+    if (isModelConfig(config)) return modelTrace(config, typed);
     const flat = flatConfig(config);
     // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
     const held = flat && core.computeFlat(flat.json, flat.names, flat.shapes, flat.data);
-    if (!held) return computeViaJson(config);
+    if (!held) return computeViaJson(config, typed);
     try {
-      return toTrace(held.layout(), new Float64Array(memory.buffer)); // the view after the last call into the core
+      return toTrace(held.layout(), new Float64Array(memory.buffer), typed); // the view after the last call into the core
     } finally {
       held.free();
     }
   });
+}
+
+/** The model path (www/train.js), its trace typed on request. */
+function modelTrace(config, typed) {
+  const trace = computeModel(config, thrownText);
+  return typed ? typedTree(trace) : trace;
 }
 
 /**
@@ -285,10 +369,10 @@ export function train(options) {
 }
 
 /** compute() for any config: all of it as JSON to the core, the trace copied out field by field. */
-function computeViaJson(config) {
-  if (isModelConfig(config)) return computeModel(config, thrownText); // the test hook's way in: no JSON path of its own
+function computeViaJson(config, typed = false) {
+  if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
   const json = configJson(config);
-  return toTrace(callCore(() => core.computeJson(json)));
+  return toTrace(callCore(() => core.computeJson(json)), null, typed);
 }
 
 /** The config with every default filled in (mechanism, tokens, scale, query). */
@@ -338,7 +422,7 @@ export function renderSVG(config, view, palette = undefined, fmt = undefined) {
 export const _internal = {
   forceInternalError: () => callCore(() => core.forceInternalError()),
   /** compute() through the JSON path only. */
-  computeViaJson: (config) => { assertReady(); return computeViaJson(config); },
+  computeViaJson: (config, options) => { const typed = wantsTyped(options); assertReady(); return computeViaJson(config, typed); },
   /** What compute()'s fast path sends the core, or undefined if it takes the JSON path. */
   flatConfig,
 };

@@ -35,6 +35,30 @@ export async function module(): Promise<string> {
   const job = train({ task: 'reversal', onProgress: (p) => { void p.model.params.w_u; void p.accuracy; } });
   job.pause(); job.resume();
   void predicted; void models.reversal; void job.then((m) => m.params.tok_emb);
+  // Typed results: every vector and matrix as {shape, data: Float64Array}; numbers and names as they were.
+  const typed = compute(config as Config, { arrays: 'typed' });
+  if (typed.mechanism === 'self') {
+    const scores: Float64Array = typed.heads[0].scores.data;
+    const shape: number[] = typed.query.weights.shape;
+    const index: number = typed.query.index + typed.scale + (typed.output?.data[0] ?? 0);
+    // @ts-expect-error a typed matrix is not a list of rows
+    const row: number[] = typed.heads[0].weights[0];
+    void scores; void shape; void index; void row;
+  }
+  const typedWeights = compute({ attention: [[0.5, 0.5], [0, 1]] }, { arrays: 'typed' });
+  const entropy: Float64Array = typedWeights.summary.entropy.data;
+  const keys: string[] = typedWeights.key_tokens;
+  const typedModel = compute({ mechanism: 'model', model: 'reversal', input: [3, 1, 4] }, { arrays: 'typed' });
+  const logits: Float64Array = typedModel.layers[0].heads[0].weights.data;
+  const ids: Float64Array = typedModel.prediction.data;
+  const tokens: string[] = typedModel.tokens;
+  const task: string | null = typedModel.model;
+  const nestedAgain: Trace = compute(config as Config, { arrays: 'nested' });
+  void entropy; void keys; void logits; void ids; void tokens; void task; void nestedAgain;
+  // @ts-expect-error not a value of `arrays`
+  compute(config, { arrays: 'flat' });
+  // @ts-expect-error not an option
+  compute(config, { array: 'typed' });
   const arr = parseArray('[[1, 2]]');
   const named: Record<string, unknown> = parseArrays(new Uint8Array(0));
   void arr; void named;
