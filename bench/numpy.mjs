@@ -14,6 +14,9 @@
 //     one Float64Array (the rest of the config as a small JSON), Rust validate
 //     + compute (`computeFlat`), and the trace read into nested arrays straight
 //     from WASM memory.
+//   - `compute(config, {arrays: "typed"})`: the same, the trace's vectors and
+//     matrices as {shape, data: Float64Array}, one slice of WASM memory each
+//     (with one head, heads[0]'s share the top-level fields').
 //   - the core: `Viz.setValue('w_q', 0, 0, x)` on a Viz built from the config:
 //     a full recompute from the config Rust already holds (W_Q/W_K edits always
 //     recompute fully; embedding and W_V edits are incremental, src/incremental.rs).
@@ -27,11 +30,12 @@
 //     the element takes when one embedding is typed (not the same computation).
 //   - breakdown (notes): the fast path's pieces (flattening in JS, the
 //     `computeFlat` export alone); compute()'s JSON path (taken for inputs
-//     that are not clean, and before the fast path existed: JSON.stringify,
-//     the `computeJson` export with every field copied out as a Float64Array,
-//     nested arrays) in total and its first two pieces; `new Viz(json)` (parse
+//     that are not clean: JSON.stringify, the `computeJsonInMemory` export, which
+//     keeps the trace in WASM memory as computeFlat does, nested arrays) in total
+//     and its first two pieces; the `computeJson` export (every field copied out
+//     as a Float64Array; what the JSON path called before); `new Viz(json)` (parse
 //     + compute + softmax state, no output), `normalizeConfig` (parse +
-//     validate + re-serialise).
+//     validate + re-serialise); public compute() / the core for both forms.
 // NumPy is timed by bench/numpy_compute.py with time.perf_counter, one call
 // per sample, median of many; once with the default BLAS threads and once
 // with OPENBLAS_NUM_THREADS=1 (the WASM core is single-threaded). The ratio
@@ -120,11 +124,14 @@ function pageBench() {
     const json = JSON.stringify(config, replacer);
     const flat = av._internal.flatConfig(config);
     const pub = timeit(() => av.compute(config), { warmup, samples });
+    const typedOptions = { arrays: 'typed' };
+    const typed = timeit(() => av.compute(config, typedOptions), { warmup, samples });
     const flatten = timeit(() => av._internal.flatConfig(config), { warmup, samples });
     const computeFlat = timeit(() => pkg.computeFlat(flat.json, flat.names, flat.shapes, flat.data).free(), { warmup, samples });
     const viaJson = timeit(() => av._internal.computeViaJson(config), { warmup, samples });
     const stringify = timeit(() => JSON.stringify(config, replacer), { warmup, samples });
     const computeJson = timeit(() => pkg.computeJson(json), { warmup, samples });
+    const computeJsonInMemory = timeit(() => pkg.computeJsonInMemory(json).free(), { warmup, samples });
     const newViz = timeit(() => new pkg.Viz(json).free(), { warmup, samples });
     const normalize = timeit(() => pkg.normalizeConfig(json), { warmup, samples });
     const viz = av._viz(config);
@@ -162,7 +169,7 @@ function pageBench() {
     const sum = (t) => ({ median: med(t.ms), batch: t.batch, ms: t.ms });
     return {
       randn, agreement, json_bytes: json.length,
-      pub: sum(pub), core: sum(core), incremental: sum(incremental), valueColumn: sum(valueColumn), stringify: sum(stringify), computeJson: sum(computeJson),
+      pub: sum(pub), typed: sum(typed), computeJsonInMemory: sum(computeJsonInMemory), core: sum(core), incremental: sum(incremental), valueColumn: sum(valueColumn), stringify: sum(stringify), computeJson: sum(computeJson),
       newViz: sum(newViz), normalize: sum(normalize), flatten: sum(flatten), computeFlat: sum(computeFlat), viaJson: sum(viaJson),
     };
   };
@@ -226,10 +233,11 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   });
   await page.evaluate(pageBench);
 
-  const rows = [], breakdown = [], odd = [], randn = { differ: 0, total: 0, max_ulp: 0 };
+  const rows = [], breakdown = [], vsCore = [], odd = [], randn = { differ: 0, total: 0, max_ulp: 0 };
   let memoryJson = null;
   const PATHS = [
     ['pub', 'compute(config), public API', true],
+    ['typed', 'compute(config, {arrays: "typed"})', false],
     ['core', 'core: Viz.setValue(w_q) full recompute', true],
     ['incremental', 'Viz.setValue(embeddings), incremental', false],
     ['valueColumn', 'Viz.setValue(w_v), incremental', false],
@@ -250,22 +258,27 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
       const target = best != null && targeted && TARGET_N.has(n) ? best : null;
       rows.push({
         what: `n=${String(n).padEnd(4)} ${label}`,
-        n, path: key === 'pub' ? 'compute' : key,
+        n, path: key === 'pub' ? 'compute' : key === 'typed' ? 'compute_typed' : key,
         median_ms: t.median, p90_ms: percentile(t.ms, 90),
         target_ms: target, ok: target == null ? null : t.median <= target,
         numpy_median_ms: c?.median_ms ?? null, numpy1_median_ms: c1?.median_ms ?? null,
         numpy_best_median_ms: best, ratio: best != null ? t.median / best : null,
         batch: t.batch, samples: t.ms.length, samples_ms: t.ms,
+        // Public compute() against the core's full recompute (issue 15: ≤ 1.1 at n = 256, 512).
+        ...(key === 'pub' || key === 'typed' ? { core_median_ms: r.core.median, vs_core: t.median / r.core.median } : {}),
         ...(key === 'pub' ? {
           flatten_median_ms: r.flatten.median, compute_flat_median_ms: r.computeFlat.median, json_path_median_ms: r.viaJson.median,
-          stringify_median_ms: r.stringify.median, computeJson_median_ms: r.computeJson.median, new_viz_median_ms: r.newViz.median,
+          stringify_median_ms: r.stringify.median, computeJson_median_ms: r.computeJson.median,
+          computeJsonInMemory_median_ms: r.computeJsonInMemory.median, new_viz_median_ms: r.newViz.median,
           normalize_config_median_ms: r.normalize.median, config_json_bytes: r.json_bytes, agreement: r.agreement,
           numpy_samples_ms: c?.samples_ms, numpy_repeats: c?.repeats,
         } : {}),
       });
     }
-    breakdown.push([n, r.pub.median, r.flatten.median, r.computeFlat.median, r.pub.median - r.flatten.median - r.computeFlat.median,
-      r.viaJson.median, r.stringify.median, r.computeJson.median, r.newViz.median, r.normalize.median, r.core.median, (r.json_bytes / 1e6).toFixed(2)]);
+    breakdown.push([n, r.pub.median, r.typed.median, r.flatten.median, r.computeFlat.median, r.pub.median - r.flatten.median - r.computeFlat.median,
+      r.typed.median - r.flatten.median - r.computeFlat.median, r.viaJson.median, r.stringify.median, r.computeJsonInMemory.median,
+      r.computeJson.median, r.newViz.median, r.normalize.median, r.core.median, (r.json_bytes / 1e6).toFixed(2)]);
+    vsCore.push({ n, nested: r.pub.median / r.core.median, typed: r.typed.median / r.core.median });
   }
   const after = await page.evaluate(async () => (await window.pkg.default()).memory.buffer.byteLength / 2 ** 20);
   if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
@@ -287,17 +300,23 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const memViz = await measureMemory(site, memoryJson, ['new_Viz', 'setValue_embeddings', 'setValue_w_q', 'trace']);
 
   // Notes: where compute()'s time goes, memory, agreement, the NumPy set-up.
-  const head = ['n', 'compute()', 'flatten', 'computeFlat', 'to arrays*', 'JSON path', 'stringify', 'computeJson', 'new Viz', 'normalizeConfig',
-    'setValue(w_q)', 'JSON MB'];
+  const head = ['n', 'compute()', 'typed', 'flatten', 'computeFlat', 'to arrays*', 'to typed*', 'JSON path', 'stringify', 'computeJsonInMemory',
+    'computeJson', 'new Viz', 'normalizeConfig', 'setValue(w_q)', 'JSON MB'];
   const body = breakdown.map((b) => b.map((x, k) => (k === 0 || typeof x === 'string' ? String(x) : f3(x))));
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
   notes.push('Where compute(config)\'s time goes, median ms per call (* = difference of medians, approximate):',
     `  ${pad(head, widths)}`, ...body.map((b) => `  ${pad(b, widths)}`),
     '  compute()\'s fast path: flatten = the matrices into one Float64Array, the rest as JSON; computeFlat = the wasm export it',
     '  calls (Rust validate + compute, the trace kept in WASM memory); to arrays = compute() − flatten − computeFlat (the trace',
-    '  read into nested JS arrays). JSON path = compute() for configs that are not clean (all JSON): stringify = JSON.stringify,',
-    '  computeJson = its wasm export (Rust JSON parse + compute + every field copied out as a Float64Array), then nested arrays.',
-    '  new Viz = Rust JSON parse + compute (what the element does); normalizeConfig = Rust parse + validate + re-serialise.');
+    '  read into nested JS arrays); typed = compute(config, {arrays: "typed"}), to typed = its part after computeFlat (one',
+    '  Float64Array slice per field; with one head heads[0]\'s share the top-level fields\'). JSON path = compute() for configs that',
+    '  are not clean (all JSON): stringify = JSON.stringify, computeJsonInMemory = its wasm export (Rust JSON parse + compute, the',
+    '  trace kept in WASM memory), then nested arrays; computeJson = the export that copies every field out as a Float64Array (info).',
+    '  new Viz = Rust JSON parse + compute (what the element does); normalizeConfig = Rust parse + validate + re-serialise.',
+    `Public compute() / the core (setValue(w_q) full recompute), target ≤ 1.1 at n = ${[...TARGET_N].join(', ')}: `
+      + vsCore.filter(({ nested, typed }) => Number.isFinite(nested) && Number.isFinite(typed)) // the core at n = 4 can time 0
+        .map(({ n, nested, typed }) => `n=${n} nested ${nested.toFixed(2)}, typed ${typed.toFixed(2)}`
+        + (TARGET_N.has(n) ? ` (${nested <= 1.1 ? 'ok' : 'over'} / ${typed <= 1.1 ? 'ok' : 'over'})` : '')).join('; ') + '.');
   const memOk = mem.peak <= MEMORY_TARGET_MB;
   notes.push(`WASM linear memory at n=${MEMORY_N}, d=${D}, fresh instance each: computeFlat ${mem.after_init.toFixed(1)} MB after init → `
     + `${mem.after_computeFlat.toFixed(1)} MB after one call → ${mem.after_computeFlat_x4.toFixed(1)} MB after 4 more; `

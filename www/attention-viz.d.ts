@@ -238,7 +238,10 @@ export const ready: Promise<void>;
 export const presets: Record<PresetName, SelfConfig | CrossConfig>;
 /** The shipped trained models by name, filled in when `ready` resolves. */
 export const models: Record<ModelName, TrainedModel>;
-/** A vector or matrix of a typed trace: its values row-major (a copy: it stays valid after later calls), and its shape. */
+/**
+ * A vector or matrix of a typed trace: its values row-major (a copy: it stays valid after later calls), and its shape.
+ * With one head, heads[0]'s fields share `data` with the top-level q, k, v, scores, scaled, weights and context.
+ */
 export interface TypedField {
   shape: number[];
   data: Float64Array;

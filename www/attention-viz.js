@@ -136,16 +136,29 @@ function nested(shape, data) {
  * start at `heap[offset]`). `typed`: each field stays `{shape, data}` (compute's
  * `{arrays: "typed"}`), its data copied out of `heap` by one slice, so that it
  * outlives the next call into the core (which may move or reuse that memory).
+ *
+ * With one head, heads[0]'s fields are the top-level q, k, v, scores, scaled, weights
+ * and context, in the same memory. Typed, the two fields share one Float64Array (a
+ * second copy would cost as much again, mostly in allocating it); nested, each is
+ * built from that memory (separate arrays, as always; copying the first's rows
+ * measured slower than reading the memory again).
  */
 function toTrace(raw, heap = null, typed = false) {
   const trace = raw.mechanism === 'weights'
     ? { mechanism: 'weights', tokens: raw.tokens, key_tokens: raw.key_tokens }
     : { mechanism: raw.mechanism, scale: raw.scale };
   if (raw.mechanism === 'self') trace.query = { index: raw.query_index };
+  const read = new Map(); // "offset shape" → the value read from there
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     let value;
-    if (typed) value = { shape, data: data ?? heap.slice(offset, offset + shape.reduce((a, b) => a * b, 1)) };
-    else value = nested(shape, data ?? heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
+    if (data) value = typed ? { shape, data } : nested(shape, data);
+    else {
+      const key = `${offset} ${shape}`;
+      const first = read.get(key);
+      if (typed) value = { shape, data: first?.data ?? heap.slice(offset, offset + shape.reduce((a, b) => a * b, 1)) };
+      else value = nested(shape, heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
+      if (typed && !first) read.set(key, value);
+    }
     const parts = name.split('.');
     if (parts.length === 3) { // heads.{i}.{stage}: a list of one object per head
       const heads = (trace[parts[0]] ??= []);
@@ -343,12 +356,17 @@ export function compute(config, options = undefined) {
     // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
     const held = flat && core.computeFlat(flat.json, flat.names, flat.shapes, flat.data);
     if (!held) return computeViaJson(config, typed);
-    try {
-      return toTrace(held.layout(), new Float64Array(memory.buffer), typed); // the view after the last call into the core
-    } finally {
-      held.free();
-    }
+    return readHeld(held, typed);
   });
+}
+
+/** A trace the core holds in its memory (computeFlat's, computeJsonInMemory's) as the trace object; frees it. */
+function readHeld(held, typed) {
+  try {
+    return toTrace(held.layout(), new Float64Array(memory.buffer), typed); // the view after the last call into the core
+  } finally {
+    held.free();
+  }
 }
 
 /** The model path (www/train.js), its trace typed on request. */
@@ -372,7 +390,7 @@ export function train(options) {
 function computeViaJson(config, typed = false) {
   if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
   const json = configJson(config);
-  return toTrace(callCore(() => core.computeJson(json)), null, typed);
+  return readHeld(callCore(() => core.computeJsonInMemory(json)), typed);
 }
 
 /** The config with every default filled in (mechanism, tokens, scale, query). */

@@ -1,7 +1,8 @@
 //! `compute()`'s fast path: the matrices arrive flat in one Float64Array
 //! instead of as JSON text, and the trace stays in WASM memory, where the JS
 //! side reads it in place (`TraceInMemory::layout` gives each field's offset)
-//! instead of through a copy of every field.
+//! instead of through a copy of every field. compute()'s JSON path (any other
+//! config) keeps its trace there too (`computeJsonInMemory`).
 //!
 //! The config is validated by `Config::from_parts`, the same checks and
 //! messages as for the JSON text.
@@ -33,6 +34,15 @@ pub fn compute_flat(
     };
     let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
     Ok(Some(TraceInMemory { query: config.query, trace }))
+}
+
+/// `computeJson`, its trace kept in WASM memory as `computeFlat`'s is: compute()'s JSON path reads it in place
+/// (`layout`) instead of through a Float64Array copy of every field. Call `free()` on the result.
+#[wasm_bindgen(js_name = computeJsonInMemory)]
+pub fn compute_json_in_memory(config_json: &str) -> Result<TraceInMemory, JsError> {
+    let config = Config::from_json(config_json).map_err(|e| JsError::new(&e.0))?;
+    let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
+    Ok(TraceInMemory { query: config.query, trace })
 }
 
 /// The config of a flat call (see `computeFlat`), validated; `None` when `rest_json` does not parse.

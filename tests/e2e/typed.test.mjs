@@ -180,6 +180,25 @@ test('a trained model (mechanism "model"): typed equals nested, names stay names
   assert.deepEqual(w.shape, [6, 6]);
 });
 
+test('with one head, heads[0]\'s typed fields share the top-level ones\' data; nested ones stay separate arrays', async () => {
+  const r = await page.evaluate((variantsH2) => {
+    const c = av.presets['seed-001'];
+    const names = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'context'];
+    const check = (t, nt) => ({
+      shared: names.every((k) => t[k].data === t.heads[0][k].data && t[k] !== t.heads[0][k]),
+      separate: names.every((k) => nt[k] !== nt.heads[0][k] && nt[k].every((row, i) => row !== nt.heads[0][k][i])),
+    });
+    const json = (o) => av.compute(notClean(c), o);
+    const several = av.compute(variantsH2, { arrays: 'typed' });
+    return {
+      fast: check(av.compute(c, { arrays: 'typed' }), av.compute(c)),
+      json: check(json({ arrays: 'typed' }), json()),
+      several: several.heads[0].weights.data !== several.heads[1].weights.data && !('weights' in several),
+    };
+  }, variants.find((c) => c.name === 'heads2').config);
+  assert.deepEqual(r, { fast: { shared: true, separate: true }, json: { shared: true, separate: true }, several: true });
+});
+
 test('the default is the nested form: no options, undefined, null, {} and {arrays: "nested"} give the same trace', async () => {
   const same = await page.evaluate(() => {
     const c = av.presets['seed-001'];
@@ -240,4 +259,23 @@ test('typed data is a copy: it survives the next compute() calls, memory growth 
   assert.equal(r.length, 64);
   assert.ok(r.same, 'typed data changed after later calls');
   assert.ok(r.fresh, 'the same config computed again gives the same weights');
+});
+
+test('compute()\'s JSON path and the typed form free what the core holds: WASM memory does not grow over repeated calls', async () => {
+  const mb = await page.evaluate(async () => {
+    const memory = (await (await import('/www/pkg/attention_viz.js')).default()).memory;
+    const rs = new av.RandomState(1);
+    const config = { embeddings: rs.randn(200, 32), w_q: rs.randn(32, 32), w_k: rs.randn(32, 32), w_v: rs.randn(32, 32) };
+    const runs = () => {
+      av.compute(notClean(config));
+      av.compute(notClean(config), { arrays: 'typed' });
+      av.compute(config, { arrays: 'typed' });
+      try { av.compute(notClean({ ...config, tokens: [] })); } catch { /* refused */ }
+    };
+    for (let i = 0; i < 3; i++) runs();
+    const before = memory.buffer.byteLength;
+    for (let i = 0; i < 40; i++) runs();
+    return [before, memory.buffer.byteLength];
+  });
+  assert.equal(mb[1], mb[0]);
 });
