@@ -386,7 +386,7 @@ export function train(options) {
   });
 }
 
-/** compute() for any config: all of it as JSON to the core, the trace copied out field by field. */
+/** compute() for any config: all of it as JSON to the core, the trace read where the core holds it (as the fast path does). */
 function computeViaJson(config, typed = false) {
   if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
   const json = configJson(config);
