@@ -21,7 +21,11 @@
 // fit in that frame, two if they take up to 33 ms, and so on: `frames` is that
 // count, what a reader sees. A target of 16 ms is met when the handler takes
 // ≤ 16 ms and the edit is on screen in the next frame (33 ms: within two).
+// Then a few more edits per row run under a Chromium trace: the notes under the table say where their CPU time goes
+// (summariseTrace), and how many <input>s are live.
 
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { benchPage, median, percentile } from './heatmap.mjs';
 
 export const description = 'edit → repaint of <attention-viz> (input event on a cell to the end of its synchronous handler)';
@@ -58,8 +62,12 @@ function pageBench() {
     return { setup_ms: setup };
   };
 
-  /** Times `warmup + samples` cell edits on `window.benchEl`. */
-  window.benchEdits = async ({ warmup, samples }) => {
+  /**
+   * Times `warmup + samples` cell edits on `window.benchEl`. `traced`: each edit is marked for the Chromium trace
+   * (console.timeStamp "av-edit", then "av-end" after the last) and followed by two more frames, so the compositor's
+   * raster and upload of an edit land before the next edit's mark.
+   */
+  window.benchEdits = async ({ warmup, samples, traced = false }) => {
     const el = window.benchEl;
     const root = el.shadowRoot;
     const canvases = [...root.querySelectorAll('canvas[data-view]')];
@@ -91,17 +99,21 @@ function pageBench() {
         const text = String(Number((x + (k % 2 ? -0.25 : 0.5)).toFixed(4)));
         const before = changes;
         inRender = 0;
+        if (traced) console.timeStamp('av-edit');
         const t0 = performance.now();
         cell.value = text;
         cell.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
         const t1 = performance.now();
-        for (const ctx of ctxs) ctx.getImageData(0, 0, 1, 1);
+        // Not when traced: the trace shows where the browser itself rasterises the canvases.
+        if (!traced) for (const ctx of ctxs) ctx.getImageData(0, 0, 1, 1);
         const t2 = performance.now();
         await frame();
         const t3 = performance.now();
         if (changes !== before + 1) throw new Error(`edit ${k}: expected one change event, got ${changes - before} (${errors[0] ?? 'no error'})`);
         if (k >= warmup) { total.push(t1 - t0); call.push(inRender); flushed.push(t2 - t0); nextFrame.push(t3 - t0); }
+        if (traced) { await frame(); await frame(); }
       }
+      if (traced) console.timeStamp('av-end');
     } finally {
       proto.render = render;
       el.removeEventListener('change', onChange);
@@ -155,6 +167,23 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
       { preset: c.preset, big: c.big, naive: !!c.naive },
     );
     const r = await page.evaluate((args) => window.benchEdits(args), { warmup, samples: n });
+    // Then a few edits under a Chromium trace: where each edit's frames go (style, layout, paint, raster …).
+    // First the timed edits settle (figures.js SETTLE_MS: the canvases are measured and the text alternatives
+    // rebuilt once typing stops): that one-off work is not an edit's.
+    await page.waitForTimeout(500);
+    await site.browser.startTracing(page, { categories: TRACE_CATEGORIES });
+    let traced;
+    try {
+      await page.evaluate((args) => window.benchEdits(args), { warmup: 0, samples: TRACED_EDITS, traced: true });
+    } finally {
+      traced = await site.browser.stopTracing();
+    }
+    const trace = summariseTrace(JSON.parse(String(traced)).traceEvents);
+    // BENCH_TRACE=<dir>: keep each row's trace there too, to open in DevTools' Performance panel.
+    if (process.env.BENCH_TRACE) {
+      mkdirSync(process.env.BENCH_TRACE, { recursive: true });
+      writeFileSync(join(process.env.BENCH_TRACE, `element-${rows.length}.json`), traced);
+    }
     const med = median(r.total);
     const frameMed = median(r.nextFrame);
     const frames = Math.max(1, Math.round(frameMed / FRAME_MS));
@@ -175,11 +204,132 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
       views: r.views,
       canvas_px: r.canvas_px,
       inputs: r.inputs,
+      trace,
       samples: r.total.length,
       samples_ms: r.total,
     });
   }
   if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
   await page.close();
-  return rows;
+  const fmt = (x) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+  const notes = [`Chromium trace summary, ms per edit (CPU time, the median of ${TRACED_EDITS} traced edits per row; renderer main thread: script, canvas, style, `
+    + 'layout, paint = pre-paint + paint, commit = layerize + commit, main_other; then the compositor thread, the raster workers and '
+    + 'the GPU/viz process, software with --disable-gpu), and the live <input> elements:'];
+  for (const r of rows) {
+    const t = r.trace;
+    notes.push(`  ${r.what}: ${r.inputs} inputs; ${t ? TRACE_PARTS.map((p) => `${p} ${fmt(t[p])}`).join(', ') : 'no trace'}`);
+  }
+  return { rows, notes };
+}
+
+// ---- the Chromium trace of a few edits per row -------------------------------------------------------------------
+
+/** Edits traced per row (after the timed ones, in the same page). */
+const TRACED_EDITS = 10;
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'gpu', 'viz',
+  'toplevel', 'v8.execute', 'disabled-by-default-devtools.timeline.frame'];
+
+/** Where the time of an edit goes, in the order the summary prints it. */
+export const TRACE_PARTS = ['script', 'canvas', 'style', 'layout', 'paint', 'commit', 'main_other', 'compositor', 'raster', 'gpu'];
+
+/** The part of the renderer main thread an event's self time belongs to, by its name; null: its parent's. */
+function mainPart(name) {
+  if (/^(UpdateLayoutTree|RecalculateStyles|Document::(updateStyle|recalcStyle|rebuildLayoutTree)|StyleRecalc|ParseAuthorStyleSheet)/.test(name)) return 'style';
+  if (/^(Layout|LocalFrameView::(layout|performLayout|UpdateStyleAndLayout)|UpdateLayout|LayoutNG|InlineNode::|InvalidateLayout)/.test(name)) return 'layout';
+  // Layerizing (PaintArtifactCompositor) before painting: both names start with "Paint".
+  if (/^(Layerize|Commit|UpdateLayerTree|PaintArtifactCompositor|CompositeLayers|ProxyMain::BeginMainFrame::commit|LayerTreeHost::|Blink.CompositingInputs)/.test(name)) return 'commit';
+  if (/^(PrePaint|Blink.PrePaint|Paint|Blink.Paint|PaintImage|Decode|ImageDecode|RasterInvalidation|PaintController)/.test(name)) return 'paint';
+  if (/Canvas/.test(name)) return 'canvas';
+  if (/^(EventDispatch|FunctionCall|FireAnimationFrame|TimerFire|RunMicrotasks|EvaluateScript|v8\.|V8\.|MajorGC|MinorGC|BlinkGC)/.test(name)) return 'script';
+  return null;
+}
+
+/**
+ * Per edit of a trace (the windows between its "av-edit" marks, the last closed by "av-end"): the CPU time (thread
+ * clock, so other processes on the machine barely change it) of the renderer main thread by part — each event's self
+ * time goes to the innermost event around it that mainPart names — and the busy CPU time of the renderer's
+ * compositor thread, its raster workers, and the GPU/viz process (with --disable-gpu, rasterising and uploading in
+ * software). Returns ms per edit, each part's median over the edits, or null without marks.
+ */
+export function summariseTrace(events) {
+  const threads = new Map(); // "pid:tid" → thread name
+  const processes = new Map(); // pid → process name
+  for (const e of events) {
+    if (e.ph !== 'M') continue;
+    if (e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args.name);
+    if (e.name === 'process_name') processes.set(e.pid, e.args.name);
+  }
+  const marks = events.filter((e) => e.name === 'TimeStamp' && /^av-(edit|end)$/.test(e.args?.data?.message ?? ''))
+    .sort((a, b) => a.ts - b.ts);
+  const edits = marks.length - 1;
+  if (edits < 1) return null;
+  const [from, to] = [marks[0].ts, marks[edits].ts];
+  const renderer = marks[0].pid;
+  // The edit an event belongs to: the one whose window it starts in.
+  const editOf = (ts) => { let k = 0; while (k + 1 < edits && marks[k + 1].ts <= ts) k++; return k; };
+  const threadOf = (e) => {
+    const name = threads.get(`${e.pid}:${e.tid}`) ?? '';
+    if (e.pid === renderer) {
+      if (name === 'CrRendererMain') return 'main';
+      if (name === 'Compositor') return 'compositor';
+      if (/TileWorker|Raster/.test(name)) return 'raster';
+      return null;
+    }
+    if (/GPU/i.test(processes.get(e.pid) ?? '') || /Viz|CrGpuMain/.test(name)) return 'gpu';
+    return null;
+  };
+  // Complete events per thread on the thread clock (B/E pairs joined), sorted by start, outer before inner.
+  const byThread = new Map();
+  const open = new Map();
+  for (const e of events) {
+    if ((e.ph !== 'X' && e.ph !== 'B' && e.ph !== 'E') || e.tts === undefined) continue;
+    const where = threadOf(e);
+    if (!where) continue;
+    const key = `${e.pid}:${e.tid}`;
+    if (e.ph === 'B') { (open.get(key) ?? open.set(key, []).get(key)).push(e); continue; }
+    let x = e;
+    if (e.ph === 'E') {
+      const b = open.get(key)?.pop();
+      if (!b) continue;
+      x = { name: b.name, ts: b.ts, tts: b.tts, tdur: e.tts - b.tts };
+    }
+    if (!(x.tdur > 0) || x.ts < from || x.ts >= to) continue;
+    (byThread.get(key) ?? byThread.set(key, { where, list: [] }).get(key)).list.push({ name: x.name, t0: x.tts, t1: x.tts + x.tdur, edit: editOf(x.ts) });
+  }
+  // ms per part per edit.
+  const sums = Object.fromEntries(TRACE_PARTS.map((p) => [p, new Array(edits).fill(0)]));
+  let edit = 0;
+  const add = (part, t0, t1) => { if (t1 > t0) sums[part][edit] += (t1 - t0) / 1000; };
+  for (const { where, list } of byThread.values()) {
+    list.sort((a, b) => a.t0 - b.t0 || b.t1 - a.t1);
+    if (where !== 'main') {
+      // Busy time: the union of the thread's events.
+      let t0 = -Infinity, t1 = -Infinity;
+      for (const e of list) {
+        if (e.t0 > t1) { add(where, t0, t1); t0 = e.t0; t1 = e.t1; edit = e.edit; } else t1 = Math.max(t1, e.t1);
+      }
+      add(where, t0, t1);
+      continue;
+    }
+    // Self time: each event's time minus its children's, given to the innermost named part around it.
+    const stack = [];
+    const close = (upTo) => {
+      while (stack.length && stack[stack.length - 1].end <= upTo) {
+        const top = stack.pop();
+        add(top.part, top.cursor, top.end);
+        if (stack.length) stack[stack.length - 1].cursor = top.end;
+      }
+    };
+    for (const e of list) {
+      close(e.t0);
+      if (!stack.length) edit = e.edit; // a top-level task: its nested events are counted in its edit
+      const parent = stack[stack.length - 1];
+      const end = parent ? Math.min(e.t1, parent.end) : e.t1;
+      if (parent) { add(parent.part, parent.cursor, e.t0); parent.cursor = end; }
+      stack.push({ part: mainPart(e.name) ?? parent?.part ?? 'main_other', cursor: e.t0, end });
+    }
+    close(Infinity);
+  }
+  // The median edit of each part: a garbage collection or a late timer in one edit is not every edit's.
+  return Object.fromEntries(TRACE_PARTS.map((p) => [p, median(sums[p])]));
 }
