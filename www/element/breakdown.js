@@ -5,7 +5,7 @@
 // Notes above the table say what the config changes: the head, the scoring, the temperature, the masks, and what a
 // query whose every key is masked gets (masked_row). It reads only the few trace rows it shows (host._row): copying
 // the whole trace per edit is slow. Every number is the core's; this module only writes them out.
-import { el, clip, sub, fmt, factor, vec as vector, ScrollHint } from './dom.js';
+import { el, clip, sub, fmt, factor, vec as vector, ScrollHint, patchChildren } from './dom.js';
 
 const MAX_ROWS = 32;
 const MAX_TERMS = 6;
@@ -204,7 +204,10 @@ export class Breakdown {
     // not a region: a page of figures would have several landmarks of the same name.
     const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, el('table', {}, el('tbody', {}, ...rows)));
     const noteBox = notes.length ? el('div', { class: 'notes' }, ...notes) : null;
-    this.root.replaceChildren(el('summary', { text: title }), noteBox ?? '', wrap, this.hint.watch(wrap));
+    // Usually only numbers changed (an edit): the table's nodes stay and take the new text (patchChildren).
+    const kids = [el('summary', { text: title }), noteBox ?? '', wrap, this.hint.root];
+    if (patchChildren(this.root, kids)) this.hint.refresh();
+    else { this.root.replaceChildren(...kids); this.hint.watch(wrap); }
   }
 
   /** The notes every mechanism shares: the scoring, the temperature, the masked keys, a fully masked query. */

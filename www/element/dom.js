@@ -48,6 +48,9 @@ export class ScrollHint {
     this.root = el('p', { class: 'scroll-hint', hidden: true, text: 'Scroll sideways for more columns →' });
   }
 
+  /** Says again what the followed box shows (after its classes were rewritten: patchChildren). */
+  refresh() { this.update?.(); }
+
   /** Follows `wrap` (and forgets the previous one); returns the hint's node to place after it. */
   watch(wrap) {
     this.resize?.disconnect();
@@ -57,10 +60,49 @@ export class ScrollHint {
       wrap.classList.toggle('more-right', more && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
       wrap.classList.toggle('more-left', more && wrap.scrollLeft > 0);
     };
+    this.update = update;
     wrap.addEventListener('scroll', update, { passive: true });
     this.resize = new ResizeObserver(update);
     this.resize.observe(wrap);
     return this.root;
+  }
+}
+
+/**
+ * Makes `parent`'s children read as `kids` (nodes just built, or strings) by changing only what differs, when both
+ * have the same shape — the same elements in the same places, as a table whose numbers changed — so an edit re-lays
+ * out only changed text, and the nodes stay (their focus, their scroll position, their listeners). Returns false,
+ * changing nothing, when the shapes differ: then the caller replaces the children. A node present in both is kept.
+ */
+export function patchChildren(parent, kids) {
+  const news = kids.map((k) => (typeof k === 'string' ? document.createTextNode(k) : k));
+  if (!sameShape(parent.childNodes, news)) return false;
+  patchNodes(parent.childNodes, news);
+  return true;
+}
+
+function sameShape(olds, news) {
+  if (olds.length !== news.length) return false;
+  for (let k = 0; k < news.length; k++) {
+    const [a, b] = [olds[k], news[k]];
+    if (a === b) continue;
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
+    if (a.nodeType === Node.ELEMENT_NODE && !sameShape(a.childNodes, b.childNodes)) return false;
+  }
+  return true;
+}
+
+function patchNodes(olds, news) {
+  for (let k = 0; k < news.length; k++) {
+    const [a, b] = [olds[k], news[k]];
+    if (a === b) continue;
+    if (a.nodeType !== Node.ELEMENT_NODE) {
+      if (a.data !== b.data) a.data = b.data;
+      continue;
+    }
+    for (const { name, value } of b.attributes) if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+    for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
+    patchNodes(a.childNodes, b.childNodes);
   }
 }
 

@@ -4,7 +4,7 @@
 // module only lays them out. With several heads it walks the followed head; the score is the scoring's (q·W_a·kᵀ,
 // v_a·tanh(…), cos), the divisor includes the temperature, and a masked key's path reads −∞ → 0 with the reason.
 // Self-attention only; shown when the `views` attribute names "steps".
-import { el, clip, sub, fmt, vec as vector, ScrollHint } from './dom.js';
+import { el, clip, sub, fmt, vec as vector, ScrollHint, patchChildren } from './dom.js';
 import { divideLabel, temperature, hasMask, maskReason, fullyMasked, num } from './breakdown.js';
 
 const MAX_KEYS = 16;
@@ -92,6 +92,9 @@ export class Steps {
     }
     const table = el('table', { 'aria-labelledby': 'steps-title' }, el('thead', {}, head), el('tbody', {}, ...body), el('tfoot', {}, foot));
     const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'steps table' }, table);
-    this.root.replaceChildren(title, ...notes, wrap, this.hint.watch(wrap));
+    // Usually only numbers changed (an edit): the table's nodes stay and take the new text (patchChildren).
+    const kids = [title, ...notes, wrap, this.hint.root];
+    if (patchChildren(this.root, kids)) this.hint.refresh();
+    else { this.root.replaceChildren(...kids); this.hint.watch(wrap); }
   }
 }

@@ -56,6 +56,10 @@ input.token { width: 6.5em; padding: 3px 4px; border: 1px dashed var(--av-border
   overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; }
 .stages { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
 figure.stage { margin: 0; max-width: 100%; }
+/* Containment (bench/element.mjs's trace): an edit changes the canvases, one input and the tables' numbers, and each
+   of these boxes then re-lays out and repaints alone — the others' paint is reused whole, not walked cell by cell.
+   The 4 px clip margin keeps the focus rings (2 px, 2 px out) that reach past a box's edge. */
+.inputs, fieldset.matrix, figure.stage, details.breakdown, .steps { contain: layout paint style; overflow-clip-margin: 4px; }
 figure.stage canvas { display: block; max-width: 100%; touch-action: manipulation; border-radius: 4px; }
 figure.stage canvas.pickable { cursor: pointer; }
 .tip { position: fixed; pointer-events: none; background: var(--av-fg); color: var(--av-bg); font-size: 12px; padding: 3px 7px;
