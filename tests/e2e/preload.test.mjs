@@ -1,0 +1,82 @@
+// The preload hints of index.html and www/embed.html (issue 15, first figure after navigation): each page lists its
+// whole static module graph as <link rel="modulepreload"> (so the imports are fetched in one round trip, not one per
+// level) and the .wasm as <link rel="preload" as="fetch" crossorigin>, which compileCore's fetch must take (one
+// request, no second download). The graph is read from the sources here, so a new or dropped import that the list
+// does not follow fails this test instead of silently costing a round trip (or preloading a file nobody imports).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open } from './harness.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PAGES = ['index.html', 'www/embed.html'];
+
+/** `attr="value"` pairs of every `<tag …>` in html, as objects. */
+function tags(html, tag) {
+  return [...html.matchAll(new RegExp(`<${tag}\\b([^>]*)>`, 'g'))].map(([, attrs]) => Object.fromEntries(
+    [...attrs.matchAll(/([\w-]+)(?:="([^"]*)")?/g)].map(([, k, v]) => [k, v ?? ''])));
+}
+
+/** Static imports (`import … from`, `export … from`, bare `import '…'`) of a module, as repo paths. */
+function importsOf(file) {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specs = [...text.matchAll(/^\s*(?:import|export)\s+(?:[^'"]*?\sfrom\s*)?['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+  return specs.map((s) => relative(ROOT, join(ROOT, dirname(file), s)));
+}
+
+/** Every module a page's module scripts import, directly or not (repo paths). */
+function graph(page) {
+  const html = readFileSync(join(ROOT, page), 'utf8');
+  const at = (href) => relative(ROOT, join(ROOT, dirname(page), href));
+  const todo = tags(html, 'script').filter((s) => s.type === 'module' && s.src).map((s) => at(s.src));
+  const seen = new Set();
+  while (todo.length) {
+    const file = todo.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    todo.push(...importsOf(file));
+  }
+  return { seen, links: tags(html, 'link'), at };
+}
+
+for (const page of PAGES) {
+  test(`${page}: modulepreload lists exactly the static module graph; the .wasm is preloaded for fetch()`, () => {
+    const { seen, links, at } = graph(page);
+    const preloaded = links.filter((l) => l.rel === 'modulepreload').map((l) => at(l.href));
+    assert.equal(new Set(preloaded).size, preloaded.length, 'no module preloaded twice');
+    assert.deepEqual([...preloaded].sort(), [...seen].sort());
+    const wasm = links.filter((l) => l.rel === 'preload' && l.href.endsWith('.wasm'));
+    assert.equal(wasm.length, 1);
+    // fetch() is a CORS request: a preload without crossorigin (or not as="fetch") would not match it, and the
+    // .wasm would be downloaded twice.
+    assert.equal(wasm[0].as, 'fetch');
+    assert.ok('crossorigin' in wasm[0], 'the .wasm preload has crossorigin');
+    assert.equal(at(wasm[0].href), 'www/pkg/attention_viz_bg.wasm');
+  });
+}
+
+let site;
+before(async () => { site = await open({ root: ROOT }); });
+after(async () => { await site?.close(); });
+
+for (const page of PAGES) {
+  test(`${page}: the preloaded .wasm is fetched once and every preload is used, with no console errors`, async () => {
+    const p = await site.page(null);
+    const warnings = [];
+    p.on('console', (m) => { if (m.type() === 'warning' && /preload/i.test(m.text())) warnings.push(m.text()); });
+    const cdp = await p.context().newCDPSession(p);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await p.goto(site.url + page);
+    await p.evaluate(async () => { await (await import('./' + (location.pathname.includes('/www/') ? '' : 'www/') + 'attention-viz.js')).ready; });
+    const wasm = await p.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')).length);
+    assert.equal(wasm, 1, 'one request for the .wasm');
+    // Chrome warns ~3 s after the load event about a preload that nothing used.
+    await p.waitForTimeout(3500);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(p.errors, []);
+    await p.close();
+  });
+}
