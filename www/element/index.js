@@ -134,7 +134,7 @@ export function defineElement(api) {
       if (this._built) return; // moved, or taken out and put back (frameworks, notebooks): the figure and its edits are kept
       this._built = true;
       this._skeleton();
-      api.ready.then(() => queueLoad(() => this._built && this._load()), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
+      api.ready.then(() => queueLoad(() => this._built && this._load(), this), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
     }
 
     disconnectedCallback() {
