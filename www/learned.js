@@ -9,6 +9,7 @@
 // between the model, the page and the figures.
 import { ready, compute, models } from './attention-viz.js';
 import { el } from './element/dom.js';
+import { queueLoad } from './element/loads.js';
 import { TrainPanel } from './learned-train.js';
 
 const $ = (id) => document.getElementById(id);
@@ -396,7 +397,9 @@ class Induction {
   }
 }
 
-ready.then(() => {
+// After the figures queued before it have drawn (element/loads.js): building both sections costs ~100 ms, which
+// must not hold back the first figure of the page.
+ready.then(() => new Promise((ok) => queueLoad(ok))).then(() => {
   // A section that cannot start (a build without the trained models) says so where its figure would be.
   const start = (Section, where) => {
     try { return new Section(); } catch (e) {
