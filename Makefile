@@ -8,6 +8,7 @@ build:
 	@scripts/setup.sh build
 	cargo build --release --target wasm32-unknown-unknown
 	wasm-bindgen --target web --out-dir www/pkg $(WASM)
+	node scripts/models.mjs www/pkg/attention_viz_models.json
 
 serve: build
 	node scripts/serve.mjs --port $(PORT)

@@ -131,7 +131,8 @@ function bundle() {
   const parts = Object.entries(sizes.gzip_bytes ?? {}).map(([p, b]) => `${p} ${(b / 1024).toFixed(1)}`).join(', ');
   return {
     note: `bundle (dist/sizes.json): module JS + WASM ${kb.toFixed(1)} KiB gzipped, target ≤ ${BUNDLE_TARGET_KB} KB: ${kb <= BUNDLE_TARGET_KB ? 'ok' : 'OVER'}`
-      + ` (${parts}; single file ${(sizes.inline_gzip_bytes / 1024).toFixed(1)} KiB)${stale ? ' — older than the last wasm build: run make dist for current numbers' : ''}`,
+      + ` (${parts}; single file ${(sizes.inline_gzip_bytes / 1024).toFixed(1)} KiB)`
+      + `${sizes.models_gzip_bytes ? `; the trained models apart: ${sizes.models_file} ${(sizes.models_gzip_bytes / 1024).toFixed(1)} KiB, fetched beside the .wasm` : ''}${stale ? ' — older than the last wasm build: run make dist for current numbers' : ''}`,
     sizes, kb, ok: kb <= BUNDLE_TARGET_KB, stale,
   };
 }

@@ -1,4 +1,4 @@
-// Builds dist/: the drop-in bundle (one ES module + the .wasm), the single-file build (a classic script with the
+// Builds dist/: the drop-in bundle (one ES module + the .wasm + the trained models' JSON), the single-file build (a classic script with the
 // WASM inlined) and the npm package files. Both scripts are esbuild bundles of www/attention-viz.js and everything it
 // imports (the element modules, the wasm-bindgen glue, train()'s worker as a string). Run by `make dist` after `make build`; prints the gzipped sizes.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { modelsText } from './models.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const www = join(root, 'www');
@@ -32,6 +33,9 @@ try {
     copyFileSync(join(work, 'attention_viz_bg.wasm'), wasm);
   }
   const glue = join(work, 'attention_viz.js');
+  // The shipped models, beside the .wasm (fetched while it compiles; the core does not carry them: scripts/models.mjs).
+  const models = modelsText();
+  writeFileSync(join(dist, 'pkg/attention_viz_models.json'), models);
 
   /** Bundles the glue wasm-bindgen wrote beside the shipped .wasm instead of www/pkg's (they must be one pair). */
   const shippedGlue = {
@@ -41,14 +45,15 @@ try {
         (resolve(args.resolveDir, args.path) === join(www, 'pkg/attention_viz.js') ? { path: glue } : undefined));
     },
   };
-  /** The single-file build: www/wasm-source.js becomes a module exporting the .wasm's bytes (esbuild's binary loader). */
+  /** The single-file build: www/wasm-source.js becomes a module exporting the .wasm's bytes (esbuild's binary loader)
+   * and the models file's text. */
   const inlineWasm = {
     name: 'inline-wasm',
     setup(b) {
       b.onResolve({ filter: /(^|\/)wasm-source\.js$/ }, (args) =>
         (resolve(args.resolveDir, args.path) === join(www, 'wasm-source.js') ? { path: 'wasm-source.js', namespace: 'inline-wasm' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'inline-wasm' }, () => ({
-        contents: `import bytes from ${JSON.stringify(wasm)};\nexport const WASM_SOURCE = bytes;\n`,
+        contents: `import bytes from ${JSON.stringify(wasm)};\nexport const WASM_SOURCE = bytes;\nexport const MODELS_SOURCE = ${JSON.stringify(models)};\n`,
         resolveDir: root,
         loader: 'js',
       }));
@@ -82,7 +87,8 @@ try {
   if (workerStrays.length || workerSource.includes('import.meta')) throw new Error('the training worker cannot use import.meta (it runs from a Blob URL)');
   const define = { TRAIN_WORKER_SOURCE: JSON.stringify(workerSource) };
 
-  // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm relative to itself (www/wasm-source.js).
+  // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm and pkg/attention_viz_models.json relative
+  // to itself (www/wasm-source.js).
   const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue], define });
   const esmImports = Object.values(esm.metafile.outputs).flatMap((o) => o.imports);
   if (esmImports.length) throw new Error(`dist/attention-viz.js still imports ${esmImports.map((i) => i.path).join(', ')}`);
@@ -115,10 +121,12 @@ try {
       '.': { types: './attention-viz.d.ts', default: './attention-viz.js' },
       // A classic script that sets window.AttentionViz (no exports): `<script src>`, or `import 'attention-viz/inline'`.
       './inline': { types: './attention-viz.inline.d.ts', default: './attention-viz.inline.js' },
-      // The module build fetches it from pkg/attention_viz_bg.wasm beside the script: a bundler that does not follow
-      // `new URL(…, import.meta.url)` (esbuild) needs it copied there.
+      // The module build fetches them from pkg/ beside the script: a bundler that does not follow
+      // `new URL(…, import.meta.url)` (esbuild) needs them copied there.
       './wasm': './pkg/attention_viz_bg.wasm',
       './pkg/attention_viz_bg.wasm': './pkg/attention_viz_bg.wasm',
+      './models': './pkg/attention_viz_models.json',
+      './pkg/attention_viz_models.json': './pkg/attention_viz_models.json',
     },
     files: ['attention-viz.js', 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'README.md', 'LICENSE'],
     sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
@@ -136,10 +144,11 @@ Hosts that cannot serve \`.wasm\` files (or a notebook cell): use the single fil
 \`<script src="attention-viz/attention-viz.inline.js"></script>\` (it sets \`window.AttentionViz\`).
 
 With a bundler: \`import { ready, compute } from 'attention-viz'\`. The module fetches \`pkg/attention_viz_bg.wasm\`
-relative to the script it ends up in (\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). A bundler that does
-not emit it (esbuild does not) needs it copied beside the bundle: for \`public/app.js\`,
-\`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/attention_viz_bg.wasm public/pkg/\` (also exported as
-\`attention-viz/wasm\`).
+and the trained models, \`pkg/attention_viz_models.json\`, relative to the script it ends up in
+(\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). A bundler that does not emit them (esbuild does not)
+needs them copied beside the bundle: for \`public/app.js\`, \`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/\`
+(also exported as \`attention-viz/wasm\` and \`attention-viz/models\`). Without the models file everything works but the
+shipped trained models, which say that they could not be loaded.
 
 Every attribute, property, event and method: see embed.html in the project repository. MIT licence (LICENSE).
 `);
@@ -147,10 +156,15 @@ Every attribute, property, event and method: see embed.html in the project repos
   rmSync(work, { recursive: true, force: true });
 }
 
-// 6. Sizes: what a page loads with the module build (the bundle, then the .wasm), and the single file.
+// 6. Sizes: what a page loads with the module build (the bundle, then the .wasm; the models file in parallel, counted
+// apart: only the trained models need it), and the single file.
 const gz = (p) => gzipSync(readFileSync(join(dist, p)), { level: 9 }).length;
 const parts = ['attention-viz.js', 'pkg/attention_viz_bg.wasm'];
+const MODELS = 'pkg/attention_viz_models.json';
 const total = parts.reduce((s, p) => s + gz(p), 0);
-for (const p of [...parts, 'attention-viz.inline.js']) console.log(`${p.padEnd(28)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped`);
-console.log(`${'module bundle (JS + WASM)'.padEnd(28)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB)`);
-writeFileSync(join(dist, 'sizes.json'), JSON.stringify({ gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total, inline_gzip_bytes: gz('attention-viz.inline.js') }, null, 1));
+for (const p of [...parts, MODELS, 'attention-viz.inline.js']) console.log(`${p.padEnd(30)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped`);
+console.log(`${'module bundle (JS + WASM)'.padEnd(30)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB; the models file apart)`);
+writeFileSync(join(dist, 'sizes.json'), JSON.stringify({
+  gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total,
+  models_file: MODELS, models_gzip_bytes: gz(MODELS), inline_gzip_bytes: gz('attention-viz.inline.js'),
+}, null, 1));

@@ -1,5 +1,5 @@
 // Trained models on the JavaScript side (issue 14, README "Trained models"): compute()'s `mechanism: "model"` path,
-// the shipped `models`, the compiled core that train()'s worker is handed, and train()'s main-thread side (its
+// the shipped `models` (fetched beside the .wasm: the core does not carry them), the compiled core that train()'s worker is handed, and train()'s main-thread side (its
 // options, the worker's protocol, pause/resume/cancel). The numbers are the core's (src/learn through
 // src/web/learn.rs); the training itself runs in www/train-worker.js, so the page's main thread only parses reports
 // (a page that cannot start a worker gets the same protocol answered in short main-thread slices).
@@ -33,16 +33,39 @@ export async function compileCore(source) {
 }
 
 /**
- * The shipped models by name (`models`): the plain JSON of each, as train() resolves with it. Each is parsed on first
- * reading (then kept as a plain property): induction's 200 kB of JSON would otherwise cost every page's `ready`.
+ * The shipped models' file (`{reversal: …, induction: …}`; scripts/models.mjs) from `source`: a URL, fetched at once
+ * (beside the .wasm, while it compiles), or its text (the single-file build). Resolves to the text, or to an Error
+ * saying why it could not be had; never rejects, so that `ready` resolves without the models.
  */
-export function fillModels(target) {
+export function fetchModels(source) {
+  if (typeof source === 'string') return Promise.resolve(source);
+  const failed = (why) => new Error(`fetching ${source} failed: ${why}`);
+  return fetch(source)
+    .then((response) => (response.ok ? response.text() : failed(`${response.status} ${response.statusText}`.trimEnd())))
+    .catch((e) => failed(e instanceof Error ? e.message : String(e)));
+}
+
+/**
+ * The shipped models by name (`models`): the plain JSON of each, as train() resolves with it. `file` is what
+ * fetchModels resolved to: its text goes to the core, which parses it on first use (a named model's compute() or a
+ * read of `models`); an Error is kept there too, so that a config naming a shipped model, and reading
+ * `models.<name>`, throw "the shipped model "…" could not be loaded: fetching … failed: 404 Not Found". Each is parsed
+ * on first reading (then kept as a plain property): induction's 200 kB of JSON would otherwise cost every page's `ready`.
+ */
+export function fillModels(target, file) {
+  if (typeof file === 'string') core.loadModels(file);
+  else core.modelsFailed(file instanceof Error ? file.message : String(file));
   for (const name of core.modelNames()) {
     Object.defineProperty(target, name, {
       enumerable: true,
       configurable: true,
       get() {
-        const value = JSON.parse(core.modelJson(name));
+        let value;
+        try {
+          value = JSON.parse(core.modelJson(name));
+        } catch (e) {
+          throw new Error(`attention-viz: ${e.message}`);
+        }
         Object.defineProperty(target, name, { value, enumerable: true, configurable: true, writable: true });
         return value;
       },

@@ -11,14 +11,16 @@
 //! crate's own [`crate::math::exp`] (not libm's, which differs between native and wasm) and
 //! no operation is fused, so the same seed gives the same weights bit for bit natively and in
 //! WebAssembly. The shipped weights in `models/*.json` are what
-//! `cargo run --release --example train -- <task>` writes.
+//! `cargo run --release --example train -- <task>` writes. Native builds (tests, examples) have
+//! them by name ([`preset`]); the WebAssembly build does not carry them: the page fetches them
+//! beside the .wasm and hands their text to `web::learn` (a third of the module's size otherwise).
 //!
 //! The parts:
 //! - [`model`]: [`Model`], [`Shape`], [`Params`], the forward pass ([`Forward`]) and the JSON;
 //! - [`grad`]: the loss and its gradient with respect to every parameter;
 //! - [`task`]: [`Task`] and its examples, batches and accuracy;
 //! - [`train`]: [`Adam`], [`Trainer`] and [`Progress`];
-//! - [`preset`]: the shipped models by name.
+//! - [`preset`]: the shipped models by name (native builds).
 
 pub mod grad;
 pub mod model;
@@ -34,7 +36,9 @@ pub use train::{Adam, Progress, Trainer};
 pub const PRESETS: [&str; 2] = ["reversal", "induction"];
 
 /// A shipped model by name (`"reversal"`, `"induction"`), parsed from the committed
-/// `models/<name>.json`; `None` for any other name.
+/// `models/<name>.json`; `None` for any other name. Not in the WebAssembly build, which gets the
+/// same files' text at run time (`web::learn::load_models`).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn preset(name: &str) -> Option<Model> {
     let text = match name {
         "reversal" => include_str!("../../models/reversal.json"),

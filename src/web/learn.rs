@@ -17,21 +17,63 @@ use wasm_bindgen::prelude::*;
 const HELD_OUT: usize = 200;
 
 thread_local! {
-    /// The shipped models, parsed once: `compute()` on a named model runs on every keystroke of a figure, and
-    /// parsing the induction model's JSON costs more than its forward pass.
-    static PARSED: RefCell<Vec<(&'static str, Rc<Model>)>> = const { RefCell::new(Vec::new()) };
+    /// The shipped models: not in the .wasm (they would be a third of it) but fetched beside it by `ready`
+    /// (www/attention-viz.js) and handed over as text, parsed on first use: `compute()` on a named model runs on
+    /// every keystroke of a figure, and parsing the induction model's JSON costs more than its forward pass.
+    static SHIPPED: RefCell<Shipped> = const { RefCell::new(Shipped::Missing) };
 }
 
-/// The shipped model called `name`, parsed once.
-fn shipped(name: &str) -> Option<Rc<Model>> {
-    let known = *learn::PRESETS.iter().find(|&&n| n == name)?;
-    PARSED.with(|cache| {
-        if let Some((_, m)) = cache.borrow().iter().find(|(n, _)| *n == known) {
-            return Some(m.clone());
+/// Where the shipped models are.
+enum Shipped {
+    /// Not handed over (yet): `ready` has not resolved, or the bare wasm-bindgen module is used.
+    Missing,
+    /// The models file's text (`{"reversal": <model>, "induction": <model>}`), not parsed yet.
+    Text(String),
+    Parsed(Vec<(&'static str, Rc<Model>)>),
+    /// Why they could not be loaded: every named model says so.
+    Failed(String),
+}
+
+/// Hands the core the shipped models' file (its text); parsed on first use.
+#[wasm_bindgen(js_name = loadModels)]
+pub fn load_models(text: String) {
+    SHIPPED.with(|s| *s.borrow_mut() = Shipped::Text(text));
+}
+
+/// Records why the shipped models could not be loaded (a failed fetch): a config naming one says this.
+#[wasm_bindgen(js_name = modelsFailed)]
+pub fn models_failed(reason: String) {
+    SHIPPED.with(|s| *s.borrow_mut() = Shipped::Failed(reason));
+}
+
+/// Every shipped model from the models file's text, each checked as `Model::from_json` checks a caller's.
+fn parse_shipped(text: &str) -> Result<Vec<(&'static str, Rc<Model>)>, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("the models file is not valid JSON: {e}"))?;
+    learn::PRESETS
+        .iter()
+        .map(|&name| {
+            let json = value.get(name).ok_or_else(|| format!("the models file has no {}", crate::text::quote(name)))?;
+            Model::from_json(json).map(|m| (name, Rc::new(m))).map_err(|e| format!("the models file's {name}: {e}"))
+        })
+        .collect()
+}
+
+/// The shipped model called `name`: `Ok(None)` for a name that is not one, `Err` (a message) when the shipped
+/// models could not be loaded.
+fn shipped(name: &str) -> Result<Option<Rc<Model>>, String> {
+    let Some(&known) = learn::PRESETS.iter().find(|&&n| n == name) else { return Ok(None) };
+    SHIPPED.with(|cell| {
+        let mut state = cell.borrow_mut();
+        if let Shipped::Text(text) = &*state {
+            *state = parse_shipped(text).map_or_else(Shipped::Failed, Shipped::Parsed);
         }
-        let model = Rc::new(learn::preset(known)?);
-        cache.borrow_mut().push((known, model.clone()));
-        Some(model)
+        match &*state {
+            Shipped::Parsed(models) => Ok(models.iter().find(|(n, _)| *n == known).map(|(_, m)| m.clone())),
+            Shipped::Failed(why) => Err(format!("the shipped model {} could not be loaded: {why}", crate::text::quote(name))),
+            Shipped::Missing | Shipped::Text(_) => {
+                Err(format!("the shipped model {} is not loaded yet: await `ready` first", crate::text::quote(name)))
+            }
+        }
     })
 }
 
@@ -41,10 +83,11 @@ pub fn model_names() -> Vec<String> {
     learn::PRESETS.iter().map(|s| s.to_string()).collect()
 }
 
-/// A shipped model as the JSON of `Model::to_json` (what `train()` resolves with), or `undefined`.
+/// A shipped model as the JSON of `Model::to_json` (what `train()` resolves with), `undefined` for a name that is
+/// not one; throws when the shipped models could not be loaded.
 #[wasm_bindgen(js_name = modelJson)]
-pub fn model_json(name: &str) -> Option<String> {
-    shipped(name).map(|m| m.to_json().to_string())
+pub fn model_json(name: &str) -> Result<Option<String>, JsError> {
+    Ok(shipped(name).map_err(js_err)?.map(|m| m.to_json().to_string()))
 }
 
 /// The forward pass of a shipped model (`name`) or of a model given as JSON text (`model_json`, when `name` is
@@ -55,7 +98,7 @@ pub fn model_json(name: &str) -> Option<String> {
 #[wasm_bindgen(js_name = computeModel)]
 pub fn compute_model(name: Option<String>, model_json: Option<String>, input: &[f64]) -> Result<Object, JsError> {
     let model = match (name, model_json) {
-        (Some(name), _) => shipped(&name).ok_or_else(|| {
+        (Some(name), _) => shipped(&name).map_err(|e| js_err(format!("model: {e}")))?.ok_or_else(|| {
             js_err(format!(
                 "model: unknown model {}; the shipped models are {} (or give a model object)",
                 crate::text::quote(&name),

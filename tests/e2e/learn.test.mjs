@@ -399,7 +399,7 @@ async function distChecks() {
   return { prediction: t.prediction.join(''), same: JSON.stringify(trained) === JSON.stringify(A.models.reversal), models: Object.keys(A.models).sort().join() };
 }
 
-test('the dist module bundle: compute() and train() (its worker from a Blob URL, handed the compiled module: no other request)', async () => {
+test('the dist module bundle: compute() and train() (the models fetched beside the .wasm; the worker from a Blob URL, handed the compiled module: no other request)', async () => {
   distFile('attention-viz.js');
   const { server, url } = await serve({ root: DIST, port: 0 });
   const page = watch(await site.browser.newPage());
@@ -411,8 +411,49 @@ test('the dist module bundle: compute() and train() (its worker from a Blob URL,
     await page.evaluate(async () => { window.A = await import('/attention-viz.js'); await window.A.ready; });
     const r = await page.evaluate(distChecks);
     assert.deepEqual(r, { prediction: '951413', same: true, models: 'induction,reversal' });
-    assert.deepEqual(requests.sort(), ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm']);
+    assert.deepEqual(requests.sort(), ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_models.json']);
     await done(page);
+  } finally {
+    server.close();
+  }
+});
+
+test('the dist module bundle without its models file: `ready` resolves, the rest works, a named model says why it is missing', async () => {
+  distFile('attention-viz.js');
+  const { server, url } = await serve({ root: DIST, port: 0 });
+  const page = watch(await site.browser.newPage());
+  try {
+    await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK }));
+    await page.route(`${url}pkg/attention_viz_models.json`, (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' }));
+    await page.goto(`${url}__learn.html`);
+    const r = await page.evaluate(async () => {
+      const A = await import('/attention-viz.js');
+      await A.ready;
+      const error = (f) => { try { f(); return 'no error'; } catch (e) { return `${e.constructor.name}: ${e.message}`; } };
+      const model = { mechanism: 'model', model: 'reversal', input: [3, 1, 4, 1, 5, 9] };
+      const el = document.createElement('attention-viz');
+      el.setAttribute('config', JSON.stringify(model));
+      document.body.append(el);
+      await new Promise((ok) => setTimeout(ok, 300));
+      return {
+        weights: A.compute(A.presets['seed-001']).weights.length,
+        names: Object.keys(A.models).sort().join(),
+        named: error(() => A.compute(model)),
+        read: error(() => A.models.induction),
+        element: el.shadowRoot.textContent,
+        trained: (await A.train({ task: 'reversal', steps: 25 })).trained.steps,
+      };
+    });
+    const why = `could not be loaded: fetching ${url}pkg/attention_viz_models.json failed: 404 Not Found`;
+    assert.equal(r.weights, 4);
+    assert.equal(r.names, 'induction,reversal');
+    assert.equal(r.named, `Error: model: the shipped model "reversal" ${why}`);
+    assert.equal(r.read, `Error: attention-viz: the shipped model "induction" ${why}`);
+    assert.ok(r.element.includes(`the shipped model "reversal" ${why}`), `the figure says why: ${r.element}`);
+    assert.equal(r.trained, 25, 'train() needs no shipped model');
+    // The 404 itself is the only console error.
+    assert.deepEqual(page.errors.filter((e) => !/404/.test(e)), []);
+    await page.close();
   } finally {
     server.close();
   }

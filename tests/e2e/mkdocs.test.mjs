@@ -33,10 +33,10 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'attention-viz-mkdocs-'));
   const src = join(tmp, 'src');
   cpSync(join(ROOT, 'examples/mkdocs'), src, { recursive: true });
-  // The recipe: only the module and its WASM (dist/README.md copied under docs/ would become a page).
+  // The recipe: only the module, its WASM and the models file (dist/README.md copied under docs/ would become a page).
   mkdirSync(join(src, 'docs/attention-viz/pkg'), { recursive: true });
   cpSync(join(ROOT, 'dist/attention-viz.js'), join(src, 'docs/attention-viz/attention-viz.js'));
-  cpSync(join(ROOT, 'dist/pkg/attention_viz_bg.wasm'), join(src, 'docs/attention-viz/pkg/attention_viz_bg.wasm'));
+  cpSync(join(ROOT, 'dist/pkg'), join(src, 'docs/attention-viz/pkg'), { recursive: true });
   // The old advice, for the negative check: dist/ beside the Markdown page.
   mkdirSync(join(src, 'docs/guide/dist'));
   cpSync(join(ROOT, 'dist/attention-viz.js'), join(src, 'docs/guide/dist/attention-viz.js'));
@@ -117,6 +117,7 @@ test('the home page (/project/) draws its seed-001 figure with the document\'s w
   // The module came from the site's own folder, however deep the page: MkDocs wrote the relative path.
   assert.equal(page.statuses.get(`${PREFIX}attention-viz/attention-viz.js`), 200);
   assert.equal(page.statuses.get(`${PREFIX}attention-viz/pkg/attention_viz_bg.wasm`), 200);
+  assert.equal(page.statuses.get(`${PREFIX}attention-viz/pkg/attention_viz_models.json`), 200);
   const weights = await page.evaluate(() => document.querySelector('attention-viz').trace.weights);
   // The second seed document's printed weights (NumPy + SciPy's softmax, 8 digits).
   close([weights[0]], [[0.23608986, 0.00738988, 0.74913039, 0.00738988]], 5e-9, 'weights');

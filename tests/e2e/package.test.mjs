@@ -76,7 +76,7 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
   const listing = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listing(join(dir, e.name)) : [relative(DIST, join(dir, e.name))]));
   const files = listing(DIST).sort();
   assert.deepEqual(files.filter((f) => /\.m?js$/.test(f)), ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
-  assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm']);
+  assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.json']);
   for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
   // The Python wheel (make wheel) shares dist/ but is no part of the npm package ("files" leaves it out).
   for (const f of files.filter((f) => !f.endsWith('.whl'))) assert.ok(['package.json', 'sizes.json'].includes(f) || pkg.files.some((e) => f === e || f.startsWith(e)), `${f} is in "files"`);
@@ -87,11 +87,13 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
   assert.deepEqual(pkg.exports['./inline'], { types: './attention-viz.inline.d.ts', default: './attention-viz.inline.js' });
   assert.equal(pkg.exports['./wasm'], './pkg/attention_viz_bg.wasm');
   assert.equal(pkg.exports['./pkg/attention_viz_bg.wasm'], './pkg/attention_viz_bg.wasm');
+  assert.equal(pkg.exports['./models'], './pkg/attention_viz_models.json');
   // Resolved as a consumer's tooling resolves them (Node's exports map), from a project where the package is installed.
   const dir = project();
   const require = createRequire(join(dir, 'index.js'));
   const installed = join(dir, 'node_modules/attention-viz');
   assert.equal(require.resolve('attention-viz/wasm'), join(installed, 'pkg/attention_viz_bg.wasm'));
+  assert.equal(require.resolve('attention-viz/models'), join(installed, 'pkg/attention_viz_models.json'));
   assert.equal(require.resolve('attention-viz/inline'), join(installed, 'attention-viz.inline.js'));
   const inline = readFileSync(join(DIST, 'attention-viz.inline.js'), 'utf8');
   assert.ok(!inline.includes('import.meta'), 'no import.meta in the classic script');
@@ -114,8 +116,8 @@ window.__weights = compute(presets['seed-002']).weights;
   assert.deepEqual(result.errors, []);
   // esbuild does not follow new URL('./pkg/attention_viz_bg.wasm', import.meta.url): it emits the script only.
   assert.deepEqual(Object.keys(result.metafile.outputs), ['public/app.js']);
-  // README.md, "With a bundler": the .wasm goes to pkg/ beside the bundle.
-  execFileSync('sh', ['-c', 'mkdir -p public/pkg && cp node_modules/attention-viz/pkg/attention_viz_bg.wasm public/pkg/'], { cwd: dir });
+  // README.md, "With a bundler": the .wasm and the models file go to pkg/ beside the bundle.
+  execFileSync('sh', ['-c', 'mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/'], { cwd: dir });
 
   const site = await visit(join(dir, 'public'), 'index.html');
   try {
@@ -126,6 +128,7 @@ window.__weights = compute(presets['seed-002']).weights;
     await site.page.waitForFunction(() => window.__weights);
     assertClose(await site.page.evaluate(() => window.__weights[1]), SEED_002_WEIGHTS_ROW_1, 'compute(seed-002).weights[1]');
     assert.ok(site.page.requests.includes('200 /pkg/attention_viz_bg.wasm'), `the .wasm fetched from pkg/ beside the bundle: ${site.page.requests.join(', ')}`);
+    assert.ok(site.page.requests.includes('200 /pkg/attention_viz_models.json'), `the models fetched from pkg/ beside the bundle: ${site.page.requests.join(', ')}`);
     assert.deepEqual(site.page.errors, []);
   } finally {
     await site.close();
