@@ -1054,7 +1054,9 @@ fn rgb(c: Rgb) -> RGBColor {
 type DrawResult<T> = Result<T, String>;
 
 fn font(px: f64, color: Rgb, h: HPos, v: VPos) -> TextStyle<'static> {
-    ("sans-serif", px).into_font().color(&rgb(color)).pos(Pos::new(h, v))
+    // The variant, not the text "sans-serif": plotters reads a family name with `str::to_lowercase`, whose Unicode
+    // tables were ~17 KB of the .wasm.
+    (FontFamily::SansSerif, px).into_font().color(&rgb(color)).pos(Pos::new(h, v))
 }
 
 /// Paints the heatmap. With `shapes == false` the cells and colour bar are left
