@@ -4,10 +4,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, transform, analyzeMetafile } from 'esbuild';
 import { modelsText } from './models.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -60,6 +60,21 @@ try {
     },
   };
 
+  /** The element's stylesheet (www/element/style.js's STYLE, a template literal of CSS with comments) minified as CSS:
+   * esbuild's JS minifier leaves a string as it is (~1.5 KiB gzipped of comments and layout). */
+  const minifiedStyle = {
+    name: 'minified-style',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]www[\\/]element[\\/]style\.js$/ }, async (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        const at = /export const STYLE = `([^`$\\]*)`;/.exec(source);
+        if (!at) throw new Error('www/element/style.js: STYLE is no longer one plain template literal; update scripts/dist.mjs');
+        const css = (await transform(at[1], { loader: 'css', minify: true })).code.trim();
+        return { contents: source.replace(at[0], `export const STYLE = ${JSON.stringify(css)};`), loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+
   const common = {
     bundle: true, minify: true, target: 'es2020', platform: 'browser', legalComments: 'inline', charset: 'utf8',
     absWorkingDir: root, write: true, metafile: true, logLevel: 'silent',
@@ -89,7 +104,7 @@ try {
 
   // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm and pkg/attention_viz_models.json relative
   // to itself (www/wasm-source.js).
-  const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue], define });
+  const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue, minifiedStyle], define });
   const esmImports = Object.values(esm.metafile.outputs).flatMap((o) => o.imports);
   if (esmImports.length) throw new Error(`dist/attention-viz.js still imports ${esmImports.map((i) => i.path).join(', ')}`);
 
@@ -99,14 +114,20 @@ try {
   // import.meta (empty in an IIFE) is never read. Any other module reading import.meta would break here: an error.
   const inline = await bundle({
     stdin: { contents: "import * as api from './attention-viz.js';\nwindow.AttentionViz = api;\n", resolveDir: www, sourcefile: 'attention-viz.inline.js', loader: 'js' },
-    format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, plugins: [inlineWasm, shippedGlue], define,
+    format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, plugins: [inlineWasm, shippedGlue, minifiedStyle], define,
     banner: { js: `/*! attention-viz single-file build: the ES module, the element and the WASM core in one classic script.
  * <script src="attention-viz.inline.js"></script> defines <attention-viz> and window.AttentionViz. */` },
   }, glueMeta);
   const strays = inline.warnings.filter((w) => w.id === 'empty-import-meta' && !glueMeta(w));
   if (strays.length) throw new Error(`the single-file build cannot use import.meta: ${strays.map((w) => `${w.location?.file}:${w.location?.line}`).join(', ')}`);
   if (read('dist/attention-viz.inline.js').includes('import.meta')) throw new Error('import.meta left in dist/attention-viz.inline.js');
-  console.log(`bundled: ${inputs(esm).join(', ')}`);
+  // What the module bundle is made of (minified bytes per input, largest first): where a cut would pay.
+  const analysis = await analyzeMetafile(esm.metafile);
+  const rows = analysis.split('\n').map((l) => /[├└] (\S+)\s+(\S+)\s+(\S+)$/.exec(l)).filter(Boolean).slice(0, 12).map(([, path, size, share]) => {
+    const name = path.includes('attention-viz-dist-') ? '(wasm-bindgen glue)' : path === 'www/train.js' ? 'www/train.js (+ the training worker)' : path;
+    return `  ${name.padEnd(40)} ${size.padStart(7)} ${share.padStart(6)}`;
+  });
+  console.log(`dist/attention-viz.js by input (minified, before gzip):\n${rows.join('\n')}`);
   console.log(`training worker (inside both builds): ${(workerSource.length / 1024).toFixed(1)} KiB, ${(gzipSync(workerSource, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped`);
 
   // 5. Types, licence, npm package files.
