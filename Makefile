@@ -4,6 +4,7 @@ WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
 
 .PHONY: setup build serve test test-native test-wasm test-types test-e2e test-python python-tests bench dist clean screenshots wheel
 
+# www/pkg/: the core, its wasm-bindgen glue and the shipped models' file (scripts/models.mjs; not in the .wasm).
 build:
 	@scripts/setup.sh build
 	cargo build --release --target wasm32-unknown-unknown
