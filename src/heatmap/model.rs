@@ -114,7 +114,8 @@ pub fn draw_lines<DB: DrawingBackend>(
     let text = RGBColor(theme.text[0], theme.text[1], theme.text[2]);
     let accent = RGBColor(theme.accent[0], theme.accent[1], theme.accent[2]);
     let (n, m) = (weights.rows(), weights.cols());
-    let font = |size: f64, color: RGBColor, pos: Pos| (FontFamily::SansSerif, size * scale).into_font().color(&color).pos(pos);
+    let font =
+        |size: f64, color: RGBColor, pos: Pos| (FontFamily::SansSerif, size * scale).into_font().color(&color).pos(pos);
     let y = |i: usize| LINE_TOP + (i as f64 + 0.5) * LINE_ROW;
     let (left, right) = (LABEL_WIDTH, LINES_WIDTH - LABEL_WIDTH);
     root.draw(&Text::new(

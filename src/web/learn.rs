@@ -48,7 +48,8 @@ pub fn models_failed(reason: String) {
 
 /// Every shipped model from the models file's text, each checked as `Model::from_json` checks a caller's.
 fn parse_shipped(text: &str) -> Result<Vec<(&'static str, Rc<Model>)>, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("the models file is not valid JSON: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("the models file is not valid JSON: {e}"))?;
     learn::PRESETS
         .iter()
         .map(|&name| {
@@ -69,7 +70,9 @@ fn shipped(name: &str) -> Result<Option<Rc<Model>>, String> {
         }
         match &*state {
             Shipped::Parsed(models) => Ok(models.iter().find(|(n, _)| *n == known).map(|(_, m)| m.clone())),
-            Shipped::Failed(why) => Err(format!("the shipped model {} could not be loaded: {why}", crate::text::quote(name))),
+            Shipped::Failed(why) => {
+                Err(format!("the shipped model {} could not be loaded: {why}", crate::text::quote(name)))
+            }
             Shipped::Missing | Shipped::Text(_) => {
                 Err(format!("the shipped model {} is not loaded yet: await `ready` first", crate::text::quote(name)))
             }
