@@ -1,6 +1,6 @@
 // The preload hints of index.html and www/embed.html (issue 15, first figure after navigation): each page lists its
 // whole static module graph as <link rel="modulepreload"> (so the imports are fetched in one round trip, not one per
-// level) and the .wasm as <link rel="preload" as="fetch" crossorigin>, which compileCore's fetch must take (one
+// level) and the .wasm and the trained models' file as <link rel="preload" as="fetch" crossorigin>, which compileCore's and fetchModels' fetches must take (one
 // request, no second download). The graph is read from the sources here, so a new or dropped import that the list
 // does not follow fails this test instead of silently costing a round trip (or preloading a file nobody imports).
 import { test, before, after } from 'node:test';
@@ -54,6 +54,12 @@ for (const page of PAGES) {
     assert.equal(wasm[0].as, 'fetch');
     assert.ok('crossorigin' in wasm[0], 'the .wasm preload has crossorigin');
     assert.equal(at(wasm[0].href), 'www/pkg/attention_viz_bg.wasm');
+    // The trained models' file, which `ready` fetches beside the .wasm, the same way.
+    const models = links.filter((l) => l.rel === 'preload' && l.href.endsWith('_models.json'));
+    assert.equal(models.length, 1);
+    assert.equal(models[0].as, 'fetch');
+    assert.ok('crossorigin' in models[0], 'the models preload has crossorigin');
+    assert.equal(at(models[0].href), 'www/pkg/attention_viz_models.json');
   });
 }
 
@@ -62,7 +68,7 @@ before(async () => { site = await open({ root: ROOT }); });
 after(async () => { await site?.close(); });
 
 for (const page of PAGES) {
-  test(`${page}: the preloaded .wasm is fetched once and every preload is used, with no console errors`, async () => {
+  test(`${page}: the preloaded .wasm and models file are fetched once and every preload is used, with no console errors`, async () => {
     const p = await site.page(null);
     const warnings = [];
     p.on('console', (m) => { if (m.type() === 'warning' && /preload/i.test(m.text())) warnings.push(m.text()); });
@@ -73,6 +79,8 @@ for (const page of PAGES) {
     await p.evaluate(async () => { await (await import('./' + (location.pathname.includes('/www/') ? '' : 'www/') + 'attention-viz.js')).ready; });
     const wasm = await p.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')).length);
     assert.equal(wasm, 1, 'one request for the .wasm');
+    const models = await p.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('_models.json')).length);
+    assert.equal(models, 1, 'one request for the models file');
     // Chrome warns ~3 s after the load event about a preload that nothing used.
     await p.waitForTimeout(3500);
     assert.deepEqual(warnings, []);
