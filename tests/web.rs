@@ -93,19 +93,45 @@ fn randn_in_the_browser_matches_numpy_vectors() {
 /// (which the native tests check against NumPy) bit for bit, edges included.
 #[wasm_bindgen_test]
 fn simd_kernels_match_their_scalar_twins_bit_for_bit() {
-    use attention_viz::math::kernels::{exp_shifted_into, exp_shifted_scalar, matmul_into, matmul_scalar};
+    use attention_viz::math::kernels::{
+        exp_shifted_into, exp_shifted_scalar, matmul_into, matmul_scalar, matmul_transposed_into,
+        matmul_transposed_scalar,
+    };
     use attention_viz::random::RandomState;
     let mut rs = RandomState::new(7);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    for (m, k, p) in
-        [(1, 1, 1), (4, 3, 4), (5, 7, 9), (8, 64, 12), (3, 2, 1), (13, 5, 6), (0, 3, 4), (4, 0, 4), (64, 64, 64)]
-    {
+    // Panels of 8 columns and their leftovers, odd rows, and row chunks (k = 700: 23 rows a chunk).
+    for (m, k, p) in [
+        (1, 1, 1),
+        (4, 3, 4),
+        (5, 7, 9),
+        (8, 64, 12),
+        (3, 2, 1),
+        (13, 5, 6),
+        (0, 3, 4),
+        (4, 0, 4),
+        (64, 64, 64),
+        (7, 9, 17),
+        (37, 700, 19),
+    ] {
         let a: Vec<f64> = rs.randn(m * k).into_iter().map(|x| x * 1e3).collect();
         let b = rs.randn(k * p);
         let (mut simd, mut scalar) = (vec![f64::NAN; m * p], vec![f64::NAN; m * p]);
         matmul_into(&a, &b, &mut simd, m, k, p);
         matmul_scalar(&a, &b, &mut scalar, m, k, p);
         assert_eq!(bits(&simd), bits(&scalar), "matmul {m}×{k}·{k}×{p}");
+        // b read as the transpose of a p × k matrix: the same numbers as the plain product.
+        let mut bt = vec![0.0; p * k];
+        for kk in 0..k {
+            for j in 0..p {
+                bt[j * k + kk] = b[kk * p + j];
+            }
+        }
+        let (mut simd_t, mut scalar_t) = (vec![f64::NAN; m * p], vec![f64::NAN; m * p]);
+        matmul_transposed_into(&a, &bt, &mut simd_t, m, k, p);
+        matmul_transposed_scalar(&a, &bt, &mut scalar_t, m, k, p);
+        assert_eq!(bits(&simd_t), bits(&scalar), "matmul_transposed {m}×{k}·({p}×{k})ᵀ");
+        assert_eq!(bits(&scalar_t), bits(&scalar), "matmul_transposed_scalar {m}×{k}·({p}×{k})ᵀ");
     }
     let mut x: Vec<f64> = rs.randn(4001).into_iter().map(|x| x * 300.0).collect();
     x.extend([

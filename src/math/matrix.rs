@@ -3,7 +3,7 @@
 //! Row-major storage matches NumPy's C order, so a row is a contiguous slice
 //! and matrix products walk memory in the same order NumPy's loops do.
 
-use super::kernels::{all_finite, matmul_into};
+use super::kernels::{all_finite, matmul_into, matmul_transposed_into};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix {
@@ -96,7 +96,7 @@ impl Matrix {
     /// `self @ other`. The caller guarantees `self.cols == other.rows`.
     ///
     /// Each output element accumulates its terms in k order, as a plain dot
-    /// product (see `kernels::matmul_into` for the blocking around it).
+    /// product (see `kernels` for the blocking around it).
     pub fn matmul(&self, other: &Matrix) -> Matrix {
         debug_assert_eq!(self.cols, other.rows);
         let mut out = Matrix::zeros(self.rows, other.cols);
@@ -106,12 +106,14 @@ impl Matrix {
 
     /// `self @ other.T`: every row of `self` dotted with every row of `other`.
     ///
-    /// Computed as `self @ transpose(other)` so the kernel reads contiguous
-    /// output columns; each element still sums its terms in k order, exactly as
-    /// `dot` would.
+    /// The same numbers as `self @ transpose(other)`, without the transposed copy (the
+    /// kernel packs `other`'s rows as it goes); each element sums its terms in k
+    /// order, exactly as `dot` would.
     pub fn matmul_transposed(&self, other: &Matrix) -> Matrix {
         debug_assert_eq!(self.cols, other.cols);
-        self.matmul(&other.transpose())
+        let mut out = Matrix::zeros(self.rows, other.rows);
+        matmul_transposed_into(&self.data, &other.data, &mut out.data, self.rows, self.cols, other.rows);
+        out
     }
 
     /// Columns `start .. start + count` (one head's slice of Q, K or V).
