@@ -105,10 +105,10 @@ impl<'a> Attend<'a> {
 /// documents' `scores / K.shape[1] ** 0.5`.
 pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend) -> Stages {
     let scores = how.scoring.scores(q, k);
-    let mut scaled = scores.map(|s| s / how.scale);
-    if how.temperature != 1.0 {
-        scaled = scaled.map(|s| s / how.temperature);
-    }
+    let (scale, temperature) = (how.scale, how.temperature);
+    // One pass either way; the two divisions stay two (s / scale / temperature).
+    let mut scaled =
+        if temperature == 1.0 { scores.map(|s| s / scale) } else { scores.map(|s| s / scale / temperature) };
     let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
     for i in 0..scaled.rows() {
         let Some(allowed) = how.allowed else {
@@ -175,13 +175,18 @@ pub fn mask_reasons(options: &Options, n: usize, m: usize) -> Matrix {
 /// (literal only in rows where float64 overflow or underflow can occur).
 pub fn naive_rows(scaled: &Matrix, weights: &Matrix) -> Matrix {
     let mut out = weights.clone();
-    naive_rows_into(scaled, weights, &mut out);
+    naive_over_stable(scaled, &mut out);
     out
 }
 
 /// [`naive_rows`] written over `out` (of the same shape), with no new n × n matrix.
 pub fn naive_rows_into(scaled: &Matrix, weights: &Matrix, out: &mut Matrix) {
     out.copy_from(weights);
+    naive_over_stable(scaled, out);
+}
+
+/// Replaces the rows of `out` (a copy of the stable weights) where the naive softmax can differ.
+fn naive_over_stable(scaled: &Matrix, out: &mut Matrix) {
     for i in 0..scaled.rows() {
         if !naive_equals_stable(scaled.row(i)) {
             out.row_mut(i).copy_from_slice(&softmax_naive(scaled.row(i)));
