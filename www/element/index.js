@@ -526,6 +526,9 @@ export function defineElement(api) {
      */
     _refill() {
       const refocus = rememberFocus(this.shadowRoot);
+      // A new config is a new document: the heatmaps are measured for its numbers, as a rebuild measures them (edits
+      // keep their sizes until they settle; a later rebuild would otherwise resize them, and a refused config redraw).
+      this._figures.sizes.clear();
       if (!this._inputs.root.hidden) this._inputs.build();
       if (this._model.active()) this._model.build();
       refocus();
