@@ -156,11 +156,13 @@ function toTrace(raw, heap = null, typed = false) {
     let value;
     if (data) value = typed ? { shape, data } : nested(shape, data);
     else {
-      const key = `${offset} ${shape}`;
-      const first = read.get(key);
-      if (typed) value = { shape, data: first?.data ?? heap.slice(offset, offset + shape.reduce((a, b) => a * b, 1)) };
-      else value = nested(shape, heap.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)));
-      if (typed && !first) read.set(key, value);
+      const end = offset + shape.reduce((a, b) => a * b, 1);
+      if (typed) {
+        const key = `${offset} ${shape}`;
+        const first = read.get(key);
+        value = { shape, data: first?.data ?? heap.slice(offset, end) };
+        if (!first) read.set(key, value);
+      } else value = nested(shape, heap.subarray(offset, end));
     }
     const parts = name.split('.');
     if (parts.length === 3) { // heads.{i}.{stage}: a list of one object per head

@@ -378,7 +378,7 @@ class Induction {
         ['next?', ...cells],
       ]),
       el('p', { class: scored && right < scored ? 'learned-verdict wrong' : 'learned-verdict', text: scored
-        ? `At the ${scored} positions whose letter came earlier, ${right} predictions copy what followed it then (marked); elsewhere the next letter cannot be known, and the model guesses.`
+        ? `At the ${scored} positions whose letter came earlier, ${right} ${right === 1 ? 'prediction copies' : 'predictions copy'} what followed it then (marked); elsewhere the next letter cannot be known, and the model guesses.`
         : 'No letter repeats, so the next letter cannot be known anywhere: the model only guesses. Repeat a few letters to see it copy.' }));
     // What each head does on this sequence: mean weights over the rows where its pattern is defined.
     const mean = (layer, pick) => {

@@ -7,7 +7,7 @@
 //! The config is validated by `Config::from_parts`, the same checks and
 //! messages as for the JSON text.
 
-use super::{set, trace_object_with};
+use super::{config_and_trace, set, trace_object_with};
 use crate::attention::{self, Trace};
 use crate::config::{Config, Flat};
 use js_sys::Object;
@@ -40,8 +40,7 @@ pub fn compute_flat(
 /// (`layout`) instead of through a Float64Array copy of every field. Call `free()` on the result.
 #[wasm_bindgen(js_name = computeJsonInMemory)]
 pub fn compute_json_in_memory(config_json: &str) -> Result<TraceInMemory, JsError> {
-    let config = Config::from_json(config_json).map_err(|e| JsError::new(&e.0))?;
-    let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
+    let (config, trace) = config_and_trace(config_json)?;
     Ok(TraceInMemory { query: config.query, trace })
 }
 

@@ -59,9 +59,15 @@ pub fn force_internal_error() {
 /// `{mechanism, scale, query_index, fields: {name: {shape, data}}}`.
 #[wasm_bindgen(js_name = computeJson)]
 pub fn compute_json(config_json: &str) -> Result<Object, JsError> {
+    let (config, trace) = config_and_trace(config_json)?;
+    Ok(trace_object(&config, &trace))
+}
+
+/// A config from JSON text and its trace: what `computeJson` and `computeJsonInMemory` share.
+pub(crate) fn config_and_trace(config_json: &str) -> Result<(Config, Trace), JsError> {
     let config = Config::from_json(config_json).map_err(|e| JsError::new(&e.0))?;
     let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
-    Ok(trace_object(&config, &trace))
+    Ok((config, trace))
 }
 
 /// The normalised form of a config (defaults filled in), as JSON.
