@@ -228,6 +228,25 @@ fn luminance_and_text_colour() {
 }
 
 #[test]
+fn luminance_of_8_bit_colours_is_seaborns_formula_bit_for_bit() {
+    // seaborn's utils.relative_luminance, written out here: the crate reads the linearised channels from a table.
+    let lin = |c: u8| {
+        let v = c as f64 / 255.0;
+        if v <= 0.03928 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    for c in 0..=255u8 {
+        for rgb in [[c, 0, 0], [0, c, 0], [0, 0, c], [c, 255 - c, c / 3]] {
+            let want = lin(rgb[0]) * 0.2126 + lin(rgb[1]) * 0.7152 + lin(rgb[2]) * 0.0722;
+            assert_eq!(relative_luminance(rgb).to_bits(), want.to_bits(), "{rgb:?}");
+        }
+    }
+}
+
+#[test]
 fn names_and_hex() {
     assert_eq!(named_color("purple"), Some([0x80, 0x00, 0x80]));
     assert_eq!(named_color("orange"), Some([0xff, 0xa5, 0x00]));

@@ -228,7 +228,9 @@ impl Colors {
         let darkest = rgb8
             .iter()
             .copied()
-            .min_by(|a, b| relative_luminance(*a).total_cmp(&relative_luminance(*b)))
+            .map(|c| (relative_luminance(c), c))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, c)| c)
             .unwrap_or([0, 0, 0]);
         let (lo, hi) = palette::nonsingular(vmin, vmax);
         Colors { cmap, vmin, vmax, diverging, rgb8, lo, span: hi - lo, name, darkest }

@@ -131,19 +131,26 @@ pub fn named_color(name: &str) -> Option<Rgb> {
 /// `L = 0.2126 R + 0.7152 G + 0.0722 B` over linearised channels
 /// (`c / 12.92` if `c <= 0.03928`, else `((c + 0.055) / 1.055) ^ 2.4`).
 pub fn relative_luminance_f64(c: RgbF) -> f64 {
-    let lin = |v: f64| {
-        if v <= 0.03928 {
-            v / 12.92
-        } else {
-            ((v + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    lin(c[0]) * 0.2126 + lin(c[1]) * 0.7152 + lin(c[2]) * 0.0722
+    linear(c[0]) * 0.2126 + linear(c[1]) * 0.7152 + linear(c[2]) * 0.0722
 }
 
-/// [`relative_luminance_f64`] of an 8-bit colour (channels `c / 255`).
+/// One sRGB channel, linearised as seaborn does.
+fn linear(v: f64) -> f64 {
+    if v <= 0.03928 {
+        v / 12.92
+    } else {
+        ((v + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// [`relative_luminance_f64`] of an 8-bit colour (channels `c / 255`), bit for bit.
 pub fn relative_luminance(rgb: Rgb) -> f64 {
-    relative_luminance_f64(to_rgb_f64(rgb))
+    // The 256 linearised channels once: each heatmap looks for its palette's darkest entry, and the three `powf`s per
+    // colour were 1 ms of an edit's 7 repaints (bench/element.mjs).
+    static LINEAR8: std::sync::OnceLock<[f64; 256]> = std::sync::OnceLock::new();
+    let table = LINEAR8.get_or_init(|| std::array::from_fn(|c| linear(c as f64 / 255.0)));
+    let [r, g, b] = rgb.map(|c| table[c as usize]);
+    r * 0.2126 + g * 0.7152 + b * 0.0722
 }
 
 /// seaborn's annotation colour for a cell: dark grey `#262626` if the cell's

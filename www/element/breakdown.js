@@ -5,7 +5,7 @@
 // Notes above the table say what the config changes: the head, the scoring, the temperature, the masks, and what a
 // query whose every key is masked gets (masked_row). It reads only the few trace rows it shows (host._row): copying
 // the whole trace per edit is slow. Every number is the core's; this module only writes them out.
-import { el, clip, sub, fmt, factor, vec as vector, ScrollHint, patchChildren } from './dom.js';
+import { el, clip, sub, fmt, factor, vec as vector, ScrollHint, Patcher, tag } from './dom.js';
 
 const MAX_ROWS = 32;
 const MAX_TERMS = 6;
@@ -97,6 +97,7 @@ export class Breakdown {
     this.host = host;
     this.root = el('details', { class: 'breakdown', open: true });
     this.hint = new ScrollHint();
+    this.patcher = new Patcher(this.root);
   }
 
   /** The trace field of the followed head's `stage` (heads.{h}.q, …: present for one head too). */
@@ -110,7 +111,7 @@ export class Breakdown {
     const vec = (v) => vector(v, 8);
     const rows = [];
     const notes = [];
-    const note = (name, text) => { if (text) notes.push(el('p', { class: 'note', 'data-note': name, text })); };
+    const note = (name, text) => { if (text) notes.push(tag('p', { class: 'note', 'data-note': name, text })); };
     const heads = cfg.heads ?? 1;
     const additive = cfg.scoring === 'additive';
     const masking = hasMask(cfg);
@@ -122,7 +123,7 @@ export class Breakdown {
     const masked = host._row('query.masked');
     const maskCell = (i, j) => {
       const why = maskReason(cfg, i, j, masked[j] ?? 0);
-      return el('td', { class: why ? 'mask masked' : 'mask', text: why ?? 'attended' });
+      return tag('td', { class: why ? 'mask masked' : 'mask', text: why ?? 'attended' });
     };
     let title;
     if (cfg.mechanism === 'self') {
@@ -146,29 +147,29 @@ export class Breakdown {
       // The softmax in its two steps (the exp column and its sum), so 10 → 0.749 can be followed by hand.
       const head = ['key', ...(masking ? ['mask'] : []), ...(additive ? ['hidden = tanh(q·W_a + k_j·U_a)'] : []), 'score', scaledHead,
         'exp(scaled − max)', 'weight = exp ÷ Σ', ...(naive ? ['naive'] : []), `w_j·v_j`];
-      rows.push(el('tr', {}, ...head.map((t) => el('th', { scope: 'col', class: columnClass(t), text: t }))));
+      rows.push(tag('tr', {}, ...head.map((t) => tag('th', { scope: 'col', class: columnClass(t), text: t }))));
       scores.slice(0, MAX_ROWS).forEach((s, j) => {
         const code = masked[j] ?? 0;
-        rows.push(el('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
-          el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
+        rows.push(tag('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
+          tag('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
           ...(masking ? [maskCell(i, j)] : []),
-          ...(additive ? [el('td', { class: 'vec', text: featureRow(j) })] : []),
-          el('td', { class: 'formula', text: this.scoreFormula(i, j) }),
-          el('td', { text: num(scaled[j]) }),
-          el('td', { text: fmt(exp[j]) }),
-          el('td', { class: Number.isNaN(weights[j]) ? 'nan' : '', text: fmt(weights[j]) }),
-          ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
-          el('td', { text: vec(host._row('query.terms', j)) })));
+          ...(additive ? [tag('td', { class: 'vec', text: featureRow(j) })] : []),
+          tag('td', { class: 'formula', text: this.scoreFormula(i, j) }),
+          tag('td', { text: num(scaled[j]) }),
+          tag('td', { text: fmt(exp[j]) }),
+          tag('td', { class: Number.isNaN(weights[j]) ? 'nan' : '', text: fmt(weights[j]) }),
+          ...(naive ? [tag('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
+          tag('td', { text: vec(host._row('query.terms', j)) })));
       });
       // The Σ of the exp column sits under it: the columns after "key" and before "exp", then those after it.
       const after = naive ? 3 : 2;
       const before = head.length - 2 - after;
-      if (scores.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${scores.length - MAX_ROWS} more keys` })));
-      rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'Σ' }), el('td', { class: 'formula', colspan: String(before), text: 'Σ_j exp(scaled_j − max)' }),
-        el('td', { text: fmt(sum) }), el('td', { colspan: String(after) })));
-      rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
-        el('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)}${heads > 1 ? ` (head ${h})` : ''} = Σ_j w_j·v_j` }),
-        el('td', { text: vec(host._row('query.context')) })));
+      if (scores.length > MAX_ROWS) rows.push(tag('tr', {}, tag('td', { colspan: String(head.length), text: `… ${scores.length - MAX_ROWS} more keys` })));
+      rows.push(tag('tr', { class: 'sum' }, tag('th', { scope: 'row', text: 'Σ' }), tag('td', { class: 'formula', colspan: String(before), text: 'Σ_j exp(scaled_j − max)' }),
+        tag('td', { text: fmt(sum) }), tag('td', { colspan: String(after) })));
+      rows.push(tag('tr', { class: 'sum' }, tag('th', { scope: 'row', text: 'context' }),
+        tag('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)}${heads > 1 ? ` (head ${h})` : ''} = Σ_j w_j·v_j` }),
+        tag('td', { text: vec(host._row('query.context')) })));
       this.notes(cfg, note, T, masked, scores.length, `query ${i} (${clip(cfg.tokens[i])})`);
     } else {
       title = `Breakdown: decoder state h = ${vec(cfg.decoder_state)}`;
@@ -180,34 +181,32 @@ export class Breakdown {
       const scaled = showScaled ? host._row('scaled') : null;
       const head = ['annotation', ...(masking ? ['mask'] : []), ...(additive ? ['hidden = tanh(h·W_a + a_j·U_a)'] : []), 'score',
         ...(showScaled ? [scaledHead] : []), 'weight', ...(naive ? ['naive'] : []), 'w_j·a_j'];
-      rows.push(el('tr', {}, ...head.map((t) => el('th', { scope: 'col', class: columnClass(t), text: t }))));
+      rows.push(tag('tr', {}, ...head.map((t) => tag('th', { scope: 'col', class: columnClass(t), text: t }))));
       const weights = host._row('weights');
       weights.slice(0, MAX_ROWS).forEach((w, j) => {
         const column = Array.from({ length: applied.length / m }, (_, r) => applied[r * m + j]);
         const code = masked[j] ?? 0;
-        rows.push(el('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
-          el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
+        rows.push(tag('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
+          tag('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
           ...(masking ? [maskCell(0, j)] : []),
-          ...(additive ? [el('td', { class: 'vec', text: featureRow(j) })] : []),
-          el('td', { class: 'formula', text: this.scoreFormula(0, j) }),
-          ...(showScaled ? [el('td', { text: num(scaled[j]) })] : []),
-          el('td', { class: Number.isNaN(w) ? 'nan' : '', text: fmt(w) }),
-          ...(naive ? [el('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
-          el('td', { text: vec(column) })));
+          ...(additive ? [tag('td', { class: 'vec', text: featureRow(j) })] : []),
+          tag('td', { class: 'formula', text: this.scoreFormula(0, j) }),
+          ...(showScaled ? [tag('td', { text: num(scaled[j]) })] : []),
+          tag('td', { class: Number.isNaN(w) ? 'nan' : '', text: fmt(w) }),
+          ...(naive ? [tag('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
+          tag('td', { text: vec(column) })));
       });
-      if (weights.length > MAX_ROWS) rows.push(el('tr', {}, el('td', { colspan: String(head.length), text: `… ${weights.length - MAX_ROWS} more annotations` })));
-      rows.push(el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'context' }),
-        el('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), el('td', { text: vec(host._row('context')) })));
+      if (weights.length > MAX_ROWS) rows.push(tag('tr', {}, tag('td', { colspan: String(head.length), text: `… ${weights.length - MAX_ROWS} more annotations` })));
+      rows.push(tag('tr', { class: 'sum' }, tag('th', { scope: 'row', text: 'context' }),
+        tag('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), tag('td', { text: vec(host._row('context')) })));
       this.notes(cfg, note, T, masked, weights.length, 'the decoder state');
     }
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,
     // not a region: a page of figures would have several landmarks of the same name.
-    const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, el('table', {}, el('tbody', {}, ...rows)));
-    const noteBox = notes.length ? el('div', { class: 'notes' }, ...notes) : null;
-    // Usually only numbers changed (an edit): the table's nodes stay and take the new text (patchChildren).
-    const kids = [el('summary', { text: title }), noteBox ?? '', wrap, this.hint.root];
-    if (patchChildren(this.root, kids)) this.hint.refresh();
-    else { this.root.replaceChildren(...kids); this.hint.watch(wrap); }
+    const wrap = tag('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, tag('table', {}, tag('tbody', {}, ...rows)));
+    const noteBox = notes.length ? tag('div', { class: 'notes' }, ...notes) : null;
+    // Usually only numbers changed (an edit): the table's nodes stay and take the new text.
+    if (!this.patcher.render([tag('summary', { text: title }), noteBox ?? '', wrap, this.hint.root])) this.hint.watch(wrap.node);
   }
 
   /** The notes every mechanism shares: the scoring, the temperature, the masked keys, a fully masked query. */

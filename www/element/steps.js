@@ -4,7 +4,7 @@
 // module only lays them out. With several heads it walks the followed head; the score is the scoring's (q·W_a·kᵀ,
 // v_a·tanh(…), cos), the divisor includes the temperature, and a masked key's path reads −∞ → 0 with the reason.
 // Self-attention only; shown when the `views` attribute names "steps".
-import { el, clip, sub, fmt, vec as vector, ScrollHint, patchChildren } from './dom.js';
+import { el, clip, sub, fmt, vec as vector, ScrollHint, Patcher, tag } from './dom.js';
 import { divideLabel, temperature, hasMask, maskReason, fullyMasked, num } from './breakdown.js';
 
 const MAX_KEYS = 16;
@@ -17,6 +17,7 @@ export class Steps {
     this.host = host;
     this.root = el('div', { class: 'steps', hidden: true });
     this.hint = new ScrollHint();
+    this.patcher = new Patcher(this.root);
   }
 
   /** Whether the panel is asked for (and makes sense: one query against keys). */
@@ -47,54 +48,51 @@ export class Steps {
     }[cfg.scoring] ?? `score ${q}·k_j`;
     // Each row reads across as one key's path, an arrow between steps; the operation is written over its arrow.
     // The arrows are drawing, not data: hidden from screen readers, which read the named columns.
-    const op = (text) => el('th', { class: 'op', scope: 'col', 'aria-hidden': 'true' }, el('span', { class: 'op-name', text }));
-    const arrow = () => el('td', { class: 'arrow', 'aria-hidden': 'true', text: '→' });
-    const col = (what) => el('th', { scope: 'col', class: what === 'mask' ? 'mask' : null, text: what });
-    const head = el('tr', {}, col('key j'), ...(masking ? [col('mask')] : []), col(score), op(divide), col('scaled'), op('exp(· − max)'), col('exp'),
+    const op = (text) => tag('th', { class: 'op', scope: 'col', 'aria-hidden': 'true' }, tag('span', { class: 'op-name', text }));
+    const arrow = () => tag('td', { class: 'arrow', 'aria-hidden': 'true', text: '→' });
+    const col = (what) => tag('th', { scope: 'col', class: what === 'mask' ? 'mask' : null, text: what });
+    const head = tag('tr', {}, col('key j'), ...(masking ? [col('mask')] : []), col(score), op(divide), col('scaled'), op('exp(· − max)'), col('exp'),
       op('÷ Σ'), col('weight'), op('× v_j'), col('w_j·v_j'));
     const n = scores.length;
     const body = [];
     for (let j = 0; j < Math.min(n, MAX_KEYS); j++) {
       // The weight's bar is the weight itself (0…1) as a width: the one step a reader should see at a glance.
-      const bar = el('span', { class: 'bar', 'aria-hidden': 'true' });
-      bar.style.width = `${Math.max(0, Math.min(1, weights[j])) * 100}%`;
+      const bar = tag('span', { class: 'bar', 'aria-hidden': 'true', style: `width: ${Math.max(0, Math.min(1, weights[j])) * 100}%` });
       const code = masked[j] ?? 0;
       const why = maskReason(cfg, i, j, code);
-      body.push(el('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
-        el('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
-        ...(masking ? [el('td', { class: why ? 'mask masked' : 'mask', text: why ?? 'attended' })] : []),
-        el('td', { text: fmt(scores[j]) }), arrow(),
-        el('td', { text: num(scaled[j]) }), arrow(),
-        el('td', { text: fmt(exp[j]) }), arrow(),
-        el('td', { class: 'weight' }, bar, el('span', { class: 'value', text: fmt(weights[j]) })), arrow(),
-        el('td', { class: 'vec', text: vec(host._row('query.terms', j)) })));
+      body.push(tag('tr', { 'data-key': String(j), ...(code ? { 'data-masked': String(code) } : {}) },
+        tag('th', { scope: 'row', title: cfg.tokens[j], text: `${j}: ${clip(cfg.tokens[j])}` }),
+        ...(masking ? [tag('td', { class: why ? 'mask masked' : 'mask', text: why ?? 'attended' })] : []),
+        tag('td', { text: fmt(scores[j]) }), arrow(),
+        tag('td', { text: num(scaled[j]) }), arrow(),
+        tag('td', { text: fmt(exp[j]) }), arrow(),
+        tag('td', { class: 'weight' }, bar, tag('span', { class: 'value', text: fmt(weights[j]) })), arrow(),
+        tag('td', { class: 'vec', text: vec(host._row('query.terms', j)) })));
     }
     const columns = masking ? 11 : 10;
     // The weights sum to 1, but for a query whose every key is masked: then masked_row says what it gets.
     const count = masked.filter((c) => c).length;
     const weightSum = n > 0 && count === n ? { uniform: '1', nan: 'nan' }[cfg.masked_row] ?? '0' : '1';
-    if (n > MAX_KEYS) body.push(el('tr', {}, el('td', { colspan: String(columns), text: `… ${n - MAX_KEYS} more keys (the breakdown lists ${Math.min(n, 32)})` })));
-    const blank = () => el('td', { 'aria-hidden': 'true' });
-    const foot = el('tr', { class: 'sum' }, el('th', { scope: 'row', text: 'Σ_j' }), ...(masking ? [blank()] : []), blank(), blank(), blank(), blank(),
-      el('td', { 'data-sum': 'exp', text: fmt(sum) }), blank(), el('td', { text: weightSum }), blank(),
-      el('td', { class: 'vec', 'data-sum': 'context', text: `z${sub(i)} = ${vec(host._row('query.context'))}` }));
+    if (n > MAX_KEYS) body.push(tag('tr', {}, tag('td', { colspan: String(columns), text: `… ${n - MAX_KEYS} more keys (the breakdown lists ${Math.min(n, 32)})` })));
+    const blank = () => tag('td', { 'aria-hidden': 'true' });
+    const foot = tag('tr', { class: 'sum' }, tag('th', { scope: 'row', text: 'Σ_j' }), ...(masking ? [blank()] : []), blank(), blank(), blank(), blank(),
+      tag('td', { 'data-sum': 'exp', text: fmt(sum) }), blank(), tag('td', { text: weightSum }), blank(),
+      tag('td', { class: 'vec', 'data-sum': 'context', text: `z${sub(i)} = ${vec(host._row('query.context'))}` }));
     // The title stays outside the sideways-scrolling box: on a phone it wraps instead of scrolling away.
     const ofHead = heads > 1 ? `, head ${h} of ${heads}` : '';
-    const title = el('p', { class: 'steps-title', id: 'steps-title',
+    const title = tag('p', { class: 'steps-title', id: 'steps-title',
       text: `One word's attention, step by step: query ${i} (${clip(cfg.tokens[i])})${ofHead}, ${q} = ${vec(host._row(`heads.${h}.q`, i))}` });
     // What changes the path, said once under the title: the temperature, masked keys, a query with no key left.
     const notes = [];
     const T = temperature(cfg);
-    if (T !== null) notes.push(el('p', { class: 'note', 'data-note': 'temperature', text: `T = ${fmt(T)} (temperature): the scores are divided by T too.` }));
+    if (T !== null) notes.push(tag('p', { class: 'note', 'data-note': 'temperature', text: `T = ${fmt(T)} (temperature): the scores are divided by T too.` }));
     if (masking && count) {
-      notes.push(el('p', { class: 'note', 'data-note': 'mask', text: `${count} of ${n} keys masked: scaled −∞, so exp 0 and weight 0.` }));
-      if (count === n) notes.push(el('p', { class: 'note', 'data-note': 'masked-row', text: fullyMasked(cfg, n, `query ${i}`) }));
+      notes.push(tag('p', { class: 'note', 'data-note': 'mask', text: `${count} of ${n} keys masked: scaled −∞, so exp 0 and weight 0.` }));
+      if (count === n) notes.push(tag('p', { class: 'note', 'data-note': 'masked-row', text: fullyMasked(cfg, n, `query ${i}`) }));
     }
-    const table = el('table', { 'aria-labelledby': 'steps-title' }, el('thead', {}, head), el('tbody', {}, ...body), el('tfoot', {}, foot));
-    const wrap = el('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'steps table' }, table);
-    // Usually only numbers changed (an edit): the table's nodes stay and take the new text (patchChildren).
-    const kids = [title, ...notes, wrap, this.hint.root];
-    if (patchChildren(this.root, kids)) this.hint.refresh();
-    else { this.root.replaceChildren(...kids); this.hint.watch(wrap); }
+    const table = tag('table', { 'aria-labelledby': 'steps-title' }, tag('thead', {}, head), tag('tbody', {}, ...body), tag('tfoot', {}, foot));
+    const wrap = tag('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'steps table' }, table);
+    // Usually only numbers changed (an edit): the table's nodes stay and take the new text.
+    if (!this.patcher.render([title, ...notes, wrap, this.hint.root])) this.hint.watch(wrap.node);
   }
 }
