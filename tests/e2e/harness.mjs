@@ -19,8 +19,8 @@ export async function open({ root = '.', csp = false } = {}) {
     url,
     browser,
     /** A fresh page with console errors and page errors collected in `errors`. */
-    async page(path = '', { viewport = { width: 1280, height: 900 } } = {}) {
-      const page = watch(await browser.newPage({ viewport }));
+    async page(path = '', { viewport = { width: 1280, height: 900 }, hasTouch = false } = {}) {
+      const page = watch(await browser.newPage({ viewport, hasTouch }));
       if (path !== null) await page.goto(url + path);
       return page;
     },

@@ -48,6 +48,53 @@ test('390 px: while a cell is edited, the weights stay in view and follow every 
   await done(page);
 });
 
+test('390 px, touch: a sideways swipe on a cell scrubs it, even in a grid that scrolls sideways; an upward swipe scrolls the page', async () => {
+  const page = await site.page('tests/fixtures/blank.html', { ...PHONE, hasTouch: true });
+  // 12 dimensions: the grid is wider than the phone, so its box scrolls sideways — and a sideways swipe on a cell
+  // must scrub the cell, not scroll the box (touch-action: pan-y on the grid's body).
+  await page.evaluate(async () => {
+    await (await import('/www/attention-viz.js')).ready;
+    const el = document.createElement('attention-viz');
+    el.config = { embeddings: [0, 1, 2].map((i) => Array.from({ length: 12 }, (_, j) => ((i * 12 + j) % 7) - 3)) };
+    document.body.append(el, Object.assign(document.createElement('div'), { style: 'height: 3000px' }));
+  });
+  await drawn(page);
+  const cell = page.locator('attention-viz input.cell[data-matrix="embeddings"][data-row="1"][data-col="1"]');
+  await cell.scrollIntoViewIfNeeded();
+  const wide = await page.evaluate(() => {
+    const box = document.querySelector('attention-viz').shadowRoot.querySelector('fieldset.matrix');
+    return box.scrollWidth > box.clientWidth;
+  });
+  assert.ok(wide, 'the grid scrolls sideways at 390 px');
+  const cdp = await page.context().newCDPSession(page);
+  // A finger's swipe: down, moved in 10 steps, up (CDP touch events, as a phone's screen sends them).
+  const swipe = async (from, to) => {
+    const at = (t) => [{ x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t }];
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
+    for (let k = 1; k <= 10; k++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(k / 10) });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  };
+  const center = async () => { const b = await cell.boundingBox(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; };
+  const state = () => page.evaluate(() => {
+    const el = document.querySelector('attention-viz');
+    return { scrollY, boxLeft: el.shadowRoot.querySelector('fieldset.matrix').scrollLeft, value: el.config.embeddings[1][1] };
+  });
+  const before = await state();
+  const c = await center();
+  await swipe(c, { x: c.x - 60, y: c.y }); // leftwards: the way the grid could scroll
+  const scrubbed = await cell.inputValue();
+  const after = await state();
+  assert.notEqual(Number(scrubbed), before.value, 'the sideways swipe scrubbed the value');
+  assert.equal(after.value, Number(scrubbed), 'and the figure computes with it');
+  assert.deepEqual([after.scrollY, after.boxLeft], [before.scrollY, before.boxLeft], 'neither the page nor the grid moved');
+  // Vertical: the page pans, the value stays.
+  const v = await center();
+  await swipe(v, { x: v.x, y: v.y - 200 });
+  await page.waitForFunction((y) => scrollY > y + 50, before.scrollY);
+  assert.equal(await cell.inputValue(), scrubbed, 'an upward swipe does not scrub');
+  await done(page);
+});
+
 test('the peek is for narrow figures only', async () => {
   const page = await site.page('index.html');
   await drawn(page);

@@ -59,6 +59,11 @@ export class Inputs {
     root.addEventListener('pointermove', (e) => this.onPointerMove(e));
     root.addEventListener('pointerup', (e) => this.onPointerUp(e));
     root.addEventListener('pointercancel', (e) => this.onPointerUp(e));
+    // A finger's sideways drag on a cell scrubs it: once the scrub has begun (pointermove comes first), the touch may
+    // not also scroll the page or the grid's box. A listener, not `touch-action: pan-y` on the cells: each input is a
+    // scroller of its own, so the property only works there, and ~1,000 hit-test rectangles of it cost every frame
+    // 10 ms of layerizing (bench/element.mjs). A vertical swipe pans as usual.
+    root.addEventListener('touchmove', (e) => { if (this.scrub?.active && e.cancelable) e.preventDefault(); }, { passive: false });
     // On the grids themselves, not the shadow root: Chromium lets the page scroll before a wheel listener on a
     // shadow root can cancel it.
     root.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });

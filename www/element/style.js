@@ -42,11 +42,6 @@ table.grid td { padding: 0; }
    '-' or an 'e' may be wider than the '0' that 1ch measures. Padding and border are the 10px. */
 input.cell { width: calc((var(--cell-chars, 4) + 1) * 1ch + 10px); padding: 3px 4px; text-align: right; border: 1px solid var(--av-border); border-radius: 4px;
   background: var(--av-bg); font-variant-numeric: tabular-nums; cursor: ew-resize; }
-/* A horizontal drag on a cell scrubs its value, so a touch there may only pan the page vertically. Set once on the
-   grid's body, not on each cell: every box with its own touch-action is a hit-test rectangle the compositor rebuilds
-   on each frame, and ~1,000 of them made an edit's commit cost 10 ms (bench/element.mjs's trace). The column-number
-   row keeps panning sideways, for a grid wider than the screen. */
-table.grid tbody { touch-action: pan-y; }
 input.cell:focus { cursor: text; }
 input.cell.scrubbing { border-color: var(--av-accent); background: var(--av-panel); }
 input.cell[aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
