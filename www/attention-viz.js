@@ -8,10 +8,10 @@
 
 import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element/index.js';
-// The .wasm's and the models file's URLs (the single-file build swaps this module for one exporting their contents).
-import { WASM_SOURCE, MODELS_SOURCE } from './wasm-source.js';
 export { parseArray, parseArrays } from './arrays.js';
-import { compileCore, fetchModels, fillModels, isModelConfig, computeModel, startTraining } from './train.js';
+import { fillModels, isModelConfig, computeModel, startTraining } from './train.js';
+// The .wasm compiled and the models' file fetched, begun when compile.js ran (the single-file build inlines both).
+import { coreModule, modelsFile } from './compile.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -24,14 +24,13 @@ let initialised = false;
 let memory = null;
 
 /** Resolves once the WASM module is initialised (and `presets` and `models` are filled). */
-// Compiled first and kept (train.js), so that train()'s worker gets the same Module instead of fetching it again.
-// The shipped models are fetched meanwhile (they are not in the .wasm); if that fails, `ready` still resolves and
+// Compiled first (www/compile.js, begun as early as the page can) and kept (train.js), so that train()'s worker gets
+// the same Module instead of fetching it again. The shipped models are fetched meanwhile (they are not in the .wasm); if that fails, `ready` still resolves and
 // only the shipped models say why (fillModels).
-const shippedModels = fetchModels(MODELS_SOURCE);
-export const ready = compileCore(WASM_SOURCE).then((module) => init({ module_or_path: module })).then(async (exports) => {
+export const ready = coreModule.then((module) => init({ module_or_path: module })).then(async (exports) => {
   memory = exports.memory;
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
-  fillModels(models, await shippedModels);
+  fillModels(models, await modelsFile);
   initialised = true;
 });
 

@@ -6,44 +6,14 @@
 
 import * as core from './pkg/attention_viz.js';
 import { WASM_SOURCE } from './wasm-source.js';
+import { coreModule } from './compile.js';
 import { protocol, WORKER_NAME } from './train-worker.js';
 
 /* global TRAIN_WORKER_SOURCE -- the worker bundled into a string by scripts/dist.mjs (esbuild `define`) */
 
 /** The compiled core, kept so that a training worker instantiates it without fetching or compiling it again. */
 let compiled = null;
-
-/**
- * Compiles the core from `source` (a URL, or the bytes in the single-file build) and keeps the
- * `WebAssembly.Module` for train()'s workers (Modules are structured-cloneable). Fetches as wasm-bindgen's glue does:
- * streaming when the host serves `application/wasm`, the bytes otherwise.
- */
-export async function compileCore(source) {
-  let module;
-  if (source instanceof URL || typeof source === 'string') {
-    const response = await fetch(source);
-    if (!response.ok) throw new Error(`failed to fetch Wasm: ${response.status} ${response.statusText} fetching '${response.url}'`);
-    const streams = typeof WebAssembly.compileStreaming === 'function' && response.headers.get('Content-Type') === 'application/wasm';
-    module = streams ? await WebAssembly.compileStreaming(response) : await WebAssembly.compile(await response.arrayBuffer());
-  } else {
-    module = await WebAssembly.compile(source);
-  }
-  compiled = module;
-  return module;
-}
-
-/**
- * The shipped models' file (`{reversal: …, induction: …}`; scripts/models.mjs) from `source`: a URL, fetched at once
- * (beside the .wasm, while it compiles), or its text (the single-file build). Resolves to the text, or to an Error
- * saying why it could not be had; never rejects, so that `ready` resolves without the models.
- */
-export function fetchModels(source) {
-  if (typeof source === 'string') return Promise.resolve(source);
-  const failed = (why) => new Error(`fetching ${source} failed: ${why}`);
-  return fetch(source)
-    .then((response) => (response.ok ? response.text() : failed(`${response.status} ${response.statusText}`.trimEnd())))
-    .catch((e) => failed(e instanceof Error ? e.message : String(e)));
-}
+coreModule.then((module) => { compiled = module; }, () => {});
 
 /**
  * The shipped models by name (`models`): the plain JSON of each, as train() resolves with it. `file` is what

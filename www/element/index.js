@@ -334,7 +334,7 @@ export function defineElement(api) {
     }
 
     /** Whether the heatmaps are drawn for a dark background. */
-    _darkMode() { return this._theme?.dark ?? false; }
+    _darkMode() { return this._theme?.isDark() ?? false; }
 
     /** The fmt the core is given: the attribute's, unless the core refused it (then its default, with a message). */
     _fmtSpec() { return this._badFmt === this.fmt ? undefined : this.fmt; }

@@ -18,6 +18,20 @@ export function pageIsDark(host) {
 }
 
 /**
+ * Watches that connected in the same task, to decide in one go: each decision reads the page's computed style, and
+ * after another figure's first DOM went in that read restyled the page. Twelve figures upgrading at once made twelve
+ * style recalculations (bench/load.mjs); read together, after the last, they make one.
+ */
+const pending = new Set();
+
+function decidePending() {
+  const watches = [...pending];
+  pending.clear();
+  const dark = watches.map((w) => w.decide()); // every read first, then every write
+  watches.forEach((w, k) => w.apply(dark[k]));
+}
+
+/**
  * Watches everything the decision depends on and calls `onChange(dark)` when it flips. The element reflects the
  * result on itself as `data-av-theme` so its stylesheet (and the author's CSS) can follow it.
  */
@@ -35,9 +49,20 @@ export class ThemeWatch {
     return t === 'light' || t === 'dark' ? t : 'auto';
   }
 
-  refresh() {
+  /** Whether the figure is dark now (decided at once if it was waiting for the others that connected with it). */
+  isDark() {
+    if (pending.delete(this)) this.refresh();
+    return this.dark ?? false;
+  }
+
+  decide() {
     const mode = this.mode();
-    const dark = mode === 'auto' ? pageIsDark(this.host) : mode === 'dark';
+    return mode === 'auto' ? pageIsDark(this.host) : mode === 'dark';
+  }
+
+  refresh() { this.apply(this.decide()); }
+
+  apply(dark) {
     this.host.setAttribute('data-av-theme', dark ? 'dark' : 'light');
     if (dark === this.dark) return;
     const first = this.dark === null;
@@ -55,10 +80,12 @@ export class ThemeWatch {
     for (const node of new Set([document.documentElement, document.body].filter(Boolean))) {
       this.observer.observe(node, { attributes: true, attributeFilter });
     }
-    this.refresh();
+    if (!pending.size) queueMicrotask(decidePending);
+    pending.add(this);
   }
 
   stop() {
+    pending.delete(this);
     this.media?.removeEventListener('change', this.update);
     this.observer?.disconnect();
   }

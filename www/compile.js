@@ -1,0 +1,43 @@
+// Owns the core's head start: fetching and compiling the .wasm, and fetching the trained models' file, begin when this
+// module runs. index.html and www/embed.html also run it on its own, as an async module script that imports only
+// wasm-source.js, so both start as soon as it arrives (bench/load.mjs: the .wasm fetched at ~90 ms, but compiled only
+// once the whole module graph had arrived and run, ~300 ms) instead of after the other ~27 modules. `ready`
+// (www/attention-viz.js) and train()'s workers (www/train.js) take what it began.
+import { WASM_SOURCE, MODELS_SOURCE } from './wasm-source.js';
+
+/**
+ * The core compiled from `source` (a URL, or the bytes in the single-file build). Fetches as wasm-bindgen's glue does:
+ * streaming when the host serves `application/wasm`, the bytes otherwise.
+ */
+async function compileCore(source) {
+  let module;
+  if (source instanceof URL || typeof source === 'string') {
+    const response = await fetch(source);
+    if (!response.ok) throw new Error(`failed to fetch Wasm: ${response.status} ${response.statusText} fetching '${response.url}'`);
+    const streams = typeof WebAssembly.compileStreaming === 'function' && response.headers.get('Content-Type') === 'application/wasm';
+    module = streams ? await WebAssembly.compileStreaming(response) : await WebAssembly.compile(await response.arrayBuffer());
+  } else {
+    module = await WebAssembly.compile(source);
+  }
+  return module;
+}
+
+/**
+ * The shipped models' file (`{reversal: …, induction: …}`; scripts/models.mjs) from `source`: a URL, fetched at once
+ * (beside the .wasm, while it compiles), or its text (the single-file build). Resolves to the text, or to an Error
+ * saying why it could not be had; never rejects, so that `ready` resolves without the models.
+ */
+function fetchModels(source) {
+  if (typeof source === 'string') return Promise.resolve(source);
+  const failed = (why) => new Error(`fetching ${source} failed: ${why}`);
+  return fetch(source)
+    .then((response) => (response.ok ? response.text() : failed(`${response.status} ${response.statusText}`.trimEnd())))
+    .catch((e) => failed(e instanceof Error ? e.message : String(e)));
+}
+
+/** The core's `WebAssembly.Module` (a failure is `ready`'s to report: caught here so an early start logs nothing). */
+export const coreModule = compileCore(WASM_SOURCE);
+coreModule.catch(() => {});
+
+/** The shipped models' file: its text, or an Error saying why it could not be had (never rejects). */
+export const modelsFile = fetchModels(MODELS_SOURCE);
