@@ -179,7 +179,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     + `; DOMContentLoaded ${m((r) => r.dom_content_loaded)}; first figure drawn ${m((r) => r.drawn[0])} (on screen by ${m((r) => r.frame)})`
     + `; last of ${elements} drawn ${m((r) => r.drawn[elements - 1])}.`);
   const extra = [...new Set(runs.map((r) => r.wasm_requests))].filter((k) => k > 1);
-  if (extra.length) notes.push(`Odd: the .wasm was requested ${extra.join('/')} times in a load (a preload not taken by compileCore's fetch?)`);
+  if (extra.length) notes.push(`Odd: the .wasm was requested ${extra.join('/')} times in a load (a preload not taken by www/compile.js's fetch?)`);
   if (cached.length) notes.push(`Odd: served from a cache despite the settings: ${cached.join(', ')}`);
   return { rows, notes, bundle: b.sizes, bundle_kb: b.kb ?? null, bundle_target_kb: BUNDLE_TARGET_KB, bundle_ok: b.ok ?? null, bundle_stale: b.stale ?? null };
 }

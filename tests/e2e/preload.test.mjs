@@ -1,6 +1,6 @@
 // The preload hints of index.html and www/embed.html (issue 15, first figure after navigation): each page lists its
 // whole static module graph as <link rel="modulepreload"> (so the imports are fetched in one round trip, not one per
-// level) and the .wasm and the trained models' file as <link rel="preload" as="fetch" crossorigin>, which compileCore's and fetchModels' fetches must take (one
+// level) and the .wasm and the trained models' file as <link rel="preload" as="fetch" crossorigin>, which www/compile.js's fetches must take (one
 // request, no second download). The graph is read from the sources here, so a new or dropped import that the list
 // does not follow fails this test instead of silently costing a round trip (or preloading a file nobody imports).
 import { test, before, after } from 'node:test';
