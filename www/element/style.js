@@ -60,11 +60,6 @@ figure.stage { margin: 0; max-width: 100%; }
    of these boxes then re-lays out and repaints alone — the others' paint is reused whole, not walked cell by cell.
    The 4 px clip margin keeps the focus rings (2 px, 2 px out) that reach past a box's edge. */
 .inputs, fieldset.matrix, figure.stage, details.breakdown, .steps { contain: layout paint style; overflow-clip-margin: 4px; }
-/* The grids of a figure off screen are not styled, laid out or painted until they come near it: a page of figures
-   builds thousands of cells while it loads (about 120 ms of index.html's, bench/load.mjs). Their last height is kept
-   (auto), so the page does not move when they come and go; they stay in the tab order and the accessibility tree. No
-   fixed-position part of the figure (the peek, the tooltip) is inside them. */
-.inputs { content-visibility: auto; contain-intrinsic-block-size: auto 300px; }
 figure.stage canvas { display: block; max-width: 100%; touch-action: manipulation; border-radius: 4px; }
 figure.stage canvas.pickable { cursor: pointer; }
 .tip { position: fixed; pointer-events: none; background: var(--av-fg); color: var(--av-bg); font-size: 12px; padding: 3px 7px;
