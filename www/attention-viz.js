@@ -25,8 +25,8 @@ let memory = null;
 
 /** Resolves once the WASM module is initialised (and `presets` and `models` are filled). */
 // Compiled first (www/compile.js, begun as early as the page can) and kept (train.js), so that train()'s worker gets
-// the same Module instead of fetching it again. The shipped models are fetched meanwhile (they are not in the .wasm); if that fails, `ready` still resolves and
-// only the shipped models say why (fillModels).
+// the same Module instead of fetching it again. The shipped models are fetched meanwhile (they are not in the .wasm);
+// if that fails, `ready` still resolves and only the shipped models say why (fillModels).
 export const ready = coreModule.then((module) => init({ module_or_path: module })).then(async (exports) => {
   memory = exports.memory;
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));

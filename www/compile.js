@@ -10,16 +10,11 @@ import { WASM_SOURCE, MODELS_SOURCE } from './wasm-source.js';
  * streaming when the host serves `application/wasm`, the bytes otherwise.
  */
 async function compileCore(source) {
-  let module;
-  if (source instanceof URL || typeof source === 'string') {
-    const response = await fetch(source);
-    if (!response.ok) throw new Error(`failed to fetch Wasm: ${response.status} ${response.statusText} fetching '${response.url}'`);
-    const streams = typeof WebAssembly.compileStreaming === 'function' && response.headers.get('Content-Type') === 'application/wasm';
-    module = streams ? await WebAssembly.compileStreaming(response) : await WebAssembly.compile(await response.arrayBuffer());
-  } else {
-    module = await WebAssembly.compile(source);
-  }
-  return module;
+  if (!(source instanceof URL || typeof source === 'string')) return WebAssembly.compile(source);
+  const response = await fetch(source);
+  if (!response.ok) throw new Error(`failed to fetch Wasm: ${response.status} ${response.statusText} fetching '${response.url}'`);
+  const streams = typeof WebAssembly.compileStreaming === 'function' && response.headers.get('Content-Type') === 'application/wasm';
+  return streams ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
 }
 
 /**

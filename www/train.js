@@ -1,5 +1,6 @@
 // Trained models on the JavaScript side (issue 14, README "Trained models"): compute()'s `mechanism: "model"` path,
-// the shipped `models` (fetched beside the .wasm: the core does not carry them), the compiled core that train()'s worker is handed, and train()'s main-thread side (its
+// the shipped `models` (www/compile.js fetches their file beside the .wasm: the core does not carry them), the
+// compiled core that train()'s worker is handed, and train()'s main-thread side (its
 // options, the worker's protocol, pause/resume/cancel). The numbers are the core's (src/learn through
 // src/web/learn.rs); the training itself runs in www/train-worker.js, so the page's main thread only parses reports
 // (a page that cannot start a worker gets the same protocol answered in short main-thread slices).

@@ -51,7 +51,7 @@ export class ThemeWatch {
 
   /** Whether the figure is dark now (decided at once if it was waiting for the others that connected with it). */
   isDark() {
-    if (pending.delete(this)) this.refresh();
+    if (pending.has(this)) this.refresh();
     return this.dark ?? false;
   }
 
@@ -60,7 +60,11 @@ export class ThemeWatch {
     return mode === 'auto' ? pageIsDark(this.host) : mode === 'dark';
   }
 
-  refresh() { this.apply(this.decide()); }
+  /** Decides now (and no longer with the others that connected with it). */
+  refresh() {
+    pending.delete(this);
+    this.apply(this.decide());
+  }
 
   apply(dark) {
     this.host.setAttribute('data-av-theme', dark ? 'dark' : 'light');
