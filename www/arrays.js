@@ -423,6 +423,7 @@ function scanWrapped(text, i) {
   }
   const refused = refusedDtype(keywords.get('dtype') ?? '');
   if (refused) refuse(refused);
+  node.round = roundingOf(keywords.get('dtype') ?? '');
   // An empty array's repr gives its shape in words: `array([], shape=(0, 3), dtype=float64)`.
   const shape = keywords.get('shape') ?? keywords.get('size');
   if (shape && node.items?.length === 0) node = emptyOfShape(text, node.at, shape.match(/\d+/g)?.map(Number) ?? []);
@@ -433,11 +434,52 @@ function scanWrapped(text, i) {
 function refusedDtype(keyword) {
   const dtype = keyword.replace(/^['"]|['"]$/g, '').replace(/^(?:np|numpy|torch)\./, '');
   const descr = /^[<>|=]?([a-zA-Z])(\d+)$/.exec(dtype);
-  if (descr) return refusedName(descr[1], Number(descr[2]));
+  if (descr) return descr[1] === 'f' && ['2', '4', '8'].includes(descr[2]) ? null : refusedName(descr[1], Number(descr[2]));
   const ALIASES = { complex: 'complex128', cfloat: 'complex64', cdouble: 'complex128', longdouble: 'float128', O: 'object' };
   const name = ALIASES[dtype] ?? dtype;
   return /^(?:complex\d+|object|str|bytes|datetime64|timedelta64|float(?:96|128))\b/.test(name) ? name.replace(/\[.*/, '') : null;
 }
+
+/**
+ * The rounding a dtype keyword's value names, or undefined for float64 and integer dtypes: the text's digits are
+ * what was printed, and NumPy's and PyTorch's own eval of the text store them in that dtype. NumPy rounds a Python
+ * float to float16 directly; PyTorch converts it to float32 first (c10::Half and c10::BFloat16 are built from a
+ * float), so its float16 and bfloat16 are rounded twice, as here.
+ */
+function roundingOf(keyword) {
+  const raw = keyword.replace(/^['"]|['"]$/g, '');
+  const torch = /^torch\./.test(raw);
+  const name = raw.replace(/^(?:np|numpy|torch)\./, '').replace(/^[<>|=]?f([24])$/, (_, n) => (n === '4' ? 'float32' : 'float16'));
+  if (name === 'float32' || name === 'single' || (torch && name === 'float')) return Math.fround;
+  if (name === 'float16' || name === 'half') return torch ? (x) => toHalf(Math.fround(x)) : toHalf;
+  if (name === 'bfloat16') return (x) => toBfloat16(Math.fround(x));
+  return undefined;
+}
+
+/**
+ * x rounded to the nearest value with `bits` significant bits, exponent ≥ minExponent (below it the subnormal step
+ * 2^(minExponent − bits + 1)), ties to even; ±Infinity from `overflow` up (the first value that rounds past the
+ * format's largest). Every step is exact in float64: scaling by a power of two and rounding an integer-sized number.
+ */
+function roundToFormat(x, bits, minExponent, overflow) {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const a = Math.abs(x);
+  if (a >= overflow) return Math.sign(x) * Infinity;
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e -= 1;
+  else if (2 ** (e + 1) <= a) e += 1;
+  const step = 2 ** (Math.max(e, minExponent) - bits + 1);
+  const q = a / step;
+  const f = Math.floor(q);
+  const d = q - f;
+  const r = d > 0.5 || (d === 0.5 && f % 2 === 1) ? f + 1 : f;
+  return Math.sign(x) * r * step;
+}
+
+/** IEEE half precision: 11 significant bits, normal from 2^-14, largest 65504 (65520 and up round to ∞). */
+const toHalf = (x) => roundToFormat(x, 11, -14, 65520);
+/** bfloat16: float32's exponent range with 8 significant bits; largest (2 − 2^-7)·2^127. */
+const toBfloat16 = (x) => roundToFormat(x, 8, -126, (2 - 2 ** -8) * 2 ** 127);
 
 /** The nodes of an empty array of the given shape (a shape with no 0 in it describes no empty array: `[]` stays). */
 function emptyOfShape(text, at, shape) {
@@ -495,11 +537,14 @@ function nested(text, root) {
   const nd = shape.length;
   const path = [];
   const where = (node) => `${label(path, nd)} (${lineCol(text, node.at)})`;
-  const build = (node) => {
+  // A repr's dtype (`array(…, dtype=float32)`) rounds every number inside it.
+  const build = (node, outerRound) => {
+    const round = node.round ?? outerRound;
     const d = path.length;
     if (d === nd) {
       if (node.items) throw new Error(`${where(node)} is a list where a number belongs: the array mixes numbers and nested lists`);
-      return numberAt(text, node, where);
+      const x = numberAt(text, node, where);
+      return round ? round(x) : x;
     }
     if (!node.items) throw new Error(`${where(node)} is a number where a list of ${shape[d]} belongs: the array mixes numbers and nested lists`);
     if (node.items.length !== shape[d]) {
@@ -508,7 +553,7 @@ function nested(text, root) {
     const out = new Array(shape[d]);
     for (let k = 0; k < shape[d]; k++) {
       path.push(k);
-      out[k] = build(node.items[k]);
+      out[k] = build(node.items[k], round);
       path.pop();
     }
     return out;
@@ -524,7 +569,7 @@ const SPECIAL = new Map([
   ['true', 1], ['false', 0], ['np.true_', 1], ['np.false_', 0], ['numpy.true_', 1], ['numpy.false_', 0],
 ]);
 // A NumPy or PyTorch scalar's repr around its number: `np.float64(1.5)`, `tensor(2.)` (a list of them: forgotten .tolist()).
-const SCALAR = /^(?:(?:np|numpy)\.\w+|(?:torch\.)?tensor)\((.*)\)$/;
+const SCALAR = /^(?:((?:np|numpy)\.\w+)|(?:torch\.)?tensor)\((.*)\)$/;
 
 /** The number a text token stands for (Python's spellings of NaN, ±inf, True, False too), or undefined. */
 function numberOf(s) {
@@ -532,7 +577,10 @@ function numberOf(s) {
   const special = SPECIAL.get(s.toLowerCase());
   if (special !== undefined) return special;
   const scalar = SCALAR.exec(s);
-  return scalar ? numberOf(scalar[1].trim()) : undefined;
+  if (!scalar) return undefined;
+  const x = numberOf(scalar[2].trim());
+  const round = scalar[1] && x !== undefined ? roundingOf(scalar[1]) : undefined; // `np.float32(0.1)`
+  return round ? round(x) : x;
 }
 
 /** The number of a scanned token, or an Error saying what the token is instead. */
