@@ -42,7 +42,8 @@ dist: build
 	@scripts/setup.sh test
 	node scripts/dist.mjs
 
-# The Python package (python/): dist/attention_viz-<version>-py3-none-any.whl, the single-file build inside.
+# The Python package (python/): dist-python/attention_viz-<version>-py3-none-any.whl, the single-file build inside
+# (not in dist/: that folder is the npm package).
 wheel: dist
 	@scripts/setup.sh python
 	.venv/bin/python scripts/wheel.py
@@ -53,7 +54,7 @@ test-python: wheel
 
 python-tests:
 	@scripts/setup.sh python
-	.venv/bin/python -m pip install -q --no-deps --force-reinstall --disable-pip-version-check dist/attention_viz-$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)-py3-none-any.whl
+	.venv/bin/python -m pip install -q --no-deps --force-reinstall --disable-pip-version-check dist-python/attention_viz-$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)-py3-none-any.whl
 	cd tests/python && ../../.venv/bin/python -m pytest -q -p no:cacheprovider
 
 clean:

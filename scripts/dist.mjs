@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, transform, analyzeMetafile } from 'esbuild';
 import { modelsText } from './models.mjs';
+import { distReadme } from './install-text.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const www = join(root, 'www');
@@ -152,27 +153,7 @@ try {
     files: ['attention-viz.js', 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'README.md', 'LICENSE'],
     sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
   }, null, 2)}\n`);
-  writeFileSync(join(dist, 'README.md'), `# attention-viz ${version}
-
-Live, editable attention heatmaps for tutorial pages. Copy this folder next to your page, then:
-
-\`\`\`html
-<script type="module" src="attention-viz/attention-viz.js"></script>
-<attention-viz preset="seed-003"></attention-viz>
-\`\`\`
-
-Hosts that cannot serve \`.wasm\` files (or a notebook cell): use the single file instead —
-\`<script src="attention-viz/attention-viz.inline.js"></script>\` (it sets \`window.AttentionViz\`).
-
-With a bundler: \`import { ready, compute } from 'attention-viz'\`. The module fetches \`pkg/attention_viz_bg.wasm\`
-and the trained models, \`pkg/attention_viz_models.json\`, relative to the script it ends up in
-(\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). A bundler that does not emit them (esbuild does not)
-needs them copied beside the bundle: for \`public/app.js\`, \`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/\`
-(also exported as \`attention-viz/wasm\` and \`attention-viz/models\`). Without the models file everything works but the
-shipped trained models, which say that they could not be loaded.
-
-Every attribute, property, event and method: see embed.html in the project repository. MIT licence (LICENSE).
-`);
+  writeFileSync(join(dist, 'README.md'), distReadme(version, read('README.md')));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

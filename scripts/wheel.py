@@ -2,7 +2,8 @@
 
 Copies the single-file build dist/attention-viz.inline.js into python/attention_viz/static/ and writes
 static/assets.json (the core's colormap tables and seed presets, printed by examples/python_assets.rs), then runs
-`python -m build --wheel --no-isolation python --outdir dist`. Run with the .venv's Python from the repo root.
+`python -m build --wheel --no-isolation python --outdir dist-python` (not dist/: that folder is the npm package, and
+everything in it would be published). Run with the .venv's Python from the repo root.
 """
 
 import json
@@ -28,9 +29,9 @@ assets = json.loads(out)
 (static / "assets.json").write_text(json.dumps(assets, separators=(",", ":")) + "\n", encoding="utf-8")
 
 version = re.search(r'(?m)^version = "([^"]+)"', (root / "Cargo.toml").read_text()).group(1)
-wheel = root / "dist" / f"attention_viz-{version}-py3-none-any.whl"
+wheel = root / "dist-python" / f"attention_viz-{version}-py3-none-any.whl"
 wheel.unlink(missing_ok=True)
-done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "python", "--outdir", "dist"],
+done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "python", "--outdir", "dist-python"],
                       cwd=root, capture_output=True, text=True)
 if done.returncode:
     sys.exit(f"wheel: python -m build failed:\n{done.stdout}{done.stderr}")

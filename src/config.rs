@@ -183,7 +183,9 @@ fn err<T>(message: impl Into<String>) -> Result<T> {
     Err(ConfigError(message.into()))
 }
 
-const FIELDS: &[&str] = &[
+/// Every field a figure's config may hold (any other is refused by name). README.md's config table documents each
+/// once; `tests/config.rs` checks that its names are these.
+pub const FIELDS: &[&str] = &[
     "mechanism",
     "embeddings",
     "w_q",

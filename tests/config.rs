@@ -184,3 +184,33 @@ fn messages_quote_long_input_cut_short() {
         );
     }
 }
+
+/// README.md's config table ("### Config"): one row per field, in its first column, each once.
+fn documented_fields() -> Vec<String> {
+    let readme = include_str!("../README.md");
+    let section = readme.split("\n### Config\n").nth(1).expect("README.md has a ### Config section");
+    let section = section.split("\n### ").next().unwrap();
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .map(|l| l.split('`').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_readme_config_table_documents_every_field_once() {
+    let documented = documented_fields();
+    let mut seen = std::collections::BTreeSet::new();
+    for f in &documented {
+        assert!(seen.insert(f.clone()), "README's config table has {f} twice");
+    }
+    // mechanism "model" is read by www/train.js (compute()'s model path), not by Config: its fields are listed there.
+    let train = include_str!("../www/train.js");
+    let line = train.lines().find(|l| l.starts_with("const MODEL_FIELDS = [")).expect("www/train.js lists MODEL_FIELDS");
+    let model_fields: Vec<&str> = line.split('\'').skip(1).step_by(2).collect();
+    assert!(model_fields.contains(&"input"), "{line}");
+    let mut want: std::collections::BTreeSet<String> =
+        attention_viz::config::FIELDS.iter().map(|f| f.to_string()).collect();
+    want.extend(model_fields.iter().map(|f| f.to_string()));
+    assert_eq!(seen, want, "README's config table (left) and the fields the core accepts (right)");
+}

@@ -1,5 +1,5 @@
 // The Python package from a notebook, as an author uses it (issue 13 §4 and its Tests):
-//   1. the wheel dist/attention_viz-<version>-py3-none-any.whl: pure Python, the single-file build inside,
+//   1. the wheel dist-python/attention_viz-<version>-py3-none-any.whl: pure Python, the single-file build inside,
 //      NumPy its only requirement, no CDN address in it;
 //   2. a fresh virtual environment gets it with `pip install <wheel>` (NumPy comes along, from pip's cache), and
 //      shows a figure there with neither IPython nor anywidget;
@@ -59,12 +59,12 @@ function run(cmd, args, opts = {}) {
 }
 const timed = (name, f) => { const t = Date.now(); const r = f(); timings[name] = (Date.now() - t) / 1000; return r; };
 
-/** The newest wheel in dist/, checked to be no older than the package's sources ($AV_WHEEL: that wheel, unchecked). */
+/** The newest wheel in dist-python/, checked to be no older than the package's sources ($AV_WHEEL: that wheel, unchecked). */
 function findWheel() {
   if (process.env.AV_WHEEL) return process.env.AV_WHEEL;
-  const dist = join(ROOT, 'dist');
+  const dist = join(ROOT, 'dist-python');
   const wheels = existsSync(dist) ? readdirSync(dist).filter((f) => /^attention_viz-.+-py3-none-any\.whl$/.test(f)) : [];
-  assert.ok(wheels.length, 'no dist/attention_viz-<version>-py3-none-any.whl: run `make wheel` first');
+  assert.ok(wheels.length, 'no dist-python/attention_viz-<version>-py3-none-any.whl: run `make wheel` first');
   const path = wheels.map((f) => join(dist, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
   const newest = (dir) => readdirSync(dir, { withFileTypes: true }).reduce((m, f) => {
     if (f.name === 'static' || f.name === '__pycache__') return m;

@@ -78,8 +78,8 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
   assert.deepEqual(files.filter((f) => /\.m?js$/.test(f)), ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
   assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.json']);
   for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
-  // The Python wheel (make wheel) shares dist/ but is no part of the npm package ("files" leaves it out).
-  for (const f of files.filter((f) => !f.endsWith('.whl'))) assert.ok(['package.json', 'sizes.json'].includes(f) || pkg.files.some((e) => f === e || f.startsWith(e)), `${f} is in "files"`);
+  // Nothing else: the Python wheel goes to dist-python/ (make wheel), not into the npm package's folder.
+  for (const f of files) assert.ok(['package.json', 'sizes.json'].includes(f) || pkg.files.some((e) => f === e || f.startsWith(e)), `${f} is in "files"`);
   assert.equal(pkg.license, 'MIT');
   const license = readFileSync(join(DIST, 'LICENSE'), 'utf8');
   assert.equal(license, readFileSync(join(ROOT, 'LICENSE'), 'utf8'));

@@ -1,5 +1,5 @@
 """Shared fixtures for the Python package's tests. They run against the installed wheel
-(`make test-python` installs dist/attention_viz-*.whl into .venv and runs pytest here, outside
+(`make test-python` installs dist-python/attention_viz-*.whl into .venv and runs pytest here, outside
 python/, so `import attention_viz` is the wheel's package, not the source tree)."""
 
 import json
