@@ -168,7 +168,11 @@ export function defineElement(api) {
 
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
     set config(value) {
-      if (!this._viz) { this._pending = value; return; }
+      if (!this._viz) {
+        this._pending = value;
+        if (this._failed) this._load(); // the author's config failed and nothing is shown: this one may do
+        return;
+      }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
       let isState;
       try { isState = Boolean(value && typeof value === 'object' && 'v' in value && 'config' in value); } catch (e) {
@@ -354,6 +358,11 @@ export function defineElement(api) {
     // ---- loading ----------------------------------------------------------
 
     _initialConfig() {
+      if (this._failed && this._pending !== undefined) {
+        const config = this._pending;
+        this._pending = undefined;
+        return { config, source: 'config property' };
+      }
       const attr = this.getAttribute('config');
       if (attr !== null) {
         try { return { config: JSON.parse(attr), source: 'config attribute' }; } catch (e) {
@@ -389,16 +398,22 @@ export function defineElement(api) {
         } catch (e) { error = e.message; }
       }
       if (!viz) {
-        // Keep what is on screen; with nothing yet, show the preset (or seed-001) under the message.
+        // Keep what is on screen. With nothing yet: the preset the author also named, else the message alone —
+        // another figure's numbers (seed-001) under it would read as the author's, next to prose about theirs.
         let instead = 'the last valid figure';
-        if (!this._viz) {
-          const name = api.presets[this.getAttribute('preset')] ? this.getAttribute('preset') : 'seed-001';
-          viz = api.callCore(() => api.newViz(api.presets[name]));
-          config = api.presets[name];
-          instead = `preset ${name}`;
+        const preset = this.getAttribute('preset');
+        if (!this._viz && api.presets[preset] && this.hasAttribute('config')) {
+          viz = api.callCore(() => api.newViz(api.presets[preset]));
+          config = api.presets[preset];
+          instead = `preset ${preset}`;
+        } else if (!this._viz) {
+          this._failed = true;
+          this._fail(error);
+          return;
         }
         this._fail(`${error} — showing ${instead} instead.`);
       }
+      this._failed = false;
       if (viz) {
         this._modelCaption(model);
         if (this._viz) this._viz.free();
@@ -564,10 +579,14 @@ export function defineElement(api) {
       this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
     }
 
-    /** Print resolution on paper (3 device pixels per CSS pixel, about 300 dpi), screen resolution otherwise. */
+    /**
+     * On paper: print resolution (3 device pixels per CSS pixel, about 300 dpi) and the light look (a dark figure
+     * on white paper is a block of ink); on screen again: screen resolution and the page's theme.
+     */
     _setPrinting(on) {
       const scale = on ? Math.max(1, 3 / (window.devicePixelRatio || 1)) : 1;
-      if (scale === this._printScale) return;
+      const themeChanged = this._theme?.setPrinting(on) ?? false;
+      if (scale === this._printScale && !themeChanged) return;
       this._printScale = scale;
       this._repaint({ silent: true });
     }

@@ -194,6 +194,12 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
   figure.stage, fieldset.matrix, details.breakdown, .steps { break-inside: avoid; }
   .breakdown th, .breakdown td { white-space: normal; }
   .breakdown td.formula { overflow-wrap: anywhere; }
+  /* An input grid fits the paper: its window's 16 columns in a smaller type, and a long value cut to 7 characters
+     (an ellipsis says so; the heatmaps carry the figure) instead of the grid being cut at the page's edge. */
+  fieldset.matrix { contain: none; }
+  table.grid { border-spacing: 1px; }
+  table.grid th { font-size: 9px; padding: 0 2px; }
+  input.cell { font-size: 9px; padding: 1px 2px; max-width: calc(7ch + 6px); text-overflow: ellipsis; }
 }
 @container (max-width: 520px) {
   .av { padding: 8px; gap: 10px; }

@@ -1,19 +1,31 @@
 // Owns the element's light/dark decision: the `theme` attribute ("light" | "dark" | "auto"), and for "auto"
 // what the host page says about itself. Pages that theme themselves without the OS setting are common where
-// the element lives: JupyterLab marks its body with data-jp-theme-light, other pages set `color-scheme`.
+// the element lives: JupyterLab marks its body with data-jp-theme-light, other pages set `color-scheme` (in CSS or
+// with <meta name="color-scheme">). On paper every figure is light, whatever the mode: paper is white.
 
 const DARK_QUERY = '(prefers-color-scheme: dark)';
 
-/** What "auto" means on this page now: JupyterLab's flag, then the host's `color-scheme`, then the OS. */
+/** The one scheme a `color-scheme` value names (`light`, `only dark`…), or null for none or both (`light dark`). */
+function schemeOf(value) {
+  const words = (value || '').split(/\s+/).filter((w) => w === 'light' || w === 'dark');
+  return words.length === 1 ? words[0] : null;
+}
+
+/**
+ * What "auto" means on this page now: JupyterLab's flag, then the host's `color-scheme` in CSS, then the page's
+ * <meta name="color-scheme"> (the browser uses it for the page, but it is not in any computed style), then the OS.
+ */
 export function pageIsDark(host) {
   for (const node of [host.closest('[data-jp-theme-light]'), document.body, document.documentElement]) {
     const flag = node?.getAttribute?.('data-jp-theme-light');
     if (flag === 'true' || flag === 'false') return flag === 'false';
   }
   // `color-scheme` is inherited: the host's computed value is the page's (or its container's) choice.
-  const scheme = (host.parentElement ? getComputedStyle(host.parentElement).colorScheme : '') || '';
-  const words = scheme.split(/\s+/).filter((w) => w === 'light' || w === 'dark');
-  if (words.length === 1) return words[0] === 'dark';
+  const css = schemeOf(host.parentElement ? getComputedStyle(host.parentElement).colorScheme : '');
+  if (css) return css === 'dark';
+  // The browser takes the first such meta in the document's head.
+  const meta = schemeOf(document.head?.querySelector('meta[name="color-scheme" i]')?.content);
+  if (meta) return meta === 'dark';
   return window.matchMedia(DARK_QUERY).matches;
 }
 
@@ -56,8 +68,24 @@ export class ThemeWatch {
   }
 
   decide() {
+    if (this.printing) return false;
     const mode = this.mode();
     return mode === 'auto' ? pageIsDark(this.host) : mode === 'dark';
+  }
+
+  /**
+   * Printing (or not): on paper the figure is light. Returns whether the figure's look changed, for the element to
+   * repaint once with its print resolution (onChange is not called).
+   */
+  setPrinting(on) {
+    this.printing = on;
+    pending.delete(this);
+    const dark = this.decide();
+    this.host.setAttribute('data-av-theme', dark ? 'dark' : 'light');
+    if (dark === this.dark) return false;
+    const first = this.dark === null;
+    this.dark = dark;
+    return !first;
   }
 
   /** Decides now (and no longer with the others that connected with it). */
@@ -84,6 +112,8 @@ export class ThemeWatch {
     for (const node of new Set([document.documentElement, document.body].filter(Boolean))) {
       this.observer.observe(node, { attributes: true, attributeFilter });
     }
+    // A <meta name="color-scheme"> added, removed or given another content (a theme toggle may rewrite it).
+    if (document.head) this.observer.observe(document.head, { childList: true, subtree: true, attributes: true, attributeFilter: ['content', 'name'] });
     if (!pending.size) queueMicrotask(decidePending);
     pending.add(this);
   }
