@@ -498,7 +498,7 @@ export function defineElement(api) {
       }
       this._invalidate({ keepConfig: Boolean(value) });
       // A new document is not a user edit: nothing to keep.
-      if (initial) { this._initial = this.config; this._persist.forget(); this._inputs.forget(); this._share.leaveURL(); } else this._persist.schedule();
+      if (initial) { this._initial = this.config; this._viz.markAuthored(); this._persist.forget(); this._inputs.forget(); this._share.leaveURL(); } else this._persist.schedule();
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
       if (typeof rebuild === 'function') rebuild = rebuild();
