@@ -572,6 +572,13 @@ export function defineElement(api) {
       this._repaint({ silent: true });
     }
 
+    /** The first control of the figure the keyboard can reach (a shown button, menu, field or heatmap), or null. */
+    _firstControl() {
+      const all = this.shadowRoot.querySelectorAll('button, select, input, textarea, summary, [tabindex="0"]');
+      return [...all].find((n) => !n.disabled && !n.classList.contains('skip') && n.tabIndex >= 0
+        && n.getClientRects().length > 0) ?? null;
+    }
+
     /** Moves the keyboard past the input grids: to the first heatmap, else the steps or the breakdown. */
     _skipInputs() {
       const target = this._figures.root.querySelector('canvas')
@@ -587,8 +594,10 @@ export function defineElement(api) {
       const reset = el('button', { type: 'button', 'data-action': 'notice-reset', text: 'Reset to the document' });
       reset.addEventListener('click', () => {
         this._toolbar.action('reset');
-        // This button goes with the notice: the keyboard lands on the toolbar's Reset, which did the same.
-        this._toolbar.root.querySelector('[data-action="reset"]')?.focus();
+        // This button goes with the notice: the keyboard lands on the toolbar's Reset, which did the same, or — a
+        // figure whose `views` shows no toolbar — on its first control, never on the page's body.
+        const again = this._toolbar.root.hidden ? null : this._toolbar.root.querySelector('[data-action="reset"]');
+        (again ?? this._firstControl())?.focus();
       });
       this._statusEl.classList.remove('error');
       this._statusEl.replaceChildren(`${text} `, reset);

@@ -199,7 +199,7 @@ export class Variants {
     const masked = el('select', { 'data-control': 'masked-row', 'aria-label': 'What a query whose every key is masked gets',
       title: MASKED_ROWS.find(([v]) => v === row)?.[2] }, ...options(MASKED_ROWS, row));
     const head = el('div', { class: 'group' }, el('span', { class: 'label', text: 'mask' }), select,
-      el('span', { class: 'label', text: 'all masked →' }), masked);
+      el('span', { class: 'label', text: 'if every key is masked' }), masked);
     const body = el('div', { class: 'mask-body' });
     if (this.host._viz.views().includes('mask')) {
       this.canvas = el('canvas', {
