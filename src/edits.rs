@@ -423,6 +423,83 @@ fn remove_row(m: &Matrix, at: usize) -> Matrix {
     Matrix::from_rows(&rows).expect("equal rows")
 }
 
+/// The W_O and scoring matrices a reader had when an option took them away (W_O off, another
+/// scoring): kept for the figure's lifetime so that turning the option back on brings back the
+/// reader's numbers instead of the starting ones, when their shapes still fit the config.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kept {
+    w_o: Option<Matrix>,
+    general: Option<Matrix>,
+    additive: Option<(Matrix, Matrix, Vec<f64>)>,
+}
+
+impl Kept {
+    /// Keeps the W_O and scoring a config had (`w_o`, `scoring`: taken from it before the change,
+    /// which may be a model's stack too large to copy whole) when `after` has them no more. Call it
+    /// with every accepted change.
+    pub fn keep(&mut self, w_o: Option<Matrix>, scoring: Scoring, after: &Config) {
+        if let (Some(w), None) = (w_o, &after.options.w_o) {
+            self.w_o = Some(w);
+        }
+        if std::mem::discriminant(&scoring) != std::mem::discriminant(&after.options.scoring) {
+            match scoring {
+                Scoring::General { w_a } => self.general = Some(w_a),
+                Scoring::Additive { w_a, u_a, v_a } => self.additive = Some((w_a, u_a, v_a)),
+                Scoring::Dot | Scoring::Cosine => {}
+            }
+        }
+    }
+}
+
+impl Config {
+    /// W_O on (the kept one when it fits, else the identity: the output starts as the heads'
+    /// contexts side by side) or off.
+    pub fn with_w_o(&self, on: bool, kept: &Kept) -> Result<Config> {
+        self.editable()?;
+        let Mechanism::SelfAttention { embeddings, projections } = &self.mechanism else {
+            return err("W_O mixes the heads' contexts of self-attention: this figure has no heads");
+        };
+        if !on {
+            let mut next = self.clone();
+            next.options.w_o = None;
+            return Ok(next);
+        }
+        if self.options.w_o.is_some() {
+            return Ok(self.clone());
+        }
+        let width = projections.as_ref().map_or(embeddings.cols(), |p| p.w_v.cols());
+        let with = |w: Matrix| {
+            let mut next = self.clone();
+            next.options.w_o = Some(w);
+            Config::from_value(&next.to_value())
+        };
+        if let Some(Ok(next)) = kept.w_o.clone().map(with) {
+            return Ok(next);
+        }
+        let mut eye = Matrix::zeros(width, width);
+        for i in 0..width {
+            eye.set(i, i, 1.0);
+        }
+        with(eye)
+    }
+
+    /// [`Config::with_scoring`], with the reader's W_a (general) or W_a, U_a, v_a (additive)
+    /// back when they were kept and still fit.
+    pub fn with_scoring_kept(&self, name: &str, seed: u32, kept: &Kept) -> Result<Config> {
+        let start = self.with_scoring(name, seed)?;
+        let scoring = match (&start.options.scoring, &kept.general, &kept.additive) {
+            (Scoring::General { .. }, Some(w_a), _) => Scoring::General { w_a: w_a.clone() },
+            (Scoring::Additive { .. }, _, Some((w_a, u_a, v_a))) => {
+                Scoring::Additive { w_a: w_a.clone(), u_a: u_a.clone(), v_a: v_a.clone() }
+            }
+            _ => return Ok(start),
+        };
+        let mut next = start.clone();
+        next.options.scoring = scoring;
+        Ok(Config::from_value(&next.to_value()).unwrap_or(start))
+    }
+}
+
 /// How Randomize draws numbers: one NumPy legacy call per matrix.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Distribution {

@@ -62,8 +62,9 @@ fn no_projections() -> Config {
     Config {
         mechanism: Mechanism::SelfAttention { embeddings, projections: None },
         options: Options::default(),
-        // The document's token ids, from its unseeded `randint(0, 100, size=4)`.
-        tokens: ["72", "3", "64", "69"].map(String::from).to_vec(),
+        // The document's token ids, from its unseeded `randint(0, 100, size=4)`, named as ids: a bare
+        // "72" beside the heatmaps' numbers reads as one of them.
+        tokens: ["id 72", "id 3", "id 64", "id 69"].map(String::from).to_vec(),
         scale: Scale::None,
         query: 1,
     }

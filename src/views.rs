@@ -101,6 +101,66 @@ pub fn names(config: &Config) -> Vec<String> {
     out
 }
 
+/// How a `views` list (an author's choice of panels) shows on a config: the heatmaps to draw, in
+/// the config's reading order, and the names that are no view at all (said to the author).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resolved {
+    pub views: Vec<String>,
+    pub unknown: Vec<String>,
+}
+
+/// Resolves an author's `views` list against the config shown now. `authored` are the view names of
+/// the config the author wrote (see [`names`]): a name there that the reader's edits have taken away
+/// (− head, W_O off, another scoring, no mask) is no mistake of the author's, so it gives way to what
+/// remains of it — `heads.{i}.weights` to `weights` once one head is left, `output` to `context`,
+/// `query.features` to `scores` — or, for an input that is gone (W_O, W_a, U_a, v_a, the mask), to
+/// nothing. Only a name that is a view of neither config is `unknown`. `heads` names every head's
+/// weights (`heads.{i}.weights`); any other name (the element's own panels: `inputs`, `breakdown`…)
+/// is left to the caller and is in neither list.
+pub fn resolve(authored: &[String], current: &Config, requested: &[String], panels: &[&str]) -> Resolved {
+    let now = names(current);
+    let mut wanted: Vec<&str> = Vec::new();
+    let mut unknown = Vec::new();
+    for name in requested {
+        let name = name.as_str();
+        if name == "heads" {
+            wanted.extend(now.iter().map(String::as_str).filter(|v| head_of(v).is_some()));
+        } else if now.iter().any(|v| v == name) {
+            wanted.push(name);
+        } else if authored.iter().any(|v| v == name) {
+            if let Some(instead) = remains(name, &now) {
+                wanted.push(instead);
+            }
+        } else if !panels.contains(&name) {
+            unknown.push(name.to_string());
+        }
+    }
+    let views = now.iter().filter(|v| wanted.contains(&v.as_str())).cloned().collect();
+    Resolved { views, unknown }
+}
+
+/// What shows instead of `name`, a view the config had and has no more; `None`: nothing.
+fn remains<'a>(name: &str, now: &'a [String]) -> Option<&'a str> {
+    let instead = match name {
+        // One head left: its weights are the weights. A head removed of several: the others still show.
+        _ if head_of(name).is_some() => "weights",
+        "output" => "context",
+        "query.features" => "scores",
+        "naive_weights" => "weights",
+        _ => return None,
+    };
+    let multiple = now.iter().any(|v| head_of(v).is_some());
+    if head_of(name).is_some() && multiple {
+        return None;
+    }
+    now.iter().find(|v| *v == instead).map(String::as_str)
+}
+
+/// `Some(i)` for `heads.{i}.weights`.
+pub fn head_of(name: &str) -> Option<usize> {
+    name.strip_prefix("heads.")?.strip_suffix(".weights")?.parse().ok()
+}
+
 /// The mask as the user set it, n × m of 0/1 (every key allowed under "none"; `valid_lens` apart).
 pub fn mask_matrix(options: &Options, n: usize, m: usize) -> Matrix {
     match &options.mask {

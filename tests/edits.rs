@@ -233,3 +233,64 @@ fn too_many_heads_for_the_limit_are_refused_naming_the_heads() {
     let e = c.with_fields(&serde_json::json!({"heads": 8})).unwrap_err().0;
     assert!(e.contains("multiply-adds") && e.contains("8 heads of d_k = 2") && e.ends_with("or heads"), "{e}");
 }
+
+// ---------------------------------------------------------------------------
+// What a reader had is kept while its option is off (issue 22)
+// ---------------------------------------------------------------------------
+
+type Kept = attention_viz::edits::Kept;
+
+/// Applies an edit to `now` as the figure does (`Viz::replace`): what goes away is kept.
+fn step(kept: &mut Kept, now: &Config, edit: impl FnOnce(&Config, &Kept) -> Config) -> Config {
+    let next = edit(now, kept);
+    kept.keep(now.options.w_o.clone(), now.options.scoring.clone(), &next);
+    next
+}
+
+#[test]
+fn w_o_comes_back_as_the_reader_left_it_when_it_still_fits() {
+    let mut kept = attention_viz::edits::Kept::default();
+    let c = two_heads().with_value("w_o", 2, 1, 7.5).unwrap();
+    let off = step(&mut kept, &c, |c, k| c.with_w_o(false, k).unwrap());
+    assert_eq!(off.options.w_o, None);
+    let on = step(&mut kept, &off, |c, k| c.with_w_o(true, k).unwrap());
+    assert_eq!(on.options.w_o, c.options.w_o, "the reader's W_O, 7.5 and all");
+    // Off, then one head more: the kept 6 × 2 no longer fits 9 rows, so W_O starts again as the identity.
+    let off = step(&mut kept, &on, |c, k| c.with_w_o(false, k).unwrap());
+    let wider = step(&mut kept, &off, |c, _| c.insert_head().unwrap());
+    let on = wider.with_w_o(true, &kept).unwrap();
+    let w = on.options.w_o.as_ref().unwrap();
+    assert_eq!(w.shape(), (9, 9));
+    assert!((0..9).all(|i| (0..9).all(|j| w.get(i, j) == f64::from(u8::from(i == j)))));
+    // Without anything kept: the identity, as wide as the heads' contexts side by side.
+    let fresh = preset("seed-001").unwrap().with_w_o(true, &attention_viz::edits::Kept::default()).unwrap();
+    assert_eq!(
+        fresh.options.w_o.unwrap().to_rows(),
+        vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]]
+    );
+    assert!(preset("seed-003").unwrap().with_w_o(true, &kept).is_err(), "cross-attention has no heads to mix");
+}
+
+#[test]
+fn scoring_matrices_come_back_per_scoring_when_switched_back() {
+    use attention_viz::config::Scoring;
+    let mut kept = attention_viz::edits::Kept::default();
+    let c = preset("seed-003").unwrap();
+    let general = step(&mut kept, &c, |c, k| c.with_scoring_kept("general", 42, k).unwrap());
+    let general = general.with_value("w_a", 2, 2, 2.0).unwrap();
+    let dot = step(&mut kept, &general, |c, k| c.with_scoring_kept("dot", 42, k).unwrap());
+    let additive = step(&mut kept, &dot, |c, k| c.with_scoring_kept("additive", 42, k).unwrap());
+    let Scoring::Additive { w_a, .. } = &additive.options.scoring else { panic!() };
+    assert_eq!(w_a.get(0, 0), -0.3, "additive starts from its seeded values, not general's W_a");
+    let additive = additive.with_value("u_a", 0, 1, 0.02).unwrap().with_value("v_a", 0, 2, 0.5).unwrap();
+    let cosine = step(&mut kept, &additive, |c, k| c.with_scoring_kept("cosine", 42, k).unwrap());
+    let back = step(&mut kept, &cosine, |c, k| c.with_scoring_kept("general", 42, k).unwrap());
+    assert_eq!(back.options.scoring, general.options.scoring, "general's W_a with its 2");
+    let back = step(&mut kept, &back, |c, k| c.with_scoring_kept("additive", 42, k).unwrap());
+    assert_eq!(back.options.scoring, additive.options.scoring, "additive's W_a, U_a and v_a as the reader left them");
+    // A dimension more: the kept 3 × 3 W_a no longer fits, so general starts again from the identity.
+    let dot = step(&mut kept, &back, |c, k| c.with_scoring_kept("dot", 42, k).unwrap());
+    let wider = step(&mut kept, &dot, |c, _| c.insert_dim(3).unwrap());
+    let g = wider.with_scoring_kept("general", 42, &kept).unwrap();
+    assert_eq!(g.options.scoring, wider.with_scoring("general", 42).unwrap().options.scoring);
+}

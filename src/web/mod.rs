@@ -8,7 +8,7 @@
 
 use crate::attention::{self, Field, Trace};
 use crate::config::{Config, Scale};
-use crate::edits::Distribution;
+use crate::edits::{Distribution, Kept};
 use crate::heatmap::{self, Colors, Contrast, Fmt, Highlight, HighlightKind, Layout, Style, Theme};
 use crate::incremental::Session;
 use crate::random::{self, RandomState};
@@ -222,6 +222,10 @@ pub struct Viz {
     session: Session,
     /// The last Randomize, so "Copy as NumPy" can write the seeded calls.
     random: Option<(u32, Distribution)>,
+    /// The reader's W_O, W_a, U_a, v_a while their option is off (brought back when it returns).
+    kept: Kept,
+    /// The views of the config the author wrote: a `views` list resolves against them (`resolveViews`).
+    authored: Vec<String>,
 }
 
 fn js_err(message: impl std::fmt::Display) -> JsError {
@@ -311,11 +315,40 @@ impl Viz {
     }
 
     /// Switches the scoring function ("dot", "general", "additive", "cosine"), filling
-    /// W_a (identity for general) or W_a, U_a, v_a (seeded by `seed` for additive).
+    /// W_a (identity for general) or W_a, U_a, v_a (seeded by `seed` for additive) — or, when
+    /// the reader had them earlier in this figure's life and they still fit, with theirs.
     #[wasm_bindgen(js_name = setScoring)]
     pub fn set_scoring(&mut self, name: &str, seed: f64) -> Result<(), JsError> {
-        let config = self.config().with_scoring(name, seed_u32(seed)?).map_err(js_err)?;
+        let config = self.config().with_scoring_kept(name, seed_u32(seed)?, &self.kept).map_err(js_err)?;
         self.replace(config)
+    }
+
+    /// The output projection W_O on (the reader's last one when it still fits, else the identity) or off.
+    #[wasm_bindgen(js_name = setOutputProjection)]
+    pub fn set_output_projection(&mut self, on: bool) -> Result<(), JsError> {
+        let config = self.config().with_w_o(on, &self.kept).map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// The config shown now is the author's (a new document: loaded, set by the page, Reset): a
+    /// `views` list's names are checked against its views.
+    #[wasm_bindgen(js_name = markAuthored)]
+    pub fn mark_authored(&mut self) {
+        self.authored = views::names(self.config());
+    }
+
+    /// How a `views` list shows on the figure now (see `views::resolve`): `{views, unknown}`, the
+    /// heatmaps to draw in reading order and the names that are no view of the author's config nor
+    /// of this one. `panels` are the caller's own names (neither drawn nor unknown).
+    #[wasm_bindgen(js_name = resolveViews)]
+    pub fn resolve_views(&self, requested: Vec<String>, panels: Vec<String>) -> Object {
+        let panels: Vec<&str> = panels.iter().map(String::as_str).collect();
+        let r = views::resolve(&self.authored, self.config(), &requested, &panels);
+        let strings = |v: &[String]| -> Array { v.iter().map(|s| JsValue::from_str(s)).collect() };
+        let out = Object::new();
+        set(&out, "views", &strings(&r.views));
+        set(&out, "unknown", &strings(&r.unknown));
+        out
     }
 
     /// One more head (zeros in its columns of W_Q, W_K, W_V and its rows of W_O).
@@ -399,11 +432,16 @@ impl Viz {
     }
 
     fn of(config: Config) -> Result<Viz, JsError> {
-        Ok(Viz { session: Session::new(config).map_err(js_err)?, random: None })
+        let authored = views::names(&config);
+        Ok(Viz { session: Session::new(config).map_err(js_err)?, random: None, kept: Kept::default(), authored })
     }
 
     fn replace(&mut self, config: Config) -> Result<(), JsError> {
-        self.session.replace(config).map_err(js_err)
+        let o = &self.config().options;
+        let (w_o, scoring) = (o.w_o.clone(), o.scoring.clone());
+        self.session.replace(config).map_err(js_err)?;
+        self.kept.keep(w_o, scoring, self.session.config());
+        Ok(())
     }
 
     fn config(&self) -> &Config {

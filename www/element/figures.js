@@ -10,10 +10,13 @@
 import { el, clip } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { maskReason, hasMask } from './breakdown.js';
+import { VARIANT_PANELS } from './variants.js';
 
 /** Views the inputs already show as cells: drawn as heatmaps only in a read-only figure. */
 export const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w_a', 'u_a', 'v_a', 'mask']);
 const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
+/** The names `views` may hold besides heatmaps and the variants' panels (variants.js VARIANT_PANELS). */
+const PANELS = ['inputs', 'steps', 'breakdown', 'controls'];
 /** The smallest number font (CSS px) a small multiple may be shrunk to; the core's own floor (8 px) is for fitting. */
 const LEGIBLE_FONT = 10;
 /** The gap between small multiples, CSS px (style.js .heads). */
@@ -67,24 +70,28 @@ export class Figures {
     };
   }
 
-  /** The heatmaps to show: the `views` attribute's, else every stage (and the inputs in a read-only figure). */
+  /**
+   * The heatmaps to show: the `views` attribute's as the core resolves it against the figure now (a view the reader's
+   * edit took away gives way to what remains of it: views.rs `resolve`), else every stage (and the inputs in a
+   * read-only figure).
+   */
   views() {
     const { host } = this;
     const panels = host._panels();
-    const all = host._viz.views();
-    // Names that are no panel are said by the host (_attributeProblems) until `views` changes; a later status
-    // message (an edit's) never hides them.
-    this.unknown = panels ? [...panels].filter((p) => !this.known().includes(p)) : [];
-    // "heads" names every head's small multiple (and the heads panel, variants.js); "mask" in an editable figure is the
-    // mask panel's own heatmap (variants.js), not a second one here.
     if (panels) {
-      return all.filter((v) => (panels.has(v) && !(v === 'mask' && host.editable)) || (panels.has('heads') && headOf(v) !== null));
+      const { views, unknown } = host._viz.resolveViews([...panels], [...PANELS, ...VARIANT_PANELS, ...(host._model.shape ? ['model'] : [])]);
+      // Names that are no view of the author's config are said by the host (_attributeProblems) until `views`
+      // changes; a later status message (an edit's) never hides them.
+      this.unknown = unknown;
+      // "mask" in an editable figure is the mask panel's own heatmap (variants.js), not a second one here.
+      return views.filter((v) => !(v === 'mask' && host.editable));
     }
-    return all.filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._showNaive || v !== 'naive_weights'));
+    this.unknown = [];
+    return host._viz.views().filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._showNaive || v !== 'naive_weights'));
   }
 
   /** Every name `views` may hold for this figure. */
-  known() { return [...this.host._viz.views(), 'inputs', 'steps', 'breakdown', 'controls']; }
+  known() { return [...this.host._viz.views(), ...PANELS]; }
 
   /** The scores and weights heatmaps (and each head's weights): query rows against key columns. */
   isWeightView(view) { return WEIGHT_VIEWS.includes(view) || headOf(view) !== null; }
@@ -106,11 +113,14 @@ export class Figures {
     this.multiple = null;
     let group = null;
     const figs = [];
-    for (const view of this.views()) {
+    const views = this.views();
+    // A head is picked for what follows it; a figure with nothing that does (only the heads' weights) has no picking.
+    this.followers = this.headFollowers(views);
+    for (const view of views) {
       const canvas = el('canvas', { 'data-view': view, tabindex: '0', role: 'img' });
       if (WEIGHT_VIEWS.includes(view) && self) canvas.classList.add('pickable');
       const head = headOf(view);
-      if (head !== null) {
+      if (head !== null && this.followers.length) {
         canvas.classList.add('head-pick');
         canvas.dataset.head = String(head);
         if (head === followed) canvas.setAttribute('aria-current', 'true');
@@ -137,12 +147,26 @@ export class Figures {
       + 'and inf / inf is NaN (grey cells). The stable softmax subtracts the row maximum first, so every exponent is ≤ 0 and the weights stay finite.';
   }
 
-  /** The box of the heads' small multiples: a caption, then one figure per head in a row that wraps. */
+  /** What of the figure follows the picked head, as the heads' caption names it: the stage heatmaps, the breakdown… */
+  headFollowers(views) {
+    const { host } = this;
+    const out = [];
+    if (views.some((v) => WEIGHT_VIEWS.includes(v))) out.push('the stages');
+    if (!host._breakdown.root.hidden) out.push('the breakdown');
+    if (host._steps.wanted()) out.push('the steps');
+    if (host._variants.entropyEl) out.push('the entropies');
+    return out;
+  }
+
+  /** The box of the heads' small multiples: a caption (what a pick does, when something follows it), then one figure per head in a row that wraps. */
   headsGroup(cfg) {
     const n = cfg.heads ?? 1;
     const followed = this.followedHead();
+    const f = this.followers;
+    const which = f.length > 1 ? `${f.slice(0, -1).join(', ')} and ${f[f.length - 1]}` : f[0];
     const title = el('p', { class: 'heads-title', id: 'av-heads-title',
-      text: `Each head's weights (${n} heads, head ${followed} followed): a click, a tap or Enter on a head follows it in the stages and the breakdown.` });
+      text: f.length ? `Each head's weights (${n} heads, head ${followed} followed): a click, a tap or Enter on a head follows it in ${which}.`
+        : `Each head's weights (${n} heads).` });
     return el('div', { class: 'heads', 'data-role': 'heads', role: 'group', 'aria-labelledby': 'av-heads-title' }, title);
   }
 
@@ -153,7 +177,7 @@ export class Figures {
     const key = (cls, text) => el('span', { class: `key ${cls}` }, el('span', { class: 'swatch', 'aria-hidden': 'true' }), text);
     const parts = [];
     if (self && views.some((v) => WEIGHT_VIEWS.includes(v))) parts.push(key('selected', 'solid: the followed query'));
-    if (views.some((v) => headOf(v) !== null)) parts.push(key('selected', 'solid around a head: the followed head'));
+    if (views.some((v) => headOf(v) !== null) && this.followers.length) parts.push(key('selected', 'solid around a head: the followed head'));
     if (self && views.some((v) => this.isWeightView(v))) parts.push(key('link', 'dashed: what the hovered weight links'));
     if (hasMask(cfg) && views.some((v) => v === 'scaled' || this.isWeightView(v))) {
       parts.push(key('masked', '−∞ = masked (a weight of 0)'));
@@ -364,7 +388,7 @@ export class Figures {
       const qi = cfg.query;
       for (const v of WEIGHT_VIEWS) add(v, SELECTED, qi, 0, qi + 1, n);
       // The followed head: its whole small multiple.
-      if ((cfg.heads ?? 1) > 1) add(`heads.${followed}.weights`, SELECTED, 0, 0, n, n);
+      if ((cfg.heads ?? 1) > 1 && this.followers?.length) add(`heads.${followed}.weights`, SELECTED, 0, 0, n, n);
     }
     if (hover) links(hover);
     // A model's weights: the token pointed at anywhere (its grid, this heatmap's labels, the line view: model.js), dashed.

@@ -435,7 +435,7 @@ export class Importer {
   ask(plan, job) {
     // A dialog already open gives way; the focus it was to give back is this one's to give back.
     const open = this.pending;
-    const refocus = open?.panel.contains(job.returnTo) ? open.refocus : this.focusReturn(job.returnTo);
+    const refocus = open?.panel.contains(job.returnTo) ? open.refocus : this.returnPoint(job);
     this.close({ refocus: false });
     const resized = plan.resize.map((r) => title(r.name));
     const shapes = plan.resize.map((r) => `${title(r.name)} ${shapeText(r.shape)}`).join(', ');
@@ -461,6 +461,18 @@ export class Importer {
     this.place(panel, job.target);
     fix.focus();
     panel.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  /**
+   * Where the keyboard goes when the dialog closes: the control of this figure that had it (the Import… button that
+   * opened the picker, the cell pasted into), else — a file dropped from outside, while the page had the focus — the
+   * Import… button of the grid the array was for.
+   */
+  returnPoint(job) {
+    const root = this.host.shadowRoot;
+    if (job.returnTo && root.contains(job.returnTo)) return this.focusReturn(job.returnTo);
+    const name = job.target ?? Object.keys(job.incoming)[0];
+    return () => root.querySelector(`button[data-action="import"][data-matrix="${name}"]`)?.focus({ preventScroll: true });
   }
 
   /** Gives the focus back to `node` (or, after a rebuild, to its replacement) when the dialog closes. */

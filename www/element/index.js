@@ -513,7 +513,7 @@ export function defineElement(api) {
       }
       this._invalidate({ keepConfig: Boolean(value) });
       // A new document is not a user edit: nothing to keep.
-      if (initial) { this._initial = this.config; this._persist.forget(); this._inputs.forget(); this._share.leaveURL(); } else this._persist.schedule();
+      if (initial) { this._initial = this.config; this._viz.markAuthored(); this._persist.forget(); this._inputs.forget(); this._share.leaveURL(); } else this._persist.schedule();
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
       if (typeof rebuild === 'function') rebuild = rebuild();
@@ -591,6 +591,13 @@ export function defineElement(api) {
       this._repaint({ silent: true });
     }
 
+    /** The first control of the figure the keyboard can reach (a shown button, menu, field or heatmap), or null. */
+    _firstControl() {
+      const all = this.shadowRoot.querySelectorAll('button, select, input, textarea, summary, [tabindex="0"]');
+      return [...all].find((n) => !n.disabled && !n.classList.contains('skip') && n.tabIndex >= 0
+        && n.getClientRects().length > 0) ?? null;
+    }
+
     /** Moves the keyboard past the input grids: to the first heatmap, else the steps or the breakdown. */
     _skipInputs() {
       const target = this._figures.root.querySelector('canvas')
@@ -606,8 +613,10 @@ export function defineElement(api) {
       const reset = el('button', { type: 'button', 'data-action': 'notice-reset', text: 'Reset to the document' });
       reset.addEventListener('click', () => {
         this._toolbar.action('reset');
-        // This button goes with the notice: the keyboard lands on the toolbar's Reset, which did the same.
-        this._toolbar.root.querySelector('[data-action="reset"]')?.focus();
+        // This button goes with the notice: the keyboard lands on the toolbar's Reset, which did the same, or — a
+        // figure whose `views` shows no toolbar — on its first control, never on the page's body.
+        const again = this._toolbar.root.hidden ? null : this._toolbar.root.querySelector('[data-action="reset"]');
+        (again ?? this._firstControl())?.focus();
       });
       this._statusEl.classList.remove('error');
       this._statusEl.replaceChildren(`${text} `, reset);

@@ -114,7 +114,7 @@ export class Reader {
       e.preventDefault();
       // A head's weights: Enter follows that head (the cursor, if any, stays on its cell).
       const head = headOf(view);
-      if (head !== null && head !== this.figures.followedHead()) { this.figures.pickHead(head); return true; }
+      if (head !== null && this.figures.followers.length && head !== this.figures.followedHead()) { this.figures.pickHead(head); return true; }
       if (!here) { this.place(view, this.start(view, pickable)); return true; }
       if (pickable && here[0] !== this.host._cfg().query) {
         this.figures.follow(here[0]);

@@ -199,7 +199,7 @@ export class Variants {
     const masked = el('select', { 'data-control': 'masked-row', 'aria-label': 'What a query whose every key is masked gets',
       title: MASKED_ROWS.find(([v]) => v === row)?.[2] }, ...options(MASKED_ROWS, row));
     const head = el('div', { class: 'group' }, el('span', { class: 'label', text: 'mask' }), select,
-      el('span', { class: 'label', text: 'all masked →' }), masked);
+      el('span', { class: 'label', text: 'if every key is masked' }), masked);
     const body = el('div', { class: 'mask-body' });
     if (this.host._viz.views().includes('mask')) {
       this.canvas = el('canvas', {
@@ -354,15 +354,8 @@ export class Variants {
     const cfg = host._cfg();
     switch (t.dataset?.control) {
       case 'head': this.fields({ head: Number(t.value) }, { rebuild: true, undo: () => { t.value = String(cfg.head ?? 0); } }); return;
-      case 'w-o': {
-        const undo = () => { t.checked = cfg.w_o !== undefined; };
-        if (!t.checked) { this.fields({ w_o: null }, { rebuild: true, undo }); return; }
-        // The identity: the output starts as the heads' contexts side by side, and each entry can be edited.
-        const width = (cfg.w_v ?? cfg.embeddings)[0].length;
-        const eye = Array.from({ length: width }, (_, i) => Array.from({ length: width }, (__, j) => (i === j ? 1 : 0)));
-        this.fields({ w_o: eye }, { rebuild: true, undo });
-        return;
-      }
+      // On: the reader's last W_O when it still fits, else the identity (the heads' contexts side by side); edits.rs.
+      case 'w-o': this.apply(() => host._viz.setOutputProjection(t.checked), { rebuild: true, undo: () => { t.checked = cfg.w_o !== undefined; } }); return;
       case 'scoring':
         this.apply(() => host._viz.setScoring(t.value, SCORING_SEED), { rebuild: true, undo: () => { t.value = cfg.scoring ?? 'dot'; } });
         return;

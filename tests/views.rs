@@ -1,0 +1,142 @@
+//! How an author's `views` list shows once the reader's edits have changed the figure (issue 22):
+//! a named view the edit took away gives way to what remains of it, never to an error; a name that
+//! is no view of the author's config is said.
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_viz::config::Config;
+use attention_viz::views::{names, resolve, Resolved};
+
+const PANELS: [&str; 8] = ["inputs", "steps", "breakdown", "controls", "heads", "mask", "temperature", "scoring"];
+
+fn cfg(json: serde_json::Value) -> Config {
+    Config::from_value(&json).unwrap()
+}
+
+fn list(s: &str) -> Vec<String> {
+    s.split(',').map(String::from).collect()
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Chapter 5 of the guided page: two heads and W_O.
+fn chapter_5() -> Config {
+    cfg(serde_json::json!({
+        "embeddings": [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]],
+        "heads": 2,
+        "w_q": [[2, 0, 2, 2, 0, 0], [2, 1, 2, 2, 2, 2], [0, 2, 1, 0, 1, 1]],
+        "w_k": [[1, 1, 0, 0, 1, 1], [0, 0, 0, 2, 2, 2], [1, 2, 1, 1, 2, 1]],
+        "w_v": [[2, 2, 0, 2, 0, 2], [2, 0, 0, 2, 1, 0], [1, 1, 1, 0, 1, 0]],
+        "w_o": [[1, 2, 2], [0, 2, 2], [1, 0, 1], [1, 1, 1], [1, 1, 1], [0, 2, 1]]
+    }))
+}
+
+const CHAPTER_5: &str = "heads,inputs,heads.0.weights,heads.1.weights,context,output,breakdown";
+
+#[test]
+fn the_authors_own_config_shows_what_the_list_names_in_reading_order() {
+    let c = chapter_5();
+    let r = resolve(&names(&c), &c, &list(CHAPTER_5), &PANELS);
+    assert_eq!(
+        r,
+        Resolved { views: strings(&["heads.0.weights", "heads.1.weights", "context", "output"]), unknown: vec![] }
+    );
+    // "heads" names every head's weights, also heads the reader adds.
+    let three = c.insert_head().unwrap();
+    let r = resolve(&names(&c), &three, &list("heads,context"), &PANELS);
+    assert_eq!(r.views, strings(&["heads.0.weights", "heads.1.weights", "heads.2.weights", "context"]));
+}
+
+#[test]
+fn one_head_left_shows_its_weights() {
+    let c = chapter_5();
+    let one = c.remove_head(1).unwrap();
+    let r = resolve(&names(&c), &one, &list(CHAPTER_5), &PANELS);
+    assert_eq!(r, Resolved { views: strings(&["weights", "context", "output"]), unknown: vec![] });
+    // Named on its own too, and with `weights` already named it shows once.
+    let r = resolve(&names(&c), &one, &list("heads.1.weights,weights"), &PANELS);
+    assert_eq!(r.views, strings(&["weights"]));
+    // Back to two heads: the list's own names again.
+    let two = one.insert_head().unwrap();
+    assert_eq!(
+        resolve(&names(&c), &two, &list(CHAPTER_5), &PANELS).views,
+        strings(&["heads.0.weights", "heads.1.weights", "context", "output"])
+    );
+}
+
+#[test]
+fn a_head_removed_of_several_leaves_the_others() {
+    let three = chapter_5().insert_head().unwrap();
+    let two = three.remove_head(2).unwrap();
+    let r = resolve(&names(&three), &two, &list("heads.0.weights,heads.2.weights,context"), &PANELS);
+    assert_eq!(r, Resolved { views: strings(&["heads.0.weights", "context"]), unknown: vec![] });
+}
+
+#[test]
+fn w_o_off_shows_the_context_and_drops_its_input() {
+    let c = chapter_5();
+    let mut v = c.to_value();
+    v.as_object_mut().unwrap().remove("w_o");
+    let off = Config::from_value(&v).unwrap();
+    let r = resolve(&names(&c), &off, &list("w_o,output"), &PANELS);
+    assert_eq!(r, Resolved { views: strings(&["context"]), unknown: vec![] });
+}
+
+#[test]
+fn another_scoring_drops_the_features_and_shows_the_scores() {
+    // Chapter 8's second figure.
+    let c = cfg(serde_json::json!({
+        "decoder_state": [5, 1, 20],
+        "annotations": [[3, 12, 45], [59, 2, 5], [1, 43, 5], [4, 3, 45.3]],
+        "scoring": "additive",
+        "w_a": [[-0.3, 0.9, 0.5], [0.2, -0.7, -0.7], [-0.9, 0.7, 0.2]],
+        "u_a": [[0.4, -1, 0.9], [0.7, -0.6, -0.6], [-0.6, -0.4, 0]],
+        "v_a": [-0.1, -0.4, 0.2]
+    }));
+    let requested = list("scoring,inputs,scores,query.features,weights,context,breakdown");
+    for scoring in ["dot", "general", "cosine"] {
+        let other = c.with_scoring(scoring, 42).unwrap();
+        let r = resolve(&names(&c), &other, &requested, &PANELS);
+        assert_eq!(r, Resolved { views: strings(&["scores", "weights", "context"]), unknown: vec![] }, "{scoring}");
+    }
+    // Only the features named: the scores show in their place.
+    let r = resolve(&names(&c), &c.with_scoring("dot", 42).unwrap(), &list("query.features"), &PANELS);
+    assert_eq!(r.views, strings(&["scores"]));
+    // Inputs that are gone (W_a, U_a, v_a) leave nothing in their place.
+    let r = resolve(&names(&c), &c.with_scoring("dot", 42).unwrap(), &list("w_a,u_a,v_a,weights"), &PANELS);
+    assert_eq!(r, Resolved { views: strings(&["weights"]), unknown: vec![] });
+}
+
+#[test]
+fn a_mask_set_to_none_leaves_no_mask_view_and_no_complaint() {
+    let c = cfg(serde_json::json!({"embeddings": [[1, 0], [0, 1]], "mask": "causal"}));
+    let none = c.with_fields(&serde_json::json!({"mask": null})).unwrap();
+    let r = resolve(&names(&c), &none, &list("mask,weights"), &PANELS);
+    assert_eq!(r, Resolved { views: strings(&["weights"]), unknown: vec![] });
+}
+
+#[test]
+fn an_authors_typo_is_still_said_and_the_callers_panels_are_not() {
+    let c = chapter_5();
+    let r = resolve(
+        &names(&c),
+        &c,
+        &list("heads,wieghts,heads.2.weights,inputs,steps,breakdown,controls,temperature"),
+        &PANELS,
+    );
+    assert_eq!(r.unknown, strings(&["wieghts", "heads.2.weights"]));
+    // After − head the typo is still a typo; the removed head's name is not.
+    let one = c.remove_head(1).unwrap();
+    let r = resolve(&names(&c), &one, &list("wieghts,heads.1.weights"), &PANELS);
+    assert_eq!(r, Resolved { views: strings(&["weights"]), unknown: strings(&["wieghts"]) });
+    // A name the reader's edit brings (W_O on a figure without it) shows once it exists.
+    let plain = cfg(serde_json::json!({"embeddings": [[1, 0], [0, 1]]}));
+    let r = resolve(&names(&plain), &plain, &list("output"), &PANELS);
+    assert_eq!(r.unknown, strings(&["output"]));
+    let with_w_o = plain.with_w_o(true, &Default::default()).unwrap();
+    assert_eq!(
+        resolve(&names(&plain), &with_w_o, &list("output"), &PANELS),
+        Resolved { views: strings(&["output"]), unknown: vec![] }
+    );
+}
