@@ -1,9 +1,10 @@
 // The guided page's chapter 9, "Attention that learned" (index.html #learned): the two trained models' sections.
-// Reversal: the digits input and its message, the output row (wrong digits marked), the head as an editable
-// <attention-viz> and Reset. Induction: the letters input, a new random sequence, the predicted next letters with the
-// repeat's positions marked, both heads as a weights figure with their labels and what they do on this sequence, and
-// one head (layer 0's previous-token head or layer 1's induction head, picked) as an editable <attention-viz> with
-// Reset. An editable head (HeadEditor) is chapter 2's self-attention of the layer's input X with the layer's W_Q, W_K,
+// Reversal: the digits input and its message, the output row (wrong digits marked), the head's weights, Reset, and
+// behind the "Edit weights" disclosure the head as an editable <attention-viz>. Induction: the letters input, a new
+// random sequence, the predicted next letters with the repeat's positions marked, both heads as a weights figure with
+// their labels and what they do on this sequence, Reset, and behind "Edit weights" one head (layer 0's previous-token
+// head or layer 1's induction head, picked) as an editable <attention-viz>. The heatmap and the prediction come first
+// and the training panel right after them: the grids below it never move what the reader watches while a model trains. An editable head (HeadEditor) is chapter 2's self-attention of the layer's input X with the layer's W_Q, W_K,
 // W_V, W_O, whose edits go back into a copy of the model, so the prediction breaks and recovers. Each section has a
 // training panel (learned-train.js). Every number shown comes from compute() or train(); this file only moves them
 // between the model, the page and the figures.
