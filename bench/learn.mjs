@@ -12,8 +12,11 @@
 //     100 % held-out accuracy (onProgress every 5 steps; target under 10 s, issue 14), and to the end of its 1,000
 //     steps (every 25, the default), with the longest main-thread task seen meanwhile (PerformanceObserver 'longtask');
 //   - the guided page's chapter 9: "Train from scratch" clicked for each model, its figures redrawn as it trains: the
-//     longest main-thread task until training ends (target ≤ 50 ms, issue 14) and the time of one redraw.
+//     whole training as steps per second (what README's training-speed sentence quotes, with the machine's cores and
+//     load in the notes), the longest main-thread task until training ends (target ≤ 50 ms, issue 14) and the time of
+//     one redraw.
 import { execFile } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { percentile } from './heatmap.mjs';
@@ -163,6 +166,11 @@ export async function run({ site, samples, warmup, log }) {
           results.push(await chapter.evaluate(() => window.benchChapter));
         }
         const redraws = results.flatMap((r) => r.redraws);
+        const whole = results.map((r) => r.ms);
+        rows.push({
+          what: `chapter 9, ${which}: Train from scratch, ${results[0].steps} steps with the figures following`, ...stats(whole), target_ms: null, ok: null,
+          steps_per_s: results[0].steps / (percentile(whole, 50) / 1000), samples: whole,
+        });
         const longestTask = Math.max(...results.map((r) => r.longest));
         rows.push({
           what: `chapter 9, ${which}: longest main-thread task while training`, median_ms: longestTask, p90_ms: null, target_ms: 50,
@@ -176,6 +184,7 @@ export async function run({ site, samples, warmup, log }) {
     } finally {
       await chapter.close();
     }
+    notes.push(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')} (1, 5, 15 min) at the end`);
     return { rows, notes };
   } finally {
     await page.close();

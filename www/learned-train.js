@@ -116,8 +116,21 @@ export class TrainPanel {
   showModel(force = false) {
     const start = performance.now();
     if (!this.latest || (!force && start < this.nextAt)) return;
+    // The reader is watching the figure form above this panel: if a redraw changes the height of anything above
+    // it (a verdict that rewraps), the page scrolls by as much, so the panel and its figure stay where they were.
+    const before = this.onScreen() ? this.root.getBoundingClientRect().top : null;
     this.onModel(this.latest.model, this.latest);
+    if (before !== null) {
+      const moved = this.root.getBoundingClientRect().top - before;
+      if (Math.abs(moved) >= 0.5) window.scrollBy(0, moved);
+    }
     this.nextAt = start + Math.max(MODEL_EVERY_MS, MODEL_SHARE * (performance.now() - start));
+  }
+
+  /** Whether any of the panel is in the viewport (a reader elsewhere on the page is not scrolled for it). */
+  onScreen() {
+    const r = this.root.getBoundingClientRect();
+    return r.bottom > 0 && r.top < window.innerHeight;
   }
 
   togglePause() {

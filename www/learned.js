@@ -1,9 +1,10 @@
 // The guided page's chapter 9, "Attention that learned" (index.html #learned): the two trained models' sections.
-// Reversal: the digits input and its message, the output row (wrong digits marked), the head as an editable
-// <attention-viz> and Reset. Induction: the letters input, a new random sequence, the predicted next letters with the
-// repeat's positions marked, both heads as a weights figure with their labels and what they do on this sequence, and
-// one head (layer 0's previous-token head or layer 1's induction head, picked) as an editable <attention-viz> with
-// Reset. An editable head (HeadEditor) is chapter 2's self-attention of the layer's input X with the layer's W_Q, W_K,
+// Reversal: the digits input and its message, the output row (wrong digits marked), the head's weights, Reset, and
+// behind the "Edit weights" disclosure the head as an editable <attention-viz>. Induction: the letters input, a new
+// random sequence, the predicted next letters with the repeat's positions marked, both heads as a weights figure with
+// their labels and what they do on this sequence, Reset, and behind "Edit weights" one head (layer 0's previous-token
+// head or layer 1's induction head, picked) as an editable <attention-viz>. The heatmap and the prediction come first
+// and the training panel right after them: the grids below it never move what the reader watches while a model trains. An editable head (HeadEditor) is chapter 2's self-attention of the layer's input X with the layer's W_Q, W_K,
 // W_V, W_O, whose edits go back into a copy of the model, so the prediction breaks and recovers. Each section has a
 // training panel (learned-train.js). Every number shown comes from compute() or train(); this file only moves them
 // between the model, the page and the figures.
@@ -28,9 +29,16 @@ const round2 = (v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : Array
 /** A sum of two-decimal numbers without float64's tail (0.30000000000000004 → 0.3): within 2 ulps of it. */
 const tidy = (x) => Number(x.toPrecision(15));
 const MATRICES = ['w_q', 'w_k', 'w_v', 'w_o'];
-/** An editable head's panels: X, W_Q, W_K, W_V, W_O as editable grids, and the head's weights. */
+/** An editable head's panels (behind the section's "Edit weights" disclosure): X, W_Q, W_K, W_V, W_O as editable grids, and the head's weights. */
 const VIEWS = 'inputs,weights';
-const NAMES = { w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', w_o: 'W_O', pos_emb: 'pos_emb' };
+/**
+ * How the chapter's figures write numbers (the element's `fmt`, seaborn's): two decimals, as the model's numbers are
+ * kept. Layer 1's X (what layer 0 computed, not a parameter) shows rounded too; its whole value is each cell's title.
+ */
+const FMT = '.2f';
+const NAMES = { w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', w_o: 'W_O', pos_emb: 'pos_emb', embeddings: 'X' };
+/** A matrix's shape as the page writes it: "8 × 4". */
+const shapeText = (m) => `${m.length} × ${m[0]?.length ?? 0}`;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 /** How many numbers of two equal-shaped matrices differ. */
 const differing = (a, b) => a.reduce((n, row, i) => n + row.filter((x, j) => x !== b[i][j]).length, 0);
@@ -76,15 +84,22 @@ function table(caption, rows) {
  * head's weights (one head of d: the element's default scale √d_k is the model's √(d/H); a causal model's mask is
  * "causal"). The learner's edits become the section's model: W_* as typed; row t of layer 0's X as pos_emb[t] =
  * X[t] − tok_emb[id], since X is that sum and the id is the input's. Layer 1's X is what layer 0 computed, not a
- * parameter: an edit there is not kept, and the note says so. `section` gives `model` (replaced by an edited copy),
- * `trained`, `ids`, `trace` (of `model` on `ids`), `edited()` (recompute and show, after an edit), `note` (the line
- * beside Reset).
+ * parameter: an edit there is not kept, and the note says so. An edit that changes a shape (an import resized the
+ * grids) cannot go into the model: the section says the figure no longer shows it (`detach`). `section` gives `model`
+ * (replaced by an edited copy), `trained`, `ids`, `trace` (of `model` on `ids`), `edited()` (recompute and show, after
+ * an edit), `detach(why)`, `note` (the line beside Reset). `heatWhere`: where the head's weights alone go, first in
+ * the section (the grids are behind a disclosure); it follows every edit.
  */
 class HeadEditor {
-  constructor(section, where, id, layer = 0) {
+  constructor(section, where, id, layer = 0, heatWhere = null) {
     Object.assign(this, { section, layer });
-    this.viz = el('attention-viz', { id, views: VIEWS, config: JSON.stringify(this.config()) });
+    const config = JSON.stringify(this.config());
+    this.viz = el('attention-viz', { id, views: VIEWS, fmt: FMT, config });
     where.replaceChildren(this.viz);
+    if (heatWhere) {
+      this.heat = el('attention-viz', { id: heatWhere.dataset.figure, views: 'weights', fmt: FMT, config });
+      heatWhere.replaceChildren(this.heat);
+    }
     // The element fires `change` for configs set here too: only the learner's edits go back into the model.
     this.viz.addEventListener('change', (e) => { if (!this.setting) this.edited(e.detail.config); });
   }
@@ -112,12 +127,26 @@ class HeadEditor {
     return { embeddings, tokens, w_q: w.w_q, w_k: w.w_k, w_v: w.w_v, w_o: w.w_o, ...(model.causal ? { mask: 'causal' } : {}) };
   }
 
-  /** Shows the section's current model and input (and the figure's panels `views`). */
-  show(views) {
+  /**
+   * Shows the section's current model and input: the heatmap always, the grids unless `grids` is false (while it
+   * trains: their numbers would churn unreadably, and refilling hundreds of cells per redraw takes the main thread).
+   */
+  show({ grids = true } = {}) {
+    const config = this.config();
     this.quietly(() => {
-      if (views) this.viz.views = views;
-      this.viz.config = this.config();
+      if (this.heat) this.heat.config = config;
+      if (grids) this.viz.config = config;
     });
+  }
+
+  /**
+   * While a model trains the grids keep the numbers they had, in their place (nothing above the training panel or
+   * below it changes size, so the page does not move), greyed and out of reach of the keyboard; `stale` says so.
+   */
+  freeze(frozen, stale) {
+    this.viz.inert = frozen;
+    this.viz.classList.toggle('learned-frozen', frozen);
+    if (stale) stale.hidden = !frozen;
   }
 
   /** Changes the figure from here: its `change` events (fired in the same call stack) are not the learner's edits. */
@@ -129,28 +158,48 @@ class HeadEditor {
   /** A learner's edit in the figure, into a copy of the model (see the class comment). */
   edited(cfg) {
     const { section } = this;
+    const shown = this.config();
+    // The heatmap shows what the grids hold, whatever happens to the model.
+    if (this.heat) this.quietly(() => { this.heat.config = cfg; });
+    const resized = ['embeddings', ...MATRICES].filter((m) => shapeText(cfg[m]) !== shapeText(shown[m]));
+    if (resized.length || cfg.tokens.length !== shown.tokens.length) {
+      const what = resized.length
+        ? resized.map((m) => `${NAMES[m]} is ${shapeText(cfg[m])} (the model's: ${shapeText(shown[m])})`).join(', ')
+        : `the grids have ${cfg.tokens.length} tokens (the model reads ${shown.tokens.length})`;
+      section.detach(`The grids no longer fit the model: ${what}.`);
+      return;
+    }
     const model = copy(section.model);
     const p = model.params;
-    const shown = this.config();
     let changed = false;
     for (const m of MATRICES) {
       if (!same(cfg[m], shown[m])) { p.layers[this.layer][m] = cfg[m]; changed = true; }
     }
     let refused = false;
     cfg.embeddings.forEach((row, t) => {
-      if (t >= section.ids.length || same(row, shown.embeddings[t])) return;
+      if (same(row, shown.embeddings[t])) return;
       if (this.layer > 0) { refused = true; return; }
       p.pos_emb[t] = row.map((x, j) => tidy(x - p.tok_emb[section.ids[t]][j]));
       changed = true;
     });
     // The figure's own loads and the configs set here change nothing in the model: not an edit.
     if (changed) section.model = model;
-    if (changed || refused) section.edited();
+    if (changed || refused || section.detached) section.edited();
     if (refused) {
       this.show();
       section.note.textContent = `Layer ${this.layer}'s X is what the layers before it computed, not one of the model's numbers, so that edit is not kept. ${section.note.textContent}`;
     }
   }
+}
+
+/**
+ * The output when the model cannot give one (the grids no longer fit it, or it cannot run with these weights): the
+ * input row, the output row empty, and why in red. Never the last good output, which would no longer be true.
+ */
+function noOutput(section, caption, inputRow, why, figures = 'The heatmap shows the head of the numbers in the grids, not the model\'s.') {
+  section.out.replaceChildren(
+    table(caption, [inputRow, [inputRow[0] === 'input' ? 'output' : 'next?', ...inputRow.slice(1).map(() => ({ text: '—', cls: 'wrong', say: 'no output' }))]]),
+    el('p', { class: 'learned-verdict wrong', text: `No output: ${why} ${figures} Reset brings the trained weights back.` }));
 }
 
 /** Which of `model`'s matrices differ from `trained`'s, and by how many numbers: a sentence for the note beside Reset. */
@@ -188,24 +237,29 @@ class Reversal {
     this.msg = $('reversal-digits-msg');
     this.out = $('reversal-output');
     this.note = $('reversal-edited');
+    this.stale = $('reversal-stale');
     this.readInput();
     this.predict();
-    this.editor = new HeadEditor(this, $('reversal-figure'), 'learned-reversal');
-    this.viz = this.editor.viz;
+    this.editor = new HeadEditor(this, $('reversal-edit-figure'), 'learned-reversal-edit', 0, $('reversal-figure'));
+    this.viz = this.editor.heat;
     this.input.addEventListener('input', () => { if (this.readInput()) this.show(); });
     wireReset(this, $('reversal-reset'));
     this.train = new TrainPanel($('reversal-train'), {
       task: 'reversal', steps: this.trained.trained?.steps ?? 1000, title: 'reversal',
-      // While it trains, the figure shows the weights only: the grids' numbers would churn unreadably, and
-      // refilling ~300 cells per redraw takes the main thread from the page.
-      onStart: () => {
-        this.editor.show('weights');
-        this.note.textContent = 'While it trains, the figure shows the weights only; the grids come back when training ends.';
-      },
+      // While it trains the heatmap above the panel follows the model; the grids below it keep their numbers.
+      onStart: () => { this.training = true; this.editor.freeze(true, this.stale); },
       onModel: (model) => { this.model = rounded(model); this.show(); },
-      onDone: (model) => { this.trained = rounded(model); this.model = copy(this.trained); this.show(VIEWS); this.note.textContent = ''; },
-      onStop: () => { this.model = copy(this.trained); this.show(VIEWS); this.note.textContent = ''; },
+      onDone: (model) => { this.trained = rounded(model); this.stopTraining(); },
+      onStop: () => this.stopTraining(),
     });
+  }
+
+  stopTraining() {
+    this.training = false;
+    this.model = copy(this.trained);
+    this.editor.freeze(false, this.stale);
+    this.note.textContent = '';
+    this.show();
   }
 
   /** The digits typed, or a message under the input (the figure keeps the last valid digits). */
@@ -216,16 +270,25 @@ class Reversal {
     return true;
   }
 
-  /** Shows the current model on the current digits (and the figure's panels `views`): the prediction, then the figure. */
-  show(views) {
+  /** Shows the current model on the current digits: the prediction, then the figures (the grids unless training). */
+  show() {
+    this.detached = null;
     this.predict();
-    this.editor.show(views);
+    this.editor.show({ grids: !this.training });
   }
 
   /** After a learner's edit in the figure (which already shows it): the prediction and the note. */
   edited() {
+    this.detached = null;
     this.note.textContent = sayEdits(this.model, this.trained);
     this.predict();
+  }
+
+  /** The grids hold numbers the model cannot take (`why`): no output, and the note says so. */
+  detach(why) {
+    this.detached = why;
+    this.note.textContent = why;
+    noOutput(this, 'The reversal model on the typed digits', ['input', ...this.ids.map((d) => this.model.tokens[d])], why);
   }
 
   predict() {
@@ -233,7 +296,9 @@ class Reversal {
     try {
       trace = compute({ mechanism: 'model', model: this.model, input: this.ids });
     } catch (e) {
-      this.note.textContent = `The model cannot run with these weights: ${e.message}`;
+      const why = `The model cannot run with these weights: ${e.message}`;
+      this.note.textContent = why;
+      noOutput(this, 'The reversal model on the typed digits', ['input', ...this.ids.map((d) => this.model.tokens[d])], why);
       return;
     }
     this.trace = trace;
@@ -282,10 +347,11 @@ class Induction {
     this.viz = el('attention-viz', { id: 'learned-induction', config: JSON.stringify(this.figureConfig(this.trace, { layer: 1, head: 0 })) });
     $('induction-figure').replaceChildren(this.viz);
     this.editBox = $('induction-edit');
+    this.stale = $('induction-stale');
     const picked = this.editBox.querySelector('input[name="induction-edit-layer"]:checked');
     this.editor = new HeadEditor(this, $('induction-edit-figure'), 'learned-induction-edit', Number(picked?.value ?? 1));
     for (const radio of this.editBox.querySelectorAll('input[name="induction-edit-layer"]')) {
-      radio.addEventListener('change', () => { if (radio.checked) { this.editor.layer = Number(radio.value); this.editor.show(); } });
+      radio.addEventListener('change', () => { if (radio.checked) { this.editor.layer = Number(radio.value); this.show(); } });
     }
     this.input.addEventListener('input', () => { if (this.readInput()) this.show(); });
     $('induction-random').addEventListener('click', () => {
@@ -295,9 +361,9 @@ class Induction {
     wireReset(this, $('induction-reset'));
     this.train = new TrainPanel($('induction-train'), {
       task: 'induction', steps: this.trained.trained?.steps ?? 1500, title: 'induction',
-      // While it trains, the editable head is hidden (the grid above follows the training): its four 32 × 32 grids
-      // would churn unreadably, and redrawing them takes the main thread from the page.
-      onStart: () => { this.training = true; this.editBox.hidden = true; },
+      // While it trains the heads' grid above the panel follows the model; the editable head below it keeps its
+      // numbers (its four 32 × 32 grids would churn unreadably, and redrawing them takes the main thread).
+      onStart: () => { this.training = true; this.editor.freeze(true, this.stale); },
       onModel: (model) => { this.model = rounded(model); this.show(); },
       onDone: (model) => { this.trained = rounded(model); this.stopTraining(); },
       onStop: () => this.stopTraining(),
@@ -307,7 +373,7 @@ class Induction {
 
   stopTraining() {
     this.training = false;
-    this.editBox.hidden = false;
+    this.editor.freeze(false, this.stale);
     this.model = copy(this.trained);
     this.note.textContent = '';
     this.show();
@@ -332,20 +398,32 @@ class Induction {
 
   /** The current model on the current letters: the heads' grid, the predictions, the editable head (unless training). */
   show() {
+    this.detached = null;
     this.refresh();
     if (!this.training) this.editor.show();
   }
 
   /** After a learner's edit in the editable head (which already shows it): everything else, and the note. */
   edited() {
+    this.detached = null;
     this.note.textContent = sayEdits(this.model, this.trained);
     this.refresh();
+  }
+
+  /** The editable head's grids hold numbers the model cannot take (`why`): no prediction, and the note says so. */
+  detach(why) {
+    this.detached = why;
+    this.note.textContent = why;
+    noOutput(this, 'The induction model on the typed letters', ['letter', ...this.ids.map((id) => this.names[id])], why,
+      'The edited head shows the numbers in its grids; the heads\' grid above shows the model as it was.');
   }
 
   refresh() {
     let trace;
     try { trace = this.run(); } catch (e) {
-      this.note.textContent = `The model cannot run with these weights: ${e.message}`;
+      const why = `The model cannot run with these weights: ${e.message}`;
+      this.note.textContent = why;
+      noOutput(this, 'The induction model on the typed letters', ['letter', ...this.ids.map((id) => this.names[id])], why);
       return;
     }
     this.trace = trace;

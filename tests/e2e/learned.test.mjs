@@ -55,6 +55,11 @@ const focused = (page) => page.evaluate(() => {
   return a?.dataset?.action ?? a?.id ?? a?.localName;
 });
 
+/** Opens a section's "Edit weights" disclosure (the weight grids) with the mouse. */
+async function openEdit(page, id) {
+  if (!(await page.evaluate((i) => document.getElementById(i).open, id))) await page.click(`#${id} > summary`);
+}
+
 async function typeInto(page, selector, text) {
   await page.click(selector);
   await page.keyboard.press('Control+A');
@@ -113,7 +118,8 @@ test('bad digits: a message under the input, the figure keeps the last valid dig
 
 test('editing W_Q with the keyboard breaks the output; Reset restores it', async () => {
   const page = await chapter();
-  await typeInCell(page, 'learned-reversal', 'w_q', 2, 2, '5');
+  await openEdit(page, 'reversal-edit');
+  await typeInCell(page, 'learned-reversal-edit', 'w_q', 2, 2, '5');
   await page.waitForFunction(() => document.querySelectorAll('#reversal-output td.wrong').length > 0);
   const out = await row(page, 'reversal-output', 'output');
   assert.notDeepEqual(out, ['9', '5', '1', '4', '1', '3']);
@@ -158,6 +164,7 @@ test('train from scratch: progress, the heatmap redrawn, pause holds the step, 1
   assert.ok(paused < 1000, `paused at ${paused}`);
   // The figure follows the model being trained: not the shipped weights any more.
   const mid = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
+  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal-edit').inert), true, 'the grids keep their numbers, out of reach, while it trains');
   assert.notDeepEqual(mid, weights0);
   assert.equal(await reversalAgrees(page), null);
   await page.waitForTimeout(1000);
@@ -182,11 +189,13 @@ test('train from scratch: progress, the heatmap redrawn, pause holds the step, 1
   assert.match(curve.numbers, /^step 0: [\d.]+ · step 100: /);
   // The new model answers the digits, its grids are back, and its W_Q is editable.
   assert.deepEqual(await row(page, 'reversal-output', 'output'), ['9', '5', '1', '4', '1', '3']);
-  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal').views), 'inputs,weights');
+  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal').views), 'weights');
+  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal-edit').inert), false, 'the grids are back');
   const trained = await page.evaluate(() => window.learnedChapter.reversal.trained.params.layers[0].w_q);
   assert.notDeepEqual(trained, await page.evaluate(async () => (await import('./www/attention-viz.js')).models.reversal.params.layers[0].w_q));
   assert.equal(await reversalAgrees(page), null);
-  await typeInCell(page, 'learned-reversal', 'w_q', 0, 0, '7');
+  await openEdit(page, 'reversal-edit');
+  await typeInCell(page, 'learned-reversal-edit', 'w_q', 0, 0, '7');
   assert.equal(await page.evaluate(() => window.learnedChapter.reversal.model.params.layers[0].w_q[0][0]), 7);
   await page.click('#reversal-reset');
   assert.deepEqual(await page.evaluate(() => window.learnedChapter.reversal.model.params.layers[0].w_q), trained, 'Reset: the newly trained weights');
@@ -209,7 +218,7 @@ test('cancel: the figure goes back to the model it showed, the keyboard to Train
   assert.equal(await page.isDisabled(`${panel} [data-action=cancel]`), true);
   await page.waitForTimeout(300); // no report after a cancel
   assert.deepEqual(await page.evaluate(() => document.getElementById('learned-reversal').trace.weights), weights0);
-  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal').views), 'inputs,weights');
+  assert.equal(await page.evaluate(() => document.getElementById('learned-reversal-edit').inert), false);
   await done(page);
 });
 
@@ -270,6 +279,7 @@ const inductionEditorAgrees = (page) => page.evaluate(async () => {
 
 test('induction: a head edited cell by cell breaks the repeat, layer 0 or 1 picked by the keyboard; Reset restores it', async () => {
   const page = await chapter();
+  await openEdit(page, 'induction-edit');
   await page.waitForFunction(() => document.getElementById('learned-induction-edit')?.trace);
   // The shipped model, rounded as the page shows it, predicts as the shipped model where a letter repeats (the page
   // says 99.8 %, measured on 2,000 sequences): here ≥ 99 % of 200 task-like sequences' repeated positions.
@@ -409,7 +419,8 @@ for (const [scheme, width] of [['light', 1280], ['dark', 390]]) {
     await page.emulateMedia({ colorScheme: scheme });
     // With an error showing and a wrong output marked too.
     await typeInto(page, '#induction-letters', 'AB!');
-    await typeInCell(page, 'learned-reversal', 'w_q', 2, 2, '5');
+    await openEdit(page, 'reversal-edit');
+    await typeInCell(page, 'learned-reversal-edit', 'w_q', 2, 2, '5');
     await page.addScriptTag({ path: AXE });
     const violations = await page.evaluate(async () => {
       const r = await window.axe.run({ include: [['#learned']] }, { resultTypes: ['violations'] });

@@ -100,10 +100,11 @@ export class Inputs {
         return el('tr', {}, el('th', { scope: 'row' }, label), ...cols.map((j) => {
           const x = row[j];
           const typed = this.invalid.get(`${name}:${i}:${j}`)?.text;
+          const shown = this.shown(name, i, j, x);
           const input = el('input', {
             class: 'cell', type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
-            'data-matrix': name, 'data-row': String(i), 'data-col': String(j),
-            'aria-label': `${name} row ${i} column ${j}`, value: typed ?? String(x), title: String(x),
+            'data-matrix': name, 'data-row': String(i), 'data-col': String(j), 'data-shown': shown,
+            'aria-label': `${name} row ${i} column ${j}`, value: typed ?? shown, title: String(x),
           });
           if (typed !== undefined) input.setAttribute('aria-invalid', 'true');
           chars.set(j, Math.max(chars.get(j), input.value.length));
@@ -209,6 +210,26 @@ export class Inputs {
     return this.cell(matrix, r, c);
   }
 
+  /**
+   * The text cell (i, j) of `name` shows for its value x: the whole value, or, when the author set `fmt`, x as the core
+   * writes that matrix's numbers with it (the heatmaps' annotations; seaborn's fmt), provided that text reads as a
+   * number. Either way the whole value is the cell's title, and stepping or scrubbing starts from it.
+   */
+  shown(name, i, j, x) {
+    const { host } = this;
+    const spec = host.hasAttribute('fmt') && !VECTORS.has(name) ? host._fmtSpec() : undefined;
+    if (spec === undefined || !Number.isFinite(x)) return String(x);
+    let text;
+    try { text = host._viz.cellText(name, i, j, spec)?.value; } catch { return String(x); }
+    return typeof text === 'string' && !parseCell(text).error ? text : String(x);
+  }
+
+  /** The number a cell's text stands for: the valid state's value while it shows that (maybe rounded, see `shown`). */
+  valueOf(cell) {
+    if (cell.value === cell.dataset.shown) return { value: this.currentValue(cell) };
+    return parseCell(cell.value);
+  }
+
   /** The value of a cell in the valid state (not what is typed in it). */
   currentValue(cell) {
     const cfg = this.host._cfg();
@@ -223,7 +244,7 @@ export class Inputs {
   }
 
   nudge(cell, steps, fine) {
-    const p = parseCell(cell.value);
+    const p = this.valueOf(cell);
     if (p.error) return;
     const step = this.step(cell) * (fine ? 0.1 : 1);
     const decimals = Math.max(0, -Math.floor(Math.log10(step)));
@@ -308,7 +329,15 @@ export class Inputs {
     else if (e.key === 'Enter' && e.shiftKey) target = this.neighbour(cell, -1, 0);
     else if (e.key === 'ArrowLeft' && cell.selectionStart === 0 && cell.selectionEnd === 0) target = this.neighbour(cell, 0, -1);
     else if (e.key === 'ArrowRight' && cell.selectionStart === cell.value.length) target = this.neighbour(cell, 0, 1);
-    else if (e.key === 'Escape') { cell.value = String(this.currentValue(cell)); this.setCell(cell, cell.value); return; }
+    else if (e.key === 'Escape') {
+      const x = this.currentValue(cell);
+      cell.value = String(x);
+      this.setCell(cell, cell.value);
+      // Back to the text the valid value shows as (rounded with `fmt`), as if never typed in.
+      const { matrix, row, col } = cell.dataset;
+      cell.value = cell.dataset.shown = this.shown(matrix, Number(row), Number(col), x);
+      return;
+    }
     if (target || e.key === 'Enter' || e.key.startsWith('Arrow')) e.preventDefault();
     if (target) { target.focus(); target.select(); }
   }
@@ -316,7 +345,7 @@ export class Inputs {
   onPointerDown(e) {
     const cell = e.target.closest?.('input.cell');
     if (!cell || e.button !== 0) return;
-    const p = parseCell(cell.value);
+    const p = this.valueOf(cell);
     this.scrub = { cell, x0: e.clientX, v0: p.error ? this.currentValue(cell) : p.value, id: e.pointerId, active: false };
   }
 
