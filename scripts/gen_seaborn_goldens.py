@@ -13,8 +13,9 @@ matplotlib actually produce so the Rust tests can compare against it:
   ("vlag", light in the middle) tables;
 * real `sns.heatmap` figures: per-cell facecolour (read back from
   `ax.collections[0].get_facecolors()`), annotation strings and text colours
-  (`ax.texts`), for the seed-003 figures, the seed-001 weights, a centred
-  (`center=0`) diverging figure, a constant matrix and one with a NaN;
+  (`ax.texts`), for the seed-003 figures, the seed-001 weights, centred
+  (`center=0`) diverging figures (one the signed context tests/python draws),
+  a constant matrix and one with a NaN;
 * Python's `format(x, ".2g")` (and a few other precisions) for many numbers.
 
 Every float is written as its Python `repr` string so that NaN/inf survive
@@ -166,6 +167,18 @@ def rust_tables():
     return "\n".join(out)
 
 
+SIGNED_X = [[1.0, -2.0], [-1.5, 0.5], [0.3, 0.2]]
+
+
+def self_attention_context(x):
+    """softmax(X Xᵀ) X: the context of self-attention on embeddings alone (no projections, so
+    no √d scaling, as seed 002 computes it)."""
+    x = np.asarray(x, dtype=float)
+    s = x @ x.T
+    w = np.exp(s - s.max(axis=1, keepdims=True))
+    return (w / w.sum(axis=1, keepdims=True)) @ x
+
+
 def main():
     if "--rust-tables" in sys.argv:
         print(rust_tables())
@@ -206,6 +219,8 @@ def main():
         heatmap_figure("diverging_mixed", [[-1.5, 0.25, 3.0], [0.7, -0.3, 2.1], [0.0, -3.2, 1.0]],
                        div, DIVERGING, center=0),
         heatmap_figure("diverging_shifted_scores", [s3["stable_softmax"]["shifted"]], div, DIVERGING, center=0),
+        # tests/python/test_html.py: the signed context of embeddings SIGNED_X alone (Q = K = V = X).
+        heatmap_figure("signed_context", self_attention_context(SIGNED_X), div, DIVERGING, center=0),
     ]
 
     golden = {

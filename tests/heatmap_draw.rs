@@ -9,7 +9,8 @@ mod common;
 use attention_viz::attention::compute;
 use attention_viz::config::Config;
 use attention_viz::heatmap::draw::{
-    colorbar_ticks, draw, hatch_color, Colors, Contrast, Layout, Style, Theme, HATCH_CONTRAST, NAN_FILL,
+    colorbar_scale, colorbar_tick_space, draw, hatch_color, Colors, Contrast, Layout, Style, Theme, HATCH_CONTRAST,
+    NAN_FILL,
 };
 use attention_viz::heatmap::format::{Fmt, NEG_INF_TEXT};
 use attention_viz::heatmap::palette::{contrast_ratio, parse_hex, to_hex, Rgb};
@@ -256,12 +257,41 @@ fn bitmap_backend_draws_the_same_cells() {
     }
 }
 
+/// Every colour bar in tests/fixtures/colorbar-ticks.json (scripts/gen_colorbar_ticks.py: real
+/// `sns.heatmap` figures, seaborn 0.13.2, the seed documents' figure sizes and more): the same
+/// tick values, labels and offset text for the same range and tick space.
 #[test]
-fn colour_bar_ticks_are_round() {
-    let labels = |lo, hi| colorbar_ticks(lo, hi, 5).into_iter().map(|(_, l)| l).collect::<Vec<_>>();
-    assert_eq!(labels(1.0, 20.0), vec!["5", "10", "15", "20"]);
-    assert_eq!(labels(0.0, 0.8807970779778823), vec!["0.0", "0.2", "0.4", "0.6", "0.8"]);
-    assert_eq!(labels(148.0, 929.0), vec!["200", "400", "600", "800"]);
+fn colour_bar_ticks_are_seaborns() {
+    let fixture: Value = serde_json::from_str(include_str!("fixtures/colorbar-ticks.json")).unwrap();
+    let float = |v: &Value| v.as_str().unwrap().parse::<f64>().unwrap();
+    let cases: Vec<&Value> =
+        fixture["seed_figures"].as_array().unwrap().iter().chain(fixture["more"].as_array().unwrap()).collect();
+    assert!(cases.len() > 100);
+    let mut wrong = vec![];
+    for case in cases {
+        let (vmin, vmax) = (float(&case["vmin"]), float(&case["vmax"]));
+        // matplotlib's tick space, from the bar's length and label size the fixture recorded.
+        let space =
+            colorbar_tick_space(case["bar_length_pt"].as_f64().unwrap(), case["label_size_pt"].as_f64().unwrap());
+        assert_eq!(space as u64, case["tick_space"].as_u64().unwrap(), "{}", case["name"]);
+        let got = colorbar_scale(vmin, vmax, space);
+        let labels: Vec<&str> = got.ticks.iter().map(|(_, l)| l.as_str()).collect();
+        let want: Vec<&str> = case["labels"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        let want_at: Vec<f64> = case["ticks"].as_array().unwrap().iter().map(float).collect();
+        let span = vmax - vmin;
+        let at_ok = got.ticks.len() == want_at.len()
+            && got.ticks.iter().zip(&want_at).all(|((v, _), w)| (v - w).abs() <= 1e-12 * span.abs().max(1.0));
+        if labels != want || !at_ok || got.offset != case["offset_text"].as_str().unwrap() {
+            wrong.push(format!(
+                "{}: got {labels:?} {:?} at {:?}, seaborn {want:?} {:?} at {want_at:?}",
+                case["name"],
+                got.offset,
+                got.ticks.iter().map(|t| t.0).collect::<Vec<_>>(),
+                case["offset_text"]
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{} colour bars differ from seaborn's:\n{}", wrong.len(), wrong.join("\n"));
 }
 
 #[test]

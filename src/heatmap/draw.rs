@@ -7,7 +7,7 @@
 //! call per rectangle is too slow past a few thousand cells): the caller blits
 //! the RGBA buffers of [`raster`] first, then `draw` adds the text on top.
 
-use super::format::{format_g2, Fmt};
+use super::format::{format_g, Fmt};
 use super::palette::{self, by_name, contrast_ratio, more_contrast, relative_luminance, text_color_f64, Colormap, Rgb};
 use crate::math::kernels::min_max;
 use crate::views::View;
@@ -551,7 +551,9 @@ fn title_band(show_title: bool, lines: usize, font: f64, s: f64) -> f64 {
 fn side_chrome(view: &View, vmin: f64, vmax: f64, s: f64) -> (f64, f64) {
     let font_px = FONT * s;
     let row_chars = max_chars(view.row_labels.iter()).min(MAX_LABEL_CHARS);
-    let tick_chars = colorbar_ticks(vmin, vmax, 5).iter().map(|(_, l)| l.chars().count()).max().unwrap_or(1);
+    // The bar's height is not known yet: room for the widest labels any tick space gives.
+    let tick_chars =
+        (1..=9).flat_map(|n| colorbar_ticks(vmin, vmax, n)).map(|(_, l)| l.chars().count()).max().unwrap_or(1);
     let left = text_width(row_chars, font_px) + 8.0 * s;
     let right = BAR_GAP * s + BAR * s + 6.0 * s + text_width(tick_chars, font_px) + 4.0 * s;
     (left, right)
@@ -1019,34 +1021,244 @@ fn colorbar_color(colors: &Colors, y: usize, h: usize) -> Rgb {
     colors.cmap.at(colors.norm(v))
 }
 
-/// Round tick values inside [vmin, vmax] and their labels (about `max_ticks`,
-/// at most 6, at steps of 1, 2, 2.5, 5 × 10ᵏ), as matplotlib's colour bar picks them.
-pub fn colorbar_ticks(vmin: f64, vmax: f64, max_ticks: usize) -> Vec<(f64, String)> {
-    let (lo, hi) = palette::nonsingular(vmin, vmax);
-    let span = hi - lo;
-    if !(span.is_finite() && span > 0.0) || max_ticks == 0 {
-        return vec![];
+/// matplotlib's `Axis.get_tick_space()` for a colour bar `length` long whose tick labels are
+/// `label_size` high (both in the same unit): how many intervals its default locator may use.
+pub fn colorbar_tick_space(length: f64, label_size: f64) -> usize {
+    if !(length > 0.0 && label_size > 0.0) {
+        return 0;
     }
-    let raw = span / max_ticks.clamp(1, 5) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
-    let first = (lo / step).ceil();
-    let decimals =
-        if step >= 1.0 { 0 } else { (-step.log10().floor()) as usize + usize::from((step / mag - 2.5).abs() < 1e-9) };
-    let mut ticks = vec![];
-    let mut k = first;
-    while k * step <= hi + step * 1e-9 && ticks.len() < 12 {
-        let v = k * step;
-        let label = if v.abs() >= 1e5 || (v != 0.0 && v.abs() < 1e-4) || decimals > 6 {
-            format_g2(v)
+    (length / (label_size * 2.0)).floor() as usize
+}
+
+/// A colour bar's ticks (value, label) and the offset text matplotlib writes above the bar
+/// (`1e−6`, `+1e6`; empty when the labels carry the whole value).
+pub struct ColorbarTicks {
+    pub ticks: Vec<(f64, String)>,
+    pub offset: String,
+}
+
+/// The ticks of [`colorbar_scale`], without the offset text.
+pub fn colorbar_ticks(vmin: f64, vmax: f64, tick_space: usize) -> Vec<(f64, String)> {
+    colorbar_scale(vmin, vmax, tick_space).ticks
+}
+
+/// `10^k`, correctly rounded (as Python's `10.0 ** k`), on every target.
+fn pow10(k: i32) -> f64 {
+    format!("1e{k}").parse().unwrap_or(f64::NAN)
+}
+
+/// Python's `divmod(x, y)` for floats (floor division, the remainder takes y's sign).
+fn py_divmod(x: f64, y: f64) -> (f64, f64) {
+    let mut m = x % y;
+    let mut div = (x - m) / y;
+    if m != 0.0 {
+        if (y < 0.0) != (m < 0.0) {
+            m += y;
+            div -= 1.0;
+        }
+    } else {
+        m = 0f64.copysign(y);
+    }
+    let d = if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 {
+            f + 1.0
         } else {
-            let s = format!("{:.*}", decimals, if v == 0.0 { 0.0 } else { v });
-            s
-        };
-        ticks.push((v, label));
-        k += 1.0;
+            f
+        }
+    } else {
+        0f64.copysign(x / y)
+    };
+    (d, m)
+}
+
+/// matplotlib's `transforms.nonsingular(vmin, vmax, expander, tiny)`.
+fn mpl_nonsingular(vmin: f64, vmax: f64, expander: f64, tiny: f64) -> (f64, f64) {
+    if !vmin.is_finite() || !vmax.is_finite() {
+        return (-expander, expander);
     }
-    ticks
+    let (mut lo, mut hi) = if vmax < vmin { (vmax, vmin) } else { (vmin, vmax) };
+    let maxabs = lo.abs().max(hi.abs());
+    if maxabs < (1e6 / tiny) * f64::MIN_POSITIVE {
+        return (-expander, expander);
+    }
+    if hi - lo <= maxabs * tiny {
+        if hi == 0.0 && lo == 0.0 {
+            return (-expander, expander);
+        }
+        lo -= expander * lo.abs();
+        hi += expander * hi.abs();
+    }
+    (lo, hi)
+}
+
+/// `MaxNLocator.tick_values(vmin, vmax)` with steps [1, 2, 2.5, 5, 10] and `nbins` intervals:
+/// every tick it returns, the ones just outside the range included (the formatter sees them all).
+fn max_n_locator(vmin: f64, vmax: f64, nbins: usize) -> Vec<f64> {
+    let (vmin, vmax) = mpl_nonsingular(vmin, vmax, 1e-13, 1e-14);
+    let n = nbins as f64;
+    // ticker.scale_range(vmin, vmax, nbins)
+    let dv = (vmax - vmin).abs();
+    let meanv = (vmax + vmin) / 2.0;
+    let offset = if meanv.abs() / dv < 100.0 { 0.0 } else { pow10(meanv.abs().log10().floor() as i32).copysign(meanv) };
+    let scale = pow10((dv / n).log10().floor() as i32);
+    let (lo, hi) = (vmin - offset, vmax - offset);
+    let steps: Vec<f64> = [0.1 * 1.0, 0.1 * 2.0, 0.1 * 2.5, 0.1 * 5.0, 1.0, 2.0, 2.5, 5.0, 10.0, 10.0 * 2.0]
+        .iter()
+        .map(|s| s * scale)
+        .collect();
+    let raw_step = (hi - lo) / n;
+    let istep = steps.iter().position(|&s| s >= raw_step).unwrap_or(steps.len() - 1);
+    // _Edge_integer: more slop where the offset is large next to the step.
+    let closeto = |ms: f64, edge: f64, step: f64| {
+        let tol =
+            if offset != 0.0 { (10f64.powf((offset.abs() / step).log10() - 12.0)).clamp(1e-10, 0.4999) } else { 1e-10 };
+        (ms - edge).abs() < tol
+    };
+    let mut ticks = vec![];
+    for &step in steps[..=istep].iter().rev() {
+        let best_vmin = py_divmod(lo, step).0 * step;
+        let (d, m) = py_divmod(lo - best_vmin, step);
+        let low = if closeto(m / step, 1.0, step) { d + 1.0 } else { d };
+        let (d, m) = py_divmod(hi - best_vmin, step);
+        let high = if closeto(m / step, 0.0, step) { d } else { d + 1.0 };
+        let count = (high - low + 1.0).max(0.0).min(1000.0) as usize;
+        ticks = (0..count).map(|i| (low + i as f64) * step + best_vmin).collect();
+        let shown = ticks.iter().filter(|&&t| t <= hi && t >= lo).count();
+        if shown >= 2 {
+            break;
+        }
+    }
+    ticks.into_iter().map(|t| t + offset).collect()
+}
+
+/// numpy's `np.round(x, decimals)` for decimals ≥ 0.
+fn np_round(x: f64, decimals: i32) -> f64 {
+    let f = pow10(decimals);
+    (x * f).round_ties_even() / f
+}
+
+/// `"%1.{prec}f" % x` with matplotlib's minus sign.
+fn fixed(x: f64, prec: usize) -> String {
+    format!("{x:.prec$}").replace('-', "\u{2212}")
+}
+
+/// ScalarFormatter.format_data: the offset's own text (`1e5`, `2.5e−3`, `100`).
+fn format_data(value: f64) -> String {
+    let e = value.abs().log10().floor() as i32;
+    let s = np_round(value / pow10(e), 10);
+    let significand = if s % 1.0 == 0.0 { format!("{}", s as i64) } else { format_g(s, 10) };
+    let text = if e == 0 { significand } else { format!("{significand}e{e}") };
+    text.replace('-', "\u{2212}")
+}
+
+/// The colour bar's ticks inside [vmin, vmax] and their labels, as seaborn's heatmap colour bar
+/// shows them: matplotlib's default locator (`MaxNLocator(nbins="auto", steps=[1, 2, 2.5, 5, 10])`,
+/// at most `clip(tick_space, 1, 9)` intervals) and `ScalarFormatter` labels (U+2212 for minus,
+/// every label with the same decimals, a common exponent or offset moved into `offset`).
+/// tests/fixtures/colorbar-ticks.json holds what seaborn 0.13.2 draws.
+pub fn colorbar_scale(vmin: f64, vmax: f64, tick_space: usize) -> ColorbarTicks {
+    let none = ColorbarTicks { ticks: vec![], offset: String::new() };
+    // The bar's ends: the norm's range after Colorbar's nonsingular, and its top as
+    // `norm.inverse(1)` computes it.
+    let (lo, hi) = palette::nonsingular(vmin, vmax);
+    let hi = lo + 1.0 * (hi - lo);
+    if !(hi - lo).is_finite() || hi <= lo {
+        return none;
+    }
+    let locs = max_n_locator(lo, hi, tick_space.clamp(1, 9));
+    if locs.is_empty() {
+        return none;
+    }
+    // The formatter looks at the ticks strictly inside the bar; the axis draws those within
+    // 1e-10 of its length (`_interval_contains_close`).
+    let visible: Vec<f64> = locs.iter().copied().filter(|&t| t >= lo && t <= hi).collect();
+    let slop = (hi - lo) * 1e-10;
+    let drawn: Vec<f64> = locs.iter().copied().filter(|&t| t >= lo - slop && t <= hi + slop).collect();
+    // ScalarFormatter._compute_offset (offset threshold 4): only when every visible tick has one sign.
+    let mut offset = 0.0;
+    if let (Some(lmin), Some(lmax)) =
+        (visible.iter().copied().reduce(f64::min), visible.iter().copied().reduce(f64::max))
+    {
+        if !(lmin == lmax || (lmin <= 0.0 && 0.0 <= lmax)) {
+            let (abs_min, abs_max) =
+                if lmin.abs() <= lmax.abs() { (lmin.abs(), lmax.abs()) } else { (lmax.abs(), lmin.abs()) };
+            let sign = 1f64.copysign(lmin);
+            let oom_max = abs_max.log10().ceil() as i32;
+            let fl = |x: f64, k: i32| py_divmod(x, pow10(k)).0;
+            let mut oom = (0..200).map(|i| oom_max - i).find(|&k| fl(abs_min, k) != fl(abs_max, k)).unwrap_or(0) + 1;
+            if (abs_max - abs_min) / pow10(oom) <= 1e-2 {
+                oom = (0..200).map(|i| oom_max - i).find(|&k| fl(abs_max, k) - fl(abs_min, k) > 1.0).unwrap_or(0) + 1;
+            }
+            if fl(abs_max, oom) >= 1000.0 {
+                offset = sign * fl(abs_max, oom) * pow10(oom);
+            }
+        }
+    }
+    // _set_order_of_magnitude, power limits (−5, 6).
+    let mut magnitude = 0;
+    if !visible.is_empty() {
+        let oom = if offset != 0.0 {
+            (hi - lo).log10().floor() as i32
+        } else {
+            let val = visible.iter().map(|t| t.abs()).fold(0.0, f64::max);
+            if val == 0.0 {
+                0
+            } else {
+                val.log10().floor() as i32
+            }
+        };
+        if oom <= -5 || oom >= 6 {
+            magnitude = oom;
+        }
+    }
+    // _set_format: as few decimals as show every tick (the ones outside the bar too) to 1e-3 of their range.
+    let scaled: Vec<f64> = locs.iter().map(|t| (t - offset) / pow10(magnitude)).collect();
+    let max = scaled.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = scaled.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut range = max - min;
+    if range == 0.0 {
+        range = max.abs().max(min.abs());
+    }
+    if range == 0.0 {
+        range = 1.0;
+    }
+    let range_oom = range.log10().floor() as i32;
+    let mut sigfigs = (3 - range_oom).max(0);
+    let thresh = 1e-3 * pow10(range_oom);
+    while sigfigs >= 0 {
+        let worst = scaled.iter().map(|&x| (x - np_round(x, sigfigs)).abs()).fold(0.0, f64::max);
+        if worst < thresh {
+            sigfigs -= 1;
+        } else {
+            break;
+        }
+    }
+    let decimals = (sigfigs + 1) as usize;
+    let ticks = drawn
+        .into_iter()
+        .map(|t| {
+            let mut xp = (t - offset) / pow10(magnitude);
+            if xp.abs() < 1e-8 {
+                xp = 0.0;
+            }
+            (t, fixed(xp, decimals))
+        })
+        .collect();
+    let offset_text = if magnitude != 0 || offset != 0.0 {
+        let mut s = String::new();
+        if magnitude != 0 {
+            s.push_str(&format!("1e{magnitude}"));
+        }
+        if offset != 0.0 {
+            let o = format_data(offset);
+            s.push_str(&if offset > 0.0 { format!("+{o}") } else { o });
+        }
+        s.replace('-', "\u{2212}")
+    } else {
+        String::new()
+    };
+    ColorbarTicks { ticks, offset: offset_text }
 }
 
 fn rgb(c: Rgb) -> RGBColor {
@@ -1277,8 +1489,16 @@ fn draw_labels<DB: DrawingBackend>(
     let bar = layout.colorbar;
     let (lo, hi) = palette::nonsingular(colors.vmin, colors.vmax);
     let tick_font = font(layout.font_px * 0.9, theme.text, HPos::Left, VPos::Center);
-    let max_ticks = (bar.height() as f64 / (layout.font_px * 1.6)) as usize;
-    for (v, label) in colorbar_ticks(colors.vmin, colors.vmax, max_ticks) {
+    // matplotlib's tick space: the bar's length over twice the tick labels' size.
+    let scale =
+        colorbar_scale(colors.vmin, colors.vmax, colorbar_tick_space(bar.height() as f64, layout.font_px * 0.9));
+    if !scale.offset.is_empty() {
+        // Where matplotlib writes a colour bar's common exponent or offset: above its top.
+        let at = (bar.x0, bar.y0 - (3.0 * s) as i32);
+        let offset_font = font(layout.font_px * 0.9, theme.text, HPos::Left, VPos::Bottom);
+        root.draw(&Text::new(scale.offset.clone(), at, offset_font)).map_err(err)?;
+    }
+    for (v, label) in scale.ticks {
         let y = bar.y1 as f64 - (v - lo) / (hi - lo) * bar.height() as f64;
         let y = y.round() as i32;
         let tick = (bar.x1, y);

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import attention_viz as av
+from attention_viz import _numpy
+from conftest import golden, load
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -46,6 +48,13 @@ def picture_svg(html_text):
     root = ET.fromstring(base64.b64decode(src.split(",", 1)[1]).decode("utf-8"))
     assert root.tag == SVG + "svg"
     return root, imgs[0]
+
+
+def luminance(hex_colour):
+    """WCAG relative luminance of "#rrggbb"."""
+    c = np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    lin = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(lin @ [0.2126, 0.7152, 0.0722])
 
 
 def texts(root):
@@ -101,6 +110,15 @@ def test_options_are_attributes():
     root, _ = picture_svg(f.to_html())
     assert "929" not in texts(root)  # .3g picture: weights 0.119 …
     assert "0.119" in texts(root) and "0.881" in texts(root)
+    # palette="purple": every cell of both panels is an entry of seaborn's light_palette("purple").
+    purple = set(load("seaborn-goldens.json")["light_palettes"]["purple"]["hex"])
+    for title in ("weights = softmax(scaled)", "context vector"):
+        cells = [r.get("fill") for r in panel(root, title).iter(SVG + "rect")]
+        assert cells and set(cells) <= purple, (title, cells)
+    # theme="dark": a dark picture with light text.
+    background = root.find(SVG + "rect").get("fill")
+    title = [t for t in root.iter(SVG + "text") if "".join(t.itertext()) == "context vector"][0].get("fill")
+    assert luminance(background) < 0.05 and luminance(title) > 0.7, (background, title)
 
 
 def test_cross_picture_numbers(seed_values):
@@ -138,15 +156,37 @@ def test_big_heatmap_is_a_raster():
     svg = av.show_attention(a / a.sum(-1, keepdims=True)).picture_svg()
     root = ET.fromstring(svg)
     assert len(list(root.iter(SVG + "rect"))) < 50
-    assert any(i.get("href", "").startswith("data:image/png;base64,") for i in root.iter(SVG + "image"))
+    # The grid as one pixelated PNG (the colour bar is a PNG too, but not pixelated).
+    assert any(i.get("href", "").startswith("data:image/png;base64,") and "pixelated" in i.get("style", "")
+               for i in root.iter(SVG + "image"))
     assert len(svg) < 200_000
 
 
+def panel(root, title):
+    """The picture's panel (a top-level <g>) whose title is `title`."""
+    (g,) = [g for g in root.findall(SVG + "g") if title in texts(g)]
+    return g
+
+
+def seaborn_figure(name):
+    (fig,) = [f for f in load("seaborn-goldens.json")["figures"] if f["name"] == name]
+    return fig
+
+
 def test_signed_context_uses_diverging_colours():
-    x = np.array([[1.0, -2.0], [-1.5, 0.5], [0.3, 0.2]])
-    root, _ = picture_svg(av.show(embeddings=x).to_html())
-    fills = {r.get("fill") for r in root.iter(SVG + "rect")}
-    assert len(fills) > 4
+    # seaborn's own colours for this context: sns.heatmap(context, cmap="vlag", center=0)
+    # (scripts/gen_seaborn_goldens.py, figure "signed_context").
+    fig = seaborn_figure("signed_context")
+    x = [[1.0, -2.0], [-1.5, 0.5], [0.3, 0.2]]
+    f = av.show(embeddings=x)
+    np.testing.assert_allclose(_numpy.compute(f.config)["context"], golden(fig["data"]), rtol=1e-12)
+    root, _ = picture_svg(f.to_html())
+    cells = [r.get("fill") for r in panel(root, "context = weights·V").iter(SVG + "rect")]
+    assert cells == [c for row in fig["facecolors"] for c in row]
+    # Which is the diverging map: negative values blue, positive red.
+    ctx = golden(fig["data"]).ravel()
+    rgb = [bytes.fromhex(c[1:]) for c in cells]
+    assert all((c[2] > c[0]) == (v < 0) for c, v in zip(rgb, ctx)), list(zip(cells, ctx))
 
 
 def test_save_html_writes_a_standalone_page(tmp_path):
