@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open, done } from './harness.mjs';
@@ -190,7 +190,8 @@ test('README.md, www/embed.html and the npm package\'s README.md give the same i
   assert.equal(readme.length, 2, 'README: the module build and the single file');
   assert.match(readme[0], /^<script type="module" src="\/attention-viz\/attention-viz\.js"><\/script>\n<attention-viz /);
   assert.deepEqual(installSnippets(read('www/embed.html')), readme, 'embed.html');
-  assert.deepEqual(installSnippets(distReadme('0.0.0', read('README.md'))), readme, 'dist/README.md');
+  assert.deepEqual(installSnippets(distReadme('0.0.0', read('README.md'))), readme, 'dist/README.md as dist.mjs writes it');
+  if (existsSync(new URL('../../dist/README.md', import.meta.url))) assert.deepEqual(installSnippets(read('dist/README.md')), readme, 'dist/README.md (built)');
   // No other way to load it is told: every <script src> naming the build in the three texts is one of these.
   const srcs = (text) => [...text.replace(/&lt;/g, '<').replace(/&quot;/g, '"').matchAll(/<script[^>]*\ssrc="([^"]*attention-viz(?:\.inline)?\.js)"/g)].map((m) => m[1]);
   const allowed = new Set(readme.flatMap(srcs));

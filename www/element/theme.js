@@ -112,8 +112,13 @@ export class ThemeWatch {
     for (const node of new Set([document.documentElement, document.body].filter(Boolean))) {
       this.observer.observe(node, { attributes: true, attributeFilter });
     }
-    // A <meta name="color-scheme"> added, removed or given another content (a theme toggle may rewrite it).
-    if (document.head) this.observer.observe(document.head, { childList: true, subtree: true, attributes: true, attributeFilter: ['content', 'name'] });
+    // A <meta name="color-scheme"> added, removed or given another content (a theme toggle may rewrite it). Only
+    // those: notebooks and frameworks add <style>s to the head all the time, and each decision reads a style.
+    const isMeta = (n) => n.localName === 'meta';
+    this.metaObserver = new MutationObserver((records) => {
+      if (records.some((r) => isMeta(r.target) || [...r.addedNodes, ...r.removedNodes].some(isMeta))) this.refresh();
+    });
+    if (document.head) this.metaObserver.observe(document.head, { childList: true, subtree: true, attributes: true, attributeFilter: ['content', 'name'] });
     if (!pending.size) queueMicrotask(decidePending);
     pending.add(this);
   }
@@ -122,5 +127,6 @@ export class ThemeWatch {
     pending.delete(this);
     this.media?.removeEventListener('change', this.update);
     this.observer?.disconnect();
+    this.metaObserver?.disconnect();
   }
 }
