@@ -67,7 +67,12 @@ pub fn describe(view: &View, fmt: Fmt) -> Result<Description, String> {
 
 /// Cells `rows` × `cols` (clipped to the grid) as text, row by row: an input grid's window of cells, written with
 /// one check of `fmt` and one view for them all. Fails like [`describe`].
-pub fn cell_texts(view: &View, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>, fmt: Fmt) -> Result<Vec<String>, String> {
+pub fn cell_texts(
+    view: &View,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    fmt: Fmt,
+) -> Result<Vec<String>, String> {
     fmt.check(view.values.data())?;
     let (n, m) = view.values.shape();
     let (cols, rows) = (cols.start.min(m)..cols.end.min(m), rows.start.min(n)..rows.end.min(n));
