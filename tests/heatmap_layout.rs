@@ -11,7 +11,7 @@ use attention_viz::heatmap::draw::{
     MIN_FONT,
 };
 use attention_viz::heatmap::palette::{by_name, contrast_ratio, Rgb, TEXT_LIGHT};
-use attention_viz::heatmap::{cell_text, describe, preferred_size, raster, to_svg, to_svg_sized, Fmt};
+use attention_viz::heatmap::{cell_text, cell_texts, describe, preferred_size, raster, to_svg, to_svg_sized, Fmt};
 use attention_viz::math::Matrix;
 use attention_viz::presets::preset;
 use attention_viz::views::{self, View};
@@ -600,6 +600,12 @@ fn describe_writes_what_the_cells_show() {
     assert_eq!(c.full, v.values.get(0, 2));
     assert_eq!(cell_text(&v, 4, 0, Fmt::default()).unwrap(), None);
     assert_eq!(cell_text(&v, 0, 4, Fmt::default()).unwrap(), None);
+    // An input grid's window of cells: row by row, clipped to the grid, as describe writes them.
+    let d = describe(&v, Fmt::default()).unwrap();
+    let window = cell_texts(&v, 0..2, 1..9, Fmt::default()).unwrap();
+    assert_eq!(window[..3], ["0.0074", "0.75", "0.0074"]);
+    assert_eq!(window, [&d.cells[0][1..], &d.cells[1][1..]].concat());
+    assert!(cell_texts(&v, 0..1, 0..1, Fmt::Int).unwrap_err().starts_with("fmt \"d\" needs whole numbers"));
 }
 
 #[test]

@@ -350,7 +350,10 @@ export interface AttentionVizElement extends HTMLElement {
   palette: string | null;
   /** Keep the reader's edits in localStorage and bring them back on reload (attribute `persist`: present, or `false`). */
   persist: boolean;
-  /** Number format of the cell annotations, seaborn's heatmap `fmt` spec such as `.3g`, `.2f`, `d` (attribute `fmt`; default `.2g`). */
+  /**
+   * Number format of the cell annotations, seaborn's heatmap `fmt` spec such as `.3g`, `.2f`, `d` (attribute `fmt`;
+   * default `.2g`). When set, the input cells show their values so too, each cell's title keeping the whole value.
+   */
   fmt: string;
   /** Colour scheme: `light`, `dark`, or `auto` to follow the reader's `prefers-color-scheme` (attribute `theme`). */
   theme: 'light' | 'dark' | 'auto';

@@ -348,6 +348,7 @@ class Induction {
     $('induction-figure').replaceChildren(this.viz);
     this.editBox = $('induction-edit');
     this.stale = $('induction-stale');
+    this.pick = this.editBox.querySelector('fieldset.learned-pick');
     const picked = this.editBox.querySelector('input[name="induction-edit-layer"]:checked');
     this.editor = new HeadEditor(this, $('induction-edit-figure'), 'learned-induction-edit', Number(picked?.value ?? 1));
     for (const radio of this.editBox.querySelectorAll('input[name="induction-edit-layer"]')) {
@@ -363,7 +364,8 @@ class Induction {
       task: 'induction', steps: this.trained.trained?.steps ?? 1500, title: 'induction',
       // While it trains the heads' grid above the panel follows the model; the editable head below it keeps its
       // numbers (its four 32 × 32 grids would churn unreadably, and redrawing them takes the main thread).
-      onStart: () => { this.training = true; this.editor.freeze(true, this.stale); },
+      // The layer picker waits too: it would pick a head the frozen grids do not show.
+      onStart: () => { this.training = true; this.editor.freeze(true, this.stale); this.pick.disabled = true; },
       onModel: (model) => { this.model = rounded(model); this.show(); },
       onDone: (model) => { this.trained = rounded(model); this.stopTraining(); },
       onStop: () => this.stopTraining(),
@@ -374,6 +376,7 @@ class Induction {
   stopTraining() {
     this.training = false;
     this.editor.freeze(false, this.stale);
+    this.pick.disabled = false;
     this.model = copy(this.trained);
     this.note.textContent = '';
     this.show();

@@ -65,6 +65,20 @@ pub fn describe(view: &View, fmt: Fmt) -> Result<Description, String> {
     })
 }
 
+/// Cells `rows` × `cols` (clipped to the grid) as text, row by row: an input grid's window of cells, written with
+/// one check of `fmt` and one view for them all. Fails like [`describe`].
+pub fn cell_texts(
+    view: &View,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    fmt: Fmt,
+) -> Result<Vec<String>, String> {
+    fmt.check(view.values.data())?;
+    let (n, m) = view.values.shape();
+    let (cols, rows) = (cols.start.min(m)..cols.end.min(m), rows.start.min(n)..rows.end.min(n));
+    Ok(rows.flat_map(|i| cols.clone().map(move |j| (i, j))).map(|(i, j)| text(fmt, view.values.get(i, j))).collect())
+}
+
 /// Cell (i, j) as text, or `None` outside the grid. Fails like [`describe`].
 pub fn cell_text(view: &View, i: usize, j: usize, fmt: Fmt) -> Result<Option<CellText>, String> {
     fmt.check(view.values.data())?;

@@ -11,7 +11,7 @@ pub mod format;
 pub mod model;
 pub mod palette;
 
-pub use describe::{cell_text, describe, CellText, Description};
+pub use describe::{cell_text, cell_texts, describe, CellText, Description};
 pub use draw::{
     preferred_size, raster, render, to_svg, to_svg_sized, Blit, Colors, Contrast, Highlight, HighlightKind, Layout,
     Style, Theme,

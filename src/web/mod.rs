@@ -607,6 +607,22 @@ impl Viz {
 
     /// Cell (i, j) of a view for a keyboard cursor: `{row, col, value, full}` (its row and column
     /// labels, the value as `fmt` writes it, the value as a number), or `undefined` off the grid.
+    /// Cells [r0, r1) × [c0, c1) of `view` as `fmt` writes them, row by row (the input grids' window with the
+    /// element's `fmt`, inputs.js): one view and one check for the whole window.
+    #[wasm_bindgen(js_name = cellTexts)]
+    pub fn cell_texts(
+        &self,
+        view: &str,
+        r0: usize,
+        r1: usize,
+        c0: usize,
+        c1: usize,
+        fmt: Option<String>,
+    ) -> Result<Vec<String>, JsError> {
+        let fmt = parse_fmt(fmt)?;
+        heatmap::cell_texts(&self.view(view)?, r0..r1, c0..c1, fmt).map_err(js_err)
+    }
+
     #[wasm_bindgen(js_name = cellText)]
     pub fn cell_text(&self, view: &str, i: usize, j: usize, fmt: Option<String>) -> Result<Option<Object>, JsError> {
         let fmt = parse_fmt(fmt)?;

@@ -227,3 +227,35 @@ test('Import… with a resize on the reversal grids: the output no longer says "
   assert.equal(await page.evaluate((i) => document.getElementById(i).config.w_q[0].length, id), 8);
   await done(page);
 });
+
+test('with fmt, a cell shows the rounded value; Escape brings that back after a bad entry, the whole value kept', async () => {
+  const page = await chapter({ width: 1280, height: 800 });
+  await page.evaluate(() => {
+    const el = document.createElement('attention-viz');
+    el.id = 'fmt-cells';
+    el.setAttribute('fmt', '.2f');
+    el.setAttribute('views', 'inputs,weights');
+    el.setAttribute('config', JSON.stringify({ embeddings: [[0.123456, 2], [1.7829859999999997, -0.5]] }));
+    document.querySelector('main').prepend(el);
+  });
+  await page.waitForFunction(() => document.getElementById('fmt-cells')?.shadowRoot?.querySelector('input.cell'));
+  const cell = page.locator('#fmt-cells input.cell[data-matrix="embeddings"][data-row="0"][data-col="0"]');
+  const state = () => page.evaluate(() => {
+    const el = document.getElementById('fmt-cells');
+    const cells = [...el.shadowRoot.querySelectorAll('input.cell')];
+    return { shown: cells.map((c) => c.value), titles: cells.map((c) => c.title), x: el.config.embeddings };
+  });
+  assert.deepEqual(await state(), {
+    shown: ['0.12', '2.00', '1.78', '-0.50'],
+    titles: ['0.123456', '2', '1.7829859999999997', '-0.5'],
+    x: [[0.123456, 2], [1.7829859999999997, -0.5]],
+  });
+  await cell.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('abc');
+  await page.keyboard.press('Escape');
+  const after = await state();
+  assert.equal(after.shown[0], '0.12');
+  assert.deepEqual(after.x, [[0.123456, 2], [1.7829859999999997, -0.5]], 'Escape kept the whole value');
+  await done(page);
+});

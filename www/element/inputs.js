@@ -87,6 +87,7 @@ export class Inputs {
       const [r0, c0] = this.windowAt(name, rows.length, rows[0].length);
       const r1 = Math.min(rows.length, r0 + WINDOW_ROWS);
       const c1 = Math.min(rows[0].length, c0 + WINDOW_COLS);
+      const texts = this.shownTexts(name, r0, r1, c0, c1);
       const cols = [];
       for (let j = c0; j < c1; j++) cols.push(j);
       // The corner is a td: an empty header cell names nothing for a screen reader.
@@ -100,7 +101,7 @@ export class Inputs {
         return el('tr', {}, el('th', { scope: 'row' }, label), ...cols.map((j) => {
           const x = row[j];
           const typed = this.invalid.get(`${name}:${i}:${j}`)?.text;
-          const shown = this.shown(name, i, j, x);
+          const shown = texts?.[(i - r0) * (c1 - c0) + (j - c0)] ?? String(x);
           const input = el('input', {
             class: 'cell', type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
             'data-matrix': name, 'data-row': String(i), 'data-col': String(j), 'data-shown': shown,
@@ -211,17 +212,24 @@ export class Inputs {
   }
 
   /**
-   * The text cell (i, j) of `name` shows for its value x: the whole value, or, when the author set `fmt`, x as the core
-   * writes that matrix's numbers with it (the heatmaps' annotations; seaborn's fmt), provided that text reads as a
-   * number. Either way the whole value is the cell's title, and stepping or scrubbing starts from it.
+   * The texts the window [r0, r1) × [c0, c1) of `name` shows, row by row, when the author set `fmt`: the values as the
+   * core writes that matrix's numbers with it (the heatmaps' annotations; seaborn's fmt), one call for the window;
+   * null (the whole values) without `fmt`, for a vector, or when the core cannot write them so. A text that does not
+   * read back as a number (`.1%`) leaves its cell the whole value. Either way each cell's title is its whole value,
+   * and stepping or scrubbing starts from it.
    */
-  shown(name, i, j, x) {
+  shownTexts(name, r0, r1, c0, c1) {
     const { host } = this;
     const spec = host.hasAttribute('fmt') && !VECTORS.has(name) ? host._fmtSpec() : undefined;
-    if (spec === undefined || !Number.isFinite(x)) return String(x);
-    let text;
-    try { text = host._viz.cellText(name, i, j, spec)?.value; } catch { return String(x); }
-    return typeof text === 'string' && !parseCell(text).error ? text : String(x);
+    if (spec === undefined) return null;
+    let texts;
+    try { texts = host._viz.cellTexts(name, r0, r1, c0, c1, spec); } catch { return null; }
+    return texts.length === (r1 - r0) * (c1 - c0) ? texts.map((t) => (parseCell(t).error ? undefined : t)) : null;
+  }
+
+  /** The text cell (i, j) of `name` shows for its value x (see `shownTexts`). */
+  shown(name, i, j, x) {
+    return this.shownTexts(name, i, i + 1, j, j + 1)?.[0] ?? String(x);
   }
 
   /** The number a cell's text stands for: the valid state's value while it shows that (maybe rounded, see `shown`). */
