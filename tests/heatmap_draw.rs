@@ -294,6 +294,37 @@ fn colour_bar_ticks_are_seaborns() {
     assert!(wrong.is_empty(), "{} colour bars differ from seaborn's:\n{}", wrong.len(), wrong.join("\n"));
 }
 
+/// The drawn figure writes the ticks the colour bar's length allows, and matplotlib's offset
+/// text above the bar when the labels leave out a common exponent.
+#[test]
+fn the_colour_bar_draws_its_ticks_and_offset() {
+    let view = |rows: &[Vec<f64>]| {
+        let values = Matrix::from_rows(rows).unwrap();
+        View {
+            name: "v".into(),
+            title: "t".into(),
+            row_labels: (0..values.rows()).map(|i| i.to_string()).collect(),
+            col_labels: (0..values.cols()).map(|i| i.to_string()).collect(),
+            values,
+            palette: "sequential",
+        }
+    };
+    let texts = |v: &View, w: u32, h: u32| -> Vec<String> {
+        parse_svg(&to_svg_sized(v, &Style::default(), w, h).unwrap())
+            .into_iter()
+            .filter(|e| e.tag == "text")
+            .map(|e| e.text)
+            .collect()
+    };
+    let tiny = view(&[vec![1e-6, 5e-6], vec![9e-6, 2e-6]]);
+    let got = texts(&tiny, 300, 300);
+    assert!(got.contains(&"1e\u{2212}6".to_string()), "{got:?}");
+    // A tall bar has room for more ticks than a short one, as in matplotlib.
+    let weights = view(&[vec![0.0, 0.8807970779778823]]);
+    let ticks = |h| texts(&weights, 300, h).into_iter().filter(|t| t.starts_with("0.")).count();
+    assert!(ticks(400) > ticks(120), "{} ≤ {}", ticks(400), ticks(120));
+}
+
 #[test]
 fn every_view_of_every_preset_renders() {
     for name in attention_viz::presets::NAMES {

@@ -291,3 +291,21 @@ fn variant_goldens_hold_in_the_browser() {
     }
     assert!(checked > 1000, "{checked} values");
 }
+
+/// The colour bar's ticks on wasm (its own log10 and fmod) are seaborn's, as natively
+/// (tests/heatmap_draw.rs, tests/fixtures/colorbar-ticks.json).
+#[wasm_bindgen_test]
+fn colour_bar_ticks_are_seaborns_on_wasm() {
+    use attention_viz::heatmap::draw::{colorbar_scale, colorbar_tick_space};
+    let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/colorbar-ticks.json")).unwrap();
+    let float = |v: &serde_json::Value| v.as_str().unwrap().parse::<f64>().unwrap();
+    for case in fixture["seed_figures"].as_array().unwrap().iter().chain(fixture["more"].as_array().unwrap()) {
+        let space =
+            colorbar_tick_space(case["bar_length_pt"].as_f64().unwrap(), case["label_size_pt"].as_f64().unwrap());
+        let got = colorbar_scale(float(&case["vmin"]), float(&case["vmax"]), space);
+        let labels: Vec<&str> = got.ticks.iter().map(|(_, l)| l.as_str()).collect();
+        let want: Vec<&str> = case["labels"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        assert_eq!(labels, want, "{}", case["name"]);
+        assert_eq!(got.offset, case["offset_text"].as_str().unwrap(), "{}", case["name"]);
+    }
+}

@@ -1122,7 +1122,7 @@ fn max_n_locator(vmin: f64, vmax: f64, nbins: usize) -> Vec<f64> {
         let low = if closeto(m / step, 1.0, step) { d + 1.0 } else { d };
         let (d, m) = py_divmod(hi - best_vmin, step);
         let high = if closeto(m / step, 0.0, step) { d } else { d + 1.0 };
-        let count = (high - low + 1.0).max(0.0).min(1000.0) as usize;
+        let count = (high - low + 1.0).clamp(0.0, 1000.0) as usize;
         ticks = (0..count).map(|i| (low + i as f64) * step + best_vmin).collect();
         let shown = ticks.iter().filter(|&&t| t <= hi && t >= lo).count();
         if shown >= 2 {
