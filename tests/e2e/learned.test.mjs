@@ -375,7 +375,9 @@ test('an embedded mechanism "model" config shows every head and says the predict
       <attention-viz id="m3" config='{"mechanism": "model", "model": "reversal", "input": [3,1,4,1,5,12]}'></attention-viz>`;
     document.querySelector('main').append(host);
     const els = ['m1', 'm2', 'm3'].map((id) => document.getElementById(id));
-    await new Promise((resolve) => { const t = setInterval(() => { if (els.every((e) => e.trace)) { clearInterval(t); resolve(); } }, 50); });
+    // m3's input is refused: it shows its message, and no figure (no trace).
+    const settled = () => els[0].trace && els[1].trace && els[2].shadowRoot?.querySelector('.status.error')?.textContent;
+    await new Promise((resolve) => { const t = setInterval(() => { if (settled()) { clearInterval(t); resolve(); } }, 50); });
     const caption = (e) => e.shadowRoot.querySelector('[data-role="prediction"]');
     const want = (model, input) => compute({ mechanism: 'model', model, input }).layers.map((l) => l.heads.map((h) => h.weights));
     return {
