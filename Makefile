@@ -14,14 +14,16 @@ build:
 serve: build
 	node scripts/serve.mjs --port $(PORT)
 
-# The wheel first: the notebook tests (tests/e2e/notebook.test.mjs) install it. Each bundle is built once.
-test: wheel
-	$(MAKE) --no-print-directory test-native test-wasm test-types test-e2e python-tests
+# scripts/test.mjs: the build (make wheel: the notebook tests install the wheel; each bundle is built once), then every
+# suite below even when one fails, then a summary (per suite: pass/fail/skip counts, wall time); exits 1 if any failed.
+test:
+	@scripts/setup.sh build
+	@node scripts/test.mjs
 
-# The second line retrains the induction model (release: ~16 s) and checks it equals models/induction.json bit for bit.
+# The second command retrains the induction model (release: ~16 s) and checks it equals models/induction.json bit for
+# bit; it runs even when the first fails, as --no-fail-fast runs every test binary (the suite fails if either did).
 test-native:
-	ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test
-	cargo test --release --test learn -- --ignored
+	ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test --no-fail-fast; s=$$?; cargo test --release --test learn -- --ignored && exit $$s
 
 test-wasm:
 	cargo test --target wasm32-unknown-unknown --test web
