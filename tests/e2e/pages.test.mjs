@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open } from './harness.mjs';
+import { open, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -44,7 +44,7 @@ after(async () => { await site?.close(); });
  * each has a nonzero width. Then lets two frames and a task pass, so anything a page script
  * does after the first `change` (and any error it throws) has happened.
  */
-async function drawn(page, timeout = 30000) {
+async function drawn(page, timeout = WAIT) {
   try {
     await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => {
       // A figure may show no heatmap at all (views="inputs,steps"): loaded is having a trace.
