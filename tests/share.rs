@@ -205,3 +205,170 @@ fn malformed_options_in_a_link_are_refused_naming_the_field() {
         );
     }
 }
+
+/// The LCG of tests/e2e/hostile.test.mjs's `rng`: the same fragments as its generator.
+struct Lcg(u32);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(1103515245).wrapping_add(12345);
+        self.0 as f64 / 4294967296.0
+    }
+}
+
+/// What `new URLSearchParams(location.hash.slice(1)).get(key)` hands the element for a fragment written as is:
+/// `+` is a space, `%XX` a byte (a lone `%` stays), the bytes read as UTF-8 with replacement characters.
+fn form_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(a), Some(b)) => {
+                    out.push((a * 16 + b) as u8);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The 200 malformed fragments of tests/e2e/hostile.test.mjs (which sends a sample of them through the element):
+/// random bytes, truncations of a valid state, valid base64url of the wrong JSON, other encodings and versions,
+/// text that is not base64url, and huge ones. Each is refused with the share-link message, not too long to show.
+#[test]
+fn the_hostile_fragments_of_the_browser_tests_are_refused() {
+    let b64 = |bytes: &[u8]| base64url_encode(bytes);
+    let b64text = |text: &str| base64url_encode(text.as_bytes());
+    let preset = preset("seed-000").unwrap().to_value();
+    let s = preset.to_string();
+    let mut rand = Lcg(2024);
+    let mut cases: Vec<(String, String)> = Vec::new();
+    for i in 0..88 {
+        let n = 1 + (rand.next().powi(2) * 3000.0).floor() as usize;
+        let bytes: Vec<u8> = (0..n).map(|_| (rand.next() * 256.0).floor() as u8).collect();
+        cases.push((format!("random bytes {i} ({n})"), b64(&bytes)));
+    }
+    let valid = b64text(
+        &json!({"v": 1, "config": preset, "naive": true, "random": {"seed": 42, "dist": "randint", "high": 3}})
+            .to_string(),
+    );
+    assert!(decode(&valid).is_ok(), "the uncut state is valid");
+    for i in 0..40 {
+        let cut = if i < 8 { valid.len() - 1 - i } else { (rand.next() * (valid.len() - 1) as f64).floor() as usize };
+        cases.push((format!("valid state cut to {cut} of {}", valid.len()), valid[..cut.max(1)].to_string()));
+    }
+    let swap = |from: &str, to: &str| {
+        assert!(s.contains(from), "{from} in {s}");
+        s.replacen(from, to, 1)
+    };
+    let tokens5000 = format!("{{\"v\":1,\"config\":{{\"embeddings\":[{}]}}}}", vec!["[1]"; 5000].join(","));
+    let wrong = [
+        "null".to_string(),
+        "[]".into(),
+        "{}".into(),
+        "\"x\"".into(),
+        "1".into(),
+        "true".into(),
+        "{\"v\":1}".into(),
+        "{\"v\":\"1\"}".into(),
+        "{\"v\":1.5}".into(),
+        "{\"v\":-1}".into(),
+        format!("{{\"v\":0,\"config\":{s}}}"),
+        "{\"v\":1,\"config\":null}".into(),
+        "{\"v\":1,\"config\":[]}".into(),
+        "{\"v\":1,\"config\":\"seed-000\"}".into(),
+        "{\"v\":1,\"config\":{}}".into(),
+        "{\"v\":1,\"config\":{\"embeddings\":[[1,2],[3]]}}".into(),
+        "{\"v\":1,\"config\":{\"embeddings\":[[1,\"NaN\"]]}}".into(),
+        "{\"v\":1,\"config\":{\"embeddings\":[[1,1e400]]}}".into(),
+        "{\"v\":1,\"config\":{\"embeddings\":[[]]}}".into(),
+        format!("{{\"v\":1,\"config\":{}}}", swap("\"embeddings\"", "\"__proto__\":{},\"embeddings\"")),
+        format!("{{\"v\":1,\"config\":{}}}", swap("\"query\":0", "\"query\":99")),
+        format!("{{\"v\":1,\"config\":{s},\"random\":{{\"seed\":-1,\"dist\":\"randint\",\"high\":3}}}}"),
+        format!("{{\"v\":1,\"config\":{s},\"random\":{{\"seed\":4294967296,\"dist\":\"randint\",\"high\":3}}}}"),
+        format!("{{\"v\":1,\"config\":{s},\"random\":{{\"seed\":1,\"dist\":\"uniform\",\"high\":3}}}}"),
+        format!("{{\"v\":1,\"config\":{s},\"random\":5}}"),
+        format!("{{\"v\":1,\"config\":{s},\"random\":{{\"seed\":1,\"dist\":\"randint\",\"high\":0}}}}"),
+        format!("{{\"v\":1,\"config\":{s}}}xyz"),
+        format!("{{\"v\":1,\"config\":{s}"),
+        format!("[{{\"v\":1,\"config\":{s}}}]"),
+        format!("{{\"v\":1,\"__proto__\":{{\"config\":{s}}}}}"),
+        format!("{{\"V\":1,\"config\":{s}}}"),
+        format!("{{\"v\":1,\"Config\":{s}}}"),
+        "{\"v\":1,\"config\":{\"mechanism\":\"cross\",\"embeddings\":[[1]]}}".into(),
+        "{\"v\":1,\"config\":{\"decoder_state\":[],\"annotations\":[[]]}}".into(),
+        tokens5000,
+        "\u{feff}{\"v\":1}".into(),
+        "{\"v\":1,\"config\":{\"tokens\":[\"<img src=x onerror=window.__xss=1>\"],\"embeddings\":[[1],[2]]}}".into(),
+    ];
+    for (i, w) in wrong.iter().enumerate() {
+        cases.push((format!("wrong JSON {i}: {}", w.chars().take(50).collect::<String>()), b64text(w)));
+    }
+    let utf16: Vec<u8> =
+        json!({"v": 1, "config": preset}).to_string().encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+    cases.push(("UTF-16 of a valid state".into(), b64(&utf16)));
+    cases.push(("invalid UTF-8".into(), b64(&[0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])));
+    let latin1: Vec<u8> =
+        "{\"v\":1,\"config\":{\"embeddings\":[[1]],\"tokens\":[\"\u{e9}\u{ff}\"]}".chars().map(|c| c as u8).collect();
+    cases.push(("Latin-1 token".into(), b64(&latin1)));
+    for v in [json!(2), json!(99), json!(10_000_000_000u64), json!("2"), json!(true), json!(null), json!([1])] {
+        let state = json!({"v": v, "config": preset, "naive": false, "random": null}).to_string();
+        cases.push((format!("version {v}"), b64text(&state)));
+    }
+    for f in [
+        "!!!",
+        "A",
+        "AAAAA",
+        "====",
+        "%FF%FE",
+        "%00",
+        "+/+/",
+        "%20%20%20",
+        "ü",
+        "%F0%9F%92%A5",
+        "<script>window.__xss=1</script>",
+        "%22%3E%3Cimg%20src%3Dx%20onerror%3Dwindow.__xss%3D1%3E",
+        "eyJ2Ijox",
+        "e30",
+        "..",
+        "%%%",
+        "a%2",
+        "\u{202e}\u{202d}",
+        "AA==AA",
+        "A#B#C",
+    ] {
+        cases.push((format!("not base64url: {f}"), f.to_string()));
+    }
+    cases.push(("1.5 MB of A (NUL bytes)".into(), "A".repeat(1_500_000)));
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let random_text: String = (0..1_000_000).map(|_| ALPHABET[(rand.next() * 64.0).floor() as usize] as char).collect();
+    cases.push(("1 MB of random base64url".into(), random_text));
+    cases.push(("200 KB of \"[\" (nesting)".into(), b64text(&"[".repeat(200_000))));
+    let deep = format!("{{\"v\":1,\"config\":{{\"embeddings\":{}1{}}}}}", "[".repeat(1000), "]".repeat(1000));
+    cases.push(("1 000-deep nested config".into(), b64text(&deep)));
+    cases.push(("4.1 MB (over the 4 000 000 limit)".into(), "A".repeat(4_100_000)));
+    assert_eq!(cases.len(), 200);
+
+    let mut failures = Vec::new();
+    for (name, fragment) in &cases {
+        // As written, and as the page reads it out of its URL.
+        for text in [fragment.clone(), form_decoded(fragment)] {
+            match decode(&text) {
+                Ok(_) => failures.push(format!("{name}: accepted")),
+                Err(e) if !e.starts_with("this share link cannot be read: ") => failures.push(format!("{name}: {e}")),
+                Err(e) if e.chars().count() > 600 => {
+                    failures.push(format!("{name}: a message of {} characters", e.chars().count()))
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

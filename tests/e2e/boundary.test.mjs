@@ -1,8 +1,9 @@
 // The public JS API's boundary (www/attention-viz.js): every entry point — compute, normalizeConfig,
 // renderSVG, RandomState and its methods — answers hostile arguments (huge shapes, non-strings, Symbols,
 // BigInts, Proxies whose traps throw, toJSON that throws a non-Error) with an `Error` carrying a clear
-// message: never a raw non-Error value, a WASM trap, a freeze or gigabytes of WASM memory. A bounded,
+// message: never a raw non-Error value, a WASM trap, a hang or gigabytes of WASM memory. A bounded,
 // deterministic fuzz of the whole API ends the file and reports its numbers (`node --test` diagnostics).
+// How long the answers take (a refusal at once, 131 072 values) is `make bench`'s (bench/hostile.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { open, fixture } from './harness.mjs';
@@ -20,22 +21,20 @@ async function freshPage() {
     await window.av.ready;
     // The WASM instance's exports (init() returns them once initialised).
     window.wasmBytes = async () => (await (await import('/www/pkg/attention_viz.js')).default()).memory.buffer.byteLength;
-    /** Runs `fn`: {ok, value} or {error: message, kind: 'Error' | a description of what was thrown, ms}. */
+    /** Runs `fn`: {ok, value} or {error: message, kind: 'Error' | a description of what was thrown}. */
     window.attempt = (fn) => {
-      const t0 = performance.now();
       try {
         const value = fn();
-        return { ok: true, ms: performance.now() - t0, value };
+        return { ok: true, value };
       } catch (e) {
-        const ms = performance.now() - t0;
         if (!(e instanceof Error)) {
           let text; try { text = String(e); } catch { text = '?'; }
-          return { kind: `not an Error (${typeof e}: ${text.slice(0, 80)})`, ms };
+          return { kind: `not an Error (${typeof e}: ${text.slice(0, 80)})` };
         }
-        if (e instanceof WebAssembly.RuntimeError) return { kind: `trap: ${e.message}`, ms };
-        if (/unreachable|memory access out of bounds|capacity overflow/i.test(e.message)) return { kind: `trap text: ${e.message}`, ms };
-        if (typeof e.message !== 'string' || e.message.length === 0) return { kind: 'Error without a message', ms };
-        return { kind: 'Error', error: e.message, ms };
+        if (e instanceof WebAssembly.RuntimeError) return { kind: `trap: ${e.message}` };
+        if (/unreachable|memory access out of bounds|capacity overflow/i.test(e.message)) return { kind: `trap text: ${e.message}` };
+        if (typeof e.message !== 'string' || e.message.length === 0) return { kind: 'Error without a message' };
+        return { kind: 'Error', error: e.message };
       }
     };
   });
@@ -46,9 +45,15 @@ before(async () => {
   site = await open();
   page = await freshPage();
 });
-after(() => site.close());
+after(async () => {
+  await hugePage?.close();
+  await site.close();
+});
 
-/** Evaluates `body` (a string of JS returning an attempt) in a page, with a wall-clock limit (a frozen tab fails). */
+/**
+ * Evaluates `fn` in a page, failing if it has not answered after `ms`: a hang, not a slow machine (the limits are
+ * minutes for calls that take milliseconds).
+ */
 async function within(p, ms, fn, arg) {
   let timer;
   const limit = new Promise((_, no) => { timer = setTimeout(() => no(new Error(`no answer within ${ms} ms`)), ms); });
@@ -73,52 +78,44 @@ const HUGE = [
   ['rand([2**8, 2**9 + 1])', 'rand([256, 513]) asks for 131328 values; at most 131072 are supported'],
 ];
 
+// One page of their own for the huge shapes (a crashed or hung tab must not take the other tests with it).
+let hugePage;
 for (const [call, message] of HUGE) {
-  test(`RandomState: ${call} throws "${message.slice(0, 40)}…" at once and grows no memory`, async () => {
-    const p = await freshPage(); // a crashed or frozen tab must not take the other tests with it
-    try {
-      const r = await within(p, 5000, async (call) => {
-        const before = await wasmBytes();
-        const rs = new av.RandomState(1);
-        const got = attempt(() => new Function('rs', `return rs.${call};`)(rs));
-        return { ...got, value: undefined, before, after: await wasmBytes(), next: rs.rand(3) };
-      }, call);
-      assert.equal(r.kind, 'Error', `${call}: ${r.kind ?? 'returned'}`);
-      assert.equal(r.error, message);
-      assert.ok(r.ms < 100, `${call} answered in ${r.ms} ms`);
-      assert.ok(r.after <= r.before + 4 * MB, `${call}: WASM memory ${r.before / MB} MB → ${r.after / MB} MB`);
-      assert.equal(r.next.length, 3, 'the RandomState works afterwards');
-    } finally {
-      await p.close();
-    }
+  test(`RandomState: ${call} throws "${message.slice(0, 40)}…" and grows no memory`, async () => {
+    hugePage ??= await freshPage();
+    const r = await within(hugePage, 120_000, async (call) => {
+      const before = await wasmBytes();
+      const rs = new av.RandomState(1);
+      const got = attempt(() => new Function('rs', `return rs.${call};`)(rs));
+      return { ...got, value: undefined, before, after: await wasmBytes(), next: rs.rand(3) };
+    }, call);
+    assert.equal(r.kind, 'Error', `${call}: ${r.kind ?? 'returned'}`);
+    assert.equal(r.error, message);
+    assert.ok(r.after <= r.before + 4 * MB, `${call}: WASM memory ${r.before / MB} MB → ${r.after / MB} MB`);
+    assert.equal(r.next.length, 3, 'the RandomState works afterwards');
   });
 }
 
-test(`RandomState: ${MAX_RANDOM} values (the bound) answer in well under 1 s, in NumPy's order, without growing WASM memory`, async (t) => {
+test(`RandomState: ${MAX_RANDOM} values (the bound) answer in NumPy's order, without growing WASM memory`, async (t) => {
   const p = await freshPage();
   try {
-    const r = await within(p, 20000, async () => {
+    const r = await within(p, 300_000, async () => {
       const before = await wasmBytes();
       const out = {};
       for (const [name, call] of [['rand', (rs) => rs.rand(2 ** 17)], ['randn', (rs) => rs.randn(2 ** 8, 2 ** 9)],
         ['randint', (rs) => rs.randint(0, 1000, [2 ** 8, 2 ** 9])]]) {
         const rs = new av.RandomState(42);
-        const t0 = performance.now();
-        const v = call(rs);
-        const ms = performance.now() - t0;
-        const flat = v.flat();
+        const flat = call(rs).flat();
         // The values straddling the Rust side's fill chunks equal the one-by-one stream.
         const probe = new av.RandomState(42);
         const first = name === 'rand' ? probe.rand(70000) : name === 'randn' ? probe.randn(70000) : probe.randint(0, 1000, 70000);
-        out[name] = { ms, length: flat.length, prefixSame: first.every((x, i) => Object.is(x, flat[i])) };
+        out[name] = { length: flat.length, prefixSame: first.every((x, i) => Object.is(x, flat[i])) };
       }
       return { out, before, after: await wasmBytes() };
     });
-    for (const [name, { ms, length, prefixSame }] of Object.entries(r.out)) {
-      t.diagnostic(`${name}: ${length} values in ${ms.toFixed(0)} ms`);
+    for (const [name, { length, prefixSame }] of Object.entries(r.out)) {
       assert.equal(length, MAX_RANDOM, name);
       assert.ok(prefixSame, `${name}: the first 70 000 values equal a separate call's`);
-      assert.ok(ms < 1000, `${name}(${MAX_RANDOM} values) took ${ms.toFixed(0)} ms`);
     }
     t.diagnostic(`WASM memory ${r.before / MB} MB → ${r.after / MB} MB`);
     assert.ok(r.after <= 64 * MB, `WASM memory after ${MAX_RANDOM}-value calls: ${r.after / MB} MB`);
@@ -176,7 +173,6 @@ test('RandomState: bad shape entries, seeds and bounds throw an Error that says 
   delete r.after;
   for (const [name, x] of Object.entries(r)) {
     assert.equal(x.kind, 'Error', `${name}: ${x.kind ?? 'returned ' + JSON.stringify(x.value)}`);
-    assert.ok(x.ms < 100, `${name}: ${x.ms} ms`);
   }
   assert.equal(r['rand(Symbol)'].error, 'rand: dimensions must be non-negative integers, got symbol Symbol(s)');
   assert.equal(r['randn(2n)'].error, 'randn: dimensions must be non-negative integers, got bigint 2n');
@@ -211,7 +207,7 @@ test('RandomState: shapes read through a throwing Proxy become "could not be rea
 test('renderSVG: a non-string view, palette or fmt throws an Error naming the argument and its type, WASM untouched', async () => {
   const p = await freshPage();
   try {
-    const r = await within(p, 10000, async () => {
+    const r = await within(p, 120_000, async () => {
       const before = await wasmBytes();
       const cfg = av.presets['seed-001'];
       const bad = [5, true, {}, { length: 2 ** 30 }, [], Symbol('p'), 3n, () => 'viridis', NaN];
@@ -284,7 +280,7 @@ test('compute, normalizeConfig: a config of the wrong type says which type', asy
 test('fuzz: 6 000 calls of every entry point with hostile arguments — only Errors with messages, module intact', async (t) => {
   const p = await freshPage();
   try {
-    const r = await within(p, 120000, async () => {
+    const r = await within(p, 600_000, async () => {
       const before = await wasmBytes();
       let s = 20240611; // mulberry32: the same calls every run
       const rand = () => { s = (s + 0x6d2b79f5) | 0; let x = Math.imul(s ^ (s >>> 15), 1 | s); x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x; return ((x ^ (x >>> 14)) >>> 0) / 4294967296; };
@@ -327,7 +323,7 @@ test('fuzz: 6 000 calls of every entry point with hostile arguments — only Err
       ];
       const failures = {};
       const byEntry = {};
-      let calls = 0, longest = { ms: 0, name: '' };
+      let calls = 0;
       const rs = new av.RandomState(7);
       for (let i = 0; i < 6000; i++) {
         const [name, call] = entries[i % entries.length];
@@ -337,16 +333,14 @@ test('fuzz: 6 000 calls of every entry point with hostile arguments — only Err
         if (got.ok) byEntry[name].returned++;
         else if (got.kind === 'Error') byEntry[name].errors++;
         else (failures[got.kind] = failures[got.kind] || []).push(name);
-        if (got.ms > longest.ms) longest = { ms: got.ms, name: `${name} (call ${i})` };
-        if (got.ms > 1000) (failures['slower than 1 s'] = failures['slower than 1 s'] || []).push(`${name} (call ${i})`);
       }
       const weights = av.compute(av.presets['seed-001']).weights;
       const rsAfter = new av.RandomState(42).randint(3, null, [3, 3]);
-      return { calls, failures, byEntry, longest, before, after: await wasmBytes(), weights, rsAfter };
+      return { calls, failures, byEntry, before, after: await wasmBytes(), weights, rsAfter };
     });
     t.diagnostic(`calls: ${r.calls}; by entry point: ${JSON.stringify(r.byEntry)}`);
     t.diagnostic(`failures by kind: ${JSON.stringify(Object.fromEntries(Object.entries(r.failures).map(([k, v]) => [k, v.length])))}`);
-    t.diagnostic(`WASM memory before ${r.before / MB} MB, after ${r.after / MB} MB; longest call ${r.longest.ms.toFixed(1)} ms (${r.longest.name})`);
+    t.diagnostic(`WASM memory before ${r.before / MB} MB, after ${r.after / MB} MB`);
     assert.equal(r.calls, 6000);
     assert.deepEqual(r.failures, {});
     const close = (got, want) => want.forEach((w, i) => (Array.isArray(w) ? close(got[i], w) : assert.ok(Math.abs(got[i] - w) <= 1e-12 * Math.abs(w), `${got[i]} ≠ ${w}`)));

@@ -14,7 +14,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, m
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { open, launch } from './harness.mjs';
+import { open, launch, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist');
@@ -77,7 +77,7 @@ function captureElementErrors() {
 }
 
 /** Waits until every <attention-viz> has a trace and a drawn canvas. */
-async function rendered(page, timeout = 30000) {
+async function rendered(page, timeout = WAIT) {
   await page.waitForFunction(() => {
     const els = [...document.querySelectorAll('attention-viz')];
     return els.length > 0 && els.every((e) => e.trace && e.shadowRoot && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].some((c) => c.width > 0));

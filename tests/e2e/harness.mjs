@@ -7,8 +7,24 @@ import assert from 'node:assert/strict';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export function launch() {
-  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+/**
+ * How long any wait of a page may last before it fails (playwright's default is 30 s). Tests wait for something to
+ * happen, never for it to happen fast: on a loaded machine a page that draws in 1 s can take 30.
+ */
+export const WAIT = 180_000;
+
+/** Headless Chromium; its pages and contexts wait up to `WAIT`. */
+export async function launch() {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  for (const make of ['newPage', 'newContext']) {
+    const original = browser[make].bind(browser);
+    browser[make] = async (...args) => {
+      const made = await original(...args);
+      made.setDefaultTimeout(WAIT);
+      return made;
+    };
+  }
+  return browser;
 }
 
 /** Serves `root` on a free port and opens a browser; call `close()` when done. */

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, pageHelpers, done, watch, whenDrawn } from './harness.mjs';
+import { open, pageHelpers, done, watch, whenDrawn, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -463,7 +463,7 @@ for (const [scheme, width] of [['light', 1280], ['dark', 390]]) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto(`${site.url}tests/fixtures/heads.html`);
     await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace
-      && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0)), null, { timeout: 30000 });
+      && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0)), null, { timeout: WAIT });
     await page.addScriptTag({ path: AXE });
     const violations = await page.evaluate(async () => {
       const r = await window.axe.run(document, { resultTypes: ['violations'] });

@@ -1,9 +1,14 @@
-// Hostile input through the real page: hundreds of malformed configs (the `config`
-// property and the `config` attribute), malformed share-link fragments, pasted
-// garbage, absurd token names, 2 000 tokens and zero-sized matrices. Each must be
-// refused with a message (an `error` event and the element's .status or
-// .cell-msg), leave the last valid figure as it was, reach no console, freeze
-// nothing for a second, and leave the element and the module working.
+// Hostile input through the real page: malformed configs (the `config` property and the
+// `config` attribute), malformed share-link fragments, pasted garbage, absurd token names,
+// 1 600 tokens and zero-sized matrices. Each must be refused with a message (an `error`
+// event and the element's .status or .cell-msg), leave the last valid figure as it was,
+// reach no console, and leave the element and the module working.
+//
+// Each fact is tested where it can be seen first: that every one of the 230 malformed configs is refused is
+// checked through compute() here (cheap), and their messages natively (tests/config.rs, tests/fuzz.rs); every
+// malformed share fragment of the generator below is refused natively (tests/share.rs). Through the element, a
+// sample of each kind shows that a refusal reaches the reader (an `error`, the message) and changes nothing. How
+// long the element takes (refusals, 1 600 tokens, a 1.5 MB fragment) is `make bench`'s (bench/hostile.mjs).
 //
 // Fixture: tests/fixtures/hostile-two.html (#self-el = seed-001, #cross-el = seed-003).
 // Tests marked `todo` document real bugs (see their reasons); they do not fail the run.
@@ -16,7 +21,10 @@ const seeds = fixture('seed-values.json');
 
 let site;
 before(async () => { site = await open(); });
-after(() => site.close());
+after(async () => {
+  if (shared) await done(shared);
+  await site.close();
+});
 
 // ---- page-side helpers ------------------------------------------------------------
 
@@ -96,15 +104,23 @@ async function load(hash = '') {
   return page;
 }
 
-/** Closes a page after checking that nothing reached the console and no dialog opened. */
-async function done(page) {
-  const errors = [...page.errors];
-  const dialogs = [...page.dialogs];
+/** Checks that nothing reached the console, no dialog opened and no injected script ran (since the last check). */
+async function clean(page) {
+  const errors = page.errors.splice(0);
+  const dialogs = page.dialogs.splice(0);
   const xss = await page.evaluate(() => window.__xss ?? null);
-  await page.close();
   assert.deepEqual(errors, [], 'console errors / uncaught page errors');
   assert.deepEqual(dialogs, [], 'no dialog');
   assert.equal(xss, null, 'no injected script ran');
+}
+
+/** Closes a page after `clean`'s checks. */
+async function done(page) {
+  try {
+    await clean(page);
+  } finally {
+    await page.close();
+  }
 }
 
 // ---- 1. malformed configs -------------------------------------------------------------
@@ -267,19 +283,43 @@ function malformedConfigs() {
   });
 }
 
-/** Runs in the page: applies every malformed config to #self-el through `how` and reports what each did. */
-function applyAll(how) {
+/**
+ * The cases that go through the element, by name: one or a few of each kind above (a wrong type, non-finite
+ * numbers as JS numbers, as text and in the JSON text, ragged and disagreeing shapes, queries, unknown fields,
+ * empty and deep, too big, not an object and what JSON cannot hold, prototype keys, long and HTML texts, share
+ * states). The element has one refusal path whatever the defect; the JS-side conversions (what JSON cannot hold,
+ * prototype keys, share states) are each here.
+ */
+const ELEMENT_SAMPLE = [
+  'self embeddings = null', 'self w_q = {"0":[1]}', 'self tokens = 42', 'self mechanism = []', 'self query = "abc"',
+  'cross annotations = ["1","2"]', 'cross decoder_state = [[]]',
+  'embeddings[1][2] = NaN', 'embeddings[1][2] = -Infinity', 'w_v[2][0] = "Infinity"', 'annotations[3][1] = "1e400"',
+  'scale = -2', 'scale = 1e-400 (0)', 'embeddings[0][0] = 1e309 in the JSON text',
+  'embeddings row 2 has 2 values', 'w_k has 2 columns, w_q 3', 'only w_q and w_k', 'annotations rows longer than decoder_state',
+  'query = 4 (= n)', 'query = NaN', 'query = "0"',
+  'unknown field "Embeddings" (did you mean)', '10 000-character unknown field', 'mechanism "multi-head"',
+  'self config with decoder_state',
+  '{}', '{embeddings: [[]]}', '{decoder_state: [], annotations: []}', 'embeddings nested 5 000 deep',
+  '5 000 tokens (more than 4 096)',
+  'config = null', 'config = "hello"', 'config = []', 'config = 10 000-character string', 'config = undefined',
+  'config = a function', 'config = a Symbol', 'config = 1n (BigInt)', 'cyclic object', 'a Date', 'a Map of the preset',
+  'embeddings are a Float64Array (a JSON object)', 'toJSON() that throws', 'toJSON() returning 5',
+  'own "__proto__" key (JSON.parse)', 'own "__proto__" next to valid fields', '{__proto__: preset} (an object literal: no own fields)',
+  '"constructor" key', 'tokens with a "__proto__" object',
+  '10 000-character tokens, one too many', '10 000-character value in embeddings', 'HTML token names, one too few',
+  'state {v: 2}', 'state {v: 1} with a ragged config', 'state {v: 1} with a bad random record', 'state {v: "1"}',
+];
+
+/**
+ * Runs in the page: compute() must refuse every malformed config (else the case is not malformed); then the
+ * cases named in `sample` go to #self-el through `how`, and what each did is reported.
+ */
+function applyAll(how, sample) {
   const el = H.el('self-el');
-  const cases = malformedConfigsInPage();
-  const LIMIT = 1000;
-  const out = { count: cases.length, failures: [], computeAccepted: [], slowest: 0, slowestName: '' };
-  // Make the figure something else than its preset first: "the previous figure" is the edited one.
-  H.type(H.cell(el, 'embeddings', 0, 0), '7');
-  // Canvas sizes stay fixed between rebuilds (an edit never reflows); a refused `config` attribute still
-  // rebuilds (silently), which re-measures them: settle them first with one rebuild.
-  el.config = el.config;
-  for (const c of cases) {
-    // The module must refuse each one too (otherwise the case is not malformed).
+  const all = malformedConfigsInPage();
+  const cases = all.filter((c) => sample.includes(c.name));
+  const out = { count: all.length, tried: cases.length, unknown: sample.filter((n) => !all.some((c) => c.name === n)), failures: [], computeAccepted: [] };
+  for (const c of all) {
     if (how === 'property') {
       try { av.compute(c.value); out.computeAccepted.push(c.name); } catch { /* refused, as it must be */ }
     } else {
@@ -287,15 +327,19 @@ function applyAll(how) {
       try { parsed = JSON.parse(c.text); ok = true; } catch { /* invalid JSON: refused */ }
       if (ok) { try { av.compute(parsed); out.computeAccepted.push(c.name); } catch { /* refused */ } }
     }
+  }
+  // Make the figure something else than its preset first: "the previous figure" is the edited one.
+  H.type(H.cell(el, 'embeddings', 0, 0), '7');
+  // Canvas sizes stay fixed between rebuilds (an edit never reflows); a refused `config` attribute still
+  // rebuilds (silently), which re-measures them: settle them first with one rebuild.
+  el.config = el.config;
+  for (const c of cases) {
     const log = H.reset(el);
     const c0 = JSON.stringify(el.config), t0 = JSON.stringify(el.trace), px0 = H.pixels(el);
-    const start = performance.now();
     let threw = null;
     try {
       if (how === 'property') el.config = c.value; else el.setAttribute('config', c.text);
     } catch (e) { threw = String(e); }
-    const ms = performance.now() - start;
-    if (ms > out.slowest) { out.slowest = ms; out.slowestName = c.name; }
     const status = H.status(el);
     const msgs = H.messages(el);
     const problems = [];
@@ -310,7 +354,6 @@ function applyAll(how) {
     if (JSON.stringify(el.trace) !== t0) problems.push('trace changed');
     if (H.pixels(el) !== px0) problems.push('pixels changed');
     if (log.change !== 0) problems.push(`${log.change} change events`);
-    if (ms > LIMIT) problems.push(`took ${ms.toFixed(0)} ms`);
     if (problems.length) out.failures.push({ name: c.name, problems, message: message.slice(0, 200) });
   }
   out.lastConfig = el.config;
@@ -319,38 +362,53 @@ function applyAll(how) {
 }
 
 /** The generator and the runner go to the page as source text (they close over nothing of Node's). */
-async function runMalformed(page, how) {
+async function runMalformed(page, how, sample = ELEMENT_SAMPLE) {
   await page.evaluate(`window.malformedConfigsInPage = ${malformedConfigs.toString()};`);
-  return page.evaluate(`(${applyAll.toString()})(${JSON.stringify(how)})`);
+  return page.evaluate(`(${applyAll.toString()})(${JSON.stringify(how)}, ${JSON.stringify(sample)})`);
 }
 
 function reportMalformed(t, r, how) {
-  t.diagnostic(`${r.count} malformed configs through ${how}; slowest ${r.slowest.toFixed(1)} ms (${r.slowestName})`);
+  t.diagnostic(`${r.count} malformed configs refused by compute(); ${r.tried} of them through ${how}`);
   assert.ok(r.count >= 200, `at least 200 cases (${r.count})`);
+  assert.deepEqual(r.unknown, [], 'every sampled case exists');
   assert.deepEqual(r.computeAccepted, [], 'every case is malformed: compute() refuses each');
   assert.deepEqual(r.lastConfig.embeddings[0][0], 7, 'the edited figure is still there');
   assert.equal(r.works, null, 'a cell edit afterwards recomputes');
 }
 
-test('200+ malformed configs through el.config: `error` + message in .status, figure kept, < 1 s each', async (t) => {
-  const page = await load();
+// One page for the tests that edit #self-el and check what it shows; each starts from seed-001 (`fresh`) and
+// checks the console, dialogs and the XSS canary when it ends (`clean`).
+let shared;
+async function fresh() {
+  shared ??= await load();
+  await shared.evaluate(() => {
+    const el = H.el('self-el');
+    el.removeAttribute('config');
+    el.config = av.presets['seed-001'];
+    H.reset(el);
+  });
+  return shared;
+}
+
+test('malformed configs through el.config: every one refused by compute(); through the element `error` + message in .status, figure kept', async (t) => {
+  const page = await fresh();
   const r = await runMalformed(page, 'property');
   reportMalformed(t, r, 'el.config');
   assert.deepEqual(r.failures, [], 'every case refused cleanly');
-  await done(page);
+  await clean(page);
 });
 
-test('200+ malformed configs through the config attribute: `error` + message, figure kept, no `change`, < 1 s each', async (t) => {
-  const page = await load();
+test('malformed configs through the config attribute: `error` + message, figure kept, no `change`', async (t) => {
+  const page = await fresh();
   const r = await runMalformed(page, 'attribute');
   reportMalformed(t, r, 'the config attribute');
   assert.deepEqual(r.failures, [], 'every case refused cleanly');
-  await done(page);
+  await clean(page);
 });
 
 // Regression: _load() used to rebuild non-silently after refusing an attribute, firing `change` for nothing.
 test('a refused config attribute fires no `change` event', async () => {
-  const page = await load();
+  const page = await fresh();
   const r = await page.evaluate(() => {
     const el = H.el('self-el');
     const log = H.reset(el);
@@ -360,7 +418,7 @@ test('a refused config attribute fires no `change` event', async () => {
   });
   assert.equal(r.errors, 2);
   assert.equal(r.change, 0, '`change` only after a successful recompute');
-  await done(page);
+  await clean(page);
 });
 
 // ---- 2. malformed share fragments --------------------------------------------------
@@ -372,7 +430,10 @@ function rng(seed) {
   return () => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return x / 2 ** 32; };
 }
 
-/** 200 malformed fragments for an element whose preset is seed-000 (`preset` is that config). */
+/**
+ * 200 malformed fragments for an element whose preset is seed-000 (`preset` is that config). tests/share.rs
+ * generates the same 200 and checks that the core refuses each; the element gets a sample (`FRAGMENT_SAMPLE`).
+ */
 function malformedFragments(preset) {
   const rand = rng(2024);
   const out = [];
@@ -428,15 +489,19 @@ function malformedFragments(preset) {
   return out;
 }
 
+/**
+ * The fragments the element gets: two of random bytes, the longest truncations of a valid state (its naive toggle
+ * must not be applied), the wrong JSON of each kind (a prototype key, a bad random record, trailing text, 5 000
+ * tokens, an HTML token name), another encoding, a newer version, text that is not base64url (percent-escapes,
+ * markup), and the huge ones (1.5 MB; 4.1 MB, over the limit).
+ */
+const FRAGMENT_SAMPLE = /^(random bytes [01] |valid state cut to \d+ of|wrong JSON (0|19|21|26|34|36): |UTF-16|invalid UTF-8|version 2$|not base64url: (%FF%FE|<script>|%22%3E|A#B#C)|1\.5 MB|4\.1 MB)/;
+const sampled = (frags) => frags.filter((f, i) => FRAGMENT_SAMPLE.test(f.name) && !(/^valid state/.test(f.name) && i > 89));
+
 /** Runs in the page: each fragment goes to location.hash, then a fresh <attention-viz> with that id reads it on its first load. */
 async function applyFragments(fragments) {
   const results = [];
   const preset = av.normalizeConfig(av.presets['seed-000']);
-  const slowest = { ms: 0, name: '' };
-  // "Freezes the tab" is the longest task while the element loads (idle waits between its
-  // steps, a frame and the polling below, do not freeze anything); the elapsed time is reported.
-  const longTasks = new PerformanceObserver(() => {});
-  longTasks.observe({ type: 'longtask' });
   let n = 0;
   for (const { name, fragment } of fragments) {
     const id = `frag-${n++}`;
@@ -444,8 +509,6 @@ async function applyFragments(fragments) {
     const problems = [];
     const got = new URLSearchParams(location.hash.slice(1)).get(id);
     if (!got) problems.push('the fragment did not reach the page');
-    // Timed: the element's own work, from insertion to a drawn figure with its message.
-    const start = performance.now();
     const el = document.createElement('attention-viz');
     el.id = id;
     el.setAttribute('preset', 'seed-000');
@@ -453,9 +516,8 @@ async function applyFragments(fragments) {
     el.addEventListener('error', (e) => errors.push(e.detail?.message ?? ''));
     document.body.append(el);
     await av.ready;
-    for (let i = 0; i < 50 && !el.trace; i++) await new Promise((r) => setTimeout(r, 0));
-    const ms = performance.now() - start;
-    if (ms > slowest.ms) Object.assign(slowest, { ms, name });
+    // It loads in the task that connects it; a generous wait in case a loaded machine delays it.
+    for (let i = 0; i < 6000 && !el.trace; i++) await new Promise((r) => setTimeout(r, 10));
     const status = el.shadowRoot.querySelector('.status');
     if (!el.trace) problems.push('not loaded');
     else {
@@ -467,18 +529,14 @@ async function applyFragments(fragments) {
       if (d) problems.push(`not the preset: ${d}`);
       if (el.shadowRoot.querySelector('[data-control="naive"]').checked) problems.push('naive toggle applied');
       if (el.shadowRoot.querySelector('img')) problems.push('an <img> in the shadow root');
-      const frozen = Math.max(0, ...longTasks.takeRecords().filter((e) => e.startTime >= start - 1).map((e) => e.duration));
-      if (frozen > 1000) problems.push(`froze the tab for ${frozen.toFixed(0)} ms`);
-      if (ms > 5000) problems.push(`took ${ms.toFixed(0)} ms`);
       const w = H.works(el, 'embeddings', '5');
       if (w) problems.push(`after: ${w}`);
     }
     if (problems.length) results.push({ name, problems });
     el.remove();
   }
-  longTasks.disconnect();
   history.replaceState(null, '', location.pathname);
-  return { failures: results, images: document.querySelectorAll('img').length, slowest };
+  return { failures: results, images: document.querySelectorAll('img').length };
 }
 
 let FRAGMENTS;
@@ -487,33 +545,31 @@ async function fragments(page) {
   return FRAGMENTS;
 }
 
-test('200 malformed share fragments (fresh elements): "share link" message, the preset instead, a later edit recomputes', async (t) => {
-  const page = await load();
+test('malformed share fragments (fresh elements, a sample of each kind): "share link" message, the preset instead, a later edit recomputes', async (t) => {
+  const page = await fresh();
   const frags = await fragments(page);
   assert.equal(frags.length, 200);
-  const start = Date.now();
+  const sample = sampled(frags);
+  t.diagnostic(`${sample.length} of ${frags.length} fragments through the element (tests/share.rs: all of them in the core)`);
+  assert.equal(sample.length, 19);
   // In batches, so no single evaluate carries megabytes of several fragments.
   const failures = [];
-  const slowest = { ms: 0 };
-  for (let i = 0; i < frags.length; i += 25) {
-    const r = await page.evaluate(applyFragments, frags.slice(i, i + 25));
+  for (let i = 0; i < sample.length; i += 6) {
+    const r = await page.evaluate(applyFragments, sample.slice(i, i + 6));
     failures.push(...r.failures);
-    if (r.slowest.ms > slowest.ms) Object.assign(slowest, r.slowest);
     assert.equal(r.images, 0, 'no <img> in the page');
   }
-  t.diagnostic(`200 fragments in ${Date.now() - start} ms; slowest ${slowest.ms.toFixed(0)} ms (${slowest.name})`);
   assert.deepEqual(failures, [], 'every fragment refused cleanly');
   // The page's own elements were not touched.
   const others = await page.evaluate(() => ['self-el', 'cross-el'].map((id) => H.status(H.el(id)).textContent));
   assert.deepEqual(others, ['', '']);
-  await done(page);
+  await clean(page);
 });
 
 test('malformed share fragments on a real page load (a sample, incl. 1.5 MB): message, preset, other element untouched, edits work', async () => {
-  const page0 = await load();
-  const frags = await fragments(page0);
-  await done(page0);
-  const sample = frags.filter((_, i) => i % 20 === 3).concat(frags.filter((f) => /1\.5 MB|wrong JSON 21|version 2$|not base64url: <script>/.test(f.name)));
+  const frags = await fragments(await fresh());
+  const sample = frags.filter((f) => /^random bytes 3 |1\.5 MB|wrong JSON 21|version 2$|not base64url: <script>/.test(f.name));
+  assert.equal(sample.length, 5);
   for (const { name, fragment } of sample) {
     const page = await load(`#self-el=${fragment}`);
     const r = await page.evaluate(() => {
@@ -557,7 +613,7 @@ const PASTES = {
 
 for (const [name, text] of Object.entries(PASTES)) {
   test(`paste garbage (${name}) onto a cell: message, nothing applied, the element works afterwards`, async () => {
-    const page = await load();
+    const page = await fresh();
     const r = await page.evaluate((text) => {
       const el = H.el('self-el');
       // The 2 × 2 block goes to W_V[2][2], the last cell, where it sticks out; everything else to X[1][1].
@@ -568,14 +624,12 @@ for (const [name, text] of Object.entries(PASTES)) {
       const dt = new DataTransfer();
       dt.setData('text/plain', text);
       const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, composed: true, cancelable: true });
-      const start = performance.now();
       let threw = null;
       try { cell.dispatchEvent(ev); } catch (e) { threw = String(e); }
       // A paste the element leaves alone is inserted into the input by the browser, which then fires `input`.
       if (!ev.defaultPrevented) H.type(cell, text);
-      const ms = performance.now() - start;
       const out = {
-        threw, ms, prevented: ev.defaultPrevented, messages: H.messages(el), errors: [...log.errors], change: log.change,
+        threw, prevented: ev.defaultPrevented, messages: H.messages(el), errors: [...log.errors], change: log.change,
         same: JSON.stringify(el.config) === c0 && H.pixels(el) === px0,
       };
       // Afterwards: a valid value in the same cell clears the mark and recomputes.
@@ -585,7 +639,6 @@ for (const [name, text] of Object.entries(PASTES)) {
       return out;
     }, text);
     assert.equal(r.threw, null);
-    assert.ok(r.ms < 1000, `handled in ${r.ms.toFixed(0)} ms`);
     assert.ok(r.errors.length >= 1 && r.errors.every(Boolean), `\`error\` fired (${JSON.stringify(r.errors).slice(0, 200)})`);
     assert.ok(r.messages.length >= 1, 'a message is shown');
     assert.equal(r.change, 0, 'nothing was applied (no `change`)');
@@ -594,12 +647,12 @@ for (const [name, text] of Object.entries(PASTES)) {
     assert.equal(r.after.invalid, null, 'and clears the mark');
     assert.deepEqual(r.after.messages, [], 'and the message');
     assert.equal(r.works, null);
-    await done(page);
+    await clean(page);
   });
 }
 
 test('paste of separators only (",,,", tabs, newlines): a message, no `change`', async () => {
-  const page = await load();
+  const page = await fresh();
   const r = await page.evaluate(() => {
     const el = H.el('self-el');
     const log = H.reset(el);
@@ -611,12 +664,12 @@ test('paste of separators only (",,,", tabs, newlines): a message, no `change`',
   assert.equal(r.change, 0, 'nothing applied, no `change`');
   assert.equal(r.errors.length, 1, 'one `error`');
   assert.ok(r.messages.length >= 1, 'a message');
-  await done(page);
+  await clean(page);
 });
 
 // Regression: the "does not fit" message used Math.max(...rows), a RangeError for 200 000 rows.
 test('paste 1 MB of numbers, one a line (200 000 rows): a message, no uncaught RangeError', async () => {
-  const page = await load();
+  const page = await fresh();
   const r = await page.evaluate(() => {
     const el = H.el('self-el');
     const cell = H.cell(el, 'embeddings', 1, 1);
@@ -624,16 +677,14 @@ test('paste 1 MB of numbers, one a line (200 000 rows): a message, no uncaught R
     const c0 = JSON.stringify(el.config);
     const dt = new DataTransfer();
     dt.setData('text/plain', Array.from({ length: 200_000 }, (_, i) => String(i % 10)).join('\n'));
-    const start = performance.now();
     cell.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, composed: true, cancelable: true }));
-    return { ms: performance.now() - start, errors: log.errors, messages: H.messages(el), same: JSON.stringify(el.config) === c0, works: H.works(el) };
+    return { errors: log.errors, messages: H.messages(el), same: JSON.stringify(el.config) === c0, works: H.works(el) };
   });
-  assert.ok(r.ms < 1000);
   assert.equal(r.errors.length, 1, 'one `error`');
   assert.match(r.messages.join(' '), /does not fit/);
   assert.ok(r.same);
   assert.equal(r.works, null);
-  await done(page);
+  await clean(page);
 });
 
 // ---- 4. 10 000-character token names -----------------------------------------------------
@@ -649,17 +700,14 @@ async function setLongTokens(page) {
   return page.evaluate((tokens) => {
     const el = H.el('self-el');
     const log = H.reset(el);
-    const start = performance.now();
     el.config = { ...av.presets['seed-001'], tokens };
-    const ms = performance.now() - start;
-    return { ms, errors: log.errors, change: log.change, tokens: el.config.tokens };
+    return { errors: log.errors, change: log.change, tokens: el.config.tokens };
   }, LONG_TOKENS);
 }
 
-test('10 000-character token names: the figure renders in < 1 s, labels clipped on the canvas and in SVG, no XSS', async () => {
-  const page = await load();
+test('10 000-character token names: the figure renders, labels clipped on the canvas and in SVG, no XSS', async () => {
+  const page = await fresh();
   const set = await setLongTokens(page);
-  assert.ok(set.ms < 1000, `set in ${set.ms.toFixed(0)} ms`);
   assert.deepEqual(set.errors, []);
   assert.equal(set.change, 1);
   assert.deepEqual(set.tokens, LONG_TOKENS, 'the names are kept whole in the config');
@@ -669,14 +717,12 @@ test('10 000-character token names: the figure renders in < 1 s, labels clipped 
     const host = el.getBoundingClientRect().width;
     const canvases = [...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => ({ view: c.dataset.view, css: c.getBoundingClientRect().width, w: c.width, h: c.height }));
     const svg = el.toSVG('weights');
-    const start = performance.now();
     const works = H.works(el);
-    const editMs = performance.now() - start;
     return {
       host, canvases, svgLength: svg.length, svgHasLong: svg.includes('x'.repeat(64)), svgMarkup: /<img|<script/i.test(svg),
       tokenInputs: [...el.shadowRoot.querySelectorAll('input.token')].map((i) => i.value.length),
       images: el.shadowRoot.querySelectorAll('img, script').length + document.querySelectorAll('img').length,
-      works, editMs,
+      works,
     };
   });
   for (const c of r.canvases) {
@@ -688,71 +734,49 @@ test('10 000-character token names: the figure renders in < 1 s, labels clipped 
   assert.deepEqual(r.tokenInputs, [10_000, 10_000, 10_000, 10_000], 'the token inputs hold the names as text');
   assert.equal(r.images, 0, 'no <img>/<script> from a token');
   assert.equal(r.works, null);
-  assert.ok(r.editMs < 1000, `an edit takes ${r.editMs.toFixed(0)} ms`);
-  await done(page);
+  await clean(page);
 });
 
 test('10 000-character token names do not widen the page (no horizontal scroll of 80 000 px)', async () => {
-  const page = await load();
+  const page = await fresh();
   await setLongTokens(page);
   await page.evaluate(() => H.frames(2));
   const r = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth }));
   assert.ok(r.scroll <= r.width, `page scrollWidth ${r.scroll} ≤ viewport ${r.width}`);
-  await done(page);
+  await clean(page);
 });
 
 // ---- 5. 2 000 tokens --------------------------------------------------------------------
 
 // The largest figure of this shape the core accepts (MAX_COST: 1600² weights × (2·4 + 100) ≈ 2.8e8 of 3e8).
 const BIG = { n: 1600, d: 4 };
-const timings = {};
 
-test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit recomputes (times reported)`, async (t) => {
+test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit recomputes`, async () => {
   const page = await load();
   const r = await page.evaluate(async ({ n, d }) => {
-    // Long tasks (> 50 ms) of the page while the big figure is set, repainted and edited.
-    window.__long = [];
-    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(Math.round(e.duration)); }).observe({ type: 'longtask' });
     let x = 7;
     const rand = () => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return (x >>> 8) / 2 ** 24; };
     const embeddings = Array.from({ length: n }, () => Array.from({ length: d }, () => Math.round(rand() * 200) / 200));
     const el = H.el('cross-el');
     const log = H.reset(el);
-    let start = performance.now();
     el.config = { embeddings };
-    const setMs = performance.now() - start;
-    start = performance.now();
     await H.frames(2);
-    const settleMs = performance.now() - start;
     const cells = el.shadowRoot.querySelectorAll('input.cell').length;
     const views = [...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => c.dataset.view);
     const drawn = [...el.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0 && c.height > 0);
     const okSet = { errors: [...log.errors], change: log.change };
-    await new Promise((r) => setTimeout(r, 100));
-    const setLong = [...window.__long];
     // One edit, at row 200: the window of input cells moves there a page (16 rows) at a time.
     for (let k = 0; k < 12; k++) el.shadowRoot.querySelector('button[data-window="embeddings:1:0"]').click();
     const windowText = el.shadowRoot.querySelector('[data-window-of="embeddings"]').textContent;
     const cell = H.cell(el, 'embeddings', 200, 2);
     H.reset(el);
-    await new Promise((r) => setTimeout(r, 300));
-    window.__long = [];
-    start = performance.now();
     H.type(cell, '0.25');
-    const editMs = performance.now() - start;
-    // Whatever the element does after the edit (frames, the debounced save) counts too, not the checks below.
-    await new Promise((r) => setTimeout(r, 500));
-    const longAfterEdit = [...window.__long];
     const cfg = el.config;
     const trace = el.trace;
     const want = av.compute(cfg);
     const row = H.diff(trace.weights[200], want.weights[200]) ?? H.diff(trace.context, want.context) ?? H.diff(trace.scores[17], want.scores[17]);
-    return { setMs, settleMs, editMs, longAfterEdit, cells, views, drawn, okSet, windowText, edit: { errors: el._log.errors, change: el._log.change, value: cfg.embeddings[200][2] }, row, long: setLong };
+    return { cells, views, drawn, okSet, windowText, edit: { errors: el._log.errors, change: el._log.change, value: cfg.embeddings[200][2] }, row };
   }, BIG);
-  timings.set = r.setMs;
-  timings.edit = Math.max(r.editMs, ...r.longAfterEdit);
-  t.diagnostic(`set config: ${r.setMs.toFixed(0)} ms (+ ${r.settleMs.toFixed(0)} ms to the next frames; long tasks ${r.long.join(', ')} ms); `
-    + `one cell edit: ${r.editMs.toFixed(0)} ms (long tasks ${r.longAfterEdit.join(', ') || 'none'} ms)`);
   assert.deepEqual(r.okSet, { errors: [], change: 1 });
   // The input cells are a window of 16 rows (every column here), moved with ▲/▼.
   assert.equal(r.cells, 16 * BIG.d, `${16 * BIG.d} input cells`);
@@ -764,43 +788,30 @@ test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit r
   await done(page);
 });
 
-test('a config over the cost limit (2000 tokens × 4) is refused at once with its size and the limit; the figure stays', async () => {
-  const page = await load();
+test('a config over the cost limit (2000 tokens × 4) is refused with its size and the limit; the figure stays', async () => {
+  const page = await fresh();
   const r = await page.evaluate(() => {
     const el = H.el('self-el');
     const log = H.reset(el);
     const embeddings = Array.from({ length: 2000 }, (_, i) => [i % 3, 1, 0, (i % 7) / 7]);
     const before = el.config;
-    const start = performance.now();
     el.config = { embeddings };
-    const ms = performance.now() - start;
     let thrown = null;
     try { av.compute({ embeddings }); } catch (e) { thrown = e.message; }
-    return { ms, errors: [...log.errors], change: log.change, same: JSON.stringify(el.config) === JSON.stringify(before), thrown };
+    return { errors: [...log.errors], change: log.change, same: JSON.stringify(el.config) === JSON.stringify(before), thrown };
   });
-  assert.ok(r.ms < 200, `refused in ${r.ms.toFixed(0)} ms`);
   assert.equal(r.change, 0);
   assert.equal(r.same, true, 'the figure keeps its config');
   assert.equal(r.errors.length, 1);
   assert.match(r.errors[0], /multiply-adds \(2000 tokens × 4 dimensions\); the limit is 3\.0e8/);
   assert.match(r.thrown, /2000 tokens × 4 dimensions/);
-  await done(page);
-});
-
-test(`${BIG.n} tokens: setting the config freezes the tab for < 1 s`, () => {
-  assert.ok(timings.set !== undefined, 'measured by the previous test');
-  assert.ok(timings.set < 1000, `set config took ${timings.set.toFixed(0)} ms`);
-});
-
-test(`${BIG.n} tokens: one cell edit freezes the tab for < 1 s`, () => {
-  assert.ok(timings.edit !== undefined, 'measured by the previous test');
-  assert.ok(timings.edit < 1000, `one edit froze the tab for ${timings.edit.toFixed(0)} ms`);
+  await clean(page);
 });
 
 // ---- 6. zero dimensions -------------------------------------------------------------------
 
 test('zero dimensions: empty matrices and rows give messages (property and compute())', async () => {
-  const page = await load();
+  const page = await fresh();
   const r = await page.evaluate(() => {
     const S = av.presets['seed-001'];
     const cases = [
@@ -826,17 +837,20 @@ test('zero dimensions: empty matrices and rows give messages (property and compu
     assert.ok(/empty|rows|expected|missing/.test(c.errors[0]), `${c.config}: the message says what is wrong (${c.errors[0]})`);
     assert.ok(c.same, `${c.config}: the figure is kept`);
   }
-  await done(page);
+  await clean(page);
 });
 
 // ---- 7. after all of that -------------------------------------------------------------------
 
+// The shared page has had every test above that uses `fresh()` (configs through both surfaces, fragments, pastes,
+// long names, zero dimensions); run alone, this test gives its own page the configs and the pastes.
 test('after a barrage on one page (configs, attribute, fragments, pastes): both elements work and compute(seed-001) is exact', async () => {
-  const page = await load();
-  await runMalformed(page, 'property');
-  await runMalformed(page, 'attribute');
-  const frags = await fragments(page);
-  await page.evaluate(applyFragments, frags.filter((f, i) => i % 4 === 0 && f.fragment.length < 100_000));
+  const alone = !shared;
+  const page = await fresh();
+  if (alone) {
+    await runMalformed(page, 'property');
+    await runMalformed(page, 'attribute');
+  }
   await page.evaluate((texts) => {
     const el = H.el('self-el');
     for (const text of texts) {
@@ -867,5 +881,5 @@ test('after a barrage on one page (configs, attribute, fragments, pastes): both 
   close(r.trace.context, s.attention);
   assert.equal(r.trace.scale, Math.sqrt(3));
   assert.deepEqual(r.status, ['']);
-  await done(page);
+  await clean(page);
 });

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open, done, pageHelpers } from './harness.mjs';
+import { open, done, pageHelpers, WAIT } from './harness.mjs';
 
 let site;
 let dir;
@@ -258,7 +258,7 @@ test('the Import… button of a grid opens the file chooser; a NumPy-written CSV
   // run): if none comes, the focus must still be on the button, and Enter is pressed once more.
   let again;
   try {
-    [again] = await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), page.keyboard.press('Enter')]);
+    [again] = await Promise.all([page.waitForEvent('filechooser', { timeout: WAIT }), page.keyboard.press('Enter')]);
   } catch {
     assert.equal(await focusOf(page), '0: action import w_v', 'the focus stayed on W_V\'s Import…');
     [again] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);

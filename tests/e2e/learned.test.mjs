@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, typeInCell, pageHelpers } from './harness.mjs';
+import { open, done, typeInCell, pageHelpers, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -28,7 +28,7 @@ async function chapter(options) {
     && ['learned-reversal', 'learned-induction'].every((id) => {
       const e = document.getElementById(id);
       return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
-    }), null, { timeout: 30000 });
+    }), null, { timeout: WAIT });
   await page.evaluate(pageHelpers);
   return page;
 }
@@ -144,10 +144,6 @@ test('editing W_Q with the keyboard breaks the output; Reset restores it', async
 
 test('train from scratch: progress, the heatmap redrawn, pause holds the step, 100 %, focus, then the new model is edited', async () => {
   const page = await chapter();
-  await page.evaluate(() => {
-    window.longTasks = [];
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({ type: 'longtask' });
-  });
   const panel = '#reversal-train';
   const weights0 = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
   assert.equal(await page.isDisabled(`${panel} [data-action=pause]`), true);
@@ -172,7 +168,7 @@ test('train from scratch: progress, the heatmap redrawn, pause holds the step, 1
   assert.match(await page.textContent(`${panel} .train-status`), /^Paused at step \d+ of 1000/);
   await page.keyboard.press('Enter'); // Resume
   assert.equal(await page.textContent(`${panel} [data-action=pause]`), 'Pause');
-  await page.waitForFunction((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel, { timeout: 60000 });
+  await page.waitForFunction((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel, { timeout: WAIT });
   const status = await page.textContent(`${panel} .train-status`);
   assert.match(status, /^Trained 1000 steps in \d+\.\d s: held-out accuracy 100 %/);
   assert.equal(await page.evaluate((p) => document.querySelector(`${p} progress`).value, panel), 1000);
@@ -199,8 +195,6 @@ test('train from scratch: progress, the heatmap redrawn, pause holds the step, 1
   assert.equal(await page.evaluate(() => window.learnedChapter.reversal.model.params.layers[0].w_q[0][0]), 7);
   await page.click('#reversal-reset');
   assert.deepEqual(await page.evaluate(() => window.learnedChapter.reversal.model.params.layers[0].w_q), trained, 'Reset: the newly trained weights');
-  const longest = await page.evaluate(() => Math.max(0, ...window.longTasks));
-  console.log(`reversal training in the page: ${status}; longest main-thread task ${Math.round(longest)} ms`);
   await done(page);
 });
 
@@ -355,9 +349,9 @@ test('induction: train from scratch in the page reaches the held-out accuracy th
   const panel = '#induction-train';
   const before = await page.evaluate(() => document.getElementById('learned-induction').trace.attention);
   await page.click(`${panel} [data-action=train]`);
-  await page.waitForFunction((p) => document.querySelector(`${p} progress`).value >= 100, panel, { timeout: 60000 });
+  await page.waitForFunction((p) => document.querySelector(`${p} progress`).value >= 100, panel, { timeout: WAIT });
   assert.notDeepEqual(await page.evaluate(() => document.getElementById('learned-induction').trace.attention), before);
-  await page.waitForFunction((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel, { timeout: 180000 });
+  await page.waitForFunction((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel, { timeout: WAIT });
   const status = await page.textContent(`${panel} .train-status`);
   const accuracy = Number(status.match(/held-out accuracy ([\d.]+) %/)[1]);
   assert.ok(accuracy >= 95, status);

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../scripts/serve.mjs';
-import { launch } from './harness.mjs';
+import { launch, WAIT } from './harness.mjs';
 import { sanitizeUntrusted } from './jupyterlab-sanitizer.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -184,7 +184,6 @@ print(json.dumps({"dists": sorted(d.metadata["Name"].lower() for d in md.distrib
   assert.equal(got.ipython, false);
   assert.equal(got.anywidget, false);
   assert.deepEqual(got.has, [true, true, true]);
-  assert.ok(timings['fresh venv + pip install wheel'] < 60, `installing took ${timings['fresh venv + pip install wheel']} s`);
 });
 
 test('the notebook ran in a kernel that imports the installed wheel; bad calls raised clear ValueErrors', () => {
@@ -217,7 +216,7 @@ async function figuresIn(page, ids) {
   await page.waitForFunction((ids) => ids.every((id) => {
     const el = document.getElementById(`cell-id=${id}`)?.querySelector('attention-viz');
     return el?.trace && [...el.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
-  }), ids, { timeout: 60000 }).catch((e) => { throw new Error(`figures did not draw: ${e.message}\n${page.problems.join('\n')}`); });
+  }), ids, { timeout: WAIT }).catch((e) => { throw new Error(`figures did not draw: ${e.message}\n${page.problems.join('\n')}`); });
   return page.evaluate((ids) => Object.fromEntries(ids.map((id) => {
     const box = document.getElementById(`cell-id=${id}`);
     const el = box.querySelector('attention-viz');

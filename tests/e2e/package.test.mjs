@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { serve } from '../../scripts/serve.mjs';
-import { launch } from './harness.mjs';
+import { launch, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist');
@@ -57,7 +57,7 @@ async function rendered(page) {
   await page.waitForFunction(() => {
     const els = [...document.querySelectorAll('attention-viz')];
     return els.length > 0 && els.every((e) => e.shadowRoot && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].some((c) => c.width > 0 && c.height > 0));
-  }, null, { timeout: 30000 }).catch((e) => { throw new Error(`not rendered (${e.message}); page errors: ${page.errors.join('; ') || 'none'}`); });
+  }, null, { timeout: WAIT }).catch((e) => { throw new Error(`not rendered (${e.message}); page errors: ${page.errors.join('; ') || 'none'}`); });
   return page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((e) => ({
     trace: e.trace !== null,
     canvases: [...e.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.width, c.height, c.getBoundingClientRect().width]),

@@ -5,7 +5,7 @@
 // 390 px wide, once every <attention-viz> on it has drawn; axe-core finds no violation
 // there either (axe goes into the elements' open shadow roots; narrow screens add rules
 // such as scrollable-region-focusable); a <nav> list reads as separate items (innerText)
-// and renders them apart.
+// and renders them apart (checked on the light pages, at each width: one load serves every check).
 //
 // Needs `make dist` first (examples/ load ../dist/).
 import { test, before, after } from 'node:test';
@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open } from './harness.mjs';
+import { open, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -44,7 +44,7 @@ after(async () => { await site?.close(); });
  * each has a nonzero width. Then lets two frames and a task pass, so anything a page script
  * does after the first `change` (and any error it throws) has happened.
  */
-async function drawn(page, timeout = 30000) {
+async function drawn(page, timeout = WAIT) {
   try {
     await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => {
       // A figure may show no heatmap at all (views="inputs,steps"): loaded is having a trace.
@@ -192,6 +192,22 @@ for (const path of PAGES) {
               assert.ok(violations.length === 0,
                 `${path} (${scheme}, ${width} px): ${violations.length} axe rule(s) violated on ${nodes} node(s):\n${formatViolations(violations)}`);
             });
+            // Nav lists do not depend on the colour scheme: checked once per width, on the page already loaded.
+            if (scheme === SCHEMES[0]) {
+              await t2.test('navigation lists read and render as separate items (innerText, layout)', async () => {
+                const navs = await page.evaluate(navLayout);
+                if (path === 'index.html') assert.ok(navs.length > 0, 'index.html has its chapter <nav>');
+                for (const nav of navs) {
+                  assert.ok(nav.links.length > 1, `nav "${nav.label}" has links`);
+                  // Each link on a line of its own (a list marker such as "2." may precede it): never two run together.
+                  for (const link of nav.links) {
+                    assert.ok(nav.lines.some((l) => l === link || l.replace(/^\d+\.\s*/, '') === link),
+                      `nav "${nav.label}": "${link}" is not on a line of its own in innerText:\n${JSON.stringify(nav.lines, null, 1)}`);
+                  }
+                  assert.deepEqual(nav.touching, [], `nav "${nav.label}": items drawn with no space between them`);
+                }
+              });
+            }
             await t2.test(`fits ${width} px: no horizontal scrolling`, async () => {
               const overflow = await wholePageOverflow(page, width);
               assert.ok(overflow.scrollWidth <= width,
@@ -205,32 +221,6 @@ for (const path of PAGES) {
     }
   });
 }
-
-test('navigation lists read and render as separate items (innerText, layout)', async (t) => {
-  for (const path of PAGES) {
-    for (const width of WIDTHS) {
-      await t.test(`${path}, ${width} px`, async () => {
-        const page = await site.page(null, { viewport: { width, height: 900 } });
-        try {
-          await page.goto(site.url + path);
-          const navs = await page.evaluate(navLayout);
-          if (path === 'index.html') assert.ok(navs.length > 0, 'index.html has its chapter <nav>');
-          for (const nav of navs) {
-            assert.ok(nav.links.length > 1, `nav "${nav.label}" has links`);
-            // Each link on a line of its own (a list marker such as "2." may precede it): never two run together.
-            for (const link of nav.links) {
-              assert.ok(nav.lines.some((l) => l === link || l.replace(/^\d+\.\s*/, '') === link),
-                `nav "${nav.label}": "${link}" is not on a line of its own in innerText:\n${JSON.stringify(nav.lines, null, 1)}`);
-            }
-            assert.deepEqual(nav.touching, [], `nav "${nav.label}": items drawn with no space between them`);
-          }
-        } finally {
-          await page.close();
-        }
-      });
-    }
-  }
-});
 
 test('index.html: the chapter list links to every chapter, in order', async () => {
   const page = await site.page('index.html');

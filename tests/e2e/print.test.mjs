@@ -3,7 +3,7 @@
 // at print resolution, the breakdown not clipped, and each figure kept whole.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, done } from './harness.mjs';
+import { open, done, WAIT } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -34,7 +34,7 @@ test('print: no controls, the breakdown unclipped, figures kept whole, heatmaps 
   await page.waitForFunction(() => {
     const c = document.getElementById('chapter-2').shadowRoot.querySelector('canvas[data-view="weights"]');
     return c.width >= 2.9 * parseFloat(c.style.width);
-  }, null, { timeout: 5000 });
+  }, null, { timeout: WAIT });
   const p = await page.evaluate(() => {
     const root = document.getElementById('chapter-2').shadowRoot;
     const shown = (sel) => [...root.querySelectorAll(sel)].filter((n) => getComputedStyle(n).display !== 'none').length;
@@ -60,6 +60,6 @@ test('print: no controls, the breakdown unclipped, figures kept whole, heatmaps 
   await page.waitForFunction(() => {
     const c = document.getElementById('chapter-2').shadowRoot.querySelector('canvas[data-view="weights"]');
     return Math.abs(c.width / parseFloat(c.style.width) - devicePixelRatio) < 0.05;
-  }, null, { timeout: 5000 });
+  }, null, { timeout: WAIT });
   await done(page);
 });

@@ -50,7 +50,7 @@ def main() -> None:
 
     nb = nbformat.read(args.notebook, as_version=4)
     started = time.monotonic()
-    NotebookClient(nb, kernel_name=KERNEL, timeout=120, store_widget_state=False,
+    NotebookClient(nb, kernel_name=KERNEL, timeout=900, store_widget_state=False,
                    resources={"metadata": {"path": str(out)}}).execute()
     executed = time.monotonic() - started
     nbformat.write(nb, out / "executed.ipynb")

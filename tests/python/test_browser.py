@@ -25,7 +25,7 @@ def run_node(script: str, tmp_path: Path) -> dict:
     path = tmp_path / "check.mjs"
     path.write_text(f"import {{ chromium }} from {json.dumps(PLAYWRIGHT.as_uri())};\n"
                     f"const CHROMIUM = {json.dumps(CHROMIUM)};\n" + script, encoding="utf-8")
-    out = subprocess.run(["node", str(path)], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(["node", str(path)], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -37,7 +37,7 @@ const errors = [];
 page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
 page.on('pageerror', (e) => errors.push(e.message));
 await page.goto(process.argv[2]);
-await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 20000 });
+await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 180000 });
 await page.waitForTimeout(400);
 const out = await page.evaluate(() => [...document.querySelectorAll('.attention-viz-output')].map((r) => ({
   picture: getComputedStyle(r.querySelector('img')).display,
@@ -66,8 +66,8 @@ def test_refused_config_keeps_the_picture(tmp_path):
     fig = av.Figure({"embeddings": x.tolist()})
     path = fig.save_html(tmp_path / "big.html")
     script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
-        "await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 20000 });",
-        "await page.waitForFunction(() => window.AttentionViz && document.querySelector('attention-viz').trace, null, { timeout: 20000 });")
+        "await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 180000 });",
+        "await page.waitForFunction(() => window.AttentionViz && document.querySelector('attention-viz').trace, null, { timeout: 180000 });")
     got = run_node(script, tmp_path)
     (out,) = got["out"]
     assert out["picture"] == "block"
@@ -88,16 +88,16 @@ const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
 page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
 await page.goto(`http://127.0.0.1:${server.address().port}/widget.html`);
-await page.waitForFunction(() => window.state.trace, null, { timeout: 20000 });
+await page.waitForFunction(() => window.state.trace, null, { timeout: 180000 });
 const cell = page.locator('attention-viz input.cell[data-matrix="embeddings"][data-row="1"][data-col="1"]');
 await cell.click(); await page.keyboard.press('Control+A'); await page.keyboard.type('5');
-await page.waitForFunction(() => window.state.config.embeddings[1][1] === 5, null, { timeout: 5000 });
+await page.waitForFunction(() => window.state.config.embeddings[1][1] === 5, null, { timeout: 180000 });
 const edited = await page.evaluate(() => ({ config: window.state.config, weights: window.state.trace.weights, saves: window.saves }));
 await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3, 4]], tokens: ['x', 'y'] }));
-await page.waitForFunction(() => document.querySelector('attention-viz').config.tokens[0] === 'x', null, { timeout: 5000 });
+await page.waitForFunction(() => document.querySelector('attention-viz').config.tokens[0] === 'x', null, { timeout: 180000 });
 const fromPython = await page.evaluate(() => ({ shown: document.querySelector('attention-viz').config.embeddings, weights: window.state.trace.weights }));
 await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3]] }));
-await page.waitForFunction(() => window.state.error, null, { timeout: 5000 });
+await page.waitForFunction(() => window.state.error, null, { timeout: 180000 });
 const error = await page.evaluate(() => window.state.error);
 console.log(JSON.stringify({ errors, edited, fromPython, error }));
 await browser.close(); server.close();

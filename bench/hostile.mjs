@@ -1,0 +1,187 @@
+// Benchmark suite "hostile": how long refusals and the biggest accepted figures take — the times that
+// tests/e2e/hostile.test.mjs and boundary.test.mjs once asserted (a busy machine failed them; the tests now check
+// what happens, this suite how fast). Rows, each against the bound its test had:
+//   - a refused config through el.config (tests/fixtures/hostile-two.html, #self-el = seed-001): a wrong type, NaN,
+//     a ragged row, 5 000 tokens, a cyclic object, a share state with a bad config (target 1 s, the old per-case
+//     limit); the same through the `config` attribute;
+//   - a config over the cost limit (2 000 tokens × 4) refused by el.config (target 200 ms);
+//   - RandomState refusing a huge shape, `rand(2**32)` (target 100 ms), and drawing its bound, 131 072 values
+//     (`rand`, `randn`, `randint`; target 1 s);
+//   - 1 600 tokens × 4 (the largest such figure under MAX_COST): `el.config = …` (target 1 s), then one cell edit, to
+//     the end of its handler (target 1 s), with the longest main-thread task in the 0.5 s after it (PerformanceObserver
+//     'longtask', which sees tasks over 50 ms);
+//   - a fresh element reading a 1.5 MB malformed share fragment: to its message (target 5 s), with the longest task
+//     meanwhile (target 1 s);
+//   - pasting 1 MB of numbers one a line (200 000 rows) onto a cell: to the message (target 1 s).
+import { median, percentile } from './heatmap.mjs';
+import { pageHelpers } from '../tests/e2e/harness.mjs';
+
+export const description = 'refusals and the biggest figures: hostile configs, fragments and pastes, RandomState at its bound';
+
+export const columns = [['max ms', 'max_ms'], ['longest task ms', 'longest_task_ms']];
+
+const PAGE = 'tests/fixtures/hostile-two.html';
+
+function install() {
+  window.longTasks = [];
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push({ start: e.startTime, ms: e.duration }); }).observe({ type: 'longtask' });
+  const el = (id) => document.getElementById(id);
+  const frames = (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); });
+  const longestSince = (t) => Math.max(0, ...window.longTasks.filter((e) => e.start >= t - 1).map((e) => e.ms));
+  const type = (cell, text) => {
+    cell.value = text;
+    cell.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
+  };
+  const cell = (e, m, r, c) => e.shadowRoot.querySelector(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
+  const S = () => structuredClone(av.presets['seed-001']);
+  const refused = () => {
+    const cyclic = S(); cyclic.self = cyclic;
+    const ragged = S(); ragged.embeddings[2] = [1, 2];
+    const nan = S(); nan.embeddings[1][2] = NaN;
+    return [
+      { ...S(), w_q: 'abc' }, nan, ragged, { embeddings: Array.from({ length: 5000 }, () => [1]) }, cyclic,
+      { v: 1, config: { embeddings: [[1, 2], [3]] }, naive: false, random: null },
+    ];
+  };
+  window.benchHostile = {
+    async configs(how, samples) {
+      const e = el('self-el');
+      const cases = refused();
+      const texts = cases.map((c, i) => { try { return JSON.stringify(c); } catch { return `{"case": ${i}`; } });
+      const out = [];
+      for (let k = 0; k < samples; k++) {
+        const i = k % cases.length;
+        const t = performance.now();
+        if (how === 'property') e.config = cases[i]; else e.setAttribute('config', texts[i] + ' '.repeat(k));
+        out.push(performance.now() - t);
+      }
+      e.removeAttribute('config');
+      e.config = av.presets['seed-001'];
+      return { times: out };
+    },
+    async overCost(samples) {
+      const e = el('self-el');
+      const embeddings = Array.from({ length: 2000 }, (_, i) => [i % 3, 1, 0, (i % 7) / 7]);
+      const out = [];
+      for (let k = 0; k < samples; k++) {
+        const t = performance.now();
+        e.config = { embeddings };
+        out.push(performance.now() - t);
+      }
+      return { times: out };
+    },
+    random(samples) {
+      const refuse = [];
+      const rs = new av.RandomState(1);
+      for (let k = 0; k < samples; k++) {
+        const t = performance.now();
+        try { rs.rand(2 ** 32); } catch { /* refused, as it must be */ }
+        refuse.push(performance.now() - t);
+      }
+      const bound = {};
+      for (const [name, call] of [['rand', (r) => r.rand(2 ** 17)], ['randn', (r) => r.randn(2 ** 8, 2 ** 9)], ['randint', (r) => r.randint(0, 1000, [2 ** 8, 2 ** 9])]]) {
+        bound[name] = [];
+        for (let k = 0; k < Math.max(3, Math.round(samples / 5)); k++) {
+          const r = new av.RandomState(42);
+          const t = performance.now();
+          call(r);
+          bound[name].push(performance.now() - t);
+        }
+      }
+      return { refuse, bound };
+    },
+    async big() {
+      const e = el('cross-el');
+      let x = 7;
+      const rand = () => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return (x >>> 8) / 2 ** 24; };
+      const embeddings = Array.from({ length: 1600 }, () => Array.from({ length: 4 }, () => Math.round(rand() * 200) / 200));
+      let t = performance.now();
+      e.config = { embeddings };
+      const set = performance.now() - t;
+      await frames(2);
+      await new Promise((r) => setTimeout(r, 300));
+      const c = cell(e, 'embeddings', 0, 2);
+      t = performance.now();
+      type(c, '0.25');
+      const edit = performance.now() - t;
+      await new Promise((r) => setTimeout(r, 500));
+      const longest = longestSince(t);
+      e.config = av.presets['seed-003'];
+      await frames(2);
+      return { set, edit, longest };
+    },
+    async fragment() {
+      const id = `frag-${Math.random().toString(36).slice(2)}`;
+      history.replaceState(null, '', `#${id}=${'A'.repeat(1_500_000)}`);
+      const t = performance.now();
+      const e = document.createElement('attention-viz');
+      e.id = id;
+      e.setAttribute('preset', 'seed-000');
+      document.body.append(e);
+      while (!e.trace) await new Promise((r) => setTimeout(r, 0));
+      const ms = performance.now() - t;
+      await new Promise((r) => setTimeout(r, 100));
+      const longest = longestSince(t);
+      const said = /share link/.test(e.shadowRoot.querySelector('.status').textContent);
+      e.remove();
+      history.replaceState(null, '', location.pathname);
+      return { ms, longest, said };
+    },
+    paste() {
+      const e = el('self-el');
+      const dt = new DataTransfer();
+      dt.setData('text/plain', Array.from({ length: 200_000 }, (_, i) => String(i % 10)).join('\n'));
+      const t = performance.now();
+      cell(e, 'embeddings', 1, 1).dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, composed: true, cancelable: true }));
+      return performance.now() - t;
+    },
+  };
+}
+
+const row = (what, xs, target) => {
+  const med = median(xs);
+  return { what, median_ms: med, p90_ms: percentile(xs, 90), max_ms: Math.max(...xs), target_ms: target, ok: target == null ? null : med <= target, samples: xs.length };
+};
+
+export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
+  const page = await site.page(PAGE, { viewport: { width: 1280, height: 1100 } });
+  await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]')));
+  await page.evaluate(async () => { window.av = await import('/www/attention-viz.js'); await window.av.ready; });
+  await page.evaluate(pageHelpers);
+  await page.evaluate(install);
+  const rows = [];
+  const bench = (name, ...args) => page.evaluate(([n, a]) => window.benchHostile[n](...a), [name, args]);
+
+  log('  refused configs …');
+  await bench('configs', 'property', warmup);
+  rows.push(row('refused config through el.config (6 kinds, in turn)', (await bench('configs', 'property', samples)).times, 1000));
+  await bench('configs', 'attribute', warmup);
+  rows.push(row('refused config through the config attribute', (await bench('configs', 'attribute', samples)).times, 1000));
+  rows.push(row('config over the cost limit (2000 × 4) refused by el.config', (await bench('overCost', samples)).times, 200));
+
+  log('  RandomState …');
+  const r = await bench('random', samples);
+  rows.push(row('RandomState: rand(2**32) refused', r.refuse, 100));
+  for (const [name, xs] of Object.entries(r.bound)) rows.push(row(`RandomState: ${name}, 131 072 values (the bound)`, xs, 1000));
+
+  log('  1 600 tokens …');
+  const big = [];
+  for (let k = 0; k < Math.max(2, Math.round(samples / 10)); k++) big.push(await bench('big'));
+  rows.push(row('1600 tokens × 4: el.config = … (set and first paint)', big.map((b) => b.set), 1000));
+  rows.push({ ...row('1600 tokens × 4: one cell edit (handler)', big.map((b) => b.edit), 1000), longest_task_ms: Math.max(...big.map((b) => b.longest)) });
+
+  log('  1.5 MB share fragment …');
+  const frags = [];
+  for (let k = 0; k < Math.max(2, Math.round(samples / 10)); k++) frags.push(await bench('fragment'));
+  if (!frags.every((f) => f.said)) throw new Error('the 1.5 MB fragment was not refused with its message');
+  rows.push({ ...row('fresh element reading a 1.5 MB malformed share fragment (target 5 s; longest task 1 s)', frags.map((f) => f.ms), 5000), longest_task_ms: Math.max(...frags.map((f) => f.longest)) });
+
+  log('  1 MB paste …');
+  const pastes = [];
+  for (let k = 0; k < Math.max(3, Math.round(samples / 5)); k++) pastes.push(await bench('paste'));
+  rows.push(row('paste of 1 MB of numbers, one a line (200 000 rows), to its message', pastes, 1000));
+
+  if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
+  await page.close();
+  return rows;
+}

@@ -1,0 +1,124 @@
+// `make test`: builds, then runs every suite even when an earlier one failed, and ends with a summary —
+// per suite its counts, wall time and result — exiting 1 if any suite (or the build) failed.
+//   node scripts/test.mjs                  every suite
+//   node scripts/test.mjs e2e python       only these (the build still runs first when a suite needs it)
+// Each suite is its own Makefile target (test-native, test-wasm, test-types, test-e2e, python-tests), so running one
+// alone is unchanged; its output streams through as it runs, and the counts are read from that output.
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// node --test writes TAP when its output is not a terminal (here a pipe); the spec reporter reads as it does in a terminal.
+const SPEC = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --test-reporter=spec`.trim() };
+
+/** Each suite: the make target, whether it needs the build (www/pkg/, dist/, the wheel), and how to read its counts. */
+const SUITES = [
+  { name: 'native', target: 'test-native', build: false, counts: cargoCounts, what: 'cargo test (+ the induction retraining)' },
+  { name: 'wasm', target: 'test-wasm', build: false, counts: cargoCounts, what: 'tests/web.rs in headless Chromium' },
+  { name: 'types', target: 'test-types', build: true, counts: nodeCounts, what: 'tsc on a typed use of dist/', env: SPEC },
+  { name: 'e2e', target: 'test-e2e', build: true, counts: nodeCounts, what: 'tests/e2e/ in headless Chromium', env: SPEC },
+  { name: 'python', target: 'python-tests', build: true, counts: pytestCounts, what: 'tests/python/ against the wheel' },
+];
+
+/** `test result: ok. 12 passed; 0 failed; 3 ignored; …` once per test binary (native and wasm-bindgen-test alike). */
+function cargoCounts(out) {
+  const c = { pass: 0, fail: 0, skip: 0, seen: false };
+  for (const m of out.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/g)) {
+    c.pass += +m[1]; c.fail += +m[2]; c.skip += +m[3]; c.seen = true;
+  }
+  return c;
+}
+
+/** node --test's closing lines: `# pass 12` (TAP) or `ℹ pass 12` (spec); todo and skipped count as skipped. */
+function nodeCounts(out) {
+  const c = { pass: 0, fail: 0, skip: 0, seen: false };
+  for (const m of out.matchAll(/^(?:#|ℹ) (pass|fail|cancelled|skipped|todo) (\d+)\s*$/gm)) {
+    const n = +m[2];
+    if (m[1] === 'pass') c.pass += n; else if (m[1] === 'fail' || m[1] === 'cancelled') c.fail += n; else c.skip += n;
+    c.seen = true;
+  }
+  return c;
+}
+
+/** pytest's last line: `3 failed, 170 passed, 2 skipped in 41.2s` (any order, any subset). */
+function pytestCounts(out) {
+  const c = { pass: 0, fail: 0, skip: 0, seen: false };
+  const last = out.split('\n').reverse().find((l) => /\d+ (passed|failed|error|errors|skipped)\b.* in [\d.]+s/.test(l));
+  if (!last) return c;
+  for (const m of last.matchAll(/(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)/g)) {
+    const n = +m[1];
+    if (m[2] === 'passed' || m[2] === 'xpassed') c.pass += n; else if (m[2] === 'skipped' || m[2] === 'xfailed') c.skip += n; else c.fail += n;
+  }
+  c.seen = true;
+  return c;
+}
+
+/** Runs `make <target>` with its output passed through; resolves to {code, out, seconds}. */
+function make(target, env = {}) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn('make', ['--no-print-directory', target], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['inherit', 'pipe', 'pipe'] });
+    let out = '';
+    const keep = (stream, to) => stream.on('data', (d) => { to.write(d); out += d; if (out.length > 32e6) out = out.slice(-16e6); });
+    keep(child.stdout, process.stdout);
+    keep(child.stderr, process.stderr);
+    child.on('error', (e) => resolve({ code: 127, out: String(e), seconds: (Date.now() - started) / 1000 }));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), out, seconds: (Date.now() - started) / 1000 }));
+  });
+}
+
+const banner = (text) => console.log(`\n==== ${text} ${'='.repeat(Math.max(0, 100 - text.length))}`);
+const time = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s` : `${s.toFixed(1)} s`);
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !SUITES.some((s) => s.name === w));
+  if (unknown.length) {
+    console.error(`test: no suite ${unknown.join(', ')}; suites are ${SUITES.map((s) => s.name).join(', ')}`);
+    process.exit(2);
+  }
+  const suites = wanted.length ? SUITES.filter((s) => wanted.includes(s.name)) : SUITES;
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+  const rows = [];
+  const started = Date.now();
+  console.log(`make test: ${suites.map((s) => s.name).join(', ')}; load average ${load()}`);
+
+  // The build: www/pkg/, dist/ and the wheel (the notebook tests install it). A failed build is a failed row, and
+  // the suites that test its output are reported as not run (also failures), never run against a stale build.
+  let built = true;
+  if (suites.some((s) => s.build)) {
+    banner('build (make wheel: www/pkg/, dist/, the wheel)');
+    const r = await make('wheel');
+    built = r.code === 0;
+    rows.push({ name: 'build', what: 'make wheel', ok: built, seconds: r.seconds, counts: null, note: built ? '' : `exit ${r.code}` });
+  }
+  for (const s of suites) {
+    if (s.build && !built) {
+      rows.push({ name: s.name, what: s.what, ok: false, seconds: 0, counts: null, note: 'not run: the build failed' });
+      continue;
+    }
+    banner(`${s.name}: make ${s.target} (${s.what})`);
+    const r = await make(s.target, s.env);
+    const counts = s.counts(r.out);
+    // A suite fails on a non-zero exit, on a failed test, or when it never reported counts (it did not get to run).
+    const ok = r.code === 0 && counts.fail === 0 && counts.seen;
+    const note = r.code !== 0 && !counts.fail ? (counts.seen ? `exit ${r.code}` : `exit ${r.code} before any test ran (a build error?)`)
+      : !counts.seen ? 'no test counts in its output' : '';
+    rows.push({ name: s.name, what: s.what, ok, seconds: r.seconds, counts: counts.seen ? counts : null, note });
+  }
+
+  const total = (Date.now() - started) / 1000;
+  banner(`summary (${time(total)}; load average now ${load()})`);
+  const table = [['suite', 'result', 'pass', 'fail', 'skip', 'time', ''], ...rows.map((r) => [
+    r.name, r.ok ? 'ok' : 'FAILED', r.counts ? String(r.counts.pass) : '—', r.counts ? String(r.counts.fail) : '—',
+    r.counts ? String(r.counts.skip) : '—', time(r.seconds), r.note,
+  ])];
+  const widths = table[0].map((_, k) => Math.max(...table.map((row) => row[k].length)));
+  for (const row of table) console.log(row.map((c, k) => (k === 0 || k === 1 || k === 6 ? c.padEnd(widths[k]) : c.padStart(widths[k]))).join('  ').trimEnd());
+  const failed = rows.filter((r) => !r.ok).map((r) => r.name);
+  console.log(failed.length ? `\nFAILED: ${failed.join(', ')}` : `\nevery suite passed`);
+  process.exit(failed.length ? 1 : 0);
+}
+
+main();
