@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { open, done, typeInCell, pageHelpers } from './harness.mjs';
+import { open, done, typeInCell, pageHelpers, WAIT } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -103,6 +103,10 @@ function clean(s, what) {
   assert.equal(s.attributes, null, `${what}: no complaint about views (${s.attributes})`);
 }
 
+/** Waits until figure #id's edits are in localStorage (persist.js saves them after a debounce). */
+const saved = (page, id) => page.waitForFunction((id) => Object.keys(localStorage)
+  .some((k) => k.startsWith('attention-viz:') && k.includes(`:${id}:`)), id, { timeout: WAIT });
+
 const near = (got, want, tol, what) => assert.ok(Math.abs(got - want) <= tol, `${what}: ${got} ≠ ${want} ± ${tol}`);
 
 // ---- 1. no learner action leaves a figure in an error state ----------------------------------------------
@@ -114,7 +118,7 @@ test('chapter 5: − head (mouse) leaves the single head\'s weights and no error
   clean(s, '− head');
   assert.deepEqual(s.views, ['weights', 'context', 'output'], 'the one head\'s weights show in place of each head\'s');
   assert.deepEqual(await focusOf(page), on('chapter-5', 'action remove-head'));
-  await page.waitForTimeout(400); // the save is debounced (250 ms)
+  await saved(page, 'chapter-5'); // the save is debounced: wait for it, not for a time
 
   await reload(page);
   s = await state(page, 'chapter-5');
@@ -284,7 +288,7 @@ test('chapter 5\'s saved edits: the notice\'s Reset (Enter, then the mouse) leav
   const page = await guided();
   for (const how of ['keyboard', 'mouse']) {
     await click(page, inFig('chapter-5', '[data-action="remove-head"]'));
-    await page.waitForTimeout(400); // the save is debounced (250 ms)
+    await saved(page, 'chapter-5'); // the save is debounced: wait for it, not for a time
     await reload(page);
     assert.match((await state(page, 'chapter-5')).status, /saved edits/);
     const reset = page.locator(inFig('chapter-5', 'button[data-action="notice-reset"]'));
