@@ -105,6 +105,24 @@ export function pageHelpers() {
       for (let i = 0; i < d.length; i++) { h ^= d[i]; h = Math.imul(h, 16777619); }
       return `${width}x${height}:${(h >>> 0).toString(16)}`;
     },
+    /**
+     * Where the keyboard is: the document's active element (an element's id, else its tag) and, inside an element,
+     * its shadow root's, described as `cell m:r:c`, `token t`, `action a[:matrix]`, `control c[:row]`, `view v` or a tag.
+     */
+    focus() {
+      const describe = (e) => {
+        if (!e) return null;
+        const d = e.dataset ?? {};
+        if (e.matches('input.cell')) return `cell ${d.matrix}:${d.row}:${d.col}`;
+        if (e.matches('input.token')) return `token ${d.token}`;
+        if (d.action) return `action ${d.action}${d.matrix ? `:${d.matrix}` : ''}`;
+        if (d.control) return `control ${d.control}${d.row !== undefined ? `:${d.row}` : ''}`;
+        if (d.view) return `view ${d.view}`;
+        return e.localName;
+      };
+      const a = document.activeElement;
+      return { doc: a?.localName === 'attention-viz' ? a.id : a?.localName ?? null, shadow: a?.shadowRoot ? describe(a.shadowRoot.activeElement) : null };
+    },
     /** Starts counting `el`'s `change` events and collecting its `error` messages (from zero); returns the log. */
     record(el) {
       if (!el._log) {

@@ -19,22 +19,10 @@ after(() => site.close());
 
 /** `window.H`: lookups only. */
 function installHelpers() {
-  const describe = (e) => {
-    if (!e) return null;
-    const d = e.dataset ?? {};
-    if (e.matches('input.cell')) return `cell ${d.matrix}:${d.row}:${d.col}`;
-    if (d.action) return `action ${d.action}${d.matrix ? `:${d.matrix}` : ''}`;
-    if (d.control) return `control ${d.control}`;
-    if (d.view) return `view ${d.view}`;
-    return e.localName;
-  };
   window.H = {
     el: (id) => document.getElementById(id),
     root: (id) => document.getElementById(id).shadowRoot,
-    focus() {
-      const a = document.activeElement;
-      return { doc: a?.localName === 'attention-viz' ? a.id : a?.localName ?? null, shadow: a?.shadowRoot ? describe(a.shadowRoot.activeElement) : null };
-    },
+    focus: () => T.focus(),
     /** The heatmaps drawn, the error line and the attributes' complaint. */
     state(id) {
       const r = H.root(id);

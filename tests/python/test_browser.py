@@ -41,8 +41,8 @@ await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')]
 await page.waitForTimeout(400);
 const out = await page.evaluate(() => [...document.querySelectorAll('.attention-viz-output')].map((r) => ({
   picture: getComputedStyle(r.querySelector('img')).display,
-  mechanism: r.querySelector('attention-viz').config.mechanism,
-  weights: r.querySelector('attention-viz').trace.weights ?? null,
+  mechanism: r.querySelector('attention-viz').config?.mechanism ?? null,
+  weights: r.querySelector('attention-viz').trace?.weights ?? null,
   status: r.querySelector('attention-viz').shadowRoot?.textContent?.includes('unknown config field') ?? false,
 })));
 console.log(JSON.stringify({ errors, out }));
@@ -67,7 +67,9 @@ def test_refused_config_keeps_the_picture(tmp_path):
     path = fig.save_html(tmp_path / "big.html")
     script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
         "await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 180000 });",
-        "await page.waitForFunction(() => window.AttentionViz && document.querySelector('attention-viz').trace, null, { timeout: 180000 });")
+        # Refused, the figure draws nothing (no other figure's numbers either): wait for its message.
+        "await page.waitForFunction(() => window.AttentionViz && document.querySelector('attention-viz')"
+        ".shadowRoot?.querySelector('.status.error')?.textContent, null, { timeout: 180000 });")
     got = run_node(script, tmp_path)
     (out,) = got["out"]
     assert out["picture"] == "block"
@@ -143,7 +145,7 @@ def test_show_attention_draws_live(tmp_path):
     a /= a.sum(-1, keepdims=True)
     path = av.show_attention(a, tokens="the cat sat on the mat".split(), layer=1, head=2).save_html(tmp_path / "w.html")
     script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
-        "weights: r.querySelector('attention-viz').trace.weights ?? null",
+        "weights: r.querySelector('attention-viz').trace?.weights ?? null",
         "weights: r.querySelector('attention-viz').trace.attention")
     got = run_node(script, tmp_path)
     assert got["errors"] == []
