@@ -69,7 +69,7 @@ function make(target, env = {}) {
 }
 
 const banner = (text) => console.log(`\n==== ${text} ${'='.repeat(Math.max(0, 100 - text.length))}`);
-const time = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s` : `${s.toFixed(1)} s`);
+const time = (s) => { const r = Math.round(s); return s >= 60 ? `${Math.floor(r / 60)} min ${String(r % 60).padStart(2, '0')} s` : `${s.toFixed(1)} s`; };
 
 async function main() {
   const wanted = process.argv.slice(2);
