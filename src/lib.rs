@@ -11,6 +11,7 @@ pub mod attention;
 pub mod config;
 pub mod edits;
 pub mod export;
+pub mod facts;
 pub mod heatmap;
 pub mod incremental;
 pub mod learn;

@@ -59,7 +59,8 @@ impl Stack {
         (0..self.layers).flat_map(|l| (0..self.heads).map(move |h| (l, h))).map(|(l, h)| self.summary(l, h)).collect()
     }
 
-    fn summary(&self, layer: usize, head: usize) -> Summary {
+    /// Head (`layer`, `head`)'s summary (`summaries()[layer · heads + head]`).
+    pub fn summary(&self, layer: usize, head: usize) -> Summary {
         let w = self.head(layer, head);
         let mut s = Summary::default();
         let (mut rows, mut previous_rows) = (0usize, 0usize);

@@ -449,6 +449,13 @@ export const _internal = {
   flatConfig,
 };
 
+/** One input sequence of a trained model's task (token ids) as its training draws them, for the guided page (not part of
+ * the documented API). */
+export function _taskExample(task, seed) {
+  assertReady();
+  return callCore(() => core.taskExample(task, seed >>> 0));
+}
+
 /** The Rust figure state, for the element (not part of the documented API). */
 export function _viz(config) {
   assertReady();

@@ -8,7 +8,7 @@
 // W_V, W_O, whose edits go back into a copy of the model, so the prediction breaks and recovers. Each section has a
 // training panel (learned-train.js). Every number shown comes from compute() or train(); this file only moves them
 // between the model, the page and the figures.
-import { ready, compute, models } from './attention-viz.js';
+import { ready, compute, models, _taskExample } from './attention-viz.js';
 import { el } from './element/dom.js';
 import { queueLoad } from './element/loads.js';
 import { TrainPanel } from './learned-train.js';
@@ -319,17 +319,6 @@ class Reversal {
   }
 }
 
-/** Induction's sequences (src/learn/task.rs): 16 distinct-but-five letters, a run of five at a and again at b ≥ a + 5. */
-function randomSequence(vocab = 16, length = 16, run = 5) {
-  const pick = (n) => Math.floor(Math.random() * n);
-  const perm = [...Array(vocab).keys()];
-  for (let i = 0; i < length - run; i++) { const j = i + pick(vocab - i); [perm[i], perm[j]] = [perm[j], perm[i]]; }
-  const a = pick(length - 2 * run + 1);
-  const b = a + run + pick(length - run + 1 - (a + run));
-  const filler = perm.slice(run, length - run);
-  return [...Array(length).keys()].map((i) => (i >= a && i < a + run ? perm[i - a] : i >= b && i < b + run ? perm[i - b] : filler.shift()));
-}
-
 class Induction {
   constructor() {
     this.trained = rounded(models.induction);
@@ -356,7 +345,7 @@ class Induction {
     }
     this.input.addEventListener('input', () => { if (this.readInput()) this.show(); });
     $('induction-random').addEventListener('click', () => {
-      this.input.value = randomSequence().map((id) => this.names[id]).join('');
+      this.input.value = [..._taskExample('induction', Math.random() * 2 ** 32)].map((id) => this.names[id]).join('');
       if (this.readInput()) this.show();
     });
     wireReset(this, $('induction-reset'));

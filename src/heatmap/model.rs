@@ -94,6 +94,13 @@ pub fn lines_size(n: usize, m: usize) -> (u32, u32) {
 
 const LINES_WIDTH: f64 = 360.0;
 const LINE_TOP: f64 = 24.0;
+
+/// The token whose row of the line view is at `y` CSS pixels from its top, of `count` tokens on
+/// that side (queries left, keys right); `None` above, below or between the lists.
+pub fn line_at(y: f64, count: usize) -> Option<usize> {
+    let i = ((y - LINE_TOP) / LINE_ROW).floor();
+    (i >= 0.0 && i < count as f64).then_some(i as usize)
+}
 const LABEL_WIDTH: f64 = 110.0;
 
 /// One head's weights as lines from each query (left) to each key (right), as opaque as the

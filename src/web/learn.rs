@@ -181,6 +181,14 @@ pub fn task_steps(task: &str) -> Option<usize> {
     Task::from_name(task).map(Task::steps)
 }
 
+/// One input sequence of `task` as its training draws them (token ids), from `RandomState(seed)`; `undefined` for an
+/// unknown task. The guided page's "another sequence" button.
+#[wasm_bindgen(js_name = taskExample)]
+pub fn task_example(task: &str, seed: u32) -> Option<Vec<u32>> {
+    let task = Task::from_name(task)?;
+    Some(task.example(&mut crate::random::RandomState::new(seed)).input.into_iter().map(|i| i as u32).collect())
+}
+
 /// The names of the tasks `train()` knows.
 #[wasm_bindgen(js_name = taskNames)]
 pub fn task_names() -> Vec<String> {

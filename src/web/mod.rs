@@ -566,6 +566,15 @@ impl Viz {
         Ok(Some(Layout::new(&view, &colors, &style, width, height)))
     }
 
+    /// The font (CSS px) `view`'s numbers are written at on a canvas of that CSS size, as `fmt` asks; 0 when they are
+    /// hidden or need fewer digits there. The heads' small multiples are as many a row as keep it legible.
+    #[wasm_bindgen(js_name = numbersFont)]
+    pub fn numbers_font(&self, view: &str, width: u32, height: u32, fmt: Option<String>) -> Result<f64, JsError> {
+        let asked = parse_fmt(fmt.clone())?;
+        let Some(layout) = self.layout(view, width, height, 1.0, fmt)? else { return Ok(0.0) };
+        Ok(if layout.annotate && layout.fmt == asked { layout.annot_font_px } else { 0.0 })
+    }
+
     /// The natural CSS size of a view's canvas, [width, height], for its numbers written with `fmt`.
     #[wasm_bindgen(js_name = preferredSize)]
     pub fn preferred_size(&self, view: &str, fmt: Option<String>) -> Result<Vec<u32>, JsError> {

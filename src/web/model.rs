@@ -3,9 +3,10 @@
 
 use super::{js_err, set, Viz};
 use crate::attention::Trace;
-use crate::heatmap::model::{draw_lines, grid, lines_size, lines_svg, LINES_MAX_TOKENS};
+use crate::heatmap::format::format_g;
+use crate::heatmap::model::{draw_lines, grid, line_at, lines_size, lines_svg, LINES_MAX_TOKENS};
 use crate::heatmap::Theme;
-use crate::weights::Stack;
+use crate::weights::{Stack, ROW_SUM_TOLERANCE};
 use js_sys::{Object, Uint8ClampedArray};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -78,6 +79,33 @@ impl Viz {
             return Err(js_err("this figure has no model weights"));
         };
         Ok(lines_svg(&t.selected, &t.tokens, &t.key_tokens, focus.map(|f| f as usize), &theme(dark)))
+    }
+
+    /// The token under a pointer `y` CSS pixels below the top of the line view: a query's index on the `left`
+    /// side, a key's on the right; `undefined` outside the lists.
+    #[wasm_bindgen(js_name = lineAt)]
+    pub fn line_at(&self, y: f64, left: bool) -> Option<u32> {
+        let [_, _, n, m] = self.stack()?.shape();
+        line_at(y, if left { n } else { m }).map(|i| i as u32)
+    }
+
+    /// What the figure says above head (`layer`, `head`)'s heatmap when its rows do not sum to 1 (they are
+    /// shown as given), or `undefined` when they do.
+    #[wasm_bindgen(js_name = rowSumNote)]
+    pub fn row_sum_note(&self, layer: usize, head: usize) -> Option<String> {
+        let stack = self.stack()?;
+        let [layers, heads, _, _] = stack.shape();
+        if layer >= layers || head >= heads {
+            return None;
+        }
+        let off = stack.summary(layer, head).row_sum_error;
+        (off > ROW_SUM_TOLERANCE).then(|| {
+            format!(
+                "The rows of layer {layer}, head {head} do not sum to 1 (off by up to {}): the weights are shown as \
+                 given, not renormalised; the summaries use each row's shares.",
+                format_g(off, 3)
+            )
+        })
     }
 
     fn stack(&self) -> Option<&Stack> {

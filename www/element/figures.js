@@ -200,34 +200,31 @@ export class Figures {
     if (this.multiple?.key === key) return this.multiple.size;
     const pw = Math.max(...sizes.map((s) => s[0]));
     const ph = host.height ?? Math.max(...sizes.map((s) => s[1]));
-    const need = this.legibleCell(views);
     let size = null;
     for (let k = views.length; k >= 1 && !size; k--) {
       const w = Math.min(pw, Math.floor((avail - MULTIPLE_GAP * (k - 1)) / k));
       const h = Math.round(ph * Math.min(1, w / pw));
       if (k === 1 || w === pw) { size = [w, h]; break; }
-      let cell = null;
-      try { cell = host._viz.cellRect(views[0], w, h, 1, 0, 0, host._fmtSpec()); } catch { /* a refused fmt */ }
-      if (cell && cell[2] - cell[0] >= need[0] && cell[3] - cell[1] >= need[1]) size = [w, h];
+      if (this.legible(views, w, h)) size = [w, h];
     }
     this.multiple = { key, size };
     return size;
   }
 
-  /** The cell [width, height] (CSS px) at which every head's numbers are written at LEGIBLE_FONT px or more. */
-  legibleCell(views) {
+  /** Whether every head's numbers are written at LEGIBLE_FONT px or more at w × h (the core's layout decides). */
+  legible(views, w, h) {
     const { host } = this;
     const [rows, cols] = host._shape(views[0]);
-    // A grid too big to annotate shows no numbers at any size: its cells need only stay visible.
-    if (rows * cols > 1024) return [3, 3];
-    let chars = 1;
-    for (const v of views) {
-      try {
-        for (const row of host._viz.describe(v, host._fmtSpec()).cells) for (const t of row) chars = Math.max(chars, [...t].length);
-      } catch { /* a refused fmt: the status line says why */ }
+    try {
+      // A grid too big to annotate shows no numbers at any size: its cells need only stay visible.
+      if (rows * cols > 1024) {
+        const cell = host._viz.cellRect(views[0], w, h, 1, 0, 0, host._fmtSpec());
+        return !!cell && cell[2] - cell[0] >= 3 && cell[3] - cell[1] >= 3;
+      }
+      return views.every((v) => host._viz.numbersFont(v, w, h, host._fmtSpec()) >= LEGIBLE_FONT);
+    } catch {
+      return false; // a refused fmt: the status line says why
     }
-    // The core's rule (src/heatmap/draw.rs fit_numbers): 0.6 em per character plus 4 px across, 2 px down.
-    return [0.6 * LEGIBLE_FONT * chars + 4, LEGIBLE_FONT + 2];
   }
 
   /** A repaint on the next frame (hover, resize, colour scheme): many events, one paint. */

@@ -8,6 +8,8 @@
 // overlay only, which is a few rectangles, so the grid stays fast at n = 512.
 import { el, clip } from './dom.js';
 import { download } from './share.js';
+import { THEME } from './facts.js';
+import { MUTED } from './style.js';
 
 /** The summaries a head is ranked by (trace `summary.*`, layers × heads): `low`: the natural order is lowest first. */
 const METRICS = {
@@ -26,17 +28,9 @@ const MAX_H = 600;
 /** Heads marked in the grid by the ranking, and rows of the ranking shown before "Show all". */
 const MARKED = 3;
 const LISTED = 10;
-/** The line view's layout (src/heatmap/model.rs: LINE_TOP, LINE_ROW): where a pointer's token is. */
-const LINE_TOP = 24;
-const LINE_ROW = 20;
-/** Row sums further than this from 1 are said above the heatmap (the core's tolerance). */
-const ROW_SUM_TOLERANCE = 1e-6;
-
-/** The theme's colours the overlay draws with (src/heatmap/draw.rs Theme: accent, link). */
-const COLORS = {
-  light: { accent: '#0969da', link: '#9a6700', bg: '#ffffff', fg: '#1f2328', muted: '#59636e' },
-  dark: { accent: '#58a6ff', link: '#d29922', bg: '#161b22', fg: '#e6edf3', muted: '#9198a1' },
-};
+/** The colours the grid and its overlay draw with: the heatmaps' theme (the core's), the stylesheet's muted labels. */
+const COLORS = Object.fromEntries(['light', 'dark'].map((k) => [k, {
+  accent: THEME[k].accent, link: THEME[k].link, bg: THEME[k].background, fg: THEME[k].text, muted: MUTED[k] }]));
 
 const round3 = (x) => (Number.isFinite(x) ? String(Number(x.toPrecision(3))) : String(x));
 
@@ -504,10 +498,7 @@ export class Model {
   /** Above the heatmap: the shown head's rows do not sum to 1. */
   paintNote() {
     const [l, h] = this.selected();
-    const off = this.value('row_sum_error', l, h);
-    const text = off > ROW_SUM_TOLERANCE
-      ? `The rows of layer ${l}, head ${h} do not sum to 1 (off by up to ${round3(off)}): the weights are shown as given, not renormalised; the summaries use each row's shares.`
-      : '';
+    const text = this.host._viz.rowSumNote(l, h) ?? '';
     if (this.note.textContent !== text) this.note.textContent = text;
     this.note.hidden = !text;
   }
@@ -546,12 +537,10 @@ export class Model {
   onLinesMove(e, tap = false) {
     if ((e.pointerType === 'touch' && !tap) || !this.shape) return;
     const r = this.lines.getBoundingClientRect();
-    const [, , n, m] = this.shape;
     const css = r.height ? this.lines.height / (window.devicePixelRatio || 1) / this.host._printScale / r.height : 1;
-    const i = Math.floor(((e.clientY - r.top) * css - LINE_TOP) / LINE_ROW);
     const left = e.clientX - r.left < r.width / 2;
-    const count = left ? n : m;
-    const token = i >= 0 && i < count ? { kind: left ? 'row' : 'col', index: i, from: 'lines' } : null;
+    const i = this.host._viz.lineAt((e.clientY - r.top) * css, left);
+    const token = i !== undefined ? { kind: left ? 'row' : 'col', index: i, from: 'lines' } : null;
     this.setToken(tap && JSON.stringify(token) === JSON.stringify(this.pointerToken) ? null : token);
   }
 

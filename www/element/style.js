@@ -1,15 +1,20 @@
 // Owns the element's stylesheet: one constructed sheet shared by every <attention-viz> on the page (a constructed
 // sheet also needs no 'unsafe-inline' under a Content-Security-Policy), or a <style> where that is unsupported.
 
+import { THEME } from './facts.js';
+
+/** Labels and hints (--av-muted), light and dark; the model grid's labels too. */
+export const MUTED = { light: '#59636e', dark: '#9198a1' };
+
 export const STYLE = `
-:host { display: block; --av-bg: #ffffff; --av-fg: #1f2328; --av-muted: #59636e; --av-border: #d0d7de;
-  --av-panel: #f6f8fa; --av-accent: #0969da; --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
+:host { display: block; --av-bg: ${THEME.light.background}; --av-fg: #1f2328; --av-muted: ${MUTED.light}; --av-border: #d0d7de;
+  --av-panel: #f6f8fa; --av-accent: ${THEME.light.accent}; --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
   color: var(--av-fg); background: var(--av-bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
   border: 1px solid var(--av-border); border-radius: 8px; container-type: inline-size; }
 /* Dark follows the resolved theme (theme.js: the attribute, JupyterLab, the page's color-scheme, the system), not
    only the system's setting. An author's own --av-* values on the element win over both. */
-:host([data-av-theme="dark"]) { --av-bg: #161b22; --av-fg: #e6edf3; --av-muted: #9198a1; --av-border: #3d444d; --av-panel: #0d1117;
-    --av-accent: #58a6ff; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
+:host([data-av-theme="dark"]) { --av-bg: ${THEME.dark.background}; --av-fg: #e6edf3; --av-muted: ${MUTED.dark}; --av-border: #3d444d; --av-panel: #0d1117;
+    --av-accent: ${THEME.dark.accent}; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
 :host([hidden]) { display: none; }
 [hidden] { display: none !important; }
 * { box-sizing: border-box; }
@@ -210,15 +215,15 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
   label.len { grid-template-columns: auto 4.5em; }
 }
 /* ---- figures.js and reader.js: the outlines' legend, the heatmaps' text alternatives and live region (keep last) ----
-   The legend's colours are the heatmap outlines' (src/heatmap/draw.rs Theme: accent, link), light and dark. */
+   The legend's colours are the heatmap outlines' (the core's theme: accent, link), light and dark. */
 .stages > p.legend { flex-basis: 100%; margin: 0; font-size: 12px; color: var(--av-muted); display: flex; flex-wrap: wrap; align-items: center; gap: 2px 4px; }
 .legend .key { display: inline-flex; align-items: center; gap: 5px; }
 .legend .swatch { display: inline-block; width: 16px; height: 10px; border: 2px solid currentColor; border-radius: 1px; }
-.legend .selected { color: #0969da; }
-.legend .link { color: #9a6700; }
+.legend .selected { color: ${THEME.light.accent}; }
+.legend .link { color: ${THEME.light.link}; }
 .legend .link .swatch { border-style: dashed; }
-:host([data-av-theme="dark"]) .legend .selected { color: #58a6ff; }
-:host([data-av-theme="dark"]) .legend .link { color: #d29922; }
+:host([data-av-theme="dark"]) .legend .selected { color: ${THEME.dark.accent}; }
+:host([data-av-theme="dark"]) .legend .link { color: ${THEME.dark.link}; }
 /* A masked cell as the scaled heatmap draws it: hatched. */
 .legend .masked .swatch { border: 1px solid currentColor;
   background: repeating-linear-gradient(45deg, currentColor 0 1.5px, transparent 1.5px 4px); }
