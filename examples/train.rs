@@ -76,7 +76,7 @@ fn describe_heads(task: Task, model: &Model, inputs: &[Vec<usize>]) {
     let mean = |layer: usize, pick: &dyn Fn(usize, usize) -> Option<usize>| {
         let (mut sum, mut count) = (0.0, 0);
         for t in &traces {
-            let w = &t.layers[layer].heads[0].weights;
+            let w = &t.layers[layer].heads[0].stages.weights;
             for i in 0..w.rows() {
                 if let Some(j) = pick(i, w.rows()) {
                     sum += w.get(i, j);
@@ -99,7 +99,7 @@ fn describe_heads(task: Task, model: &Model, inputs: &[Vec<usize>]) {
             let mut sum = 0.0;
             let mut count = 0;
             for (t, input) in traces.iter().zip(inputs) {
-                let w = &t.layers[1].heads[0].weights;
+                let w = &t.layers[1].heads[0].stages.weights;
                 for i in 0..input.len() {
                     if let Some(j) = input[..i].iter().position(|&x| x == input[i]) {
                         sum += w.get(i, j + 1);

@@ -981,6 +981,25 @@ fn parse_masked_row(obj: &Map<String, Value>) -> Result<MaskedRow> {
     }
 }
 
+impl Mask {
+    /// The mask as the user set it, n × m of 0/1 (every key allowed under "none"; `valid_lens` apart).
+    pub fn matrix(&self, n: usize, m: usize) -> Matrix {
+        match self {
+            Mask::Matrix(a) => a.clone(),
+            Mask::Causal => {
+                let mut out = Matrix::zeros(n, m);
+                for i in 0..n {
+                    for (j, x) in out.row_mut(i).iter_mut().enumerate() {
+                        *x = f64::from(u8::from(j <= i));
+                    }
+                }
+                out
+            }
+            Mask::None => Matrix::from_vec(n, m, vec![1.0; n * m]).expect("n × m"),
+        }
+    }
+}
+
 impl Options {
     /// Writes the fields that differ from the defaults, in the shape `from_value` reads.
     fn write(&self, obj: &mut Map<String, Value>) {

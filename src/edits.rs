@@ -247,7 +247,7 @@ impl Config {
         if row >= n || col >= m {
             return err(format!("mask has no row {row}, column {col} (it is {n} × {m})"));
         }
-        let mut a = crate::views::mask_matrix(&self.options, n, m);
+        let mut a = self.options.mask.matrix(n, m);
         a.set(row, col, value);
         let mut next = self.clone();
         next.options.mask = Mask::Matrix(a);

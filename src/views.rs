@@ -8,7 +8,7 @@
 //! column (d rows × m columns).
 
 use crate::attention::Trace;
-use crate::config::{Config, Mask, Mechanism, Options, Scoring};
+use crate::config::{Config, Mask, Mechanism, Scoring};
 use crate::math::Matrix;
 use crate::weights::ROW_SUM_TOLERANCE;
 
@@ -161,23 +161,6 @@ pub fn head_of(name: &str) -> Option<usize> {
     name.strip_prefix("heads.")?.strip_suffix(".weights")?.parse().ok()
 }
 
-/// The mask as the user set it, n × m of 0/1 (every key allowed under "none"; `valid_lens` apart).
-pub fn mask_matrix(options: &Options, n: usize, m: usize) -> Matrix {
-    match &options.mask {
-        Mask::Matrix(a) => a.clone(),
-        Mask::Causal => {
-            let mut out = Matrix::zeros(n, m);
-            for i in 0..n {
-                for (j, x) in out.row_mut(i).iter_mut().enumerate() {
-                    *x = f64::from(u8::from(j <= i));
-                }
-            }
-            out
-        }
-        Mask::None => Matrix::from_vec(n, m, vec![1.0; n * m]).expect("n × m"),
-    }
-}
-
 /// The inputs and stages issue 12 added, shared by both mechanisms; `None` when `name` is none of them.
 const OPTION_VIEWS: [&str; 6] = ["w_a", "u_a", "v_a", "w_o", "mask", "query.features"];
 
@@ -219,7 +202,7 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
                 Some(_) => format!("{title} · and valid lengths"),
                 None => title.to_string(),
             };
-            let values = mask_matrix(o, queries.len(), m);
+            let values = o.mask.matrix(queries.len(), m);
             matrix_view(name, title, values, queries.to_vec(), tokens, "sequential")
         }
         ("query.features", Scoring::Additive { .. }) => {

@@ -119,7 +119,7 @@ fn shipped_models_match_the_numpy_transcription() {
                 for (h, w) in layer.as_array().unwrap().iter().enumerate() {
                     assert_close(
                         &format!("{name} {input:?} layer {l} head {h}"),
-                        &f.layers[l].heads[h].weights,
+                        &f.layers[l].heads[h].stages.weights,
                         &matrix(w),
                     );
                 }
@@ -230,7 +230,7 @@ fn shipped_reversal_head_is_the_anti_diagonal() {
         let f = model.forward(&e.input).unwrap();
         let expected: Vec<usize> = e.input.iter().rev().copied().collect();
         assert_eq!(f.prediction, expected);
-        let w = &f.layers[0].heads[0].weights;
+        let w = &f.layers[0].heads[0].stages.weights;
         for i in 0..6 {
             sum += w.get(i, 5 - i);
             count += 1;
@@ -256,7 +256,7 @@ fn shipped_induction_model_copies_the_repeat() {
         for (i, target) in e.targets.iter().enumerate() {
             if target.is_some() {
                 let earlier = e.input[..i].iter().position(|&x| x == e.input[i]).unwrap();
-                induction += f.layers[1].heads[0].weights.get(i, earlier + 1);
+                induction += f.layers[1].heads[0].stages.weights.get(i, earlier + 1);
                 count += 1;
             }
         }
@@ -309,17 +309,17 @@ fn forward_trace_is_consistent() {
     assert_eq!(f.layers.len(), 2);
     for layer in &f.layers {
         let h = &layer.heads[0];
-        assert_eq!((h.q.shape(), h.weights.shape()), ((10, 32), (10, 10)));
+        assert_eq!((h.q.shape(), h.stages.weights.shape()), ((10, 32), (10, 10)));
         for i in 0..10 {
-            let sum: f64 = h.weights.row(i).iter().sum();
+            let sum: f64 = h.stages.weights.row(i).iter().sum();
             assert!((sum - 1.0).abs() < 1e-12);
             for j in i + 1..10 {
-                assert_eq!(h.weights.get(i, j), 0.0, "causal");
-                assert_eq!(h.scaled.get(i, j), f64::NEG_INFINITY);
+                assert_eq!(h.stages.weights.get(i, j), 0.0, "causal");
+                assert_eq!(h.stages.scaled.get(i, j), f64::NEG_INFINITY);
             }
-            assert_eq!(h.scaled.get(i, 0), h.scores.get(i, 0) / 32f64.sqrt());
+            assert_eq!(h.stages.scaled.get(i, 0), h.stages.scores.get(i, 0) / 32f64.sqrt());
         }
-        assert_eq!(h.context, h.weights.matmul(&h.v));
+        assert_eq!(h.stages.context, h.stages.weights.matmul(&h.v));
     }
     for i in 0..10 {
         let row = f.probabilities.row(i);

@@ -3,7 +3,7 @@
 //! `model`, using the stages it kept). tests/learn.rs checks it against finite differences.
 
 use super::model::{argmax, block, put_block, softmax_rows, Model, Params, Run};
-use super::task::Example;
+use super::task::{check_examples, Example};
 use crate::math::kernels::{exp_shifted_into, min_max};
 use crate::math::log::ln;
 use crate::math::Matrix;
@@ -15,22 +15,6 @@ pub(crate) struct Backward {
     pub loss: Option<f64>,
     pub correct: usize,
     pub scored: usize,
-}
-
-/// Checks that the examples suit the model: one length for all, ids and targets below V.
-pub(crate) fn check_examples(model: &Model, examples: &[Example]) -> Result<(), String> {
-    model.check()?;
-    let n = examples.first().map_or(0, |e| e.input.len());
-    for (b, e) in examples.iter().enumerate() {
-        model.check_input(&e.input).map_err(|m| format!("example {b}: {m}"))?;
-        if e.input.len() != n || e.targets.len() != n {
-            return Err(format!("example {b}: every input and its targets must have {n} positions, like the first"));
-        }
-        if let Some(t) = e.targets.iter().flatten().find(|&&t| t >= model.shape.vocab) {
-            return Err(format!("example {b}: target {t} is not a token id (0 to {})", model.shape.vocab - 1));
-        }
-    }
-    Ok(())
 }
 
 /// The mean cross-entropy −ln p(target) over every position that has a target (0 when none).

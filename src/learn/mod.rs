@@ -28,7 +28,7 @@ pub mod task;
 pub mod train;
 
 pub use grad::{gradients, loss};
-pub use model::{Forward, HeadTrace, LayerParams, LayerTrace, Model, Params, Shape, Trained};
+pub use model::{Forward, LayerParams, LayerTrace, Model, Params, Shape, Trained};
 pub use task::{Example, Task};
 pub use train::{Adam, Progress, Trainer};
 

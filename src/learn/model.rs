@@ -6,7 +6,7 @@
 //! (PyTorch's in-projection layout, as `attention` splits heads), scaled by √d_h, under a
 //! causal mask when the model is causal; logits = x_L·W_U.
 
-use crate::attention::{attend, Attend, Stages};
+use crate::attention::{attend, Attend, HeadTrace, Stages};
 use crate::config::{describe, MaskedRow, Scoring};
 use crate::math::Matrix;
 use crate::random::RandomState;
@@ -138,21 +138,10 @@ pub struct Model {
     pub trained: Option<Trained>,
 }
 
-/// One head's stages for one input: Q, K, V (n × d_h), scores = QKᵀ, scaled = scores / √d_h
-/// (−∞ where masked), weights = softmax(scaled) and context = weights·V.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HeadTrace {
-    pub q: Matrix,
-    pub k: Matrix,
-    pub v: Matrix,
-    pub scores: Matrix,
-    pub scaled: Matrix,
-    pub weights: Matrix,
-    pub context: Matrix,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerTrace {
+    /// Each head's Q, K, V (n × d_h) and stages: scores = QKᵀ, scaled = scores / √d_h (−∞ where masked),
+    /// weights = softmax(scaled), context = weights·V.
     pub heads: Vec<HeadTrace>,
 }
 
@@ -181,8 +170,8 @@ impl Forward {
                 .iter()
                 .map(|h| {
                     json!({
-                        "q": rows(&h.q), "k": rows(&h.k), "v": rows(&h.v), "scores": rows(&h.scores),
-                        "scaled": rows(&h.scaled), "weights": rows(&h.weights), "context": rows(&h.context),
+                        "q": rows(&h.q), "k": rows(&h.k), "v": rows(&h.v), "scores": rows(&h.stages.scores),
+                        "scaled": rows(&h.stages.scaled), "weights": rows(&h.stages.weights), "context": rows(&h.stages.context),
                     })
                 })
                 .collect()
@@ -322,9 +311,8 @@ impl Model {
                 let heads = (0..self.shape.heads)
                     .map(|h| {
                         let [q, k, v] = &run.qkv[l];
-                        let Stages { scores, scaled, weights, context } = run.stages[l][h].clone();
                         let cols = |m: &Matrix| m.columns(h * dh, dh);
-                        HeadTrace { q: cols(q), k: cols(k), v: cols(v), scores, scaled, weights, context }
+                        HeadTrace { q: cols(q), k: cols(k), v: cols(v), stages: run.stages[l][h].clone() }
                     })
                     .collect();
                 LayerTrace { heads }

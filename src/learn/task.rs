@@ -11,7 +11,6 @@
 //!   layer 1. Tokens are distinct so that the earlier occurrence is unambiguous, and both
 //!   places are random so that no fixed positional shortcut works.
 
-use super::grad::check_examples;
 use super::model::{Model, Shape};
 use crate::random::RandomState;
 
@@ -178,4 +177,20 @@ fn induction(rng: &mut RandomState) -> Example {
         .collect();
     let targets = (0..t).map(|i| (b..b + s - 1).contains(&i).then(|| input[i + 1])).collect();
     Example { input, targets }
+}
+
+/// Checks that the examples suit the model: one length for all, ids and targets below V.
+pub(crate) fn check_examples(model: &Model, examples: &[Example]) -> Result<(), String> {
+    model.check()?;
+    let n = examples.first().map_or(0, |e| e.input.len());
+    for (b, e) in examples.iter().enumerate() {
+        model.check_input(&e.input).map_err(|m| format!("example {b}: {m}"))?;
+        if e.input.len() != n || e.targets.len() != n {
+            return Err(format!("example {b}: every input and its targets must have {n} positions, like the first"));
+        }
+        if let Some(t) = e.targets.iter().flatten().find(|&&t| t >= model.shape.vocab) {
+            return Err(format!("example {b}: target {t} is not a token id (0 to {})", model.shape.vocab - 1));
+        }
+    }
+    Ok(())
 }

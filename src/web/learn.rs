@@ -134,10 +134,10 @@ pub fn compute_model(name: Option<String>, model_json: Option<String>, input: &[
                         ("q", &h.q),
                         ("k", &h.k),
                         ("v", &h.v),
-                        ("scores", &h.scores),
-                        ("scaled", &h.scaled),
-                        ("weights", &h.weights),
-                        ("context", &h.context),
+                        ("scores", &h.stages.scores),
+                        ("scaled", &h.stages.scaled),
+                        ("weights", &h.stages.weights),
+                        ("context", &h.stages.context),
                     ];
                     for (name, m) in stages {
                         set(&head, name, &rows(m));

@@ -1,0 +1,133 @@
+//! `www/element/facts.js` is the core's facts as `src/facts.rs` writes them: a stale copy fails here.
+
+use attention_viz::facts;
+use std::path::Path;
+
+#[test]
+fn the_js_facts_file_is_what_the_core_writes() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(facts::JS_PATH);
+    let want = facts::js();
+    if std::env::var_os("UPDATE_FACTS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(have == want, "{} is stale: run `UPDATE_FACTS=1 cargo test --test tidy`", facts::JS_PATH);
+}
+
+/// The crate's top-level modules (src/lib.rs's `pub mod`s).
+fn modules(root: &Path) -> Vec<String> {
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    lib.lines().filter_map(|l| l.trim().strip_prefix("pub mod ")?.strip_suffix(';').map(str::to_string)).collect()
+}
+
+/// Every `.rs` file of module `name` (src/name.rs, or src/name/ and below), its test modules cut off.
+fn sources(root: &Path, name: &str) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = vec![];
+    let file = root.join(format!("src/{name}.rs"));
+    if file.exists() {
+        files.push(file);
+    }
+    let dir = root.join(format!("src/{name}"));
+    if dir.is_dir() {
+        walk(&dir, &mut files);
+    }
+    // Tests may use anything: what a module depends on is its code above `#[cfg(test)]`.
+    files.iter().map(|f| std::fs::read_to_string(f).unwrap()).map(|t| t.split("#[cfg(test)]").next().unwrap().to_string()).collect()
+}
+
+/// ARCHITECTURE.md's module map: each module and the crate modules its "may depend on" column names.
+fn declared(root: &Path, known: &[String]) -> Vec<(String, std::collections::BTreeSet<String>)> {
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let map = doc.split("## Module map").nth(1).expect("ARCHITECTURE.md has a module map");
+    let ticks = |s: &str| s.split('`').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>();
+    map.lines()
+        .skip_while(|l| !l.starts_with("| `"))
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split(" | ").collect();
+            let name = ticks(cols.first()?).into_iter().next()?;
+            let deps = ticks(cols.last()?)
+                .into_iter()
+                .map(|d| d.split("::").next().unwrap().to_string())
+                .filter(|d| known.contains(d))
+                .collect();
+            Some((name, deps))
+        })
+        .collect()
+}
+
+/// The modules named right after a `crate::`: `x` of `crate::x::…`, each of `crate::{x, y::z}`.
+fn used(rest: &str) -> Vec<String> {
+    let word = |r: &str| r.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap().to_string();
+    match rest.strip_prefix('{') {
+        // Top-level names of the group: nested groups' contents are inside those modules.
+        Some(group) => {
+            let (mut depth, mut names, mut start) = (0, vec![], 0);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        names.push(word(&group[start..i]));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(word(&group[start..i]));
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            names.into_iter().filter(|n| !n.is_empty()).collect()
+        }
+        None => vec![word(rest)],
+    }
+}
+
+#[test]
+fn the_module_map_says_what_each_module_uses_and_there_are_no_cycles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let known = modules(root);
+    let actual: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = known
+        .iter()
+        .map(|m| {
+            let uses = sources(root, m)
+                .iter()
+                .flat_map(|t| t.split("crate::").skip(1).flat_map(used).collect::<Vec<_>>())
+                .filter(|d| d != m && known.contains(d))
+                .collect();
+            (m.clone(), uses)
+        })
+        .collect();
+    let declared = declared(root, &known);
+    let mut wrong = vec![];
+    for m in &known {
+        match declared.iter().find(|(n, _)| n == m) {
+            None => wrong.push(format!("`{m}` has no row")),
+            Some((_, deps)) if deps != &actual[m] => {
+                wrong.push(format!("`{m}` may depend on {deps:?} says the map, uses {:?}", actual[m]))
+            }
+            _ => {}
+        }
+    }
+    assert!(wrong.is_empty(), "ARCHITECTURE.md's module map is not the code's:\n{}", wrong.join("\n"));
+    // No cycles: modules whose uses are all placed already can be placed, until none is left.
+    let mut placed: Vec<&String> = vec![];
+    while placed.len() < known.len() {
+        let next = known.iter().find(|m| !placed.contains(m) && actual[*m].iter().all(|d| placed.contains(&d)));
+        match next {
+            Some(m) => placed.push(m),
+            None => panic!("a cycle among {:?}", known.iter().filter(|m| !placed.contains(m)).collect::<Vec<_>>()),
+        }
+    }
+}
