@@ -145,6 +145,21 @@ function whole(options, key, fallback, min, max, what) {
   return x;
 }
 
+/**
+ * A real AbortSignal, or an object that can stand for one: train() reads `aborted`, listens with `addEventListener`
+ * and stops listening with `removeEventListener` when it ends (without it, the end itself would fail). Reading a
+ * signal whose own code throws makes it no signal.
+ */
+function isSignal(signal) {
+  if (typeof AbortSignal === 'function' && signal instanceof AbortSignal) return true;
+  try {
+    return typeof signal === 'object' && typeof signal.aborted === 'boolean'
+      && typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
+  } catch {
+    return false;
+  }
+}
+
 /** The options, checked, with their defaults. */
 function trainOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -162,8 +177,8 @@ function trainOptions(options) {
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
     throw new Error(`train: onProgress must be a function, got ${kind(onProgress)}`);
   }
-  if (signal !== undefined && signal !== null && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
-    throw new Error(`train: signal must be an AbortSignal, got ${kind(signal)}`);
+  if (signal !== undefined && signal !== null && !isSignal(signal)) {
+    throw new Error(`train: signal must be an AbortSignal (or an object with aborted, addEventListener and removeEventListener), got ${kind(signal)}`);
   }
   return { task, seed, steps, every, onProgress: onProgress ?? null, signal: signal ?? null };
 }
@@ -171,15 +186,54 @@ function trainOptions(options) {
 /** The Blob URL of the bundled worker (dist builds), made once: a worker may still be loading it when another starts. */
 let workerURL = null;
 
+/** The Trusted Types policy's name: a page whose CSP has `require-trusted-types-for 'script'` allows it with
+ * `trusted-types attention-viz` (README "Trained models"). */
+const POLICY = 'attention-viz';
+/** The policy, made on the first training where the browser has Trusted Types; null where it could not be. */
+let policy;
+
+/**
+ * The worker's script URL as a Worker takes it: under Trusted Types, through the library's own policy, which passes
+ * only the URLs of the training worker (the policy object stays in this module, so no other code can use it).
+ */
+function trustedScriptURL(url) {
+  if (policy === undefined) {
+    policy = null;
+    if (typeof trustedTypes === 'object' && trustedTypes !== null && typeof trustedTypes.createPolicy === 'function') {
+      try {
+        policy = trustedTypes.createPolicy(POLICY, {
+          createScriptURL: (u) => {
+            if (u === workerURL || u === moduleWorkerURL()) return u;
+            throw new TypeError(`attention-viz: the policy ${JSON.stringify(POLICY)} passes only the training worker's URL`);
+          },
+        });
+      } catch {
+        // The page's CSP names other policies only, or another copy of the library made this one: the Worker is
+        // then refused only where Trusted Types are required, and train() says so and trains on the main thread.
+      }
+    }
+  }
+  return policy ? policy.createScriptURL(url) : url;
+}
+
+/** Beside this module: www/pkg/attention_viz_bg.wasm → www/train-worker.js. */
+const moduleWorkerURL = () => new URL('../train-worker.js', WASM_SOURCE).href;
+
 /** A training worker: the bundled one in the dist builds, www/train-worker.js (a module worker) otherwise. */
 function spawnWorker() {
   if (typeof TRAIN_WORKER_SOURCE === 'string') {
     workerURL ??= URL.createObjectURL(new Blob([TRAIN_WORKER_SOURCE], { type: 'text/javascript' }));
-    return new Worker(workerURL, { name: WORKER_NAME });
+    return new Worker(trustedScriptURL(workerURL), { name: WORKER_NAME });
   }
-  // Beside this module: www/pkg/attention_viz_bg.wasm → www/train-worker.js.
-  return new Worker(new URL('../train-worker.js', WASM_SOURCE), { type: 'module', name: WORKER_NAME });
+  return new Worker(trustedScriptURL(moduleWorkerURL()), { type: 'module', name: WORKER_NAME });
 }
+
+/**
+ * How long train() waits for any message from its worker before it gives up on it (a worker answers each message
+ * within a frame or two; a minute covers a page blocked by its own long tasks on a loaded machine). The tests make it
+ * short to see a silent worker refused; nothing else changes it.
+ */
+export const trainLimits = { silenceMs: 60_000 };
 
 /**
  * The protocol answered on the main thread, for a page that cannot start a worker: the same messages, each in a task
@@ -213,14 +267,39 @@ export function startTraining(options) {
   let resolve, reject;
   const promise = new Promise((ok, fail) => { resolve = ok; reject = fail; });
 
+  // A message is in flight while `silence` runs; `heardAt` counts the worker's messages.
+  let silence = null;
+  let heardAt = 0;
+  const quiet = () => { clearTimeout(silence); silence = null; };
+
+  /** Settles first, then lets go of the worker and the signal: neither can keep the promise pending or make cancel() throw. */
   const finish = (error, model) => {
     if (settled) return;
     settled = true;
-    worker?.terminate();
-    o.signal?.removeEventListener('abort', onAbort);
+    quiet();
     if (error) reject(error); else resolve(model);
+    try { worker?.terminate(); } catch { /* already gone */ }
+    try { o.signal?.removeEventListener('abort', onAbort); } catch { /* a signal-like object's own failure */ }
   };
-  const onAbort = () => finish(abortError(o.signal.reason));
+  const onAbort = () => {
+    let reason;
+    try { reason = o.signal.reason; } catch { /* no reason, then */ }
+    finish(abortError(reason));
+  };
+
+  /** A message to the worker, which answers every one: no answer for `silenceMs` ends the training with an error. */
+  const send = (message) => {
+    worker.postMessage(message);
+    quiet();
+    const count = heardAt;
+    const check = (second) => {
+      if (settled || heardAt !== count) return;
+      // The first expiry may run before a reply already queued behind a long task of the page: look once more.
+      if (!second) { silence = setTimeout(() => check(true), 1000); return; }
+      finish(new Error(`train: the training worker stopped answering (no message for ${trainLimits.silenceMs / 1000} s); it was stopped`));
+    };
+    silence = setTimeout(() => check(false), trainLimits.silenceMs);
+  };
 
   /** The next step the worker stops at: the next report, or the end. */
   const nextStop = () => Math.min(o.steps, (Math.floor(step / o.every) + 1) * o.every);
@@ -228,15 +307,17 @@ export function startTraining(options) {
     if (settled) return;
     if (paused) { waiting = true; return; }
     waiting = false;
-    worker.postMessage({ type: 'run', to: nextStop() });
+    send({ type: 'run', to: nextStop() });
   };
 
   const onMessage = ({ data }) => {
     if (settled) return;
+    heardAt++;
+    quiet();
     if (data.type === 'error') { finish(new Error(`train: ${data.message}`)); return; }
     step = data.step;
     if (data.type === 'ran') {
-      if (data.pending) worker.postMessage({ type: 'report' }); // a report of its own (www/train-worker.js)
+      if (data.pending) send({ type: 'report' }); // a report of its own (www/train-worker.js)
       else runNext();
       return;
     }
@@ -260,10 +341,10 @@ export function startTraining(options) {
     }
   };
 
-  const start = () => worker.postMessage({ type: 'start', module: compiled, task: o.task, seed: o.seed });
+  const start = () => send({ type: 'start', module: compiled, task: o.task, seed: o.seed });
   /** No worker after all (none in this page, or its script refused: a CSP without worker-src blob:): train here. */
   const onMainThread = (why) => {
-    worker?.terminate();
+    try { worker?.terminate(); } catch { /* never started */ }
     console.warn(`attention-viz train(): ${why}; training on the main thread instead, in slices of a few milliseconds`);
     worker = pageTrainer();
     worker.onmessage = onMessage;
@@ -287,7 +368,9 @@ export function startTraining(options) {
       worker.onmessageerror = () => finish(new Error('train: a message from the training worker could not be read'));
       start();
     } catch (e) {
-      onMainThread(`no Web Worker (${e instanceof Error ? e.message : String(e)})`);
+      const tt = policy === null && typeof trustedTypes === 'object' && trustedTypes !== null
+        ? `; under Trusted Types a Content-Security-Policy needs trusted-types ${POLICY}` : '';
+      onMainThread(`no Web Worker (${e instanceof Error ? e.message : String(e)}${tt})`);
     }
   }
 
@@ -300,7 +383,7 @@ export function startTraining(options) {
         if (waiting) runNext();
       },
     },
-    cancel: { value: () => finish(abortError()) },
+    cancel: { value: () => { try { finish(abortError()); } catch { /* cancel() never throws */ } } },
     paused: { get: () => paused && !settled },
   });
 }

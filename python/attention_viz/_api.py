@@ -30,10 +30,14 @@ def split(kwargs: dict, preset=None) -> tuple[dict, dict]:
     if preset is not None:
         preset = _config.scalar(preset, "preset")
         known = presets()
+        if not isinstance(preset, str):
+            raise ValueError(f"preset must be a preset's name ({', '.join(known) or 'none: no assets'}), "
+                             f"got {_config.quote(preset)}")
         if preset not in known:
-            near = _config.closest(str(preset), list(known)) if known else None
+            near = _config.closest(preset, list(known)) if known else None
             hint = f' (did you mean "{near}"?)' if near else ""
-            raise ValueError(f"unknown preset {preset!r}{hint}; presets are {', '.join(known) or 'none (no assets)'}")
+            raise ValueError(f"unknown preset {_config.quote(preset)}{hint}; presets are "
+                             f"{', '.join(known) or 'none (no assets)'}")
         base = known[preset]
         # A preset's fields, overridden by the ones given; switching mechanism drops the preset's.
         if "mechanism" in fields or any(k in fields for k in ("embeddings", "decoder_state", "annotations", "attention")):

@@ -10,8 +10,10 @@ shows its message in the figure.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+import reprlib
 
 import numpy as np
 
@@ -33,6 +35,69 @@ CONTRASTS = ("seaborn", "more")
 
 WEIGHTS_SHAPES = "n × m, heads × n × m or layers × heads × n × m"
 
+# How much of the user's text a message quotes, in characters: the core's text::QUOTE_MAX
+# (tests/python/test_errors.py reads it from src/text.rs), so a message stays short however long the input.
+QUOTE_MAX = 40
+
+
+def cut(text: str) -> str:
+    """Text the user wrote that is not quoted (a number), cut as the core's ``text::cut`` cuts it."""
+    return text if len(text) <= QUOTE_MAX else text[: QUOTE_MAX - 1] + "…"
+
+
+def _cut_quoted(quoted: str, whole: bool) -> str:
+    """A quoted text (its quotes at both ends) whose inside is cut to ``QUOTE_MAX`` characters with "…";
+    ``whole``: the quoted text is all of the user's, not its head."""
+    inner = quoted[1:-1]
+    if len(inner) <= QUOTE_MAX and whole:
+        return quoted
+    return quoted[0] + inner[: QUOTE_MAX - 1] + "…" + quoted[-1]
+
+
+def whole_number_text(x: int) -> str:
+    """``str(x)`` for a whole number of any size, or enough of its first digits to be cut (more than
+    ``QUOTE_MAX``): ``str`` refuses past 4,300 digits and its time grows with the square of their count."""
+    if x.bit_length() <= 14_000:  # about 4,200 digits: str is quick and allowed
+        return str(x)
+    if x.bit_length() > 330_000:  # past about 100,000 digits even the first ones take seconds to find
+        return f"a whole number of about {int((x.bit_length() - 1) * 0.30102999566398) + 1:,} digits"
+    # Dropping digits surely past the first QUOTE_MAX + 1 (log10 |x| ≥ (bit_length − 1) · log10 2): one short division.
+    drop = int((x.bit_length() - 1) * 0.30102999566398) - QUOTE_MAX - 1
+    return ("-" if x < 0 else "") + str(abs(x) // 10**drop)
+
+
+class _Short(reprlib.Repr):
+    """``repr`` of lists, dicts and objects, stopped early: a message never builds a huge text to cut."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxlevel, self.maxlist, self.maxtuple, self.maxdict = 2, 4, 4, 3
+        # Long enough that reprlib's own "..." (in the middle of a text) falls in the part that is cut off.
+        self.maxstring = self.maxother = 2 * QUOTE_MAX + 4
+
+    def repr_int(self, x, level):
+        return whole_number_text(x)
+
+
+def quote(x) -> str:
+    """A value for a message as Python quotes it (``repr``), cut to ``QUOTE_MAX`` characters."""
+    if isinstance(x, str):
+        head = x[: QUOTE_MAX + 1]  # only this much can be shown: escaping the rest is wasted
+        return _cut_quoted(repr(head), len(head) == len(x))
+    if isinstance(x, int) and not isinstance(x, bool):
+        text = whole_number_text(x)
+        return text if text.startswith("a ") else cut(text)
+    try:
+        return cut(_Short().repr(x))
+    except Exception:  # noqa: BLE001 — the value's own __repr__ failed; the message must still be raised
+        return f"a {type(x).__name__}"
+
+
+def dquote(text: str) -> str:
+    """A name the user wrote, in double quotes (as the core's ``text::quote`` writes it), cut the same way."""
+    head = text[: QUOTE_MAX + 1]
+    return _cut_quoted(json.dumps(head, ensure_ascii=False), len(head) == len(text))
+
 
 def edit_distance(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))
@@ -52,8 +117,8 @@ def closest(name: str, known) -> str | None:
 def unknown_field(name: str, known=FIELDS, what: str = "config field") -> ValueError:
     near = closest(name, known)
     if near is not None:
-        return ValueError(f'unknown {what} "{name}" (did you mean "{near}"?)')
-    return ValueError(f'unknown {what} "{name}"; known ones are {", ".join(known)}')
+        return ValueError(f'unknown {what} {dquote(name)} (did you mean "{near}"?)')
+    return ValueError(f'unknown {what} {dquote(name)}; known ones are {", ".join(known)}')
 
 
 # ---------------------------------------------------------------------------
@@ -64,9 +129,18 @@ def _is_number(x) -> bool:
     return isinstance(x, (numbers.Number, np.number, np.bool_)) and not isinstance(x, (complex, np.complexfloating))
 
 
+def _too_large(x) -> bool:
+    """Whether a number is beyond float64 (a Python int or Fraction can be: float() of it overflows)."""
+    try:
+        float(x)
+    except OverflowError:
+        return True
+    return False
+
+
 def _describe(x) -> str:
     if isinstance(x, str):
-        return f"the text {x[:40]!r}"
+        return f"the text {quote(x)}"
     if x is None:
         return "None"
     return f"a {type(x).__name__}"
@@ -102,6 +176,9 @@ def as_array(value, name: str, ndim=None, what: str | None = None) -> np.ndarray
             if not _is_number(x):
                 idx = np.unravel_index(i, arr.shape) if arr.ndim else ()
                 raise ValueError(f"{_at(name, idx)} is {_describe(x)}, not a number")
+            if _too_large(x):
+                idx = np.unravel_index(i, arr.shape) if arr.ndim else ()
+                raise ValueError(f"{_at(name, idx)} is {quote(x)}, which is too large for float64")
         arr = arr.astype(np.float64)
     if arr.dtype.kind not in "fiub":
         raise ValueError(f"{name} has values of type {arr.dtype}, not numbers")
@@ -194,18 +271,20 @@ def scalar(value, name: str):
 def whole(value, name: str, low: int, high: int | None, what: str) -> int:
     x = scalar(value, name)
     if isinstance(x, bool) or not isinstance(x, (int, float)) or (isinstance(x, float) and not x.is_integer()):
-        raise ValueError(f"{name} must be a whole number ({what}), got {x!r}")
+        raise ValueError(f"{name} must be a whole number ({what}), got {quote(x)}")
     x = int(x)
     if x < low or (high is not None and x > high):
         top = f" to {high}" if high is not None else " or more"
-        raise ValueError(f"{name} must be a whole number from {low}{top} ({what}), got {x}")
+        raise ValueError(f"{name} must be a whole number from {low}{top} ({what}), got {quote(x)}")
     return x
 
 
 def positive(value, name: str, why: str = "") -> float:
     x = scalar(value, name)
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and _too_large(x):
+        raise ValueError(f"{name} is {quote(x)}, which is too large for float64")
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x <= 0:
-        raise ValueError(f"{name} must be a positive number{why}, got {x!r}")
+        raise ValueError(f"{name} must be a positive number{why}, got {quote(x)}")
     return float(x)
 
 
@@ -214,7 +293,7 @@ def choice(value, name: str, allowed) -> str:
     if x not in allowed:
         near = closest(x, allowed) if isinstance(x, str) else None
         hint = f' (did you mean "{near}"?)' if near else ""
-        raise ValueError(f"{name} must be {', '.join(repr(a) for a in allowed)}, got {x!r}{hint}")
+        raise ValueError(f"{name} must be {', '.join(repr(a) for a in allowed)}, got {quote(x)}{hint}")
     return x
 
 
@@ -388,7 +467,7 @@ def _self(f: dict, out: dict) -> dict:
             raise ValueError("heads > 1 needs w_q, w_k and w_v: the heads split their columns")
         for name, width in (("w_q", width_k), ("w_v", width_v)):
             if width % heads:
-                raise ValueError(f"{name} has {width} columns, which {heads} heads do not divide: each head takes "
+                raise ValueError(f"{name} has {width} columns, which {quote(heads)} heads do not divide: each head takes "
                                  f"an equal share")
     d_k, d_v = width_k // heads, width_v // heads
     if "head" in f:
@@ -442,27 +521,33 @@ def options(opts: dict) -> dict:
             raise unknown_field(key, FIELDS + OPTIONS, "config field or element option")
         value = scalar(value, key) if not isinstance(value, (list, tuple)) else value
         if key == "views":
+            if not isinstance(value, (str, list, tuple)):
+                raise ValueError(f"views must name heatmaps or panels (a list of names, or one text of them "
+                                 f"separated by commas), got {quote(value)}")
             items = value.split(",") if isinstance(value, str) else list(value)
-            names = [str(scalar(v, "views")).strip() for v in items]
-            if not all(names):
-                raise ValueError(f"views must name heatmaps or panels, got {value!r}")
+            names = [scalar(v, "views") for v in items]
+            if not all(isinstance(v, str) and v.strip() for v in names):
+                raise ValueError(f"views must name heatmaps or panels, got {quote(value)}")
+            names = [v.strip() for v in names]
             out[key] = ",".join(names)
         elif key == "editable":
             if value in ("true", "false"):  # already an attribute value (a Widget's options)
                 value = value == "true"
             if not isinstance(value, bool):
-                raise ValueError(f"editable must be True or False, got {value!r}")
+                raise ValueError(f"editable must be True or False, got {quote(value)}")
             out[key] = "true" if value else "false"
         elif key == "height":
+            given = value
             if isinstance(value, str):
                 try:
                     value = float(value)
                 except ValueError:
                     pass
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"height must be a positive number of CSS pixels, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or _too_large(value) \
+                    or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"height must be a positive number of CSS pixels, got {quote(given)}")
             if not 40 <= value <= 4000:
-                raise ValueError(f"height must be from 40 to 4000 CSS pixels, got {value!r}")
+                raise ValueError(f"height must be from 40 to 4000 CSS pixels, got {quote(given)}")
             out[key] = str(int(value)) if float(value).is_integer() else str(value)
         elif key == "theme":
             out[key] = choice(value, "theme", THEMES)
@@ -470,11 +555,11 @@ def options(opts: dict) -> dict:
             out[key] = choice(value, "contrast", CONTRASTS)
         elif key == "fmt":
             if not isinstance(value, str) or not _fmt_ok(value):
-                raise ValueError(f'fmt must be a format spec like ".2g", ".3f", ".1e", ".0%" or "d", got {value!r}')
+                raise ValueError(f'fmt must be a format spec like ".2g", ".3f", ".1e", ".0%" or "d", got {quote(value)}')
             out[key] = value
         elif key == "palette":
             if not isinstance(value, str) or not value.strip():
-                raise ValueError(f'palette must be a name like "rocket", "vlag", "purple" or "#1f77b4", got {value!r}')
+                raise ValueError(f'palette must be a name like "rocket", "vlag", "purple" or "#1f77b4", got {quote(value)}')
             out[key] = value
     return out
 

@@ -91,7 +91,7 @@ def fingerprint(config: dict) -> str:
 
 def element_tag(config: dict, attrs: dict, extra: str = "") -> str:
     parts = [f'config="{html.escape(json.dumps(config, allow_nan=False, separators=(",", ":")), quote=True)}"']
-    parts += [f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items()]
+    parts += [f'{k}="{html.escape(_picture.xml_text(v), quote=True)}"' for k, v in attrs.items()]
     return f"<attention-viz {' '.join(parts)}{extra}></attention-viz>"
 
 
@@ -142,7 +142,7 @@ class Figure:
         """Writes a standalone page (works from ``file://``, no network); returns the path."""
         page = ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                f"<title>{html.escape(title)}</title>\n"
+                f"<title>{html.escape(_picture.xml_text(title))}</title>\n"
                 "<style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:1200px}</style>\n"
                 f"</head>\n<body>\n{self.to_html()}\n</body>\n</html>\n")
         path = os.fspath(path)

@@ -16,6 +16,7 @@ import base64
 import html
 import json
 import math
+import re
 import struct
 import zlib
 from functools import lru_cache
@@ -149,8 +150,19 @@ def png(rgb: np.ndarray) -> bytes:
 # Heatmaps
 # ---------------------------------------------------------------------------
 
+# What XML 1.0 forbids even as a character reference (C0 controls but tab, newline and carriage return; U+FFFE,
+# U+FFFF), and lone surrogates, which no UTF-8 can encode: only a config's texts (token names) bring them, and one makes
+# the whole SVG unreadable (a viewer shows the alt text instead). Each becomes U+FFFD, as the core's SVG export does.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_text(text) -> str:
+    """``text`` with every character XML cannot hold replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", str(text))
+
+
 def _esc(text) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(xml_text(text), quote=True)
 
 
 def _tw(text: str, px: float) -> float:

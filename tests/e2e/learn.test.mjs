@@ -344,6 +344,8 @@ test('train() checks its options: clear messages, thrown at once', async () => {
       every: { task: 'reversal', every: 0 },
       onProgress: { task: 'reversal', onProgress: 'draw' },
       signal: { task: 'reversal', signal: {} },
+      // Without removeEventListener the training's end would throw and leave the promise pending.
+      signalLike: { task: 'reversal', signal: { aborted: false, addEventListener() {} } },
       unknown: { task: 'reversal', step: 10 },
     };
     const out = {};
@@ -364,10 +366,66 @@ test('train() checks its options: clear messages, thrown at once', async () => {
     stepsNegative: /^train: steps must be .*got -5$/,
     every: /^train: every must be a whole number ≥ 1, got 0$/,
     onProgress: /^train: onProgress must be a function, got the string "draw"$/,
-    signal: /^train: signal must be an AbortSignal, got an object$/,
+    signal: /^train: signal must be an AbortSignal \(or an object with aborted, addEventListener and removeEventListener\), got an object$/,
+    signalLike: /^train: signal must be an AbortSignal \(or an object with aborted, addEventListener and removeEventListener\), got an object$/,
     unknown: /^train: unknown option "step"; the options are task, seed, steps, every, onProgress, signal$/,
   };
   for (const [k, re] of Object.entries(want)) assert.match(r[k], re, k);
+  await done(page);
+});
+
+test('train() always settles: a signal-like object ends cleanly even when it throws, cancel() never throws, a silent worker is refused', async () => {
+  const page = await apiPage();
+  const r = await page.evaluate(async (wait) => {
+    const { train } = window.A;
+    const { trainLimits } = await import('/www/train.js');
+    // Only a liveness guard, far longer than any of these takes: a promise that never settles fails the test, not hangs it.
+    const settled = (p) => Promise.race([p.then((m) => `resolved ${m.trained.steps}`, (e) => `${e.name}: ${e.message}`),
+      new Promise((ok) => setTimeout(() => ok('still pending'), wait))]);
+    const out = {};
+    const calls = [];
+    const like = { aborted: false, addEventListener: (t) => calls.push(`add ${t}`), removeEventListener: (t) => calls.push(`remove ${t}`) };
+    out.like = await settled(train({ task: 'reversal', steps: 5, signal: like }));
+    out.calls = calls;
+    const throwing = { aborted: false, addEventListener() {}, removeEventListener() { throw new Error('not today'); } };
+    out.throwingEnd = await settled(train({ task: 'reversal', steps: 5, signal: throwing }));
+    const c = train({ task: 'reversal', signal: throwing });
+    const cancels = [];
+    for (let i = 0; i < 2; i++) { try { c.cancel(); cancels.push('ok'); } catch (e) { cancels.push(`threw ${e.message}`); } }
+    out.cancelled = await settled(c);
+    try { c.cancel(); cancels.push('ok'); } catch (e) { cancels.push(`threw ${e.message}`); }
+    out.cancels = cancels;
+
+    // Workers that stop answering: one that never does, one that answers the first message only.
+    const Real = window.Worker;
+    const made = [];
+    trainLimits.silenceMs = 100;
+    try {
+      for (const answers of [0, 1]) {
+        window.Worker = class {
+          constructor() { this.posted = 0; this.terminated = false; made.push(this); }
+          postMessage() { if (this.posted++ < answers) setTimeout(() => this.onmessage?.({ data: { type: 'ran', step: 0 } })); }
+          terminate() { this.terminated = true; }
+        };
+        out[`silent${answers}`] = await settled(train({ task: 'reversal' }));
+      }
+    } finally {
+      window.Worker = Real;
+      trainLimits.silenceMs = 60_000;
+    }
+    out.silentWorkers = made.map((w) => `${w.posted} posted, terminated ${w.terminated}`);
+    out.after = await settled(train({ task: 'reversal', steps: 5 }));
+    return out;
+  }, 120_000);
+  assert.equal(r.like, 'resolved 5', 'an object with aborted, addEventListener and removeEventListener serves as the signal');
+  assert.deepEqual(r.calls, ['add abort', 'remove abort']);
+  assert.equal(r.throwingEnd, 'resolved 5', 'a signal whose removeEventListener throws does not keep the promise pending');
+  assert.deepEqual(r.cancels, ['ok', 'ok', 'ok'], 'cancel() never throws, before or after the end');
+  assert.equal(r.cancelled, 'AbortError: train: cancelled');
+  assert.equal(r.silent0, 'Error: train: the training worker stopped answering (no message for 0.1 s); it was stopped');
+  assert.equal(r.silent1, r.silent0);
+  assert.deepEqual(r.silentWorkers, ['1 posted, terminated true', '2 posted, terminated true']);
+  assert.equal(r.after, 'resolved 5', 'training works again afterwards');
   await done(page);
 });
 
@@ -496,6 +554,34 @@ test("under the strict CSP: www/'s module worker trains; the dist bundle, refuse
         assert.ok(page.errors.length === 1 && /Content Security Policy/.test(page.errors[0]), page.errors.join(' | '));
         await page.close();
       }
+    } finally {
+      server.close();
+    }
+  }
+});
+
+test("under Trusted Types (require-trusted-types-for 'script'; trusted-types attention-viz): www/'s module worker and the dist bundle's blob: worker train", async () => {
+  distFile('attention-viz.js');
+  // The strict CSP with blob: workers allowed (the dist bundle's worker), Trusted Types required and the library's policy
+  // named, as README "Trained models" tells authors to write it.
+  const trusted = `${CSP}; worker-src 'self' blob:; require-trusted-types-for 'script'; trusted-types attention-viz`;
+  for (const [root, module, workerURL] of [[ROOT, '/www/attention-viz.js', /\/www\/train-worker\.js$/], [DIST, '/attention-viz.js', /^blob:/]]) {
+    const { server, url } = await serve({ root, port: 0 });
+    const page = watch(await site.browser.newPage());
+    const seen = watchTraining(page);
+    try {
+      await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK, headers: { 'Content-Security-Policy': trusted } }));
+      await page.goto(`${url}__learn.html`);
+      await page.evaluate(async (m) => { window.A = await import(m); await window.A.ready; }, module);
+      const r = await page.evaluate(async () => {
+        const model = await window.A.train({ task: 'reversal', steps: 50 });
+        return { steps: model.trained.steps, trustedTypes: typeof window.trustedTypes };
+      });
+      assert.equal(r.trustedTypes, 'object', 'the browser has Trusted Types');
+      assert.equal(r.steps, 50, `${module}: trained`);
+      assert.ok(seen.workers.some((u) => workerURL.test(u)), `${module}: a training worker started (${seen.workers.join(', ') || 'none'})`);
+      assert.deepEqual(seen.fellBack, [], `${module}: not trained on the main thread`);
+      await done(page);
     } finally {
       server.close();
     }

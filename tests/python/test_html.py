@@ -102,6 +102,42 @@ def test_hostile_tokens_stay_text():
         assert any(t in g or g.rstrip("…") and t.startswith(g.rstrip("…")) for g in got), t
 
 
+# Every character XML 1.0 cannot hold, Python's lone surrogates, and the ones markup gives meaning to.
+HOSTILE = ["a\x00b", "\x01", "\x08\x0b\x0c", "\x1b[31m", "\x1f", "\ufffe", "\uffff", "x\ud800", "\udfff", "<&>\"'",
+           "tab\there", "]]><!--"]
+UNFIT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def svgs_in(text):
+    """Every SVG data URI in an HTML text, decoded."""
+    return [base64.b64decode(b).decode("utf-8") for b in re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", text)]
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: av.show(embeddings=np.eye(len(t)), tokens=t, views="weights,context"),
+    lambda t: av.show(decoder_state=[1.0, 0.5], annotations=np.ones((len(t), 2)), tokens=t),
+    lambda t: av.show_attention(np.ones((2, 2, len(t), len(t))) / len(t), tokens=t, key_tokens=t[::-1]),
+], ids=["self", "cross", "weights"])
+def test_hostile_tokens_give_valid_svg(make, tmp_path):
+    f = make(HOSTILE)
+    docs = [f.picture_svg(), *svgs_in(f.picture())]
+    f.save_html(tmp_path / "fig.html", title="t\x01\ud800<")
+    page = (tmp_path / "fig.html").read_text(encoding="utf-8")
+    docs += svgs_in(page)
+    assert len(docs) == 3
+    for doc in docs:
+        root = ET.fromstring(doc)  # raises on any character XML forbids
+        assert root.tag == SVG + "svg"
+        got = texts(root)
+        # Markup stays text; what XML cannot hold is drawn as U+FFFD.
+        assert any(g.startswith("<&>\"") for g in got), got
+        assert any("\ufffd" in g for g in got), got
+        assert "tab\there" in got
+    assert not UNFIT.search(page)
+    root, img = picture_svg(f.picture())
+    assert not UNFIT.search(img["alt"]) and "a\ufffdb" in img["alt"]
+
+
 def test_options_are_attributes():
     f = av.show(preset="seed-003", views="weights,context", palette="purple", fmt=".3g", height=150,
                 editable=False, theme="dark", contrast="more")

@@ -1,0 +1,96 @@
+"""Bad input to show() and show_attention() raises ValueError, whatever its type or size, and the message quotes
+the input cut to the core's length (src/text.rs QUOTE_MAX): a 400-digit number or a 1,000-character name is not
+echoed whole, a list where a name belongs is not a TypeError, a number beyond float64 is not an OverflowError."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attention_viz as av
+from attention_viz import _config
+
+REPO = Path(__file__).resolve().parent.parent.parent
+X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+I2 = [[1.0, 0.0], [0.0, 1.0]]
+W = dict(embeddings=X, w_q=I2, w_k=I2, w_v=I2)
+BIG = 10**400
+LONG = "x" * 1000
+
+
+def test_quote_length_is_the_cores():
+    (rust,) = re.findall(r"pub const QUOTE_MAX: usize = (\d+);", (REPO / "src/text.rs").read_text(encoding="utf-8"))
+    assert _config.QUOTE_MAX == int(rust)
+
+
+def test_quote_and_cut_cut_as_the_core_does():
+    n = _config.QUOTE_MAX
+    assert _config.cut("7" * n) == "7" * n
+    assert _config.cut("7" * (n + 1)) == "7" * (n - 1) + "…"
+    assert _config.quote("a" * n) == repr("a" * n)
+    assert _config.quote("a" * (n + 1)) == "'" + "a" * (n - 1) + "…'"
+    # Cut after escaping, as the core cuts: an unprintable text stays short too.
+    assert _config.quote("\x01" * n) == "'" + repr("\x01" * n)[1 : n] + "…'"
+    assert _config.quote(BIG) == "1" + "0" * (n - 2) + "…"
+    assert _config.quote(-(10**5000)) == "-1" + "0" * (n - 3) + "…"  # past str()'s 4,300 digits
+    assert _config.quote(7 * 10**50_000).startswith("7000")
+    assert _config.quote(2**1_000_000) == "a whole number of about 301,030 digits"  # its digits would take seconds
+    assert _config.dquote('a"b') == '"a\\"b"'
+    assert _config.dquote("é" * (n + 5)) == '"' + "é" * (n - 1) + '…"'
+
+
+# Each: the call, a part of the message, and the quoted input as it must appear (cut).
+CUT_INT = "1" + "0" * 38 + "…"
+CUT_TEXT = "'" + "x" * 39 + "…'"
+CASES = {
+    "heads, a big int": (lambda: av.show(**W, heads=BIG), "heads do not divide", CUT_INT),
+    "heads of a preset": (lambda: av.show(preset="seed-001", heads=BIG), "heads do not divide", CUT_INT),
+    "head": (lambda: av.show(**W, head=BIG), "head must be a whole number", CUT_INT),
+    "query": (lambda: av.show(embeddings=X, query=BIG), "query must be a whole number", CUT_INT),
+    "temperature": (lambda: av.show(embeddings=X, temperature=BIG), "too large for float64", CUT_INT),
+    "temperature < 0": (lambda: av.show(embeddings=X, temperature=-BIG), "too large for float64", "-" + CUT_INT[:-2] + "…"),
+    "scale": (lambda: av.show(embeddings=X, scale=BIG), "too large for float64", CUT_INT),
+    "scale text": (lambda: av.show(embeddings=X, scale=LONG), "scale must be a positive number", CUT_TEXT),
+    "embedding value": (lambda: av.show(embeddings=[[BIG, 1], [1, 1]]), "embeddings[0, 0] is", CUT_INT),
+    "w_o value": (lambda: av.show(**W, w_o=[[BIG, 0], [0, 1]]), "w_o[0, 0] is", CUT_INT),
+    "mask value": (lambda: av.show(embeddings=X, mask=[[1, BIG, 1]] * 3), "mask[0, 1] is", CUT_INT),
+    "valid_lens value": (lambda: av.show(embeddings=X, valid_lens=[BIG, 1, 1]), "valid_lens[0] is", CUT_INT),
+    "embedding text": (lambda: av.show(embeddings=[[LONG, 1], [1, 1]]), "is the text", CUT_TEXT),
+    "mechanism": (lambda: av.show(embeddings=X, mechanism=LONG), "mechanism must be", CUT_TEXT),
+    "mask name": (lambda: av.show(embeddings=X, mask=LONG), "mask must be", CUT_TEXT),
+    "scoring list": (lambda: av.show(embeddings=X, scoring=[LONG]), "scoring must be", "['" + "x" * 37 + "…"),
+    "unknown field": (lambda: av.show(embeddings=X, **{LONG: 1}), "unknown config field", '"' + "x" * 39 + '…"'),
+    "unknown argument": (lambda: av.show_attention(np.eye(2), **{LONG: 1}), "unknown argument", '"' + "x" * 39 + '…"'),
+    "preset name": (lambda: av.show(preset=LONG), "unknown preset", CUT_TEXT),
+    "preset list": (lambda: av.show(preset=["seed-001"]), "preset must be a preset's name", "['seed-001']"),
+    "preset dict": (lambda: av.show(preset={"seed-001": 1}), "preset must be a preset's name", "{'seed-001': 1}"),
+    "preset int": (lambda: av.show(preset=BIG), "preset must be a preset's name", CUT_INT),
+    "layer": (lambda: av.show_attention(np.ones((2, 2)) / 2, layer=BIG), "layer must be a whole number", CUT_INT),
+    "tokens text": (lambda: av.show_attention(np.ones((2, 2)) / 2, tokens=LONG), "tokens must be a list", CUT_TEXT),
+    "height": (lambda: av.show(embeddings=X, height=BIG), "height must be a positive number", CUT_INT),
+    "height text": (lambda: av.show(embeddings=X, height="9" * 1000), "height must be a positive number",
+                    "'" + "9" * 39 + "…'"),
+    "fmt": (lambda: av.show(embeddings=X, fmt=LONG), "fmt must be a format spec", CUT_TEXT),
+    "palette": (lambda: av.show(embeddings=X, palette=BIG), "palette must be a name", CUT_INT),
+    "theme": (lambda: av.show(embeddings=X, theme=LONG), "theme must be", CUT_TEXT),
+    "contrast": (lambda: av.show(embeddings=X, contrast=[LONG]), "contrast must be", "['" + "x" * 37 + "…"),
+    "editable": (lambda: av.show(embeddings=X, editable=LONG), "editable must be True or False", CUT_TEXT),
+    "views": (lambda: av.show(embeddings=X, views=[LONG, ""]), "views must name", "['" + "x" * 37 + "…"),
+    "views int": (lambda: av.show(embeddings=X, views=BIG), "views must name", CUT_INT),
+    "views bool": (lambda: av.show(embeddings=X, views=True), "views must name", "True"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_raises_value_error_with_the_input_cut(name):
+    call, message, shown = CASES[name]
+    with pytest.raises(Exception) as e:
+        call()
+    assert type(e.value) is ValueError, f"{type(e.value).__name__}: {str(e.value)[:200]}"
+    text = str(e.value)
+    assert message in text, text
+    assert shown in text, text
+    # Nothing the caller wrote is echoed beyond the cut: no run of its characters longer than QUOTE_MAX.
+    assert not re.search(r"[0-9x]{%d}" % (_config.QUOTE_MAX + 1), text), text
+    assert len(text) < 400, len(text)
