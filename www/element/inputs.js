@@ -4,7 +4,7 @@
 // message line under each grid, and the token names. The grids are the documents' inputs, then the scoring
 // function's W_a, U_a, v_a and the output projection W_O when the config has them (the same path for every grid).
 import { el } from './dom.js';
-import { parseCell, parseBlock, isBlock } from './cells.js';
+import { parseCell, parseBlock, isBlock, tooLong } from './cells.js';
 
 /**
  * The editable cells of a matrix are a window of at most this many rows and
@@ -408,10 +408,13 @@ export class Inputs {
   onPaste(e) {
     const cell = e.target.closest?.('input.cell');
     const text = e.clipboardData?.getData('text') ?? '';
-    if (!cell || !isBlock(text)) return;
+    if (!cell) return;
+    // Too long to read in one task, as a block or as one cell's text (which would be as wide as the text).
+    const refused = tooLong(text);
+    if (!refused && !isBlock(text)) return;
     e.preventDefault();
     this.clearNote();
-    const block = parseBlock(text);
+    const block = refused ?? parseBlock(text);
     if (block.error) { this.pasteFailed(cell, `${block.error}; nothing was pasted`); return; }
     const { rows } = block;
     const { matrix } = cell.dataset;
