@@ -273,7 +273,7 @@ function headerOf(bytes, major, start) {
 
 /** [NumPy's name, reader] of a simple dtype descr such as '<f8', or the refusal of any other by name. */
 function dtypeOf(descr) {
-  const m = /^([<>|=]?)([a-zA-Z?])(\d*)(\[\w+\])?$/.exec(descr);
+  const m = /^([<>|=]?)([a-zA-Z?])(\d{0,2})(\[\w+\])?$/.exec(descr); // a size is 1 to 16 bytes
   // A unit in brackets belongs to datetime64 and timedelta64 ('<M8[s]') only: '<f8[s]' is no dtype.
   if (!m || (m[4] && m[2] !== 'M' && m[2] !== 'm')) throw new Error(`the dtype '${cut(descr)}' is not one parseArray reads (float, int, uint or bool)`);
   const [, , kind, digits] = m;
@@ -432,7 +432,6 @@ function inflated(data, declared) {
     } catch (e) {
       throw new Error(`damaged: ${e.message}`);
     }
-    if (got > declared) throw new Error(`damaged: it inflates to more than the ${count(declared)} bytes its directory entry declares`);
     if (!checked && got >= Math.min(want, declared)) {
       const head = joined();
       want = headerEnd(head);
@@ -441,6 +440,7 @@ function inflated(data, declared) {
         checked = true;
       }
     }
+    if (got > declared) throw new Error(`damaged: it inflates to more than the ${count(declared)} bytes its directory entry declares`);
   }
   return joined();
 }
@@ -674,9 +674,9 @@ const toBfloat16 = (x) => roundToFormat(x, 8, -126, (2 - 2 ** -8) * 2 ** 127);
 
 /** The nodes of an empty array of the given shape (a shape with no 0 in it describes no empty array: `[]` stays). */
 function emptyOfShape(text, at, shape) {
+  if (shape.length > MAX_DIMS) failAt(text, at, `the shape has more than ${MAX_DIMS} axes, NumPy's limit on dimensions`);
   const zero = shape.indexOf(0);
   if (zero < 0) return { at, items: [] };
-  if (shape.length > MAX_DIMS) failAt(text, at, `the shape has more than ${MAX_DIMS} axes, NumPy's limit on dimensions`);
   // Only the axes before the first 0 hold lists; a hostile shape must not allocate billions of them.
   try { buildable(shape, 'the shape'); } catch (e) { failAt(text, at, e.message); }
   const build = (d) => ({ at, items: d < zero ? Array.from({ length: shape[d] }, () => build(d + 1)) : [] });
