@@ -422,9 +422,9 @@ function inflated(data, declared) {
   let checked = false;
   let want = 12;
   for (let k = 0; k < data.length;) {
-    // Deflate inflates at most 1032 bytes per byte: until the header has passed, 256 bytes at a time (≤ 264 KB
+    // Deflate inflates at most 1032 bytes per byte: until the header has passed, 64 bytes at a time (≤ 66 KB
     // out); then slices that cannot inflate much past what is left of the declared size, 64 KB at most.
-    const step = checked ? Math.max(1024, Math.min(65536, Math.floor((declared - got) / 1032))) : 256;
+    const step = checked ? Math.max(1024, Math.min(65536, Math.floor((declared - got) / 1032))) : 64;
     const end = Math.min(data.length, k + step);
     try {
       inflater.push(data.subarray(k, end), end === data.length);
