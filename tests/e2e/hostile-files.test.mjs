@@ -235,6 +235,10 @@ test('in a cell: 100,000 digits typed or pasted say so in a short message; a 10 
   assert.equal(s.msg, `w_q[1][1]: ${core.cutText(digits)} is too large for float64 (the largest is about 1.8e308). The figure shows the last valid values.`);
   assert.deepEqual([s.config, s.focus], [start.config, 'w_q:1:1'], 'the figure keeps its values, the keyboard stays in the cell');
   assert.equal(await page.locator(cellAt('w_q', 1, 1)).inputValue(), digits, 'the cell keeps what was typed');
+  // …and scrolls it: the cell once grew 890,000 px wide, pushing the rest of W_Q out of reach.
+  const box = await page.locator(cellAt('w_q', 1, 1)).boundingBox();
+  const row = await page.locator(cellAt('w_q', 1, 2)).boundingBox();
+  assert.ok(box.width < 400 && row.x + row.width < 1280, `the cell is ${box.width} px wide; W_Q[1][2] ends at ${row.x + row.width} px`);
   // Pasted with the real clipboard into W_Q[0][0]: one token, which the browser types in.
   await page.locator(cellAt('w_q', 0, 0)).click();
   await page.evaluate((t) => navigator.clipboard.writeText(t), `${digits}x`);

@@ -38,6 +38,8 @@ function gridsOf(cfg) {
 
 /** Cells are at least this many characters wide: room to click, scrub and start typing. */
 const MIN_CHARS = 3;
+/** The widest a cell grows for typed text, in characters: any float64 as JavaScript writes it fits (24 at most). */
+const MAX_CHARS = 24;
 
 const cellKey = (cell) => `${cell.dataset.matrix}:${cell.dataset.row}:${cell.dataset.col}`;
 const where = (cell) => `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
@@ -108,7 +110,7 @@ export class Inputs {
             'aria-label': `${name} row ${i} column ${j}`, value: typed ?? shown, title: String(x),
           });
           if (typed !== undefined) input.setAttribute('aria-invalid', 'true');
-          chars.set(j, Math.max(chars.get(j), input.value.length));
+          chars.set(j, Math.max(chars.get(j), Math.min(input.value.length, MAX_CHARS)));
           return el('td', {}, input);
         }));
       });
@@ -141,9 +143,10 @@ export class Inputs {
     for (const fieldset of sets) this.renderMessage(fieldset);
   }
 
-  /** Widens a column of cells when a value longer than any in it arrives (typed, scrubbed, stepped). */
+  /** Widens a column of cells when a value longer than any in it arrives (typed, scrubbed, stepped), up to MAX_CHARS. */
   fit(cell) {
-    const chars = cell.value.length;
+    // Typed text can be any length (100,000 digits): past MAX_CHARS the cell scrolls its text instead of growing.
+    const chars = Math.min(cell.value.length, MAX_CHARS);
     if (chars <= Number(cell.style.getPropertyValue('--cell-chars'))) return;
     for (const c of this.root.querySelectorAll(`input.cell[data-matrix="${cell.dataset.matrix}"][data-col="${cell.dataset.col}"]`)) {
       c.style.setProperty('--cell-chars', String(chars));
