@@ -12,9 +12,11 @@
 //     'longtask', which sees tasks over 50 ms);
 //   - a fresh element reading a 1.5 MB malformed share fragment: to its message (target 5 s), with the longest task
 //     meanwhile (target 1 s);
-//   - pasting 1 MB of numbers one a line (200 000 rows) onto a cell: to the message (target 1 s).
+//   - pasting 1 MB of numbers one a line (200 000 rows) onto a cell: to the message (target 1 s);
+//   - files (issue 27): each hostile file, paste and typed text's main-thread time (no target: reported only).
 import { median, percentile } from './heatmap.mjs';
 import { pageHelpers } from '../tests/e2e/harness.mjs';
+import { npy, zip, zeroMember } from '../tests/e2e/hostile-bytes.mjs';
 
 export const description = 'refusals and the biggest figures: hostile configs, fragments and pastes, RandomState at its bound';
 
@@ -181,7 +183,70 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   for (let k = 0; k < Math.max(3, Math.round(samples / 5)); k++) pastes.push(await bench('paste'));
   rows.push(row('paste of 1 MB of numbers, one a line (200 000 rows), to its message', pastes, 1000));
 
+  // ---- files (issue 27): hostile files, pastes and typing ----
+  log('  hostile files, pastes and typing …');
+  rows.push(...await filesRows(page, samples));
+
   if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
   await page.close();
   return rows;
+}
+
+// ---- files (issue 27): the main-thread time of each hostile file, paste and typed text --------------------------
+// Each case is one synchronous call, timed around it: the readers (www/arrays.js through the module's parseArray /
+// parseArrays) on files written byte by byte (tests/e2e/hostile-bytes.mjs: the 192-byte-class .npy of shape
+// (2,)*63 + (0,), (2,)*22 + (0,), (10000000, 0); a 49 KB .npz of 50 M zeros and the same declaring 200 MB), a
+// 100,000-digit run + "x", 20,000 nested np.array( calls in a list, a 30 KB .txt digit run; then the cell paths of
+// #self-el: 100,000 digits + "x" and a 100,000-digit number typed into a cell (the input handler), a 10 MB block
+// pasted onto a cell (the paste handler). Each must be refused at once; the rows report, nothing is asserted.
+
+async function filesRows(page, samples) {
+  const b64 = (bytes) => Buffer.from(bytes).toString('base64');
+  const files = {
+    'empty (2,)*63 + (0,)': npy('<f8', [...Array(63).fill(2), 0]),
+    'empty (2,)*22 + (0,)': npy('<f8', [...Array(22).fill(2), 0]),
+    'empty (10000000, 0)': npy('<f8', [10_000_000, 0]),
+    'npz: 49 KB of 50 M zeros': zip([zeroMember(50_000_000)]),
+    'npz: the same declaring 200 MB': zip([{ ...zeroMember(50_000_000), declared: 200_000_128 }]),
+  };
+  const encoded = Object.fromEntries(Object.entries(files).map(([k, v]) => [`${k} (${v.length} B)`, b64(v)]));
+  const out = await page.evaluate(async ({ encoded, samples }) => {
+    const bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    const run = '1'.repeat(100_000);
+    const calls = `[${'np.array('.repeat(20_000)}1${')'.repeat(20_000)}]`;
+    const cases = [
+      ...Object.entries(encoded).map(([what, s]) => [`parseArrays: ${what}`, ((b) => () => av.parseArrays(b))(bytes(s))]),
+      ['parseArray: 100,000 digits + "x"', () => av.parseArray(`${run}x`)],
+      ['parseArray: 20,000 nested np.array( in a list', () => av.parseArray(calls)],
+      ['parseArray: a 30 KB .txt, one digit run + "x"', () => av.parseArray(new TextEncoder().encode(`1 2\n3 ${'1'.repeat(30_000)}x\n`))],
+    ];
+    const el = document.getElementById('self-el');
+    const cell = (r, c) => el.shadowRoot.querySelector(`input.cell[data-matrix="embeddings"][data-row="${r}"][data-col="${c}"]`);
+    const type = (c, text) => {
+      c.value = text;
+      c.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertFromPaste', data: text }));
+    };
+    const restore = (c) => c.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true }));
+    cases.push(['cell: 100,000 digits + "x" typed (input handler)', () => { type(cell(0, 0), `${run}x`); restore(cell(0, 0)); }]);
+    cases.push(['cell: a 100,000-digit number typed (input handler)', () => { type(cell(0, 1), '9'.repeat(100_000)); restore(cell(0, 1)); }]);
+    const big = '0.5\t'.repeat(2_500_000);
+    cases.push(['cell: a 10 MB block pasted (paste handler)', () => {
+      const dt = new DataTransfer();
+      dt.setData('text/plain', big);
+      cell(1, 1).dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, composed: true, cancelable: true }));
+    }]);
+    const rows = [];
+    for (const [what, f] of cases) {
+      const times = [];
+      let refused = 0;
+      for (let k = 0; k < samples; k++) {
+        const t = performance.now();
+        try { f(); } catch { refused++; }
+        times.push(performance.now() - t);
+      }
+      rows.push({ what, times, refused });
+    }
+    return rows;
+  }, { encoded, samples: Math.max(3, Math.round(samples / 5)) });
+  return out.map(({ what, times }) => row(`files: ${what}`, times, null));
 }

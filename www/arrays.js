@@ -4,21 +4,40 @@
 // what is wrong and where: a byte offset in binary input (from 0, as a hex editor counts), line:column in text (from
 // 1, as an editor counts). The input cells read a paste through parseArray too (element/cells.js): one text reader.
 
-import { unzipSync } from '../node_modules/fflate/esm/browser.js';
+import { Inflate } from '../node_modules/fflate/esm/browser.js';
 
 /** NumPy's limit on dimensions (NPY_MAXDIMS); deeper nesting is refused before it can exhaust the stack. */
 const MAX_DIMS = 64;
+/**
+ * The most values one array may hold: the most a figure takes (the core's `weights::MAX_VALUES`, 2^23; this file
+ * runs without the core, so it keeps a copy, which the tests check). A header or a shape asking for more is refused
+ * before anything is built: nested arrays of 10^8 numbers would take the tab's memory.
+ */
+export const MAX_VALUES = 2 ** 23;
+/** The most empty lists an empty array may need (`(10000000, 0)` is ten million of them, and holds nothing). */
+export const MAX_EMPTY_LISTS = 2 ** 20;
+/**
+ * The most bytes a .npz archive's members may unpack to, all together, as their directory declares it before
+ * anything is inflated: MAX_VALUES float64 values and 1 MiB of headers. A 49 KB archive can declare 50 MB of zeros.
+ */
+export const MAX_NPZ_BYTES = MAX_VALUES * 8 + 2 ** 20;
+/** The longest .npy header read (NumPy's np.load reads 10,000 bytes at most); a .npz member's is read first. */
+const MAX_HEADER = 2 ** 16;
+/** The deepest calls around a scalar in a list (`np.float64(1.5)` is one call; a repr never nests them). */
+const MAX_CALLS = 8;
 
 /**
  * One array: nested arrays of numbers, or a number for a 0-d array. Booleans become 0 and 1; int64 and uint64 become
  * the nearest double (exact up to 2^53); NaN and ±Infinity are kept.
  */
 export function parseArray(input) {
-  if (typeof input === 'string') return readText(input);
-  const bytes = bytesOf(input);
-  if (isNpy(bytes)) return readNpy(bytes);
-  if (isZip(bytes)) throw new Error('this is a zip archive (a .npz file?): read it with parseArrays, which returns its arrays by name');
-  return readText(textOf(bytes));
+  return readably(() => {
+    if (typeof input === 'string') return readText(input);
+    const bytes = bytesOf(input);
+    if (isNpy(bytes)) return readNpy(bytes);
+    if (isZip(bytes)) throw new Error('this is a zip archive (a .npz file?): read it with parseArrays, which returns its arrays by name');
+    return readText(textOf(bytes));
+  });
 }
 
 /**
@@ -27,12 +46,31 @@ export function parseArray(input) {
  * text) gives `{arr_0: array}`, the name np.savez gives an unnamed array.
  */
 export function parseArrays(input) {
-  const bytes = typeof input === 'string' ? null : bytesOf(input);
-  if (bytes && isZip(bytes)) return readNpz(bytes);
-  if (bytes && isNpy(bytes)) return named([['arr_0', readNpy(bytes)]]);
-  const text = bytes ? textOf(bytes) : input;
-  if (/^\s*\{/.test(text)) return readObject(text.replace(/\u2212/g, '-'));
-  return named([['arr_0', readText(text)]]);
+  return readably(() => {
+    const bytes = typeof input === 'string' ? null : bytesOf(input);
+    if (bytes && isZip(bytes)) return readNpz(bytes);
+    if (bytes && isNpy(bytes)) return named([['arr_0', readNpy(bytes)]]);
+    const text = bytes ? textOf(bytes) : input;
+    if (/^\s*\{/.test(text)) return readObject(text.replace(/\u2212/g, '-'));
+    return named([['arr_0', readText(text)]]);
+  });
+}
+
+/**
+ * `read()`, with any error the engine throws (a bug's TypeError, an exhausted stack, an allocation refused) said in
+ * words a reader can act on: the importer and the paste show a message as it is. The readers' own refusals are
+ * plain Errors and pass unchanged.
+ */
+function readably(read) {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof Error && e.constructor === Error) throw e;
+    const why = String(e?.message ?? e);
+    if (/call stack/i.test(why)) throw new Error('the input is nested too deeply to read');
+    if (/array length|allocation|buffer|memory/i.test(why)) throw new Error('the array is too large to read');
+    throw new Error(`this input could not be read (${cut(why)})`);
+  }
 }
 
 // ---- bytes -------------------------------------------------------------------------------------------------
@@ -119,38 +157,79 @@ const tuple = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`
 
 /** A .npy file (format 1.0, 2.0 or 3.0) → nested arrays, or an Error naming the byte where it goes wrong. */
 function readNpy(b) {
+  const { shape, fortran, read, size, le, dataStart } = npyLayout(b, b.length);
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return nest(shape, fortran, (k) => read(view, dataStart + k * size, le));
+}
+
+/**
+ * What a .npy file holds, from its first bytes (the preamble and the header): {shape, fortran, name, read, size,
+ * le, dataStart}. `length` is the file's length (a .npz member's as its archive declares it, before it is inflated):
+ * a shape whose data the file cannot hold, or that parseArray would not build, is refused here, before anything is.
+ */
+function npyLayout(b, length) {
   for (let i = 0; i < MAGIC.length && i < b.length; i++) {
     if (b[i] !== MAGIC.charCodeAt(i)) {
       throw new Error(`not a .npy file: byte ${i} is ${hex(b[i])} where the magic string \\x93NUMPY has “${MAGIC[i] === '\x93' ? '\\x93' : MAGIC[i]}”`);
     }
   }
-  const truncated = (what, end) => new Error(`truncated .npy file: it ends at byte ${b.length}, inside ${what} (bytes 0 to ${end - 1})`);
-  if (b.length < 8) throw truncated('the magic string and format version', 8);
+  const truncated = (what, end) => new Error(`truncated .npy file: it ends at byte ${length}, inside ${what} (bytes 0 to ${end - 1})`);
+  if (length < 8) throw truncated('the magic string and format version', 8);
   const [major, minor] = [b[6], b[7]];
   if (minor !== 0 || major < 1 || major > 3) {
     throw new Error(`.npy format version ${major}.${minor} (at byte 6) is not supported: 1.0, 2.0 and 3.0 are`);
   }
   const start = major === 1 ? 10 : 12;
-  if (b.length < start) throw truncated('the header length', start);
+  if (length < start) throw truncated('the header length', start);
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const length = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
-  const dataStart = start + length;
-  if (dataStart > b.length) {
-    throw new Error(`truncated .npy file: its header is ${length} bytes from byte ${start}, but the file ends at byte ${b.length}`);
+  const headerLength = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
+  if (headerLength > MAX_HEADER) {
+    throw new Error(`the .npy header is ${headerLength} bytes long (byte 8); headers of at most ${MAX_HEADER} bytes are read (NumPy's np.load reads 10,000)`);
   }
-  const header = headerOf(b.subarray(start, dataStart), major, start);
-  const { descr, fortran, shape } = header;
+  const dataStart = start + headerLength;
+  if (dataStart > length) {
+    throw new Error(`truncated .npy file: its header is ${headerLength} bytes from byte ${start}, but the file ends at byte ${length}`);
+  }
+  const { descr, fortran, shape } = headerOf(b.subarray(start, dataStart), major, start);
   const [name, read] = dtypeOf(descr);
-  const size = Number(/\d+$/.exec(descr)[0]);
+  const size = Number(/\d+/.exec(descr)[0]);
   const le = descr[0] !== '>';
+  buildable(shape, `the .npy header's shape (byte ${start})`);
   let count = 1;
   for (const n of shape) count *= n;
   const need = count * size;
-  if (need > b.length - dataStart) {
+  if (need > length - dataStart) {
     throw new Error(`truncated .npy file: a ${tuple(shape)} ${name} array needs ${need} bytes of data from byte ${dataStart}, `
-      + `but the file ends at byte ${b.length}, ${need - (b.length - dataStart)} bytes short`);
+      + `but the file ends at byte ${length}, ${need - (length - dataStart)} bytes short`);
   }
-  return nest(shape, fortran, (k) => read(view, dataStart + k * size, le));
+  return { shape, fortran, name, read, size, le, dataStart };
+}
+
+/** A count for messages: 10,000,000, or 9.2e+18 past what digits say readably. */
+const count = (n) => (n < 1e15 ? String(n).replace(/\B(?=(\d{3})+$)/g, ',') : n.toExponential(1)); // not toLocaleString: its first call loads ICU (0.2 s)
+
+/** A shape for messages: as NumPy prints it, the middle of a long one left out (`(2, 2, 2, …, 2, 0)`, 64 axes). */
+const shapeShown = (shape) => (shape.length <= 8 ? tuple(shape)
+  : `(${shape.slice(0, 3).join(', ')}, …, ${shape.slice(-2).join(', ')}) (${shape.length} axes)`);
+
+/**
+ * Refuses a shape parseArray would not build, before it builds anything: more than MAX_VALUES values, or an empty
+ * array that needs more than MAX_EMPTY_LISTS empty lists (a 0 behind large axes holds nothing, but each list before
+ * it is built). `what` names where the shape was read.
+ */
+function buildable(shape, what) {
+  let values = 1;
+  for (const n of shape) values *= n;
+  if (values > MAX_VALUES) {
+    throw new Error(`${what} ${shapeShown(shape)} holds ${count(values)} values; parseArray reads at most ${count(MAX_VALUES)} (2^23), the most a figure takes`);
+  }
+  const zero = shape.indexOf(0);
+  if (zero < 0) return;
+  let lists = 1;
+  for (const n of shape.slice(0, zero)) lists *= n;
+  if (lists > MAX_EMPTY_LISTS) {
+    throw new Error(`${what} ${shapeShown(shape)} is an empty array of ${count(lists)} empty lists; parseArray builds at most ${count(MAX_EMPTY_LISTS)} (2^20)`);
+  }
 }
 
 /** The header dict of a .npy file: {descr, fortran, shape}, checked as np.load checks it. */
@@ -194,14 +273,15 @@ function headerOf(bytes, major, start) {
 
 /** [NumPy's name, reader] of a simple dtype descr such as '<f8', or the refusal of any other by name. */
 function dtypeOf(descr) {
-  const m = /^([<>|=]?)([a-zA-Z?])(\d*)(?:\[\w+\])?$/.exec(descr);
-  if (!m) throw new Error(`the dtype '${descr}' is not one parseArray reads`);
+  const m = /^([<>|=]?)([a-zA-Z?])(\d{0,2})(\[\w+\])?$/.exec(descr); // a size is 1 to 16 bytes
+  // A unit in brackets belongs to datetime64 and timedelta64 ('<M8[s]') only: '<f8[s]' is no dtype.
+  if (!m || (m[4] && m[2] !== 'M' && m[2] !== 'm')) throw new Error(`the dtype '${cut(descr)}' is not one parseArray reads (float, int, uint or bool)`);
   const [, , kind, digits] = m;
   const reader = READERS[`${kind}${digits}`];
   if (reader) return reader;
   const name = refusedName(kind, Number(digits));
   if (name) refuse(name);
-  throw new Error(`the dtype '${descr}' is not one parseArray reads (float, int, uint or bool)`);
+  throw new Error(`the dtype '${cut(descr)}' is not one parseArray reads (float, int, uint or bool)`);
 }
 
 /** Nested arrays of the given shape whose element k in storage order (C or Fortran) is `element(k)`. */
@@ -285,35 +365,135 @@ function pythonLiteral(src, byteAt) {
 
 // ---- .npz --------------------------------------------------------------------------------------------------
 
-/** A .npz archive (stored or deflated members) → {name: array}; a member's errors are prefixed with its name. */
+/**
+ * A .npz archive (stored or deflated members) → {name: array}; a member's errors are prefixed with its name. Nothing
+ * is inflated before the directory's declared sizes pass MAX_NPZ_BYTES, and a deflated member is inflated whole only
+ * once its .npy header (inflated first, a few KB) has passed too: a zip bomb is refused by what it declares.
+ */
 function readNpz(b) {
-  let files;
-  try {
-    files = unzipSync(b, { filter: (f) => !f.name.endsWith('/') });
-  } catch (e) {
-    // fflate's messages name no place; what a reader can check is the directory a zip file ends with.
-    throw new Error(hasZipDirectory(b)
-      ? `damaged .npz archive: ${e.message}`
-      : `truncated .npz archive: a zip file ends with its directory, and this one ends at byte ${b.length} without it`);
+  const members = zipMembers(b).filter((m) => !m.name.endsWith('/'));
+  let total = 0;
+  for (const m of members) total += m.originalSize;
+  if (total > MAX_NPZ_BYTES) {
+    throw new Error(`the .npz archive's ${members.length === 1 ? 'member unpacks' : `${members.length} members unpack`} to ${count(total)} bytes; `
+      + `parseArrays unpacks at most ${count(MAX_NPZ_BYTES)} (2^23 float64 values, the most a figure takes, and their headers)`);
   }
   const arrays = [];
-  for (const [member, data] of Object.entries(files)) {
-    if (!member.endsWith('.npy')) throw new Error(`${member} in the .npz archive is not a .npy file`);
+  for (const m of members) {
+    if (!m.name.endsWith('.npy')) throw new Error(`${cut(m.name)} in the .npz archive is not a .npy file`);
     try {
-      arrays.push([member.slice(0, -4), readNpy(data)]);
+      arrays.push([m.name.slice(0, -4), readNpy(memberBytes(b, m))]);
     } catch (e) {
-      throw new Error(`${member} in the .npz archive: ${e.message}`);
+      throw new Error(`${cut(m.name)} in the .npz archive: ${e.message}`);
     }
   }
   return named(arrays);
 }
 
-/** Is there an end-of-central-directory record (PK\\5\\6) in the last 64 KiB + 22 bytes, where a zip file has it? */
-function hasZipDirectory(b) {
-  for (let k = b.length - 22; k >= 0 && k >= b.length - 65557; k--) {
-    if (b[k] === 0x50 && b[k + 1] === 0x4b && b[k + 2] === 5 && b[k + 3] === 6) return true;
+/** A member's bytes: stored ones as they are; deflated ones inflated as `inflated` says. */
+function memberBytes(b, m) {
+  const data = b.subarray(m.data, m.data + m.size);
+  if (m.method === 0) {
+    if (m.size !== m.originalSize) throw new Error(`damaged: it is stored as ${m.size} bytes but declared as ${m.originalSize}`);
+    return data;
   }
-  return false;
+  if (m.method !== 8) throw new Error(`its compression (method ${m.method}) is not one a .npz uses: np.savez stores, np.savez_compressed deflates`);
+  return inflated(data, m.originalSize);
+}
+
+/**
+ * A deflated .npy member's bytes, inflated a slice at a time: its header first, which must pass npyLayout (a few
+ * milliseconds, whatever the header claims), then the rest, stopping as soon as it inflates past the size its
+ * directory entry declared. A bomb costs what it declares (at most MAX_NPZ_BYTES), never more.
+ */
+function inflated(data, declared) {
+  const chunks = [];
+  let got = 0;
+  const inflater = new Inflate((chunk) => { chunks.push(chunk); got += chunk.length; });
+  const joined = () => {
+    const out = new Uint8Array(got);
+    let k = 0;
+    for (const c of chunks) { out.set(c, k); k += c.length; }
+    return out;
+  };
+  // The preamble (12 bytes) says how long the header is; a damaged one is said by npyLayout.
+  const headerEnd = (h) => (h.length < 12 ? 12
+    : Math.min(MAX_HEADER + 12, h[6] === 1 ? 10 + (h[8] | (h[9] << 8)) : 12 + (h[8] | (h[9] << 8) | (h[10] << 16)) + h[11] * 2 ** 24));
+  let checked = false;
+  let want = 12;
+  for (let k = 0; k < data.length;) {
+    // Deflate inflates at most 1032 bytes per byte: until the header has passed, 64 bytes at a time (≤ 66 KB
+    // out); then slices that cannot inflate much past what is left of the declared size, 64 KB at most.
+    const step = checked ? Math.max(1024, Math.min(65536, Math.floor((declared - got) / 1032))) : 64;
+    const end = Math.min(data.length, k + step);
+    try {
+      inflater.push(data.subarray(k, end), end === data.length);
+      k = end;
+    } catch (e) {
+      throw new Error(`damaged: ${e.message}`);
+    }
+    if (!checked && got >= Math.min(want, declared)) {
+      const head = joined();
+      want = headerEnd(head);
+      if (got >= Math.min(want, declared)) {
+        npyLayout(head, declared);
+        checked = true;
+      }
+    }
+    if (got > declared) throw new Error(`damaged: it inflates to more than the ${count(declared)} bytes its directory entry declares`);
+  }
+  return joined();
+}
+
+/**
+ * The members of a zip archive as its central directory lists them (zip64 too, as np.savez writes it): [{name,
+ * method, size (compressed), originalSize, data (the byte its data starts at)}]. Nothing is inflated.
+ */
+function zipMembers(b) {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const u16 = (o) => view.getUint16(o, true);
+  const u32 = (o) => view.getUint32(o, true);
+  const u64 = (o) => u32(o) + u32(o + 4) * 2 ** 32;
+  const damaged = (what, at) => new Error(`damaged .npz archive: ${what} (byte ${at})`);
+  let end = -1;
+  for (let k = b.length - 22; k >= 0 && k >= b.length - 65557; k--) {
+    if (b[k] === 0x50 && b[k + 1] === 0x4b && b[k + 2] === 5 && b[k + 3] === 6) { end = k; break; }
+  }
+  // What a reader can check is the directory a zip file ends with.
+  if (end < 0) throw new Error(`truncated .npz archive: a zip file ends with its directory, and this one ends at byte ${b.length} without it`);
+  let entries = u16(end + 10);
+  let at = u32(end + 16);
+  if (end >= 20 && u32(end - 20) === 0x07064b50) {
+    const z = u64(end - 12);
+    if (z + 56 > b.length || u32(z) !== 0x06064b50) throw damaged('the zip64 directory record is not where its locator says', end - 20);
+    entries = u64(z + 32);
+    at = u64(z + 48);
+  }
+  const members = [];
+  for (let k = 0; k < entries; k++) {
+    if (at + 46 > b.length || u32(at) !== 0x02014b50) throw damaged(`directory entry ${k} is not where the directory says`, at);
+    const method = u16(at + 10);
+    let size = u32(at + 20);
+    let originalSize = u32(at + 24);
+    const [nameLength, extraLength, commentLength] = [u16(at + 28), u16(at + 30), u16(at + 32)];
+    let local = u32(at + 42);
+    const extraEnd = Math.min(b.length, at + 46 + nameLength + extraLength);
+    const name = new TextDecoder().decode(b.subarray(at + 46, Math.min(extraEnd, at + 46 + nameLength)));
+    for (let x = at + 46 + nameLength; x + 4 <= extraEnd; x += 4 + u16(x + 2)) {
+      if (u16(x) !== 1) continue; // zip64's sizes and offset, each there only when its 32-bit field is 0xffffffff
+      let p = x + 4;
+      const next = () => { if (p + 8 > extraEnd) throw damaged(`the zip64 sizes of ${cut(name)} are cut short`, x); p += 8; return u64(p - 8); };
+      if (originalSize === 0xffffffff) originalSize = next();
+      if (size === 0xffffffff) size = next();
+      if (local === 0xffffffff) local = next();
+    }
+    if (local + 30 > b.length || u32(local) !== 0x04034b50) throw damaged(`the local header of ${cut(name)} is not where the directory says`, local);
+    const data = local + 30 + u16(local + 26) + u16(local + 28);
+    if (data + size > b.length) throw damaged(`the data of ${cut(name)} runs past the end of the file`, data);
+    members.push({ name, method, size, originalSize, data });
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return members;
 }
 
 /** {name: value} from pairs, as own properties even for names such as `__proto__`. */
@@ -337,7 +517,18 @@ function lineCol(text, i) {
 }
 
 const failAt = (text, i, what) => { throw new Error(`${what} (${lineCol(text, i)})`); };
-const cut = (s) => (s.length > 24 ? `${s.slice(0, 23)}…` : s);
+/** The longest quoted input in a message, in characters (the core's `text::QUOTE_MAX`). */
+const QUOTE_MAX = 40;
+/**
+ * Input quoted in a message, cut to QUOTE_MAX characters with “…” — the core's `text::cut`, copied because this
+ * file runs without the core (tests/e2e/hostile-files.test.mjs checks the copy against the core's). Characters are
+ * code points, as Rust counts them; only the first QUOTE_MAX + 1 are looked at, so a 1 MB token costs nothing.
+ */
+export function cut(s) {
+  const head = [];
+  for (const ch of s) { if (head.push(ch) > QUOTE_MAX) break; }
+  return head.length > QUOTE_MAX ? `${head.slice(0, QUOTE_MAX - 1).join('')}…` : s;
+}
 
 /** Text of one array → nested arrays: bracketed forms (Python lists, JSON, reprs, print) or rows of numbers. */
 function readText(raw) {
@@ -353,7 +544,7 @@ function readText(raw) {
 const WRAPPER = /(?:(?:np|numpy|torch)\.)?(?:array|tensor|matrix)\s*\(/y;
 // What may follow the numbers inside it: `, dtype=float32`, `, device='cuda:0'`, `, grad_fn=<AddBackward0>`, `, shape=(0, 3)`.
 const KEYWORD = /\s*,\s*([A-Za-z_]\w*)\s*=\s*('[^']*'|"[^"]*"|<[^>]*>|\([^()]*\)|[\w.+-]+)/y;
-const CLOSING = /\s*,?\s*\)/y;
+const CLOSING = /\s*(?:,\s*)?\)/y; // not \s*,?\s*: two runs of spaces that can trade are quadratic
 const ATOM = /[^\s,()[\]{}]+/y;
 
 function wrapperAt(text, i) {
@@ -426,7 +617,7 @@ function scanWrapped(text, i) {
   node.round = roundingOf(keywords.get('dtype') ?? '');
   // An empty array's repr gives its shape in words: `array([], shape=(0, 3), dtype=float64)`.
   const shape = keywords.get('shape') ?? keywords.get('size');
-  if (shape && node.items?.length === 0) node = emptyOfShape(text, node.at, shape.match(/\d+/g)?.map(Number) ?? []);
+  if (shape && node.items?.length === 0) node = emptyOfShape(text, node.at, shape.match(/\d+/g)?.map(Number).slice(0, MAX_DIMS + 1) ?? []);
   return { node, end: CLOSING.lastIndex };
 }
 
@@ -483,10 +674,11 @@ const toBfloat16 = (x) => roundToFormat(x, 8, -126, (2 - 2 ** -8) * 2 ** 127);
 
 /** The nodes of an empty array of the given shape (a shape with no 0 in it describes no empty array: `[]` stays). */
 function emptyOfShape(text, at, shape) {
+  if (shape.length > MAX_DIMS) failAt(text, at, `the shape has more than ${MAX_DIMS} axes, NumPy's limit on dimensions`);
   const zero = shape.indexOf(0);
   if (zero < 0) return { at, items: [] };
   // Only the axes before the first 0 hold lists; a hostile shape must not allocate billions of them.
-  if (shape.slice(0, zero).reduce((a, n) => a * n, 1) > 2 ** 20) failAt(text, at, `the shape ${tuple(shape)} is too large`);
+  try { buildable(shape, 'the shape'); } catch (e) { failAt(text, at, e.message); }
   const build = (d) => ({ at, items: d < zero ? Array.from({ length: shape[d] }, () => build(d + 1)) : [] });
   return build(0);
 }
@@ -561,7 +753,8 @@ function nested(text, root) {
   return build(root);
 }
 
-const PLAIN = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// Each digit can match in one place only (not `\d+\.?\d*`, whose two runs trade digits: quadratic on 100,000 of them).
+const PLAIN = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const SPECIAL = new Map([
   ...['nan', '+nan', '-nan'].map((s) => [s, NaN]),
   ...['inf', '+inf', 'infinity', '+infinity'].map((s) => [s, Infinity]),
@@ -571,16 +764,47 @@ const SPECIAL = new Map([
 // A NumPy or PyTorch scalar's repr around its number: `np.float64(1.5)`, `tensor(2.)` (a list of them: forgotten .tolist()).
 const SCALAR = /^(?:((?:np|numpy)\.\w+)|(?:torch\.)?tensor)\((.*)\)$/;
 
-/** The number a text token stands for (Python's spellings of NaN, ±inf, True, False too), or undefined. */
+/**
+ * The number a text token stands for (Python's spellings of NaN, ±inf, True, False too), or undefined. Scalar reprs
+ * around it are peeled in a loop, at most MAX_CALLS of them (20,000 nested calls once exhausted the stack).
+ */
 function numberOf(s) {
-  if (PLAIN.test(s)) return Number(s);
-  const special = SPECIAL.get(s.toLowerCase());
-  if (special !== undefined) return special;
-  const scalar = SCALAR.exec(s);
-  if (!scalar) return undefined;
-  const x = numberOf(scalar[2].trim());
-  const round = scalar[1] && x !== undefined ? roundingOf(scalar[1]) : undefined; // `np.float32(0.1)`
-  return round ? round(x) : x;
+  const rounds = [];
+  for (let depth = 0; depth <= MAX_CALLS; depth++) {
+    if (PLAIN.test(s)) return rounded(Number(s), rounds);
+    const special = SPECIAL.get(s.toLowerCase());
+    if (special !== undefined) return rounded(special, rounds);
+    const scalar = SCALAR.exec(s);
+    if (!scalar) return undefined;
+    if (scalar[1]) rounds.push(roundingOf(scalar[1])); // `np.float32(0.1)`
+    s = scalar[2].trim();
+  }
+  return undefined;
+}
+
+/** x rounded by each scalar call around it, innermost first. */
+function rounded(x, rounds) {
+  for (let k = rounds.length - 1; k >= 0; k--) if (rounds[k]) x = rounds[k](x);
+  return x;
+}
+
+/** Is this token a complex number (`1+2j`, `(1-2.5e3j)`, `3j`)? Each part is read by PLAIN: no regex that backtracks. */
+function isComplex(s) {
+  const t = s.replace(/^\((.*)\)$/, '$1');
+  if (!/j$/i.test(t)) return false;
+  const body = t.slice(0, -1);
+  // The imaginary part starts at the last sign that is not an exponent's.
+  let k = body.length - 1;
+  while (k > 0 && !((body[k] === '+' || body[k] === '-') && !/[eE]/.test(body[k - 1]))) k--;
+  const [real, imag] = k > 0 ? [body.slice(0, k), body.slice(k)] : ['0', body];
+  return PLAIN.test(real) && PLAIN.test(imag);
+}
+
+/** How many scalar calls are nested around a token's middle (counted up to MAX_CALLS + 1). */
+function callDepth(s) {
+  let depth = 0;
+  for (let m; depth <= MAX_CALLS && (m = SCALAR.exec(s)); s = m[2].trim()) depth++;
+  return depth;
 }
 
 /** The number of a scanned token, or an Error saying what the token is instead. */
@@ -592,8 +816,10 @@ function numberAt(text, node, where) {
   if (s === '...' || s === '…') {
     why = 'the array was summarized by NumPy: “...” stands for values it left out. Print it whole with '
       + 'np.set_printoptions(threshold=sys.maxsize), or give a.tolist()';
-  } else if (/^\(?[+-]?[\d.]*(?:e[+-]?\d+)?[+-]?[\d.]+(?:e[+-]?\d+)?j\)?$/i.test(s)) {
+  } else if (isComplex(s)) {
     why = `“${cut(s)}” is a complex number: complex arrays are not supported (give a.real, a.imag or np.abs(a))`;
+  } else if (SCALAR.test(s) && callDepth(s) > MAX_CALLS) {
+    why = `“${cut(s)}” nests more than ${MAX_CALLS} calls around a number`;
   } else if (s === 'null') {
     why = '“null” is not a number (JavaScript’s JSON.stringify writes NaN and Infinity as null)';
   }
@@ -607,12 +833,12 @@ function numberAt(text, node, where) {
  */
 function readRows(text) {
   const rows = []; // {at: where its line starts, line, fields: [text of each value]}; positions are found on errors only
-  let sep;
+  let sep; // the first row's, once: null for spaces (`??=` would look again on every row after a row of spaces)
   for (const m of text.matchAll(/[^\r\n]+/g)) {
     const [line] = m;
     const first = line.search(/\S/);
     if (first < 0 || line[first] === '#') continue;
-    sep ??= ['\t', ',', ';'].find((c) => line.includes(c)) ?? null;
+    if (sep === undefined) sep = ['\t', ',', ';'].find((c) => line.includes(c)) ?? null;
     rows.push({ at: m.index, line, fields: sep === null ? line.trim().split(/\s+/) : line.split(sep).map((f) => f.trim()) });
   }
   if (!rows.length) throw new Error('the text holds no rows of numbers, only blank lines and # comments');

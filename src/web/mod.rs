@@ -137,6 +137,20 @@ pub fn preset_json(name: &str) -> Option<String> {
     presets::preset(name).map(|c| c.to_value().to_string())
 }
 
+/// `text::cut` for messages the JS shell makes about what a reader typed (www/element/cells.js), so quoted input
+/// is cut by one rule; www/arrays.js (which runs without the core) keeps a copy that the tests check against this.
+#[wasm_bindgen(js_name = cutText)]
+pub fn cut_text(text: &str) -> String {
+    crate::text::cut(text)
+}
+
+/// The most values a figure takes (`weights::MAX_VALUES`): www/arrays.js refuses larger arrays before building them
+/// (it runs without the core, so it keeps a copy that the tests check against this).
+#[wasm_bindgen(js_name = maxValues)]
+pub fn max_values() -> usize {
+    crate::weights::MAX_VALUES
+}
+
 /// NumPy's legacy `RandomState`; shapes are handled on the JS side.
 #[wasm_bindgen(js_name = RandomStateCore)]
 pub struct JsRandomState(RandomState);

@@ -3,25 +3,39 @@
 // Pure functions: no DOM, no element; the messages they return are shown to the reader as they are.
 
 import { parseArray } from '../arrays.js';
+// The core's rule for quoting what a reader typed (text::cut): a message about a 100,000-digit number stays short.
+// Cells exist only once the core is ready.
+import { cutText } from '../pkg/attention_viz.js';
+
+/**
+ * The longest paste read (characters): reading is about 0.3 s a megabyte on a quiet laptop, in one task, so a larger
+ * paste is refused at once (a file of any size goes through Import…, which the reader asks for explicitly).
+ */
+export const MAX_PASTE = 1_000_000;
 
 /** The rows of an input matrix of a config (the decoder state is one row). */
 export const matrixRows = (cfg, name) => (name === 'decoder_state' ? [cfg.decoder_state] : cfg[name]);
 
 /** Parses what the user typed in a cell: a finite number, or a message saying why not. */
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// Each digit can match in one place only (not `\d+\.?\d*`, whose two runs trade digits: 100,000 of them took 10 s).
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 export function parseCell(text) {
   const t = String(text).trim().replace(/\u2212/g, '-');
   if (t === '') return { error: 'empty: type a number' };
   if (/^[+-]?nan$/i.test(t)) return { error: 'NaN is not allowed: every value must be a finite number' };
   if (/^[+-]?(inf|infinity)$/i.test(t)) return { error: `${t} is not allowed: every value must be a finite number` };
-  if (!NUMBER.test(t)) {
-    const shown = t.length > 24 ? `${t.slice(0, 23)}…` : t;
-    return { error: `“${shown}” is not a number` };
-  }
+  if (!NUMBER.test(t)) return { error: `“${cutText(t)}” is not a number` };
   const x = Number(t);
-  if (!Number.isFinite(x)) return { error: `${t} is too large for float64 (the largest is about 1.8e308)` };
+  if (!Number.isFinite(x)) return { error: `${cutText(t)} is too large for float64 (the largest is about 1.8e308)` };
   return { value: x };
+}
+
+/** `{error}` for a paste longer than MAX_PASTE characters (said with the limit), else null. */
+export function tooLong(text) {
+  if (text.length <= MAX_PASTE) return null;
+  const n = (x) => String(x).replace(/\B(?=(\d{3})+$)/g, ',');
+  return { error: `the pasted text is ${n(text.length)} characters long; a paste of at most ${n(MAX_PASTE)} is read. Import a larger array from a file (Import…)` };
 }
 
 /** Does a paste of this text fill a block of cells (the element's), or go into one cell as typed text (the browser's)? */
@@ -41,6 +55,8 @@ const NO_NUMBERS = { error: 'the pasted text holds no numbers' };
  */
 export function parseBlock(text) {
   const t = String(text);
+  const refused = tooLong(t);
+  if (refused) return refused;
   // Only separators and brackets: say there is nothing to paste rather than what is wrong with their shape.
   if (/^[\s,;[\]]*$/.test(t)) return NO_NUMBERS;
   let array;

@@ -4,7 +4,7 @@
 // message line under each grid, and the token names. The grids are the documents' inputs, then the scoring
 // function's W_a, U_a, v_a and the output projection W_O when the config has them (the same path for every grid).
 import { el } from './dom.js';
-import { parseCell, parseBlock, isBlock } from './cells.js';
+import { parseCell, parseBlock, isBlock, tooLong } from './cells.js';
 
 /**
  * The editable cells of a matrix are a window of at most this many rows and
@@ -38,6 +38,8 @@ function gridsOf(cfg) {
 
 /** Cells are at least this many characters wide: room to click, scrub and start typing. */
 const MIN_CHARS = 3;
+/** The widest a cell grows for typed text, in characters: any float64 as JavaScript writes it fits (24 at most). */
+const MAX_CHARS = 24;
 
 const cellKey = (cell) => `${cell.dataset.matrix}:${cell.dataset.row}:${cell.dataset.col}`;
 const where = (cell) => `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
@@ -108,7 +110,7 @@ export class Inputs {
             'aria-label': `${name} row ${i} column ${j}`, value: typed ?? shown, title: String(x),
           });
           if (typed !== undefined) input.setAttribute('aria-invalid', 'true');
-          chars.set(j, Math.max(chars.get(j), input.value.length));
+          chars.set(j, Math.max(chars.get(j), Math.min(input.value.length, MAX_CHARS)));
           return el('td', {}, input);
         }));
       });
@@ -141,9 +143,10 @@ export class Inputs {
     for (const fieldset of sets) this.renderMessage(fieldset);
   }
 
-  /** Widens a column of cells when a value longer than any in it arrives (typed, scrubbed, stepped). */
+  /** Widens a column of cells when a value longer than any in it arrives (typed, scrubbed, stepped), up to MAX_CHARS. */
   fit(cell) {
-    const chars = cell.value.length;
+    // Typed text can be any length (100,000 digits): past MAX_CHARS the cell scrolls its text instead of growing.
+    const chars = Math.min(cell.value.length, MAX_CHARS);
     if (chars <= Number(cell.style.getPropertyValue('--cell-chars'))) return;
     for (const c of this.root.querySelectorAll(`input.cell[data-matrix="${cell.dataset.matrix}"][data-col="${cell.dataset.col}"]`)) {
       c.style.setProperty('--cell-chars', String(chars));
@@ -408,10 +411,13 @@ export class Inputs {
   onPaste(e) {
     const cell = e.target.closest?.('input.cell');
     const text = e.clipboardData?.getData('text') ?? '';
-    if (!cell || !isBlock(text)) return;
+    if (!cell) return;
+    // Too long to read in one task, as a block or as one cell's text (which would be as wide as the text).
+    const refused = tooLong(text);
+    if (!refused && !isBlock(text)) return;
     e.preventDefault();
     this.clearNote();
-    const block = parseBlock(text);
+    const block = refused ?? parseBlock(text);
     if (block.error) { this.pasteFailed(cell, `${block.error}; nothing was pasted`); return; }
     const { rows } = block;
     const { matrix } = cell.dataset;
