@@ -481,6 +481,10 @@ export function defineElement(api) {
      */
     _takeBack() {
       const back = { restored: false, shared: false, error: null, notice: null, offers: [], say: null };
+      // Unmatched saved edits are offered once, when the figure first shows its author's config: not each time the
+      // page changes it.
+      const first = !this._tookBack;
+      this._tookBack = true;
       const shared = this._shareApplied ? null : this._share.fromURL();
       this._shareApplied = true;
       if (shared) {
@@ -509,9 +513,7 @@ export function defineElement(api) {
         } else Object.assign(back, { restored: true, notice: SAVED_NOTICE });
         return back;
       }
-      // Offered once, when the figure first shows its author's config: not each time the page changes it.
-      const orphan = this._offeredOrphans ? null : this._persist.orphan();
-      this._offeredOrphans = true;
+      const orphan = first ? this._persist.orphan() : null;
       if (orphan) {
         back.say = [orphan.sameName
           ? 'You have saved edits of an earlier version of this figure (the page has changed it since); they are not shown.'
