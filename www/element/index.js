@@ -19,7 +19,7 @@
 //   _rebuild() _repaint()         rebuild every part / repaint what changed
 //   _status(text, error) _fail(message)           the status line (+ `error`)
 //   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
-//   _configHash                   short hash of the author's starting config (part of the persist key)
+//   _configHash _authorHash()     short hash of the author's starting config (part of the persist key)
 //   _showNaive _initial _panels() _darkMode() _width _version
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
 // _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js).
