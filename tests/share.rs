@@ -402,12 +402,18 @@ fn persist_saves_a_weights_figure_as_its_selection_and_restores_it() {
 #[test]
 fn a_state_too_long_to_restore_is_refused_from_its_sizes_with_a_message() {
     use attention_viz::share::{at_least, saved, thousands, MAX_LEN};
-    assert_eq!((thousands(0).as_str(), thousands(999).as_str(), thousands(4_000_000).as_str()), ("0", "999", "4,000,000"));
+    assert_eq!(
+        (thousands(0).as_str(), thousands(999).as_str(), thousands(4_000_000).as_str()),
+        ("0", "999", "4,000,000")
+    );
     // 2 M weights: the bound alone says it is too long (nothing is written out).
     let big = weights(2, 4, 500);
     assert!(at_least(&big) > MAX_LEN);
     let e = saved(&State { config: big, naive: false, random: None }, false).unwrap_err();
-    assert!(e.starts_with("This figure is too large to save (its state is at least ") && e.contains("4,000,000"), "{e}");
+    assert!(
+        e.starts_with("This figure is too large to save (its state is at least ") && e.contains("4,000,000"),
+        "{e}"
+    );
     // The bound is a lower bound: never more than the real length.
     for config in [weights(1, 2, 30), preset("seed-001").unwrap(), preset("seed-003").unwrap()] {
         let state = State { config: config.clone(), naive: false, random: None };

@@ -455,7 +455,8 @@ impl Viz {
             }
             share::Saved::Selection(s) => {
                 let config = self.config().with_selection(s.layer, s.head).and_then(|c| c.with_query(s.query));
-                let config = config.map_err(|e| js_err(format!("the saved selection does not fit this figure: {e}")))?;
+                let config =
+                    config.map_err(|e| js_err(format!("the saved selection does not fit this figure: {e}")))?;
                 self.replace(config)?;
                 Ok(false)
             }
