@@ -30,7 +30,7 @@ pub struct Selection {
 /// A saved state (`persist`): a whole state, or a weights figure's selection on the author's stack.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Saved {
-    State(State),
+    State(Box<State>),
     Selection(Selection),
 }
 
@@ -112,7 +112,7 @@ pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -123,7 +123,7 @@ pub fn thousands(n: usize) -> String {
 /// A saved state: a whole state (as [`decode`]) or a weights figure's selection ([`encode_selection`]).
 pub fn decode_saved(text: &str) -> Result<Saved, String> {
     let value = decode_value(text)?;
-    let Some(selection) = value.get("selection") else { return state_of(&value).map(Saved::State) };
+    let Some(selection) = value.get("selection") else { return state_of(&value).map(|s| Saved::State(Box::new(s))) };
     let fail = |why: &str| Err(format!("this share link cannot be read: {why}"));
     let index = |name: &str| selection.get(name).and_then(Value::as_u64).and_then(|x| usize::try_from(x).ok());
     match (index("layer"), index("head"), index("query")) {

@@ -392,7 +392,7 @@ fn persist_saves_a_weights_figure_as_its_selection_and_restores_it() {
     // Another stack: the whole state, as a share link holds it.
     let whole = saved(&state, false).unwrap();
     assert_eq!(whole, encode(&state));
-    assert_eq!(decode_saved(&whole).unwrap(), Saved::State(state));
+    assert_eq!(decode_saved(&whole).unwrap(), Saved::State(Box::new(state)));
     // A malformed selection is refused, and a link reader never takes one for a state.
     let bad = base64url_encode(br#"{"v":1,"selection":{"layer":-1,"head":0,"query":0}}"#);
     assert!(decode_saved(&bad).unwrap_err().contains("selection is malformed"));
