@@ -558,3 +558,32 @@ test('persist: the longest state saved is the core\'s share::MAX_LEN (read from 
     assert.deepEqual(page.errors, []);
   } finally { await context.close(); }
 });
+
+test('persist: a figure too large to save says so after every edit, not only the first (a toolbar change clears the status line)', async () => {
+  // 512 tokens × 330 (random numbers): a whole state of ~4.5 M characters, over what the core restores.
+  const script = `
+    const el = document.getElementById('big');
+    let s = 12345;
+    const rnd = () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return s / 4294967296 - 0.5; };
+    el.config = { embeddings: Array.from({ length: 512 }, () => Array.from({ length: 330 }, rnd)) };`;
+  const { context, page } = await profile({ '/pp/big.html': tiny('<attention-viz id="big" persist preset="seed-000"></attention-viz>', script) });
+  const status = () => page.evaluate(() => document.getElementById('big').shadowRoot.querySelector('.status').textContent);
+  try {
+    await page.goto(`${site.url}pp/big.html`);
+    await drawnAll(page, 'return e.config.embeddings.length === 512');
+    await typeNth(page, 0, 'embeddings', 0, 0, '7');
+    await page.waitForFunction(() => /too large to save/.test(document.getElementById('big').shadowRoot.querySelector('.status').textContent));
+    assert.match(await status(), /^This figure is too large to save \(its state is [\d,]+ characters, more than the 4,000,000 that can be restored\)/);
+    // Another query from the toolbar's menu: an edit that clears the status line, and cannot be saved either.
+    const query = page.locator('#big').locator('[data-control="query"]');
+    await query.scrollIntoViewIfNeeded();
+    await query.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    assert.equal((await page.evaluate(() => T.focus())).shadow, 'control query', 'the keyboard stays on the menu');
+    assert.equal(await page.evaluate(() => document.getElementById('big').toJSON().config.query), 3);
+    await page.waitForTimeout(SAVE_WAIT + 200);
+    assert.match(await status(), /too large to save/, 'still said after the second edit');
+    assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('attention-viz:'))), [], 'nothing saved');
+    assert.deepEqual(page.errors, []);
+  } finally { await context.close(); }
+});
