@@ -6,6 +6,10 @@
 //
 // Each test opens its own page (Playwright gives every `browser.newPage()` a fresh
 // context, so storage never leaks between tests); reloads keep that page's storage.
+//
+// Issue 27's tests (the end of this file) use small pages of their own: a config set through the `.config`
+// property, figures without ids (`~views~k/N` keys, unmatched saved edits offered), a model's weights (only the
+// selection saved; shareURL() refusing a link too long to open), the core's MAX_LEN, and the too-long message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

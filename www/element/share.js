@@ -16,7 +16,7 @@ export function decodeState(text) {
   return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
-/** The figure's name in URL fragments and storage keys: its id, else its position among the page's figures. */
+/** The figure's name in URL fragments: its id, else its position among the page's figures (storage keys: persist.js). */
 export function shareKey(host) {
   if (host.id) return host.id;
   const all = [...document.querySelectorAll('attention-viz')];
