@@ -218,6 +218,7 @@ export function defineElement(api) {
       const back = this._takeBack();
       if (back.restored) this._rebuild();
       this._showBack(back);
+      if (back.shared) revealShared(this);
     }
 
     /** The trace of the current config (see `compute()`), read-only. */
