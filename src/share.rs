@@ -6,13 +6,33 @@
 //! "naive": bool, "random": {"seed": s, "dist": "randint"|"rand"|"randn",
 //! "high": h} | null}`. Floats round-trip exactly through JSON.
 
-use crate::config::Config;
+use crate::config::{Config, Mechanism};
 use crate::edits::Distribution;
 use serde_json::{json, Value};
 
 pub const VERSION: u64 = 1;
-/// Longer fragments are refused before decoding (a 4096-token figure fits well below).
+/// Longer fragments are refused before decoding (a 4096-token figure fits well below). The
+/// element's `persist` never saves a longer state (it could not be restored): the element reads
+/// this number from the core (`shareMaxLen`), so there is no copy to drift.
 pub const MAX_LEN: usize = 4_000_000;
+
+/// What `persist` saves of a model's weights figure (`mechanism: "weights"`) whose stack is still
+/// the author's: the stack is the page's and comes back with it, so only the reader's picks are
+/// saved — `{"v": 1, "selection": {"layer", "head", "query"}}`, a few dozen characters instead of
+/// a state of up to 2²³ numbers (hundreds of MB, far over [`MAX_LEN`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Selection {
+    pub layer: usize,
+    pub head: usize,
+    pub query: usize,
+}
+
+/// A saved state (`persist`): a whole state, or a weights figure's selection on the author's stack.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Saved {
+    State(Box<State>),
+    Selection(Selection),
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
@@ -36,7 +56,88 @@ pub fn encode(state: &State) -> String {
     base64url_encode(value.to_string().as_bytes())
 }
 
+/// The selection of a weights figure as `persist` saves it (see [`Selection`]).
+pub fn encode_selection(s: Selection) -> String {
+    let value = json!({"v": VERSION, "selection": {"layer": s.layer, "head": s.head, "query": s.query}});
+    base64url_encode(value.to_string().as_bytes())
+}
+
+/// What `persist` saves of `state`: a weights figure's selection when its stack is the author's
+/// (`stack_authored`), else the whole state — or, when that is longer than [`MAX_LEN`] (it could
+/// not be restored), the message saying so. The length is judged from the sizes first
+/// ([`at_least`]): a state that cannot be saved is never written out.
+pub fn saved(state: &State, stack_authored: bool) -> Result<String, String> {
+    if let (true, Mechanism::Weights { layer, head, .. }) = (stack_authored, &state.config.mechanism) {
+        return Ok(encode_selection(Selection { layer: *layer, head: *head, query: state.config.query }));
+    }
+    let least = at_least(&state.config);
+    if least > MAX_LEN {
+        return Err(too_long_to_save(least, false));
+    }
+    let text = encode(state);
+    if text.len() > MAX_LEN {
+        return Err(too_long_to_save(text.len(), true));
+    }
+    Ok(text)
+}
+
+/// A lower bound of the length of `encode`'s text for `config`, from its sizes alone: every
+/// number of its matrices (and a model's stack) is at least one digit and a separator in the
+/// JSON, which base64 makes 4/3 as long.
+pub fn at_least(config: &Config) -> usize {
+    let numbers = match &config.mechanism {
+        Mechanism::SelfAttention { embeddings, projections } => {
+            embeddings.data().len()
+                + projections.as_ref().map_or(0, |p| p.w_q.data().len() + p.w_k.data().len() + p.w_v.data().len())
+        }
+        Mechanism::Cross { decoder_state, annotations } => decoder_state.len() + annotations.data().len(),
+        Mechanism::Weights { attention, .. } => attention.data().len(),
+    };
+    (numbers * 2).saturating_mul(4) / 3
+}
+
+/// The message of a state `persist` cannot save: `len` characters (`exact`, or at least that many).
+pub fn too_long_to_save(len: usize, exact: bool) -> String {
+    format!(
+        "This figure is too large to save (its state is {}{} characters, more than the {} that can be restored); \
+         your edits last until you leave the page.",
+        if exact { "" } else { "at least " },
+        thousands(len),
+        thousands(MAX_LEN)
+    )
+}
+
+/// 4000000 → "4,000,000" (as the element writes numbers in its messages).
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A saved state: a whole state (as [`decode`]) or a weights figure's selection ([`encode_selection`]).
+pub fn decode_saved(text: &str) -> Result<Saved, String> {
+    let value = decode_value(text)?;
+    let Some(selection) = value.get("selection") else { return state_of(&value).map(|s| Saved::State(Box::new(s))) };
+    let fail = |why: &str| Err(format!("this share link cannot be read: {why}"));
+    let index = |name: &str| selection.get(name).and_then(Value::as_u64).and_then(|x| usize::try_from(x).ok());
+    match (index("layer"), index("head"), index("query")) {
+        (Some(layer), Some(head), Some(query)) => Ok(Saved::Selection(Selection { layer, head, query })),
+        _ => fail("its selection is malformed"),
+    }
+}
+
 pub fn decode(text: &str) -> Result<State, String> {
+    state_of(&decode_value(text)?)
+}
+
+/// The versioned JSON object of a fragment, or why it cannot be read.
+fn decode_value(text: &str) -> Result<Value, String> {
     let fail = |why: String| Err(format!("this share link cannot be read: {why}"));
     if text.len() > MAX_LEN {
         return fail(format!("it is {} characters long, more than the {MAX_LEN} allowed", text.len()));
@@ -57,6 +158,13 @@ pub fn decode(text: &str) -> Result<State, String> {
         }
         None => return fail("it has no version number".into()),
     }
+    Ok(value)
+}
+
+/// The state a versioned fragment's object holds.
+fn state_of(value: &Value) -> Result<State, String> {
+    let fail = |why: String| Err(format!("this share link cannot be read: {why}"));
+    let Value::Object(obj) = value else { return fail("it does not hold a figure".into()) };
     let config = match obj.get("config") {
         Some(c) => match Config::from_value(c) {
             Ok(config) => config,

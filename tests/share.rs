@@ -372,3 +372,51 @@ fn the_hostile_fragments_of_the_browser_tests_are_refused() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A weights config of `layers × heads × n × n`, every weight 1/n (n digits long in JSON).
+fn weights(layers: usize, heads: usize, n: usize) -> Config {
+    let row: Vec<f64> = vec![1.0 / n as f64; n];
+    let head: Vec<Vec<f64>> = vec![row; n];
+    Config::from_value(&json!({"mechanism": "weights", "attention": vec![vec![head; heads]; layers]})).unwrap()
+}
+
+#[test]
+fn persist_saves_a_weights_figure_as_its_selection_and_restores_it() {
+    use attention_viz::share::{decode_saved, saved, Saved, Selection};
+    let config = weights(2, 3, 4).with_selection(1, 2).unwrap().with_query(3).unwrap();
+    let state = State { config: config.clone(), naive: false, random: None };
+    // The author's stack: the selection alone, a few dozen characters.
+    let text = saved(&state, true).unwrap();
+    assert!(text.len() < 100, "{text}");
+    assert_eq!(decode_saved(&text).unwrap(), Saved::Selection(Selection { layer: 1, head: 2, query: 3 }));
+    // Another stack: the whole state, as a share link holds it.
+    let whole = saved(&state, false).unwrap();
+    assert_eq!(whole, encode(&state));
+    assert_eq!(decode_saved(&whole).unwrap(), Saved::State(Box::new(state)));
+    // A malformed selection is refused, and a link reader never takes one for a state.
+    let bad = base64url_encode(br#"{"v":1,"selection":{"layer":-1,"head":0,"query":0}}"#);
+    assert!(decode_saved(&bad).unwrap_err().contains("selection is malformed"));
+    assert!(decode(&text).unwrap_err().contains("no config"));
+}
+
+#[test]
+fn a_state_too_long_to_restore_is_refused_from_its_sizes_with_a_message() {
+    use attention_viz::share::{at_least, saved, thousands, MAX_LEN};
+    assert_eq!(
+        (thousands(0).as_str(), thousands(999).as_str(), thousands(4_000_000).as_str()),
+        ("0", "999", "4,000,000")
+    );
+    // 2 M weights: the bound alone says it is too long (nothing is written out).
+    let big = weights(2, 4, 500);
+    assert!(at_least(&big) > MAX_LEN);
+    let e = saved(&State { config: big, naive: false, random: None }, false).unwrap_err();
+    assert!(
+        e.starts_with("This figure is too large to save (its state is at least ") && e.contains("4,000,000"),
+        "{e}"
+    );
+    // The bound is a lower bound: never more than the real length.
+    for config in [weights(1, 2, 30), preset("seed-001").unwrap(), preset("seed-003").unwrap()] {
+        let state = State { config: config.clone(), naive: false, random: None };
+        assert!(at_least(&config) <= encode(&state).len());
+    }
+}

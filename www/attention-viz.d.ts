@@ -363,6 +363,11 @@ export interface AttentionVizElement extends HTMLElement {
   toPNG(view?: ViewName): Promise<Blob>;
   toJSON(): FigureState;
   toNumPy(): string;
+  /**
+   * A link to this page that restores this figure exactly (its state in the URL fragment).
+   * @throws Error with the Share menu's message ("This figure is too large for a link …") when the link would be
+   * longer than browsers open (2,000,000 characters); `toJSON()` holds the figure then.
+   */
   shareURL(): string;
   addEventListener(type: 'change', listener: (e: CustomEvent<{ config: Config; trace: Trace }>) => void): void;
   addEventListener(type: 'error', listener: (e: CustomEvent<{ message: string }>) => void): void;

@@ -7,7 +7,7 @@
 //! to make a bug visible in the console if one slips through.
 
 use crate::attention::{self, Field, Trace};
-use crate::config::{Config, Scale};
+use crate::config::{Config, Mechanism, Scale};
 use crate::edits::{Distribution, Kept};
 use crate::heatmap::{self, Colors, Contrast, Fmt, Highlight, HighlightKind, Layout, Style, Theme};
 use crate::incremental::Session;
@@ -127,6 +127,13 @@ fn set(target: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(target, &key.into(), value);
 }
 
+/// The longest share state the core restores (`share::MAX_LEN`): `persist` never saves a longer
+/// one. Read by the element from here, so no copy of the number can drift.
+#[wasm_bindgen(js_name = shareMaxLen)]
+pub fn share_max_len() -> f64 {
+    share::MAX_LEN as f64
+}
+
 #[wasm_bindgen(js_name = presetNames)]
 pub fn preset_names() -> Vec<String> {
     presets::NAMES.iter().map(|s| s.to_string()).collect()
@@ -240,6 +247,9 @@ pub struct Viz {
     kept: Kept,
     /// The views of the config the author wrote: a `views` list resolves against them (`resolveViews`).
     authored: Vec<String>,
+    /// A model's stack (`mechanism: "weights"`) is the author's: `persist` then saves only the
+    /// selection (`savedState`), and restores it onto the stack the page gives again.
+    stack_authored: bool,
 }
 
 fn js_err(message: impl std::fmt::Display) -> JsError {
@@ -349,6 +359,7 @@ impl Viz {
     #[wasm_bindgen(js_name = markAuthored)]
     pub fn mark_authored(&mut self) {
         self.authored = views::names(self.config());
+        self.stack_authored = true;
     }
 
     /// How a `views` list shows on the figure now (see `views::resolve`): `{views, unknown}`, the
@@ -430,6 +441,42 @@ impl Viz {
         share::encode(&share::State { config: self.config().clone(), naive, random: self.random })
     }
 
+    /// What `persist` saves (share-link text, or a weights figure's selection on the author's
+    /// stack: see `share::saved`); an Error saying so when the state is too long to be restored,
+    /// judged from the sizes before anything is written out.
+    #[wasm_bindgen(js_name = savedState)]
+    pub fn saved_state(&self, naive: bool) -> Result<String, JsError> {
+        let state = share::State { config: self.config().clone(), naive, random: self.random };
+        share::saved(&state, self.stack_authored).map_err(js_err)
+    }
+
+    /// A lower bound of `shareState`'s length from the sizes alone (`share::at_least`): a link that
+    /// cannot be opened is refused without writing out its state.
+    #[wasm_bindgen(js_name = shareStateAtLeast)]
+    pub fn share_state_at_least(&self) -> f64 {
+        share::at_least(self.config()) as f64
+    }
+
+    /// Restores what `savedState` gave (a whole state, or a selection: onto this figure's stack,
+    /// which is the author's again after a reload); returns whether it showed the naive softmax.
+    #[wasm_bindgen(js_name = restoreSaved)]
+    pub fn restore_saved(&mut self, text: &str) -> Result<bool, JsError> {
+        match share::decode_saved(text).map_err(js_err)? {
+            share::Saved::State(state) => {
+                self.replace(state.config)?;
+                self.random = state.random;
+                Ok(state.naive)
+            }
+            share::Saved::Selection(s) => {
+                let config = self.config().with_selection(s.layer, s.head).and_then(|c| c.with_query(s.query));
+                let config =
+                    config.map_err(|e| js_err(format!("the saved selection does not fit this figure: {e}")))?;
+                self.replace(config)?;
+                Ok(false)
+            }
+        }
+    }
+
     /// Restores a share-link fragment; returns whether it showed the naive softmax.
     #[wasm_bindgen(js_name = setShareState)]
     pub fn set_share_state(&mut self, text: &str) -> Result<bool, JsError> {
@@ -447,13 +494,25 @@ impl Viz {
 
     fn of(config: Config) -> Result<Viz, JsError> {
         let authored = views::names(&config);
-        Ok(Viz { session: Session::new(config).map_err(js_err)?, random: None, kept: Kept::default(), authored })
+        Ok(Viz {
+            session: Session::new(config).map_err(js_err)?,
+            random: None,
+            kept: Kept::default(),
+            authored,
+            stack_authored: true,
+        })
     }
 
     fn replace(&mut self, config: Config) -> Result<(), JsError> {
         let o = &self.config().options;
         let (w_o, scoring) = (o.w_o.clone(), o.scoring.clone());
+        // Another stack than the one shown is no longer the author's (a selection keeps it).
+        let same_stack = match (&self.config().mechanism, &config.mechanism) {
+            (Mechanism::Weights { attention: a, .. }, Mechanism::Weights { attention: b, .. }) => a == b,
+            _ => false,
+        };
         self.session.replace(config).map_err(js_err)?;
+        self.stack_authored &= same_stack;
         self.kept.keep(w_o, scoring, self.session.config());
         Ok(())
     }

@@ -6,8 +6,13 @@
 //
 // Each test opens its own page (Playwright gives every `browser.newPage()` a fresh
 // context, so storage never leaks between tests); reloads keep that page's storage.
+//
+// Issue 27's tests (the end of this file) use small pages of their own: a config set through the `.config`
+// property, figures without ids (`~views~k/N` keys, unmatched saved edits offered), a model's weights (only the
+// selection saved; shareURL() refusing a link too long to open), the core's MAX_LEN, and the too-long message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { open, pageHelpers } from './harness.mjs';
 
 const PAGE = 'index.html';
@@ -345,4 +350,244 @@ test('persist: a second tab that is only looked at and then left does not overwr
   } finally {
     await context.close();
   }
+});
+
+// ---- Issue 27: figures identified by more than their position; a config set by the page; a model's stack ----------
+// Small pages of their own (served by a route under /pp/ on the test server's origin, so localStorage is the site's),
+// one browser context each; the reader's actions are the real mouse and keyboard, reloads are real reloads.
+
+const tiny = (body, script = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>persist</title>
+<script type="module" src="/www/attention-viz.js"></script>${script ? `<script type="module">${script}</script>` : ''}</head>
+<body>${body}</body></html>`;
+
+/** A browser profile serving `pages` (path → HTML, changeable between loads) under /pp/; console warnings kept. */
+async function profile(pages) {
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.route('**/pp/**', (route) => {
+    const body = pages[new URL(route.request().url()).pathname];
+    return body === undefined ? route.fulfill({ status: 404, body: 'no such page' })
+      : route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body });
+  });
+  const page = await context.newPage();
+  page.errors = [];
+  page.warnings = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.errors.push(m.text());
+    if (m.type() === 'warning') page.warnings.push(m.text());
+  });
+  return { context, page };
+}
+
+/** Every figure drawn (and `extra` true of each), then the page helpers. */
+async function drawnAll(page, extra = '') {
+  await page.waitForFunction((x) => {
+    const els = [...document.querySelectorAll('attention-viz')];
+    return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]')?.width > 0 && (!x || new Function('e', x)(e)));
+  }, extra);
+  await page.evaluate(pageHelpers);
+}
+
+/** Types into a cell of the nth figure with the real keyboard; the focus stays in that cell. */
+async function typeNth(page, nth, m, r, c, text) {
+  const cell = page.locator(`attention-viz >> nth=${nth}`).locator(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
+  await cell.scrollIntoViewIfNeeded();
+  await cell.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(text);
+  assert.equal((await page.evaluate(() => T.focus())).shadow, `cell ${m}:${r}:${c}`, 'the focus stays in the cell typed in');
+}
+
+/** The page's saved entries (key → length), once `n` are there. */
+async function savedEntries(page, n) {
+  await page.waitForFunction((k) => Object.keys(localStorage).filter((x) => x.startsWith('attention-viz:')).length === k, n);
+  return page.evaluate(() => Object.fromEntries(Object.keys(localStorage).filter((k) => k.startsWith('attention-viz:')).map((k) => [k, localStorage.getItem(k).length])));
+}
+
+const figures = (page) => page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((e) => ({
+  id: e.id,
+  v: e.config.embeddings?.[0]?.[0],
+  status: e.shadowRoot.querySelector('.status').textContent,
+  actions: [...e.shadowRoot.querySelectorAll('.status button')].map((b) => b.dataset.action),
+})));
+
+test('persist + a config the page sets through the `.config` property: the reader\'s edits come back on reload (set before and after the figure loaded); Reset forgets them', async () => {
+  const script = `import { ready } from '/www/attention-viz.js';
+    await ready;
+    // #q has loaded by now (the first figure loads at once); #p is still queued: its config waits for its load.
+    document.getElementById('q').config = { embeddings: [[1, 2], [3, 4], [5, 6]], tokens: ['a', 'b', 'c'] };
+    document.getElementById('p').config = { embeddings: [[1, 0], [0, 1]], tokens: ['x', 'y'] };`;
+  const { context, page } = await profile({ '/pp/prop.html': tiny('<attention-viz id="q" persist></attention-viz><attention-viz id="p" persist></attention-viz>', script) });
+  try {
+    const ok = "return e.config.tokens[0] === (e.id === 'q' ? 'a' : 'x')";
+    await page.goto(`${site.url}pp/prop.html`);
+    await drawnAll(page, ok);
+    await typeNth(page, 0, 'embeddings', 0, 0, '81');
+    await typeNth(page, 1, 'embeddings', 1, 0, '82');
+    const saved = await savedEntries(page, 2);
+    assert.ok(Object.keys(saved).every((k) => /^attention-viz:\/pp\/prop\.html:[qp]:[0-9a-z]+$/.test(k)), `keyed by id and config: ${Object.keys(saved)}`);
+
+    await page.reload();
+    await drawnAll(page, ok);
+    const back = await page.evaluate(() => ['q', 'p'].map((id) => {
+      const e = document.getElementById(id);
+      return { config: e.config.embeddings, status: e.shadowRoot.querySelector('.status').textContent };
+    }));
+    assert.deepEqual(back[0].config, [[81, 2], [3, 4], [5, 6]], '#q (set after its load): the edit is back');
+    assert.deepEqual(back[1].config, [[1, 0], [82, 1]], '#p (set before its load): the edit is back');
+    for (const b of back) assert.match(b.status, /^Showing your saved edits/, 'said on the figure');
+    assert.deepEqual(Object.keys(await savedEntries(page, 2)).sort(), Object.keys(saved).sort(), 'the saved entries are kept');
+    // The figure's heatmaps show the restored numbers: embeddings[0][0] = 81 is in q's trace.
+    assert.equal(await page.evaluate(() => document.getElementById('q').trace.q?.[0]?.[0] ?? document.getElementById('q').trace.embeddings?.[0]?.[0]), 81);
+
+    // Reset beside the notice: the page's numbers, the saved edits forgotten, the keyboard on the toolbar's Reset.
+    await page.locator('#q').locator('.status button[data-action="notice-reset"]').click();
+    assert.deepEqual(await page.evaluate(() => document.getElementById('q').config.embeddings), [[1, 2], [3, 4], [5, 6]]);
+    assert.equal((await page.evaluate(() => T.focus())).shadow, 'action reset');
+    await savedEntries(page, 1);
+    await page.reload();
+    await drawnAll(page, ok);
+    const after = await figures(page);
+    assert.equal(after[0].v, 1, '#q after Reset and a reload: the page\'s numbers');
+    assert.doesNotMatch(after[0].status, /saved edits/);
+    assert.equal(after[1].status.startsWith('Showing your saved edits'), true, '#p keeps its edits');
+    assert.deepEqual(page.errors, []);
+  } finally { await context.close(); }
+});
+
+test('persist without ids: figures of one config are told apart by their views and their order among their twins; a twin added above sets their edits aside (offered, never shown on the wrong figure) and the author is warned once', async () => {
+  const fig = (views = '') => `<attention-viz preset="seed-001" persist${views ? ` views="${views}"` : ''}></attention-viz>`;
+  const pages = { '/pp/twins.html': tiny(fig('inputs,context') + fig() + fig()) };
+  const { context, page } = await profile(pages);
+  try {
+    await page.goto(`${site.url}pp/twins.html`);
+    await drawnAll(page);
+    await typeNth(page, 0, 'embeddings', 0, 0, '72'); // the figure with views="inputs,context"
+    await typeNth(page, 2, 'embeddings', 0, 0, '73'); // the second of two twins
+    await savedEntries(page, 2);
+    const warned = page.warnings.filter((w) => /persist/.test(w));
+    assert.equal(warned.length, 1, `the author is warned once that two figures cannot be told apart: ${page.warnings}`);
+    assert.match(warned[0], /Give each persisted figure an id/);
+
+    // The author adds a twin at the top, and a figure of the same config with other views.
+    pages['/pp/twins.html'] = tiny(fig() + fig('inputs,weights') + fig('inputs,context') + fig() + fig());
+    page.warnings.length = 0;
+    await page.reload();
+    await drawnAll(page);
+    const got = await figures(page);
+    assert.deepEqual(got.map((f) => f.v), [1, 1, 72, 1, 1], 'the views="inputs,context" figure has its 72; 73 is on no figure');
+    assert.match(got[2].status, /^Showing your saved edits/);
+    for (const i of [0, 3, 4]) {
+      assert.match(got[i].status, /could not be matched/, `twin ${i} says saved edits of a figure like it could not be matched`);
+      assert.deepEqual(got[i].actions, ['show-orphan', 'discard-orphan']);
+    }
+    assert.equal(got[1].status, '', 'another views: nothing offered');
+    assert.equal(page.warnings.filter((w) => /persist/.test(w)).length, 1, 'warned once on this load too');
+
+    // The reader takes them back on the figure they edited (now the last): shown, said, saved as its own.
+    await page.locator('attention-viz >> nth=4').locator('.status button[data-action="show-orphan"]').click();
+    assert.equal((await figures(page))[4].v, 73);
+    assert.deepEqual(await page.evaluate(() => T.focus()).then((f) => f.shadow), 'action notice-reset', 'the keyboard lands on the notice\'s Reset');
+    await page.reload();
+    await drawnAll(page);
+    const final = await figures(page);
+    assert.deepEqual(final.map((f) => f.v), [1, 1, 72, 1, 73]);
+    assert.match(final[4].status, /^Showing your saved edits/);
+    for (const i of [0, 1, 3]) assert.equal(final[i].status, '', `figure ${i}: nothing left to offer`);
+    assert.equal(Object.keys(await savedEntries(page, 2)).length, 2, 'no orphan left in storage');
+    assert.deepEqual(page.errors, []);
+  } finally { await context.close(); }
+});
+
+test('persist on a model\'s weights whose state is far over what a share state may hold: a head pick saves only the selection and comes back on reload; shareURL() refuses with the menu\'s message', async () => {
+  // 2 layers × 4 heads × 400 × 400 (1.28 M weights of 0.0025): a whole state is ~12 M characters.
+  const script = `import { ready } from '/www/attention-viz.js';
+    await ready;
+    const n = 400;
+    const row = new Array(n).fill(1 / n);
+    document.getElementById('w').config = { mechanism: 'weights', attention: Array.from({ length: 2 }, () => Array.from({ length: 4 }, () => Array.from({ length: n }, () => row))) };`;
+  const { context, page } = await profile({ '/pp/weights.html': tiny('<attention-viz id="w" persist></attention-viz>', script) });
+  const loaded = "return e._cfg().mechanism === 'weights' && e._model.geo";
+  try {
+    await page.goto(`${site.url}pp/weights.html`);
+    await drawnAll(page, loaded);
+    const selected = () => page.evaluate(() => { const c = document.getElementById('w')._cfg(); return [c.layer ?? 0, c.head ?? 0]; });
+    assert.deepEqual(await selected(), [0, 0]);
+    // Head (0, 0) under the mouse, then ↓ → Enter with the keyboard: head (1, 1).
+    const at = await page.evaluate(() => {
+      const m = document.getElementById('w')._model;
+      m.canvas.scrollIntoView({ block: 'center' });
+      const r = m.canvas.getBoundingClientRect();
+      const { t, lw, lh } = m.geo;
+      return { x: r.left + ((lw + t / 2) * r.width) / m.canvas.width, y: r.top + ((lh + t / 2) * r.height) / m.canvas.height };
+    });
+    await page.mouse.click(at.x, at.y);
+    for (const key of ['ArrowDown', 'ArrowRight', 'Enter']) await page.keyboard.press(key);
+    assert.deepEqual(await selected(), [1, 1]);
+    const focus = await page.evaluate(() => document.getElementById('w').shadowRoot.activeElement === document.getElementById('w')._model.canvas);
+    assert.ok(focus, 'the keyboard stays on the grid');
+    const saved = Object.values(await savedEntries(page, 1));
+    assert.ok(saved[0] < 200, `only the selection is saved (${saved[0]} characters)`);
+    assert.doesNotMatch(await page.evaluate(() => document.getElementById('w').shadowRoot.querySelector('.status').textContent), /too large/);
+
+    // shareURL(): a link this long would not open; said at once, with the Share menu's words.
+    const refused = await page.evaluate(() => { try { return { url: document.getElementById('w').shareURL().length }; } catch (e) { return { error: e instanceof Error, message: e.message }; } });
+    assert.equal(refused.error, true, `shareURL() throws an Error: ${JSON.stringify(refused).slice(0, 200)}`);
+    assert.match(refused.message, /too large for a link \(at least [\d,]+ characters; browsers open at most about 2,000,000\)/);
+    await page.locator('#w').locator('details.menu > summary').click();
+    await page.locator('#w').locator('button[data-action="copy-link"]').click();
+    assert.equal(await page.evaluate(() => document.getElementById('w').shadowRoot.querySelector('.status').firstChild.textContent.trim()), refused.message, 'the menu says the same');
+    assert.equal(await page.evaluate(() => location.hash), '');
+
+    await page.reload();
+    await drawnAll(page, loaded);
+    assert.deepEqual(await selected(), [1, 1], 'the picked head is back');
+    assert.match(await page.evaluate(() => document.getElementById('w').shadowRoot.querySelector('.status').textContent), /^Showing your saved edits/);
+    assert.deepEqual(page.errors, []);
+  } finally { await context.close(); }
+});
+
+test('persist: the longest state saved is the core\'s share::MAX_LEN (read from the core; the docs say the same number)', async () => {
+  const { context, page } = await profile({ '/pp/max.html': tiny('<attention-viz id="m" persist preset="seed-000"></attention-viz>') });
+  try {
+    await page.goto(`${site.url}pp/max.html`);
+    await drawnAll(page);
+    const max = await page.evaluate(async () => (await import('/www/pkg/attention_viz.js')).shareMaxLen());
+    const rust = readFileSync(new URL('../../src/share.rs', import.meta.url), 'utf8');
+    assert.equal(max, Number(rust.match(/pub const MAX_LEN: usize = ([\d_]+);/)[1].replace(/_/g, '')));
+    const docs = readFileSync(new URL('../../www/embed.html', import.meta.url), 'utf8');
+    assert.match(docs, new RegExp(`longer than a share state may be \\(${max.toLocaleString('en')} characters\\)`));
+    const js = readFileSync(new URL('../../www/element/persist.js', import.meta.url), 'utf8');
+    assert.doesNotMatch(js, /4_?000_?000/, 'no copy of the number in the element');
+    assert.deepEqual(page.errors, []);
+  } finally { await context.close(); }
+});
+
+test('persist: a figure too large to save says so after every edit, not only the first (a toolbar change clears the status line)', async () => {
+  // 512 tokens × 330 (random numbers): a whole state of ~4.5 M characters, over what the core restores.
+  const script = `
+    const el = document.getElementById('big');
+    let s = 12345;
+    const rnd = () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return s / 4294967296 - 0.5; };
+    el.config = { embeddings: Array.from({ length: 512 }, () => Array.from({ length: 330 }, rnd)) };`;
+  const { context, page } = await profile({ '/pp/big.html': tiny('<attention-viz id="big" persist preset="seed-000"></attention-viz>', script) });
+  const status = () => page.evaluate(() => document.getElementById('big').shadowRoot.querySelector('.status').textContent);
+  try {
+    await page.goto(`${site.url}pp/big.html`);
+    await drawnAll(page, 'return e.config.embeddings.length === 512');
+    await typeNth(page, 0, 'embeddings', 0, 0, '7');
+    await page.waitForFunction(() => /too large to save/.test(document.getElementById('big').shadowRoot.querySelector('.status').textContent));
+    assert.match(await status(), /^This figure is too large to save \(its state is [\d,]+ characters, more than the 4,000,000 that can be restored\)/);
+    // Another query from the toolbar's menu: an edit that clears the status line, and cannot be saved either.
+    const query = page.locator('#big').locator('[data-control="query"]');
+    await query.scrollIntoViewIfNeeded();
+    await query.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    assert.equal((await page.evaluate(() => T.focus())).shadow, 'control query', 'the keyboard stays on the menu');
+    assert.equal(await page.evaluate(() => document.getElementById('big').toJSON().config.query), 3);
+    await page.waitForTimeout(SAVE_WAIT + 200);
+    assert.match(await status(), /too large to save/, 'still said after the second edit');
+    assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('attention-viz:'))), [], 'nothing saved');
+    assert.deepEqual(page.errors, []);
+  } finally { await context.close(); }
 });

@@ -19,7 +19,7 @@
 //   _rebuild() _repaint()         rebuild every part / repaint what changed
 //   _status(text, error) _fail(message)           the status line (+ `error`)
 //   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
-//   _configHash                   short hash of the author's starting config (part of the persist key)
+//   _configHash _authorHash()     short hash of the author's starting config (part of the persist key)
 //   _showNaive _initial _panels() _darkMode() _width _version
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
 // _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js).
@@ -50,6 +50,19 @@ let revealed = false;
 /** Height bounds of a heatmap (attribute `height`), CSS pixels: beyond them a canvas is empty or takes minutes. */
 export const MIN_HEIGHT = 40;
 export const MAX_HEIGHT = 4000;
+
+/** What a figure showing the reader's saved edits says (with its Reset beside it). */
+const SAVED_NOTICE = 'Showing your saved edits, not the document\'s numbers.';
+
+/** A state from toJSON() (`{v, config, …}`) rather than a config; throws when the value cannot be read. */
+function isState(value) {
+  return Boolean(value && typeof value === 'object' && 'v' in value && 'config' in value);
+}
+
+/** The short hash of an author's config in the storage key (`persist`); '0' for a value JSON cannot write. */
+function configHash(config) {
+  try { return shortHash(JSON.stringify(config)); } catch { return '0'; }
+}
 
 /** Thrown by the methods that read the figure before it is loaded (or once it is gone). */
 function notLoaded() { return new Error('the figure is not loaded yet'); }
@@ -174,26 +187,38 @@ export function defineElement(api) {
         return;
       }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
-      let isState;
-      try { isState = Boolean(value && typeof value === 'object' && 'v' in value && 'config' in value); } catch (e) {
+      let state;
+      try { state = isState(value); } catch (e) {
         this._fail(`The config could not be read: ${e?.message ?? e}`);
         return;
       }
-      if (isState) {
+      // The page's config is the figure's starting config, as an attribute is: the reader's saved edits of it are
+      // keyed by it and come back (a page that sets the same config on every load keeps them). Hashed before it is
+      // applied: the page may change its object afterwards.
+      const hash = this.persist ? configHash(value) : undefined;
+      let applied;
+      if (state) {
         // A state from toJSON(): restore it whole, through the share-link validator.
         let text;
         try { text = encodeState(api.configJson(value)); } catch (e) { this._fail(e?.message ?? String(e)); return; }
-        this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: true });
-        return;
+        applied = this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: 'page' });
+      } else {
+        // A config of the same structure as the shown one (new numbers only: a model redrawn while it trains, a
+        // page's slider) keeps every part's DOM: only the numbers and the heatmaps change (see _structure).
+        const before = this._structure();
+        applied = this._apply(() => {
+          const shown = fromModel(api, value);
+          api.setConfig(this._viz, shown.config);
+          this._modelCaption(shown.model);
+        }, { rebuild: () => (this._structure() === before ? 'values' : true), initial: 'page' });
       }
-      // A config of the same structure as the shown one (new numbers only: a model redrawn while it trains, a
-      // page's slider) keeps every part's DOM: only the numbers and the heatmaps change (see _structure).
-      const before = this._structure();
-      this._apply(() => {
-        const shown = fromModel(api, value);
-        api.setConfig(this._viz, shown.config);
-        this._modelCaption(shown.model);
-      }, { rebuild: () => (this._structure() === before ? 'values' : true), initial: true });
+      if (!applied) return;
+      this._configHash = hash;
+      this._persist.reset();
+      const back = this._takeBack();
+      if (back.restored) this._rebuild();
+      this._showBack(back);
+      if (back.shared) revealShared(this);
     }
 
     /** The trace of the current config (see `compute()`), read-only. */
@@ -276,7 +301,10 @@ export function defineElement(api) {
       return this._viz.toNumPy();
     }
 
-    /** A link to this page that restores this figure exactly (its state in the URL fragment). */
+    /**
+     * A link to this page that restores this figure exactly (its state in the URL fragment). Throws an Error (the
+     * Share menu's message) when the link would be longer than browsers open: toJSON() holds the figure then.
+     */
     shareURL() {
       if (!this._viz) throw notLoaded();
       return this._share.url();
@@ -357,8 +385,21 @@ export function defineElement(api) {
 
     // ---- loading ----------------------------------------------------------
 
-    _initialConfig() {
-      if (this._failed && this._pending !== undefined) {
+    /**
+     * The short hash of the figure's starting config as its author gave it (part of its storage key): known once it
+     * loaded or the page set its config; before that, of the config it will load (another figure's key needs it).
+     */
+    _authorHash() {
+      if (this._configHash !== undefined) return this._configHash;
+      let pending = false;
+      try { pending = this._pending !== undefined && !isState(this._pending); } catch { /* unreadable: not a config */ }
+      if (pending) return configHash(this._pending);
+      const { config, error } = this._initialConfig({ peek: true });
+      return config === undefined ? shortHash(`error:${error}`) : configHash(config);
+    }
+
+    _initialConfig({ peek = false } = {}) {
+      if (!peek && this._failed && this._pending !== undefined) {
         const config = this._pending;
         this._pending = undefined;
         return { config, source: 'config property' };
@@ -384,7 +425,7 @@ export function defineElement(api) {
       let { config, error } = this._initialConfig();
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
-      try { this._configHash = shortHash(config === undefined ? `error:${error}` : JSON.stringify(config)); } catch { this._configHash = '0'; }
+      this._configHash = config === undefined ? shortHash(`error:${error}`) : configHash(config);
       this._persist.reset();
       let viz = null;
       let model = null;
@@ -422,42 +463,87 @@ export function defineElement(api) {
         this._initial = config;
         this._inputs.forget();
       }
-      // A share link in the URL applies once, on the first load; later preset/config changes win.
+      // A config the page set before the figure loaded replaces this one at once: what the reader had (a link, saved
+      // edits) belongs to that one, and comes back when it is applied.
+      const back = this._pending === undefined ? this._takeBack() : null;
+      if (back?.error) error = back.error;
+      // A refused source leaves the figure as it was: no `change` for it.
+      this._rebuild({ silent: !viz });
+      if (!this._showBack(back) && !error && !this._persist.warned) this._status('');
+      if (back?.shared && !error) revealShared(this);
+      if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
+    }
+
+    /**
+     * The author's config is shown (loaded, or set by the page): what the reader had of it comes back, never
+     * silently — a link in the URL (once, on the first load), else their saved edits of this figure and config, else
+     * saved edits of this page that no figure claims and that look like this one's are offered. Returns what to say
+     * (`_showBack`): {restored, shared, error, notice, offers, say}.
+     */
+    _takeBack() {
+      const back = { restored: false, shared: false, error: null, notice: null, offers: [], say: null };
+      // Unmatched saved edits are offered once, when the figure first shows its author's config: not each time the
+      // page changes it.
+      const first = !this._tookBack;
+      this._tookBack = true;
       const shared = this._shareApplied ? null : this._share.fromURL();
       this._shareApplied = true;
-      // What the reader sees is not the document's figure: said on the figure, or the numbers disagree with the prose.
-      let notice = null;
-      // The newest intent wins, never silently: a link the reader opened shows its state; saved edits of this
-      // figure are then offered beside it. Once the reader edits, the link leaves the URL (share.js leaveURL).
-      let offerSaved = null;
       if (shared) {
         const refused = this._restoreState(shared);
         if (refused) {
-          error = refused;
+          back.error = refused;
           this._fail(`${refused} — showing the original figure instead.`);
-        } else {
-          notice = 'Restored from a link: these are the numbers that were shared, not the document\'s.';
-          const kept = this.persist ? this._persist.saved() : null;
-          if (kept !== null && kept !== shared) offerSaved = kept;
+          return back;
         }
+        Object.assign(back, { restored: true, shared: true, notice: 'Restored from a link: these are the numbers that were shared, not the document\'s.' });
+        // The newest intent wins: the link the reader opened shows; their saved edits of this figure are offered.
+        const kept = this.persist ? this._persist.saved() : null;
+        if (kept !== null && kept !== shared) {
+          back.offers.push(['You have saved edits for this figure:', 'Show them', 'show-saved', () => this._restoreFrom(kept, SAVED_NOTICE)]);
+        }
+        return back;
       }
-      const saved = !shared && !error && this.persist ? this._persist.saved() : null;
+      if (!this.persist) return back;
+      const saved = this._persist.saved();
       if (saved) {
-        const refused = this._restoreState(saved);
+        const refused = this._restoreState(saved, true);
         if (refused) {
-          error = refused;
+          back.error = refused;
           this._persist.forget();
           this._fail(`Your saved edits could not be restored (${refused}) — showing the original figure.`);
-        } else notice = 'Showing your saved edits, not the document\'s numbers.';
+        } else Object.assign(back, { restored: true, notice: SAVED_NOTICE });
+        return back;
       }
-      // A refused source leaves the figure as it was: no `change` for it.
-      this._rebuild({ silent: !viz });
-      if (notice) this._notice(notice, offerSaved === null ? [] : [['You have saved edits for this figure:', 'Show them', 'show-saved', () => {
-        this._restoreFrom(offerSaved, 'Showing your saved edits, not the document\'s numbers.');
-      }]]);
-      else if (!error && !this._persist.warned) this._status('');
-      if (shared && !error) revealShared(this);
-      if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
+      const orphan = first ? this._persist.orphan() : null;
+      if (orphan) {
+        back.say = [orphan.sameName
+          ? 'You have saved edits of an earlier version of this figure (the page has changed it since); they are not shown.'
+          : 'You have saved edits of a figure like this one that could not be matched to it (figures like it were added to the page or removed); they are not shown.',
+        [['Show them', 'show-orphan', () => {
+          const refused = this._restoreState(orphan.text, true);
+          if (refused) { this._fail(`Those edits could not be restored (${refused}).`); return; }
+          // They are this figure's from now on: saved under its key, and no longer offered elsewhere.
+          this._persist.drop(orphan.key);
+          this._share.leaveURL();
+          this._rebuild();
+          this._notice(SAVED_NOTICE);
+          this._persist.saveNow();
+          this._statusEl.querySelector('[data-action="notice-reset"]')?.focus();
+        }], ['Discard them', 'discard-orphan', () => {
+          this._persist.drop(orphan.key);
+          this._status('Those saved edits are discarded.');
+          this._firstControl()?.focus();
+        }]]];
+      }
+      return back;
+    }
+
+    /** Says what `_takeBack` brought back or offers; whether it said anything. */
+    _showBack(back) {
+      if (back?.notice) this._notice(back.notice, back.offers);
+      else if (back?.say) this._say(...back.say);
+      else return false;
+      return true;
     }
 
     /** The caption line of a trained model's figure (`{name, prediction}`), or none; `data-model` names the model. */
@@ -469,17 +555,20 @@ export function defineElement(api) {
 
     /** Shows a saved state the reader asked for (their saved edits, another tab's): the link in the URL is older. */
     _restoreFrom(text, notice) {
-      const refused = this._restoreState(text);
+      const refused = this._restoreState(text, true);
       if (refused) { this._fail(`Those edits could not be restored (${refused}).`); return; }
       this._share.leaveURL();
       this._rebuild();
       this._notice(notice);
     }
 
-    /** Applies a shared or saved state (share-link text): null, or the core's reason for refusing it. */
-    _restoreState(text) {
+    /**
+     * Applies a shared state (share-link text) or a `saved` one (persist's: also a weights figure's selection on this
+     * stack): null, or the core's reason for refusing it.
+     */
+    _restoreState(text, saved = false) {
       try {
-        this._showNaive = api.callCore(() => this._viz.setShareState(text));
+        this._showNaive = api.callCore(() => (saved ? this._viz.restoreSaved(text) : this._viz.setShareState(text)));
         this._invalidate();
         return null;
       } catch (e) {
@@ -492,7 +581,9 @@ export function defineElement(api) {
     /**
      * Runs one Rust mutation; on success recompute → repaint → `change`. `cell`: the input it came from (its
      * mark is set or cleared); `value`: [matrix, row, column, x] of a one-value edit; `rebuild`: the shape may
-     * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new document (config set by the page, Reset), not a user edit.
+     * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new
+     * document, not a user edit — Reset (true: the saved edits are forgotten) or a config set by the page ('page':
+     * they are kept, and `set config` brings back those of its config).
      */
     _apply(mutate, { rebuild = false, cell = null, initial = false, value = null } = {}) {
       // `rebuild` may be a function, asked after the mutation (the new state decides: see `set config`).
@@ -512,10 +603,16 @@ export function defineElement(api) {
         if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
       }
       this._invalidate({ keepConfig: Boolean(value) });
-      // A new document is not a user edit: nothing to keep.
-      if (initial) { this._initial = this.config; this._viz.markAuthored(); this._persist.forget(); this._inputs.forget(); this._share.leaveURL(); } else this._persist.schedule();
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
+      // A new document is not a user edit: nothing to save. Only Reset forgets the saved edits.
+      if (initial) {
+        this._initial = this.config;
+        this._viz.markAuthored();
+        if (initial !== 'page') this._persist.forget();
+        this._inputs.forget();
+        this._share.leaveURL();
+      } else this._persist.schedule();
       if (typeof rebuild === 'function') rebuild = rebuild();
       if (rebuild === 'values') this._refill();
       else if (rebuild) this._rebuild(rebuild === 'labels' ? { inputs: false } : {});
@@ -621,6 +718,14 @@ export function defineElement(api) {
       this._statusEl.classList.remove('error');
       this._statusEl.replaceChildren(`${text} `, reset);
       for (const [say, label, action, fn] of offers) this._statusEl.append(` ${say} `, this._button(label, action, fn));
+    }
+
+    /** A message with buttons ([label, data-action, handler]) that act on it (saved edits to show or discard). */
+    _say(text, buttons) {
+      if (!this._statusEl) return;
+      this._statusEl.classList.remove('error');
+      this._statusEl.replaceChildren(`${text}`);
+      for (const [label, action, fn] of buttons) this._statusEl.append(' ', this._button(label, action, fn));
     }
 
     /** A message with one button that acts on it (load another tab's edits, download instead of a link). */

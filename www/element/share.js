@@ -16,7 +16,7 @@ export function decodeState(text) {
   return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
-/** The figure's name in URL fragments and storage keys: its id, else its position among the page's figures. */
+/** The figure's name in URL fragments: its id, else its position among the page's figures (storage keys: persist.js). */
 export function shareKey(host) {
   if (host.id) return host.id;
   const all = [...document.querySelectorAll('attention-viz')];
@@ -25,6 +25,15 @@ export function shareKey(host) {
 
 /** The longest link offered: Chromium refuses to open a URL longer than 2 MB (2,097,152 characters). */
 export const MAX_LINK = 2_000_000;
+
+/** shareURL()'s Error for a link too long to open (`length` characters, or `atLeast` that many): the menu says the same. */
+export class LinkTooLong extends Error {
+  constructor(length, atLeast = false) {
+    super(`This figure is too large for a link (${atLeast ? 'at least ' : ''}${length.toLocaleString('en')} characters; browsers open at most about ${MAX_LINK.toLocaleString('en')}): the JSON file (toJSON()) holds the whole figure instead.`);
+    this.name = 'Error';
+    this.length = length;
+  }
+}
 
 /** Saves `blob` as `filename` through a temporary link (also the model panel's exports). */
 export function download(blob, filename) {
@@ -70,11 +79,19 @@ export class Share {
     } catch { /* a sandboxed frame: nothing to change */ }
   }
 
+  /**
+   * The link that restores this figure, or a LinkTooLong when browsers would not open it — judged from the sizes
+   * first (the core's lower bound of the state's length), so a state that cannot be a link is never written out.
+   */
   url() {
     const { host } = this;
     const parts = this.otherParts();
-    parts.push(`${encodeURIComponent(shareKey(host))}=${host._viz.shareState(host._showNaive)}`);
-    return `${location.href.split('#')[0]}#${parts.join('&')}`;
+    const head = `${location.href.split('#')[0]}#${parts.map((p) => `${p}&`).join('')}${encodeURIComponent(shareKey(host))}=`;
+    const least = head.length + host._viz.shareStateAtLeast();
+    if (least > MAX_LINK) throw new LinkTooLong(least, true);
+    const url = head + host._viz.shareState(host._showNaive);
+    if (url.length > MAX_LINK) throw new LinkTooLong(url.length);
+    return url;
   }
 
   buildMenu() {
@@ -117,11 +134,11 @@ export class Share {
     try {
       switch (action) {
         case 'copy-link': {
-          const url = host.shareURL();
-          if (url.length > MAX_LINK) {
+          let url;
+          try { url = host.shareURL(); } catch (e) {
+            if (!(e instanceof LinkTooLong)) throw e;
             // Chromium does not open a URL over 2 MB: such a link would restore nothing. The JSON file does.
-            host._offer(`This figure is too large for a link (${url.length.toLocaleString('en')} characters; browsers open at most about ${MAX_LINK.toLocaleString('en')}): the JSON file holds the whole figure instead.`,
-              'Download JSON', 'download-json', () => this.export('json', ''), true);
+            host._offer(e.message, 'Download JSON', 'download-json', () => this.export('json', ''), true);
             return;
           }
           history.replaceState(history.state, '', url);
