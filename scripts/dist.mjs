@@ -61,17 +61,17 @@ try {
     },
   };
 
-  /** The element's stylesheet (www/element/style.js's STYLE, a template literal of CSS with comments) minified as CSS:
+  /** The element's stylesheet (www/element/style.js's SHEET, a template literal of CSS with comments) minified as CSS:
    * esbuild's JS minifier leaves a string as it is (~1.5 KiB gzipped of comments and layout). */
   const minifiedStyle = {
     name: 'minified-style',
     setup(b) {
       b.onLoad({ filter: /[\\/]www[\\/]element[\\/]style\.js$/ }, async (args) => {
         const source = readFileSync(args.path, 'utf8');
-        const at = /export const STYLE = `([^`$\\]*)`;/.exec(source);
-        if (!at) throw new Error('www/element/style.js: STYLE is no longer one plain template literal; update scripts/dist.mjs');
+        const at = /const SHEET = `([^`$\\]*)`;/.exec(source);
+        if (!at) throw new Error('www/element/style.js: SHEET is no longer one plain template literal; update scripts/dist.mjs');
         const css = (await transform(at[1], { loader: 'css', minify: true })).code.trim();
-        return { contents: source.replace(at[0], `export const STYLE = ${JSON.stringify(css)};`), loader: 'js', resolveDir: dirname(args.path) };
+        return { contents: source.replace(at[0], `const SHEET = ${JSON.stringify(css)};`), loader: 'js', resolveDir: dirname(args.path) };
       });
     },
   };

@@ -6,15 +6,19 @@ import { THEME } from './facts.js';
 /** Labels and hints (--av-muted), light and dark; the model grid's labels too. */
 export const MUTED = { light: '#59636e', dark: '#9198a1' };
 
-export const STYLE = `
-:host { display: block; --av-bg: ${THEME.light.background}; --av-fg: #1f2328; --av-muted: ${MUTED.light}; --av-border: #d0d7de;
-  --av-panel: #f6f8fa; --av-accent: ${THEME.light.accent}; --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
+/** The colours that are the core's (facts.js) or shared with the model grid, as custom properties SHEET reads. */
+const themeVars = (k) => `--av-theme-bg: ${THEME[k].background}; --av-theme-accent: ${THEME[k].accent}; `
+  + `--av-theme-link: ${THEME[k].link}; --av-theme-muted: ${MUTED[k]};`;
+
+// SHEET is plain CSS (no substitutions): the dist build minifies it as CSS (scripts/dist.mjs).
+const SHEET = `
+:host { display: block; --av-bg: var(--av-theme-bg); --av-fg: #1f2328; --av-muted: var(--av-theme-muted); --av-border: #d0d7de;
+  --av-panel: #f6f8fa; --av-accent: var(--av-theme-accent); --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
   color: var(--av-fg); background: var(--av-bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
   border: 1px solid var(--av-border); border-radius: 8px; container-type: inline-size; }
 /* Dark follows the resolved theme (theme.js: the attribute, JupyterLab, the page's color-scheme, the system), not
    only the system's setting. An author's own --av-* values on the element win over both. */
-:host([data-av-theme="dark"]) { --av-bg: ${THEME.dark.background}; --av-fg: #e6edf3; --av-muted: ${MUTED.dark}; --av-border: #3d444d; --av-panel: #0d1117;
-    --av-accent: ${THEME.dark.accent}; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
+:host([data-av-theme="dark"]) { --av-fg: #e6edf3; --av-border: #3d444d; --av-panel: #0d1117; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
 :host([hidden]) { display: none; }
 [hidden] { display: none !important; }
 * { box-sizing: border-box; }
@@ -219,11 +223,9 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 .stages > p.legend { flex-basis: 100%; margin: 0; font-size: 12px; color: var(--av-muted); display: flex; flex-wrap: wrap; align-items: center; gap: 2px 4px; }
 .legend .key { display: inline-flex; align-items: center; gap: 5px; }
 .legend .swatch { display: inline-block; width: 16px; height: 10px; border: 2px solid currentColor; border-radius: 1px; }
-.legend .selected { color: ${THEME.light.accent}; }
-.legend .link { color: ${THEME.light.link}; }
+.legend .selected { color: var(--av-theme-accent); }
+.legend .link { color: var(--av-theme-link); }
 .legend .link .swatch { border-style: dashed; }
-:host([data-av-theme="dark"]) .legend .selected { color: ${THEME.dark.accent}; }
-:host([data-av-theme="dark"]) .legend .link { color: ${THEME.dark.link}; }
 /* A masked cell as the scaled heatmap draws it: hatched. */
 .legend .masked .swatch { border: 1px solid currentColor;
   background: repeating-linear-gradient(45deg, currentColor 0 1.5px, transparent 1.5px 4px); }
@@ -241,6 +243,10 @@ figure.stage canvas.head-pick { cursor: pointer; }
 /* Read by screen readers, not shown: each heatmap's table of numbers, the keys' help, the cursor's announcements. */
 .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
+
+export const STYLE = `:host { ${themeVars('light')} }
+:host([data-av-theme="dark"]) { ${themeVars('dark')} }
+${SHEET}`;
 
 let sheet;
 /** One constructed stylesheet shared by every element, or null where unsupported. */
