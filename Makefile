@@ -20,8 +20,9 @@ test:
 	@scripts/setup.sh build
 	@node scripts/test.mjs
 
-# Every test binary (--no-fail-fast), the ignored one too: induction retrained and checked against models/induction.json
-# bit for bit. Optimised (opt-level 2) but with debug assertions and overflow checks (the test profile is dev's): one
+# Every test binary (--no-fail-fast), the ignored test too: induction retrained and checked against models/induction.json
+# bit for bit. The native test files are one binary, tests/all.rs (one link instead of twenty, and its tests share the
+# cores instead of one binary's after another); one file alone: `cargo test --test all config::`. Optimised (opt-level 2) but with debug assertions and overflow checks (the test profile is dev's): one
 # build instead of a debug and a release one, and the fuzz runs in ~10 s instead of ~10 min unoptimised under load.
 test-native:
 	CARGO_PROFILE_TEST_OPT_LEVEL=2 ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test --no-fail-fast -- --include-ignored
