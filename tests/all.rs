@@ -42,3 +42,18 @@ mod variants;
 mod views;
 #[path = "weights.rs"]
 mod weights;
+
+/// Cargo no longer finds test files by itself (autotests = false): a tests/NAME.rs without its line above would never run.
+#[test]
+fn every_test_file_is_a_module_here() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
+    let this = include_str!("all.rs");
+    let mut missing = vec![];
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".rs") && name != "all.rs" && name != "web.rs" && !this.contains(&format!("#[path = \"{name}\"]")) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "tests/all.rs has no module for {missing:?}");
+}
