@@ -20,8 +20,9 @@ test:
 	@scripts/setup.sh build
 	@node scripts/test.mjs
 
-# Every test binary (--no-fail-fast), the ignored one too: induction retrained and checked against models/induction.json
-# bit for bit. Optimised (opt-level 2) but with debug assertions and overflow checks (the test profile is dev's): one
+# Every test binary (--no-fail-fast), the ignored test too: induction retrained and checked against models/induction.json
+# bit for bit. The native test files are one binary, tests/all.rs (one link instead of twenty, and its tests share the
+# cores instead of one binary's after another); one file alone: `cargo test --test all config::`. Optimised (opt-level 2) but with debug assertions and overflow checks (the test profile is dev's): one
 # build instead of a debug and a release one, and the fuzz runs in ~10 s instead of ~10 min unoptimised under load.
 test-native:
 	CARGO_PROFILE_TEST_OPT_LEVEL=2 ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test --no-fail-fast -- --include-ignored
@@ -29,8 +30,13 @@ test-native:
 test-wasm:
 	cargo test --target wasm32-unknown-unknown --test web
 
+# Two test files at a time, the longest started first so no long one runs alone at the end: on a 2-core machine with
+# another busy process beside it, the browsers then get their share of the cores (19 → 16 min before the files were
+# trimmed). Every other file follows in name order.
+E2E_FIRST := $(addprefix tests/e2e/,pages.test.mjs learned.test.mjs learn.test.mjs persist.test.mjs heads.test.mjs element.test.mjs embed.test.mjs hostile.test.mjs)
+E2E := $(filter $(wildcard tests/e2e/*.test.mjs),$(E2E_FIRST)) $(filter-out $(E2E_FIRST),$(sort $(wildcard tests/e2e/*.test.mjs)))
 test-e2e:
-	node --test tests/e2e/
+	node --test --test-concurrency=2 $(E2E)
 
 # tsc (strict) on a typed use of dist/ as an installed package; a named import from attention-viz/inline must fail.
 test-types:

@@ -11,7 +11,7 @@
 //! `HANG`, a bound no slow machine reaches: it is a hang, not a speed check), and every
 //! error message is non-empty and at most 500 characters. Hand-written hostile inputs (2 000 tokens,
 //! 10 000-character names, empty rows, 1e308, nesting 10 000 deep, a 5 MB string) run too.
-//! `cargo test --test fuzz -- --nocapture` prints how many inputs ran and how long it took.
+//! `cargo test --test all fuzz:: -- --nocapture` prints how many inputs ran and how long it took.
 
 use attention_viz::attention::compute;
 use attention_viz::config::Config;

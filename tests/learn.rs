@@ -269,7 +269,7 @@ fn shipped_induction_model_copies_the_repeat() {
 }
 
 /// Induction's committed weights are what training produces, bit for bit. About 15 s in a
-/// release build, minutes in a debug one: `cargo test --release --test learn -- --ignored`.
+/// release build, minutes in a debug one: `cargo test --release --test all learn:: -- --ignored`.
 #[test]
 #[ignore]
 fn induction_trains_to_the_committed_weights() {

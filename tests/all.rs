@@ -1,0 +1,59 @@
+//! Every native test file as one test binary (Cargo.toml: `autotests = false`). Linking twenty optimised binaries
+//! against the crate cost more than running them; one binary links once. The files stay where they are, one module
+//! each, so one area still runs alone: `cargo test --test all config::` (or `heatmap_`, `learn::`, …).
+//! A new tests/NAME.rs needs its line here (tests/web.rs is the wasm binary, declared in Cargo.toml).
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "attention.rs"]
+mod attention;
+#[path = "config.rs"]
+mod config;
+#[path = "edits.rs"]
+mod edits;
+#[path = "export.rs"]
+mod export;
+#[path = "fuzz.rs"]
+mod fuzz;
+#[path = "heatmap_draw.rs"]
+mod heatmap_draw;
+#[path = "heatmap_format.rs"]
+mod heatmap_format;
+#[path = "heatmap_layout.rs"]
+mod heatmap_layout;
+#[path = "heatmap_palette.rs"]
+mod heatmap_palette;
+#[path = "incremental.rs"]
+mod incremental;
+#[path = "learn.rs"]
+mod learn;
+#[path = "math.rs"]
+mod math;
+#[path = "math_log.rs"]
+mod math_log;
+#[path = "properties.rs"]
+mod properties;
+#[path = "random.rs"]
+mod random;
+#[path = "share.rs"]
+mod share;
+#[path = "variants.rs"]
+mod variants;
+#[path = "views.rs"]
+mod views;
+#[path = "weights.rs"]
+mod weights;
+
+/// Cargo no longer finds test files by itself (autotests = false): a tests/NAME.rs without its line above would never run.
+#[test]
+fn every_test_file_is_a_module_here() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
+    let this = include_str!("all.rs");
+    let mut missing = vec![];
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".rs") && name != "all.rs" && name != "web.rs" && !this.contains(&format!("#[path = \"{name}\"]")) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "tests/all.rs has no module for {missing:?}");
+}
