@@ -36,6 +36,8 @@ mod properties;
 mod random;
 #[path = "share.rs"]
 mod share;
+#[path = "tidy.rs"]
+mod tidy;
 #[path = "variants.rs"]
 mod variants;
 #[path = "views.rs"]

@@ -11,7 +11,7 @@ fn the_js_facts_file_is_what_the_core_writes() {
         std::fs::write(&path, &want).unwrap();
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(have == want, "{} is stale: run `UPDATE_FACTS=1 cargo test --test tidy`", facts::JS_PATH);
+    assert!(have == want, "{} is stale: run `UPDATE_FACTS=1 cargo test --test all tidy::`", facts::JS_PATH);
 }
 
 /// The crate's top-level modules (src/lib.rs's `pub mod`s).
