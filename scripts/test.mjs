@@ -3,7 +3,8 @@
 //   node scripts/test.mjs                  every suite
 //   node scripts/test.mjs e2e python       only these (the build still runs first when a suite needs it)
 // Each suite is its own Makefile target (test-native, test-wasm, test-types, test-e2e, python-tests), so running one
-// alone is unchanged; its output streams through as it runs, and the counts are read from that output.
+// alone is unchanged; the counts are read from its output. The cargo-only suites (native, wasm) run beside the build
+// and the browser tests, their output printed whole as each ends; the others stream through as they run.
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -54,13 +55,14 @@ function pytestCounts(out) {
   return c;
 }
 
-/** Runs `make <target>` with its output passed through; resolves to {code, out, seconds}. */
-function make(target, env = {}) {
+/** Runs `make <target>`; resolves to {code, out, seconds}. Its output is passed through as it comes, or with `quiet`
+ *  only kept (a suite of the side lane prints it whole once it ends, so two suites' lines never interleave). */
+function make(target, env = {}, quiet = false) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn('make', ['--no-print-directory', target], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['inherit', 'pipe', 'pipe'] });
+    const child = spawn('make', ['--no-print-directory', target], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const keep = (stream, to) => stream.on('data', (d) => { to.write(d); out += d; if (out.length > 32e6) out = out.slice(-16e6); });
+    const keep = (stream, to) => stream.on('data', (d) => { if (!quiet) to.write(d); out += d; if (out.length > 32e6) out = out.slice(-16e6); });
     keep(child.stdout, process.stdout);
     keep(child.stderr, process.stderr);
     child.on('error', (e) => resolve({ code: 127, out: String(e), seconds: (Date.now() - started) / 1000 }));
@@ -80,33 +82,56 @@ async function main() {
   }
   const suites = wanted.length ? SUITES.filter((s) => wanted.includes(s.name)) : SUITES;
   const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
-  const rows = [];
   const started = Date.now();
   console.log(`make test: ${suites.map((s) => s.name).join(', ')}; load average ${load()}`);
 
+  /** A suite's row from its run. A suite fails on a non-zero exit, on a failed test, or when it never reported
+   *  counts (it did not get to run). */
+  const row = (s, r) => {
+    const counts = s.counts(r.out);
+    const ok = r.code === 0 && counts.fail === 0 && counts.seen;
+    const note = r.code !== 0 && !counts.fail ? (counts.seen ? `exit ${r.code}` : `exit ${r.code} before any test ran (a build error?)`)
+      : !counts.seen ? 'no test counts in its output' : '';
+    return { name: s.name, what: s.what, ok, seconds: r.seconds, counts: counts.seen ? counts : null, note };
+  };
+
+  // Two lanes at once. The side lane (native, wasm: cargo only) needs no build and prints each suite's output whole
+  // when it ends; the main lane builds, then runs the suites that test the build, streaming. On 2 cores two lanes
+  // also get the project a larger share of a machine that is busy with other work (one process gets ~1 of the 2
+  // cores beside a busy job, two get ~4/3), and the side lane's compiles fill the cores the browser tests leave idle.
+  // Cargo's lock on target/ orders the two lanes' cargo runs; the rows are printed in SUITES' order.
+  const side = (async () => {
+    const out = [];
+    for (const s of suites.filter((x) => !x.build)) {
+      const r = await make(s.target, s.env, true);
+      banner(`${s.name}: make ${s.target} (${s.what}), run beside the build and the browser tests — its output:`);
+      process.stdout.write(r.out);
+      out.push(row(s, r));
+    }
+    return out;
+  })();
+
   // The build: www/pkg/, dist/ and the wheel (the notebook tests install it). A failed build is a failed row, and
   // the suites that test its output are reported as not run (also failures), never run against a stale build.
+  const main = [];
   let built = true;
   if (suites.some((s) => s.build)) {
     banner('build (make wheel: www/pkg/, dist/, the wheel)');
     const r = await make('wheel');
     built = r.code === 0;
-    rows.push({ name: 'build', what: 'make wheel', ok: built, seconds: r.seconds, counts: null, note: built ? '' : `exit ${r.code}` });
+    main.push({ name: 'build', what: 'make wheel', ok: built, seconds: r.seconds, counts: null, note: built ? '' : `exit ${r.code}` });
   }
-  for (const s of suites) {
-    if (s.build && !built) {
-      rows.push({ name: s.name, what: s.what, ok: false, seconds: 0, counts: null, note: 'not run: the build failed' });
+  for (const s of suites.filter((x) => x.build)) {
+    if (!built) {
+      main.push({ name: s.name, what: s.what, ok: false, seconds: 0, counts: null, note: 'not run: the build failed' });
       continue;
     }
     banner(`${s.name}: make ${s.target} (${s.what})`);
-    const r = await make(s.target, s.env);
-    const counts = s.counts(r.out);
-    // A suite fails on a non-zero exit, on a failed test, or when it never reported counts (it did not get to run).
-    const ok = r.code === 0 && counts.fail === 0 && counts.seen;
-    const note = r.code !== 0 && !counts.fail ? (counts.seen ? `exit ${r.code}` : `exit ${r.code} before any test ran (a build error?)`)
-      : !counts.seen ? 'no test counts in its output' : '';
-    rows.push({ name: s.name, what: s.what, ok, seconds: r.seconds, counts: counts.seen ? counts : null, note });
+    main.push(row(s, await make(s.target, s.env)));
   }
+  const sideRows = await side;
+  const order = ['build', ...SUITES.map((s) => s.name)];
+  const rows = [...main, ...sideRows].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
 
   const total = (Date.now() - started) / 1000;
   banner(`summary (${time(total)}; load average now ${load()})`);

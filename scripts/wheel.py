@@ -7,6 +7,7 @@ everything in it would be published). Run with the .venv's Python from the repo 
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,8 +24,11 @@ static.mkdir(parents=True, exist_ok=True)
 shutil.copyfile(build, static / "attention-viz.inline.js")
 shutil.copyfile(root / "LICENSE", root / "python" / "LICENSE")  # the wheel's licence file (git-ignored copy)
 
-out = subprocess.run(["cargo", "run", "--quiet", "--release", "--example", "python_assets"],
-                     cwd=root, check=True, capture_output=True, text=True).stdout
+# The test profile at make test-native's opt-level: the generator shares its compiled crate and dependencies with the
+# native tests (make test builds once what a release build would have compiled a second time).
+out = subprocess.run(["cargo", "run", "--quiet", "--profile", "test", "--example", "python_assets"],
+                     cwd=root, check=True, capture_output=True, text=True,
+                     env={**os.environ, "CARGO_PROFILE_TEST_OPT_LEVEL": "2"}).stdout
 assets = json.loads(out)
 (static / "assets.json").write_text(json.dumps(assets, separators=(",", ":")) + "\n", encoding="utf-8")
 
