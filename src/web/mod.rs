@@ -340,6 +340,13 @@ impl Viz {
         self.authored_config = self.config().clone();
     }
 
+    /// Whether this state can still change: a panic (a bug) in a call on it traps with the call's borrow held,
+    /// and every later change of it (`&mut self`) throws "recursive use of an object detected". Always true when
+    /// it answers at all.
+    pub fn usable(&mut self) -> bool {
+        true
+    }
+
     /// Panics on purpose while this figure's state is borrowed (a test hook, as `forceInternalError`): the tests
     /// use it to prove the element recovers from a bug that leaves its `Viz` locked.
     #[wasm_bindgen(js_name = forceInternalError)]

@@ -218,7 +218,7 @@ export function defineElement(api) {
 
     /** Which panels show: heatmap view names, plus "inputs", "breakdown", "controls" (attribute `views`). */
     get views() { return this.getAttribute('views'); }
-    set views(v) { this._setText('views', v, (x) => (Array.isArray(x) ? x.map((name) => String(name)).join(',') : String(x))); }
+    set views(v) { this._setText('views', v, (x) => (Array.isArray(x) ? x.join(',') : String(x))); }
 
     /** `false` makes a read-only figure: no controls, inputs drawn as heatmaps (attribute `editable`). */
     get editable() { return this.getAttribute('editable') !== 'false'; }
@@ -593,12 +593,12 @@ export function defineElement(api) {
     }
 
     /**
-     * Whether the Rust state still answers. A panic (a bug: no input may cause one) traps in the middle of a call,
-     * and the object it was called on stays borrowed for good: every later call throws wasm-bindgen's "recursive use
-     * of an object detected".
+     * Whether the Rust state can still change. A panic (a bug: no input may cause one) traps in the middle of a call,
+     * and the object it was called on stays borrowed for good: every later change throws wasm-bindgen's "recursive
+     * use of an object detected" (`usable` takes it mutably).
      */
     _usable() {
-      try { this._viz.modelShape(); return true; } catch { return false; }
+      try { return this._viz.usable(); } catch { return false; }
     }
 
     /** A config set on a figure whose Rust state a panic left unusable: a fresh Viz of it, said on the figure. */
