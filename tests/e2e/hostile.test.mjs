@@ -718,7 +718,6 @@ test('10 000-character token names: the figure renders, labels clipped on the ca
     const host = el.getBoundingClientRect().width;
     const canvases = [...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => ({ view: c.dataset.view, css: c.getBoundingClientRect().width, w: c.width, h: c.height }));
     const svg = el.toSVG('weights');
-    if (el.config.tokens[0] !== tokens[0]) throw new Error('the hostile tokens were refused');
     const works = H.works(el);
     return {
       host, canvases, svgLength: svg.length, svgHasLong: svg.includes('x'.repeat(64)), svgMarkup: /<img|<script/i.test(svg),
