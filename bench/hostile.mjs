@@ -14,7 +14,7 @@
 //     meanwhile (target 1 s);
 //   - pasting 1 MB of numbers one a line (200 000 rows) onto a cell: to the message (target 1 s);
 //   - issue 27 (core, its own block: runCore): 180 000 layers, 1 000 000 heads, a 2896 × 2896 head (el.config) and
-//     8 000 000 × 1 (compute()) refused (target 200 ms each), 12 × 12 heads at n = 240 accepted, fmt="d" on seed-001,
+//     8 000 000 × 1 (compute()) refused (target 200 ms each), 12 × 12 heads at n = 144 accepted, fmt="d" on seed-001,
 //     and hostile property values; each with the longest main-thread task.
 import { median, percentile } from './heatmap.mjs';
 import { pageHelpers } from '../tests/e2e/harness.mjs';
@@ -154,7 +154,7 @@ function installCore() {
     heads: () => ({ attention: fill(1_000_000, () => [[1]]) }),
     head2896: () => ({ attention: fill(2896, () => new Array(2896).fill(1 / 2896)) }),
     tall: () => ({ embeddings: fill(8_000_000, () => [1]) }),
-    bert: () => ({ attention: fill(12, () => fill(12, () => fill(240, () => new Array(240).fill(1 / 240)))) }),
+    bert: () => ({ attention: fill(12, () => fill(12, () => fill(144, () => new Array(144).fill(1 / 144)))) }),
   };
   window.benchCore = {
     /** `how`: "element" (el.config = …, then two frames) or "compute" (compute(), refused or not). */
@@ -211,7 +211,7 @@ async function runCore(page, samples, log) {
     ['heads', 'element', '1 000 000 heads of [[1]]: el.config refused (once a panic)'],
     ['head2896', 'element', 'one 2896 × 2896 head: el.config refused by the cost bound'],
     ['tall', 'compute', '8 000 000 × 1 embeddings: compute() refused before flattening'],
-    ['bert', 'element', '12 × 12 heads at n = 240 (accepted, near the bound): el.config, to its handler\'s end'],
+    ['bert', 'element', '12 × 12 heads at n = 144 (accepted, near the bound): el.config, to its handler\'s end'],
   ];
   for (const [name, how, what] of cases) {
     log(`  issue 27: ${name} …`);

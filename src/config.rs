@@ -30,14 +30,13 @@ pub const COST_PER_WEIGHT: f64 = 100.0;
 
 /// What each weight of a model's stack (`mechanism: "weights"`) costs the figure, in multiply-adds:
 /// read from JS and copied in, checked, its summaries (a logarithm, a division) and the figure's thumbnail
-/// (measured in Chromium against a self-attention figure at MAX_COST on the same loaded machine: ~300 ns a
-/// weight where a unit of cost took ~10 ns).
-/// 12 layers × 12 heads at n = 240 (8.3 M weights) cost 2.6e8.
-pub const COST_PER_SHOWN_WEIGHT: f64 = 30.0;
+/// (measured in Chromium, bench/hostile.mjs: el.config of 12 × 12 heads at n = 240, 8.3 M weights, took 3.2× as
+/// long as 1600 tokens × 4 at 2.8e8). 12 layers × 12 heads at n = 144 cost 2.8e8; 1 × 12 at n = 512, 3.0e8.
+pub const COST_PER_SHOWN_WEIGHT: f64 = 90.0;
 
 /// What each weight of the head a weights figure shows in full costs besides, in multiply-adds: its cell of
 /// the heatmap (a colour, a pixel block). The selected head is any one of the stack's: the size of one counts.
-/// One head of 2896 × 2896 (within MAX_VALUES) costs 6.7e8 and is refused; ~1900 × 1900 is the largest.
+/// One head of 2896 × 2896 (within MAX_VALUES) costs 1.2e9 and is refused; ~1460 × 1460 is the largest.
 pub const COST_PER_DRAWN_WEIGHT: f64 = 50.0;
 
 /// What each head of a model's stack costs whatever its size, in multiply-adds: its summary, its

@@ -10,13 +10,13 @@
 use crate::math::Matrix;
 
 /// The most values a stack may hold: 8 Mi float64s are 64 MiB, about what a page can hold
-/// twice (the trace and the figure's copy) without trouble. 12 layers × 12 heads at n = 240,
-/// or one layer of 12 heads at n = 836.
+/// twice (the trace and the figure's copy) without trouble (12 layers × 12 heads at n = 240). The cost bound
+/// (`config::COST_PER_SHOWN_WEIGHT`) is the tighter limit for the element: 12 × 12 heads at n = 144.
 pub const MAX_VALUES: usize = 1 << 23;
 
 /// The most heads a stack may hold (layers × heads): each is a summary, a thumbnail of the
 /// element's grid and its labels, whatever its size, so 180,000 layers of one 1 × 1 head cost
-/// more than 12 × 12 heads at n = 240. 4096 is 64 layers of 64 heads (GPT-2 XL is 48 × 25).
+/// more than 12 × 12 heads at n = 144. 4096 is 64 layers of 64 heads (GPT-2 XL is 48 × 25).
 pub const MAX_HEADS: usize = 4096;
 
 /// Row sums further than this from 1 are said in the figure ("rows do not sum to 1").
