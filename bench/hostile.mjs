@@ -17,6 +17,9 @@
 //   - persist on a 12 × 12 × 240 model's weights (`mechanism: "weights"`, 8.3 M weights, a whole state of ~100 MB):
 //     one head pick, to the end of its handler, with the longest main-thread task in the 700 ms after it (its save
 //     included: only the selection is saved; once 2.3–2.6 s a pick, the whole stack written out and then refused).
+//   - issue 27 (core, its own block: runCore): 180 000 layers, 1 000 000 heads, a 2896 × 2896 head (el.config) and
+//     8 000 000 × 1 (compute()) refused (target 200 ms each), 12 × 12 heads at n = 240 accepted (BERT-base, at the bound), fmt="d" on seed-001,
+//     and hostile property values; each with the longest main-thread task.
 import { median, percentile } from './heatmap.mjs';
 import { pageHelpers } from '../tests/e2e/harness.mjs';
 import { npy, zip, zeroMember } from '../tests/e2e/hostile-bytes.mjs';
@@ -167,6 +170,96 @@ function install() {
   };
 }
 
+// ---- issue 27 (core): the hostile cases of the bounds that count work, timed on the main thread ----------------
+// Each input is built before the clock starts; the time is the call's (el.config = …, compute(), a setter) to the
+// end of its handler, and the longest task (PerformanceObserver 'longtask') from the call to two frames after it.
+function installCore() {
+  const el = (id) => document.getElementById(id);
+  const frames = (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); });
+  const longestSince = (t) => Math.max(0, ...window.longTasks.filter((e) => e.start >= t - 1).map((e) => e.ms));
+  const fill = (n, f) => Array.from({ length: n }, f);
+  const inputs = {
+    layers: () => ({ attention: fill(180_000, () => [[[0]]]) }),
+    heads: () => ({ attention: fill(1_000_000, () => [[1]]) }),
+    head2896: () => ({ attention: fill(2896, () => new Array(2896).fill(1 / 2896)) }),
+    tall: () => ({ embeddings: fill(8_000_000, () => [1]) }),
+    bert: () => ({ attention: fill(12, () => fill(12, () => fill(240, () => new Array(240).fill(1 / 240)))) }),
+  };
+  window.benchCore = {
+    /** `how`: "element" (el.config = …, then two frames) or "compute" (compute(), refused or not). */
+    async config(name, how) {
+      const e = el('cross-el');
+      const config = inputs[name]();
+      let said = null;
+      const onError = (ev) => { said = ev.detail.message; };
+      e.addEventListener('error', onError);
+      const t = performance.now();
+      if (how === 'element') e.config = config; else { try { av.compute(config, { arrays: 'typed' }); } catch (err) { said = err.message; } }
+      const ms = performance.now() - t;
+      await frames(2);
+      const frame = performance.now() - t;
+      await new Promise((r) => setTimeout(r, 100));
+      e.removeEventListener('error', onError);
+      const longest = longestSince(t);
+      e.config = av.presets['seed-003'];
+      await frames(2);
+      return { ms, frame, longest, said };
+    },
+    async fmtD() {
+      const e = el('self-el');
+      const t = performance.now();
+      e.setAttribute('fmt', 'd');
+      const ms = performance.now() - t;
+      await frames(2);
+      const longest = longestSince(t);
+      e.removeAttribute('fmt');
+      await frames(2);
+      return { ms, longest };
+    },
+    setters() {
+      const e = el('self-el');
+      const t = performance.now();
+      for (const prop of ['fmt', 'views', 'palette', 'theme', 'contrast']) e[prop] = [Symbol('x')];
+      e.palette = 'purpel';
+      e.views = 'x'.repeat(100_000);
+      const ms = performance.now() - t;
+      e.palette = null;
+      e.views = null;
+      return ms;
+    },
+  };
+}
+
+async function runCore(page, samples, log) {
+  await page.evaluate(installCore);
+  const bench = (name, ...args) => page.evaluate(([n, a]) => window.benchCore[n](...a), [name, args]);
+  const rows = [];
+  const n = Math.max(2, Math.round(samples / 10));
+  const cases = [
+    ['layers', 'element', '180 000 layers of [[[0]]] (1.9 MB link\'s config): el.config refused'],
+    ['heads', 'element', '1 000 000 heads of [[1]]: el.config refused (once a panic)'],
+    ['head2896', 'element', 'one 2896 × 2896 head: el.config refused by the cost bound'],
+    ['tall', 'compute', '8 000 000 × 1 embeddings: compute() refused before flattening'],
+    ['bert', 'element', '12 × 12 heads at n = 240 (accepted, near the bound): el.config, to its handler\'s end'],
+  ];
+  for (const [name, how, what] of cases) {
+    log(`  issue 27: ${name} …`);
+    const runs = [];
+    for (let k = 0; k < n; k++) runs.push(await bench('config', name, how));
+    const refused = runs.every((r) => r.said);
+    if (name !== 'bert' && !refused) throw new Error(`${name} was not refused with a message`);
+    if (name === 'bert' && runs.some((r) => r.said)) throw new Error(`bert was refused: ${runs[0].said}`);
+    rows.push({ ...row(what, runs.map((r) => r.ms), name === 'bert' ? null : 200), longest_task_ms: Math.max(...runs.map((r) => r.longest)) });
+  }
+  const fmt = [];
+  for (let k = 0; k < n; k++) fmt.push(await bench('fmtD'));
+  rows.push({ ...row('fmt="d" on seed-001 (every heatmap redrawn, .2g with a note where needed)', fmt.map((f) => f.ms), null), longest_task_ms: Math.max(...fmt.map((f) => f.longest)) });
+  const setters = [];
+  for (let k = 0; k < samples; k++) setters.push(await bench('setters'));
+  rows.push(row('hostile property values (5 setters × [Symbol()], palette "purpel", views "x" × 100 000)', setters, null));
+  return rows;
+}
+
 const row = (what, xs, target) => {
   const med = median(xs);
   return { what, median_ms: med, p90_ms: percentile(xs, 90), max_ms: Math.max(...xs), target_ms: target, ok: target == null ? null : med <= target, samples: xs.length };
@@ -217,6 +310,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const picked = await bench('weightsPick', Math.max(3, Math.round(samples / 5)));
   if (!(picked.saved > 0 && picked.saved < 200)) throw new Error(`a head pick saved ${picked.saved} characters, not the selection alone`);
   rows.push({ ...row('persist, 12 × 12 × 240 weights: one head pick (handler; longest task includes its save)', picked.picks.map((p) => p.ms), null), longest_task_ms: Math.max(...picked.picks.map((p) => p.longest)) });
+  rows.push(...await runCore(page, samples, log));
 
   if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
   await page.close();

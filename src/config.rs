@@ -7,7 +7,7 @@
 
 use crate::math::Matrix;
 use crate::text::quote;
-use crate::weights::{Stack, MAX_VALUES};
+use crate::weights::{Stack, MAX_HEADS, MAX_VALUES};
 use serde_json::{json, Map, Value};
 
 /// Tokens and dimensions beyond these are refused rather than freezing the tab.
@@ -27,6 +27,23 @@ pub const MAX_COST: f64 = 3e8;
 /// it runs, and the four n × n stages of the trace (measured: ~58 ns an entry natively
 /// at d = 1, where a multiply-add takes 0.4–0.8 ns).
 pub const COST_PER_WEIGHT: f64 = 100.0;
+
+/// What each weight of a model's stack (`mechanism: "weights"`) costs the figure, in multiply-adds:
+/// read from JS and copied in, checked, its summaries (a logarithm, a division) and the figure's thumbnail.
+/// Measured in Chromium (bench/hostile.mjs), el.config of 12 × 12 heads at n = 240 (8.3 M weights, BERT-base's
+/// attentions for 240 tokens) takes 3.2× as long as 1600 tokens × 4 at 2.8e8, about 90 a weight; it is counted at
+/// 30 so that this stack, which MAX_VALUES was sized for, stays within the bound (2.6e8): it is loaded once, when
+/// the page sets it, and picking its heads is cheap. 1 × 12 heads at n = 512 cost 1.1e8.
+pub const COST_PER_SHOWN_WEIGHT: f64 = 30.0;
+
+/// What each weight of the head a weights figure shows in full costs besides, in multiply-adds: its cell of
+/// the heatmap (a colour, a pixel block). The selected head is any one of the stack's: the size of one counts.
+/// One head of 2896 × 2896 (within MAX_VALUES) costs 6.7e8 and is refused; ~1930 × 1930 is the largest.
+pub const COST_PER_DRAWN_WEIGHT: f64 = 50.0;
+
+/// What each head of a model's stack costs whatever its size, in multiply-adds: its summary, its
+/// thumbnail in the element's grid (a few thousand pixels coloured) and its labels.
+pub const COST_PER_HEAD: f64 = 5e4;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -402,78 +419,40 @@ impl Config {
         Value::Object(obj)
     }
 
-    /// The work a full compute of this config needs, in multiply-adds: Q, K, V
-    /// (n·d_model·(2·d_k + d_v)), the scores and the context (n²·(d_k + d_v); n²·2d
-    /// without projections, m·d·2 for cross-attention), and [`COST_PER_WEIGHT`] for each
-    /// attention weight.
+    /// The work a full compute of this config needs, in multiply-adds (see [`Work::cost`]).
     pub fn cost(&self) -> f64 {
-        match &self.mechanism {
-            Mechanism::SelfAttention { embeddings, projections } => {
-                let (n, d) = (embeddings.rows() as f64, embeddings.cols() as f64);
-                let (products, dq) = match projections {
-                    Some(p) => {
-                        let (dk, dv) = (p.w_q.cols() as f64, p.w_v.cols() as f64);
-                        (n * d * (2.0 * dk + dv) + n * n * (dk + dv), dk)
-                    }
-                    None => (n * n * 2.0 * d, d),
-                };
-                let w_o = self.options.w_o.as_ref().map_or(0.0, |w| n * w.rows() as f64 * w.cols() as f64);
-                products + w_o + self.scoring_cost(n, n, dq) + self.options.heads as f64 * n * n * COST_PER_WEIGHT
-            }
-            Mechanism::Cross { decoder_state, annotations } => {
-                let (m, d) = (annotations.rows() as f64, decoder_state.len() as f64);
-                m * d * 2.0 + self.scoring_cost(1.0, m, d) + m * COST_PER_WEIGHT
-            }
-            // Summaries: a logarithm and a few additions a weight (bounded by MAX_VALUES, far below MAX_COST).
-            Mechanism::Weights { attention, .. } => attention.data().len() as f64 * 20.0,
-        }
+        self.work().cost()
     }
 
-    /// What the scoring function adds to the dot product's work for n queries and m keys.
-    fn scoring_cost(&self, n: f64, m: f64, dq: f64) -> f64 {
-        match &self.options.scoring {
-            Scoring::Dot | Scoring::Cosine => 0.0,
-            Scoring::General { w_a } => n * dq * w_a.cols() as f64,
-            // A tanh costs about as much as an exponential.
-            Scoring::Additive { w_a, .. } => (n + m) * dq * w_a.cols() as f64 + n * m * w_a.cols() as f64 * 20.0,
+    /// The shapes the cost depends on.
+    fn work(&self) -> Work {
+        let o = &self.options;
+        let w_a_cols = match &o.scoring {
+            Scoring::Dot | Scoring::Cosine => None,
+            Scoring::General { w_a } | Scoring::Additive { w_a, .. } => Some(w_a.cols()),
+        };
+        let additive = matches!(o.scoring, Scoring::Additive { .. });
+        match &self.mechanism {
+            Mechanism::SelfAttention { embeddings, projections } => Work::SelfAttention {
+                n: embeddings.rows(),
+                d: embeddings.cols(),
+                projections: projections.as_ref().map(|p| (p.w_q.cols(), p.w_v.cols())),
+                heads: o.heads,
+                w_o: o.w_o.as_ref().map(Matrix::shape),
+                w_a_cols,
+                additive,
+            },
+            Mechanism::Cross { decoder_state, annotations } => {
+                Work::Cross { m: annotations.rows(), d: decoder_state.len(), w_a_cols, additive }
+            }
+            Mechanism::Weights { attention, .. } => Work::Weights { shape: attention.shape() },
         }
     }
 
     /// The config, or an error saying its size and the limit when its cost passes [`MAX_COST`].
     pub(crate) fn within_cost(self) -> Result<Config> {
-        let cost = self.cost();
-        if cost <= MAX_COST {
-            return Ok(self);
-        }
-        let size = match &self.mechanism {
-            Mechanism::SelfAttention { embeddings, projections: None } => {
-                format!("{} tokens × {} dimensions", embeddings.rows(), embeddings.cols())
-            }
-            Mechanism::SelfAttention { embeddings, projections: Some(p) } if self.options.heads > 1 => format!(
-                "{} tokens × {} dimensions, {} heads of d_k = {}, d_v = {}",
-                embeddings.rows(),
-                embeddings.cols(),
-                self.options.heads,
-                p.w_q.cols() / self.options.heads,
-                p.w_v.cols() / self.options.heads
-            ),
-            Mechanism::SelfAttention { embeddings, projections: Some(p) } => format!(
-                "{} tokens × {} dimensions, d_k = {}, d_v = {}",
-                embeddings.rows(),
-                embeddings.cols(),
-                p.w_q.cols(),
-                p.w_v.cols()
-            ),
-            Mechanism::Cross { decoder_state, annotations } => {
-                format!("{} encoder states × {} dimensions", annotations.rows(), decoder_state.len())
-            }
-            Mechanism::Weights { attention, .. } => format!("attention of shape {:?}", attention.shape()),
-        };
-        err(format!(
-            "this config needs {cost:.1e} multiply-adds ({size}); the limit is {MAX_COST:.1e} (about half a second \
-             of computing): use fewer tokens or dimensions{}",
-            if self.options.heads > 1 { " or heads" } else { "" }
-        ))
+        self.work().check()?;
+        Ok(self)
     }
 
     /// Number of rows of the attention (tokens for self, encoder states for cross).
@@ -484,6 +463,176 @@ impl Config {
     pub fn is_empty(&self) -> bool {
         self.tokens.is_empty()
     }
+}
+
+/// What a config's compute costs depends on: its shapes, its number of heads and its scoring. A config's
+/// own ([`Config::cost`]) or the one its matrices' declared shapes promise ([`check_declared`]), so a
+/// config too costly to compute is refused before its matrices are read, in the same words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Work {
+    SelfAttention {
+        n: usize,
+        d: usize,
+        /// W_Q's and W_V's columns (all heads).
+        projections: Option<(usize, usize)>,
+        heads: usize,
+        w_o: Option<(usize, usize)>,
+        /// W_a's columns (general and additive scoring).
+        w_a_cols: Option<usize>,
+        additive: bool,
+    },
+    Cross {
+        m: usize,
+        d: usize,
+        w_a_cols: Option<usize>,
+        additive: bool,
+    },
+    Weights {
+        shape: [usize; 4],
+    },
+}
+
+impl Work {
+    /// In multiply-adds: Q, K, V (n·d_model·(2·d_k + d_v)), the scores and the context (n²·(d_k + d_v);
+    /// n²·2d without projections, m·d·2 for cross-attention), and [`COST_PER_WEIGHT`] for each attention
+    /// weight; a model's weights: [`COST_PER_SHOWN_WEIGHT`] a weight, [`COST_PER_DRAWN_WEIGHT`] a weight of one
+    /// head (the one drawn in full) and [`COST_PER_HEAD`] a head.
+    fn cost(&self) -> f64 {
+        // What the scoring function adds to the dot product's work for n queries, m keys, queries dq wide.
+        let scoring = |w_a_cols: Option<usize>, additive: bool, n: f64, m: f64, dq: f64| match w_a_cols {
+            None => 0.0,
+            Some(a) if !additive => n * dq * a as f64,
+            // A tanh costs about as much as an exponential.
+            Some(a) => (n + m) * dq * a as f64 + n * m * a as f64 * 20.0,
+        };
+        match *self {
+            Work::SelfAttention { n, d, projections, heads, w_o, w_a_cols, additive } => {
+                let (n, d) = (n as f64, d as f64);
+                let (products, dq) = match projections {
+                    Some((q, v)) => {
+                        let (dk, dv) = (q as f64, v as f64);
+                        (n * d * (2.0 * dk + dv) + n * n * (dk + dv), dk)
+                    }
+                    None => (n * n * 2.0 * d, d),
+                };
+                let w_o = w_o.map_or(0.0, |(r, c)| n * r as f64 * c as f64);
+                products + w_o + scoring(w_a_cols, additive, n, n, dq) + heads as f64 * n * n * COST_PER_WEIGHT
+            }
+            Work::Cross { m, d, w_a_cols, additive } => {
+                let (m, d) = (m as f64, d as f64);
+                m * d * 2.0 + scoring(w_a_cols, additive, 1.0, m, d) + m * COST_PER_WEIGHT
+            }
+            Work::Weights { shape: [layers, heads, n, m] } => {
+                let (heads, head) = ((layers * heads) as f64, (n * m) as f64);
+                heads * head * COST_PER_SHOWN_WEIGHT + head * COST_PER_DRAWN_WEIGHT + heads * COST_PER_HEAD
+            }
+        }
+    }
+
+    /// An error saying the size and the limit when the cost passes [`MAX_COST`].
+    fn check(&self) -> Result<()> {
+        let cost = self.cost();
+        if cost <= MAX_COST {
+            return Ok(());
+        }
+        let (size, fewer) = match *self {
+            Work::SelfAttention { n, d, projections: None, .. } => {
+                (format!("{n} tokens × {d} dimensions"), "tokens or dimensions")
+            }
+            Work::SelfAttention { n, d, projections: Some((q, v)), heads, .. } if heads > 1 => (
+                format!("{n} tokens × {d} dimensions, {heads} heads of d_k = {}, d_v = {}", q / heads, v / heads),
+                "tokens, dimensions or heads",
+            ),
+            Work::SelfAttention { n, d, projections: Some((q, v)), .. } => {
+                (format!("{n} tokens × {d} dimensions, d_k = {q}, d_v = {v}"), "tokens or dimensions")
+            }
+            Work::Cross { m, d, .. } => (format!("{m} encoder states × {d} dimensions"), "encoder states or dimensions"),
+            Work::Weights { shape: [l, h, n, m] } => {
+                (format!("{l} layer{} × {h} head{} of {n} × {m} weights", plural(l), plural(h)), "layers, heads or tokens")
+            }
+        };
+        err(format!(
+            "this config needs {cost:.1e} multiply-adds ({size}); the limit is {MAX_COST:.1e} (about half a second \
+             of computing): use fewer {fewer}"
+        ))
+    }
+}
+
+/// Refuses a config by the shapes its matrices declare, before anything reads them: `rest` holds the config's
+/// `mechanism`, `heads` and `scoring` (any other field is ignored), `shapes` each matrix's declared shape (a
+/// matrix: its number of rows and its first row's length; `attention`: the lengths down its first elements;
+/// `decoder_state`: its length). A matrix over the size limits, or a config whose
+/// compute would pass [`MAX_COST`], gets the message its full validation would give; anything else is left to
+/// it (`Ok`). compute()'s JS side asks this before it copies an 8,000,000-row list.
+pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Result<()> {
+    let shape = |name: &str| shapes.iter().find(|(k, _)| *k == name).map(|(_, s)| s.as_slice());
+    for (name, shape) in shapes {
+        if *name == "attention" {
+            if (2..=4).contains(&shape.len()) && !shape.contains(&0) {
+                check_stack_size(shape)?;
+            }
+            continue;
+        }
+        if let ("decoder_state", [len]) = (*name, &shape[..]) {
+            if *len > MAX_TOKENS.max(MAX_DIMS) {
+                return err(format!("decoder_state has {len} values; that is more than supported"));
+            }
+            if *len > MAX_DIMS {
+                return err(format!("decoder_state has {len} values; at most {MAX_DIMS} are supported"));
+            }
+        }
+        if let [rows, cols] = shape[..] {
+            if rows > MAX_TOKENS {
+                return err(format!("{name} has {rows} rows; at most {MAX_TOKENS} are supported"));
+            }
+            if cols > MAX_TOKENS.max(MAX_DIMS) {
+                return err(format!("{name} row 0 has {cols} values; that is more than supported"));
+            }
+            if cols > MAX_DIMS {
+                return err(format!("{name} row 0 has {cols} values; at most {MAX_DIMS} are supported"));
+            }
+        }
+    }
+    let Value::Object(obj) = rest else { return Ok(()) };
+    let matrix = |name: &str| match shape(name) {
+        Some(&[rows, cols]) if rows > 0 && cols > 0 => Some((rows, cols)),
+        _ => None,
+    };
+    let scoring = obj.get("scoring").and_then(Value::as_str);
+    let (w_a_cols, additive) = (matrix("w_a").map(|(_, c)| c), scoring == Some("additive"));
+    let w_a_cols = if matches!(scoring, Some("general" | "additive")) { w_a_cols } else { None };
+    let mechanism = match obj.get("mechanism").and_then(Value::as_str) {
+        Some(m) => m,
+        None if shape("attention").is_some() => "weights",
+        None if shape("annotations").is_some() || shape("decoder_state").is_some() => "cross",
+        None => "self",
+    };
+    let work = match mechanism {
+        "self" => {
+            let Some((n, d)) = matrix("embeddings") else { return Ok(()) };
+            let heads = obj.get("heads").and_then(Value::as_u64).map_or(1, |h| h.clamp(1, MAX_DIMS as u64) as usize);
+            let projections = match (matrix("w_q"), matrix("w_v")) {
+                (Some((_, q)), Some((_, v))) => Some((q, v)),
+                _ => None,
+            };
+            Work::SelfAttention { n, d, projections, heads, w_o: matrix("w_o"), w_a_cols, additive }
+        }
+        "cross" => {
+            let Some((m, _)) = matrix("annotations") else { return Ok(()) };
+            let Some(&[d]) = shape("decoder_state") else { return Ok(()) };
+            Work::Cross { m, d, w_a_cols, additive }
+        }
+        "weights" => match shape("attention") {
+            Some(s) if (2..=4).contains(&s.len()) && !s.contains(&0) => {
+                let mut full = [1; 4];
+                full[4 - s.len()..].copy_from_slice(s);
+                Work::Weights { shape: full }
+            }
+            _ => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    work.check()
 }
 
 fn parse_self(fields: &Fields) -> Result<Config> {
@@ -705,10 +854,30 @@ fn stack_from_json(value: &Value) -> Result<Stack> {
     Ok(Stack::new(full[0], full[1], full[2], full[3], data).expect("checked shape"))
 }
 
+fn plural(count: usize) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 fn check_stack_size(shape: &[usize]) -> Result<()> {
     let (n, m) = (shape[shape.len() - 2], shape[shape.len() - 1]);
     if n > MAX_TOKENS || m > MAX_TOKENS {
         return err(format!("attention is {n} × {m}; at most {MAX_TOKENS} queries and keys are supported"));
+    }
+    let heads = shape[..shape.len() - 2].iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap_or(usize::MAX);
+    if heads > MAX_HEADS {
+        let what = match shape {
+            [l, h, _, _] => format!("{l} layer{} × {h} head{}", plural(*l), plural(*h)),
+            _ if heads == 1 => "1 head".to_string(),
+            _ => format!("{heads} heads"),
+        };
+        return err(format!(
+            "attention has {what}; at most {MAX_HEADS} heads in all (layers × heads) are supported: each is a \
+             thumbnail and a summary of its own. Pass fewer layers or heads"
+        ));
     }
     let total = shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap_or(usize::MAX);
     if total > MAX_VALUES {
@@ -754,7 +923,7 @@ fn read_stack(value: &Value, shape: &[usize], index: &mut Vec<usize>, data: &mut
 fn stack_from_flat(f: Flat) -> Result<Stack> {
     let (layers, heads) = f.lead;
     let shape = [layers, heads, f.rows, f.cols];
-    check_stack_size(&shape)?;
+    check_stack_size(&shape[4 - f.axes..])?;
     let (n, m) = (f.rows, f.cols);
     if let Some(k) = f.data.iter().position(|&x| x < 0.0) {
         let index = [k / (heads * n * m), k / (n * m) % heads, k / m % n, k % m];
@@ -1052,6 +1221,15 @@ impl Options {
 
 /// A list of rows of numbers. `expected_cols` names what fixes the row length.
 fn parse_matrix(name: &str, value: Rows, expected_cols: Option<(&str, usize)>) -> Result<Matrix> {
+    // The count first: nothing is built for a list too long to take.
+    let count = match value {
+        Rows::Json(Value::Array(rows)) => rows.len(),
+        Rows::Flat(f) => f.rows,
+        Rows::Json(_) => 0,
+    };
+    if count > MAX_TOKENS {
+        return err(format!("{name} has {count} rows; at most {MAX_TOKENS} are supported"));
+    }
     let rows: Vec<Numbers> = match value {
         Rows::Json(Value::Array(rows)) => rows.iter().map(Numbers::Json).collect(),
         Rows::Json(other) => return err(format!("{name} must be a list of rows, got {}", describe(other))),

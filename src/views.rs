@@ -101,6 +101,22 @@ pub fn names(config: &Config) -> Vec<String> {
     out
 }
 
+/// The most unknown names a message quotes (the rest are counted).
+const UNKNOWN_SHOWN: usize = 5;
+
+/// What a `views` list asks that is no panel: `unknown` names quoted and cut ([`crate::text::quote`]), at most
+/// a few of them, and the panels there are (`known`); `None` when every name is known.
+pub fn unknown_message(unknown: &[String], known: &[String]) -> Option<String> {
+    if unknown.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = unknown.iter().take(UNKNOWN_SHOWN).map(|u| crate::text::quote(u)).collect();
+    if unknown.len() > UNKNOWN_SHOWN {
+        names.push(format!("and {} more", unknown.len() - UNKNOWN_SHOWN));
+    }
+    Some(format!("views: no panel {}; the panels are {}.", names.join(", "), known.join(", ")))
+}
+
 /// How a `views` list (an author's choice of panels) shows on a config: the heatmaps to draw, in
 /// the config's reading order, and the names that are no view at all (said to the author).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -413,6 +429,8 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                 _ => return Err(unknown()),
             })
         }
+        // A model's weights have one view, the selected head (the element draws every head's grid itself).
+        (Mechanism::Weights { .. }, Trace::Weights(_)) => Err(unknown()),
         _ => Err("internal error: the trace does not belong to this config".into()),
     }
 }

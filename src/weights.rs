@@ -10,9 +10,14 @@
 use crate::math::Matrix;
 
 /// The most values a stack may hold: 8 Mi float64s are 64 MiB, about what a page can hold
-/// twice (the trace and the figure's copy) without trouble. 12 layers × 12 heads at n = 240,
-/// or one layer of 12 heads at n = 836.
+/// twice (the trace and the figure's copy) without trouble (12 layers × 12 heads at n = 240). The cost bound
+/// (`config::COST_PER_SHOWN_WEIGHT`) is the tighter limit for one big head: about 1,930 × 1,930.
 pub const MAX_VALUES: usize = 1 << 23;
+
+/// The most heads a stack may hold (layers × heads): each is a summary, a thumbnail of the
+/// element's grid and its labels, whatever its size, so 180,000 layers of one 1 × 1 head cost
+/// more than 12 × 12 heads at n = 240. 4096 is 64 layers of 64 heads (GPT-2 XL is 48 × 25).
+pub const MAX_HEADS: usize = 4096;
 
 /// Row sums further than this from 1 are said in the figure ("rows do not sum to 1").
 pub const ROW_SUM_TOLERANCE: f64 = 1e-6;
@@ -24,14 +29,15 @@ pub struct Stack {
     heads: usize,
     n: usize,
     m: usize,
-    data: Vec<f64>,
+    /// Shared: the config, its trace and the element's authored config hold one copy of a stack (up to 64 MiB).
+    data: std::rc::Rc<[f64]>,
 }
 
 impl Stack {
     /// `None` unless `data` holds layers·heads·n·m values and every axis is at least 1.
     pub fn new(layers: usize, heads: usize, n: usize, m: usize, data: Vec<f64>) -> Option<Stack> {
         let len = layers.checked_mul(heads)?.checked_mul(n)?.checked_mul(m)?;
-        (len == data.len() && len > 0).then_some(Stack { layers, heads, n, m, data })
+        (len == data.len() && len > 0).then(|| Stack { layers, heads, n, m, data: data.into() })
     }
 
     /// [layers, heads, n, m].

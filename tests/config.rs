@@ -214,3 +214,42 @@ fn the_readme_config_table_documents_every_field_once() {
     want.extend(model_fields.iter().map(|f| f.to_string()));
     assert_eq!(seen, want, "README's config table (left) and the fields the core accepts (right)");
 }
+
+/// compute()'s JS side asks the core about the shapes a config declares before it copies anything (issue 27: an
+/// 8,000,000 × 1 list was refused after seconds of flattening): the same message as the full validation, from the
+/// shapes alone.
+#[test]
+fn declared_shapes_are_refused_with_the_full_validations_words() {
+    use attention_viz::config::check_declared_shapes;
+    let rows = |n: usize, d: usize| serde_json::Value::Array((0..n).map(|_| serde_json::json!(vec![0.5; d])).collect());
+    let cases = [
+        (serde_json::json!({ "embeddings": rows(5000, 1) }), vec![("embeddings", vec![5000, 1])]),
+        (serde_json::json!({ "embeddings": rows(3, 2000) }), vec![("embeddings", vec![3, 2000])]),
+        (serde_json::json!({ "embeddings": rows(3, 5000) }), vec![("embeddings", vec![3, 5000])]),
+        (serde_json::json!({ "embeddings": rows(2000, 4) }), vec![("embeddings", vec![2000, 4])]),
+        (
+            serde_json::json!({ "embeddings": rows(1000, 8), "w_q": rows(8, 64), "w_k": rows(8, 64), "w_v": rows(8, 64), "heads": 8 }),
+            vec![("embeddings", vec![1000, 8]), ("w_q", vec![8, 64]), ("w_k", vec![8, 64]), ("w_v", vec![8, 64])],
+        ),
+        (
+            serde_json::json!({ "decoder_state": vec![1.0; 1024], "annotations": rows(300, 1024), "scoring": "additive",
+                                "w_a": rows(1024, 1024), "u_a": rows(1024, 1024), "v_a": vec![1.0; 1024] }),
+            vec![("decoder_state", vec![1024]), ("annotations", vec![300, 1024]), ("w_a", vec![1024, 1024]), ("u_a", vec![1024, 1024])],
+        ),
+    ];
+    for (config, shapes) in cases {
+        let full = Config::from_value(&config).unwrap_err().0;
+        let mut rest = config.clone();
+        for (name, _) in &shapes {
+            rest.as_object_mut().unwrap().remove(*name);
+        }
+        let declared = check_declared_shapes(&rest, &shapes).unwrap_err().0;
+        assert_eq!(declared, full, "{shapes:?}");
+    }
+    // 8,000,000 rows: refused from the shape alone, in the words of a 5,000-row list.
+    let e = check_declared_shapes(&serde_json::json!({}), &[("embeddings", vec![8_000_000, 1])]).unwrap_err().0;
+    assert_eq!(e, "embeddings has 8000000 rows; at most 4096 are supported");
+    // What the shapes do not settle is left to the full validation.
+    assert!(check_declared_shapes(&serde_json::json!({}), &[("embeddings", vec![3, 4])]).is_ok());
+    assert!(check_declared_shapes(&serde_json::json!({"mechanism": "cross"}), &[("embeddings", vec![4000, 4])]).is_ok());
+}

@@ -150,6 +150,19 @@ fn exercise_config(config: &Config, style: &Style, input: &str, counts: &Counts)
         }
         counts.add(&counts.svgs);
     }
+    // A model's weights: the element's grid of every head (at the largest thumbnail the binding takes), whose
+    // raster must stay within its bounds however many heads (1,000,000 once overflowed it), and the line view.
+    if let attention_viz::attention::Trace::Weights(t) = &trace {
+        use attention_viz::heatmap::model::{grid, lines_svg, GRID_MAX_PIXELS, GRID_MAX_SIDE};
+        let g = grid(&t.attention, 1024, 64, style.palette.as_deref(), &style.theme);
+        prop_assert!((g.width as usize) <= GRID_MAX_SIDE && (g.height as usize) <= GRID_MAX_SIDE);
+        prop_assert!((g.width as usize) * (g.height as usize) <= GRID_MAX_PIXELS);
+        prop_assert!(g.rgba.len() == (g.width * g.height * 4) as usize);
+        if t.selected.rows().max(t.selected.cols()) <= 128 {
+            let svg = lines_svg(&t.selected, &t.tokens, &t.key_tokens, Some(0), &style.theme);
+            prop_assert!(roxmltree::Document::parse(&svg).is_ok(), "the line view is not XML");
+        }
+    }
     Ok(())
 }
 
@@ -804,6 +817,19 @@ fn hostile_inputs_fail_cleanly_or_compute() {
             ("5 MB mechanism", format!(r#"{{"mechanism": "{five_mb}"}}"#)),
             ("5 MB number", format!(r#"{{"embeddings": [[{}]]}}"#, "1".repeat(5 << 20))),
             ("5 MB of whitespace", format!(r#"{}{{"embeddings": [[1]]}}"#, " ".repeat(5 << 20))),
+            // A model's weights with huge layer and head counts (issue 27: a million 1 × 1 heads panicked in the
+            // grid; 180,000 layers froze a tab), at and past the bounds; a head whose drawing is past the cost bound.
+            ("180 000 layers", format!(r#"{{"attention": [{}]}}"#, vec!["[[[0]]]"; 180_000].join(","))),
+            ("1 000 000 heads", format!(r#"{{"attention": [{}]}}"#, vec!["[[1]]"; 1_000_000].join(","))),
+            ("4096 heads", format!(r#"{{"attention": [{}]}}"#, vec!["[[0.5, 0.5], [1, 0]]"; 4096].join(","))),
+            ("4097 heads", format!(r#"{{"attention": [{}]}}"#, vec!["[[1]]"; 4097].join(","))),
+            ("64 × 64 heads", format!(r#"{{"attention": [{}]}}"#, vec![format!("[{}]", vec!["[[1]]"; 64].join(",")); 64].join(","))),
+            ("4096 layers", format!(r#"{{"attention": [{}]}}"#, vec!["[[[1, 0], [0, 1]]]"; 4096].join(","))),
+            ("a 2000 × 2000 head", format!(r#"{{"attention": {}}}"#, rows(2000, 2000, |_, _| 0.0))),
+            ("hostile tokens, weights", format!(
+                r#"{{"attention": [[0.5, 0.5], [1, 0]], "tokens": {}}}"#,
+                serde_json::to_string(&["\u{1}<&>\"'", "\u{FFFE}\u{FFFF}\u{0}"]).unwrap()
+            )),
             // Messages that quote user text: escapes must not make them long.
             ("unprintable field name", format!(r#"{{"{}": 1}}"#, "\u{10ffff}".repeat(50))),
             ("unprintable mechanism", format!(r#"{{"mechanism": "{}"}}"#, "\u{e0001}".repeat(50))),
@@ -844,6 +870,63 @@ fn hostile_inputs_fail_cleanly_or_compute() {
         );
         assert!(failures.is_empty(), "{} hostile inputs failed:\n{}", failures.len(), failures.join("\n\n"));
     });
+}
+
+/// compute()'s JS side refuses a config by the shapes it declares before reading it (`check_declared_shapes`): a
+/// deterministic sweep of weights stacks (a few heads to 200,000, one weight to 4 M) and self-attention shapes never
+/// refuses what the full validation takes, and refuses in its words.
+#[test]
+fn declared_shapes_agree_with_the_full_validation() {
+    use attention_viz::config::{check_declared_shapes, Flat};
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |below: u64| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % below
+    };
+    let mut refused = 0;
+    for case in 0..300 {
+        let pick = |next: &mut dyn FnMut(u64) -> u64, big: bool| {
+            if big {
+                let bits = 1 + next(18);
+                1 + next(1 << bits) as usize
+            } else {
+                1 + next(8) as usize
+            }
+        };
+        let big = next(2) == 0;
+        let l = pick(&mut next, big);
+        let wide = !big && next(2) == 0;
+        let h = pick(&mut next, wide);
+        let (n, m) = (pick(&mut next, !big), pick(&mut next, !big));
+        let Some(len) = [l, h, n, m].iter().try_fold(1usize, |a, &b| a.checked_mul(b)).filter(|&len| len <= 4 << 20)
+        else {
+            continue;
+        };
+        let data = vec![0.25; len];
+        let flat = [("attention", Flat::stacked(l, h, n, m, 4, &data).unwrap())];
+        let full = Config::from_parts(&json!({}), &flat).map(|_| ());
+        let declared = check_declared_shapes(&json!({}), &[("attention", vec![l, h, n, m])]);
+        match (&declared, &full) {
+            (Ok(()), _) => {}
+            (Err(d), Err(f)) => assert_eq!(d.0, f.0, "case {case}: {l} × {h} × {n} × {m}"),
+            (Err(d), Ok(())) => panic!("case {case}: {l} × {h} × {n} × {m} refused by its shape only: {}", d.0),
+        }
+        refused += full.is_err() as usize;
+        // The same counts as self-attention tokens × dimensions.
+        let (t, d) = (1 + next(3000) as usize, 1 + next(64) as usize);
+        let embeddings = vec![0.5; t * d];
+        let flat = [("embeddings", Flat::new(t, d, &embeddings).unwrap())];
+        let full = Config::from_parts(&json!({}), &flat).map(|_| ());
+        match (check_declared_shapes(&json!({}), &[("embeddings", vec![t, d])]), &full) {
+            (Ok(()), _) => {}
+            (Err(a), Err(b)) => assert_eq!(a.0, b.0, "case {case}: {t} × {d}"),
+            (Err(a), Ok(())) => panic!("case {case}: {t} × {d} refused by its shape only: {}", a.0),
+        }
+    }
+    assert!(refused > 10, "the sweep reaches the bounds ({refused} refused)");
 }
 
 /// The web API's `RandomState` counts (`random::check_count`, which `RandomStateCore` runs before it

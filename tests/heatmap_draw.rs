@@ -878,3 +878,27 @@ fn any_mask_draws_hatched_never_coloured() {
     let checked = checked.into_inner();
     assert!(checked >= 80, "only {checked} views roomy enough to check their hatch: the generator drifted");
 }
+
+/// Every heatmap SVG parses as XML 1.0 whatever the token names hold (issue 27): C0 controls, U+FFFE/U+FFFF and
+/// markup characters, on every view of a self- and a cross-attention config, in both themes.
+#[test]
+fn heatmap_svgs_are_xml_for_hostile_tokens() {
+    let tokens = ["a\u{1}b", "<&>\"'", "\u{FFFE}\u{FFFF}", "\u{0}\u{1F}\u{B}"];
+    let configs = [
+        serde_json::json!({ "embeddings": [[1, 0], [0, 1], [1, 1], [0.5, 2]], "tokens": tokens, "mask": "causal" }),
+        serde_json::json!({ "decoder_state": [1, 2], "annotations": [[1, 0], [0, 1], [1, 1], [2, 2]], "tokens": tokens }),
+    ];
+    for json in configs {
+        let config = Config::from_value(&json).unwrap();
+        let trace = compute(&config).unwrap();
+        for view in views::names(&config) {
+            let v = views::view(&config, &trace, &view).unwrap();
+            for theme in [Theme::light(), Theme::dark()] {
+                let svg = to_svg(&v, &Style { theme, ..Style::default() }).unwrap();
+                let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{view}: not XML ({e})"));
+                let text: String = doc.descendants().filter_map(|n| n.text()).collect();
+                assert!(!text.contains('\u{1}') && !text.contains('\u{FFFE}'), "{view}: forbidden characters dropped");
+            }
+        }
+    }
+}

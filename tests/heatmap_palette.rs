@@ -306,3 +306,17 @@ fn normalisation_edge_cases() {
         assert_eq!(cm.entry(255), c);
     }
 }
+
+/// A palette name the heatmaps do not know is refused with the names they do (issue 27: `palette="purpel"` drew
+/// the default colours without a word); every name `by_name` takes passes.
+#[test]
+fn unknown_palette_names_are_said() {
+    use attention_viz::heatmap::palette::check_name;
+    for ok in ["rocket", "vlag_r", "Sequential", "purple", "light:teal", "#abc", "#A0B1C2", " diverging "] {
+        assert!(check_name(ok).is_ok(), "{ok}");
+    }
+    let e = check_name("purpel").unwrap_err();
+    assert!(e.starts_with("palette \"purpel\" is not a palette: use rocket (sequential), vlag (diverging)"), "{e}");
+    assert!(e.contains("purple, orange, blue"), "{e}");
+    assert!(check_name(&"x".repeat(100_000)).unwrap_err().chars().count() < 700, "the name is cut");
+}

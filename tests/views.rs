@@ -140,3 +140,32 @@ fn an_authors_typo_is_still_said_and_the_callers_panels_are_not() {
         Resolved { views: strings(&["output"]), unknown: vec![] }
     );
 }
+
+/// A weights config has one view, `attention`: asking for another names it (issue 27: renderSVG said "internal
+/// error: the trace does not belong to this config").
+#[test]
+fn a_weights_config_names_its_view() {
+    let c = cfg(serde_json::json!({"attention": [[0.5, 0.5], [1.0, 0.0]]}));
+    let trace = attention_viz::attention::compute(&c).unwrap();
+    let e = attention_viz::views::view(&c, &trace, "weights").unwrap_err();
+    assert_eq!(e, "there is no view \"weights\" here; views are attention");
+}
+
+/// The message for unknown `views` names quotes each cut short, and only a few of them (issue 27: one name of
+/// 100,000 characters gave a 100,193-character message).
+#[test]
+fn unknown_views_are_said_in_a_short_message() {
+    use attention_viz::views::unknown_message;
+    let known = strings(&["weights", "inputs"]);
+    assert_eq!(unknown_message(&[], &known), None);
+    assert_eq!(
+        unknown_message(&strings(&["wieghts"]), &known).unwrap(),
+        "views: no panel \"wieghts\"; the panels are weights, inputs."
+    );
+    let long = vec!["x".repeat(100_000)];
+    let m = unknown_message(&long, &known).unwrap();
+    assert!(m.chars().count() < 120, "{m}");
+    let many: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
+    let m = unknown_message(&many, &known).unwrap();
+    assert!(m.contains("\"v4\", and 99995 more;") && m.chars().count() < 150, "{m}");
+}

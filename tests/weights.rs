@@ -164,3 +164,87 @@ fn session_select_head_equals_a_full_compute() {
     assert!(session.select_head(2, 0).unwrap_err().contains("there is no layer 2, head 0"));
     assert_eq!(session.config(), &want, "a refused pick changes nothing");
 }
+
+/// Every SVG the core writes parses as XML 1.0, whatever the token names hold (issue 27): controls, U+FFFE/U+FFFF,
+/// markup characters. XML forbids most C0 controls even as character references: they come out as U+FFFD.
+#[test]
+fn line_view_svg_is_xml_for_hostile_tokens() {
+    let hostile = ["a\u{1}b", "\u{FFFE}", "\u{FFFF}x", "<&>\"'", "\u{0}\u{8}\u{B}\u{C}\u{1F}", "tab\tnew\nline\r"];
+    let n = hostile.len();
+    let weights: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect()).collect();
+    let config = Config::from_value(&json!({ "attention": weights, "tokens": hostile })).unwrap();
+    let Trace::Weights(t) = compute(&config).unwrap() else { unreachable!() };
+    for focus in [None, Some(0)] {
+        let svg = lines_svg(&t.selected, &t.tokens, &t.key_tokens, focus, &Theme::dark());
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("not XML ({e}):\n{svg}"));
+        let texts: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).collect();
+        assert!(texts.iter().any(|t| t.contains("a\u{FFFD}b")), "a control shows as U+FFFD: {texts:?}");
+        assert!(texts.iter().any(|t| t.contains("<&>\"'")), "markup characters are escaped, not lost: {texts:?}");
+    }
+}
+
+/// The head count is bounded on its own (issue 27): a million 1 × 1 heads are few values but a million summaries and
+/// thumbnails. They are refused before anything is read, on the JSON and the flat path alike; the grid of the most
+/// heads allowed stays within its raster bounds whatever thumbnail is asked (it used to overflow: "capacity overflow").
+#[test]
+fn huge_head_counts_are_refused_and_grids_stay_bounded() {
+    use attention_viz::config::{check_declared_shapes, Flat, MAX_COST};
+    use attention_viz::heatmap::model::{GRID_MAX_PIXELS, GRID_MAX_SIDE};
+    use attention_viz::weights::MAX_HEADS;
+    let million: Vec<Value> = (0..1_000_000).map(|_| json!([[1.0]])).collect();
+    let e = Config::from_value(&json!({ "attention": million })).unwrap_err().0;
+    assert_eq!(
+        e,
+        "attention has 1000000 heads; at most 4096 heads in all (layers × heads) are supported: each is a thumbnail \
+         and a summary of its own. Pass fewer layers or heads"
+    );
+    let layers: Vec<Value> = (0..180_000).map(|_| json!([[[0.0]]])).collect();
+    let e = Config::from_value(&json!({ "attention": layers })).unwrap_err().0;
+    assert!(e.starts_with("attention has 180000 layers × 1 head; at most 4096 heads"), "{e}");
+    let data = vec![1.0; 180_000];
+    let flat = [("attention", Flat::stacked(180_000, 1, 1, 1, 4, &data).unwrap())];
+    assert_eq!(Config::from_parts(&json!({}), &flat).unwrap_err().0, e, "the flat path says the same");
+    assert_eq!(check_declared_shapes(&json!({}), &[("attention", vec![180_000, 1, 1, 1])]).unwrap_err().0, e);
+    // The most heads allowed, in one layer or one head a layer: accepted, and drawn within bounds.
+    for (l, h) in [(1, MAX_HEADS), (MAX_HEADS, 1), (64, 64)] {
+        let data = vec![0.5; l * h * 4];
+        let flat = [("attention", Flat::stacked(l, h, 2, 2, 4, &data).unwrap())];
+        let config = Config::from_parts(&json!({}), &flat).unwrap();
+        assert!(config.cost() <= MAX_COST);
+        let Trace::Weights(t) = compute(&config).unwrap() else { unreachable!() };
+        let g = grid(&t.attention, 1024, 64, None, &Theme::light());
+        assert!(g.width as usize <= GRID_MAX_SIDE && g.height as usize <= GRID_MAX_SIDE, "{l} × {h}");
+        assert!(g.width as usize * g.height as usize <= GRID_MAX_PIXELS, "{l} × {h}");
+        assert_eq!(g.rgba.len(), g.width as usize * g.height as usize * 4);
+        assert_eq!(g.width as usize, h * g.thumb + (h - 1) * g.gap, "the sizes drawn are the ones returned");
+    }
+}
+
+/// The cost bound counts a weights figure's work (issue 27): each weight is read, summarised and pooled into a
+/// thumbnail, the selected head's weights are drawn too, and each head costs a summary and a thumbnail. A
+/// 2896 × 2896 head (within 2²³ values, 5 s in a browser) is refused, and 2000 × 2000 too; BERT-base's 12 × 12 heads at
+/// n = 240 (what MAX_VALUES was sized for) are not.
+#[test]
+fn the_cost_bound_counts_a_weights_figures_work() {
+    use attention_viz::config::{check_declared_shapes, Flat};
+    let big = vec![1.0 / 2896.0; 2896 * 2896];
+    let flat = [("attention", Flat::new(2896, 2896, &big).unwrap())];
+    let e = Config::from_parts(&json!({}), &flat).unwrap_err().0;
+    assert!(
+        e.starts_with("this config needs 6.7e8 multiply-adds (1 layer × 1 head of 2896 × 2896 weights); the limit is 3.0e8"),
+        "{e}"
+    );
+    assert_eq!(check_declared_shapes(&json!({}), &[("attention", vec![2896, 2896])]).unwrap_err().0, e, "declared: the same words");
+    drop(big);
+    let big = vec![1.0 / 2000.0; 2000 * 2000];
+    let flat = [("attention", Flat::new(2000, 2000, &big).unwrap())];
+    assert!(Config::from_parts(&json!({}), &flat).unwrap_err().0.contains("1 layer × 1 head of 2000 × 2000"));
+    drop(big);
+    let bert = vec![1.0 / 240.0; 12 * 12 * 240 * 240];
+    let flat = [("attention", Flat::stacked(12, 12, 240, 240, 4, &bert).unwrap())];
+    assert!(Config::from_parts(&json!({}), &flat).is_ok());
+    assert!(check_declared_shapes(&json!({}), &[("attention", vec![12, 12, 240, 240])]).is_ok());
+    let wide = vec![1.0 / 512.0; 12 * 512 * 512];
+    let flat = [("attention", Flat::stacked(1, 12, 512, 512, 4, &wide).unwrap())];
+    assert!(Config::from_parts(&json!({}), &flat).is_ok(), "bench/model.mjs's 1 × 12 heads at n = 512");
+}

@@ -109,6 +109,10 @@ function callCore(fn) {
     }
     let message;
     try { message = e instanceof Error && typeof e.message === 'string' && e.message ? e.message : null; } catch { message = null; }
+    // wasm-bindgen's words for a Rust object an earlier trap left borrowed: the same bug, said as ours.
+    if (message?.startsWith('recursive use of an object detected')) {
+      throw new Error('attention-viz internal error: this state was left unusable by an earlier internal error (see the console)');
+    }
     throw new Error(message ?? `attention-viz: ${thrownText(e)}`);
   }
 }
@@ -271,6 +275,33 @@ function stackRows(value) {
 const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'function';
 
 /**
+ * Refuses `config` by the sizes its matrices declare, before anything copies or stringifies them: the core's
+ * message for a matrix over its limits or a config over its cost bound (src/config.rs `check_declared_shapes`).
+ * Reads only each matrix's length and its first elements' lengths; anything it cannot read is left to the full path.
+ */
+function checkDeclared(config) {
+  let rest, shapes;
+  try {
+    if (config === null || typeof config !== 'object' || isList(config)) return;
+    rest = {};
+    shapes = {};
+    for (const key of ['mechanism', 'heads', 'scoring']) {
+      const v = config[key];
+      if (typeof v === 'string' || typeof v === 'number') rest[key] = v;
+    }
+    for (const key of [...MATRICES, 'decoder_state']) {
+      const value = config[key];
+      if (!isList(value)) continue;
+      if (key === 'decoder_state') { shapes[key] = [value.length]; continue; }
+      const shape = [];
+      for (let x = value; isList(x) && shape.length < 5; x = x[0]) shape.push(x.length);
+      shapes[key] = key === 'attention' ? shape : [value.length, shape[1] ?? 0];
+    }
+  } catch { return; } // a throwing getter or Proxy: the full path reports it
+  core.checkDeclared(JSON.stringify(rest), JSON.stringify(shapes));
+}
+
+/**
  * compute()'s fast path, for a plain object whose matrices are all clean: a
  * non-empty list of equal-length, non-empty rows of finite numbers. Returns
  * `{json, names, shapes, data}` for `core.computeFlat` (the matrices flat in
@@ -356,6 +387,7 @@ export function compute(config, options = undefined) {
   return callCore(() => {
     assertReady();
     if (isModelConfig(config)) return modelTrace(config, typed);
+    checkDeclared(config);
     const flat = flatConfig(config);
     // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
     const held = flat && core.computeFlat(flat.json, flat.names, flat.shapes, flat.data);
@@ -393,6 +425,7 @@ export function train(options) {
 /** compute() for any config: all of it as JSON to the core, the trace read where the core holds it (as the fast path does). */
 function computeViaJson(config, typed = false) {
   if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
+  callCore(() => checkDeclared(config));
   const json = configJson(config);
   return readHeld(callCore(() => core.computeJsonInMemory(json)), typed);
 }
@@ -401,6 +434,7 @@ function computeViaJson(config, typed = false) {
 export function normalizeConfig(config) {
   return callCore(() => {
     assertReady();
+    checkDeclared(config);
     const json = configJson(config);
     return JSON.parse(core.normalizeConfig(json));
   });
@@ -435,6 +469,7 @@ export function renderSVG(config, view, palette = undefined, fmt = undefined) {
     const v = textArg(view, 'view', 'a config or trace field such as "weights"', false);
     const p = textArg(palette, 'palette', 'a colormap name', true);
     const f = textArg(fmt, 'fmt', 'a format spec such as ".2g"', true);
+    checkDeclared(config);
     const json = configJson(config);
     return core.renderSvg(json, v, p, f);
   });
@@ -464,12 +499,14 @@ export function _viz(config) {
 
 /** A Viz of `config`: clean matrices sent flat (as compute() sends them), anything else as JSON. */
 function newViz(config) {
+  checkDeclared(config);
   const flat = flatConfig(config);
   return (flat && core.Viz.fromFlat(flat.json, flat.names, flat.shapes, flat.data)) || new core.Viz(configJson(config));
 }
 
 /** `viz.setConfig` for a config object, the same way. */
 function setVizConfig(viz, config) {
+  checkDeclared(config);
   const flat = flatConfig(config);
   if (!flat || !viz.setConfigFlat(flat.json, flat.names, flat.shapes, flat.data)) viz.setConfig(configJson(config));
 }
@@ -616,5 +653,5 @@ function draw(rs, name, args) {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready, presets, compute, models, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState });
+  defineElement({ ready, presets, compute, models, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)) });
 }

@@ -46,9 +46,10 @@ fn text(fmt: Fmt, v: f64) -> String {
     s
 }
 
-/// The view as text. Fails when `fmt` cannot write its values (`d` with a value that is not whole).
+/// The view as text, written as its heatmap writes it (`d` on a view with a value that is not whole: `.2g`,
+/// [`Fmt::for_values`]).
 pub fn describe(view: &View, fmt: Fmt) -> Result<Description, String> {
-    fmt.check(view.values.data())?;
+    let fmt = fmt.for_values(view.values.data()).0;
     let (rows, cols) = view.values.shape();
     let (r, c, note) = if rows * cols <= DESCRIBE_MAX_CELLS {
         (rows, cols, None)
@@ -66,22 +67,22 @@ pub fn describe(view: &View, fmt: Fmt) -> Result<Description, String> {
 }
 
 /// Cells `rows` × `cols` (clipped to the grid) as text, row by row: an input grid's window of cells, written with
-/// one check of `fmt` and one view for them all. Fails like [`describe`].
+/// one check of `fmt` and one view for them all, written like [`describe`].
 pub fn cell_texts(
     view: &View,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
     fmt: Fmt,
 ) -> Result<Vec<String>, String> {
-    fmt.check(view.values.data())?;
+    let fmt = fmt.for_values(view.values.data()).0;
     let (n, m) = view.values.shape();
     let (cols, rows) = (cols.start.min(m)..cols.end.min(m), rows.start.min(n)..rows.end.min(n));
     Ok(rows.flat_map(|i| cols.clone().map(move |j| (i, j))).map(|(i, j)| text(fmt, view.values.get(i, j))).collect())
 }
 
-/// Cell (i, j) as text, or `None` outside the grid. Fails like [`describe`].
+/// Cell (i, j) as text, or `None` outside the grid, written like [`describe`].
 pub fn cell_text(view: &View, i: usize, j: usize, fmt: Fmt) -> Result<Option<CellText>, String> {
-    fmt.check(view.values.data())?;
+    let fmt = fmt.for_values(view.values.data()).0;
     let (rows, cols) = view.values.shape();
     if i >= rows || j >= cols {
         return Ok(None);

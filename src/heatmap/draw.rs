@@ -673,12 +673,25 @@ impl Layout {
                 w
             }
         };
+        let (fmt, fallback) = if wanted { style.fmt.for_values(view.values.data()) } else { (style.fmt, None) };
         let mut reserved = 0;
         let (mut f, mut numbers, mut note);
         loop {
             f = frame(title_h + note_band(reserved));
-            numbers = if wanted { fit_numbers(&mut widest, style.fmt, f.cell_w, f.cell_h, s) } else { None };
-            note = if wanted { numbers_note(style.fmt, numbers).map(|t| note_lines(&t)) } else { None };
+            numbers = if wanted { fit_numbers(&mut widest, fmt, f.cell_w, f.cell_h, s) } else { None };
+            note = if wanted {
+                let text = match (&fallback, numbers_note(fmt, numbers)) {
+                    // Hidden numbers are written with no spec at all: only that is said.
+                    (Some(why), other) if numbers.is_some() => Some(match other {
+                        Some(more) => format!("{why}; {more}"),
+                        None => why.clone(),
+                    }),
+                    (_, other) => other,
+                };
+                text.map(|t| note_lines(&t))
+            } else {
+                None
+            };
             let lines = note.as_ref().map_or(0, |(l, _)| l.len());
             if lines <= reserved {
                 break;
@@ -722,7 +735,7 @@ impl Layout {
             font_px,
             annotate: numbers.is_some(),
             annot_font_px: numbers.map_or(font_px, |n| n.font * s),
-            fmt: numbers.map_or(style.fmt, |n| n.fmt),
+            fmt: numbers.map_or(fmt, |n| n.fmt),
             title,
             note,
         }
@@ -1285,7 +1298,6 @@ pub fn draw<DB: DrawingBackend>(
     style: &Style,
     shapes: bool,
 ) -> DrawResult<()> {
-    style.fmt.check(view.values.data())?;
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing failed: {e}");
     let theme = &style.theme;
     let s = style.scale();
@@ -1524,6 +1536,7 @@ pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     let (rows, cols) = view.values.shape();
     // Only grids small enough to annotate need their values' widths (formatting is costly).
     let widest = if rows * cols <= SHAPES_MAX_CELLS {
+        let fmt = fmt.for_values(view.values.data()).0;
         view.values.data().iter().map(|&v| fmt.cell(v).chars().count()).max().unwrap_or(1)
     } else {
         1
@@ -1611,7 +1624,9 @@ pub fn to_svg_sized(view: &View, style: &Style, width: u32, height: u32) -> Draw
 /// The SVG with every character XML 1.0 forbids (C0 controls other than tab, newline and
 /// carriage return; U+FFFE, U+FFFF), which only texts from a config can bring, replaced by
 /// U+FFFD: not even a character reference may name them, and one makes the file unreadable.
-fn xml_chars(svg: &str) -> String {
+/// (Lone surrogates cannot reach here: a Rust string has none, and JS text arrives with U+FFFD
+/// in their place.) Every SVG the core writes goes through this once: the heatmaps', the line view's.
+pub(crate) fn xml_chars(svg: &str) -> String {
     let forbidden = |c: char| (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}';
     if !svg.contains(forbidden) {
         return svg.to_string();

@@ -213,16 +213,24 @@ impl Fmt {
         if *self != Fmt::Int {
             return Ok(());
         }
-        match values.iter().find(|x| x.is_finite() && x.fract() != 0.0) {
+        match first_fraction(values) {
             None => Ok(()),
-            Some(&x) => {
-                // `short` is exact when x's shortest round-trip form has at most 3 significant digits
-                // (counted from `{:e}`, not by parsing `short` back: a float parser costs the WASM ~10 KB).
-                let short = format_g(x, 3);
-                let shortest = format!("{x:e}");
-                let digits = shortest.split('e').next().unwrap_or("").chars().filter(char::is_ascii_digit).count();
-                let shown = if digits <= 3 { short } else { format!("{short}…") };
-                Err(format!("fmt \"d\" needs whole numbers; this view has {shown} (use .2g, .2f or .0f)"))
+            Some(x) => Err(format!("fmt \"d\" needs whole numbers; this view has {} (use .2g, .2f or .0f)", shown(x))),
+        }
+    }
+
+    /// The spec a figure writes a view's numbers with, and why when it is not this one: `d` on a view
+    /// with a value that is not whole writes the view with `.2g` (Python's `format` refuses it, so a
+    /// figure would have no numbers at all) and says so in the view's note.
+    pub fn for_values(&self, values: &[f64]) -> (Fmt, Option<String>) {
+        if *self != Fmt::Int {
+            return (*self, None);
+        }
+        match first_fraction(values) {
+            None => (*self, None),
+            Some(x) => {
+                let fallback = Fmt::default();
+                (fallback, Some(format!("fmt d needs whole numbers ({} here): written with {fallback}", shown(x))))
             }
         }
     }
@@ -251,6 +259,25 @@ impl Fmt {
             Fmt::Fixed(p) => plural(p, "decimal"),
             Fmt::Percent(p) => plural(p, "decimal") + " of a percent",
         }
+    }
+}
+
+/// The first finite value that is not whole.
+fn first_fraction(values: &[f64]) -> Option<f64> {
+    values.iter().copied().find(|x| x.is_finite() && x.fract() != 0.0)
+}
+
+/// A value for a message: three significant digits, "…" when that is not all of it.
+fn shown(x: f64) -> String {
+    // `short` is exact when x's shortest round-trip form has at most 3 significant digits
+    // (counted from `{:e}`, not by parsing `short` back: a float parser costs the WASM ~10 KB).
+    let short = format_g(x, 3);
+    let shortest = format!("{x:e}");
+    let digits = shortest.split('e').next().unwrap_or("").chars().filter(char::is_ascii_digit).count();
+    if digits <= 3 {
+        short
+    } else {
+        format!("{short}…")
     }
 }
 

@@ -18,6 +18,32 @@ pub struct Grid {
     pub height: u32,
     /// RGBA, row-major, `width × height` pixels.
     pub rgba: Vec<u8>,
+    /// The thumbnail size and gap drawn: the ones asked for, or smaller so the raster stays within
+    /// [`GRID_MAX_SIDE`] and [`GRID_MAX_PIXELS`].
+    pub thumb: usize,
+    pub gap: usize,
+}
+
+/// The longest side of a grid raster, in pixels: browsers refuse larger canvases (Chromium's limit is 32,767).
+pub const GRID_MAX_SIDE: usize = 16_384;
+/// The most pixels of a grid raster: 16 MiB of RGBA, and the colouring of each pixel is the grid's cost.
+pub const GRID_MAX_PIXELS: usize = 1 << 22;
+
+/// The thumbnail size and gap within the grid's bounds for `layers` × `heads` thumbnails: `thumb` and `gap`
+/// when they fit, else smaller (a thumbnail of at least 1 pixel; [`crate::weights::MAX_HEADS`] keeps that in bounds).
+pub fn grid_fit(layers: usize, heads: usize, thumb: usize, gap: usize) -> (usize, usize) {
+    let (mut thumb, mut gap) = (thumb.max(1), gap);
+    let size = |t: usize, g: usize, count: usize| count.saturating_mul(t).saturating_add(count.saturating_sub(1).saturating_mul(g));
+    while thumb > 1 || gap > 0 {
+        let (w, h) = (size(thumb, gap, heads), size(thumb, gap, layers));
+        if w <= GRID_MAX_SIDE && h <= GRID_MAX_SIDE && w.saturating_mul(h) <= GRID_MAX_PIXELS {
+            break;
+        }
+        // Shrink both, keeping about their ratio: the gap is what tells the heads apart.
+        gap = gap * 3 / 4;
+        thumb = (thumb * 3 / 4).max(1);
+    }
+    (thumb, gap)
 }
 
 /// Where head (layer, head) sits in a grid of these sizes: its top-left pixel.
@@ -29,7 +55,7 @@ pub fn thumb_origin(layer: usize, head: usize, thumb: usize, gap: usize) -> (usi
 /// otherwise be one flat colour next to a sharp one).
 pub fn grid(stack: &Stack, thumb: usize, gap: usize, palette: Option<&str>, theme: &Theme) -> Grid {
     let [layers, heads, n, m] = stack.shape();
-    let thumb = thumb.max(1);
+    let (thumb, gap) = grid_fit(layers, heads, thumb, gap);
     let width = heads * thumb + heads.saturating_sub(1) * gap;
     let height = layers * thumb + layers.saturating_sub(1) * gap;
     let mut rgba = vec![0u8; width * height * 4];
@@ -77,7 +103,7 @@ pub fn grid(stack: &Stack, thumb: usize, gap: usize, palette: Option<&str>, them
             }
         }
     }
-    Grid { width: width as u32, height: height as u32, rgba }
+    Grid { width: width as u32, height: height as u32, rgba, thumb, gap }
 }
 
 /// Lines are drawn for at most this many tokens a side: beyond, they merge into a solid band.
@@ -176,5 +202,5 @@ pub fn lines_svg(weights: &Matrix, queries: &[String], keys: &[String], focus: O
         let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
         let _ = draw_lines(&root, weights, queries, keys, focus, theme, 1.0);
     }
-    out
+    super::draw::xml_chars(&out)
 }

@@ -85,42 +85,63 @@ pub fn to_rgb_f64(rgb: Rgb) -> RgbF {
     [rgb[0] as f64 / 255.0, rgb[1] as f64 / 255.0, rgb[2] as f64 / 255.0]
 }
 
+/// The colour names `named_color` knows (matplotlib's CSS4 values).
+const NAMED_COLORS: [(&str, Rgb); 29] = [
+    ("purple", [0x80, 0x00, 0x80]),
+    ("orange", [0xff, 0xa5, 0x00]),
+    ("blue", [0x00, 0x00, 0xff]),
+    ("green", [0x00, 0x80, 0x00]),
+    ("red", [0xff, 0x00, 0x00]),
+    ("grey", [0x80, 0x80, 0x80]),
+    ("gray", [0x80, 0x80, 0x80]),
+    ("black", [0x00, 0x00, 0x00]),
+    ("white", [0xff, 0xff, 0xff]),
+    ("navy", [0x00, 0x00, 0x80]),
+    ("teal", [0x00, 0x80, 0x80]),
+    ("olive", [0x80, 0x80, 0x00]),
+    ("maroon", [0x80, 0x00, 0x00]),
+    ("crimson", [0xdc, 0x14, 0x3c]),
+    ("magenta", [0xff, 0x00, 0xff]),
+    ("fuchsia", [0xff, 0x00, 0xff]),
+    ("cyan", [0x00, 0xff, 0xff]),
+    ("aqua", [0x00, 0xff, 0xff]),
+    ("yellow", [0xff, 0xff, 0x00]),
+    ("pink", [0xff, 0xc0, 0xcb]),
+    ("brown", [0xa5, 0x2a, 0x2a]),
+    ("gold", [0xff, 0xd7, 0x00]),
+    ("indigo", [0x4b, 0x00, 0x82]),
+    ("seagreen", [0x2e, 0x8b, 0x57]),
+    ("steelblue", [0x46, 0x82, 0xb4]),
+    ("darkorange", [0xff, 0x8c, 0x00]),
+    ("darkgreen", [0x00, 0x64, 0x00]),
+    ("darkblue", [0x00, 0x00, 0x8b]),
+    ("darkred", [0x8b, 0x00, 0x00]),
+];
+
 /// Matplotlib (CSS4) colour names used with `light_palette`, case-insensitive,
 /// or a hex colour (`#rrggbb`, `#rgb`). `"Blue"` and `"blue"` are the same
 /// colour, as in matplotlib.
 pub fn named_color(name: &str) -> Option<Rgb> {
     let n = name.trim().to_ascii_lowercase();
-    let rgb = match n.as_str() {
-        "purple" => [0x80, 0x00, 0x80],
-        "orange" => [0xff, 0xa5, 0x00],
-        "blue" => [0x00, 0x00, 0xff],
-        "green" => [0x00, 0x80, 0x00],
-        "red" => [0xff, 0x00, 0x00],
-        "grey" | "gray" => [0x80, 0x80, 0x80],
-        "black" => [0x00, 0x00, 0x00],
-        "white" => [0xff, 0xff, 0xff],
-        "navy" => [0x00, 0x00, 0x80],
-        "teal" => [0x00, 0x80, 0x80],
-        "olive" => [0x80, 0x80, 0x00],
-        "maroon" => [0x80, 0x00, 0x00],
-        "crimson" => [0xdc, 0x14, 0x3c],
-        "magenta" | "fuchsia" => [0xff, 0x00, 0xff],
-        "cyan" | "aqua" => [0x00, 0xff, 0xff],
-        "yellow" => [0xff, 0xff, 0x00],
-        "pink" => [0xff, 0xc0, 0xcb],
-        "brown" => [0xa5, 0x2a, 0x2a],
-        "gold" => [0xff, 0xd7, 0x00],
-        "indigo" => [0x4b, 0x00, 0x82],
-        "seagreen" => [0x2e, 0x8b, 0x57],
-        "steelblue" => [0x46, 0x82, 0xb4],
-        "darkorange" => [0xff, 0x8c, 0x00],
-        "darkgreen" => [0x00, 0x64, 0x00],
-        "darkblue" => [0x00, 0x00, 0x8b],
-        "darkred" => [0x8b, 0x00, 0x00],
-        _ if n.starts_with('#') => return parse_hex(&n),
-        _ => return None,
-    };
-    Some(rgb)
+    if n.starts_with('#') {
+        return parse_hex(&n);
+    }
+    NAMED_COLORS.iter().find(|(k, _)| *k == n).map(|&(_, rgb)| rgb)
+}
+
+/// Whether `name` is a palette [`by_name`] knows; if not, a message that says what is (a palette name
+/// that is not one would otherwise give the view's default colours without a word).
+pub fn check_name(name: &str) -> Result<(), String> {
+    if by_name(name).is_some() {
+        return Ok(());
+    }
+    let colors: Vec<&str> = NAMED_COLORS.iter().map(|(k, _)| *k).collect();
+    Err(format!(
+        "palette {} is not a palette: use rocket (sequential), vlag (diverging), a colour for a light palette \
+         ({}), light:<colour>, #rrggbb or #rgb; any of them with _r reversed",
+        crate::text::quote(name),
+        colors.join(", ")
+    ))
 }
 
 // ---------------------------------------------------------------------------

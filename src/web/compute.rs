@@ -44,6 +44,28 @@ pub fn compute_json_in_memory(config_json: &str) -> Result<TraceInMemory, JsErro
     Ok(TraceInMemory { query: config.query, trace })
 }
 
+/// Refuses a config by its matrices' declared shapes (`shapes_json`: `{"embeddings": [rows, cols], "attention":
+/// [layers, heads, n, m], …}`) before the caller reads or copies them (`config::check_declared_shapes`): the message its
+/// full validation gives for a matrix over the limits or a config over the cost bound. Nothing when `rest_json` (the
+/// config without its matrices) or the shapes do not parse: the full validation then says what is wrong.
+#[wasm_bindgen(js_name = checkDeclared)]
+pub fn check_declared(rest_json: &str, shapes_json: &str) -> Result<(), JsError> {
+    let (Ok(rest), Ok(Value::Object(shapes))) =
+        (serde_json::from_str::<Value>(rest_json), serde_json::from_str::<Value>(shapes_json))
+    else {
+        return Ok(());
+    };
+    let shapes: Vec<(&str, Vec<usize>)> = shapes
+        .iter()
+        .filter_map(|(name, s)| {
+            let dims: Option<Vec<usize>> =
+                s.as_array()?.iter().map(|d| d.as_u64().map(|d| d.min(usize::MAX as u64) as usize)).collect();
+            Some((name.as_str(), dims?))
+        })
+        .collect();
+    crate::config::check_declared_shapes(&rest, &shapes).map_err(|e| JsError::new(&e.0))
+}
+
 /// The config of a flat call (see `computeFlat`), validated; `None` when `rest_json` does not parse.
 pub(crate) fn flat_config(
     rest_json: &str,

@@ -250,6 +250,8 @@ pub struct Viz {
     /// A model's stack (`mechanism: "weights"`) is the author's: `persist` then saves only the
     /// selection (`savedState`), and restores it onto the stack the page gives again.
     stack_authored: bool,
+    /// That config (Reset's), read only when asked (`authoredJson`): a model's stack is shared, not copied.
+    authored_config: Config,
 }
 
 fn js_err(message: impl std::fmt::Display) -> JsError {
@@ -360,11 +362,33 @@ impl Viz {
     pub fn mark_authored(&mut self) {
         self.authored = views::names(self.config());
         self.stack_authored = true;
+        self.authored_config = self.config().clone();
+    }
+
+    /// Whether this state can still change: a panic (a bug) in a call on it traps with the call's borrow held,
+    /// and every later change of it (`&mut self`) throws "recursive use of an object detected". Always true when
+    /// it answers at all.
+    pub fn usable(&mut self) -> bool {
+        true
+    }
+
+    /// Panics on purpose while this figure's state is borrowed (a test hook, as `forceInternalError`): the tests
+    /// use it to prove the element recovers from a bug that leaves its `Viz` locked.
+    #[wasm_bindgen(js_name = forceInternalError)]
+    pub fn force_internal_error_here(&self) {
+        panic!("forced internal error in a figure (a test of the panic path)");
+    }
+
+    /// The config last marked as the author's (`markAuthored`, or the first), as JSON.
+    #[wasm_bindgen(js_name = authoredJson)]
+    pub fn authored_json(&self) -> String {
+        self.authored_config.to_value().to_string()
     }
 
     /// How a `views` list shows on the figure now (see `views::resolve`): `{views, unknown}`, the
     /// heatmaps to draw in reading order and the names that are no view of the author's config nor
-    /// of this one. `panels` are the caller's own names (neither drawn nor unknown).
+    /// of this one, and `message`, what to tell the author about those (null when there are none).
+    /// `panels` are the caller's own names (neither drawn nor unknown).
     #[wasm_bindgen(js_name = resolveViews)]
     pub fn resolve_views(&self, requested: Vec<String>, panels: Vec<String>) -> Object {
         let panels: Vec<&str> = panels.iter().map(String::as_str).collect();
@@ -373,6 +397,14 @@ impl Viz {
         let out = Object::new();
         set(&out, "views", &strings(&r.views));
         set(&out, "unknown", &strings(&r.unknown));
+        let mut known = views::names(self.config());
+        for p in &panels {
+            if !known.iter().any(|k| k == p) {
+                known.push(p.to_string());
+            }
+        }
+        let message = views::unknown_message(&r.unknown, &known);
+        set(&out, "message", &message.map_or(JsValue::NULL, |m| m.into()));
         out
     }
 
@@ -494,12 +526,14 @@ impl Viz {
 
     fn of(config: Config) -> Result<Viz, JsError> {
         let authored = views::names(&config);
+        let authored_config = config.clone();
         Ok(Viz {
             session: Session::new(config).map_err(js_err)?,
             random: None,
             kept: Kept::default(),
             authored,
             stack_authored: true,
+            authored_config,
         })
     }
 
@@ -731,6 +765,13 @@ impl Viz {
     }
 }
 
+/// Refuses a palette name the heatmaps do not know (they would draw their default colours) with a message that
+/// says which names they take.
+#[wasm_bindgen(js_name = checkPalette)]
+pub fn check_palette(name: &str) -> Result<(), JsError> {
+    heatmap::palette::check_name(name).map_err(js_err)
+}
+
 /// A standalone SVG of one view of a config.
 #[wasm_bindgen(js_name = renderSvg)]
 pub fn render_svg(
@@ -793,8 +834,6 @@ fn style(
 /// Small grids go through plotters shape by shape; large ones are rasterised
 /// in Rust and copied with one `putImageData` per buffer.
 fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<(), JsError> {
-    // Before anything is drawn: a refused fmt leaves the canvas as it was.
-    style.fmt.check(view.values.data()).map_err(js_err)?;
     let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
     let layout = Layout::new(view, &colors, style, canvas.width(), canvas.height());
     let context: CanvasRenderingContext2d = canvas

@@ -28,7 +28,8 @@ impl Viz {
     }
 
     /// Every layer × head as `thumb`-pixel squares `gap` pixels apart (rows are layers):
-    /// `{width, height, data}` with `data` RGBA for an `ImageData`.
+    /// `{width, height, data, thumb, gap}` with `data` RGBA for an `ImageData`, and the thumbnail size and gap
+    /// drawn (smaller than asked when the grid would pass the core's raster bounds).
     #[wasm_bindgen(js_name = modelGrid)]
     pub fn model_grid(&self, thumb: u32, gap: u32, dark: bool, palette: Option<String>) -> Result<Object, JsError> {
         let stack = self.stack().ok_or_else(|| js_err("this figure has no model weights"))?;
@@ -38,6 +39,8 @@ impl Viz {
         set(&out, "width", &g.width.into());
         set(&out, "height", &g.height.into());
         set(&out, "data", &Uint8ClampedArray::from(&g.rgba[..]));
+        set(&out, "thumb", &(g.thumb as u32).into());
+        set(&out, "gap", &(g.gap as u32).into());
         Ok(out)
     }
 

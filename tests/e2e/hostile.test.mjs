@@ -14,6 +14,7 @@
 // Tests marked `todo` document real bugs (see their reasons); they do not fail the run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { open, fixture, pageHelpers } from './harness.mjs';
 
 const PAGE = 'tests/fixtures/hostile-two.html';
@@ -837,6 +838,193 @@ test('zero dimensions: empty matrices and rows give messages (property and compu
     assert.ok(/empty|rows|expected|missing/.test(c.errors[0]), `${c.config}: the message says what is wrong (${c.errors[0]})`);
     assert.ok(c.same, `${c.config}: the figure is kept`);
   }
+  await clean(page);
+});
+
+// ---- 7a. issue 27: panics, bounds that count work, fmt d, property setters, SVG text ------------------------------
+
+test('a panic leaves no figure broken: a million 1 × 1 heads are refused, and a Viz a bug locked is replaced on the next config', async () => {
+  const page = await fresh();
+  const r = await page.evaluate(async () => {
+    const el = H.el('self-el');
+    let log = H.reset(el);
+    const out = {};
+    // Within 2²³ values, but a million heads: refused by the core before anything is built (it used to panic).
+    el.config = { attention: Array.from({ length: 1_000_000 }, () => [[1]]) };
+    out.million = [...log.errors];
+    out.kept = el.config.mechanism;
+    // A bug that panics while the figure's state is borrowed (a test hook): the Viz stays locked for good.
+    const logged = [];
+    const original = console.error;
+    console.error = (...a) => { logged.push(a.join(' ')); };
+    try { el._viz.forceInternalError(); } catch { /* the trap */ }
+    console.error = original;
+    out.logged = logged.some((l) => l.includes('forced internal error'));
+    log = H.reset(el);
+    el.config = av.presets['seed-003'];
+    await H.frames(2);
+    out.after = { mechanism: el.config.mechanism, errors: [...log.errors], change: log.change, status: H.status(el).textContent };
+    out.works = H.works(el, 'decoder_state', '4');
+    out.trace = H.diff(el.trace, av.compute(el.config));
+    return out;
+  });
+  assert.equal(r.million.length, 1);
+  assert.match(r.million[0], /^attention has 1000000 heads; at most 4096 heads in all/);
+  assert.equal(r.kept, 'self', 'the figure keeps seed-001');
+  assert.ok(r.logged, 'the panic hook reported the forced panic');
+  assert.equal(r.after.mechanism, 'cross', 'the next config is shown');
+  assert.deepEqual(r.after.errors, []);
+  assert.ok(r.after.change >= 1, '`change` fired');
+  assert.match(r.after.status, /internal error .* rebuilt from the new config/, 'the figure says what happened');
+  assert.equal(r.works, null, 'the new figure recomputes an edit');
+  assert.equal(r.trace, null);
+  await clean(page);
+});
+
+test('bounds count the work: huge layer counts, a 2896 × 2896 head and 8,000,000 × 1 are refused with a message (compute() and el.config)', async () => {
+  const page = await fresh();
+  const r = await page.evaluate(() => {
+    const el = H.el('self-el');
+    const cases = {
+      layers: { attention: Array.from({ length: 180_000 }, () => [[[0]]]) },
+      head: { attention: Array.from({ length: 2896 }, () => new Array(2896).fill(0.5)) },
+      tall: { embeddings: Array.from({ length: 8_000_000 }, () => [1]) },
+    };
+    const out = {};
+    for (const [name, config] of Object.entries(cases)) {
+      const log = H.reset(el);
+      let thrown = null;
+      try { av.compute(config); } catch (e) { thrown = e.message; }
+      let typed = null;
+      try { av.compute(config, { arrays: 'typed' }); } catch (e) { typed = e.message; }
+      el.config = config;
+      out[name] = { thrown, typed, errors: [...log.errors], change: log.change, mechanism: el.config.mechanism };
+    }
+    return out;
+  });
+  const want = {
+    layers: /^attention has 180000 layers × 1 head; at most 4096 heads in all/,
+    head: /^this config needs 1\.2e9 multiply-adds \(1 layer × 1 head of 2896 × 2896 weights\); the limit is 3\.0e8/,
+    tall: /^embeddings has 8000000 rows; at most 4096 are supported$/,
+  };
+  for (const [name, re] of Object.entries(want)) {
+    assert.match(r[name].thrown, re, `${name}: compute()`);
+    assert.equal(r[name].typed, r[name].thrown, `${name}: the typed path says the same`);
+    assert.deepEqual(r[name].errors, [r[name].thrown], `${name}: el.config fires one error with the same message`);
+    assert.equal(r[name].change, 0);
+    assert.equal(r[name].mechanism, 'self', `${name}: the figure is kept`);
+  }
+  await clean(page);
+});
+
+test('fmt="d" on seed-001: every heatmap is drawn, those with fractions in .2g and a note saying why; no uncaught error', async () => {
+  const page = await fresh();
+  const r = await page.evaluate(async () => {
+    const el = H.el('self-el');
+    const log = H.reset(el);
+    const blank = () => [...el.shadowRoot.querySelectorAll('canvas[data-view]')].filter((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 4; i < d.length; i += 4) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) return false;
+      return true;
+    }).map((c) => c.dataset.view);
+    el.setAttribute('fmt', 'd');
+    await H.frames(3);
+    const out = { blank: blank(), errors: [...log.errors], views: [...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => c.dataset.view) };
+    out.weights = el.toSVG('weights');
+    out.embeddings = el.toSVG('embeddings');
+    el.removeAttribute('fmt');
+    await H.frames(2);
+    return out;
+  });
+  assert.deepEqual(r.blank, [], 'no heatmap is left blank');
+  assert.ok(['scaled', 'weights', 'context'].every((v) => r.views.includes(v)), r.views.join());
+  assert.deepEqual(r.errors, []);
+  assert.match(r.weights, /fmt d needs whole numbers \([^)]*here\): written with \.2g/, 'the weights say why they are .2g');
+  assert.doesNotMatch(r.embeddings, /fmt d needs/, 'whole embeddings keep d');
+  await clean(page);
+});
+
+test('property setters: fmt, views, palette, theme, contrast refuse values that cannot be text with an `error`, nothing thrown; unknown palettes and views are said, cut', async () => {
+  const page = await fresh();
+  const r = await page.evaluate(async () => {
+    const el = H.el('self-el');
+    const hostile = {
+      symbol: [Symbol('s')],
+      throwsError: { toString() { throw new RangeError('no'); } },
+      throwsString: { toString() { throw 'a string'; } }, // eslint-disable-line no-throw-literal
+      rangeError: { toString() { return 'x'.repeat(-1); } },
+    };
+    const out = { refused: [] };
+    for (const prop of ['fmt', 'views', 'palette', 'theme', 'contrast']) {
+      for (const [kind, value] of Object.entries(hostile)) {
+        const log = H.reset(el);
+        const before = el.getAttribute(prop);
+        let thrown = null;
+        try { el[prop] = value; } catch (e) { thrown = String(e); }
+        out.refused.push({ prop, kind, thrown, errors: [...log.errors], same: el.getAttribute(prop) === before, status: H.status(el).textContent });
+      }
+    }
+    const attrs = () => el.shadowRoot.querySelector('[data-role="attributes"]');
+    el.palette = 'purpel';
+    await H.frames(2);
+    out.palette = attrs().hidden ? '' : attrs().textContent;
+    el.palette = null;
+    el.views = 'x'.repeat(100_000);
+    await H.frames(2);
+    out.views = attrs().textContent;
+    el.views = null;
+    await H.frames(2);
+    out.after = attrs().hidden;
+    return out;
+  });
+  for (const c of r.refused) {
+    const what = `el.${c.prop} = ${c.kind}`;
+    assert.equal(c.thrown, null, `${what}: nothing thrown at the page`);
+    assert.equal(c.errors.length, 1, `${what}: one \`error\``);
+    assert.match(c.errors[0], new RegExp(`^${c.prop} could not be set: the value cannot be read as text`), what);
+    assert.ok(c.status.includes(c.errors[0]), `${what}: shown on the figure`);
+    assert.ok(c.same, `${what}: the attribute is unchanged`);
+  }
+  assert.match(r.palette, /palette "purpel" is not a palette: use rocket \(sequential\)/);
+  assert.match(r.views, /^views: no panel "x{30,}…"; the panels are /);
+  assert.ok(r.views.length < 400, `a short message (${r.views.length} characters)`);
+  assert.equal(r.after, true, 'the message goes with the bad value');
+  await clean(page);
+});
+
+test('SVG exports parse as XML with hostile tokens: a heatmap (toSVG) and a weights figure\'s "Lines SVG" (clicked, downloaded, DOMParser)', async () => {
+  const page = await fresh();
+  // (A lone surrogate never reaches the core: a config holding one is refused as not JSON.)
+  const tokens = ['a\u0001b', '<&>"\'', '\uFFFE\uFFFF', '\u0000\u001F'];
+  const heatmap = await page.evaluate(async (tokens) => {
+    const el = H.el('self-el');
+    el.config = { ...av.presets['seed-001'], tokens };
+    const svg = el.toSVG('weights');
+    if (el.config.tokens[0] !== tokens[0]) throw new Error('the hostile tokens were refused');
+    const head = [[0.5, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]];
+    el.config = { attention: [head, head], tokens };
+    await H.frames(2);
+    return svg;
+  }, tokens);
+  const button = page.locator('#self-el').locator('button[data-action="model-lines-svg"]');
+  await button.scrollIntoViewIfNeeded();
+  const [download] = await Promise.all([page.waitForEvent('download'), button.click()]);
+  const lines = readFileSync(await download.path(), 'utf8');
+  const parsed = await page.evaluate((svgs) => svgs.map((svg) => {
+    const d = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    return d.querySelector('parsererror')?.textContent ?? null;
+  }), [heatmap, lines]);
+  assert.deepEqual(parsed, [null, null], 'both parse as XML');
+  assert.ok(lines.includes('a\uFFFDb'), 'U+0001 shows as U+FFFD');
+  await clean(page);
+});
+
+test('renderSVG of a weights config names its view', async () => {
+  const page = await fresh();
+  const r = await page.evaluate(() => {
+    try { av.renderSVG({ attention: [[1, 0], [0, 1]] }, 'weights'); return null; } catch (e) { return e.message; }
+  });
+  assert.equal(r, 'there is no view "weights" here; views are attention');
   await clean(page);
 });
 

@@ -79,19 +79,18 @@ export class Figures {
     const { host } = this;
     const panels = host._panels();
     if (panels) {
-      const { views, unknown } = host._viz.resolveViews([...panels], [...PANELS, ...VARIANT_PANELS, ...(host._model.shape ? ['model'] : [])]);
+      const { views, unknown, message } = host._viz.resolveViews([...panels], [...PANELS, ...VARIANT_PANELS, ...(host._model.shape ? ['model'] : [])]);
       // Names that are no view of the author's config are said by the host (_attributeProblems) until `views`
-      // changes; a later status message (an edit's) never hides them.
+      // changes; a later status message (an edit's) never hides them. The core writes the message (names cut).
       this.unknown = unknown;
+      this.unknownMessage = message;
       // "mask" in an editable figure is the mask panel's own heatmap (variants.js), not a second one here.
       return views.filter((v) => !(v === 'mask' && host.editable));
     }
     this.unknown = [];
+    this.unknownMessage = null;
     return host._viz.views().filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._showNaive || v !== 'naive_weights'));
   }
-
-  /** Every name `views` may hold for this figure. */
-  known() { return [...this.host._viz.views(), ...PANELS]; }
 
   /** The scores and weights heatmaps (and each head's weights): query rows against key columns. */
   isWeightView(view) { return WEIGHT_VIEWS.includes(view) || headOf(view) !== null; }

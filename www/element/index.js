@@ -33,7 +33,7 @@ import { queueLoad } from './loads.js';
 import { Share, encodeState, decodeState } from './share.js';
 import { Persist, shortHash } from './persist.js';
 import { Toolbar } from './toolbar.js';
-import { Variants, VARIANT_PANELS } from './variants.js';
+import { Variants } from './variants.js';
 import { Inputs } from './inputs.js';
 import { Figures } from './figures.js';
 import { Breakdown } from './breakdown.js';
@@ -186,6 +186,7 @@ export function defineElement(api) {
         if (this._failed) this._load(); // the author's config failed and nothing is shown: this one may do
         return;
       }
+      if (!this._usable()) { this._renew(value); return; }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
       let state;
       try { state = isState(value); } catch (e) {
@@ -221,6 +222,18 @@ export function defineElement(api) {
       if (back.shared) revealShared(this);
     }
 
+    /**
+     * The document's config (Reset's): the one loaded, or the core's copy of the last new document, read when first
+     * asked (`undefined` until then) — a model's stack is ~20 bytes a weight as JSON, too much to read back for
+     * every config a page sets.
+     */
+    get _initial() {
+      if (this._authoredCache === undefined) this._authoredCache = this._viz ? JSON.parse(this._viz.authoredJson()) : null;
+      return this._authoredCache;
+    }
+
+    set _initial(value) { this._authoredCache = value; }
+
     /** The trace of the current config (see `compute()`), read-only. */
     get trace() {
       if (!this._viz) return null;
@@ -230,7 +243,7 @@ export function defineElement(api) {
 
     /** Which panels show: heatmap view names, plus "inputs", "breakdown", "controls" (attribute `views`). */
     get views() { return this.getAttribute('views'); }
-    set views(v) { if (v === null || v === undefined) this.removeAttribute('views'); else this.setAttribute('views', Array.isArray(v) ? v.join(',') : String(v)); }
+    set views(v) { this._setText('views', v, (x) => (Array.isArray(x) ? x.join(',') : String(x))); }
 
     /** `false` makes a read-only figure: no controls, inputs drawn as heatmaps (attribute `editable`). */
     get editable() { return this.getAttribute('editable') !== 'false'; }
@@ -247,28 +260,44 @@ export function defineElement(api) {
 
     /** One palette for every heatmap (attribute `palette`): rocket, vlag, diverging, purple, orange, blue, #rrggbb… */
     get palette() { return this.getAttribute('palette'); }
-    set palette(v) { if (v === null || v === undefined) this.removeAttribute('palette'); else this.setAttribute('palette', String(v)); }
+    set palette(v) { this._setText('palette', v); }
 
     /**
      * How the numbers in the heatmaps are written (attribute `fmt`): a format spec of seaborn's
      * `heatmap(fmt=…)`, written as Python writes it: `.2g` (the default), `.3g`, `.4g`, `.2f`, `.0f`, `d`, `.1%`, `.2e`.
      */
     get fmt() { return this.getAttribute('fmt') || '.2g'; }
-    set fmt(v) { if (v === null || v === undefined) this.removeAttribute('fmt'); else this.setAttribute('fmt', String(v)); }
+    set fmt(v) { this._setText('fmt', v); }
 
     /**
      * The text colour rule of the cells (attribute `contrast`): "seaborn" (the default: seaborn's own rule, for
      * fidelity) or "more" (black or white, whichever contrasts more: at least 4.5:1 on every colour).
      */
     get contrast() { return this.getAttribute('contrast') === 'more' ? 'more' : 'seaborn'; }
-    set contrast(v) { if (v === null || v === undefined) this.removeAttribute('contrast'); else this.setAttribute('contrast', String(v)); }
+    set contrast(v) { this._setText('contrast', v); }
 
     /**
      * "light", "dark" or "auto" (attribute `theme`; the default): auto follows JupyterLab's theme
      * (`data-jp-theme-light`), then the page's `color-scheme`, then the system's `prefers-color-scheme`.
      */
     get theme() { const t = this.getAttribute('theme'); return t === 'light' || t === 'dark' ? t : 'auto'; }
-    set theme(v) { if (v === null || v === undefined) this.removeAttribute('theme'); else this.setAttribute('theme', String(v)); }
+    set theme(v) { this._setText('theme', v); }
+
+    /**
+     * A text property's attribute: removed for null or undefined, else the value as text (`text`). A value that
+     * cannot be text (a Symbol, a throwing toString, an array too long to join) changes nothing: the figure says so
+     * and fires `error`, as a refused config does; nothing is thrown at the page.
+     */
+    _setText(name, v, text = (x) => String(x)) {
+      if (v === null || v === undefined) { this.removeAttribute(name); return; }
+      let value;
+      try { value = text(v); } catch (e) {
+        const now = this.getAttribute(name);
+        this._fail(`${name} could not be set: the value cannot be read as text (${api.thrownText(e)}); ${name} stays ${now === null ? 'unset' : 'as it was'}.`);
+        return;
+      }
+      this.setAttribute(name, value);
+    }
 
     /** Keep the user's edits in localStorage and bring them back on reload (attribute `persist`). */
     get persist() { return this.hasAttribute('persist') && this.getAttribute('persist') !== 'false'; }
@@ -457,7 +486,7 @@ export function defineElement(api) {
       this._failed = false;
       if (viz) {
         this._modelCaption(model);
-        if (this._viz) this._viz.free();
+        try { this._viz?.free(); } catch { /* left locked by an internal error: the garbage collector takes it */ }
         this._viz = viz;
         this._invalidate();
         this._initial = config;
@@ -607,7 +636,7 @@ export function defineElement(api) {
       else this._status('');
       // A new document is not a user edit: nothing to save. Only Reset forgets the saved edits.
       if (initial) {
-        this._initial = this.config;
+        this._initial = undefined; // read back from the core only when asked (the getter above): a stack is not copied
         this._viz.markAuthored();
         if (initial !== 'page') this._persist.forget();
         this._inputs.forget();
@@ -658,6 +687,36 @@ export function defineElement(api) {
         return true;
       }
       return false;
+    }
+
+    /**
+     * Whether the Rust state can still change. A panic (a bug: no input may cause one) traps in the middle of a call,
+     * and the object it was called on stays borrowed for good: every later change throws wasm-bindgen's "recursive
+     * use of an object detected" (`usable` takes it mutably).
+     */
+    _usable() {
+      try { return this._viz.usable(); } catch { return false; }
+    }
+
+    /** A config set on a figure whose Rust state a panic left unusable: a fresh Viz of it, said on the figure. */
+    _renew(value) {
+      let viz, model;
+      try {
+        viz = api.callCore(() => { const shown = fromModel(api, value); model = shown.model; return api.newViz(shown.config); });
+      } catch (e) {
+        this._fail(`${e.message} (and this figure's state was lost to an internal error: set another config)`);
+        return;
+      }
+      // The locked object cannot be freed (freeing is a call on it): the garbage collector takes it with the element.
+      this._viz = viz;
+      this._modelCaption(model);
+      this._invalidate();
+      this._viz.markAuthored();
+      this._initial = undefined;
+      this._persist.forget();
+      this._inputs.forget();
+      this._rebuild();
+      this._status('An internal error (a bug, said in the console) had broken this figure: it was rebuilt from the new config.', true);
     }
 
     /** After a Rust panic the Viz object may stay locked: rebuild it from the last config we read. */
@@ -806,10 +865,11 @@ export function defineElement(api) {
     /** Says what the page's `views` and `height` ask that cannot be done, until they change. */
     _attributeProblems() {
       const problems = [];
-      const unknown = (this._figures.unknown ?? []).filter((u) => !VARIANT_PANELS.includes(u) && !(u === 'model' && this._model.shape));
-      if (unknown.length) {
-        const known = [...new Set([...this._figures.known(), ...VARIANT_PANELS])];
-        problems.push(`views: no panel ${unknown.map((u) => `"${u}"`).join(', ')}; the panels are ${known.join(', ')}.`);
+      if (this._figures.unknownMessage) problems.push(this._figures.unknownMessage);
+      const palette = this.getAttribute('palette');
+      if (palette !== null) {
+        // The core's names (src/heatmap/palette.rs): an unknown one draws the views' own palettes, said here.
+        try { api.checkPalette(palette); } catch (e) { problems.push(`${e.message} — the heatmaps keep their own palettes.`); }
       }
       const attr = this.getAttribute('height');
       if (attr !== null) {

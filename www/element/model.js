@@ -212,11 +212,11 @@ export class Model {
   drawGrid(canvas, thumb, gap, dpr, dark) {
     const { host, api } = this;
     const [layers, heads] = this.shape;
-    const t = Math.max(4, Math.round(thumb * dpr));
-    const g = Math.round(gap * dpr);
     const lw = Math.round(LABEL_W * dpr);
     const lh = Math.round(LABEL_H * dpr);
-    const grid = api.callCore(() => host._viz.modelGrid(t, g, dark, host.palette ?? undefined));
+    // The core may draw smaller thumbnails than asked (its raster bounds, for thousands of heads): its sizes place them.
+    const grid = api.callCore(() => host._viz.modelGrid(Math.max(4, Math.round(thumb * dpr)), Math.round(gap * dpr), dark, host.palette ?? undefined));
+    const { thumb: t, gap: g } = grid;
     canvas.width = lw + grid.width;
     canvas.height = lh + grid.height;
     const ctx = canvas.getContext('2d');
