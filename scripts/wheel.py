@@ -1,13 +1,12 @@
 """Assembles the Python package's build inputs, then builds the wheel (`make wheel`).
 
 Copies the single-file build dist/attention-viz.inline.js into python/attention_viz/static/ and writes
-static/assets.json (the core's colormap tables and seed presets, printed by examples/python_assets.rs), then runs
+static/assets.json (the core's colormap tables and seed presets, printed by scripts/python-assets.mjs from the .wasm: src/facts.rs python_assets), then runs
 `python -m build --wheel --no-isolation python --outdir dist-python` (not dist/: that folder is the npm package, and
 everything in it would be published). Run with the .venv's Python from the repo root.
 """
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -24,11 +23,8 @@ static.mkdir(parents=True, exist_ok=True)
 shutil.copyfile(build, static / "attention-viz.inline.js")
 shutil.copyfile(root / "LICENSE", root / "python" / "LICENSE")  # the wheel's licence file (git-ignored copy)
 
-# The test profile at make test-native's opt-level: the generator shares its compiled crate and dependencies with the
-# native tests (make test builds once what a release build would have compiled a second time).
-out = subprocess.run(["cargo", "run", "--quiet", "--profile", "test", "--example", "python_assets"],
-                     cwd=root, check=True, capture_output=True, text=True,
-                     env={**os.environ, "CARGO_PROFILE_TEST_OPT_LEVEL": "2"}).stdout
+# Through the built .wasm (make dist built www/pkg/): no native compile of the crate for the wheel.
+out = subprocess.run(["node", "scripts/python-assets.mjs"], cwd=root, check=True, capture_output=True, text=True).stdout
 assets = json.loads(out)
 (static / "assets.json").write_text(json.dumps(assets, separators=(",", ":")) + "\n", encoding="utf-8")
 
