@@ -546,10 +546,13 @@ impl Work {
             Work::SelfAttention { n, d, projections: Some((q, v)), .. } => {
                 (format!("{n} tokens × {d} dimensions, d_k = {q}, d_v = {v}"), "tokens or dimensions")
             }
-            Work::Cross { m, d, .. } => (format!("{m} encoder states × {d} dimensions"), "encoder states or dimensions"),
-            Work::Weights { shape: [l, h, n, m] } => {
-                (format!("{l} layer{} × {h} head{} of {n} × {m} weights", plural(l), plural(h)), "layers, heads or tokens")
+            Work::Cross { m, d, .. } => {
+                (format!("{m} encoder states × {d} dimensions"), "encoder states or dimensions")
             }
+            Work::Weights { shape: [l, h, n, m] } => (
+                format!("{l} layer{} × {h} head{} of {n} × {m} weights", plural(l), plural(h)),
+                "layers, heads or tokens",
+            ),
         };
         err(format!(
             "this config needs {cost:.1e} multiply-adds ({size}); the limit is {MAX_COST:.1e} (about half a second \

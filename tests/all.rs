@@ -53,7 +53,11 @@ fn every_test_file_is_a_module_here() {
     let mut missing = vec![];
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".rs") && name != "all.rs" && name != "web.rs" && !this.contains(&format!("#[path = \"{name}\"]")) {
+        if name.ends_with(".rs")
+            && name != "all.rs"
+            && name != "web.rs"
+            && !this.contains(&format!("#[path = \"{name}\"]"))
+        {
             missing.push(name);
         }
     }

@@ -190,11 +190,7 @@ fn documented_fields() -> Vec<String> {
     let readme = include_str!("../README.md");
     let section = readme.split("\n### Config\n").nth(1).expect("README.md has a ### Config section");
     let section = section.split("\n### ").next().unwrap();
-    section
-        .lines()
-        .filter_map(|l| l.strip_prefix("| `"))
-        .map(|l| l.split('`').next().unwrap().to_string())
-        .collect()
+    section.lines().filter_map(|l| l.strip_prefix("| `")).map(|l| l.split('`').next().unwrap().to_string()).collect()
 }
 
 #[test]
@@ -206,7 +202,8 @@ fn the_readme_config_table_documents_every_field_once() {
     }
     // mechanism "model" is read by www/train.js (compute()'s model path), not by Config: its fields are listed there.
     let train = include_str!("../www/train.js");
-    let line = train.lines().find(|l| l.starts_with("const MODEL_FIELDS = [")).expect("www/train.js lists MODEL_FIELDS");
+    let line =
+        train.lines().find(|l| l.starts_with("const MODEL_FIELDS = [")).expect("www/train.js lists MODEL_FIELDS");
     let model_fields: Vec<&str> = line.split('\'').skip(1).step_by(2).collect();
     assert!(model_fields.contains(&"input"), "{line}");
     let mut want: std::collections::BTreeSet<String> =
@@ -234,7 +231,12 @@ fn declared_shapes_are_refused_with_the_full_validations_words() {
         (
             serde_json::json!({ "decoder_state": vec![1.0; 1024], "annotations": rows(300, 1024), "scoring": "additive",
                                 "w_a": rows(1024, 1024), "u_a": rows(1024, 1024), "v_a": vec![1.0; 1024] }),
-            vec![("decoder_state", vec![1024]), ("annotations", vec![300, 1024]), ("w_a", vec![1024, 1024]), ("u_a", vec![1024, 1024])],
+            vec![
+                ("decoder_state", vec![1024]),
+                ("annotations", vec![300, 1024]),
+                ("w_a", vec![1024, 1024]),
+                ("u_a", vec![1024, 1024]),
+            ],
         ),
     ];
     for (config, shapes) in cases {

@@ -823,13 +823,19 @@ fn hostile_inputs_fail_cleanly_or_compute() {
             ("1 000 000 heads", format!(r#"{{"attention": [{}]}}"#, vec!["[[1]]"; 1_000_000].join(","))),
             ("4096 heads", format!(r#"{{"attention": [{}]}}"#, vec!["[[0.5, 0.5], [1, 0]]"; 4096].join(","))),
             ("4097 heads", format!(r#"{{"attention": [{}]}}"#, vec!["[[1]]"; 4097].join(","))),
-            ("64 × 64 heads", format!(r#"{{"attention": [{}]}}"#, vec![format!("[{}]", vec!["[[1]]"; 64].join(",")); 64].join(","))),
+            (
+                "64 × 64 heads",
+                format!(r#"{{"attention": [{}]}}"#, vec![format!("[{}]", vec!["[[1]]"; 64].join(",")); 64].join(",")),
+            ),
             ("4096 layers", format!(r#"{{"attention": [{}]}}"#, vec!["[[[1, 0], [0, 1]]]"; 4096].join(","))),
             ("a 2000 × 2000 head", format!(r#"{{"attention": {}}}"#, rows(2000, 2000, |_, _| 0.0))),
-            ("hostile tokens, weights", format!(
-                r#"{{"attention": [[0.5, 0.5], [1, 0]], "tokens": {}}}"#,
-                serde_json::to_string(&["\u{1}<&>\"'", "\u{FFFE}\u{FFFF}\u{0}"]).unwrap()
-            )),
+            (
+                "hostile tokens, weights",
+                format!(
+                    r#"{{"attention": [[0.5, 0.5], [1, 0]], "tokens": {}}}"#,
+                    serde_json::to_string(&["\u{1}<&>\"'", "\u{FFFE}\u{FFFF}\u{0}"]).unwrap()
+                ),
+            ),
             // Messages that quote user text: escapes must not make them long.
             ("unprintable field name", format!(r#"{{"{}": 1}}"#, "\u{10ffff}".repeat(50))),
             ("unprintable mechanism", format!(r#"{{"mechanism": "{}"}}"#, "\u{e0001}".repeat(50))),

@@ -42,7 +42,11 @@ fn sources(root: &Path, name: &str) -> Vec<String> {
         walk(&dir, &mut files);
     }
     // Tests may use anything: what a module depends on is its code above `#[cfg(test)]`.
-    files.iter().map(|f| std::fs::read_to_string(f).unwrap()).map(|t| t.split("#[cfg(test)]").next().unwrap().to_string()).collect()
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .map(|t| t.split("#[cfg(test)]").next().unwrap().to_string())
+        .collect()
 }
 
 /// ARCHITECTURE.md's module map: each module and the crate modules its "may depend on" column names.

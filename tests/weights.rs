@@ -231,10 +231,16 @@ fn the_cost_bound_counts_a_weights_figures_work() {
     let flat = [("attention", Flat::new(2896, 2896, &big).unwrap())];
     let e = Config::from_parts(&json!({}), &flat).unwrap_err().0;
     assert!(
-        e.starts_with("this config needs 6.7e8 multiply-adds (1 layer × 1 head of 2896 × 2896 weights); the limit is 3.0e8"),
+        e.starts_with(
+            "this config needs 6.7e8 multiply-adds (1 layer × 1 head of 2896 × 2896 weights); the limit is 3.0e8"
+        ),
         "{e}"
     );
-    assert_eq!(check_declared_shapes(&json!({}), &[("attention", vec![2896, 2896])]).unwrap_err().0, e, "declared: the same words");
+    assert_eq!(
+        check_declared_shapes(&json!({}), &[("attention", vec![2896, 2896])]).unwrap_err().0,
+        e,
+        "declared: the same words"
+    );
     drop(big);
     let big = vec![1.0 / 2000.0; 2000 * 2000];
     let flat = [("attention", Flat::new(2000, 2000, &big).unwrap())];

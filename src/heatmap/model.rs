@@ -33,7 +33,9 @@ pub const GRID_MAX_PIXELS: usize = 1 << 22;
 /// when they fit, else smaller (a thumbnail of at least 1 pixel; [`crate::weights::MAX_HEADS`] keeps that in bounds).
 pub fn grid_fit(layers: usize, heads: usize, thumb: usize, gap: usize) -> (usize, usize) {
     let (mut thumb, mut gap) = (thumb.max(1), gap);
-    let size = |t: usize, g: usize, count: usize| count.saturating_mul(t).saturating_add(count.saturating_sub(1).saturating_mul(g));
+    let size = |t: usize, g: usize, count: usize| {
+        count.saturating_mul(t).saturating_add(count.saturating_sub(1).saturating_mul(g))
+    };
     while thumb > 1 || gap > 0 {
         let (w, h) = (size(thumb, gap, heads), size(thumb, gap, layers));
         if w <= GRID_MAX_SIDE && h <= GRID_MAX_SIDE && w.saturating_mul(h) <= GRID_MAX_PIXELS {
