@@ -24,11 +24,13 @@ test:
 # bit for bit. The native test files are one binary, tests/all.rs (one link instead of twenty, and its tests share the
 # cores instead of one binary's after another); one file alone: `cargo test --test all config::`. Optimised (opt-level 2) but with debug assertions and overflow checks (the test profile is dev's): one
 # build instead of a debug and a release one, and the fuzz runs in ~10 s instead of ~10 min unoptimised under load.
+# No debug info (CARGO_PROFILE_TEST_DEBUG=0) here and in test-wasm: it only lengthens compiling and linking; a failed
+# assertion still names its file and line.
 test-native:
-	CARGO_PROFILE_TEST_OPT_LEVEL=2 ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test --no-fail-fast -- --include-ignored
+	CARGO_PROFILE_TEST_OPT_LEVEL=2 CARGO_PROFILE_TEST_DEBUG=0 ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test --no-fail-fast -- --include-ignored
 
 test-wasm:
-	cargo test --target wasm32-unknown-unknown --test web
+	CARGO_PROFILE_TEST_DEBUG=0 cargo test --target wasm32-unknown-unknown --test web
 
 # Two test files at a time, the longest started first so no long one runs alone at the end: on a 2-core machine with
 # another busy process beside it, the browsers then get their share of the cores (19 → 16 min before the files were
