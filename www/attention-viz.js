@@ -276,7 +276,7 @@ const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'funct
 
 /**
  * Refuses `config` by the sizes its matrices declare, before anything copies or stringifies them: the core's
- * message for a matrix over its limits or a config over its cost bound (src/config.rs `check_declared_shapes`).
+ * message for a matrix over its limits or a config over its cost bound (the core's `config::check_declared_shapes`).
  * Reads only each matrix's length and its first elements' lengths; anything it cannot read is left to the full path.
  */
 function checkDeclared(config) {

@@ -868,7 +868,7 @@ export function defineElement(api) {
       if (this._figures.unknownMessage) problems.push(this._figures.unknownMessage);
       const palette = this.getAttribute('palette');
       if (palette !== null) {
-        // The core's names (src/heatmap/palette.rs): an unknown one draws the views' own palettes, said here.
+        // The core's palette names (checkPalette asks it): an unknown one draws the views' own palettes, said here.
         try { api.checkPalette(palette); } catch (e) { problems.push(`${e.message} — the heatmaps keep their own palettes.`); }
       }
       const attr = this.getAttribute('height');
