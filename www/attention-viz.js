@@ -324,14 +324,12 @@ function flatConfig(config) {
         continue;
       }
       if (!isList(value) || value.length === 0) return undefined;
-      let name = key;
       let source = value;
+      let lead = [];
       if (key === 'attention') {
         const stack = stackRows(value);
         if (!stack) return undefined;
-        source = stack.rows;
-        // The core reads the leading axes from the name: "attention:h" or "attention:layers:h" (src/web/compute.rs).
-        name = ['attention', ...stack.lead].join(':');
+        ({ rows: source, lead } = stack);
       }
       const rows = [];
       let cols = 0;
@@ -343,8 +341,9 @@ function flatConfig(config) {
         cols = length;
         rows.push(row);
       }
-      names.push(name);
-      shapes.push(rows.length, cols);
+      names.push(key);
+      // Its rank, then its axes: a stack's leading axes (heads, or layers and heads), then one matrix's rows and cols.
+      shapes.push(lead.length + 2, ...lead, rows.length / lead.reduce((a, b) => a * b, 1), cols);
       matrices.push({ rows, cols });
       total += rows.length * cols;
     }

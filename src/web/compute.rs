@@ -16,10 +16,9 @@ use wasm_bindgen::prelude::*;
 
 /// Validates and runs a config whose matrices were sent flat.
 ///
-/// `rest_json` is the config without them; `names` are the matrices in order,
-/// `shapes` their [rows, cols], one pair each (a stack of matrices, `attention`, is named
-/// `attention:<heads>` or `attention:<layers>:<heads>` and shaped [layers·heads·rows, cols]), and `data` their values one
-/// after another, row-major, every one finite. Call `free()` on the result.
+/// `rest_json` is the config without them; `names` are the matrices' fields in order, `shapes` each one's rank and
+/// axes one after another (`[2, rows, cols]`; a stack of matrices, `attention`, `[3, heads, n, m]` or
+/// `[4, layers, heads, n, m]`), and `data` their values one after another, row-major, every one finite. Call `free()` on the result.
 /// `undefined` when `rest_json` does not parse: the caller then takes
 /// `computeJson`, whose message places the problem in the whole config.
 #[wasm_bindgen(js_name = computeFlat)]
@@ -77,33 +76,31 @@ pub(crate) fn flat_config(
         return Ok(None);
     };
     let inconsistent = || JsError::new("attention-viz internal error: computeFlat got inconsistent matrices");
-    if shapes.len() != 2 * names.len() {
-        return Err(inconsistent());
-    }
     let mut flat = Vec::with_capacity(names.len());
-    let mut data = data;
-    for (name, shape) in names.iter().zip(shapes.chunks_exact(2)) {
-        // A stack of matrices comes as "attention:<heads>" (3 axes) or "attention:<layers>:<heads>"
-        // (4 axes), its shape [layers·heads·n, m].
-        let number = |t: &str| t.parse::<usize>().map_err(|_| inconsistent());
-        let (field, lead, axes) = match name.split(':').collect::<Vec<_>>()[..] {
-            [field, h] => (field, (1, number(h)?), 3),
-            [field, l, h] => (field, (number(l)?, number(h)?), 4),
-            _ => (name.as_str(), (1, 1), 2),
-        };
-        let (rows, cols) = (shape[0] as usize, shape[1] as usize);
-        let len = rows.checked_mul(cols).filter(|&len| len <= data.len()).ok_or_else(inconsistent)?;
-        let (values, tail) = data.split_at(len);
-        let per = lead.0.checked_mul(lead.1).filter(|&p| p > 0 && rows % p == 0).ok_or_else(inconsistent)?;
-        let f = if axes == 2 {
-            Flat::new(rows, cols, values)
-        } else {
-            Flat::stacked(lead.0, lead.1, rows / per, cols, axes, values)
-        };
-        flat.push((field, f.ok_or_else(inconsistent)?));
+    let (mut data, mut shapes) = (data, shapes);
+    for name in names {
+        // Each matrix's shape is its rank, then its axes: [2, rows, cols], or a stack's [3, heads, n, m] or
+        // [4, layers, heads, n, m].
+        let (&rank, rest) = shapes.split_first().ok_or_else(inconsistent)?;
+        let rank = rank as usize;
+        if !(2..=4).contains(&rank) || rest.len() < rank {
+            return Err(inconsistent());
+        }
+        let (dims, tail) = rest.split_at(rank);
+        shapes = tail;
+        let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+        let len = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).filter(|&len| len <= data.len());
+        let (values, tail) = data.split_at(len.ok_or_else(inconsistent)?);
         data = tail;
+        let f = match dims[..] {
+            [rows, cols] => Flat::new(rows, cols, values),
+            [heads, n, m] => Flat::stacked(1, heads, n, m, 3, values),
+            [layers, heads, n, m] => Flat::stacked(layers, heads, n, m, 4, values),
+            _ => None,
+        };
+        flat.push((name.as_str(), f.ok_or_else(inconsistent)?));
     }
-    if !data.is_empty() {
+    if !data.is_empty() || !shapes.is_empty() {
         return Err(inconsistent());
     }
     Config::from_parts(&rest, &flat).map(Some).map_err(|e| JsError::new(&e.0))
