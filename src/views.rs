@@ -36,17 +36,7 @@ pub const ALL_VIEWS: [&str; 16] = [
     "query.terms",
 ];
 
-/// One matrix ready to draw.
-#[derive(Clone, Debug, PartialEq)]
-pub struct View {
-    pub name: String,
-    pub title: String,
-    pub values: Matrix,
-    pub row_labels: Vec<String>,
-    pub col_labels: Vec<String>,
-    /// Palette used unless the caller picks one (see `heatmap::palette::by_name`).
-    pub palette: &'static str,
-}
+pub use crate::heatmap::View;
 
 /// The views this config has, in reading order: the inputs (with W_a, U_a, v_a, W_O and
 /// the mask when the config has them), the stages (the followed head's, with several

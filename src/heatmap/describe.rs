@@ -3,7 +3,7 @@
 //! canvas. Big grids give their top-left corner.
 
 use super::format::Fmt;
-use crate::views::View;
+use super::View;
 
 /// Grids up to this many cells are described whole.
 pub const DESCRIBE_MAX_CELLS: usize = 1024;

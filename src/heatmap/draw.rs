@@ -9,8 +9,8 @@
 
 use super::format::{format_g, Fmt};
 use super::palette::{self, by_name, contrast_ratio, more_contrast, relative_luminance, text_color_f64, Colormap, Rgb};
+use super::View;
 use crate::math::kernels::min_max;
-use crate::views::View;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

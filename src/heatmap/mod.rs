@@ -17,3 +17,17 @@ pub use draw::{
     Style, Theme,
 };
 pub use format::Fmt;
+
+use crate::math::Matrix;
+
+/// One matrix ready to draw: what `views` makes of a config's input or a trace's stage, and all the drawing needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    pub name: String,
+    pub title: String,
+    pub values: Matrix,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    /// Palette used unless the caller picks one (see `heatmap::palette::by_name`).
+    pub palette: &'static str,
+}
