@@ -1,4 +1,5 @@
-//! `www/element/facts.js` is the core's facts as `src/facts.rs` writes them: a stale copy fails here.
+//! The project keeps its plan: generated copies of the core's facts are fresh (`www/element/facts.js`), the module map in
+//! ARCHITECTURE.md is what the code uses, and the TypeScript config types declare the core's fields.
 
 use attention_viz::facts;
 use std::path::Path;
@@ -134,4 +135,49 @@ fn the_module_map_says_what_each_module_uses_and_there_are_no_cycles() {
             None => panic!("a cycle among {:?}", known.iter().filter(|m| !placed.contains(m)).collect::<Vec<_>>()),
         }
     }
+}
+
+/// The field names an interface of a `.d.ts` text declares (`name?: type;`, several to a line or one per line;
+/// comments skipped), with the interfaces it extends.
+fn interface_fields(dts: &str, name: &str) -> Vec<String> {
+    let start = dts.find(&format!("interface {name} ")).unwrap_or_else(|| panic!("the .d.ts declares {name}"));
+    let body = &dts[start..];
+    let head = &body[..body.find('{').unwrap()];
+    let body = &body[head.len() + 1..body.find("\n}").unwrap()];
+    let mut out: Vec<String> = head
+        .split_once(" extends ")
+        .map(|(_, parents)| parents.split(',').flat_map(|p| interface_fields(dts, p.trim())).collect())
+        .unwrap_or_default();
+    for line in body.lines().map(str::trim) {
+        if line.starts_with("/*") || line.starts_with('*') || line.starts_with("//") {
+            continue;
+        }
+        for piece in line.split(';') {
+            let piece = piece.trim();
+            if let Some((field, _)) = piece.split_once(':') {
+                let field = field.trim_end_matches('?');
+                if !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    out.push(field.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The config types authors write against (www/attention-viz.d.ts: `SelfConfig | CrossConfig | WeightsConfig`) declare
+/// exactly the fields the core accepts (`config::FIELDS`): a field added to the core without its type, or a type
+/// the core would refuse, fails here.
+#[test]
+fn the_typescript_config_types_declare_the_cores_fields() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dts = std::fs::read_to_string(root.join("www/attention-viz.d.ts")).unwrap();
+    let union = dts.lines().find(|l| l.starts_with("export type Config = ")).expect("the .d.ts exports type Config");
+    let mut typed = std::collections::BTreeSet::new();
+    for name in union.trim_start_matches("export type Config = ").trim_end_matches(';').split('|') {
+        typed.extend(interface_fields(&dts, name.trim()));
+    }
+    let core: std::collections::BTreeSet<String> =
+        attention_viz::config::FIELDS.iter().map(|f| f.to_string()).collect();
+    assert_eq!(typed, core, "www/attention-viz.d.ts's Config types (left) and the core's config::FIELDS (right)");
 }

@@ -8,6 +8,7 @@
 
 import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element/index.js';
+import { MATRICES } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { fillModels, isModelConfig, computeModel, startTraining } from './train.js';
 // The .wasm compiled and the models' file fetched, begun when compile.js ran (the single-file build inlines both).
@@ -246,7 +247,6 @@ function wantsTyped(options) {
 }
 
 /** The config fields compute()'s fast path sends flat: its matrices. */
-const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations', 'w_o', 'w_a', 'u_a', 'attention'];
 
 /**
  * A model's attention (n × m, h × n × m or layers × h × n × m) as the rows of one matrix and its
