@@ -76,7 +76,7 @@ fn seed_000_single_word_walkthrough() {
 }
 
 /// q₀·kⱼ → ÷√d_k → exp → ÷Σ → weights, each step against NumPy
-/// (tests/fixtures/numpy-query-steps.json, scripts/gen_query_steps.py).
+/// (tests/fixtures/numpy-query-steps.json, tests/goldens/gen_query_steps.py).
 #[test]
 fn single_query_steps_match_numpy() {
     let steps: serde_json::Value = serde_json::from_str(include_str!("fixtures/numpy-query-steps.json")).unwrap();

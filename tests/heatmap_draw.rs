@@ -257,7 +257,7 @@ fn bitmap_backend_draws_the_same_cells() {
     }
 }
 
-/// Every colour bar in tests/fixtures/colorbar-ticks.json (scripts/gen_colorbar_ticks.py: real
+/// Every colour bar in tests/fixtures/colorbar-ticks.json (tests/goldens/gen_colorbar_ticks.py: real
 /// `sns.heatmap` figures, seaborn 0.13.2, the seed documents' figure sizes and more): the same
 /// tick values, labels and offset text for the same range and tick space.
 #[test]

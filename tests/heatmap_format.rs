@@ -1,13 +1,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! Checks `attention_viz::heatmap::format` against Python itself: every case in
 //! `tests/fixtures/seaborn-goldens.json` (written by
-//! `scripts/gen_seaborn_goldens.py`) holds a float (as its exact Python repr),
+//! `tests/goldens/gen_seaborn_goldens.py`) holds a float (as its exact Python repr),
 //! a format spec (`.2g`, and a few other precisions to exercise the generic
 //! `format_g`) and the string Python's `format(x, spec)` produced. The
 //! annotation strings of real seaborn figures are checked in
 //! `heatmap_palette.rs`, together with their cell colours.
 //!
-//! `tests/fixtures/python-format.json` (written by `scripts/gen_python_format.py`)
+//! `tests/fixtures/python-format.json` (written by `tests/goldens/gen_python_format.py`)
 //! holds Python's `format(x, spec)` for ~200 values × every spec seaborn's
 //! `heatmap(fmt=…)` takes; [`Fmt`] must write each one character for character.
 

@@ -1,7 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! Checks `attention_viz::heatmap::palette` against what seaborn 0.13.2 and
 //! matplotlib actually produce, as recorded in
-//! `tests/fixtures/seaborn-goldens.json` by `scripts/gen_seaborn_goldens.py`:
+//! `tests/fixtures/seaborn-goldens.json` by `tests/goldens/gen_seaborn_goldens.py`:
 //! all 256 entries of the "purple", "orange" and "Blue" light palettes and of
 //! the `rocket`/`vlag` tables (hex and float), and real `sns.heatmap` figures
 //! (the seed-003 decoder state, annotations, applied attention and context

@@ -2,7 +2,7 @@
 //! reversal to 100 % on unseen sequences, the committed weights equal to what training
 //! produces, what the shipped heads attend to, the model JSON, and the forward pass against a
 //! NumPy transcription of the formulas (tests/fixtures/learn-goldens.json, written by
-//! scripts/gen_learn_goldens.py).
+//! tests/goldens/gen_learn_goldens.py).
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_viz::learn::{gradients, loss, preset, Example, Model, Shape, Task, Trainer};
@@ -147,12 +147,12 @@ fn initial_weights_are_numpys_rand() {
     }
 }
 
-/// The fixture is what scripts/gen_learn_goldens.py computes from the committed models now
+/// The fixture is what tests/goldens/gen_learn_goldens.py computes from the committed models now
 /// (skipped without NumPy unless ATTENTION_VIZ_REQUIRE_NUMPY is set).
 #[test]
 fn goldens_are_up_to_date() {
     let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gen_learn_goldens.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/goldens/gen_learn_goldens.py");
     let out = match std::process::Command::new("python3").args(["-W", "error", script, "--print"]).output() {
         Ok(out) => out,
         Err(_) if !must_run => return,
@@ -171,7 +171,7 @@ fn goldens_are_up_to_date() {
             assert_eq!(a["input"], b["input"]);
             assert_eq!(
                 a["prediction"], b["prediction"],
-                "{name}: regenerate with python3 scripts/gen_learn_goldens.py"
+                "{name}: regenerate with python3 tests/goldens/gen_learn_goldens.py"
             );
             assert_close(name, &matrix(&a["logits"]), &matrix(&b["logits"]));
         }

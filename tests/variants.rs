@@ -1,6 +1,6 @@
 //! The attention variants (heads, W_O, masks, valid_lens, masked rows, temperature, scale,
 //! general/additive/cosine scoring) against golden values from code nobody on the project
-//! wrote (tests/fixtures/variant-goldens.json, scripts/gen_variant_goldens.py):
+//! wrote (tests/fixtures/variant-goldens.json, tests/goldens/gen_variant_goldens.py):
 //! a float64 NumPy transcription of the papers' formulas, checked at 1e-12 relative, and
 //! `jax.nn.dot_product_attention` (float32 softmax), checked at 1e-6.
 #![cfg(not(target_arch = "wasm32"))]

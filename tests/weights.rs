@@ -1,6 +1,6 @@
 //! `mechanism: "weights"` (a model's attention, issue 13 §3): the stack as given, padded to
 //! layers × heads × n × m, and each head's summaries against NumPy's, computed loop by loop
-//! from their definitions (tests/fixtures/weights-goldens.json, scripts/gen_weights_goldens.py).
+//! from their definitions (tests/fixtures/weights-goldens.json, tests/goldens/gen_weights_goldens.py).
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_viz::attention::{compute, Trace};

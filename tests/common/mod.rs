@@ -10,7 +10,7 @@ pub fn seed_values() -> Value {
 }
 
 /// Figures, colormaps and format cases rendered by seaborn 0.13.2 itself
-/// (scripts/gen_seaborn_goldens.py).
+/// (tests/goldens/gen_seaborn_goldens.py).
 pub fn seaborn_goldens() -> Value {
     serde_json::from_str(include_str!("../fixtures/seaborn-goldens.json")).unwrap()
 }

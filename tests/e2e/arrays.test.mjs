@@ -1,5 +1,5 @@
 // parseArray and parseArrays (www/arrays.js, exported by www/attention-viz.js) against the files and texts NumPy
-// itself writes: tests/fixtures/arrays/, made by scripts/gen_array_fixtures.py with expected.json holding the values
+// itself writes: tests/fixtures/arrays/, made by tests/goldens/gen_array_fixtures.py with expected.json holding the values
 // NumPy holds (np.load, np.loadtxt, the arrays whose repr/str/JSON/savetxt the texts are). Every fixture is fetched
 // in Chromium and read from its bytes (a Uint8Array view at an offset, and an ArrayBuffer) and, for texts, from the
 // string; the same in Node. Values must be equal exactly (NaN to NaN, -0 to -0); refusals must name the dtype and

@@ -1,4 +1,4 @@
-// The guided page's chapter 9 ("Attention that learned", index.html #learned; www/learned.js, www/learned-train.js)
+// The guided page's chapter 9 ("Attention that learned", index.html #learned; www/pages/learned.js, www/pages/learned-train.js)
 // as a reader meets it, with the real mouse, keyboard and file chooser (issue 22 §2):
 // - "Train from scratch" keeps the training panel and the heatmap above it where they were on the screen, and the
 //   keyboard on Pause, at 1280 × 800 and 390 × 844;

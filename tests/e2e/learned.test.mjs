@@ -1,4 +1,4 @@
-// The guided page's chapter 9, "Attention that learned" (www/learned.js, www/learned-train.js), used as a person uses
+// The guided page's chapter 9, "Attention that learned" (www/pages/learned.js, www/pages/learned-train.js), used as a person uses
 // it: digits and letters typed with the keyboard, a W_Q cell edited through the element's own grid, the training
 // buttons clicked. What is checked against what:
 // - the shown output against the task's definition (the typed digits reversed; at a repeat, the letter that followed

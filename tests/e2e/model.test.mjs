@@ -2,7 +2,7 @@
 // layer × head (a click, a tap or the arrow keys + Enter pick a head; the heatmap and the line view follow), hovering a
 // token (a heatmap row label or cell, a token of the line view, or the heatmap's keyboard cursor) marks its row in every
 // head and focuses the line view, the ranking of heads by a summary equals a ranking of NumPy's values
-// (tests/fixtures/weights-goldens.json, scripts/gen_weights_goldens.py), the note when rows do not sum to 1, the exports
+// (tests/fixtures/weights-goldens.json, tests/goldens/gen_weights_goldens.py), the note when rows do not sum to 1, the exports
 // (the panel's and the Share & export menu's for view "attention"), axe-core, and a 12 × 12 × 64 and a 12 × 512 stack
 // drawn (their times are logged, not asserted). Every action is real input — page.mouse, page.keyboard — and the focus
 // is checked after each key.

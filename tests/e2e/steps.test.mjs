@@ -1,6 +1,6 @@
 // Chapter 1 shows one word's attention step by step (www/element/steps.js, the `steps` panel): q₀·k_j → ÷√d_k →
 // exp(· − max) → ÷Σ → weights → Σ_j w_j·v_j, with the exp column and its sum in the breakdown too. Golden values:
-// NumPy's (tests/fixtures/numpy-query-steps.json, scripts/gen_query_steps.py) and the seed document's printed
+// NumPy's (tests/fixtures/numpy-query-steps.json, tests/goldens/gen_query_steps.py) and the seed document's printed
 // numbers; the page shows them to 4 significant digits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

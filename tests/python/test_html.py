@@ -211,7 +211,7 @@ def seaborn_figure(name):
 
 def test_signed_context_uses_diverging_colours():
     # seaborn's own colours for this context: sns.heatmap(context, cmap="vlag", center=0)
-    # (scripts/gen_seaborn_goldens.py, figure "signed_context").
+    # (tests/goldens/gen_seaborn_goldens.py, figure "signed_context").
     fig = seaborn_figure("signed_context")
     x = [[1.0, -2.0], [-1.5, 0.5], [0.3, 0.2]]
     f = av.show(embeddings=x)

@@ -1,5 +1,5 @@
 """The picture's numbers: attention_viz._numpy against values NumPy/JAX computed independently
-(tests/fixtures/variant-goldens.json, scripts/gen_variant_goldens.py) and the seed documents'
+(tests/fixtures/variant-goldens.json, tests/goldens/gen_variant_goldens.py) and the seed documents'
 values (tests/fixtures/seed-values.json), at 1e-12."""
 
 import numpy as np

@@ -17,7 +17,7 @@ whole finite x. For any other x the case holds `"error"` (Python's message for
 
 Only the standard library is used (no NumPy/seaborn needed):
 
-    python3 scripts/gen_python_format.py
+    python3 tests/goldens/gen_python_format.py
 """
 
 import json
@@ -27,7 +27,7 @@ import random
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "python-format.json")
+OUT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "fixtures", "python-format.json")
 
 SPECS = [
     ".2g", ".3g", ".4g", ".1g", ".0g", ".5g", ".6g", ".10g", ".17g",
@@ -91,7 +91,7 @@ def main():
     xs = values()
     cases = [case(x, spec) for spec in SPECS for x in xs]
     doc = {
-        "about": "Python's format(x, spec) for seaborn's heatmap fmt specs; written by scripts/gen_python_format.py",
+        "about": "Python's format(x, spec) for seaborn's heatmap fmt specs; written by tests/goldens/gen_python_format.py",
         "python": sys.version.split()[0],
         "specs": SPECS,
         "values": len(xs),

@@ -14,7 +14,7 @@ The texts' values are chosen so that the printed digits are exact (checked below
 NumPy), so the values NumPy holds are the values the text says. Booleans are expected as 0/1, NaN and ±inf as the
 strings "nan", "inf", "-inf" (JSON has no such numbers).
 
-    python3 scripts/gen_array_fixtures.py
+    python3 tests/goldens/gen_array_fixtures.py
 """
 
 import io
@@ -29,7 +29,7 @@ import zipfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "arrays")
+OUT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "fixtures", "arrays")
 
 expected = {}
 

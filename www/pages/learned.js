@@ -8,9 +8,9 @@
 // W_V, W_O, whose edits go back into a copy of the model, so the prediction breaks and recovers. Each section has a
 // training panel (learned-train.js). Every number shown comes from compute() or train(); this file only moves them
 // between the model, the page and the figures.
-import { ready, compute, models, _taskExample } from './attention-viz.js';
-import { el } from './element/dom.js';
-import { queueLoad } from './element/loads.js';
+import { ready, compute, models, _taskExample } from '../attention-viz.js';
+import { el } from '../element/dom.js';
+import { queueLoad } from '../element/loads.js';
 import { TrainPanel } from './learned-train.js';
 
 const $ = (id) => document.getElementById(id);

@@ -11,7 +11,7 @@ their own eval stores (what parseArray in www/arrays.js must return for each tex
 The values are written with repr(float), which round-trips exactly through JSON; ±inf (past float16's largest) as
 the strings "inf" and "-inf", as tests/fixtures/arrays/expected.json does.
 
-    python3 scripts/gen_dtype_fixtures.py
+    python3 tests/goldens/gen_dtype_fixtures.py
 """
 
 import json
@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "array-dtypes.json")
+OUT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "fixtures", "array-dtypes.json")
 
 # Digits chosen to round: a decimal fraction float32 cannot hold, many digits, a half-precision tie (1 + 2^-11),
 # a double just above that tie (NumPy rounds it up, PyTorch's float32 step makes it a tie again), a half subnormal,

@@ -15,8 +15,8 @@ Written from the formulas, not from the Rust code:
         x = x + [weights_0 V_0, …, weights_{H−1} V_{H−1}] @ W_O
     logits = x @ W_U                                        (n × V)
 
-    python3 scripts/gen_learn_goldens.py            # writes the fixture
-    python3 scripts/gen_learn_goldens.py --print    # prints it instead (tests/learn.rs runs this)
+    python3 tests/goldens/gen_learn_goldens.py            # writes the fixture
+    python3 tests/goldens/gen_learn_goldens.py --print    # prints it instead (tests/learn.rs runs this)
 """
 import json
 import pathlib
@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 INPUTS = {
     "reversal": [[3, 1, 4, 1, 5, 9], [0, 0, 0, 0, 0, 0], [9, 8, 7, 6, 5, 4], [2, 7, 1, 8, 2, 8], [5, 0, 5]],

@@ -1,5 +1,5 @@
 // The live examples of embed.html (an external script, so the page works under a strict CSP).
-import { ready, compute, renderSVG, RandomState, presets } from './attention-viz.js';
+import { ready, compute, renderSVG, RandomState, presets } from '../attention-viz.js';
 
 const $ = (id) => document.getElementById(id);
 const short = (x) => JSON.stringify(x, (k, v) => (typeof v === 'number' ? Number(v.toPrecision(4)) : v));

@@ -10,7 +10,7 @@ document 002's query 1 (qIndex) has its printed scores and no scaling.
 They are read from tests/fixtures/seed-values.json (the documents' values).
 
     python3 -m pip install numpy   # tests/requirements.txt
-    python3 scripts/gen_query_steps.py
+    python3 tests/goldens/gen_query_steps.py
 """
 
 import json
@@ -19,7 +19,7 @@ import os
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
 SEEDS = os.path.join(ROOT, "tests", "fixtures", "seed-values.json")
 OUT = os.path.join(ROOT, "tests", "fixtures", "numpy-query-steps.json")
 
@@ -46,7 +46,7 @@ def main():
     s002 = seeds["seed_002"]
     doc = {
         "about": "stable softmax of one query's scores, step by step, by NumPy "
-        + np.__version__ + "; written by scripts/gen_query_steps.py",
+        + np.__version__ + "; written by tests/goldens/gen_query_steps.py",
         # seed-000 (and seed-001): query 0, scores q0·kj, scaled by √d_k.
         "seed-000": dict(steps(single["scores"], np.sqrt(d_k)), query=0),
         # seed-002: query qIndex, no projections and no scaling (the document's softmax of the scores).

@@ -4,8 +4,8 @@
 // that says the held-out accuracy and the time taken. The training itself is `train()` (a Web Worker); this file
 // hands each progress report's model to the chapter at most once per animation frame, so a fast worker never
 // queues more redraws than the screen can show.
-import { train } from './attention-viz.js';
-import { el } from './element/dom.js';
+import { train } from '../attention-viz.js';
+import { el } from '../element/dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** The loss curve's drawing box (user units; the SVG scales to its box). */

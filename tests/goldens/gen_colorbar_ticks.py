@@ -18,8 +18,8 @@ tests read only the fixture.
 
 Usage (a venv with tests/requirements-goldens.txt's seaborn, matplotlib and numpy):
 
-    python3 scripts/gen_colorbar_ticks.py      # writes tests/fixtures/colorbar-ticks.json
-    python3 scripts/gen_colorbar_ticks.py --png DIR   # also saves each seed figure as DIR/NAME.png
+    python3 tests/goldens/gen_colorbar_ticks.py      # writes tests/fixtures/colorbar-ticks.json
+    python3 tests/goldens/gen_colorbar_ticks.py --png DIR   # also saves each seed figure as DIR/NAME.png
 """
 
 import json
@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "tests", "fixtures", "colorbar-ticks.json")
 SEEDS = json.load(open(os.path.join(ROOT, "tests", "fixtures", "seed-values.json")))
 
@@ -138,7 +138,7 @@ def main():
         for size in MORE_FIGSIZES:
             more.append(draw(f"range {lo!r}..{hi!r} at {size[0]}x{size[1]}", data, size, None))
     fixture = {
-        "about": "The ticks and labels of seaborn's heatmap colour bar (scripts/gen_colorbar_ticks.py): "
+        "about": "The ticks and labels of seaborn's heatmap colour bar (tests/goldens/gen_colorbar_ticks.py): "
                  "for the seed documents' heatmaps at their figure sizes, and more ranges at more sizes. "
                  "tick_space = floor(bar_length_pt / (2 * label_size_pt)); matplotlib's MaxNLocator uses "
                  "clip(tick_space, 1, 9) intervals. Floats are Python reprs; labels use U+2212 for minus.",

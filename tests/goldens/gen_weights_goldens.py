@@ -2,7 +2,7 @@
 computed with NumPy straight from their definitions, loop by loop, for stacks drawn with
 np.random (softmax of random scores, some rows masked to zero, some rows not normalised).
 
-    python3 scripts/gen_weights_goldens.py > tests/fixtures/weights-goldens.json
+    python3 tests/goldens/gen_weights_goldens.py > tests/fixtures/weights-goldens.json
 
 Definitions (README "mechanism: weights"): for each head, over its queries i whose weights
 sum to more than 0, with p = w_i / sum(w_i):
@@ -70,7 +70,7 @@ def main():
     cases.append(case("3-D zero row and unnormalised head", e, e[None]))
     f = np.eye(4)[::-1].copy()  # one-hot: entropy 0 exactly
     cases.append(case("2-D anti-diagonal one-hot", f, f[None, None]))
-    json.dump({"generator": "scripts/gen_weights_goldens.py", "numpy": np.__version__, "cases": cases}, sys.stdout, indent=1)
+    json.dump({"generator": "tests/goldens/gen_weights_goldens.py", "numpy": np.__version__, "cases": cases}, sys.stdout, indent=1)
 
 
 if __name__ == "__main__":
