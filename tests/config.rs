@@ -200,12 +200,8 @@ fn the_readme_config_table_documents_every_field_once() {
     for f in &documented {
         assert!(seen.insert(f.clone()), "README's config table has {f} twice");
     }
-    // mechanism "model" is read by www/train.js (compute()'s model path), not by Config: its fields are listed there.
-    let train = include_str!("../www/train.js");
-    let line =
-        train.lines().find(|l| l.starts_with("const MODEL_FIELDS = [")).expect("www/train.js lists MODEL_FIELDS");
-    let model_fields: Vec<&str> = line.split('\'').skip(1).step_by(2).collect();
-    assert!(model_fields.contains(&"input"), "{line}");
+    // mechanism "model" is read by learn::read_request, not by Config: its fields are learn::MODEL_FIELDS.
+    let model_fields = attention_viz::learn::MODEL_FIELDS;
     let mut want: std::collections::BTreeSet<String> =
         attention_viz::config::FIELDS.iter().map(|f| f.to_string()).collect();
     want.extend(model_fields.iter().map(|f| f.to_string()));

@@ -422,3 +422,44 @@ fn presets_by_name() {
         assert_eq!(m.trained.unwrap().seed, 0);
     }
 }
+
+/// compute()'s model config is read by the core: each wrong field gets its message, located, in the words compute()
+/// throws (tests/e2e/learn.test.mjs checks that they reach the caller).
+#[test]
+fn a_model_config_is_read_and_checked_by_the_core() {
+    use attention_viz::learn::{read_request, ModelRef};
+    let ok = json!({"mechanism": "model", "model": "reversal", "input": [3, 1, 4, 1e15]});
+    let r = read_request(&ok).unwrap();
+    assert_eq!(r.model, ModelRef::Named("reversal"));
+    assert_eq!(r.input, vec![3.0, 1.0, 4.0, 1e15]);
+    let object = json!({"model": {"vocab": 3}, "input": [0]});
+    assert!(matches!(read_request(&object).unwrap().model, ModelRef::Object(_)));
+    let cases = [
+        (
+            json!({"model": "reversal", "input": [1], "tokens": ["a"]}),
+            "unknown field \"tokens\" for mechanism \"model\"; its fields are mechanism, model, input",
+        ),
+        (
+            json!({"input": [1]}),
+            "model is missing: a shipped model's name (\"reversal\", \"induction\") or a model object",
+        ),
+        (json!({"model": 3, "input": [1]}), "model must be \"reversal\", \"induction\" or a model object, got 3"),
+        (
+            json!({"model": [1], "input": [1]}),
+            "model must be \"reversal\", \"induction\" or a model object, got a list of 1 items",
+        ),
+        (json!({"model": "reversal"}), "input is missing: a list of token ids, e.g. [3, 1, 4, 1, 5, 9]"),
+        (json!({"model": "reversal", "input": "314159"}), "input must be a list of token ids, got the text \"314159\""),
+        (json!({"model": "reversal", "input": [1, 2.5]}), "input[1] must be a token id (a whole number ≥ 0), got 2.5"),
+        (json!({"model": "reversal", "input": [-1]}), "input[0] must be a token id (a whole number ≥ 0), got -1"),
+        (
+            json!({"model": "reversal", "input": [0, "2"]}),
+            "input[1] must be a token id (a whole number ≥ 0), got the text \"2\"",
+        ),
+        (json!({"model": "reversal", "input": [1e16]}), "input[0] must be a token id (a whole number ≥ 0), got 1e+16"),
+        (json!([1]), "config must be an object, got a list of 1 items"),
+    ];
+    for (config, want) in cases {
+        assert_eq!(read_request(&config).unwrap_err(), want, "{config}");
+    }
+}

@@ -10,7 +10,7 @@ import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element/index.js';
 import { MATRICES } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
-import { fillModels, isModelConfig, computeModel, startTraining } from './train.js';
+import { fillModels, isModelConfig, startTraining } from './train.js';
 // The .wasm compiled and the models' file fetched, begun when compile.js ran (the single-file build inlines both).
 import { coreModule, modelsFile } from './compile.js';
 
@@ -404,9 +404,9 @@ function readHeld(held, typed) {
   }
 }
 
-/** The model path (www/train.js), its trace typed on request. */
+/** The model path (the core's `computeModel`: a shipped model or a model object on token ids), typed on request. */
 function modelTrace(config, typed) {
-  const trace = computeModel(config, thrownText);
+  const trace = core.computeModel(configJson(config));
   return typed ? typedTree(trace) : trace;
 }
 

@@ -1,9 +1,9 @@
-// Trained models on the JavaScript side (issue 14, README "Trained models"): compute()'s `mechanism: "model"` path,
-// the shipped `models` (www/compile.js fetches their file beside the .wasm: the core does not carry them), the
-// compiled core that train()'s worker is handed, and train()'s main-thread side (its
-// options, the worker's protocol, pause/resume/cancel). The numbers are the core's (src/learn through
-// src/web/learn.rs); the training itself runs in www/train-worker.js, so the page's main thread only parses reports
-// (a page that cannot start a worker gets the same protocol answered in short main-thread slices).
+// Trained models on the JavaScript side (issue 14, README "Trained models"): which configs take compute()'s
+// `mechanism: "model"` path (the core reads and runs them: `computeModel`), the shipped `models` (www/compile.js
+// fetches their file beside the .wasm: the core does not carry them), the compiled core that train()'s worker is
+// handed, and train()'s main-thread side (its options, the worker's protocol, pause/resume/cancel). The numbers are
+// the core's; the training itself runs in www/train-worker.js, so the page's main thread only parses reports (a page
+// that cannot start a worker gets the same protocol answered in short main-thread slices).
 
 import * as core from './pkg/attention_viz.js';
 import { WASM_SOURCE } from './wasm-source.js';
@@ -58,10 +58,6 @@ function kind(x) {
   }
 }
 
-const MODEL_FIELDS = ['mechanism', 'model', 'input'];
-/** Longer inputs are refused before they are copied (the core's models read at most 256 tokens). */
-const MAX_INPUT = 4096;
-
 /** Whether compute() should take the model path. A config that throws while being read is the other paths' to report. */
 export function isModelConfig(config) {
   try {
@@ -69,62 +65,6 @@ export function isModelConfig(config) {
   } catch {
     return false;
   }
-}
-
-/**
- * compute({mechanism: "model", model, input}): the forward pass of a shipped model (by name) or of a model object (the
- * JSON of `Model::to_json`, what train() resolves with). Throws an Error naming the bad field; whatever the config's
- * own code throws while it is read (a getter, a Proxy trap, a toJSON) becomes "config could not be read: …", with
- * `thrownText` (attention-viz.js) saying what it threw.
- */
-export function computeModel(config, thrownText) {
-  let read;
-  try {
-    read = readModelConfig(config);
-  } catch (e) {
-    if (e instanceof ConfigError) throw new Error(e.message);
-    throw new Error(`config could not be read: ${thrownText(e)}`);
-  }
-  return core.computeModel(read.name, read.json, read.ids);
-}
-
-/** A message about the config itself, told apart from what the config's own code throws. */
-class ConfigError extends Error {}
-
-/** {name or json, ids} of a model config, every field checked. */
-function readModelConfig(config) {
-  const unknown = Object.keys(config).find((k) => !MODEL_FIELDS.includes(k));
-  if (unknown !== undefined) {
-    throw new ConfigError(`unknown field ${JSON.stringify(unknown)} for mechanism "model"; its fields are ${MODEL_FIELDS.join(', ')}`);
-  }
-  const { model, input } = config;
-  let name, json;
-  if (typeof model === 'string') name = model;
-  else if (model !== null && typeof model === 'object' && !Array.isArray(model)) {
-    try {
-      json = JSON.stringify(model, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
-    } catch (e) {
-      // JSON.stringify's own refusals (a cycle, a BigInt) are the config's fault; anything else its code threw.
-      if (e instanceof TypeError || e instanceof RangeError) throw new ConfigError(`model could not be read as JSON: ${e.message}`);
-      throw e;
-    }
-  } else if (model === undefined) {
-    throw new ConfigError('model is missing: a shipped model\'s name ("reversal", "induction") or a model object');
-  } else {
-    throw new ConfigError(`model must be "reversal", "induction" or a model object, got ${kind(model)}`);
-  }
-  if (input === undefined) throw new ConfigError('input is missing: a list of token ids, e.g. [3, 1, 4, 1, 5, 9]');
-  if (!Array.isArray(input)) throw new ConfigError(`input must be a list of token ids, got ${kind(input)}`);
-  if (input.length > MAX_INPUT) throw new ConfigError(`input has ${input.length} tokens; a model reads at most 256`);
-  const ids = new Float64Array(input.length);
-  for (let i = 0; i < input.length; i++) {
-    const x = input[i];
-    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) {
-      throw new ConfigError(`input[${i}] must be a token id (a whole number ≥ 0), got ${kind(x)}`);
-    }
-    ids[i] = x;
-  }
-  return { name, json, ids };
 }
 
 // ---- train() ------------------------------------------------------------------------------------------------------

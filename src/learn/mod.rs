@@ -18,17 +18,20 @@
 //! The parts:
 //! - [`model`]: [`Model`], [`Shape`], [`Params`], the forward pass ([`Forward`]) and the JSON;
 //! - [`grad`]: the loss and its gradient with respect to every parameter;
+//! - [`request`]: compute()'s model config read and checked ([`read_request`]);
 //! - [`task`]: [`Task`] and its examples, batches and accuracy;
 //! - [`train`]: [`Adam`], [`Trainer`] and [`Progress`];
 //! - [`preset`]: the shipped models by name (native builds).
 
 pub mod grad;
 pub mod model;
+pub mod request;
 pub mod task;
 pub mod train;
 
 pub use grad::{gradients, loss};
 pub use model::{Forward, LayerParams, LayerTrace, Model, Params, Shape, Trained};
+pub use request::{read_request, ModelRef, ModelRequest, MODEL_FIELDS};
 pub use task::{Example, Task};
 pub use train::{Adam, Progress, Trainer};
 

@@ -93,24 +93,27 @@ pub fn model_json(name: &str) -> Result<Option<String>, JsError> {
     Ok(shipped(name).map_err(js_err)?.map(|m| m.to_json().to_string()))
 }
 
-/// The forward pass of a shipped model (`name`) or of a model given as JSON text (`model_json`, when `name` is
-/// undefined) on `input` (token ids, already checked to be whole numbers ≥ 0 by the caller). Returns
-/// `{mechanism: "model", model: <task or null>, input, tokens, prediction, probabilities, logits,
+/// compute()'s `{mechanism: "model", model, input}` (the config as JSON text): the forward pass of a shipped model
+/// (`model` its name) or of a model object on `input` (token ids), every field checked by `learn::read_request`.
+/// Returns `{mechanism: "model", model: <task or null>, input, tokens, prediction, probabilities, logits,
 /// layers: [{heads: [{q, k, v, scores, scaled, weights, context}]}]}`, every matrix a list of rows (masked
 /// entries of `scaled` are −∞).
 #[wasm_bindgen(js_name = computeModel)]
-pub fn compute_model(name: Option<String>, model_json: Option<String>, input: &[f64]) -> Result<Object, JsError> {
-    let model = match (name, model_json) {
-        (Some(name), _) => shipped(&name).map_err(|e| js_err(format!("model: {e}")))?.ok_or_else(|| {
+pub fn compute_model(config_json: &str) -> Result<Object, JsError> {
+    let config: serde_json::Value =
+        serde_json::from_str(config_json).map_err(|e| js_err(format!("config is not valid JSON: {e}")))?;
+    let request = learn::read_request(&config).map_err(js_err)?;
+    let model = match request.model {
+        learn::ModelRef::Named(name) => shipped(name).map_err(|e| js_err(format!("model: {e}")))?.ok_or_else(|| {
             js_err(format!(
                 "model: unknown model {}; the shipped models are {} (or give a model object)",
-                crate::text::quote(&name),
+                crate::text::quote(name),
                 learn::PRESETS.join(", ")
             ))
         })?,
-        (None, Some(json)) => Rc::new(Model::from_json_str(&json).map_err(|e| js_err(format!("model: {e}")))?),
-        (None, None) => return Err(js_err("model is missing: a model name (reversal, induction) or a model object")),
+        learn::ModelRef::Object(json) => Rc::new(Model::from_json(json).map_err(|e| js_err(format!("model: {e}")))?),
     };
+    let input = &request.input[..];
     let ids = token_ids(&model, input)?;
     let forward = model.forward(&ids).map_err(|e| js_err(format!("model: {e}")))?;
     let out = Object::new();
