@@ -60,9 +60,16 @@ pub fn js() -> String {
          export const THEME = {{\n  light: {},\n  dark: {},\n}};\n\n\
          /** The config fields that are matrices: compute() sends these flat, in one Float64Array (the core's\n \
          * `config::MATRICES`). */\n\
-         export const MATRICES = [{}];\n",
+         export const MATRICES = [{}];\n\n\
+         /** The most values one array may hold, the most a figure takes (the core's `weights::MAX_VALUES`): parseArray\n \
+         * refuses a larger shape before it builds anything. */\n\
+         export const MAX_VALUES = {};\n\n\
+         /** The longest user text a message quotes, in characters (the core's `text::QUOTE_MAX`). */\n\
+         export const QUOTE_MAX = {};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
-        crate::config::MATRICES.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", ")
+        crate::config::MATRICES.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", "),
+        crate::weights::MAX_VALUES,
+        crate::text::QUOTE_MAX
     )
 }

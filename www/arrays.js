@@ -5,15 +5,14 @@
 // 1, as an editor counts). The input cells read a paste through parseArray too (element/cells.js): one text reader.
 
 import { Inflate } from '../node_modules/fflate/esm/browser.js';
+import { MAX_VALUES, QUOTE_MAX } from './element/facts.js';
 
 /** NumPy's limit on dimensions (NPY_MAXDIMS); deeper nesting is refused before it can exhaust the stack. */
 const MAX_DIMS = 64;
-/**
- * The most values one array may hold: the most a figure takes (the core's `weights::MAX_VALUES`, 2^23; this file
- * runs without the core, so it keeps a copy, which the tests check). A header or a shape asking for more is refused
- * before anything is built: nested arrays of 10^8 numbers would take the tab's memory.
- */
-export const MAX_VALUES = 2 ** 23;
+// MAX_VALUES, the most values one array may hold (the most a figure takes): a header or a shape asking for more is
+// refused before anything is built, as nested arrays of 10^8 numbers would take the tab's memory. Re-exported for
+// the tests. MAX_VALUES and QUOTE_MAX are the core's, generated into facts.js: this file runs without the .wasm.
+export { MAX_VALUES };
 /** The most empty lists an empty array may need (`(10000000, 0)` is ten million of them, and holds nothing). */
 export const MAX_EMPTY_LISTS = 2 ** 20;
 /**
@@ -221,7 +220,7 @@ function buildable(shape, what) {
   let values = 1;
   for (const n of shape) values *= n;
   if (values > MAX_VALUES) {
-    throw new Error(`${what} ${shapeShown(shape)} holds ${count(values)} values; parseArray reads at most ${count(MAX_VALUES)} (2^23), the most a figure takes`);
+    throw new Error(`${what} ${shapeShown(shape)} holds ${count(values)} values; parseArray reads at most ${count(MAX_VALUES)}, the most a figure takes`);
   }
   const zero = shape.indexOf(0);
   if (zero < 0) return;
@@ -517,8 +516,6 @@ function lineCol(text, i) {
 }
 
 const failAt = (text, i, what) => { throw new Error(`${what} (${lineCol(text, i)})`); };
-/** The longest quoted input in a message, in characters (the core's `text::QUOTE_MAX`). */
-const QUOTE_MAX = 40;
 /**
  * Input quoted in a message, cut to QUOTE_MAX characters with “…” — the core's `text::cut`, copied because this
  * file runs without the core (tests/e2e/hostile-files.test.mjs checks the copy against the core's). Characters are

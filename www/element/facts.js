@@ -12,3 +12,10 @@ export const THEME = {
 /** The config fields that are matrices: compute() sends these flat, in one Float64Array (the core's
  * `config::MATRICES`). */
 export const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations', 'w_o', 'w_a', 'u_a', 'attention'];
+
+/** The most values one array may hold, the most a figure takes (the core's `weights::MAX_VALUES`): parseArray
+ * refuses a larger shape before it builds anything. */
+export const MAX_VALUES = 8388608;
+
+/** The longest user text a message quotes, in characters (the core's `text::QUOTE_MAX`). */
+export const QUOTE_MAX = 40;
