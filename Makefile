@@ -8,7 +8,7 @@ WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
 build:
 	@scripts/setup.sh build
 	cargo build --release --target wasm32-unknown-unknown
-	wasm-bindgen --target web --out-dir www/pkg $(WASM)
+	wasm-bindgen --target web --omit-default-module-path --out-dir www/pkg $(WASM)
 	node scripts/models.mjs www/pkg/attention_viz_models.json
 
 serve: build

@@ -22,7 +22,7 @@ const work = mkdtempSync(join(tmpdir(), 'attention-viz-dist-'));
 
 try {
   // 1. The WASM core, minus the name section, and its wasm-bindgen glue (bundled below, not shipped on its own).
-  execFileSync('wasm-bindgen', ['--target', 'web', '--remove-name-section', '--remove-producers-section', '--out-dir', work,
+  execFileSync('wasm-bindgen', ['--target', 'web', '--omit-default-module-path', '--remove-name-section', '--remove-producers-section', '--out-dir', work,
     join(root, 'target/wasm32-unknown-unknown/release/attention_viz.wasm')], { stdio: 'inherit' });
   const wasm = join(dist, 'pkg/attention_viz_bg.wasm');
   const wasmOpt = join(root, 'node_modules/binaryen/bin/wasm-opt');
@@ -110,11 +110,12 @@ try {
   if (esmImports.length) throw new Error(`dist/attention-viz.js still imports ${esmImports.map((i) => i.path).join(', ')}`);
 
   // 4. The single-file build: a classic script (file://, notebook cells, hosts that cannot serve .wasm) with the WASM
-  // inlined; it sets window.AttentionViz to the module's exports. The glue's `new URL('attention_viz_bg.wasm',
-  // import.meta.url)` is its default when init() is given no source; this build always gives it the bytes, so that
-  // import.meta (empty in an IIFE) is never read. Any other module reading import.meta would break here: an error.
+  // inlined; it sets globalThis.AttentionViz (window.AttentionViz in a page; Node has no window) to the module's
+  // exports. The glue has no default `new URL('attention_viz_bg.wasm', import.meta.url)` (--omit-default-module-path
+  // above; bundlers would try to resolve it) and this build always gives it the bytes, so import.meta (empty in an
+  // IIFE) is never read. Any other module reading import.meta would break here: an error.
   const inline = await bundle({
-    stdin: { contents: "import * as api from './attention-viz.js';\nwindow.AttentionViz = api;\n", resolveDir: www, sourcefile: 'attention-viz.inline.js', loader: 'js' },
+    stdin: { contents: "import * as api from './attention-viz.js';\nglobalThis.AttentionViz = api;\n", resolveDir: www, sourcefile: 'attention-viz.inline.js', loader: 'js' },
     format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, plugins: [inlineWasm, shippedGlue, minifiedStyle], define,
     banner: { js: `/*! attention-viz single-file build: the ES module, the element and the WASM core in one classic script.
  * <script src="attention-viz.inline.js"></script> defines <attention-viz> and window.AttentionViz. */` },

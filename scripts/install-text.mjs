@@ -35,7 +35,7 @@ ${module}
 Keep \`pkg/\` beside the script: the module loads \`pkg/attention_viz_bg.wasm\` and \`pkg/attention_viz_models.json\`
 (the trained models) relative to itself. Where \`.wasm\` files cannot be served, from \`file://\` and in a notebook
 cell, use the single file instead (a classic script with the WASM and the models inside; it sets
-\`window.AttentionViz\`):
+\`AttentionViz\` on \`globalThis\`, i.e. \`window.AttentionViz\` in a page):
 
 \`\`\`html
 ${single}
@@ -50,6 +50,10 @@ and the trained models, \`pkg/attention_viz_models.json\`, relative to the scrip
 needs them copied beside the bundle: for \`public/app.js\`, \`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/\`
 (also exported as \`attention-viz/wasm\` and \`attention-viz/models\`). Without the models file everything works but the
 shipped trained models, which say that they could not be loaded.
+
+In Node (≥ 20.16: a server, a static site's build, a test) the same import works and fetches nothing: \`ready\` reads
+both files from the package, then \`compute()\`, \`renderSVG()\` (an SVG a static site can write into its pages at build
+time) and \`RandomState\` work; the element is defined only where \`customElements\` exists.
 
 Every attribute, property, event and method: embed.html in the project repository; every config field: the table in
 its README.md ("Config"). MIT licence (LICENSE).

@@ -34,6 +34,9 @@ export const ready = coreModule.then((module) => init({ module_or_path: module }
   fillModels(models, await modelsFile);
   initialised = true;
 });
+// A failure is for whoever awaits `ready` (or calls the API) to see: never an unhandled rejection at import, which
+// ends a Node process (a static site's build importing this module for its types or its SVG).
+ready.catch(() => {});
 
 function assertReady() {
   if (!initialised) throw new Error('attention-viz is still loading: await `ready` before calling it');

@@ -135,6 +135,29 @@ window.__weights = compute(presets['seed-002']).weights;
   }
 });
 
+// ---- Node (a server, a static site's build) ------------------------------------------------------------------------
+
+test("in Node, importing either build fetches nothing and throws nothing; after ready, compute, renderSVG, RandomState and models work", () => {
+  const dir = project();
+  // fetch() made to fail loudly: the package must read its files from disk, never fetch at import or in ready.
+  const script = (specifier, api) => `globalThis.fetch = () => { throw new Error('fetch called'); };
+${api === 'module' ? `import * as m from '${specifier}';` : `await import('${specifier}'); const m = globalThis.AttentionViz;`}
+await m.ready;
+const svg = m.renderSVG(m.presets['seed-001'], 'weights');
+const rs = new m.RandomState(42);
+console.log(JSON.stringify({ weights: m.compute(m.presets['seed-002']).weights[1], svg: svg.startsWith('<svg'), rand: rs.rand(2), models: Object.keys(m.models), reversal: m.compute({ mechanism: 'model', model: 'reversal', input: [1, 2, 3, 4, 5, 6] }).prediction }));
+`;
+  for (const [specifier, api] of [['attention-viz', 'module'], ['attention-viz/inline', 'global']]) {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(specifier, api)], { cwd: dir, encoding: 'utf8' });
+    const r = JSON.parse(out);
+    assertClose(r.weights, SEED_002_WEIGHTS_ROW_1, `${specifier}: compute(seed-002).weights[1]`);
+    assert.equal(r.svg, true, `${specifier}: renderSVG draws an SVG`);
+    assert.deepEqual(r.rand, [0.3745401188473625, 0.9507143064099162], `${specifier}: RandomState(42).rand(2) is NumPy's`);
+    assert.deepEqual(r.models, ['reversal', 'induction'], specifier);
+    assert.deepEqual(r.reversal, [6, 5, 4, 3, 2, 1], `${specifier}: the shipped reversal model, read from the package's files`);
+  }
+});
+
 // ---- the single-file build -------------------------------------------------------------------------
 
 test('the single-file build from a classic <script>: window.AttentionViz at once, the element renders, no .wasm request, no errors', async () => {
