@@ -1,0 +1,220 @@
+//! Attention as today's language models use it (issue 25): sinusoidal positions, RoPE, ALiBi, kv_heads, windows and
+//! sinks, the decode step and FlashAttention's tiles, against tests/fixtures/modern-goldens.json
+//! (scripts/gen_modern_goldens.py: a float64 NumPy transcription of the papers' formulas, cross-checked against
+//! `jax.nn.dot_product_attention`, RoPE's complex and rotate_half forms and FlashAttention-2's Algorithm 1), at 1e-12
+//! relative; and the two identities the figure teaches, checked on the core's own trace.
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_viz::attention::{compute, Trace};
+use attention_viz::config::Config;
+use serde_json::{json, Value};
+
+const REL: f64 = 1e-12;
+
+fn cases() -> Vec<Value> {
+    let fixture: Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
+    fixture["cases"].as_array().unwrap().clone()
+}
+
+fn num(v: &Value) -> f64 {
+    match v {
+        Value::String(s) if s == "NaN" => f64::NAN,
+        Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+        Value::String(s) if s == "Infinity" => f64::INFINITY,
+        other => other.as_f64().unwrap_or_else(|| panic!("not a fixture number: {other}")),
+    }
+}
+
+/// A fixture value as (shape, row-major values): a number has no axes.
+fn flatten(v: &Value) -> (Vec<usize>, Vec<f64>) {
+    match v {
+        Value::Array(items) if items.first().is_some_and(Value::is_array) => {
+            let mut data = vec![];
+            for row in items {
+                data.extend(flatten(row).1);
+            }
+            let cols = flatten(&items[0]).0[0];
+            (vec![items.len(), cols], data)
+        }
+        Value::Array(items) => (vec![items.len()], items.iter().map(num).collect()),
+        other => (vec![], vec![num(other)]),
+    }
+}
+
+fn agree(got: f64, want: f64) -> bool {
+    if !want.is_finite() {
+        return got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+    }
+    got == want || (got - want).abs() <= REL * want.abs().max(1e-300)
+}
+
+fn trace_of(case: &Value) -> Trace {
+    let config = Config::from_value(&case["config"]).unwrap_or_else(|e| panic!("{}: {e}", case["name"]));
+    compute(&config).unwrap_or_else(|e| panic!("{}: {e}", case["name"]))
+}
+
+/// Every expected field of every case; returns the largest relative error seen.
+#[test]
+fn modern_fields_match_numpy() {
+    let mut failures = vec![];
+    let (mut checked, mut worst) = (0, 0f64);
+    for case in cases() {
+        let name = case["name"].as_str().unwrap();
+        let trace = trace_of(&case);
+        for (field, want) in case["expect"].as_object().unwrap() {
+            let (shape, want) = flatten(want);
+            let Some(got) = trace.field(field) else {
+                failures.push(format!("{name}: {field} missing from the trace"));
+                continue;
+            };
+            if got.shape != shape {
+                failures.push(format!("{name}: {field} shape {:?}, NumPy {shape:?}", got.shape));
+                continue;
+            }
+            for (k, (&g, &w)) in got.data.iter().zip(&want).enumerate() {
+                checked += 1;
+                if w.is_finite() && w != 0.0 {
+                    worst = worst.max((g - w).abs() / w.abs());
+                }
+                if !agree(g, w) && failures.len() < 20 {
+                    failures.push(format!("{name}: {field}[{k}]: core {g:e}, NumPy {w:e}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 10_000, "{checked} values");
+    eprintln!("modern goldens: {checked} values, largest relative error {worst:.2e}");
+}
+
+/// Every trace field is in the fixture for the fields it has (nothing computed goes unchecked): the new fields of
+/// each case are all there.
+#[test]
+fn fixture_covers_the_new_fields() {
+    let cases = cases();
+    let mut heads = std::collections::BTreeSet::new();
+    for case in &cases {
+        let c = &case["config"];
+        heads.insert(c["heads"].as_u64().unwrap_or(1));
+        let trace = trace_of(case);
+        let expect = case["expect"].as_object().unwrap();
+        for f in trace.fields() {
+            let new = ["pe", "decode.", "flash."].iter().any(|p| f.name.starts_with(p))
+                || ["q_rot", "k_rot", "bias"].iter().any(|s| f.name.ends_with(s));
+            assert!(!new || expect.contains_key(f.name.as_ref()), "{}: {} unchecked", case["name"], f.name);
+        }
+    }
+    assert_eq!(heads.into_iter().collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
+    assert!(cases.iter().any(|c| c["config"]["tiles"].as_array().is_some_and(|t| {
+        let n = c["config"]["embeddings"].as_array().unwrap().len() as u64;
+        t.iter().all(|x| n % x.as_u64().unwrap() != 0)
+    })));
+}
+
+/// The decode step's weights are row t of the causal weights (entries 0 … t, the rest 0) and its context is row t of
+/// the followed head's context; after a query block's last tile, o / l is the block's context rows.
+#[test]
+fn decode_is_the_causal_row_and_tiles_end_at_the_softmax() {
+    let (mut decodes, mut blocks) = (0, 0);
+    for case in cases() {
+        let Trace::SelfAttention(t) = trace_of(&case) else { panic!() };
+        let head = case["config"]["head"].as_u64().unwrap_or(0) as usize;
+        let h = t.head(head);
+        if let Some(d) = &t.decode {
+            let step = d.step as usize;
+            let row = h.weights.row(step);
+            assert_eq!(d.weights.len(), step + 1);
+            for (j, &w) in row.iter().enumerate() {
+                let got = d.weights.get(j).copied().unwrap_or(0.0);
+                assert!(agree(got, w), "{}: decode weight {j} {got}, causal row {w}", case["name"]);
+            }
+            for (c, &x) in h.context.row(step).iter().enumerate() {
+                assert!(agree(d.context[c], x), "{}: decode context {c}", case["name"]);
+            }
+            decodes += 1;
+        }
+        if let Some(f) = &t.flash {
+            let n = h.weights.rows();
+            let (rows, cols) = (f.tiles[0] as usize, f.tiles[1] as usize);
+            for step in f.steps.iter().filter(|s| s.k_block as usize == n.div_ceil(cols) - 1) {
+                let r0 = step.q_block as usize * rows;
+                for (r, &l) in step.l.iter().enumerate() {
+                    if l == 0.0 {
+                        assert!(h.weights.row(r0 + r).iter().all(|&w| w == 0.0), "l = 0 only for a masked row");
+                        continue;
+                    }
+                    for (c, &o) in step.o.row(r).iter().enumerate() {
+                        let want = h.context.get(r0 + r, c);
+                        assert!(agree(o / l, want), "{}: o / l row {} col {c}: {} vs {want}", case["name"], r0 + r, o / l);
+                    }
+                }
+                blocks += 1;
+            }
+        }
+    }
+    assert!(decodes >= 10 && blocks >= 50, "{decodes} decodes, {blocks} blocks");
+}
+
+fn config(extra: Value) -> Value {
+    let mut c = json!({
+        "embeddings": [[1, 0, 0, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]],
+        "w_q": [[1, 0, 2, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 2, 1, 1]],
+        "w_k": [[1, 0, 2, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 2, 1, 1]],
+        "w_v": [[1, 0, 2, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 2, 1, 1]],
+    });
+    c.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    c
+}
+
+/// Each field round-trips through `to_value` (share links, `toJSON`, normalizeConfig), defaults filled in.
+#[test]
+fn new_fields_round_trip() {
+    for extra in [
+        json!({"position": {"kind": "sinusoidal"}}),
+        json!({"position": {"kind": "rope", "pairs": "halves", "base": 500}, "heads": 2}),
+        json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}, "heads": 2}),
+        json!({"position": {"kind": "alibi"}, "heads": 4, "kv_heads": 2, "w_k": [[1, 0], [0, 1], [1, 1], [0, 2]],
+               "w_v": [[1, 0], [0, 1], [1, 1], [0, 2]]}),
+        json!({"window": [2, 0], "sinks": 1, "mask": "causal", "decode_step": 3, "tiles": [2, 3]}),
+    ] {
+        let c = Config::from_value(&config(extra.clone())).unwrap();
+        let again = Config::from_value(&c.to_value()).unwrap();
+        assert_eq!(c, again, "{extra}");
+        for (key, _) in extra.as_object().unwrap() {
+            assert!(c.to_value().get(key).is_some(), "{key} written");
+        }
+    }
+    let v = Config::from_value(&config(json!({"position": {"kind": "rope"}}))).unwrap().to_value();
+    assert_eq!(v["position"], json!({"kind": "rope", "base": 10000, "pairs": "interleaved"}));
+    // kv_heads equal to heads is the default and is not written.
+    let v = Config::from_value(&config(json!({"heads": 2, "kv_heads": 2}))).unwrap().to_value();
+    assert!(v.get("kv_heads").is_none());
+}
+
+/// Edits keep the new fields valid: a token removed below the decode step moves it, a head added with kv_heads 1
+/// keeps one kv head, an edit that would break a rule is refused with the rule's message.
+#[test]
+fn edits_keep_the_new_fields_valid() {
+    let c = Config::from_value(&config(json!({"mask": "causal", "decode_step": 4, "window": [1, 0]}))).unwrap();
+    let fewer = c.remove_token(4).unwrap();
+    assert_eq!(fewer.options.decode_step, Some(3));
+    assert!(compute(&fewer).is_ok());
+    let e = c.with_value("mask", 0, 0, 0.0).unwrap_err();
+    assert!(e.0.contains("decode_step needs mask \"causal\""), "{e}");
+    let mqa = Config::from_value(&config(json!({"heads": 2, "kv_heads": 1, "w_k": [[1, 0], [0, 1], [1, 1], [0, 2]],
+                                                 "w_v": [[1, 0], [0, 1], [1, 1], [0, 2]]})))
+    .unwrap();
+    let more = mqa.insert_head().unwrap();
+    assert_eq!((more.options.heads, more.options.kv_heads()), (3, 1));
+    assert!(compute(&more).is_ok());
+    let less = more.remove_head(0).unwrap();
+    assert_eq!((less.options.heads, less.options.kv_heads()), (2, 1));
+    let alibi = Config::from_value(&config(json!({"heads": 2, "position": {"kind": "alibi", "slopes": [0.5, 0.25]}})))
+        .unwrap();
+    let more = alibi.insert_head().unwrap();
+    assert!(compute(&more).is_ok());
+    assert!(more.remove_head(1).is_ok());
+    let rope = Config::from_value(&json!({"embeddings": [[1, 0], [0, 1]], "position": {"kind": "rope"}})).unwrap();
+    let e = rope.insert_dim(2).unwrap_err();
+    assert!(e.0.contains("needs an even d_k"), "{e}");
+}
