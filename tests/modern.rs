@@ -184,6 +184,15 @@ fn new_fields_round_trip() {
             assert!(c.to_value().get(key).is_some(), "{key} written");
         }
     }
+    // A share link carries every field (and the trace it restores is the same, bit for bit).
+    let every = config(json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}, "heads": 2, "kv_heads": 1,
+        "w_k": [[1, 0], [0, 1], [1, 1], [0, 2]], "w_v": [[1, 0], [0, 1], [1, 1], [0, 2]], "window": [1, 0], "sinks": 1,
+        "mask": "causal", "decode_step": 4, "tiles": [2, 3]}));
+    let c = Config::from_value(&every).unwrap();
+    let state = attention_viz::share::State { config: c.clone(), naive: false, random: None };
+    let back = attention_viz::share::decode(&attention_viz::share::encode(&state)).unwrap();
+    assert_eq!(back.config, c);
+    assert_eq!(compute(&back.config).unwrap(), compute(&c).unwrap());
     let v = Config::from_value(&config(json!({"position": {"kind": "rope"}}))).unwrap().to_value();
     assert_eq!(v["position"], json!({"kind": "rope", "base": 10000, "pairs": "interleaved"}));
     // kv_heads equal to heads is the default and is not written.
@@ -217,4 +226,20 @@ fn edits_keep_the_new_fields_valid() {
     let rope = Config::from_value(&json!({"embeddings": [[1, 0], [0, 1]], "position": {"kind": "rope"}})).unwrap();
     let e = rope.insert_dim(2).unwrap_err();
     assert!(e.0.contains("needs an even d_k"), "{e}");
+}
+
+/// The trace's extra numbers count in the cost bound: FlashAttention's m, l and o after every tile, each tile's entry,
+/// ALiBi's n × n bias per head. Tiles of 1 × 1 on 1000 tokens are refused by name before anything is computed, from
+/// the declared shapes too.
+#[test]
+fn tiles_count_in_the_cost_bound() {
+    let n = 1000;
+    let rows = |n: usize, d: usize| Value::Array((0..n).map(|i| json!(vec![(i % 7) as f64; d])).collect());
+    let mut c = json!({"embeddings": rows(n, 2), "tiles": [1, 1]});
+    let e = Config::from_value(&c).unwrap_err();
+    assert!(e.0.contains("multiply-adds") && e.0.contains("limit"), "{e}");
+    let declared = attention_viz::config::check_declared_shapes(&json!({"tiles": [1, 1]}), &[("embeddings", vec![n, 2])]);
+    assert_eq!(declared.unwrap_err(), e);
+    c["tiles"] = json!([64, 64]);
+    assert!(Config::from_value(&c).is_ok());
 }

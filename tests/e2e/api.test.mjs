@@ -158,6 +158,23 @@ test('issue 25 through compute(): positions, kv_heads, windows, sinks, decode an
   assert.deepEqual(bad.slice(0, 10), []);
 });
 
+test('the element\'s copy of the masking rules (breakdown.js maskCode) gives NumPy\'s codes with windows and sinks', async () => {
+  const { cases } = fixture('modern-goldens.json');
+  const bad = await page.evaluate(async (cases) => {
+    const { maskCode } = await import('/www/element/breakdown.js');
+    const out = [];
+    for (const c of cases) {
+      const i = c.config.query ?? 0;
+      c.expect['query.masked'].forEach((want, j) => {
+        const got = maskCode(c.config, i, j);
+        if (got !== want) out.push(`${c.name}: key ${j}: ${got}, NumPy ${want}`);
+      });
+    }
+    return out;
+  }, cases);
+  assert.deepEqual(bad, []);
+});
+
 test('a model\'s weights through compute(): both paths keep the stack and give NumPy\'s summaries (1e-12)', async () => {
   const { cases } = fixture('weights-goldens.json');
   const bad = await page.evaluate((cases) => {
