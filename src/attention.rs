@@ -11,8 +11,8 @@
 
 use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Pairs, Position, Projections, Scale, Scoring};
 use crate::math::kernels::{exp_shifted_into, min_max};
-use crate::math::{exp, position};
 use crate::math::{dot, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
+use crate::math::{exp, position};
 use crate::weights::{Stack, SUMMARY_NAMES};
 use std::borrow::Cow;
 
@@ -440,7 +440,9 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
                 summaries,
             }))
         }
-        Mechanism::SelfAttention { embeddings, projections } => self_attention(config, embeddings, projections.as_ref()),
+        Mechanism::SelfAttention { embeddings, projections } => {
+            self_attention(config, embeddings, projections.as_ref())
+        }
         Mechanism::Cross { decoder_state, annotations } => {
             let h = Matrix::row_vector(decoder_state);
             let scale = resolve_scale(config.scale, decoder_state.len());

@@ -779,7 +779,8 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
                 (Some((_, q)), Some((_, v))) => Some((q, v)),
                 _ => None,
             };
-            let kv_heads = obj.get("kv_heads").and_then(Value::as_u64).map_or(heads, |k| k.clamp(1, heads as u64) as usize);
+            let kv_heads =
+                obj.get("kv_heads").and_then(Value::as_u64).map_or(heads, |k| k.clamp(1, heads as u64) as usize);
             let bias = obj.get("position").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("alibi");
             let tiles = match obj.get("tiles").and_then(Value::as_array).map(Vec::as_slice) {
                 Some([r, c]) => match (r.as_u64(), c.as_u64()) {
@@ -908,9 +909,21 @@ fn parse_self(fields: &Fields) -> Result<Config> {
 }
 
 fn parse_cross(fields: &Fields) -> Result<Config> {
-    for field in
-        ["embeddings", "w_q", "w_k", "w_v", "heads", "head", "w_o", "position", "kv_heads", "window", "sinks", "decode_step", "tiles"]
-    {
+    for field in [
+        "embeddings",
+        "w_q",
+        "w_k",
+        "w_v",
+        "heads",
+        "head",
+        "w_o",
+        "position",
+        "kv_heads",
+        "window",
+        "sinks",
+        "decode_step",
+        "tiles",
+    ] {
         if fields.has(field) {
             return err(format!("{field} belongs to self-attention, but mechanism is \"cross\""));
         }
@@ -1203,7 +1216,10 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
     };
     let kinds = "\"sinusoidal\", \"rope\" or \"alibi\"";
     let Value::Object(p) = value else {
-        return err(format!("position must be an object such as {{\"kind\": \"rope\"}} (kind {kinds}), got {}", describe(value)));
+        return err(format!(
+            "position must be an object such as {{\"kind\": \"rope\"}} (kind {kinds}), got {}",
+            describe(value)
+        ));
     };
     let kind = match p.get("kind") {
         Some(Value::String(k)) if ["sinusoidal", "rope", "alibi"].contains(&k.as_str()) => k.as_str(),
@@ -1224,7 +1240,9 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
             Some(b) if b.is_finite() && b > 0.0 => b,
             _ => return err(format!("position.base must be a number > 0 (default 10000), got {x}")),
         },
-        Some(other) => return err(format!("position.base must be a number > 0 (default 10000), got {}", describe(other))),
+        Some(other) => {
+            return err(format!("position.base must be a number > 0 (default 10000), got {}", describe(other)))
+        }
     };
     Ok(Some(match kind {
         "sinusoidal" => Position::Sinusoidal { base },
@@ -1234,7 +1252,10 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
                 Some(Value::String(s)) if s == "interleaved" => Pairs::Interleaved,
                 Some(Value::String(s)) if s == "halves" => Pairs::Halves,
                 Some(other) => {
-                    return err(format!("position.pairs must be \"interleaved\" or \"halves\", got {}", describe(other)))
+                    return err(format!(
+                        "position.pairs must be \"interleaved\" or \"halves\", got {}",
+                        describe(other)
+                    ))
                 }
             };
             if d_k % 2 != 0 {

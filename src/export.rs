@@ -236,7 +236,8 @@ fn position_inputs(py: &mut String, o: &Options) {
     match &o.position {
         None => {}
         Some(Position::Sinusoidal { base }) => {
-            let _ = writeln!(py, "\n# Sinusoidal positions (Vaswani et al. 2017, section 3.5), added to the embeddings");
+            let _ =
+                writeln!(py, "\n# Sinusoidal positions (Vaswani et al. 2017, section 3.5), added to the embeddings");
             let _ = writeln!(py, "p, j = np.arange(n)[:, None], np.arange(X.shape[1])[None, :]");
             let _ = writeln!(py, "angle = p / {} ** (2 * (j // 2) / X.shape[1])", py_float(*base));
             let _ = writeln!(py, "PE = np.where(j % 2 == 0, np.sin(angle), np.cos(angle))");
@@ -250,11 +251,16 @@ fn position_inputs(py: &mut String, o: &Options) {
             let _ = writeln!(py, "\ndef rope(x, base={}):", py_float(*base));
             let _ = writeln!(py, "    \"\"\"RoPE: row p's pair i rotated by the angle p * base^(-2i/d); {what}.\"\"\"");
             let _ = writeln!(py, "    d = x.shape[1]");
-            let _ = writeln!(py, "    angle = np.arange(len(x))[:, None] * base ** (-2 * np.arange(d // 2) / d)[None, :]");
+            let _ =
+                writeln!(py, "    angle = np.arange(len(x))[:, None] * base ** (-2 * np.arange(d // 2) / d)[None, :]");
             let _ = writeln!(py, "    a, b = {a}, {b}");
             let _ = writeln!(py, "    out = np.empty_like(x)");
-            let _ = writeln!(py, "    {a_out}, {b_out} = a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)",
-                a_out = a.replace("x[", "out["), b_out = b.replace("x[", "out["));
+            let _ = writeln!(
+                py,
+                "    {a_out}, {b_out} = a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)",
+                a_out = a.replace("x[", "out["),
+                b_out = b.replace("x[", "out[")
+            );
             let _ = writeln!(py, "    return out");
         }
         Some(p @ Position::Alibi { slopes }) => {
@@ -292,7 +298,11 @@ fn option_inputs(py: &mut String, o: &Options, cross: bool) {
         let _ = writeln!(py, "heads = {}", o.heads);
     }
     if o.kv_heads.is_some() {
-        let _ = writeln!(py, "kv_heads = {}  # key/value heads shared by heads // kv_heads query heads each (GQA)", o.kv_heads());
+        let _ = writeln!(
+            py,
+            "kv_heads = {}  # key/value heads shared by heads // kv_heads query heads each (GQA)",
+            o.kv_heads()
+        );
     }
     if !cross && needs_n(o) {
         let _ = writeln!(py, "n = len(tokens)");
@@ -327,9 +337,17 @@ fn option_inputs(py: &mut String, o: &Options, cross: bool) {
     }
     if let Some([left, right]) = o.window {
         let _ = writeln!(py, "i, j = np.arange(n)[:, None], np.arange(n)[None, :]");
-        let _ = writeln!(py, "in_window = (i - {left} <= j) & (j <= i + {right})  # window [left, right] = [{left}, {right}]");
+        let _ = writeln!(
+            py,
+            "in_window = (i - {left} <= j) & (j <= i + {right})  # window [left, right] = [{left}, {right}]"
+        );
         if o.sinks > 0 {
-            let _ = writeln!(py, "in_window |= j < {}  # attention sinks: keys 0 ... {} always (StreamingLLM)", o.sinks, o.sinks - 1);
+            let _ = writeln!(
+                py,
+                "in_window |= j < {}  # attention sinks: keys 0 ... {} always (StreamingLLM)",
+                o.sinks,
+                o.sinks - 1
+            );
         }
         if have {
             let _ = writeln!(py, "allowed &= in_window");
@@ -419,14 +437,19 @@ fn modern_steps(py: &mut String, config: &Config, q: &str, k: &str, v: &str, sca
         let _ = writeln!(py, "q_t, k_cache, v_cache = {q}[t], {k}[:t + 1], {v}[:t + 1]");
         let _ = writeln!(py, "decode_scores = k_cache @ q_t");
         let dk = "k_cache.shape[1]";
-        let _ = writeln!(py, "decode_scaled = {}", scaled_expr(config.scale, o.temperature, dk).replacen("scores", "decode_scores", 1));
+        let _ = writeln!(
+            py,
+            "decode_scaled = {}",
+            scaled_expr(config.scale, o.temperature, dk).replacen("scores", "decode_scores", 1)
+        );
         if matches!(o.position, Some(Position::Alibi { .. })) {
             let _ = writeln!(py, "decode_scaled = decode_scaled + {bias}[t, :t + 1]");
         }
         if masked(o) {
             let _ = writeln!(py, "decode_scaled = np.where(allowed[t, :t + 1], decode_scaled, -np.inf)");
             let _ = writeln!(py, "if allowed[t, :t + 1].any():");
-            let _ = writeln!(py, "    decode_weights = softmax(decode_scaled)  # = weights[t, :t + 1]: the causal row t");
+            let _ =
+                writeln!(py, "    decode_weights = softmax(decode_scaled)  # = weights[t, :t + 1]: the causal row t");
             let (fill, what) = masked_row_fill(o.masked_row, "(t + 1)");
             let fill = fill.replace("scaled", "decode_scaled");
             let _ = writeln!(py, "else:  # every key masked: {what}");
@@ -448,14 +471,21 @@ fn modern_steps(py: &mut String, config: &Config, q: &str, k: &str, v: &str, sca
         let _ = writeln!(py, "    for c0 in range(0, n, {cols}):");
         let _ = writeln!(py, "        s = S[:, c0:c0 + {cols}]");
         let _ = writeln!(py, "        m_new = np.maximum(m, s.max(axis=1))");
-        let _ = writeln!(py, "        shift = np.where(m_new > -np.inf, m_new, 0)  # a row with no key yet: nothing to shift");
+        let _ = writeln!(
+            py,
+            "        shift = np.where(m_new > -np.inf, m_new, 0)  # a row with no key yet: nothing to shift"
+        );
         let _ = writeln!(py, "        p = np.exp(s - shift[:, None])");
-        let _ = writeln!(py, "        alpha = np.exp(m - shift)  # rescales what came before (0 when there was nothing)");
+        let _ =
+            writeln!(py, "        alpha = np.exp(m - shift)  # rescales what came before (0 when there was nothing)");
         let _ = writeln!(py, "        l = alpha * l + p.sum(axis=1)");
         let _ = writeln!(py, "        o = alpha[:, None] * o + p @ {v}[c0:c0 + {cols}]");
         let _ = writeln!(py, "        m = m_new");
         let _ = writeln!(py, "        flash_steps.append(dict(m=m, l=l, o=o))");
-        let _ = writeln!(py, "    flash_context.append(o / np.where(l > 0, l, 1)[:, None])  # o / l: the block's context rows");
+        let _ = writeln!(
+            py,
+            "    flash_context.append(o / np.where(l > 0, l, 1)[:, None])  # o / l: the block's context rows"
+        );
         let _ = writeln!(py, "flash_context = np.concatenate(flash_context)");
         let _ = writeln!(py, "print(\"FlashAttention's o / l =\", flash_context, sep=\"\\n\")");
     }

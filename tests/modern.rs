@@ -145,7 +145,13 @@ fn decode_is_the_causal_row_and_tiles_end_at_the_softmax() {
                     }
                     for (c, &o) in step.o.row(r).iter().enumerate() {
                         let want = h.context.get(r0 + r, c);
-                        assert!(agree(o / l, want), "{}: o / l row {} col {c}: {} vs {want}", case["name"], r0 + r, o / l);
+                        assert!(
+                            agree(o / l, want),
+                            "{}: o / l row {} col {c}: {} vs {want}",
+                            case["name"],
+                            r0 + r,
+                            o / l
+                        );
                     }
                 }
                 blocks += 1;
@@ -218,8 +224,8 @@ fn edits_keep_the_new_fields_valid() {
     assert!(compute(&more).is_ok());
     let less = more.remove_head(0).unwrap();
     assert_eq!((less.options.heads, less.options.kv_heads()), (2, 1));
-    let alibi = Config::from_value(&config(json!({"heads": 2, "position": {"kind": "alibi", "slopes": [0.5, 0.25]}})))
-        .unwrap();
+    let alibi =
+        Config::from_value(&config(json!({"heads": 2, "position": {"kind": "alibi", "slopes": [0.5, 0.25]}}))).unwrap();
     let more = alibi.insert_head().unwrap();
     assert!(compute(&more).is_ok());
     assert!(more.remove_head(1).is_ok());
@@ -238,8 +244,38 @@ fn tiles_count_in_the_cost_bound() {
     let mut c = json!({"embeddings": rows(n, 2), "tiles": [1, 1]});
     let e = Config::from_value(&c).unwrap_err();
     assert!(e.0.contains("multiply-adds") && e.0.contains("limit"), "{e}");
-    let declared = attention_viz::config::check_declared_shapes(&json!({"tiles": [1, 1]}), &[("embeddings", vec![n, 2])]);
+    let declared =
+        attention_viz::config::check_declared_shapes(&json!({"tiles": [1, 1]}), &[("embeddings", vec![n, 2])]);
     assert_eq!(declared.unwrap_err(), e);
     c["tiles"] = json!([64, 64]);
     assert!(Config::from_value(&c).is_ok());
+}
+
+/// The element's views of issue 25's inputs: `pe` after the embeddings, RoPE's `q_rot` and `k_rot` before the scores,
+/// ALiBi's `bias` before the scaled scores, the mask view when a window is set (its title says the window and sinks);
+/// each head's `q_rot`, `k_rot`, `bias` by name.
+#[test]
+fn views_show_positions_and_the_window() {
+    use attention_viz::views::{names, view};
+    let c = |extra: Value| Config::from_value(&config(extra)).unwrap();
+    let order = |config: &Config| names(config).join(" ");
+    let sin = c(json!({"position": {"kind": "sinusoidal"}}));
+    assert!(order(&sin).starts_with("embeddings pe w_q"), "{}", order(&sin));
+    let rope = c(json!({"position": {"kind": "rope"}, "heads": 2}));
+    assert!(order(&rope).contains("v q_rot k_rot scores"), "{}", order(&rope));
+    let alibi = c(json!({"position": {"kind": "alibi"}, "window": [1, 0], "sinks": 1}));
+    assert!(order(&alibi).contains("scores bias scaled"), "{}", order(&alibi));
+    let trace = compute(&alibi).unwrap();
+    let mask = view(&alibi, &trace, "mask").unwrap();
+    assert!(mask.title.ends_with("window [1, 0], sinks 1"), "{}", mask.title);
+    let bias = view(&alibi, &trace, "bias").unwrap();
+    assert_eq!(bias.values.get(0, 3), -3.0 * (-8f64).exp2());
+    assert!(view(&alibi, &trace, "scaled").unwrap().title.contains("+ bias"));
+    let trace = compute(&rope).unwrap();
+    for name in ["q_rot", "k_rot", "heads.1.q_rot", "heads.0.k_rot"] {
+        assert_eq!(view(&rope, &trace, name).unwrap().values.shape(), (5, 2), "{name}");
+    }
+    assert!(view(&rope, &trace, "bias").is_err() && view(&rope, &trace, "heads.0.bias").is_err());
+    let trace = compute(&sin).unwrap();
+    assert_eq!(view(&sin, &trace, "pe").unwrap().values.get(1, 0), 1f64.sin());
 }

@@ -350,7 +350,8 @@ fn modern_goldens_hold_in_the_browser() {
             }
         }
         let config = attention_viz::config::Config::from_value(&case["config"]).unwrap();
-        let attention_viz::attention::Trace::SelfAttention(t) = attention_viz::attention::compute(&config).unwrap() else {
+        let attention_viz::attention::Trace::SelfAttention(t) = attention_viz::attention::compute(&config).unwrap()
+        else {
             panic!("self-attention")
         };
         let h = t.head(config.options.head);

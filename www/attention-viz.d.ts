@@ -286,6 +286,7 @@ export type ViewName =
   | 'embeddings' | 'w_q' | 'w_k' | 'w_v' | 'q' | 'k' | 'v' | 'scores' | 'scaled' | 'weights' | 'naive_weights'
   | 'context' | 'decoder_state' | 'annotations' | 'applied'
   | 'w_o' | 'w_a' | 'u_a' | 'v_a' | 'mask' | 'output' | 'query.features' | `heads.${number}.${keyof HeadTrace}`
+  | 'pe' | 'q_rot' | 'k_rot' | 'bias'
   | 'attention';
 
 export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
