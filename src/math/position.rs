@@ -47,7 +47,8 @@ pub fn alibi(n: usize, m: usize, slope: f64) -> Matrix {
     let mut bias = Matrix::zeros(n, m);
     for i in 0..n {
         for (j, x) in bias.row_mut(i).iter_mut().enumerate() {
-            *x = -(slope * i.abs_diff(j) as f64);
+            // 0 − (not −): the diagonal's bias is +0, not the −0 a heatmap would print as "-0".
+            *x = 0.0 - slope * i.abs_diff(j) as f64;
         }
     }
     bias
