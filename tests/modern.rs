@@ -279,3 +279,28 @@ fn views_show_positions_and_the_window() {
     let trace = compute(&sin).unwrap();
     assert_eq!(view(&sin, &trace, "pe").unwrap().values.get(1, 0), 1f64.sin());
 }
+
+/// An edit of W_Q, W_K or W_V with several heads is patched head by head (incremental::Session) only for plain heads:
+/// with shared K/V heads, RoPE, ALiBi, a window, a decode step or tiles the whole trace is recomputed, and equals a
+/// fresh computation bit for bit.
+#[test]
+fn incremental_edits_recompute_the_new_fields() {
+    use attention_viz::incremental::Session;
+    let w2 = json!([[1, 0.5], [0, 1], [0.25, 1], [1, 0]]);
+    for extra in [
+        json!({"heads": 2, "kv_heads": 1, "w_k": w2, "w_v": w2}),
+        json!({"heads": 2, "position": {"kind": "rope"}}),
+        json!({"heads": 2, "position": {"kind": "alibi"}, "tiles": [2, 2]}),
+        json!({"heads": 2, "window": [1, 0], "sinks": 1}),
+        json!({"heads": 2, "mask": "causal", "decode_step": 2}),
+        json!({"position": {"kind": "sinusoidal"}}),
+    ] {
+        let c = Config::from_value(&config(extra.clone())).unwrap();
+        for (matrix, col) in [("w_q", 1), ("w_k", 1), ("w_v", 0), ("embeddings", 2)] {
+            let mut session = Session::new(c.clone()).unwrap();
+            session.set_value(matrix, 1, col, 3.5).unwrap();
+            let fresh = compute(&c.with_value(matrix, 1, col, 3.5).unwrap()).unwrap();
+            assert!(session.trace() == &fresh, "{extra} {matrix}: the patched trace differs from a fresh one");
+        }
+    }
+}
