@@ -120,6 +120,25 @@ pub fn names(config: &Config) -> Vec<String> {
     out
 }
 
+/// The names the `views` attribute gives issue 25's panels: the position encoding, the key/value heads, the window
+/// and sinks, the decode stepper, FlashAttention's tile stepper.
+pub const MODERN_PANELS: [&str; 5] = ["position", "kv", "window", "decode", "flash"];
+
+/// Which of [`MODERN_PANELS`] this config uses (shown without a `views` list, as today's panels are when their
+/// feature is on): `position` with a position encoding, `kv` with fewer key/value heads than heads, `window` with a
+/// window or sinks, `decode` with a decode step, `flash` with tiles.
+pub fn modern_panels(config: &Config) -> Vec<&'static str> {
+    let o = &config.options;
+    let on = [
+        o.position.is_some(),
+        o.kv_heads.is_some(),
+        o.window.is_some() || o.sinks > 0,
+        o.decode_step.is_some(),
+        o.tiles.is_some(),
+    ];
+    MODERN_PANELS.iter().zip(on).filter(|(_, on)| *on).map(|(p, _)| *p).collect()
+}
+
 /// The most unknown names a message quotes (the rest are counted).
 const UNKNOWN_SHOWN: usize = 5;
 
