@@ -255,11 +255,13 @@ pub struct HeadExtras {
 }
 
 /// The followed head generating token t: the query q_t, the KV cache of tokens 0 … t, and what row t of the full
-/// attention holds (its weights equal row t of the causal weights, entries 0 … t).
+/// attention holds (its weights equal row t of the causal weights, entries 0 … t; only a query with every key masked
+/// and `masked_row` "uniform" differs: 1/(t + 1) on the cache's keys, where row t has 1/n on all n).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decode {
     /// t, as a number (a scalar field).
     pub step: f64,
+    /// q_t (rotated when RoPE is on).
     pub q: Vec<f64>,
     /// (t + 1) × d_k (rotated when RoPE is on) and (t + 1) × d_v.
     pub k_cache: Matrix,
