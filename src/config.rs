@@ -1236,12 +1236,13 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
     }
     let base = match p.get("base") {
         None | Some(Value::Null) => DEFAULT_BASE,
+        // Below 1 the frequencies grow with i: a base near 0 sends them (and the angles) to ∞, whose sine is NaN.
         Some(Value::Number(x)) => match x.as_f64() {
-            Some(b) if b.is_finite() && b > 0.0 => b,
-            _ => return err(format!("position.base must be a number > 0 (default 10000), got {x}")),
+            Some(b) if b.is_finite() && b >= 1.0 => b,
+            _ => return err(format!("position.base must be a number ≥ 1 (default 10000), got {x}")),
         },
         Some(other) => {
-            return err(format!("position.base must be a number > 0 (default 10000), got {}", describe(other)))
+            return err(format!("position.base must be a number ≥ 1 (default 10000), got {}", describe(other)))
         }
     };
     Ok(Some(match kind {

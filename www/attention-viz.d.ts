@@ -58,7 +58,7 @@ export interface SelfConfig extends ScoringFields {
  * Positions (README "Config"): sinusoidal PE[p, j] = sin/cos(p / base^(2⌊j/2⌋/d_model)) added to X; RoPE rotates pair i
  * of each head's q and k rows by p·base^(−2i/d_k), pairs (x_2i, x_2i+1) ("interleaved", RoFormer) or (x_i, x_i+d_k/2)
  * ("halves", LLaMA), d_k even; ALiBi adds −m_h·|i − j| to each head's scaled scores (default m_h = 2^(−8(h+1)/H)).
- * `base` defaults to 10000.
+ * `base` (≥ 1) defaults to 10000.
  */
 export type Position =
   | { kind: 'sinusoidal'; base?: number }
