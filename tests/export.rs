@@ -441,6 +441,8 @@ fn numpy_writes_the_modern_fields() {
     let w2 = json!([[1, 0.5], [0, 1], [0.25, 1]]);
     let cases = [
         json!({"position": {"kind": "sinusoidal", "base": 100}}),
+        json!({"position": {"kind": "rope"}, "w_q": w4, "w_k": w4, "mask": "causal", "decode_step": 1, "tiles": [3, 2]}),
+        json!({"position": {"kind": "sinusoidal"}, "window": [2, 0], "decode_step": 3, "mask": "causal", "scale": 2}),
         json!({"position": {"kind": "rope"}, "w_q": w4, "w_k": w4, "heads": 2, "mask": "causal", "decode_step": 2}),
         json!({"position": {"kind": "rope", "pairs": "halves", "base": 50}, "w_q": w4, "w_k": w4, "tiles": [3, 3]}),
         json!({"position": {"kind": "alibi"}, "heads": 2, "w_q": w4, "w_k": w4, "window": [1, 0], "sinks": 1,
