@@ -319,3 +319,32 @@ fn modern_panels_follow_the_config() {
                        "tiles": [2, 2]}));
     assert_eq!(modern_panels(&all), MODERN_PANELS);
 }
+
+/// RoPE's point, which the element's "shift positions" control is to show: shifting every position by k leaves the
+/// scores as they are (q_p·k_p' depends on p − p' only), for both layouts.
+#[test]
+fn rope_scores_depend_on_relative_positions_only() {
+    use attention_viz::math::position::rope;
+    use attention_viz::math::Matrix;
+    let x = Matrix::from_rows(&[[0.5, -1.0, 2.0, 0.25], [1.5, 0.5, -0.75, 1.0], [-0.5, 2.0, 1.0, -1.25]]).unwrap();
+    let y = Matrix::from_rows(&[[1.0, 0.25, -0.5, 2.0], [0.75, -1.5, 1.25, 0.5], [2.0, 1.0, 0.5, -0.25]]).unwrap();
+    for interleaved in [true, false] {
+        let scores = rope(&x, 100.0, interleaved).matmul_transposed(&rope(&y, 100.0, interleaved));
+        for shift in [1, 5, 17] {
+            // The same rows at positions shift … shift + 2: rows of zeros before them.
+            let pad = |m: &Matrix| {
+                let mut rows = vec![vec![0.0; 4]; shift];
+                rows.extend(m.to_rows());
+                Matrix::from_rows(&rows).unwrap()
+            };
+            let (qs, ks) = (rope(&pad(&x), 100.0, interleaved), rope(&pad(&y), 100.0, interleaved));
+            for i in 0..3 {
+                for j in 0..3 {
+                    let s: f64 = qs.row(shift + i).iter().zip(ks.row(shift + j)).map(|(a, b)| a * b).sum();
+                    let want = scores.get(i, j);
+                    assert!((s - want).abs() <= 1e-12 * want.abs().max(1.0), "shift {shift}: {s} vs {want}");
+                }
+            }
+        }
+    }
+}
