@@ -175,6 +175,23 @@ test('the element\'s copy of the masking rules (breakdown.js maskCode) gives Num
   assert.deepEqual(bad, []);
 });
 
+test('the element\'s breakdown names a window and its sink: keys outside it are "masked: outside the window"', async () => {
+  const text = await page.evaluate(async () => {
+    const el = document.createElement('attention-viz');
+    el.setAttribute('views', 'breakdown');
+    el.config = { embeddings: [[1, 0], [0, 1], [1, 1], [0, 2], [2, 1]], window: [1, 0], sinks: 1, query: 4 };
+    document.body.append(el);
+    const root = () => el.shadowRoot ?? el;
+    for (let k = 0; k < 600 && !/word_5/.test(root().textContent); k++) await new Promise((r) => setTimeout(r, 100));
+    const t = root().textContent;
+    el.remove();
+    return t;
+  });
+  assert.match(text, /Masking by a window \[1, 0\] and a sink, key 0: 2 of 5 keys masked for query 4/);
+  assert.match(text, /1: word_2masked: outside the window \[1, 0\]/);
+  assert.match(text, /0: word_1attended/);
+});
+
 test('a model\'s weights through compute(): both paths keep the stack and give NumPy\'s summaries (1e-12)', async () => {
   const { cases } = fixture('weights-goldens.json');
   const bad = await page.evaluate((cases) => {

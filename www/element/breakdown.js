@@ -36,7 +36,7 @@ export function divideLabel(cfg) {
 }
 
 /** Whether the config masks anything (a mask or valid lengths): then −∞ appears in the scaled scores. */
-export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') || Array.isArray(cfg.valid_lens);
+export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') || Array.isArray(cfg.valid_lens) || Array.isArray(cfg.window);
 
 /**
  * Why key j is masked for query i (0 for the decoder state), from the config — 1 by `mask`, 2 beyond `valid_lens`, 4
@@ -222,7 +222,9 @@ export class Breakdown {
     if (hasMask(cfg)) {
       const count = masked.filter((c) => c).length;
       const what = [cfg.mask === 'causal' ? 'a causal mask (no key after the query)' : cfg.mask !== undefined && cfg.mask !== 'none' ? 'a mask (1 = may attend)' : null,
-        Array.isArray(cfg.valid_lens) ? `valid lengths [${cfg.valid_lens.join(', ')}]` : null].filter(Boolean).join(' and ');
+        Array.isArray(cfg.valid_lens) ? `valid lengths [${cfg.valid_lens.join(', ')}]` : null,
+        Array.isArray(cfg.window) ? `a window [${cfg.window.join(', ')}]${!cfg.sinks ? '' : cfg.sinks === 1 ? ' and a sink, key 0' : ` and sinks, keys 0 … ${cfg.sinks - 1}`}` : null,
+      ].filter(Boolean).join(' and ');
       note('mask', `Masking by ${what}: ${count} of ${m} keys masked for ${who}; a masked key's scaled score is −∞, so its weight is 0.`);
       if (m > 0 && count === m) note('masked-row', fullyMasked(cfg, m, who));
     }
