@@ -9,9 +9,10 @@
 //! temperature or heads plug into `attend` and `Scoring` without touching the
 //! callers.
 
-use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Scale, Scoring};
+use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Pairs, Position, Projections, Scale, Scoring};
 use crate::math::kernels::{exp_shifted_into, min_max};
 use crate::math::{dot, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
+use crate::math::{exp, position};
 use crate::weights::{Stack, SUMMARY_NAMES};
 use std::borrow::Cow;
 
@@ -104,11 +105,23 @@ impl<'a> Attend<'a> {
 /// Division (not multiplication by 1/scale) keeps us bit-compatible with the
 /// documents' `scores / K.shape[1] ** 0.5`.
 pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend) -> Stages {
+    attend_biased(q, k, v, how, None)
+}
+
+/// [`attend`] with ALiBi's bias (n × m) added to the scaled scores: scaled = scores / scale / temperature + bias.
+pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Option<&Matrix>) -> Stages {
     let scores = how.scoring.scores(q, k);
     let (scale, temperature) = (how.scale, how.temperature);
     // One pass either way; the two divisions stay two (s / scale / temperature).
     let mut scaled =
         if temperature == 1.0 { scores.map(|s| s / scale) } else { scores.map(|s| s / scale / temperature) };
+    if let Some(bias) = bias {
+        for i in 0..scaled.rows() {
+            for (x, b) in scaled.row_mut(i).iter_mut().zip(bias.row(i)) {
+                *x += b;
+            }
+        }
+    }
     let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
     for i in 0..scaled.rows() {
         let Some(allowed) = how.allowed else {
@@ -137,10 +150,10 @@ pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend) -> Stages {
     Stages { scores, scaled, weights, context }
 }
 
-/// Which keys each query may attend (`mask` and `valid_lens` together), n × m of 0/1,
+/// Which keys each query may attend (`mask`, `valid_lens` and `window` with its `sinks` together), n × m of 0/1,
 /// or `None` when every query attends every key.
 pub fn allowed(options: &Options, n: usize, m: usize) -> Option<Matrix> {
-    if options.mask == Mask::None && options.valid_lens.is_none() {
+    if options.mask == Mask::None && options.valid_lens.is_none() && options.window.is_none() {
         return None;
     }
     let mut open = mask_reasons(options, n, m);
@@ -153,22 +166,28 @@ pub fn allowed(options: &Options, n: usize, m: usize) -> Option<Matrix> {
     Some(open)
 }
 
-/// Why each key is masked for each query: 0 attended, 1 by `mask`, 2 beyond
-/// `valid_lens`, 3 both (n × m).
+/// Why each key is masked for each query, the sum of the rules that forbid it: 0 attended, 1 by `mask`, 2 beyond
+/// `valid_lens`, 4 outside the `window` (and not a sink); 3 = mask and valid_lens, and so on (n × m).
 pub fn mask_reasons(options: &Options, n: usize, m: usize) -> Matrix {
     let mut out = Matrix::zeros(n, m);
     for i in 0..n {
         for (j, x) in out.row_mut(i).iter_mut().enumerate() {
-            let by_mask = match &options.mask {
-                Mask::None => false,
-                Mask::Causal => j > i,
-                Mask::Matrix(a) => a.get(i, j) == 0.0,
-            };
-            let by_len = options.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
-            *x = f64::from(u8::from(by_mask) + 2 * u8::from(by_len));
+            *x = f64::from(reason(options, i, j));
         }
     }
     out
+}
+
+/// The rules that forbid query i key j (see [`mask_reasons`]).
+fn reason(options: &Options, i: usize, j: usize) -> u8 {
+    let by_mask = match &options.mask {
+        Mask::None => false,
+        Mask::Causal => j > i,
+        Mask::Matrix(a) => a.get(i, j) == 0.0,
+    };
+    let by_len = options.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
+    let by_window = options.window.is_some_and(|[left, right]| (j + left < i || j > i + right) && j >= options.sinks);
+    u8::from(by_mask) + 2 * u8::from(by_len) + 4 * u8::from(by_window)
 }
 
 /// The naive softmax of every row of `scaled`, given its stable `weights`
@@ -216,6 +235,66 @@ pub struct SelfTrace {
     pub heads: Vec<HeadTrace>,
     /// context · W_O, when the config has W_O.
     pub output: Option<Matrix>,
+    /// The sinusoidal table added to the embeddings (n × d_model), with `position` "sinusoidal".
+    pub pe: Option<Matrix>,
+    /// Each head's RoPE-rotated q and k or ALiBi bias (one entry per head), empty when neither is on.
+    pub extras: Vec<HeadExtras>,
+    /// Generation at `decode_step`.
+    pub decode: Option<Decode>,
+    /// FlashAttention's tiles of the followed head, with `tiles`.
+    pub flash: Option<Flash>,
+}
+
+/// What a position encoding adds to one head: RoPE's rotated q and k (n × d_k; the scores are theirs), ALiBi's
+/// bias (n × n, added to the scaled scores).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadExtras {
+    pub q_rot: Option<Matrix>,
+    pub k_rot: Option<Matrix>,
+    pub bias: Option<Matrix>,
+}
+
+/// The followed head generating token t: the query q_t, the KV cache of tokens 0 … t, and what row t of the full
+/// attention holds (its weights equal row t of the causal weights, entries 0 … t; only a query with every key masked
+/// and `masked_row` "uniform" differs: 1/(t + 1) on the cache's keys, where row t has 1/n on all n).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decode {
+    /// t, as a number (a scalar field).
+    pub step: f64,
+    /// q_t (rotated when RoPE is on).
+    pub q: Vec<f64>,
+    /// (t + 1) × d_k (rotated when RoPE is on) and (t + 1) × d_v.
+    pub k_cache: Matrix,
+    pub v_cache: Matrix,
+    pub scores: Vec<f64>,
+    pub scaled: Vec<f64>,
+    pub weights: Vec<f64>,
+    pub context: Vec<f64>,
+    /// Numbers the cache holds: K and V of tokens 0 … t for every kv head, (t + 1)·kv_heads·(d_k + d_v).
+    pub cache_size: f64,
+    /// Multiply-adds recomputing them at this step without a cache: (t + 1)·d_model·kv_heads·(d_k + d_v).
+    pub recompute_cost: f64,
+}
+
+/// FlashAttention-2's tiles of the followed head: `steps` in order, query blocks outer, key blocks inner.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flash {
+    /// [rows, cols] of a tile.
+    pub tiles: [f64; 2],
+    pub steps: Vec<FlashStep>,
+}
+
+/// The state of one query block after one tile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlashStep {
+    pub q_block: f64,
+    pub k_block: f64,
+    /// The running row maximum of the scaled scores (−∞ while every key so far is masked).
+    pub m: Vec<f64>,
+    /// The running Σ exp(scaled − m).
+    pub l: Vec<f64>,
+    /// The unnormalised output Σ exp(scaled − m)·v (rows × d_v).
+    pub o: Matrix,
 }
 
 /// One head's slices of Q, K, V and its stages.
@@ -364,71 +443,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             }))
         }
         Mechanism::SelfAttention { embeddings, projections } => {
-            let (q, k, v) = match projections {
-                Some(p) => (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v)),
-                None => (embeddings.clone(), embeddings.clone(), embeddings.clone()),
-            };
-            for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
-                check_finite(name, m)?;
-            }
-            let n = q.rows();
-            let (dk, dv) = (k.cols() / o.heads, v.cols() / o.heads);
-            let scale = resolve_scale(config.scale, dk);
-            let allowed = allowed(o, n, n);
-            let how = Attend::of(o, scale, allowed.as_ref());
-            let reasons = |i: usize| mask_reasons_row(o, i, n);
-            if o.heads == 1 {
-                let stages = attend(&q, &k, &v, &how);
-                check_stages(&stages, allowed.as_ref())?;
-                let mut query = breakdown(config.query, &stages.scores, &stages.scaled, &stages.weights, &v);
-                query.masked = reasons(config.query);
-                query.features = o.scoring.features(q.row(config.query), &k);
-                let naive_weights = naive_rows(&stages.scaled, &stages.weights);
-                let output = project(&stages.context, o)?;
-                let Stages { scores, scaled, weights, context } = stages;
-                return Ok(Trace::SelfAttention(SelfTrace {
-                    q,
-                    k,
-                    v,
-                    scores,
-                    scaled,
-                    weights,
-                    naive_weights,
-                    context,
-                    scale,
-                    query,
-                    heads: Vec::new(),
-                    output,
-                }));
-            }
-            let mut heads = Vec::with_capacity(o.heads);
-            for i in 0..o.heads {
-                let (qi, ki, vi) = (q.columns(i * dk, dk), k.columns(i * dk, dk), v.columns(i * dv, dv));
-                let stages = attend(&qi, &ki, &vi, &how);
-                check_stages(&stages, allowed.as_ref()).map_err(|e| Overflow(format!("head {i}: {e}")))?;
-                heads.push(HeadTrace { q: qi, k: ki, v: vi, stages });
-            }
-            let h = &heads[o.head];
-            let mut query = breakdown(config.query, &h.stages.scores, &h.stages.scaled, &h.stages.weights, &h.v);
-            query.head = o.head;
-            query.masked = reasons(config.query);
-            let context = Matrix::hconcat(&heads.iter().map(|h| &h.stages.context).collect::<Vec<_>>());
-            let output = project(&context, o)?;
-            let empty = || Matrix::zeros(0, 0);
-            Ok(Trace::SelfAttention(SelfTrace {
-                q,
-                k,
-                v,
-                scores: empty(),
-                scaled: empty(),
-                weights: empty(),
-                naive_weights: empty(),
-                context,
-                scale,
-                query,
-                heads,
-                output,
-            }))
+            self_attention(config, embeddings, projections.as_ref())
         }
         Mechanism::Cross { decoder_state, annotations } => {
             let h = Matrix::row_vector(decoder_state);
@@ -466,25 +481,215 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
     }
 }
 
-/// Row i of [`mask_reasons`].
-pub(crate) fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
-    let single = Options {
-        mask: row_mask(&options.mask, i, m),
-        valid_lens: options.valid_lens.as_ref().map(|l| vec![l[i]]),
-        ..Options::default()
+/// Self-attention: Q, K, V from the embeddings (plus the sinusoidal table), one `attend` per head on its slices
+/// (its kv head's K and V; RoPE's rotated q and k; ALiBi's bias), then W_O; the decode step and the tiles.
+fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Projections>) -> Result<Trace, Overflow> {
+    let o = &config.options;
+    let n = embeddings.rows();
+    let pe = match &o.position {
+        Some(Position::Sinusoidal { base }) => Some(position::sinusoidal(n, embeddings.cols(), *base)),
+        _ => None,
     };
-    mask_reasons(&single, 1, m).into_data()
+    let x = match &pe {
+        Some(pe) => {
+            let mut x = embeddings.clone();
+            for i in 0..n {
+                for (a, b) in x.row_mut(i).iter_mut().zip(pe.row(i)) {
+                    *a += b;
+                }
+            }
+            Cow::Owned(x)
+        }
+        None => Cow::Borrowed(embeddings),
+    };
+    let (q, k, v) = match projections {
+        Some(p) => (x.matmul(&p.w_q), x.matmul(&p.w_k), x.matmul(&p.w_v)),
+        None => (x.clone().into_owned(), x.clone().into_owned(), x.into_owned()),
+    };
+    for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
+        check_finite(name, m)?;
+    }
+    let kv_heads = o.kv_heads();
+    let (dk, dv) = (q.cols() / o.heads, v.cols() / kv_heads);
+    let group = o.heads / kv_heads;
+    let scale = resolve_scale(config.scale, dk);
+    let allowed = allowed(o, n, n);
+    let how = Attend::of(o, scale, allowed.as_ref());
+    let slopes = o.position.as_ref().map(|p| p.slopes(o.heads)).unwrap_or_default();
+    let mut heads = Vec::with_capacity(o.heads);
+    let mut extras = Vec::with_capacity(o.heads);
+    for i in 0..o.heads {
+        // Query head i reads kv head ⌊i / (heads / kv_heads)⌋ (GQA; PyTorch's enable_gqa repeats K and V so).
+        let g = i / group;
+        let (qi, ki, vi) = if o.heads == 1 {
+            (q.clone(), k.clone(), v.clone())
+        } else {
+            (q.columns(i * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
+        };
+        let rotated = match &o.position {
+            Some(Position::Rope { base, pairs }) => {
+                let interleaved = *pairs == Pairs::Interleaved;
+                Some((position::rope(&qi, *base, interleaved), position::rope(&ki, *base, interleaved)))
+            }
+            _ => None,
+        };
+        let bias = slopes.get(i).map(|&m| position::alibi(n, n, m));
+        let (qs, ks) = rotated.as_ref().map_or((&qi, &ki), |(a, b)| (a, b));
+        let stages = attend_biased(qs, ks, &vi, &how, bias.as_ref());
+        let named = |e: Overflow| if o.heads == 1 { e } else { Overflow(format!("head {i}: {e}")) };
+        check_stages(&stages, allowed.as_ref()).map_err(named)?;
+        let (q_rot, k_rot) = rotated.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+        extras.push(HeadExtras { q_rot, k_rot, bias });
+        heads.push(HeadTrace { q: qi, k: ki, v: vi, stages });
+    }
+    let extras = if extras.iter().any(|e| e.q_rot.is_some() || e.bias.is_some()) { extras } else { vec![] };
+    let followed = &heads[o.head];
+    let (fq, fk) = match extras.get(o.head) {
+        Some(HeadExtras { q_rot: Some(a), k_rot: Some(b), .. }) => (a, b),
+        _ => (&followed.q, &followed.k),
+    };
+    let st = &followed.stages;
+    let mut query = breakdown(config.query, &st.scores, &st.scaled, &st.weights, &followed.v);
+    query.head = o.head;
+    query.masked = mask_reasons_row(o, config.query, n);
+    query.features = o.scoring.features(fq.row(config.query), fk);
+    let decode = o.decode_step.map(|t| {
+        let bias = extras.get(o.head).and_then(|e| e.bias.as_ref());
+        decode_step(t, fq, fk, &followed.v, &how, allowed.as_ref(), bias, config, projections)
+    });
+    let flash = o.tiles.map(|tiles| flash(tiles, &st.scaled, &followed.v));
+    let context = if o.heads == 1 {
+        st.context.clone()
+    } else {
+        Matrix::hconcat(&heads.iter().map(|h| &h.stages.context).collect::<Vec<_>>())
+    };
+    let output = project(&context, o)?;
+    let empty = || Matrix::zeros(0, 0);
+    let (scores, scaled, weights, naive_weights, heads) = if o.heads == 1 {
+        let head = heads.pop().expect("one head");
+        let naive_weights = naive_rows(&head.stages.scaled, &head.stages.weights);
+        let Stages { scores, scaled, weights, .. } = head.stages;
+        (scores, scaled, weights, naive_weights, Vec::new())
+    } else {
+        (empty(), empty(), empty(), empty(), heads)
+    };
+    Ok(Trace::SelfAttention(SelfTrace {
+        q,
+        k,
+        v,
+        scores,
+        scaled,
+        weights,
+        naive_weights,
+        context,
+        scale,
+        query,
+        heads,
+        output,
+        pe,
+        extras,
+        decode,
+        flash,
+    }))
 }
 
-/// Row i of a mask, as a one-query mask.
-fn row_mask(mask: &Mask, i: usize, m: usize) -> Mask {
-    match mask {
-        Mask::None => Mask::None,
-        Mask::Causal => {
-            Mask::Matrix(Matrix::row_vector(&(0..m).map(|j| f64::from(u8::from(j <= i))).collect::<Vec<_>>()))
-        }
-        Mask::Matrix(a) => Mask::Matrix(Matrix::row_vector(a.row(i))),
+/// Generation at step t: the query of token t against the KV cache of tokens 0 … t (the followed head's, rotated
+/// when RoPE is on), scored, masked and biased as row t of the full attention is.
+#[allow(clippy::too_many_arguments)]
+fn decode_step(
+    t: usize,
+    q: &Matrix,
+    k: &Matrix,
+    v: &Matrix,
+    how: &Attend,
+    allowed: Option<&Matrix>,
+    bias: Option<&Matrix>,
+    config: &Config,
+    projections: Option<&Projections>,
+) -> Decode {
+    let keys = t + 1;
+    let rows = |m: &Matrix| Matrix::from_vec(keys, m.cols(), m.data()[..keys * m.cols()].to_vec()).expect("rows 0 … t");
+    let (k_cache, v_cache) = (rows(k), rows(v));
+    let row_of = |m: &Matrix| Matrix::row_vector(&m.row(t)[..keys]);
+    let allowed_row = allowed.map(row_of);
+    let bias_row = bias.map(row_of);
+    let how = Attend { allowed: allowed_row.as_ref(), ..*how };
+    let stages = attend_biased(&Matrix::row_vector(q.row(t)), &k_cache, &v_cache, &how, bias_row.as_ref());
+    let o = &config.options;
+    let kv = o.kv_heads() as f64;
+    let (d_k, d_v) = (k.cols() as f64, v.cols() as f64);
+    let (cache_size, recompute_cost) = match projections {
+        // K and V of every kv head for tokens 0 … t; without a cache, step t projects them all again.
+        Some(p) => (keys as f64 * kv * (d_k + d_v), keys as f64 * p.w_k.rows() as f64 * kv * (d_k + d_v)),
+        // K = V = X: nothing to compute, the cache is the inputs themselves (K and V: two copies).
+        None => (keys as f64 * (d_k + d_v), 0.0),
+    };
+    Decode {
+        step: t as f64,
+        q: q.row(t).to_vec(),
+        k_cache,
+        v_cache,
+        scores: stages.scores.row(0).to_vec(),
+        scaled: stages.scaled.row(0).to_vec(),
+        weights: stages.weights.row(0).to_vec(),
+        context: stages.context.row(0).to_vec(),
+        cache_size,
+        recompute_cost,
     }
+}
+
+/// FlashAttention-2's forward pass (Dao 2023, Algorithm 1) over a head's scaled scores (masked entries −∞, ALiBi's
+/// bias added) and its values, in blocks of `rows` queries × `cols` keys: query blocks outer, key blocks inner; after
+/// each tile the running row maximum m, the running sum l = Σ exp(scaled − m) and the unnormalised output
+/// o = Σ exp(scaled − m)·v, both rescaled by exp(m_old − m_new). o / l after a query block's last tile is its
+/// context (for every query with a key to attend).
+pub fn flash([rows, cols]: [usize; 2], scaled: &Matrix, v: &Matrix) -> Flash {
+    let (n, m, d_v) = (scaled.rows(), scaled.cols(), v.cols());
+    let mut steps = Vec::with_capacity(n.div_ceil(rows) * m.div_ceil(cols));
+    for qb in 0..n.div_ceil(rows) {
+        let (r0, r1) = (qb * rows, ((qb + 1) * rows).min(n));
+        let mut run_max = vec![f64::NEG_INFINITY; r1 - r0];
+        let mut run_sum = vec![0.0; r1 - r0];
+        let mut out = Matrix::zeros(r1 - r0, d_v);
+        for kb in 0..m.div_ceil(cols) {
+            let (c0, c1) = (kb * cols, ((kb + 1) * cols).min(m));
+            for (r, i) in (r0..r1).enumerate() {
+                let tile = &scaled.row(i)[c0..c1];
+                let new_max = tile.iter().fold(run_max[r], |a, &b| a.max(b));
+                if new_max == f64::NEG_INFINITY {
+                    continue; // every key so far masked: l and o stay 0, m −∞
+                }
+                let alpha = if run_max[r] == f64::NEG_INFINITY { 0.0 } else { exp(run_max[r] - new_max) };
+                let mut sum = 0.0;
+                let row = out.row_mut(r);
+                for x in row.iter_mut() {
+                    *x *= alpha;
+                }
+                for (j, &s) in (c0..c1).zip(tile) {
+                    let p = exp(s - new_max);
+                    sum += p;
+                    for (x, &vj) in row.iter_mut().zip(v.row(j)) {
+                        *x += p * vj;
+                    }
+                }
+                run_sum[r] = alpha * run_sum[r] + sum;
+                run_max[r] = new_max;
+            }
+            steps.push(FlashStep {
+                q_block: qb as f64,
+                k_block: kb as f64,
+                m: run_max.clone(),
+                l: run_sum.clone(),
+                o: out.clone(),
+            });
+        }
+    }
+    Flash { tiles: [rows as f64, cols as f64], steps }
+}
+
+/// Row i of [`mask_reasons`].
+pub(crate) fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
+    (0..m).map(|j| f64::from(reason(options, i, j))).collect()
 }
 
 /// W_O applied to the heads' contexts, when there is a W_O.
@@ -606,6 +811,9 @@ impl Trace {
                 if let Some(o) = &t.output {
                     out.push(Field::matrix("output", o));
                 }
+                if let Some(pe) = &t.pe {
+                    out.push(Field::matrix("pe", pe));
+                }
                 for i in 0..t.head_count() {
                     let h = t.head(i);
                     for (name, m) in [
@@ -618,6 +826,12 @@ impl Trace {
                         ("context", h.context),
                     ] {
                         out.push(Field { name: Cow::Owned(format!("heads.{i}.{name}")), ..Field::matrix("", m) });
+                    }
+                    let Some(e) = t.extras.get(i) else { continue };
+                    for (name, m) in [("q_rot", &e.q_rot), ("k_rot", &e.k_rot), ("bias", &e.bias)] {
+                        if let Some(m) = m {
+                            out.push(Field { name: Cow::Owned(format!("heads.{i}.{name}")), ..Field::matrix("", m) });
+                        }
                     }
                 }
                 out.extend([
@@ -633,6 +847,33 @@ impl Trace {
                 ]);
                 if let Some(f) = &t.query.features {
                     out.push(Field::matrix("query.features", f));
+                }
+                if let Some(d) = &t.decode {
+                    out.extend([
+                        Field::scalar("decode.step", &d.step),
+                        Field::vector("decode.q", &d.q),
+                        Field::matrix("decode.k_cache", &d.k_cache),
+                        Field::matrix("decode.v_cache", &d.v_cache),
+                        Field::vector("decode.scores", &d.scores),
+                        Field::vector("decode.scaled", &d.scaled),
+                        Field::vector("decode.weights", &d.weights),
+                        Field::vector("decode.context", &d.context),
+                        Field::scalar("decode.cache_size", &d.cache_size),
+                        Field::scalar("decode.recompute_cost", &d.recompute_cost),
+                    ]);
+                }
+                if let Some(f) = &t.flash {
+                    out.push(Field::vector("flash.tiles", &f.tiles));
+                    for (s, step) in f.steps.iter().enumerate() {
+                        let name = |part: &str| Cow::Owned(format!("flash.steps.{s}.{part}"));
+                        out.extend([
+                            Field { name: name("q_block"), ..Field::scalar("", &step.q_block) },
+                            Field { name: name("k_block"), ..Field::scalar("", &step.k_block) },
+                            Field { name: name("m"), ..Field::vector("", &step.m) },
+                            Field { name: name("l"), ..Field::vector("", &step.l) },
+                            Field { name: name("o"), ..Field::matrix("", &step.o) },
+                        ]);
+                    }
                 }
                 out
             }
@@ -683,7 +924,8 @@ impl Trace {
     }
 }
 
-/// A view of one stage: a vector (`shape.len() == 1`), a matrix, or a model's whole stack (`attention`, 4 axes).
+/// A view of one stage: a number (`shape` empty: `decode.step`, `flash.steps.{s}.q_block`…), a vector
+/// (`shape.len() == 1`), a matrix, or a model's whole stack (`attention`, 4 axes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field<'a> {
     pub name: Cow<'static, str>,
@@ -698,5 +940,10 @@ impl<'a> Field<'a> {
 
     fn vector(name: &'static str, v: &'a [f64]) -> Self {
         Field { name: Cow::Borrowed(name), shape: vec![v.len()], data: v }
+    }
+
+    /// A number: no axes (`shape` empty), one value.
+    fn scalar(name: &'static str, x: &'a f64) -> Self {
+        Field { name: Cow::Borrowed(name), shape: vec![], data: std::slice::from_ref(x) }
     }
 }

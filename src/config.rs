@@ -28,6 +28,15 @@ pub const MAX_COST: f64 = 3e8;
 /// at d = 1, where a multiply-add takes 0.4–0.8 ns).
 pub const COST_PER_WEIGHT: f64 = 100.0;
 
+/// What each number a trace keeps beyond the stages costs, in multiply-adds: ALiBi's bias and FlashAttention's m, l
+/// and o after each tile are written once and read out (COST_PER_WEIGHT counts five such numbers an entry).
+pub const COST_PER_STORED: f64 = 20.0;
+
+/// What each FlashAttention tile of the trace costs besides its numbers, in multiply-adds: its entry in the trace
+/// object (`flash.steps[s]`, five fields), read by the JS side one by one; tiles of 1 × 1 on 1000 tokens (10⁶ steps)
+/// are refused, 30,000 steps pass.
+pub const COST_PER_TILE: f64 = 1e4;
+
 /// What each weight of a model's stack (`mechanism: "weights"`) costs the figure, in multiply-adds:
 /// read from JS and copied in, checked, its summaries (a logarithm, a division) and the figure's thumbnail.
 /// Measured in Chromium (bench/hostile.mjs), el.config of 12 × 12 heads at n = 240 (8.3 M weights, BERT-base's
@@ -76,6 +85,90 @@ pub struct Options {
     /// Query i may attend keys 0 … valid_lens[i] − 1 (d2l's valid lengths).
     pub valid_lens: Option<Vec<usize>>,
     pub masked_row: MaskedRow,
+    /// How the tokens' order enters (issue 25): absent, sinusoidal (added to X), RoPE (q, k rotated), ALiBi (a bias).
+    pub position: Option<Position>,
+    /// Key/value heads when fewer than `heads` (GQA; 1 = multi-query): query head h uses kv head
+    /// ⌊h / (heads / kv_heads)⌋. `None`: one per query head (kept `None` when it equals `heads`).
+    pub kv_heads: Option<usize>,
+    /// `[left, right]`: query i may attend keys i − left … i + right only (JAX's `local_window_size`).
+    pub window: Option<[usize; 2]>,
+    /// Keys 0 … sinks − 1 are attended where the window alone would forbid them (StreamingLLM's sinks).
+    pub sinks: usize,
+    /// Generation at step t (causal mask only): the trace's `decode` (the query of token t and the KV cache 0 … t).
+    pub decode_step: Option<usize>,
+    /// `[rows, cols]`: FlashAttention-2's blocks, for the trace's `flash`.
+    pub tiles: Option<[usize; 2]>,
+}
+
+/// How a token's position p (its index) enters the attention.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Position {
+    /// X + PE, PE[p, j] = sin / cos(p / base^(2⌊j/2⌋/d_model)) (Vaswani et al. 2017 §3.5).
+    Sinusoidal { base: f64 },
+    /// Each head's q and k rows rotated pairwise by p·θ_i, θ_i = base^(−2i/d_k) (Su et al. 2021).
+    Rope { base: f64, pairs: Pairs },
+    /// scaled += −m_h·|i − j| (Press et al. 2022); `None`: the default m_h = 2^(−8(h+1)/H).
+    Alibi { slopes: Option<Vec<f64>> },
+}
+
+/// Which entries of a head's q and k RoPE rotates together.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pairs {
+    /// (x_2i, x_2i+1): RoFormer (Su et al. 2021, eq. 34), the complex-number form.
+    Interleaved,
+    /// (x_i, x_i+d/2): GPT-NeoX's and LLaMA's "rotate half".
+    Halves,
+}
+
+/// RoPE's and the sinusoidal encoding's default base.
+pub const DEFAULT_BASE: f64 = 10000.0;
+
+impl Position {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Position::Sinusoidal { .. } => "sinusoidal",
+            Position::Rope { .. } => "rope",
+            Position::Alibi { .. } => "alibi",
+        }
+    }
+
+    /// ALiBi's slope of each of `heads` heads (the given ones, or 2^(−8(h+1)/H)); empty for the other kinds.
+    pub fn slopes(&self, heads: usize) -> Vec<f64> {
+        match self {
+            Position::Alibi { slopes: Some(s) } => s.clone(),
+            Position::Alibi { slopes: None } => {
+                (0..heads).map(|h| (-8.0 * (h + 1) as f64 / heads as f64).exp2()).collect()
+            }
+            _ => vec![],
+        }
+    }
+}
+
+impl Pairs {
+    pub fn name(self) -> &'static str {
+        match self {
+            Pairs::Interleaved => "interleaved",
+            Pairs::Halves => "halves",
+        }
+    }
+}
+
+impl Options {
+    /// Key/value heads (`heads` unless fewer were set).
+    pub fn kv_heads(&self) -> usize {
+        self.kv_heads.unwrap_or(self.heads)
+    }
+
+    /// Whether any field of issue 25 (position, kv_heads, window, sinks, decode_step, tiles) is set: the
+    /// incremental patches know none of them.
+    pub fn has_modern(&self) -> bool {
+        self.position.is_some()
+            || self.kv_heads.is_some()
+            || self.window.is_some()
+            || self.sinks != 0
+            || self.decode_step.is_some()
+            || self.tiles.is_some()
+    }
 }
 
 impl Default for Options {
@@ -89,6 +182,12 @@ impl Default for Options {
             mask: Mask::None,
             valid_lens: None,
             masked_row: MaskedRow::Zero,
+            position: None,
+            kv_heads: None,
+            window: None,
+            sinks: 0,
+            decode_step: None,
+            tiles: None,
         }
     }
 }
@@ -224,6 +323,12 @@ pub const FIELDS: &[&str] = &[
     "mask",
     "valid_lens",
     "masked_row",
+    "position",
+    "kv_heads",
+    "window",
+    "sinks",
+    "decode_step",
+    "tiles",
     "attention",
     "key_tokens",
     "layer",
@@ -442,6 +547,9 @@ impl Config {
                 w_o: o.w_o.as_ref().map(Matrix::shape),
                 w_a_cols,
                 additive,
+                kv_heads: o.kv_heads(),
+                bias: matches!(o.position, Some(Position::Alibi { .. })),
+                tiles: o.tiles,
             },
             Mechanism::Cross { decoder_state, annotations } => {
                 Work::Cross { m: annotations.rows(), d: decoder_state.len(), w_a_cols, additive }
@@ -452,8 +560,42 @@ impl Config {
 
     /// The config, or an error saying its size and the limit when its cost passes [`MAX_COST`].
     pub(crate) fn within_cost(self) -> Result<Config> {
+        self.check_tied()?;
         self.work().check()?;
         Ok(self)
+    }
+
+    /// The rules tying issue 25's fields to the shapes and the mask, checked when parsing and again here for the
+    /// edits that change a shape or the mask: kv_heads divides heads, ALiBi's slopes are one per head, RoPE's d_k is
+    /// even, decode_step is a token's index under a causal mask.
+    fn check_tied(&self) -> Result<()> {
+        let o = &self.options;
+        let Mechanism::SelfAttention { embeddings, projections } = &self.mechanism else { return Ok(()) };
+        let kv = o.kv_heads();
+        if kv == 0 || o.heads % kv != 0 {
+            return err(format!(
+                "kv_heads must be a whole number that divides heads ({}): each key/value head serves heads / kv_heads \
+                 query heads (1 = multi-query), got {kv}",
+                o.heads
+            ));
+        }
+        let d_k = projections.as_ref().map_or(embeddings.cols(), |p| p.w_q.cols() / o.heads);
+        match &o.position {
+            Some(Position::Rope { .. }) if d_k % 2 != 0 => return err(odd_rope(d_k)),
+            Some(Position::Alibi { slopes: Some(s) }) if s.len() != o.heads => {
+                return err(slopes_count(s.len(), o.heads))
+            }
+            _ => {}
+        }
+        if let Some(t) = o.decode_step {
+            if t >= embeddings.rows() {
+                return err(decode_out_of_range(t as u64, embeddings.rows()));
+            }
+            if o.mask != Mask::Causal {
+                return err(DECODE_NEEDS_CAUSAL);
+            }
+        }
+        Ok(())
     }
 
     /// Number of rows of the attention (tokens for self, encoder states for cross).
@@ -481,6 +623,12 @@ enum Work {
         /// W_a's columns (general and additive scoring).
         w_a_cols: Option<usize>,
         additive: bool,
+        /// W_K's and W_V's heads (W_V's columns are kv_heads · d_v).
+        kv_heads: usize,
+        /// ALiBi: an n × n bias per head.
+        bias: bool,
+        /// FlashAttention's blocks: the trace keeps m, l and o after every tile.
+        tiles: Option<[usize; 2]>,
     },
     Cross {
         m: usize,
@@ -507,17 +655,30 @@ impl Work {
             Some(a) => (n + m) * dq * a as f64 + n * m * a as f64 * 20.0,
         };
         match *self {
-            Work::SelfAttention { n, d, projections, heads, w_o, w_a_cols, additive } => {
+            Work::SelfAttention { n, d, projections, heads, w_o, w_a_cols, additive, kv_heads, bias, tiles } => {
+                // Each query head reads its kv head's d_v columns: the contexts are heads · d_v wide.
+                let d_v = projections.map_or(d, |(_, v)| v / kv_heads.max(1));
                 let (n, d) = (n as f64, d as f64);
                 let (products, dq) = match projections {
                     Some((q, v)) => {
                         let (dk, dv) = (q as f64, v as f64);
-                        (n * d * (2.0 * dk + dv) + n * n * (dk + dv), dk)
+                        (n * d * (2.0 * dk + dv) + n * n * (dk + heads as f64 * d_v as f64), dk)
                     }
                     None => (n * n * 2.0 * d, d),
                 };
                 let w_o = w_o.map_or(0.0, |(r, c)| n * r as f64 * c as f64);
-                products + w_o + scoring(w_a_cols, additive, n, n, dq) + heads as f64 * n * n * COST_PER_WEIGHT
+                let bias = if bias { heads as f64 * n * n * COST_PER_STORED } else { 0.0 };
+                let flash = tiles.map_or(0.0, |[rows, cols]| {
+                    // After each tile: m and l (a number per query row) and o (d_v per row), for every key block.
+                    let (query_blocks, key_blocks) = ((n / rows as f64).ceil(), (n / cols as f64).ceil());
+                    n * key_blocks * (2.0 + d_v as f64) * COST_PER_STORED + query_blocks * key_blocks * COST_PER_TILE
+                });
+                products
+                    + w_o
+                    + scoring(w_a_cols, additive, n, n, dq)
+                    + heads as f64 * n * n * COST_PER_WEIGHT
+                    + bias
+                    + flash
             }
             Work::Cross { m, d, w_a_cols, additive } => {
                 let (m, d) = (m as f64, d as f64);
@@ -619,7 +780,30 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
                 (Some((_, q)), Some((_, v))) => Some((q, v)),
                 _ => None,
             };
-            Work::SelfAttention { n, d, projections, heads, w_o: matrix("w_o"), w_a_cols, additive }
+            let kv_heads =
+                obj.get("kv_heads").and_then(Value::as_u64).map_or(heads, |k| k.clamp(1, heads as u64) as usize);
+            let bias = obj.get("position").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("alibi");
+            let tiles = match obj.get("tiles").and_then(Value::as_array).map(Vec::as_slice) {
+                Some([r, c]) => match (r.as_u64(), c.as_u64()) {
+                    (Some(r), Some(c)) if r >= 1 && c >= 1 => {
+                        Some([r.min(MAX_TOKENS as u64) as usize, c.min(MAX_TOKENS as u64) as usize])
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            Work::SelfAttention {
+                n,
+                d,
+                projections,
+                heads,
+                w_o: matrix("w_o"),
+                w_a_cols,
+                additive,
+                kv_heads,
+                bias,
+                tiles,
+            }
         }
         "cross" => {
             let Some((m, _)) = matrix("annotations") else { return Ok(()) };
@@ -657,7 +841,9 @@ fn parse_self(fields: &Fields) -> Result<Config> {
             let w_q = parse_weight("w_q", w_q, d_model)?;
             let w_k = parse_weight("w_k", w_k, d_model)?;
             let w_v = parse_weight("w_v", w_v, d_model)?;
-            if w_k.cols() != w_q.cols() {
+            // With fewer kv heads W_K is narrower than W_Q: parse_heads compares their per-head widths.
+            let grouped = matches!(fields.obj.get("kv_heads"), Some(v) if !v.is_null());
+            if w_k.cols() != w_q.cols() && !grouped {
                 return err(format!(
                     "w_k has {} columns but w_q has {}: queries and keys must have the same length d_k",
                     w_k.cols(),
@@ -671,10 +857,10 @@ fn parse_self(fields: &Fields) -> Result<Config> {
             return err(format!("w_q, w_k and w_v go together: {} missing", missing.join(" and ")));
         }
     };
-    let heads = parse_heads(fields.obj, projections.as_ref())?;
+    let (heads, kv_heads) = parse_heads(fields.obj, projections.as_ref())?;
     // Per-head widths: what the scoring matrices and W_O are shaped by.
     let (d_k, d_v) = match &projections {
-        Some(p) => (p.w_q.cols() / heads, p.w_v.cols() / heads),
+        Some(p) => (p.w_q.cols() / heads, p.w_v.cols() / kv_heads.unwrap_or(heads)),
         None => (d_model, d_model),
     };
     let scoring = parse_scoring(&fields, d_k, d_k, heads, "the query width d_k", "the key width d_k")?;
@@ -704,7 +890,15 @@ fn parse_self(fields: &Fields) -> Result<Config> {
         mask: parse_mask(fields.obj, n, n, false)?,
         valid_lens: parse_valid_lens(fields.obj, n)?,
         masked_row: parse_masked_row(fields.obj)?,
+        position: parse_position(fields.obj, heads, d_k)?,
+        kv_heads,
+        window: parse_pair(fields.obj, "window", 0)?,
+        sinks: parse_count(fields.obj, "sinks", "keys 0 … sinks − 1 are always attended")?,
+        decode_step: None,
+        tiles: parse_pair(fields.obj, "tiles", 1)?,
     };
+    let decode_step = parse_decode_step(fields.obj, n, &options.mask)?;
+    let options = Options { decode_step, ..options };
     Config {
         tokens: parse_tokens(fields.obj, n, "embeddings", "word")?,
         scale: parse_scale(fields.obj, default_scale)?,
@@ -716,7 +910,21 @@ fn parse_self(fields: &Fields) -> Result<Config> {
 }
 
 fn parse_cross(fields: &Fields) -> Result<Config> {
-    for field in ["embeddings", "w_q", "w_k", "w_v", "heads", "head", "w_o"] {
+    for field in [
+        "embeddings",
+        "w_q",
+        "w_k",
+        "w_v",
+        "heads",
+        "head",
+        "w_o",
+        "position",
+        "kv_heads",
+        "window",
+        "sinks",
+        "decode_step",
+        "tiles",
+    ] {
         if fields.has(field) {
             return err(format!("{field} belongs to self-attention, but mechanism is \"cross\""));
         }
@@ -936,18 +1144,42 @@ fn stack_from_flat(f: Flat) -> Result<Stack> {
     Ok(Stack::new(layers, heads, n, m, f.data.to_vec()).expect("checked shape"))
 }
 
-/// `heads`: ≥ 1; more than one needs projections whose widths it divides.
-fn parse_heads(obj: &Map<String, Value>, projections: Option<&Projections>) -> Result<usize> {
+/// `heads`: ≥ 1; more than one needs projections whose widths it divides. `kv_heads` (`None` when absent or equal
+/// to `heads`): dividing `heads`; W_K and W_V then have kv_heads · d_k (d_v) columns.
+fn parse_heads(obj: &Map<String, Value>, projections: Option<&Projections>) -> Result<(usize, Option<usize>)> {
     let heads = match obj.get("heads") {
-        None | Some(Value::Null) => return Ok(1),
+        None | Some(Value::Null) => 1,
         Some(Value::Number(x)) => match x.as_u64() {
             Some(h) if h >= 1 && h <= MAX_DIMS as u64 => h as usize,
             _ => return err(format!("heads must be a whole number from 1 to {MAX_DIMS}, got {x}")),
         },
         Some(other) => return err(format!("heads must be a whole number (1, 2, 4, …), got {}", describe(other))),
     };
+    let kv = match obj.get("kv_heads") {
+        None | Some(Value::Null) => heads,
+        Some(Value::Number(x)) => match x.as_u64() {
+            Some(k) if k >= 1 && k <= heads as u64 && heads as u64 % k == 0 => k as usize,
+            _ => {
+                return err(format!(
+                    "kv_heads must be a whole number that divides heads ({heads}): each key/value head serves \
+                     heads / kv_heads query heads (1 = multi-query), got {x}"
+                ))
+            }
+        },
+        Some(other) => {
+            return err(format!("kv_heads must be a whole number dividing heads ({heads}), got {}", describe(other)))
+        }
+    };
+    let kv_heads = (kv != heads).then_some(kv);
     if heads == 1 {
-        return Ok(1);
+        if let Some(p) = projections.filter(|p| p.w_k.cols() != p.w_q.cols()) {
+            return err(format!(
+                "w_k has {} columns but w_q has {}: queries and keys must have the same length d_k",
+                p.w_k.cols(),
+                p.w_q.cols()
+            ));
+        }
+        return Ok((1, None));
     }
     let Some(p) = projections else {
         return err(format!(
@@ -955,17 +1187,180 @@ fn parse_heads(obj: &Map<String, Value>, projections: Option<&Projections>) -> R
              (d_model × heads·d_k) to split"
         ));
     };
-    for (name, w) in [("w_q", &p.w_q), ("w_k", &p.w_k), ("w_v", &p.w_v)] {
-        if w.cols() % heads != 0 {
+    for (name, w, count) in [("w_q", &p.w_q, heads), ("w_k", &p.w_k, kv), ("w_v", &p.w_v, kv)] {
+        if w.cols() % count != 0 {
+            let (who, what) = if count == heads { ("heads", "heads") } else { ("kv_heads", "kv_heads") };
             return err(format!(
-                "{name} has {} columns, which {heads} heads cannot split evenly: it needs heads × d (a multiple of \
-                 {heads}) columns",
+                "{name} has {} columns, which {count} {who} cannot split evenly: it needs {what} × d (a multiple of \
+                 {count}) columns",
                 w.cols()
             ));
         }
     }
-    Ok(heads)
+    if p.w_k.cols() / kv != p.w_q.cols() / heads {
+        let d_k = p.w_q.cols() / heads;
+        return err(format!(
+            "w_k has {} columns, expected kv_heads × d_k = {kv} × {d_k} = {}: keys must be as wide as each head's \
+             queries (w_q: {heads} heads × {d_k})",
+            p.w_k.cols(),
+            kv * d_k
+        ));
+    }
+    Ok((heads, kv_heads))
 }
+
+/// `position`: absent, or `{"kind": "sinusoidal" | "rope" | "alibi", …}` (see [`Position`]).
+fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<Option<Position>> {
+    let value = match obj.get("position") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => v,
+    };
+    let kinds = "\"sinusoidal\", \"rope\" or \"alibi\"";
+    let Value::Object(p) = value else {
+        return err(format!(
+            "position must be an object such as {{\"kind\": \"rope\"}} (kind {kinds}), got {}",
+            describe(value)
+        ));
+    };
+    let kind = match p.get("kind") {
+        Some(Value::String(k)) if ["sinusoidal", "rope", "alibi"].contains(&k.as_str()) => k.as_str(),
+        None => return err(format!("position needs a kind: {kinds}")),
+        Some(other) => return err(format!("position.kind must be {kinds}, got {}", describe(other))),
+    };
+    let takes: &[&str] = match kind {
+        "sinusoidal" => &["kind", "base"],
+        "rope" => &["kind", "base", "pairs"],
+        _ => &["kind", "slopes"],
+    };
+    if let Some(key) = p.keys().find(|k| !takes.contains(&k.as_str())) {
+        return err(format!("position {} has no field {} (it takes {})", quote(kind), quote(key), takes.join(", ")));
+    }
+    let base = match p.get("base") {
+        None | Some(Value::Null) => DEFAULT_BASE,
+        // Below 1 the frequencies grow with i: a base near 0 sends them (and the angles) to ∞, whose sine is NaN.
+        Some(Value::Number(x)) => match x.as_f64() {
+            Some(b) if b.is_finite() && b >= 1.0 => b,
+            _ => return err(format!("position.base must be a number ≥ 1 (default 10000), got {x}")),
+        },
+        Some(other) => {
+            return err(format!("position.base must be a number ≥ 1 (default 10000), got {}", describe(other)))
+        }
+    };
+    Ok(Some(match kind {
+        "sinusoidal" => Position::Sinusoidal { base },
+        "rope" => {
+            let pairs = match p.get("pairs") {
+                None | Some(Value::Null) => Pairs::Interleaved,
+                Some(Value::String(s)) if s == "interleaved" => Pairs::Interleaved,
+                Some(Value::String(s)) if s == "halves" => Pairs::Halves,
+                Some(other) => {
+                    return err(format!(
+                        "position.pairs must be \"interleaved\" or \"halves\", got {}",
+                        describe(other)
+                    ))
+                }
+            };
+            if d_k % 2 != 0 {
+                return err(odd_rope(d_k));
+            }
+            Position::Rope { base, pairs }
+        }
+        _ => {
+            let slopes = match p.get("slopes") {
+                None | Some(Value::Null) => None,
+                Some(v) => {
+                    let slopes = parse_numbers("position.slopes", Numbers::Json(v))?;
+                    if slopes.len() != heads {
+                        return err(slopes_count(slopes.len(), heads));
+                    }
+                    Some(slopes)
+                }
+            };
+            Position::Alibi { slopes }
+        }
+    }))
+}
+
+fn odd_rope(d_k: usize) -> String {
+    format!(
+        "position \"rope\" needs an even d_k (it rotates each head's queries and keys in pairs), but d_k is {d_k}: \
+         give each head an even number of columns"
+    )
+}
+
+fn slopes_count(got: usize, heads: usize) -> String {
+    format!("position.slopes has {got} values, expected {heads}: one per head")
+}
+
+/// `window` (`least` 0) or `tiles` (`least` 1): `[a, b]`, two whole numbers ≥ `least`.
+fn parse_pair(obj: &Map<String, Value>, key: &str, least: u64) -> Result<Option<[usize; 2]>> {
+    let value = match obj.get(key) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => v,
+    };
+    let (sides, what) = if key == "window" {
+        (["left", "right"], "query i attends keys i − left … i + right")
+    } else {
+        (["rows", "cols"], "FlashAttention's block of queries × keys")
+    };
+    let expected = format!("[{}, {}]: two whole numbers ≥ {least} ({what})", sides[0], sides[1]);
+    let Value::Array(items) = value else {
+        return err(format!("{key} must be {expected}, got {}", describe(value)));
+    };
+    if items.len() != 2 {
+        return err(format!("{key} has {} values; it must be {expected}", items.len()));
+    }
+    let mut out = [0; 2];
+    for (k, item) in items.iter().enumerate() {
+        out[k] = match item.as_u64() {
+            Some(x) if x >= least => x.min(MAX_TOKENS as u64) as usize,
+            _ => {
+                return err(format!(
+                    "{key}[{k}] ({}) is {}: it must be a whole number ≥ {least} ({key} is {expected})",
+                    sides[k],
+                    describe(item)
+                ))
+            }
+        };
+    }
+    Ok(Some(out))
+}
+
+/// A whole number ≥ 0 (`sinks`), 0 when absent.
+fn parse_count(obj: &Map<String, Value>, key: &str, what: &str) -> Result<usize> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(v) => match v.as_u64() {
+            Some(x) => Ok(x.min(MAX_TOKENS as u64) as usize),
+            None => err(format!("{key} must be a whole number ≥ 0 ({what}), got {}", describe(v))),
+        },
+    }
+}
+
+/// `decode_step`: a token index, with a causal mask.
+fn parse_decode_step(obj: &Map<String, Value>, n: usize, mask: &Mask) -> Result<Option<usize>> {
+    let t = match obj.get("decode_step") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(t) => t,
+            None => return err(format!("decode_step must be a token index (0, 1, 2, …), got {}", describe(v))),
+        },
+    };
+    if t >= n as u64 {
+        return err(decode_out_of_range(t, n));
+    }
+    if *mask != Mask::Causal {
+        return err(DECODE_NEEDS_CAUSAL);
+    }
+    Ok(Some(t as usize))
+}
+
+fn decode_out_of_range(t: u64, n: usize) -> String {
+    format!("decode_step {t} is out of range: there are {n} tokens, numbered 0 to {}", n - 1)
+}
+
+const DECODE_NEEDS_CAUSAL: &str = "decode_step needs mask \"causal\": generating token by token, each query sees only \
+     the tokens so far (add \"mask\": \"causal\")";
 
 /// `scoring` and the matrices it needs: queries `dq` wide, keys `dk` wide.
 fn parse_scoring(fields: &Fields, dq: usize, dk: usize, heads: usize, q_what: &str, k_what: &str) -> Result<Scoring> {
@@ -1219,6 +1614,41 @@ impl Options {
         }
         if self.masked_row != MaskedRow::Zero {
             obj.insert("masked_row".into(), json!(self.masked_row.name()));
+        }
+        match &self.position {
+            None => {}
+            Some(Position::Sinusoidal { base }) => {
+                obj.insert("position".into(), json!({"kind": "sinusoidal", "base": number_value(*base)}));
+            }
+            Some(Position::Rope { base, pairs }) => {
+                obj.insert(
+                    "position".into(),
+                    json!({"kind": "rope", "base": number_value(*base), "pairs": pairs.name()}),
+                );
+            }
+            Some(Position::Alibi { slopes }) => {
+                let mut p = Map::new();
+                p.insert("kind".into(), json!("alibi"));
+                if let Some(s) = slopes {
+                    p.insert("slopes".into(), numbers_value(s));
+                }
+                obj.insert("position".into(), Value::Object(p));
+            }
+        }
+        if let Some(kv) = self.kv_heads {
+            obj.insert("kv_heads".into(), json!(kv));
+        }
+        if let Some(w) = self.window {
+            obj.insert("window".into(), json!(w));
+        }
+        if self.sinks != 0 {
+            obj.insert("sinks".into(), json!(self.sinks));
+        }
+        if let Some(t) = self.decode_step {
+            obj.insert("decode_step".into(), json!(t));
+        }
+        if let Some(t) = self.tiles {
+            obj.insert("tiles".into(), json!(t));
         }
     }
 }

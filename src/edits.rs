@@ -6,7 +6,7 @@
 //! W_K and W_V; adding a cross-attention dimension extends the decoder state
 //! and every annotation. New numbers start at 0.
 
-use crate::config::{Config, ConfigError, Mask, Mechanism, Scoring, MAX_DIMS, MAX_TOKENS};
+use crate::config::{Config, ConfigError, Mask, Mechanism, Position, Scoring, MAX_DIMS, MAX_TOKENS};
 use crate::math::Matrix;
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -112,6 +112,10 @@ impl Config {
         if is_self && next.query >= at && at < n {
             next.query += 1;
         }
+        // The decode step follows its token, as the query does.
+        if let Some(t) = next.options.decode_step.as_mut().filter(|t| **t >= at && at < n) {
+            *t += 1;
+        }
         next.within_cost()
     }
 
@@ -137,7 +141,10 @@ impl Config {
         if is_self && (next.query > at || next.query >= n - 1) {
             next.query = next.query.saturating_sub(1);
         }
-        Ok(next)
+        if let Some(t) = next.options.decode_step.as_mut().filter(|t| **t > at || **t >= n - 1) {
+            *t = t.saturating_sub(1);
+        }
+        next.within_cost()
     }
 
     /// Applies a row edit to the matrix with one row per token.
@@ -191,7 +198,8 @@ impl Config {
         if at >= d {
             return err(format!("there is no dimension {at}: there are {d}"));
         }
-        Ok(self.with_dim_rows(|m| remove_row(m, at)))
+        // Re-checked: without projections d_k is d_model, and RoPE needs it even.
+        self.with_dim_rows(|m| remove_row(m, at)).within_cost()
     }
 
     /// Applies a row edit to every matrix laid out with one row per input
@@ -251,7 +259,8 @@ impl Config {
         a.set(row, col, value);
         let mut next = self.clone();
         next.options.mask = Mask::Matrix(a);
-        Ok(next)
+        // A decode step needs the causal mask: a changed entry is refused with that rule's message.
+        next.within_cost()
     }
 
     /// The config with these fields replaced (JSON, the config's own field names: `heads`,
@@ -336,7 +345,9 @@ impl Config {
         let Mechanism::SelfAttention { projections: Some(p), .. } = &self.mechanism else {
             return err("heads need projections: this figure has no W_Q, W_K and W_V to split into heads");
         };
-        let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / h);
+        // Shared K/V heads (kv_heads < heads) stay as they are: the new query head reads the last of them.
+        let grouped = self.options.kv_heads.is_some();
+        let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / self.options.kv_heads());
         if p.w_q.cols() + dk > MAX_DIMS || p.w_v.cols() + dv > MAX_DIMS {
             return err(format!("at most {MAX_DIMS} columns of W_Q, W_K and W_V are supported"));
         }
@@ -350,11 +361,17 @@ impl Config {
         let mut next = self.clone();
         if let Mechanism::SelfAttention { projections: Some(p), .. } = &mut next.mechanism {
             p.w_q = wider(&p.w_q, dk);
-            p.w_k = wider(&p.w_k, dk);
-            p.w_v = wider(&p.w_v, dv);
+            if !grouped {
+                p.w_k = wider(&p.w_k, dk);
+                p.w_v = wider(&p.w_v, dv);
+            }
         }
         if let Some(w_o) = &mut next.options.w_o {
             *w_o = wider(&w_o.transpose(), dv).transpose();
+        }
+        if let Some(Position::Alibi { slopes: Some(s) }) = &mut next.options.position {
+            // The default slope of the last of h + 1 heads: 2^(−8).
+            s.push((-8f64).exp2());
         }
         next.options.heads = h + 1;
         next.check_heads()?;
@@ -380,20 +397,30 @@ impl Config {
                 .collect();
             Matrix::from_rows(&keep).expect("equal rows")
         };
+        let grouped = self.options.kv_heads.is_some();
         if let Mechanism::SelfAttention { projections: Some(p), .. } = &mut next.mechanism {
-            let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / h);
+            let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / self.options.kv_heads());
             p.w_q = without(&p.w_q, dk);
-            p.w_k = without(&p.w_k, dk);
+            if !grouped {
+                p.w_k = without(&p.w_k, dk);
+                p.w_v = without(&p.w_v, dv);
+            }
             if let Some(w_o) = &mut next.options.w_o {
                 *w_o = without(&w_o.transpose(), dv).transpose();
             }
-            p.w_v = without(&p.w_v, dv);
+        }
+        if let Some(Position::Alibi { slopes: Some(s) }) = &mut next.options.position {
+            s.remove(at);
         }
         next.options.heads = h - 1;
+        if next.options.kv_heads == Some(h - 1) {
+            next.options.kv_heads = None;
+        }
         if next.options.head > at || next.options.head >= h - 1 {
             next.options.head = next.options.head.saturating_sub(1);
         }
-        Ok(next)
+        // With shared K/V heads, h − 1 query heads must still split evenly among them.
+        next.within_cost()
     }
 
     /// Read back through the parser: the heads' rules (general/additive have one) apply.

@@ -12,7 +12,7 @@
 //! (a slice of Q, K, V per head, `np.tril` for causal, d2l's valid lengths), so
 //! the documents' own configs still export as the documents' code.
 
-use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Scale, Scoring};
+use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Pairs, Position, Scale, Scoring};
 use crate::edits::Distribution;
 use crate::math::Matrix;
 use crate::weights::Stack;
@@ -76,14 +76,21 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                 }
             }
             option_inputs(&mut py, o, false);
+            position_inputs(&mut py, o);
             if projections.is_some() {
                 let _ = writeln!(py, "\nQ = X @ W_Q\nK = X @ W_K\nV = X @ W_V");
             } else {
                 let _ = writeln!(py, "\nQ = K = V = X  # no learned projections");
             }
+            let rope = matches!(o.position, Some(Position::Rope { .. }));
             if o.heads == 1 {
-                self_stages(&mut py, config, "", "Q", "K", "K.shape[1]");
+                let (q, k) = if rope { ("Q_rot", "K_rot") } else { ("Q", "K") };
+                if rope {
+                    let _ = writeln!(py, "Q_rot, K_rot = rope(Q), rope(K)  # the scores are the rotated vectors'");
+                }
+                self_stages(&mut py, config, "", q, k, "K.shape[1]");
                 let _ = writeln!(py, "context = weights @ V");
+                modern_steps(&mut py, config, q, k, "V", "scaled", "bias");
                 if o.w_o.is_some() {
                     let _ = writeln!(py, "output = context @ W_O  # the output projection");
                 }
@@ -99,20 +106,31 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                 let _ = writeln!(py, "print(\"context of query\", tokens[i], \"=\", terms.sum(axis=0))");
             } else {
                 let _ = writeln!(py, "d_k = W_Q.shape[1] // heads  # each head's query and key width");
-                let _ = writeln!(py, "d_v = W_V.shape[1] // heads  # each head's value width");
+                let kv = if o.kv_heads.is_some() { "kv_heads" } else { "heads" };
+                let _ = writeln!(py, "d_v = W_V.shape[1] // {kv}  # each head's value width");
                 let _ = writeln!(py, "per_head = []  # each head's stages");
                 let _ = writeln!(
                     py,
                     "for i in range(heads):  # head i: columns i*d_k ... (i+1)*d_k - 1 of Q and K (PyTorch's layout)"
                 );
                 let _ = writeln!(py, "    q = Q[:, i * d_k:(i + 1) * d_k]");
-                let _ = writeln!(py, "    k = K[:, i * d_k:(i + 1) * d_k]");
-                let _ = writeln!(py, "    v = V[:, i * d_v:(i + 1) * d_v]");
+                if o.kv_heads.is_some() {
+                    let _ = writeln!(py, "    g = i // (heads // kv_heads)  # the key/value head query head i reads");
+                    let _ = writeln!(py, "    k = K[:, g * d_k:(g + 1) * d_k]");
+                    let _ = writeln!(py, "    v = V[:, g * d_v:(g + 1) * d_v]");
+                } else {
+                    let _ = writeln!(py, "    k = K[:, i * d_k:(i + 1) * d_k]");
+                    let _ = writeln!(py, "    v = V[:, i * d_v:(i + 1) * d_v]");
+                }
+                if rope {
+                    let _ = writeln!(py, "    q, k = rope(q), rope(k)  # RoPE: the scores are the rotated vectors'");
+                }
                 self_stages(&mut py, config, "    ", "q", "k", "d_k");
+                let bias = if matches!(o.position, Some(Position::Alibi { .. })) { ", bias=bias" } else { "" };
                 let _ = writeln!(
                     py,
                     "    per_head.append(dict(q=q, k=k, v=v, scores=scores, scaled=scaled, weights=weights, \
-                     context=weights @ v))"
+                     context=weights @ v{bias}))"
                 );
                 let _ = writeln!(
                     py,
@@ -121,8 +139,10 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                 if o.w_o.is_some() {
                     let _ = writeln!(py, "output = context @ W_O  # the output projection");
                 }
+                let _ = writeln!(py, "head = {}  # the head the breakdown follows", o.head);
+                let f = |x: &str| format!("per_head[head][\"{x}\"]");
+                modern_steps(&mut py, config, &f("q"), &f("k"), &f("v"), &f("scaled"), &f("bias"));
                 let _ = writeln!(py, "\ni = {}  # the query of the single-query breakdown", config.query);
-                let _ = writeln!(py, "head = {}  # the head it follows", o.head);
                 let _ = writeln!(
                     py,
                     "terms = per_head[head][\"weights\"][i][:, None] * per_head[head][\"v\"]  # row j is w_j * v_j\n"
@@ -203,7 +223,58 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
 
 /// Whether some key can be masked (`allowed` exists in the snippet).
 fn masked(o: &Options) -> bool {
-    o.mask != Mask::None || o.valid_lens.is_some()
+    o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some()
+}
+
+/// Whether the self-attention snippet names the number of tokens `n`.
+fn needs_n(o: &Options) -> bool {
+    masked(o) || o.position.is_some() || o.decode_step.is_some() || o.tiles.is_some()
+}
+
+/// The position encoding's inputs: the sinusoidal table added to X, RoPE's rotation, ALiBi's slopes and bias.
+fn position_inputs(py: &mut String, o: &Options) {
+    match &o.position {
+        None => {}
+        Some(Position::Sinusoidal { base }) => {
+            let _ =
+                writeln!(py, "\n# Sinusoidal positions (Vaswani et al. 2017, section 3.5), added to the embeddings");
+            let _ = writeln!(py, "p, j = np.arange(n)[:, None], np.arange(X.shape[1])[None, :]");
+            let _ = writeln!(py, "angle = p / {} ** (2 * (j // 2) / X.shape[1])", py_float(*base));
+            let _ = writeln!(py, "PE = np.where(j % 2 == 0, np.sin(angle), np.cos(angle))");
+            let _ = writeln!(py, "X = X + PE");
+        }
+        Some(Position::Rope { base, pairs }) => {
+            let (a, b, what) = match pairs {
+                Pairs::Interleaved => ("x[:, 0::2]", "x[:, 1::2]", "pairs (x_2i, x_2i+1), RoFormer (Su et al. 2021)"),
+                Pairs::Halves => ("x[:, :d // 2]", "x[:, d // 2:]", "pairs (x_i, x_i+d/2), LLaMA's rotate_half"),
+            };
+            let _ = writeln!(py, "\ndef rope(x, base={}):", py_float(*base));
+            let _ = writeln!(py, "    \"\"\"RoPE: row p's pair i rotated by the angle p * base^(-2i/d); {what}.\"\"\"");
+            let _ = writeln!(py, "    d = x.shape[1]");
+            let _ =
+                writeln!(py, "    angle = np.arange(len(x))[:, None] * base ** (-2 * np.arange(d // 2) / d)[None, :]");
+            let _ = writeln!(py, "    a, b = {a}, {b}");
+            let _ = writeln!(py, "    out = np.empty_like(x)");
+            let _ = writeln!(
+                py,
+                "    {a_out}, {b_out} = a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)",
+                a_out = a.replace("x[", "out["),
+                b_out = b.replace("x[", "out[")
+            );
+            let _ = writeln!(py, "    return out");
+        }
+        Some(p @ Position::Alibi { slopes }) => {
+            let given = slopes.is_some();
+            let values: Vec<String> = p.slopes(o.heads).iter().map(|&m| py_float(m)).collect();
+            if given {
+                let _ = writeln!(py, "\nslopes = np.array([{}])  # ALiBi's slope of each head", values.join(", "));
+            } else {
+                let heads = if o.heads == 1 { "1".to_string() } else { "heads".to_string() };
+                let _ = writeln!(py, "\nslopes = 2.0 ** (-8 * np.arange(1, {heads} + 1) / {heads})  # ALiBi's default slopes (Press et al. 2022)");
+            }
+            let _ = writeln!(py, "distance = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])  # |i - j|");
+        }
+    }
 }
 
 /// The inputs the options add (nothing for the documents' defaults): W_O, the
@@ -226,6 +297,16 @@ fn option_inputs(py: &mut String, o: &Options, cross: bool) {
     if o.heads != 1 {
         let _ = writeln!(py, "heads = {}", o.heads);
     }
+    if o.kv_heads.is_some() {
+        let _ = writeln!(
+            py,
+            "kv_heads = {}  # key/value heads shared by heads // kv_heads query heads each (GQA)",
+            o.kv_heads()
+        );
+    }
+    if !cross && needs_n(o) {
+        let _ = writeln!(py, "n = len(tokens)");
+    }
     if o.temperature != 1.0 {
         let _ = writeln!(py, "temperature = {}", py_float(o.temperature));
     }
@@ -236,7 +317,6 @@ fn option_inputs(py: &mut String, o: &Options, cross: bool) {
     match &o.mask {
         Mask::None => {}
         Mask::Causal => {
-            let _ = writeln!(py, "n = len(tokens)");
             let _ =
                 writeln!(py, "allowed = np.tril(np.ones((n, n), dtype=bool))  # causal: query i attends keys 0 ... i");
             have = true;
@@ -255,6 +335,27 @@ fn option_inputs(py: &mut String, o: &Options, cross: bool) {
             have = true;
         }
     }
+    if let Some([left, right]) = o.window {
+        let _ = writeln!(py, "i, j = np.arange(n)[:, None], np.arange(n)[None, :]");
+        let _ = writeln!(
+            py,
+            "in_window = (i - {left} <= j) & (j <= i + {right})  # window [left, right] = [{left}, {right}]"
+        );
+        if o.sinks > 0 {
+            let _ = writeln!(
+                py,
+                "in_window |= j < {}  # attention sinks: keys 0 ... {} always (StreamingLLM)",
+                o.sinks,
+                o.sinks - 1
+            );
+        }
+        if have {
+            let _ = writeln!(py, "allowed &= in_window");
+        } else {
+            let _ = writeln!(py, "allowed = in_window");
+        }
+        have = true;
+    }
     let Some(lens) = &o.valid_lens else { return };
     let lens_list = lens.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
     if cross {
@@ -266,9 +367,6 @@ fn option_inputs(py: &mut String, o: &Options, cross: bool) {
             let _ = writeln!(py, "allowed = {cond}  # states j < valid_lens[0] only");
         }
         return;
-    }
-    if o.mask != Mask::Causal {
-        let _ = writeln!(py, "n = len(tokens)");
     }
     let _ = writeln!(py, "valid_lens = np.array([{lens_list}])");
     let cond = "np.arange(n)[None, :] < valid_lens[:, None]";
@@ -308,12 +406,17 @@ fn self_stages(py: &mut String, config: &Config, indent: &str, q: &str, k: &str,
         }
     }
     let _ = writeln!(py, "{indent}scaled = {}", scaled_expr(config.scale, o.temperature, dk));
+    if let Some(Position::Alibi { .. }) = o.position {
+        let h = if o.heads == 1 { "0" } else { "i" };
+        let _ = writeln!(py, "{indent}bias = -slopes[{h}] * distance  # ALiBi: -m * |i - j|");
+        let _ = writeln!(py, "{indent}scaled = scaled + bias");
+    }
     if !masked(o) {
         let _ = writeln!(py, "{indent}weights = softmax(scaled, axis=1)");
         return;
     }
     let _ = writeln!(py, "{indent}scaled = np.where(allowed, scaled, -np.inf)  # a masked key: -inf, so exp gives 0");
-    if o.mask == Mask::Causal && o.valid_lens.is_none() {
+    if o.mask == Mask::Causal && o.valid_lens.is_none() && o.window.is_none() {
         // Key 0 is always allowed: no query has every key masked.
         let _ = writeln!(py, "{indent}weights = softmax(scaled, axis=1)");
         return;
@@ -322,6 +425,70 @@ fn self_stages(py: &mut String, config: &Config, indent: &str, q: &str, k: &str,
     let _ = writeln!(py, "{indent}weights = {fill}  # a query with every key masked: {what}");
     let _ = writeln!(py, "{indent}attends = allowed.any(axis=1)  # the queries with a key left to attend");
     let _ = writeln!(py, "{indent}weights[attends] = softmax(scaled[attends], axis=1)");
+}
+
+/// The decode step and FlashAttention's tiles of the followed head, whose rotated (RoPE) queries and keys, values,
+/// scaled scores and bias (ALiBi) the snippet names `q`, `k`, `v`, `scaled`, `bias`.
+fn modern_steps(py: &mut String, config: &Config, q: &str, k: &str, v: &str, scaled: &str, bias: &str) {
+    let o = &config.options;
+    if let Some(t) = o.decode_step {
+        let _ = writeln!(py, "\n# Generating token t: its query against the KV cache of tokens 0 ... t");
+        let _ = writeln!(py, "t = {t}");
+        let _ = writeln!(py, "q_t, k_cache, v_cache = {q}[t], {k}[:t + 1], {v}[:t + 1]");
+        let _ = writeln!(py, "decode_scores = k_cache @ q_t");
+        let dk = "k_cache.shape[1]";
+        let _ = writeln!(
+            py,
+            "decode_scaled = {}",
+            scaled_expr(config.scale, o.temperature, dk).replacen("scores", "decode_scores", 1)
+        );
+        if matches!(o.position, Some(Position::Alibi { .. })) {
+            let _ = writeln!(py, "decode_scaled = decode_scaled + {bias}[t, :t + 1]");
+        }
+        if masked(o) {
+            let _ = writeln!(py, "decode_scaled = np.where(allowed[t, :t + 1], decode_scaled, -np.inf)");
+            let _ = writeln!(py, "if allowed[t, :t + 1].any():");
+            let _ =
+                writeln!(py, "    decode_weights = softmax(decode_scaled)  # = weights[t, :t + 1]: the causal row t");
+            let (fill, what) = masked_row_fill(o.masked_row, "(t + 1)");
+            let fill = fill.replace("scaled", "decode_scaled");
+            let _ = writeln!(py, "else:  # every key masked: {what}");
+            let _ = writeln!(py, "    decode_weights = {fill}");
+        } else {
+            let _ = writeln!(py, "decode_weights = softmax(decode_scaled)");
+        }
+        let _ = writeln!(py, "decode_context = decode_weights @ v_cache");
+        let _ = writeln!(py, "print(\"decode step\", t, \"weights =\", decode_weights, \"context =\", decode_context)");
+    }
+    if let Some([rows, cols]) = o.tiles {
+        let _ = writeln!(py, "\n# FlashAttention-2 (Dao 2023, Algorithm 1): blocks of {rows} queries x {cols} keys, no n x n matrix kept");
+        let _ = writeln!(py, "flash_steps, flash_context = [], []");
+        let _ = writeln!(py, "for r0 in range(0, n, {rows}):");
+        let _ = writeln!(py, "    S = {scaled}[r0:r0 + {rows}]  # the block's scaled scores (masked: -inf)");
+        let _ = writeln!(py, "    m = np.full(len(S), -np.inf)  # running row maximum");
+        let _ = writeln!(py, "    l = np.zeros(len(S))  # running sum of exp(scaled - m)");
+        let _ = writeln!(py, "    o = np.zeros((len(S), {v}.shape[1]))  # running sum of exp(scaled - m) * v");
+        let _ = writeln!(py, "    for c0 in range(0, n, {cols}):");
+        let _ = writeln!(py, "        s = S[:, c0:c0 + {cols}]");
+        let _ = writeln!(py, "        m_new = np.maximum(m, s.max(axis=1))");
+        let _ = writeln!(
+            py,
+            "        shift = np.where(m_new > -np.inf, m_new, 0)  # a row with no key yet: nothing to shift"
+        );
+        let _ = writeln!(py, "        p = np.exp(s - shift[:, None])");
+        let _ =
+            writeln!(py, "        alpha = np.exp(m - shift)  # rescales what came before (0 when there was nothing)");
+        let _ = writeln!(py, "        l = alpha * l + p.sum(axis=1)");
+        let _ = writeln!(py, "        o = alpha[:, None] * o + p @ {v}[c0:c0 + {cols}]");
+        let _ = writeln!(py, "        m = m_new");
+        let _ = writeln!(py, "        flash_steps.append(dict(m=m, l=l, o=o))");
+        let _ = writeln!(
+            py,
+            "    flash_context.append(o / np.where(l > 0, l, 1)[:, None])  # o / l: the block's context rows"
+        );
+        let _ = writeln!(py, "flash_context = np.concatenate(flash_context)");
+        let _ = writeln!(py, "print(\"FlashAttention's o / l =\", flash_context, sep=\"\\n\")");
+    }
 }
 
 /// The weights of a query whose every key is masked, as `masked_row` says (`m`: the

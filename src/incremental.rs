@@ -91,7 +91,8 @@ impl Session {
     /// trace up to date. On any error the session is unchanged.
     pub fn set_value(&mut self, matrix: &str, row: usize, col: usize, value: f64) -> Result<(), String> {
         let config = self.config.with_value(matrix, row, col, value).map_err(|e| e.0)?;
-        if config.options.heads > 1 && matches!(matrix, "w_q" | "w_k" | "w_v") {
+        // The head patch knows plain heads only: not kv heads shared by several, positions, windows, decode or tiles.
+        if config.options.heads > 1 && !config.options.has_modern() && matches!(matrix, "w_q" | "w_k" | "w_v") {
             if let Trace::SelfAttention(t) = &mut self.trace {
                 update_head(&config, t, matrix, col).map_err(|e| e.0)?;
                 self.config = config;

@@ -8,7 +8,7 @@
 //! column (d rows × m columns).
 
 use crate::attention::Trace;
-use crate::config::{Config, Mask, Mechanism, Scoring};
+use crate::config::{Config, Mask, Mechanism, Position, Scoring};
 use crate::math::Matrix;
 use crate::weights::ROW_SUM_TOLERANCE;
 
@@ -17,8 +17,12 @@ pub const SELF_VIEWS: [&str; 12] =
     ["embeddings", "w_q", "w_k", "w_v", "q", "k", "v", "scores", "scaled", "weights", "naive_weights", "context"];
 pub const CROSS_VIEWS: [&str; 7] =
     ["decoder_state", "annotations", "scores", "scaled", "weights", "naive_weights", "applied"];
-pub const ALL_VIEWS: [&str; 16] = [
+pub const ALL_VIEWS: [&str; 20] = [
     "embeddings",
+    "pe",
+    "q_rot",
+    "k_rot",
+    "bias",
     "w_q",
     "w_k",
     "w_v",
@@ -70,10 +74,25 @@ pub fn names(config: &Config) -> Vec<String> {
     if o.w_o.is_some() {
         inputs.push("w_o".into());
     }
-    if o.mask != Mask::None || o.valid_lens.is_some() {
+    if o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some() {
         inputs.push("mask".into());
     }
     out.splice(first_stage..first_stage, inputs);
+    // Positions: the sinusoidal table after the embeddings it is added to; RoPE's rotated q and k before the scores
+    // they make; ALiBi's bias between the scores and the scaled scores it is added to.
+    let after = |out: &mut Vec<String>, at: &str, names: &[&str]| {
+        let i = out.iter().position(|v| v == at).map_or(out.len(), |i| i + 1);
+        out.splice(i..i, names.iter().map(|n| n.to_string()));
+    };
+    match o.position {
+        Some(Position::Sinusoidal { .. }) => after(&mut out, "embeddings", &["pe"]),
+        Some(Position::Rope { .. }) => {
+            let last = if out.iter().any(|v| v == "v") { "v" } else { "q" };
+            after(&mut out, last, &["q_rot", "k_rot"]);
+        }
+        Some(Position::Alibi { .. }) => after(&mut out, "scores", &["bias"]),
+        None => {}
+    }
     if o.heads > 1 {
         out.retain(|v| v != "naive_weights");
     }
@@ -89,6 +108,25 @@ pub fn names(config: &Config) -> Vec<String> {
         out.push("query.features".into());
     }
     out
+}
+
+/// The names the `views` attribute gives issue 25's panels: the position encoding, the key/value heads, the window
+/// and sinks, the decode stepper, FlashAttention's tile stepper.
+pub const MODERN_PANELS: [&str; 5] = ["position", "kv", "window", "decode", "flash"];
+
+/// Which of [`MODERN_PANELS`] this config uses (shown without a `views` list, as today's panels are when their
+/// feature is on): `position` with a position encoding, `kv` with fewer key/value heads than heads, `window` with a
+/// window or sinks, `decode` with a decode step, `flash` with tiles.
+pub fn modern_panels(config: &Config) -> Vec<&'static str> {
+    let o = &config.options;
+    let on = [
+        o.position.is_some(),
+        o.kv_heads.is_some(),
+        o.window.is_some() || o.sinks > 0,
+        o.decode_step.is_some(),
+        o.tiles.is_some(),
+    ];
+    MODERN_PANELS.iter().zip(on).filter(|(_, on)| *on).map(|(p, _)| *p).collect()
 }
 
 /// The most unknown names a message quotes (the rest are counted).
@@ -193,7 +231,7 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
             let w = o.w_o.as_ref()?;
             matrix_view(name, "W_O".into(), w.clone(), indices(w.rows()), indices(w.cols()), "sequential")
         }
-        ("mask", _) if o.mask != Mask::None || o.valid_lens.is_some() => {
+        ("mask", _) if o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some() => {
             let title = match o.mask {
                 Mask::Causal => "mask: causal (1 = may attend)",
                 Mask::Matrix(_) => "mask (1 = may attend)",
@@ -207,6 +245,12 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
                 ),
                 Some(_) => format!("{title} · and valid lengths"),
                 None => title.to_string(),
+            };
+            // The window and sinks are not in the matrix either (it is the mask a click edits).
+            let title = match (o.window, o.sinks) {
+                (Some([l, r]), 0) => format!("{title} · window [{l}, {r}]"),
+                (Some([l, r]), s) => format!("{title} · window [{l}, {r}], sinks {s}"),
+                (None, _) => title,
             };
             let values = o.mask.matrix(queries.len(), m);
             matrix_view(name, title, values, queries.to_vec(), tokens, "sequential")
@@ -290,6 +334,16 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                         return Ok(matrix_view(name, title, m.clone(), tokens.clone(), tokens, "sequential"));
                     }
                     "context" => (h.context, "Blue"),
+                    "q_rot" | "k_rot" | "bias" => {
+                        let e = t.extras.get(i).ok_or_else(unknown)?;
+                        let (m, palette, cols) = match stage {
+                            "q_rot" => (e.q_rot.as_ref().ok_or_else(unknown)?, "purple", None),
+                            "k_rot" => (e.k_rot.as_ref().ok_or_else(unknown)?, "orange", None),
+                            _ => (e.bias.as_ref().ok_or_else(unknown)?, "sequential", Some(tokens.clone())),
+                        };
+                        let cols = cols.unwrap_or_else(|| d(m));
+                        return Ok(matrix_view(name, format!("head {i}: {stage}"), m.clone(), tokens, cols, palette));
+                    }
                     _ => return Err(unknown()),
                 };
                 return Ok(matrix_view(name, format!("head {i}: {stage}"), m.clone(), tokens, d(m), palette));
@@ -299,9 +353,28 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
             let head_note = if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
             let sub = if projections.is_some() { "k" } else { "model" };
             let scale_text = if t.scale == 1.0 { String::new() } else { format!(" / {}", short(t.scale)) };
+            let extras = t.extras.get(config.options.head);
             Ok(match name {
                 "embeddings" => {
                     matrix_view(name, "embeddings X".into(), embeddings.clone(), tokens, d(embeddings), "purple")
+                }
+                "pe" => {
+                    let pe = t.pe.as_ref().ok_or_else(unknown)?;
+                    let title = "PE: sin / cos(p / base^(2⌊j/2⌋/d_model)), added to X".to_string();
+                    matrix_view(name, title, pe.clone(), tokens, d(pe), "sequential")
+                }
+                "q_rot" | "k_rot" => {
+                    let (m, title, palette) = match name {
+                        "q_rot" => (extras.and_then(|e| e.q_rot.as_ref()), "q rotated by RoPE", "purple"),
+                        _ => (extras.and_then(|e| e.k_rot.as_ref()), "k rotated by RoPE", "orange"),
+                    };
+                    let m = m.ok_or_else(unknown)?;
+                    matrix_view(name, format!("{title}{head_note}"), m.clone(), tokens, d(m), palette)
+                }
+                "bias" => {
+                    let m = extras.and_then(|e| e.bias.as_ref()).ok_or_else(unknown)?;
+                    let title = format!("ALiBi bias −m·|i − j|{head_note}");
+                    matrix_view(name, title, m.clone(), tokens.clone(), tokens, "sequential")
                 }
                 "w_q" | "w_k" | "w_v" => {
                     let p = projections.as_ref().ok_or_else(unknown)?;
@@ -335,7 +408,8 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                         }
                         _ => format!("scaled = scores{scale_text}{temp}"),
                     };
-                    let title = format!("{title}{head_note}");
+                    let bias = if extras.is_some_and(|e| e.bias.is_some()) { " + bias" } else { "" };
+                    let title = format!("{title}{bias}{head_note}");
                     matrix_view(name, title, followed.scaled.clone(), tokens.clone(), tokens, "sequential")
                 }
                 "weights" => matrix_view(

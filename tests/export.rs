@@ -431,3 +431,73 @@ fn option_snippets_read_like_the_textbooks() {
         }
     }
 }
+
+/// Issue 25's fields in "Copy as NumPy": each written as readable NumPy (sinusoidal PE, a `rope` function, ALiBi's
+/// slopes and bias, kv heads, the window and sinks, the decode step, FlashAttention's loop) that prints our numbers.
+#[test]
+fn numpy_writes_the_modern_fields() {
+    let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
+    let w4 = json!([[2, 0, 2, 1], [2, 0.5, 0, 1], [2, 1, 2, 0]]);
+    let w2 = json!([[1, 0.5], [0, 1], [0.25, 1]]);
+    let cases = [
+        json!({"position": {"kind": "sinusoidal", "base": 100}}),
+        json!({"position": {"kind": "rope"}, "w_q": w4, "w_k": w4, "mask": "causal", "decode_step": 1, "tiles": [3, 2]}),
+        json!({"position": {"kind": "sinusoidal"}, "window": [2, 0], "decode_step": 3, "mask": "causal", "scale": 2}),
+        json!({"position": {"kind": "rope"}, "w_q": w4, "w_k": w4, "heads": 2, "mask": "causal", "decode_step": 2}),
+        json!({"position": {"kind": "rope", "pairs": "halves", "base": 50}, "w_q": w4, "w_k": w4, "tiles": [3, 3]}),
+        json!({"position": {"kind": "alibi"}, "heads": 2, "w_q": w4, "w_k": w4, "window": [1, 0], "sinks": 1,
+               "mask": "causal", "decode_step": 3, "tiles": [2, 3], "head": 1}),
+        json!({"position": {"kind": "alibi", "slopes": [0.5]}, "w_q": w2, "w_k": w2, "w_v": w2, "valid_lens": [1, 2, 0, 4],
+               "masked_row": "uniform", "tiles": [1, 3]}),
+        json!({"heads": 2, "kv_heads": 1, "w_k": w2, "w_v": w2, "w_q": w4, "window": [0, 1], "temperature": 2,
+               "tiles": [4, 1]}),
+        json!({"heads": 2, "kv_heads": 1, "w_k": w2, "w_v": w2, "w_q": w4, "mask": "causal", "decode_step": 0,
+               "w_o": [[1, 0], [0, 1], [1, 1], [0.5, 0]]}),
+    ];
+    let configs: Vec<Config> = cases.iter().map(|extra| self_config(extra.clone())).collect();
+    let dump = "{'context': context.tolist(), 'pe': _plain(globals().get('PE', [])), \
+                'decode': _plain(globals().get('decode_weights', [])), \
+                'decode_context': _plain(globals().get('decode_context', [])), \
+                'flash': _plain(globals().get('flash_context', []))}";
+    let runs: Vec<(String, String)> = configs.iter().map(|c| (numpy_snippet(c, None), dump.to_string())).collect();
+    let Some(got) = run_pythons(&runs) else {
+        assert!(!must_run, "python3 with numpy and scipy is required");
+        return;
+    };
+    for ((config, got), (snippet, _)) in configs.iter().zip(&got).zip(&runs) {
+        let Trace::SelfAttention(t) = compute(config).unwrap() else { panic!() };
+        let what = |f: &str| format!("{f} of\n{snippet}");
+        close(&got["context"], t.context.data(), &what("context"));
+        if let Some(pe) = &t.pe {
+            close(&got["pe"], pe.data(), &what("PE"));
+        }
+        if let Some(d) = &t.decode {
+            close(&got["decode"], &d.weights, &what("decode weights"));
+            close(&got["decode_context"], &d.context, &what("decode context"));
+        }
+        if t.flash.is_some() {
+            // o / l is the context wherever a query has a key to attend; the snippet leaves 0 where it has none.
+            let h = t.head(config.options.head);
+            let n = h.weights.rows();
+            let reasons = attention_viz::attention::mask_reasons(&config.options, n, n);
+            let want: Vec<f64> = (0..n)
+                .flat_map(|i| {
+                    let live = reasons.row(i).contains(&0.0);
+                    h.context.row(i).iter().map(move |&x| if live { x } else { 0.0 })
+                })
+                .collect();
+            close(&got["flash"], &want, &what("o / l"));
+        }
+        for needle in ["rope", "slopes", "kv_heads", "in_window", "decode", "FlashAttention"] {
+            let used = match needle {
+                "rope" => matches!(config.options.position, Some(attention_viz::config::Position::Rope { .. })),
+                "slopes" => matches!(config.options.position, Some(attention_viz::config::Position::Alibi { .. })),
+                "kv_heads" => config.options.kv_heads.is_some(),
+                "in_window" => config.options.window.is_some(),
+                "decode" => config.options.decode_step.is_some(),
+                _ => config.options.tiles.is_some(),
+            };
+            assert_eq!(snippet.contains(needle), used, "{needle} in\n{snippet}");
+        }
+    }
+}

@@ -310,3 +310,71 @@ fn colour_bar_ticks_are_seaborns_on_wasm() {
         assert_eq!(got.offset, case["offset_text"].as_str().unwrap(), "{}", case["name"]);
     }
 }
+
+/// Issue 25's fields (tests/modern.rs natively) through the bindings and the SIMD kernels: every value within 1e-12 of
+/// the float64 NumPy transcription; the decode step's weights are the causal row t and o / l after each query block's
+/// last tile is its context.
+#[wasm_bindgen_test]
+fn modern_goldens_hold_in_the_browser() {
+    let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
+    let number = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) if s == "NaN" => f64::NAN,
+        serde_json::Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+        serde_json::Value::String(s) if s == "Infinity" => f64::INFINITY,
+        other => other.as_f64().unwrap(),
+    };
+    fn flatten(v: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+        match v {
+            serde_json::Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
+            other => out.push(other.clone()),
+        }
+    }
+    let same = |g: f64, w: f64| {
+        if w.is_finite() {
+            (g - w).abs() <= 1e-12 * w.abs().max(1e-300)
+        } else {
+            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())
+        }
+    };
+    let (mut checked, mut identities) = (0, 0);
+    for case in fixture["cases"].as_array().unwrap() {
+        let trace: JsValue = compute_json(&case["config"].to_string()).unwrap().into();
+        for (name, expected) in case["expect"].as_object().unwrap() {
+            let mut want = vec![];
+            flatten(expected, &mut want);
+            let got = field(&trace, name);
+            assert_eq!(got.len(), want.len(), "{} {name}", case["name"]);
+            for (k, (g, w)) in got.iter().zip(want.iter().map(number)).enumerate() {
+                assert!(same(*g, w), "{} {name}[{k}]: got {g}, want {w}", case["name"]);
+                checked += 1;
+            }
+        }
+        let config = attention_viz::config::Config::from_value(&case["config"]).unwrap();
+        let attention_viz::attention::Trace::SelfAttention(t) = attention_viz::attention::compute(&config).unwrap()
+        else {
+            panic!("self-attention")
+        };
+        let h = t.head(config.options.head);
+        if let Some(d) = &t.decode {
+            let s = d.step as usize;
+            for (j, &w) in h.weights.row(s).iter().enumerate() {
+                assert!(same(d.weights.get(j).copied().unwrap_or(0.0), w), "{} decode weight {j}", case["name"]);
+            }
+            identities += 1;
+        }
+        if let Some(f) = &t.flash {
+            let (rows, cols) = (f.tiles[0] as usize, f.tiles[1] as usize);
+            let last = h.weights.rows().div_ceil(cols) - 1;
+            for step in f.steps.iter().filter(|s| s.k_block as usize == last) {
+                for (r, &l) in step.l.iter().enumerate().filter(|(_, &l)| l > 0.0) {
+                    for (c, &o) in step.o.row(r).iter().enumerate() {
+                        let want = h.context.get(step.q_block as usize * rows + r, c);
+                        assert!(same(o / l, want), "{} o / l", case["name"]);
+                    }
+                }
+                identities += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000 && identities > 50, "{checked} values, {identities} identities");
+}

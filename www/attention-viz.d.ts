@@ -40,7 +40,30 @@ export interface SelfConfig extends ScoringFields {
   mask?: Mask;
   /** One per query: query i attends keys 0 … valid_lens[i] − 1 (combined with `mask`). */
   valid_lens?: number[];
+  /** How word order enters: absent (none), sinusoidal (X + PE), RoPE (q and k rotated) or ALiBi (a distance bias). */
+  position?: Position;
+  /** Key/value heads, dividing `heads` (default `heads`; 1 = multi-query): W_K and W_V have kv_heads·d_k (d_v) columns. */
+  kv_heads?: number;
+  /** [left, right], ≥ 0: query i attends keys i − left … i + right only (JAX's `local_window_size`). */
+  window?: [number, number];
+  /** Keys 0 … sinks − 1 are attended where the window alone forbids them (StreamingLLM); ≥ 0, default 0. */
+  sinks?: number;
+  /** Generation at step t (needs `mask: "causal"`, t < n): the trace's `decode`. */
+  decode_step?: number;
+  /** [rows, cols], ≥ 1: FlashAttention-2's blocks; the trace's `flash`. */
+  tiles?: [number, number];
 }
+
+/**
+ * Positions (README "Config"): sinusoidal PE[p, j] = sin/cos(p / base^(2⌊j/2⌋/d_model)) added to X; RoPE rotates pair i
+ * of each head's q and k rows by p·base^(−2i/d_k), pairs (x_2i, x_2i+1) ("interleaved", RoFormer) or (x_i, x_i+d_k/2)
+ * ("halves", LLaMA), d_k even; ALiBi adds −m_h·|i − j| to each head's scaled scores (default m_h = 2^(−8(h+1)/H)).
+ * `base` (≥ 1) defaults to 10000.
+ */
+export type Position =
+  | { kind: 'sinusoidal'; base?: number }
+  | { kind: 'rope'; base?: number; pairs?: 'interleaved' | 'halves' }
+  | { kind: 'alibi'; slopes?: number[] };
 
 export interface CrossConfig extends ScoringFields {
   mechanism?: 'cross';
@@ -73,10 +96,38 @@ export interface WeightsConfig {
 
 export type Config = SelfConfig | CrossConfig | WeightsConfig;
 
-/** One head's slices of Q, K, V and its stages; masked entries of `scaled` are -Infinity, their weights 0. */
+/**
+ * One head's slices of Q, K, V (with `kv_heads`, K and V are its kv head's) and its stages; masked entries of `scaled`
+ * are -Infinity, their weights 0. RoPE: `q_rot`, `k_rot` (n × d_k), and `scores` are theirs; ALiBi: `bias` (n × n),
+ * scaled = scores / scale / temperature + bias.
+ */
 export interface HeadTrace {
   q: Matrix; k: Matrix; v: Matrix;
   scores: Matrix; scaled: Matrix; weights: Matrix; context: Matrix;
+  q_rot?: Matrix; k_rot?: Matrix; bias?: Matrix;
+}
+
+/**
+ * Generation at `decode_step` t, for head `head`: the query of token t, the KV cache of tokens 0 … t (rotated with
+ * RoPE), and row t of the attention (`weights` has t + 1 entries and equals row t of the causal weights; `context` row
+ * t of the head's context). `cache_size`: numbers the cache holds, (t + 1)·kv_heads·(d_k + d_v); `recompute_cost`:
+ * multiply-adds recomputing them without a cache, (t + 1)·d_model·kv_heads·(d_k + d_v).
+ */
+export interface DecodeTrace {
+  step: number;
+  q: Vector; k_cache: Matrix; v_cache: Matrix;
+  scores: Vector; scaled: Vector; weights: Vector; context: Vector;
+  cache_size: number; recompute_cost: number;
+}
+
+/**
+ * FlashAttention-2 (Algorithm 1) for head `head`: `steps` in order, query blocks outer, key blocks inner; after each
+ * tile, per query row of the block, `m` the running maximum of the scaled scores (-Infinity while every key so far is
+ * masked), `l` = Σ exp(scaled − m), `o` = Σ exp(scaled − m)·v (rows × d_v). After a block's last tile, o / l is its context.
+ */
+export interface FlashTrace {
+  tiles: [number, number];
+  steps: { q_block: number; k_block: number; m: Vector; l: Vector; o: Matrix }[];
 }
 
 export interface SelfTrace {
@@ -95,12 +146,19 @@ export interface SelfTrace {
   /**
    * The followed query (of head `head`) step by step: `exp[j]` = exp(scaled_j − max scaled) (the stable softmax's),
    * `sum` = [Σ_j exp[j]] (a one-element vector), `weights[j]` = exp[j] / sum, `terms[j]` = w_j·v_j; `masked[j]`: 0 attended,
-   * 1 masked by `mask`, 2 beyond `valid_lens`, 3 both; `features` (additive scoring): tanh(q·W_a + k_j·U_a), m × d_a.
+   * else the sum of the rules that masked key j: 1 `mask`, 2 beyond `valid_lens`, 4 outside the `window` (not a sink);
+   * `features` (additive scoring): tanh(q·W_a + k_j·U_a), m × d_a.
    */
   query: {
     index: number; scores: Vector; scaled: Vector; exp: Vector; sum: Vector; weights: Vector; terms: Matrix;
     context: Vector; masked: Vector; features?: Matrix;
   };
+  /** With `position` "sinusoidal": the table added to the embeddings, n × d_model. */
+  pe?: Matrix;
+  /** With `decode_step`. */
+  decode?: DecodeTrace;
+  /** With `tiles`. */
+  flash?: FlashTrace;
 }
 
 export interface CrossTrace {
@@ -228,6 +286,7 @@ export type ViewName =
   | 'embeddings' | 'w_q' | 'w_k' | 'w_v' | 'q' | 'k' | 'v' | 'scores' | 'scaled' | 'weights' | 'naive_weights'
   | 'context' | 'decoder_state' | 'annotations' | 'applied'
   | 'w_o' | 'w_a' | 'u_a' | 'v_a' | 'mask' | 'output' | 'query.features' | `heads.${number}.${keyof HeadTrace}`
+  | 'pe' | 'q_rot' | 'k_rot' | 'bias'
   | 'attention';
 
 export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';

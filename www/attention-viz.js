@@ -161,7 +161,8 @@ function toTrace(raw, heap = null, typed = false) {
   const read = new Map(); // "offset shape" → the value read from there
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     let value;
-    if (data) value = typed ? { shape, data } : nested(shape, data);
+    if (shape.length === 0) value = data ? data[0] : heap[offset]; // a number (decode.step, flash.steps[s].q_block…)
+    else if (data) value = typed ? { shape, data } : nested(shape, data);
     else {
       const end = offset + shape.reduce((a, b) => a * b, 1);
       if (typed) {
@@ -171,12 +172,15 @@ function toTrace(raw, heap = null, typed = false) {
         if (!first) read.set(key, value);
       } else value = nested(shape, heap.subarray(offset, end));
     }
+    // Dotted names nest: a number part is an index into a list (heads.{i}.{stage}, flash.steps.{s}.m), any other
+    // part a key (query.masked, decode.q).
     const parts = name.split('.');
-    if (parts.length === 3) { // heads.{i}.{stage}: a list of one object per head
-      const heads = (trace[parts[0]] ??= []);
-      (heads[Number(parts[1])] ??= {})[parts[2]] = value;
-    } else if (parts.length === 2) (trace[parts[0]] ??= {})[parts[1]] = value;
-    else trace[name] = value;
+    let at = trace;
+    for (let p = 0; p < parts.length - 1; p++) {
+      const key = /^\d+$/.test(parts[p]) ? Number(parts[p]) : parts[p];
+      at = (at[key] ??= /^\d+$/.test(parts[p + 1]) ? [] : {});
+    }
+    at[parts[parts.length - 1]] = value;
   }
   return trace;
 }
@@ -372,7 +376,9 @@ function flatConfig(config) {
  * projections), heads [{q, k, v, scores, scaled, weights, context}, …] (one per
  * head), context (the heads side by side), output (with w_o), and with one head
  * scores, scaled, weights, naive_weights; scale; query {index, scores, scaled,
- * exp, sum, weights, terms, context, masked, features (additive)}; cross: scores,
+ * exp, sum, weights, terms, context, masked, features (additive)}; with issue 25's fields pe, each head's q_rot,
+ * k_rot or bias, decode {step, q, k_cache, v_cache, scores, scaled, weights, context, cache_size, recompute_cost} and
+ * flash {tiles, steps: [{q_block, k_block, m, l, o}, …]} (README "Trace"); cross: scores,
  * scaled, weights, naive_weights, applied (d × m), context (d), scale, query
  * {masked, features}; model (mechanism "model", www/train.js): input, tokens,
  * prediction, probabilities, logits, layers [{heads: [{q, k, v, scores, scaled,

@@ -6,6 +6,7 @@
 pub mod kernels;
 pub mod log;
 mod matrix;
+pub mod position;
 mod softmax;
 
 pub use kernels::exp;

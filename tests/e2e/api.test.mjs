@@ -114,6 +114,84 @@ test('heads, masks, temperature and scorings through compute(): both paths give 
   assert.deepEqual(bad.slice(0, 10), []);
 });
 
+test('issue 25 through compute(): positions, kv_heads, windows, sinks, decode and tiles give the golden values (NumPy float64, 1e-12) on both paths, typed too; decode = the causal row, o / l = the context', async () => {
+  const { cases } = fixture('modern-goldens.json');
+  const bad = await page.evaluate((cases) => {
+    const number = (x) => (x === 'NaN' ? NaN : x === '-Infinity' ? -Infinity : x === 'Infinity' ? Infinity : x);
+    const pick = (t, name) => name.split('.').reduce((o, k) => (o == null ? undefined : o[/^\d+$/.test(k) ? Number(k) : k]), t);
+    const same = (x, y) => (Number.isFinite(y) ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(y), 1e-300) : Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y)));
+    const out = [];
+    for (const c of cases) {
+      const typed = av.compute(c.config, { arrays: 'typed' });
+      const traces = [['fast', av.compute(c.config)], ['json', av._internal.computeViaJson(c.config)]];
+      if (!av._internal.flatConfig(c.config)) out.push(`${c.name}: compute() did not take the fast path`);
+      for (const [path, t] of traces) {
+        for (const [name, want] of Object.entries(c.expect)) {
+          const got = pick(t, name);
+          const g = [got].flat(2), w = [want].flat(2).map(number);
+          if (g.length !== w.length) { out.push(`${c.name} ${path} ${name}: ${g.length} values, want ${w.length}`); continue; }
+          g.forEach((x, k) => { if (!same(x, w[k])) out.push(`${c.name} ${path} ${name}[${k}]: ${x}, want ${w[k]}`); });
+          const tv = pick(typed, name);
+          const td = typeof tv === 'number' ? [tv] : Array.from(tv.data);
+          if (JSON.stringify(td) !== JSON.stringify(g)) out.push(`${c.name} typed ${name}: not the nested values`);
+        }
+        const head = t.heads[c.config.head ?? 0];
+        if (t.decode) {
+          const s = t.decode.step;
+          head.weights[s].forEach((w, j) => { if (!same(j <= s ? t.decode.weights[j] : 0, w)) out.push(`${c.name} ${path}: decode weight ${j}`); });
+          head.context[s].forEach((x, k) => { if (!same(t.decode.context[k], x)) out.push(`${c.name} ${path}: decode context ${k}`); });
+        }
+        if (t.flash) {
+          const [rows, cols] = t.flash.tiles, n = head.weights.length, last = Math.ceil(n / cols) - 1;
+          for (const st of t.flash.steps.filter((st) => st.k_block === last)) {
+            st.l.forEach((l, r) => {
+              if (l === 0) return; // a query with every key masked: no softmax to end at
+              st.o[r].forEach((o, k) => { if (!same(o / l, head.context[st.q_block * rows + r][k])) out.push(`${c.name} ${path}: o / l row ${st.q_block * rows + r}`); });
+            });
+          }
+        }
+      }
+    }
+    return out;
+  }, cases);
+  assert.ok(cases.length >= 40);
+  assert.deepEqual(bad.slice(0, 10), []);
+});
+
+test('the element\'s copy of the masking rules (breakdown.js maskCode) gives NumPy\'s codes with windows and sinks', async () => {
+  const { cases } = fixture('modern-goldens.json');
+  const bad = await page.evaluate(async (cases) => {
+    const { maskCode } = await import('/www/element/breakdown.js');
+    const out = [];
+    for (const c of cases) {
+      const i = c.config.query ?? 0;
+      c.expect['query.masked'].forEach((want, j) => {
+        const got = maskCode(c.config, i, j);
+        if (got !== want) out.push(`${c.name}: key ${j}: ${got}, NumPy ${want}`);
+      });
+    }
+    return out;
+  }, cases);
+  assert.deepEqual(bad, []);
+});
+
+test('the element\'s breakdown names a window and its sink: keys outside it are "masked: outside the window"', async () => {
+  const text = await page.evaluate(async () => {
+    const el = document.createElement('attention-viz');
+    el.setAttribute('views', 'breakdown');
+    el.config = { embeddings: [[1, 0], [0, 1], [1, 1], [0, 2], [2, 1]], window: [1, 0], sinks: 1, query: 4 };
+    document.body.append(el);
+    const root = () => el.shadowRoot ?? el;
+    for (let k = 0; k < 600 && !/word_5/.test(root().textContent); k++) await new Promise((r) => setTimeout(r, 100));
+    const t = root().textContent;
+    el.remove();
+    return t;
+  });
+  assert.match(text, /Masking by a window \[1, 0\] and a sink, key 0: 2 of 5 keys masked for query 4/);
+  assert.match(text, /1: word_2masked: outside the window \[1, 0\]/);
+  assert.match(text, /0: word_1attended/);
+});
+
 test('a model\'s weights through compute(): both paths keep the stack and give NumPy\'s summaries (1e-12)', async () => {
   const { cases } = fixture('weights-goldens.json');
   const bad = await page.evaluate((cases) => {

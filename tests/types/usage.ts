@@ -19,6 +19,12 @@ export async function module(): Promise<string> {
     // The softmax in its two steps: exp(scaled − max) and their sum (a 1-element vector).
     const steps: number = self.query.exp[0] / self.query.sum[0];
     void first;
+    // Issue 25: positions, the decode step and FlashAttention's tiles (present when the config sets them).
+    const rotated: number = (self.heads[0].q_rot?.[0][0] ?? 0) + (self.heads[0].bias?.[0][0] ?? 0) + (self.pe?.[0][0] ?? 0);
+    const step: number = (self.decode?.step ?? 0) + (self.decode?.weights[0] ?? 0) + (self.decode?.cache_size ?? 0);
+    const tile = self.flash?.steps[0];
+    const l: number = (tile?.l[0] ?? 1) + (tile?.q_block ?? 0) + (self.flash?.tiles[1] ?? 0);
+    void steps; void rotated; void step; void l;
   } else if (trace.mechanism === 'cross') {
     const context: number[] = trace.context;
     void context;
@@ -28,6 +34,15 @@ export async function module(): Promise<string> {
     const names: string[] = [...trace.tokens, ...trace.key_tokens];
     void w; void names;
   }
+  const modern: Config = {
+    embeddings: [[1, 0], [0, 1], [1, 1]], w_q: [[1, 0, 0, 1], [0, 1, 1, 0]], w_k: [[1, 0], [0, 1]], w_v: [[1], [1]], heads: 2,
+    kv_heads: 1,
+    position: { kind: 'rope', pairs: 'halves' }, window: [1, 0], sinks: 1, mask: 'causal', decode_step: 2, tiles: [2, 2],
+  };
+  void compute(modern);
+  // @ts-expect-error not a position kind
+  const learned: Config = { embeddings: [[1]], position: { kind: 'learned' } };
+  void learned;
   const model: Config = { mechanism: 'weights', attention: [[[0.5, 0.5], [0, 1]]], tokens: ['a', 'b'], layer: 0, head: 0 };
   void compute(model);
   // Trained models: compute() of a model config, and train() in a worker.

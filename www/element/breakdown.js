@@ -36,11 +36,11 @@ export function divideLabel(cfg) {
 }
 
 /** Whether the config masks anything (a mask or valid lengths): then −∞ appears in the scaled scores. */
-export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') || Array.isArray(cfg.valid_lens);
+export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') || Array.isArray(cfg.valid_lens) || Array.isArray(cfg.window);
 
 /**
- * Why key j is masked for query i (0 for the decoder state), from the config — 1 by `mask`, 2 beyond `valid_lens`, 3
- * both, 0 attended (the trace's query.masked code) — or `code` when the trace gave it.
+ * Why key j is masked for query i (0 for the decoder state), from the config — 1 by `mask`, 2 beyond `valid_lens`, 4
+ * outside the `window` (not a sink), summed; 0 attended (the trace's query.masked code) — or `code` when the trace gave it.
  */
 export function maskCode(cfg, i, j) {
   let code = 0;
@@ -50,6 +50,8 @@ export function maskCode(cfg, i, j) {
     if (x === 0 || x === false) code |= 1;
   }
   if (Array.isArray(cfg.valid_lens) && j >= cfg.valid_lens[i]) code |= 2;
+  const w = cfg.window; // 4: outside the window and not a sink (src/attention.rs `reason`)
+  if (Array.isArray(w) && (j < i - w[0] || j > i + w[1]) && j >= (cfg.sinks ?? 0)) code |= 4;
   return code;
 }
 
@@ -62,6 +64,7 @@ export function maskReason(cfg, i, j, code = maskCode(cfg, i, j)) {
     else why.push(Array.isArray(cfg.mask?.[0]) ? `mask[${i}][${j}] = 0` : `mask[${j}] = 0`);
   }
   if (code & 2) why.push(`beyond valid length ${cfg.valid_lens[i]}`);
+  if (code & 4) why.push(`outside the window [${cfg.window?.[0]}, ${cfg.window?.[1]}]`);
   return `masked: ${why.join(' and ')}`;
 }
 
@@ -219,7 +222,9 @@ export class Breakdown {
     if (hasMask(cfg)) {
       const count = masked.filter((c) => c).length;
       const what = [cfg.mask === 'causal' ? 'a causal mask (no key after the query)' : cfg.mask !== undefined && cfg.mask !== 'none' ? 'a mask (1 = may attend)' : null,
-        Array.isArray(cfg.valid_lens) ? `valid lengths [${cfg.valid_lens.join(', ')}]` : null].filter(Boolean).join(' and ');
+        Array.isArray(cfg.valid_lens) ? `valid lengths [${cfg.valid_lens.join(', ')}]` : null,
+        Array.isArray(cfg.window) ? `a window [${cfg.window.join(', ')}]${!cfg.sinks ? '' : cfg.sinks === 1 ? ' and a sink, key 0' : ` and sinks, keys 0 … ${cfg.sinks - 1}`}` : null,
+      ].filter(Boolean).join(' and ');
       note('mask', `Masking by ${what}: ${count} of ${m} keys masked for ${who}; a masked key's scaled score is −∞, so its weight is 0.`);
       if (m > 0 && count === m) note('masked-row', fullyMasked(cfg, m, who));
     }

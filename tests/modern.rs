@@ -1,0 +1,350 @@
+//! Attention as today's language models use it (issue 25): sinusoidal positions, RoPE, ALiBi, kv_heads, windows and
+//! sinks, the decode step and FlashAttention's tiles, against tests/fixtures/modern-goldens.json
+//! (scripts/gen_modern_goldens.py: a float64 NumPy transcription of the papers' formulas, cross-checked against
+//! `jax.nn.dot_product_attention`, RoPE's complex and rotate_half forms and FlashAttention-2's Algorithm 1), at 1e-12
+//! relative; and the two identities the figure teaches, checked on the core's own trace.
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_viz::attention::{compute, Trace};
+use attention_viz::config::Config;
+use serde_json::{json, Value};
+
+const REL: f64 = 1e-12;
+
+fn cases() -> Vec<Value> {
+    let fixture: Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
+    fixture["cases"].as_array().unwrap().clone()
+}
+
+fn num(v: &Value) -> f64 {
+    match v {
+        Value::String(s) if s == "NaN" => f64::NAN,
+        Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+        Value::String(s) if s == "Infinity" => f64::INFINITY,
+        other => other.as_f64().unwrap_or_else(|| panic!("not a fixture number: {other}")),
+    }
+}
+
+/// A fixture value as (shape, row-major values): a number has no axes.
+fn flatten(v: &Value) -> (Vec<usize>, Vec<f64>) {
+    match v {
+        Value::Array(items) if items.first().is_some_and(Value::is_array) => {
+            let mut data = vec![];
+            for row in items {
+                data.extend(flatten(row).1);
+            }
+            let cols = flatten(&items[0]).0[0];
+            (vec![items.len(), cols], data)
+        }
+        Value::Array(items) => (vec![items.len()], items.iter().map(num).collect()),
+        other => (vec![], vec![num(other)]),
+    }
+}
+
+fn agree(got: f64, want: f64) -> bool {
+    if !want.is_finite() {
+        return got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+    }
+    got == want || (got - want).abs() <= REL * want.abs().max(1e-300)
+}
+
+fn trace_of(case: &Value) -> Trace {
+    let config = Config::from_value(&case["config"]).unwrap_or_else(|e| panic!("{}: {e}", case["name"]));
+    compute(&config).unwrap_or_else(|e| panic!("{}: {e}", case["name"]))
+}
+
+/// Every expected field of every case; returns the largest relative error seen.
+#[test]
+fn modern_fields_match_numpy() {
+    let mut failures = vec![];
+    let (mut checked, mut worst) = (0, 0f64);
+    for case in cases() {
+        let name = case["name"].as_str().unwrap();
+        let trace = trace_of(&case);
+        for (field, want) in case["expect"].as_object().unwrap() {
+            let (shape, want) = flatten(want);
+            let Some(got) = trace.field(field) else {
+                failures.push(format!("{name}: {field} missing from the trace"));
+                continue;
+            };
+            if got.shape != shape {
+                failures.push(format!("{name}: {field} shape {:?}, NumPy {shape:?}", got.shape));
+                continue;
+            }
+            for (k, (&g, &w)) in got.data.iter().zip(&want).enumerate() {
+                checked += 1;
+                if w.is_finite() && w != 0.0 {
+                    worst = worst.max((g - w).abs() / w.abs());
+                }
+                if !agree(g, w) && failures.len() < 20 {
+                    failures.push(format!("{name}: {field}[{k}]: core {g:e}, NumPy {w:e}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 10_000, "{checked} values");
+    eprintln!("modern goldens: {checked} values, largest relative error {worst:.2e}");
+}
+
+/// Every trace field is in the fixture for the fields it has (nothing computed goes unchecked): the new fields of
+/// each case are all there.
+#[test]
+fn fixture_covers_the_new_fields() {
+    let cases = cases();
+    let mut heads = std::collections::BTreeSet::new();
+    for case in &cases {
+        let c = &case["config"];
+        heads.insert(c["heads"].as_u64().unwrap_or(1));
+        let trace = trace_of(case);
+        let expect = case["expect"].as_object().unwrap();
+        for f in trace.fields() {
+            let new = ["pe", "decode.", "flash."].iter().any(|p| f.name.starts_with(p))
+                || ["q_rot", "k_rot", "bias"].iter().any(|s| f.name.ends_with(s));
+            assert!(!new || expect.contains_key(f.name.as_ref()), "{}: {} unchecked", case["name"], f.name);
+        }
+    }
+    assert_eq!(heads.into_iter().collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
+    assert!(cases.iter().any(|c| c["config"]["tiles"].as_array().is_some_and(|t| {
+        let n = c["config"]["embeddings"].as_array().unwrap().len() as u64;
+        t.iter().all(|x| n % x.as_u64().unwrap() != 0)
+    })));
+}
+
+/// The decode step's weights are row t of the causal weights (entries 0 … t, the rest 0) and its context is row t of
+/// the followed head's context; after a query block's last tile, o / l is the block's context rows.
+#[test]
+fn decode_is_the_causal_row_and_tiles_end_at_the_softmax() {
+    let (mut decodes, mut blocks) = (0, 0);
+    for case in cases() {
+        let Trace::SelfAttention(t) = trace_of(&case) else { panic!() };
+        let head = case["config"]["head"].as_u64().unwrap_or(0) as usize;
+        let h = t.head(head);
+        if let Some(d) = &t.decode {
+            let step = d.step as usize;
+            let row = h.weights.row(step);
+            assert_eq!(d.weights.len(), step + 1);
+            for (j, &w) in row.iter().enumerate() {
+                let got = d.weights.get(j).copied().unwrap_or(0.0);
+                assert!(agree(got, w), "{}: decode weight {j} {got}, causal row {w}", case["name"]);
+            }
+            for (c, &x) in h.context.row(step).iter().enumerate() {
+                assert!(agree(d.context[c], x), "{}: decode context {c}", case["name"]);
+            }
+            decodes += 1;
+        }
+        if let Some(f) = &t.flash {
+            let n = h.weights.rows();
+            let (rows, cols) = (f.tiles[0] as usize, f.tiles[1] as usize);
+            for step in f.steps.iter().filter(|s| s.k_block as usize == n.div_ceil(cols) - 1) {
+                let r0 = step.q_block as usize * rows;
+                for (r, &l) in step.l.iter().enumerate() {
+                    if l == 0.0 {
+                        assert!(h.weights.row(r0 + r).iter().all(|&w| w == 0.0), "l = 0 only for a masked row");
+                        continue;
+                    }
+                    for (c, &o) in step.o.row(r).iter().enumerate() {
+                        let want = h.context.get(r0 + r, c);
+                        assert!(
+                            agree(o / l, want),
+                            "{}: o / l row {} col {c}: {} vs {want}",
+                            case["name"],
+                            r0 + r,
+                            o / l
+                        );
+                    }
+                }
+                blocks += 1;
+            }
+        }
+    }
+    assert!(decodes >= 10 && blocks >= 50, "{decodes} decodes, {blocks} blocks");
+}
+
+fn config(extra: Value) -> Value {
+    let mut c = json!({
+        "embeddings": [[1, 0, 0, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]],
+        "w_q": [[1, 0, 2, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 2, 1, 1]],
+        "w_k": [[1, 0, 2, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 2, 1, 1]],
+        "w_v": [[1, 0, 2, 1], [0, 1, 0, 1], [1, 1, 0, 0], [0, 2, 1, 1]],
+    });
+    c.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    c
+}
+
+/// Each field round-trips through `to_value` (share links, `toJSON`, normalizeConfig), defaults filled in.
+#[test]
+fn new_fields_round_trip() {
+    for extra in [
+        json!({"position": {"kind": "sinusoidal"}}),
+        json!({"position": {"kind": "rope", "pairs": "halves", "base": 500}, "heads": 2}),
+        json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}, "heads": 2}),
+        json!({"position": {"kind": "alibi"}, "heads": 4, "kv_heads": 2, "w_k": [[1, 0], [0, 1], [1, 1], [0, 2]],
+               "w_v": [[1, 0], [0, 1], [1, 1], [0, 2]]}),
+        json!({"window": [2, 0], "sinks": 1, "mask": "causal", "decode_step": 3, "tiles": [2, 3]}),
+    ] {
+        let c = Config::from_value(&config(extra.clone())).unwrap();
+        let again = Config::from_value(&c.to_value()).unwrap();
+        assert_eq!(c, again, "{extra}");
+        for (key, _) in extra.as_object().unwrap() {
+            assert!(c.to_value().get(key).is_some(), "{key} written");
+        }
+    }
+    // A share link carries every field (and the trace it restores is the same, bit for bit).
+    let every = config(json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}, "heads": 2, "kv_heads": 1,
+        "w_k": [[1, 0], [0, 1], [1, 1], [0, 2]], "w_v": [[1, 0], [0, 1], [1, 1], [0, 2]], "window": [1, 0], "sinks": 1,
+        "mask": "causal", "decode_step": 4, "tiles": [2, 3]}));
+    let c = Config::from_value(&every).unwrap();
+    let state = attention_viz::share::State { config: c.clone(), naive: false, random: None };
+    let back = attention_viz::share::decode(&attention_viz::share::encode(&state)).unwrap();
+    assert_eq!(back.config, c);
+    assert_eq!(compute(&back.config).unwrap(), compute(&c).unwrap());
+    let v = Config::from_value(&config(json!({"position": {"kind": "rope"}}))).unwrap().to_value();
+    assert_eq!(v["position"], json!({"kind": "rope", "base": 10000, "pairs": "interleaved"}));
+    // kv_heads equal to heads is the default and is not written.
+    let v = Config::from_value(&config(json!({"heads": 2, "kv_heads": 2}))).unwrap().to_value();
+    assert!(v.get("kv_heads").is_none());
+}
+
+/// Edits keep the new fields valid: a token removed below the decode step moves it, a head added with kv_heads 1
+/// keeps one kv head, an edit that would break a rule is refused with the rule's message.
+#[test]
+fn edits_keep_the_new_fields_valid() {
+    let c = Config::from_value(&config(json!({"mask": "causal", "decode_step": 4, "window": [1, 0]}))).unwrap();
+    let fewer = c.remove_token(4).unwrap();
+    assert_eq!(fewer.options.decode_step, Some(3));
+    assert!(compute(&fewer).is_ok());
+    let e = c.with_value("mask", 0, 0, 0.0).unwrap_err();
+    assert!(e.0.contains("decode_step needs mask \"causal\""), "{e}");
+    let mqa = Config::from_value(&config(json!({"heads": 2, "kv_heads": 1, "w_k": [[1, 0], [0, 1], [1, 1], [0, 2]],
+                                                 "w_v": [[1, 0], [0, 1], [1, 1], [0, 2]]})))
+    .unwrap();
+    let more = mqa.insert_head().unwrap();
+    assert_eq!((more.options.heads, more.options.kv_heads()), (3, 1));
+    assert!(compute(&more).is_ok());
+    let less = more.remove_head(0).unwrap();
+    assert_eq!((less.options.heads, less.options.kv_heads()), (2, 1));
+    let alibi =
+        Config::from_value(&config(json!({"heads": 2, "position": {"kind": "alibi", "slopes": [0.5, 0.25]}}))).unwrap();
+    let more = alibi.insert_head().unwrap();
+    assert!(compute(&more).is_ok());
+    assert!(more.remove_head(1).is_ok());
+    let rope = Config::from_value(&json!({"embeddings": [[1, 0], [0, 1]], "position": {"kind": "rope"}})).unwrap();
+    let e = rope.insert_dim(2).unwrap_err();
+    assert!(e.0.contains("needs an even d_k"), "{e}");
+}
+
+/// The trace's extra numbers count in the cost bound: FlashAttention's m, l and o after every tile, each tile's entry,
+/// ALiBi's n × n bias per head. Tiles of 1 × 1 on 1000 tokens are refused by name before anything is computed, from
+/// the declared shapes too.
+#[test]
+fn tiles_count_in_the_cost_bound() {
+    let n = 1000;
+    let rows = |n: usize, d: usize| Value::Array((0..n).map(|i| json!(vec![(i % 7) as f64; d])).collect());
+    let mut c = json!({"embeddings": rows(n, 2), "tiles": [1, 1]});
+    let e = Config::from_value(&c).unwrap_err();
+    assert!(e.0.contains("multiply-adds") && e.0.contains("limit"), "{e}");
+    let declared =
+        attention_viz::config::check_declared_shapes(&json!({"tiles": [1, 1]}), &[("embeddings", vec![n, 2])]);
+    assert_eq!(declared.unwrap_err(), e);
+    c["tiles"] = json!([64, 64]);
+    assert!(Config::from_value(&c).is_ok());
+}
+
+/// The element's views of issue 25's inputs: `pe` after the embeddings, RoPE's `q_rot` and `k_rot` before the scores,
+/// ALiBi's `bias` before the scaled scores, the mask view when a window is set (its title says the window and sinks);
+/// each head's `q_rot`, `k_rot`, `bias` by name.
+#[test]
+fn views_show_positions_and_the_window() {
+    use attention_viz::views::{names, view};
+    let c = |extra: Value| Config::from_value(&config(extra)).unwrap();
+    let order = |config: &Config| names(config).join(" ");
+    let sin = c(json!({"position": {"kind": "sinusoidal"}}));
+    assert!(order(&sin).starts_with("embeddings pe w_q"), "{}", order(&sin));
+    let rope = c(json!({"position": {"kind": "rope"}, "heads": 2}));
+    assert!(order(&rope).contains("v q_rot k_rot scores"), "{}", order(&rope));
+    let alibi = c(json!({"position": {"kind": "alibi"}, "window": [1, 0], "sinks": 1}));
+    assert!(order(&alibi).contains("scores bias scaled"), "{}", order(&alibi));
+    let trace = compute(&alibi).unwrap();
+    let mask = view(&alibi, &trace, "mask").unwrap();
+    assert!(mask.title.ends_with("window [1, 0], sinks 1"), "{}", mask.title);
+    let bias = view(&alibi, &trace, "bias").unwrap();
+    assert_eq!(bias.values.get(0, 3), -3.0 * (-8f64).exp2());
+    assert!(view(&alibi, &trace, "scaled").unwrap().title.contains("+ bias"));
+    let trace = compute(&rope).unwrap();
+    for name in ["q_rot", "k_rot", "heads.1.q_rot", "heads.0.k_rot"] {
+        assert_eq!(view(&rope, &trace, name).unwrap().values.shape(), (5, 2), "{name}");
+    }
+    assert!(view(&rope, &trace, "bias").is_err() && view(&rope, &trace, "heads.0.bias").is_err());
+    let trace = compute(&sin).unwrap();
+    assert_eq!(view(&sin, &trace, "pe").unwrap().values.get(1, 0), 1f64.sin());
+}
+
+/// An edit of W_Q, W_K or W_V with several heads is patched head by head (incremental::Session) only for plain heads:
+/// with shared K/V heads, RoPE, ALiBi, a window, a decode step or tiles the whole trace is recomputed, and equals a
+/// fresh computation bit for bit.
+#[test]
+fn incremental_edits_recompute_the_new_fields() {
+    use attention_viz::incremental::Session;
+    let w2 = json!([[1, 0.5], [0, 1], [0.25, 1], [1, 0]]);
+    for extra in [
+        json!({"heads": 2, "kv_heads": 1, "w_k": w2, "w_v": w2}),
+        json!({"heads": 2, "position": {"kind": "rope"}}),
+        json!({"heads": 2, "position": {"kind": "alibi"}, "tiles": [2, 2]}),
+        json!({"heads": 2, "window": [1, 0], "sinks": 1}),
+        json!({"heads": 2, "mask": "causal", "decode_step": 2}),
+        json!({"position": {"kind": "sinusoidal"}}),
+    ] {
+        let c = Config::from_value(&config(extra.clone())).unwrap();
+        for (matrix, col) in [("w_q", 1), ("w_k", 1), ("w_v", 0), ("embeddings", 2)] {
+            let mut session = Session::new(c.clone()).unwrap();
+            session.set_value(matrix, 1, col, 3.5).unwrap();
+            let fresh = compute(&c.with_value(matrix, 1, col, 3.5).unwrap()).unwrap();
+            assert!(session.trace() == &fresh, "{extra} {matrix}: the patched trace differs from a fresh one");
+        }
+    }
+}
+
+/// The panels issue 25 adds, by the names the `views` attribute gives them, shown when the config uses their feature.
+#[test]
+fn modern_panels_follow_the_config() {
+    use attention_viz::views::{modern_panels, MODERN_PANELS};
+    assert_eq!(MODERN_PANELS, ["position", "kv", "window", "decode", "flash"]);
+    let c = |extra: Value| Config::from_value(&config(extra)).unwrap();
+    assert!(modern_panels(&c(json!({}))).is_empty());
+    assert_eq!(modern_panels(&c(json!({"position": {"kind": "alibi"}, "sinks": 1}))), ["position", "window"]);
+    let all =
+        c(json!({"position": {"kind": "rope"}, "heads": 2, "kv_heads": 1, "w_k": [[1, 0], [0, 1], [1, 1], [0, 2]],
+                       "w_v": [[1, 0], [0, 1], [1, 1], [0, 2]], "window": [1, 0], "mask": "causal", "decode_step": 1,
+                       "tiles": [2, 2]}));
+    assert_eq!(modern_panels(&all), MODERN_PANELS);
+}
+
+/// RoPE's point, which the element's "shift positions" control is to show: shifting every position by k leaves the
+/// scores as they are (q_p·k_p' depends on p − p' only), for both layouts.
+#[test]
+fn rope_scores_depend_on_relative_positions_only() {
+    use attention_viz::math::position::rope;
+    use attention_viz::math::Matrix;
+    let x = Matrix::from_rows(&[[0.5, -1.0, 2.0, 0.25], [1.5, 0.5, -0.75, 1.0], [-0.5, 2.0, 1.0, -1.25]]).unwrap();
+    let y = Matrix::from_rows(&[[1.0, 0.25, -0.5, 2.0], [0.75, -1.5, 1.25, 0.5], [2.0, 1.0, 0.5, -0.25]]).unwrap();
+    for interleaved in [true, false] {
+        let scores = rope(&x, 100.0, interleaved).matmul_transposed(&rope(&y, 100.0, interleaved));
+        for shift in [1, 5, 17] {
+            // The same rows at positions shift … shift + 2: rows of zeros before them.
+            let pad = |m: &Matrix| {
+                let mut rows = vec![vec![0.0; 4]; shift];
+                rows.extend(m.to_rows());
+                Matrix::from_rows(&rows).unwrap()
+            };
+            let (qs, ks) = (rope(&pad(&x), 100.0, interleaved), rope(&pad(&y), 100.0, interleaved));
+            for i in 0..3 {
+                for j in 0..3 {
+                    let s: f64 = qs.row(shift + i).iter().zip(ks.row(shift + j)).map(|(a, b)| a * b).sum();
+                    let want = scores.get(i, j);
+                    assert!((s - want).abs() <= 1e-12 * want.abs().max(1.0), "shift {shift}: {s} vs {want}");
+                }
+            }
+        }
+    }
+}
