@@ -230,7 +230,7 @@ pub const FIELDS: &[&str] = &[
 ];
 
 /// The fields that can be sent flat (`Config::from_parts`): the matrices.
-const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations", "w_o", "w_a", "u_a", "attention"];
+pub const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations", "w_o", "w_a", "u_a", "attention"];
 
 /// A matrix sent flat instead of as JSON (compute()'s fast path): `rows` rows
 /// of `cols` finite values, one row after another.
