@@ -146,12 +146,14 @@ def facts() -> dict:
 def request(config: dict, options: dict | None = None) -> tuple[dict, np.ndarray]:
     """(the request, its f64s): each matrix that is a rectangular array of finite numbers goes flat (as compute()'s
     fast path sends it); anything else stays JSON (the core then names what is wrong where it is)."""
+    from ._config import plain
+
     rest, flat, chunks = {}, [], []
     matrices = set(facts()["matrices"])
     for key, value in config.items():
         arr = _clean(value, 4 if key == "attention" else 2) if key in matrices else None
         if arr is None:
-            rest[key] = value
+            rest[key] = _js_numbers(plain(value))
             continue
         flat.append({"name": key, "shape": list(arr.shape)})
         chunks.append(arr.ravel())
@@ -160,6 +162,18 @@ def request(config: dict, options: dict | None = None) -> tuple[dict, np.ndarray
         req["options"] = options
     data = np.concatenate(chunks) if chunks else np.zeros(0)
     return req, data
+
+
+def _js_numbers(value):
+    """A whole float as the int JavaScript's JSON.stringify writes for it (1.0 → 1): compute() sends numbers
+    that way, so the core reads and judges the same text from Python as from the page."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, list):
+        return [_js_numbers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _js_numbers(v) for k, v in value.items()}
+    return value
 
 
 def _clean(value, most: int) -> np.ndarray | None:
