@@ -118,7 +118,8 @@ pub unsafe extern "C" fn av_compute(text: *const u8, text_len: usize, data: *con
     })
 }
 
-/// The static picture (`picture::picture`): `{svg, alt}`. `options`: `palette`, `fmt`, `contrast`, `theme`.
+/// The static picture (`picture::picture`, or `picture::refused` with the core's message for a config it
+/// refuses): `{svg, alt}`. `options`: `palette`, `fmt`, `contrast`, `theme`.
 ///
 /// # Safety
 /// As [`av_check`].
@@ -126,9 +127,13 @@ pub unsafe extern "C" fn av_compute(text: *const u8, text_len: usize, data: *con
 pub unsafe extern "C" fn av_picture(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
     run(text, text_len, data, data_len, |req| {
         let options = options_of(req)?;
-        let config = config_of(req)?;
-        let trace = attention::compute(&config).map_err(|e| e.0)?;
-        let (svg, alt) = picture::picture(&config, &trace, &options)?;
+        // A config the core refuses (a Figure made by hand, not through show()) gets a picture of the refusal: the
+        // page shows the same message in place of the figure.
+        let drawn = config_of(req).and_then(|config| {
+            let trace = attention::compute(&config).map_err(|e| e.0)?;
+            picture::picture(&config, &trace, &options)
+        });
+        let (svg, alt) = drawn.unwrap_or_else(|message| picture::refused(&message, options.dark));
         Ok((json!({"svg": svg, "alt": alt}).to_string(), Vec::new()))
     })
 }

@@ -89,7 +89,39 @@ pub fn picture(config: &Config, trace: &Trace, options: &Options) -> Result<(Str
         hex(style.theme.background),
         parts.concat()
     );
-    Ok((draw::xml_chars(&doc), alt))
+    Ok((draw::xml_chars(&doc), draw::xml_chars(&alt)))
+}
+
+/// The picture of a config the core refuses: its message, wrapped, where the figure would be.
+pub fn refused(message: &str, dark: bool) -> (String, String) {
+    let theme = if dark { Theme::dark() } else { Theme::light() };
+    let mut lines = vec![String::new()];
+    for word in message.split_whitespace() {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.chars().count() + word.chars().count() > 90 {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    let text = hex(theme.text);
+    let body: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!(r#"<text x="{PAD}" y="{}" font-size="13" fill="{text}">{}</text>"#, 22 + 18 * i, escape(l)))
+        .collect();
+    let width = (lines.iter().map(|l| draw::text_width(l.chars().count(), 13.0)).fold(0.0, f64::max) + 3.0 * PAD).ceil();
+    let height = 22 + 18 * lines.len() + 8;
+    let alt = format!("attention-viz cannot show this config: {message}");
+    let doc = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif"><title>{}</title><rect width="100%" height="100%" fill="{}"/>{body}</svg>"#,
+        escape(&alt),
+        hex(theme.background)
+    );
+    (draw::xml_chars(&doc), draw::xml_chars(&alt))
 }
 
 /// The views a picture shows (the stage a reader looks at first, and what it makes), and its `alt` text.
