@@ -111,9 +111,12 @@ pub fn refused(message: &str, dark: bool) -> (String, String) {
     let body: String = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| format!(r#"<text x="{PAD}" y="{}" font-size="13" fill="{text}">{}</text>"#, 22 + 18 * i, escape(l)))
+        .map(|(i, l)| {
+            format!(r#"<text x="{PAD}" y="{}" font-size="13" fill="{text}">{}</text>"#, 22 + 18 * i, escape(l))
+        })
         .collect();
-    let width = (lines.iter().map(|l| draw::text_width(l.chars().count(), 13.0)).fold(0.0, f64::max) + 3.0 * PAD).ceil();
+    let width =
+        (lines.iter().map(|l| draw::text_width(l.chars().count(), 13.0)).fold(0.0, f64::max) + 3.0 * PAD).ceil();
     let height = 22 + 18 * lines.len() + 8;
     let alt = format!("attention-viz cannot show this config: {message}");
     let doc = format!(
@@ -216,7 +219,7 @@ fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &
         if layers > 1 { "s" } else { "" },
         if heads > 1 { "s" } else { "" }
     );
-    let label = |i: usize, count: usize| thumb >= 10.0 || i % count.div_ceil(16).max(1) == 0;
+    let label = |i: usize, count: usize| thumb >= 10.0 || i.is_multiple_of(count.div_ceil(16).max(1));
     for h in (0..heads).filter(|&h| label(h, heads)) {
         let x = left + h as f64 * (thumb + gap) + thumb / 2.0;
         out += &format!(
