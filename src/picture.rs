@@ -89,7 +89,7 @@ pub fn picture(config: &Config, trace: &Trace, options: &Options) -> Result<(Str
         hex(style.theme.background),
         parts.concat()
     );
-    Ok((draw::xml_chars(&doc), draw::xml_chars(&alt)))
+    Ok((tight_texts(&draw::xml_chars(&doc)), draw::xml_chars(&alt)))
 }
 
 /// The picture of a config the core refuses: its message, wrapped, where the figure would be.
@@ -247,6 +247,20 @@ fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &
         hex(style.theme.accent)
     );
     (out, left + grid.width as f64, top + grid.height as f64 + 4.0)
+}
+
+/// plotters writes each text on a line of its own inside its element (`<text …>\n0.24\n</text>`): the picture's
+/// texts are the texts alone, as a reader (or a test, or a search in the SVG) finds them.
+fn tight_texts(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    while let Some(at) = rest.find("<text") {
+        let Some(end) = rest[at..].find('>').map(|e| at + e + 1) else { break };
+        out.push_str(&rest[..end]);
+        rest = rest[end..].strip_prefix('\n').unwrap_or(&rest[end..]);
+    }
+    out.push_str(rest);
+    out.replace("\n</text>", "</text>")
 }
 
 /// A standalone SVG placed at (x, y) inside another: the same document, positioned.
