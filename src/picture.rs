@@ -193,12 +193,12 @@ pub fn heatmap_svg(view: &View, style: &Style) -> Result<(String, f64, f64), Str
     }
     let g = layout.grid;
     let mut under = format!(r#"<rect width="{w}" height="{h}" fill="{}"/>"#, hex(bg));
-    under += &image(&png(cols, rows, &pixels), g.x0 as f64, g.y0 as f64, g.width() as f64, g.height() as f64);
+    under += &image(&png(cols, rows, &pixels), g.x0 as f64, g.y0 as f64, g.width() as f64, g.height() as f64, true);
     let r = layout.colorbar;
     if r.width() > 0 && r.height() > 0 {
         let steps = r.height() as usize;
         let strip: Vec<u8> = (0..steps).flat_map(|y| draw::colorbar_color(&colors, y, steps)).collect();
-        under += &image(&png(1, steps, &strip), r.x0 as f64, r.y0 as f64, r.width() as f64, r.height() as f64);
+        under += &image(&png(1, steps, &strip), r.x0 as f64, r.y0 as f64, r.width() as f64, r.height() as f64, false);
     }
     let at = svg.find("<svg").and_then(|s| svg[s..].find('>').map(|e| s + e + 1)).ok_or("drawing failed: no <svg>")?;
     svg.insert_str(at, &under);
@@ -235,8 +235,14 @@ fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &
         );
     }
     let rgb: Vec<u8> = grid.rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
-    out +=
-        &image(&png(grid.width as usize, grid.height as usize, &rgb), left, top, grid.width as f64, grid.height as f64);
+    out += &image(
+        &png(grid.width as usize, grid.height as usize, &rgb),
+        left,
+        top,
+        grid.width as f64,
+        grid.height as f64,
+        true,
+    );
     let (x, y) = (left + head as f64 * (thumb + gap), top + layer as f64 * (thumb + gap));
     out += &format!(
         r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="none" stroke="{}" stroke-width="2"/>"#,
@@ -272,9 +278,12 @@ fn nested(svg: &str, x: f64, y: f64) -> String {
     body.replacen("<svg", &format!(r#"<svg x="{x:.1}" y="{y:.1}""#,), 1)
 }
 
-fn image(png: &[u8], x: f64, y: f64, w: f64, h: f64) -> String {
+/// An `<image>` of a PNG stretched over (x, y, w, h); `pixelated`: cells stay sharp squares (a colour bar's
+/// gradient is smoothed instead: scaled down with pixelated rendering it would show bands).
+fn image(png: &[u8], x: f64, y: f64, w: f64, h: f64, pixelated: bool) -> String {
+    let style = if pixelated { r#" style="image-rendering:pixelated""# } else { "" };
     format!(
-        r#"<image x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:image/png;base64,{}"/>"#,
+        r#"<image x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" preserveAspectRatio="none"{style} href="data:image/png;base64,{}"/>"#,
         base64(png)
     )
 }

@@ -33,12 +33,14 @@ def _with_preset(fields: dict, preset) -> dict:
     return {**base, **fields}
 
 
-def config_of(fields: dict) -> dict:
-    """The config from Python values (conversion only), checked by the core: ``ValueError`` with its message."""
+def config_of(fields: dict, check: bool = True) -> dict:
+    """The config from Python values (conversion only), checked by the core: ``ValueError`` with its message.
+    ``check=False``: only its shapes (the caller's next call into the core validates it anyway)."""
     given = {k: _config.to_numpy(v) for k, v in fields.items() if v is not None}
     _core.check_declared(given)  # a stack over the limit is refused from its shape, before its values are read
     config = {k: _config.prepare(v, k) for k, v in given.items()}
-    _core.check(config)
+    if check:
+        _core.check(config)
     return config
 
 
@@ -73,7 +75,7 @@ def compute(config: dict | None = None, preset=None, **fields) -> dict:
     structure is ``compute()``'s in JavaScript (``trace["weights"]``, ``trace["heads"][0]["scores"]``,
     ``trace["query"]["exp"]``…). Raises ``ValueError`` with the core's message for a config it refuses."""
     given = {**(config or {}), **fields}
-    return _core.compute(config_of(_with_preset(given, preset)))
+    return _core.compute(config_of(_with_preset(given, preset), check=False))
 
 
 def stack_attention(attention):
