@@ -30,6 +30,8 @@ mod learn;
 mod math;
 #[path = "math_log.rs"]
 mod math_log;
+#[path = "picture.rs"]
+mod picture;
 #[path = "properties.rs"]
 mod properties;
 #[path = "random.rs"]
