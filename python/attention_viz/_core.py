@@ -275,7 +275,7 @@ def _deflated(png: bytes) -> bytes:
             idat.append(body)
             continue
         if kind == b"IEND" and idat:
-            out.append(_chunk(b"IDAT", zlib.compress(zlib.decompress(b"".join(idat)), 9)))
+            out.append(_chunk(b"IDAT", zlib.compress(zlib.decompress(b"".join(idat)), 6)))
         out.append(_chunk(kind, body))
     return b"".join(out)
 
