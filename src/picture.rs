@@ -5,12 +5,12 @@
 //! shows of a figure, so it must have the live figure's colours, ticks, numbers and thumbnails. The Python
 //! package asks for it through `ffi` (the shipped .wasm run by wasmtime) and sends it as an `<img>`.
 //!
-//! Grids too big for one shape per cell (over `SHAPES_MAX_CELLS`) and the model's grid of heads go in as PNG
-//! images: one pixel per cell, scaled without smoothing, coloured by the core's `Colors` as the canvas is.
+//! Grids too big for one shape per cell (over `SHAPES_MAX_CELLS`) go in as PNG images of the canvas's own pixels
+//! (`heatmap::raster`), the model's grid of heads as the element's raster (`heatmap::model::grid`).
 
 use crate::attention::Trace;
 use crate::config::{Config, Mechanism};
-use crate::heatmap::draw::{self, Colors, Contrast, Layout, Style, Theme, NAN_FILL, SHAPES_MAX_CELLS};
+use crate::heatmap::draw::{self, Colors, Contrast, Layout, Style, Theme, SHAPES_MAX_CELLS};
 use crate::heatmap::{model, palette::Rgb, Fmt};
 use crate::views::{self, View};
 use plotters::prelude::*;
@@ -170,7 +170,8 @@ fn few(names: &[String]) -> String {
 }
 
 /// One view as an SVG at its preferred size: (the document, width, height). A grid over `SHAPES_MAX_CELLS`
-/// is drawn as the canvas draws it (`draw::draw` without the cells) with its cells as one image beneath.
+/// is drawn as the canvas draws it: its cells and colour bar as `heatmap::raster`'s pixels, then `draw::draw`
+/// without the cells on top.
 pub fn heatmap_svg(view: &View, style: &Style) -> Result<(String, f64, f64), String> {
     let (w, h) = draw::preferred_size(view, style.fmt);
     let (rows, cols) = view.values.shape();
@@ -184,21 +185,16 @@ pub fn heatmap_svg(view: &View, style: &Style) -> Result<(String, f64, f64), Str
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         draw::draw(&root, view, &colors, &layout, style, false)?;
     }
-    // Under the text and ticks: the background, the cells (one pixel each) and the colour bar.
-    let bg = style.theme.background;
-    let mut pixels = Vec::with_capacity(rows * cols * 3);
-    for &v in view.values.data() {
-        let c = if v.is_nan() { NAN_FILL } else { colors.color(v).unwrap_or(bg) };
-        pixels.extend_from_slice(&c);
-    }
-    let g = layout.grid;
-    let mut under = format!(r#"<rect width="{w}" height="{h}" fill="{}"/>"#, hex(bg));
-    under += &image(&png(cols, rows, &pixels), g.x0 as f64, g.y0 as f64, g.width() as f64, g.height() as f64, true);
-    let r = layout.colorbar;
-    if r.width() > 0 && r.height() > 0 {
-        let steps = r.height() as usize;
-        let strip: Vec<u8> = (0..steps).flat_map(|y| draw::colorbar_color(&colors, y, steps)).collect();
-        under += &image(&png(1, steps, &strip), r.x0 as f64, r.y0 as f64, r.width() as f64, r.height() as f64, false);
+    // Under the text and ticks: the background, then the canvas's own pixels for the cells and the colour bar
+    // (`heatmap::raster`, what the element puts on its canvas), one PNG each.
+    let mut under = format!(r#"<rect width="{w}" height="{h}" fill="{}"/>"#, hex(style.theme.background));
+    for blit in draw::raster(view, &colors, &layout, &style.theme) {
+        if blit.width == 0 || blit.height == 0 {
+            continue;
+        }
+        let rgb: Vec<u8> = blit.rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+        let (bw, bh) = (blit.width as usize, blit.height as usize);
+        under += &image(&png(bw, bh, &rgb), blit.x as f64, blit.y as f64, bw as f64, bh as f64, false);
     }
     let at = svg.find("<svg").and_then(|s| svg[s..].find('>').map(|e| s + e + 1)).ok_or("drawing failed: no <svg>")?;
     svg.insert_str(at, &under);
