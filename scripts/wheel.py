@@ -1,12 +1,12 @@
 """Assembles the Python package's build inputs, then builds the wheel (`make wheel`).
 
-Copies the single-file build dist/attention-viz.inline.js into python/attention_viz/static/ and writes
-static/assets.json (the core's colormap tables and seed presets, printed by scripts/python-assets.mjs from the .wasm: src/facts.rs python_assets), then runs
+Copies the single-file build dist/attention-viz.inline.js and the shipped core dist/pkg/attention_viz_bg.wasm (the
+one the page loads; Python runs it through wasmtime: python/attention_viz/_core.py) into python/attention_viz/static/,
+then runs
 `python -m build --wheel --no-isolation python --outdir dist-python` (not dist/: that folder is the npm package, and
 everything in it would be published). Run with the .venv's Python from the repo root.
 """
 
-import json
 import re
 import shutil
 import subprocess
@@ -16,17 +16,17 @@ from pathlib import Path
 root = Path(__file__).resolve().parent.parent
 static = root / "python" / "attention_viz" / "static"
 build = root / "dist" / "attention-viz.inline.js"
+core = root / "dist" / "pkg" / "attention_viz_bg.wasm"
 
-if not build.is_file():
-    sys.exit(f"wheel: {build.relative_to(root)} is missing: run `make dist` first")
+for need in (build, core):
+    if not need.is_file():
+        sys.exit(f"wheel: {need.relative_to(root)} is missing: run `make dist` first")
 static.mkdir(parents=True, exist_ok=True)
 shutil.copyfile(build, static / "attention-viz.inline.js")
+shutil.copyfile(core, static / "attention_viz_bg.wasm")
+(static / "assets.json").unlink(missing_ok=True)  # what older builds wrote: the core now answers at run time
 shutil.copyfile(root / "LICENSE", root / "python" / "LICENSE")  # the wheel's licence file (git-ignored copy)
 
-# Through the built .wasm (make dist built www/pkg/): no native compile of the crate for the wheel.
-out = subprocess.run(["node", "scripts/python-assets.mjs"], cwd=root, check=True, capture_output=True, text=True).stdout
-assets = json.loads(out)
-(static / "assets.json").write_text(json.dumps(assets, separators=(",", ":")) + "\n", encoding="utf-8")
 
 version = re.search(r'(?m)^version = "([^"]+)"', (root / "Cargo.toml").read_text()).group(1)
 wheel = root / "dist-python" / f"attention_viz-{version}-py3-none-any.whl"

@@ -32,6 +32,8 @@ mod math;
 mod math_log;
 #[path = "modern.rs"]
 mod modern;
+#[path = "picture.rs"]
+mod picture;
 #[path = "properties.rs"]
 mod properties;
 #[path = "random.rs"]

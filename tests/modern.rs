@@ -1,6 +1,6 @@
 //! Attention as today's language models use it (issue 25): sinusoidal positions, RoPE, ALiBi, kv_heads, windows and
 //! sinks, the decode step and FlashAttention's tiles, against tests/fixtures/modern-goldens.json
-//! (scripts/gen_modern_goldens.py: a float64 NumPy transcription of the papers' formulas, cross-checked against
+//! (tests/goldens/gen_modern_goldens.py: a float64 NumPy transcription of the papers' formulas, cross-checked against
 //! `jax.nn.dot_product_attention`, RoPE's complex and rotate_half forms and FlashAttention-2's Algorithm 1), at 1e-12
 //! relative; and the two identities the figure teaches, checked on the core's own trace.
 #![cfg(not(target_arch = "wasm32"))]

@@ -2,13 +2,15 @@
 
 ``show(**config)`` and ``show_attention(attention)`` return a ``Figure`` that a notebook
 displays live (the element and its WASM core travel inside the output: no CDN, no network)
-and, where scripts do not run, as a static picture. ``Widget(**config)`` is the same figure
+and, where scripts do not run, as a static picture. ``compute(config)`` returns the figure's
+numbers (the trace) as NumPy arrays. Every check, number and picture is the Rust core's: the
+same .wasm as the page, run in Python by wasmtime. ``Widget(**config)`` is the same figure
 as an anywidget whose ``config`` and ``trace`` follow the learner's edits back into Python.
 """
 
 from __future__ import annotations
 
-from ._api import presets, show, show_attention
+from ._api import compute, presets, show, show_attention
 from ._figure import Figure
 
 try:
@@ -31,4 +33,4 @@ except ImportError as _missing:  # anywidget is the optional extra "widget"
         def __init__(self, *args, **kwargs):
             raise ImportError(f'attention_viz.Widget needs anywidget ({_reason}): pip install "attention-viz[widget]"')
 
-__all__ = ["Figure", "Widget", "presets", "show", "show_attention", "__version__"]
+__all__ = ["Figure", "Widget", "compute", "presets", "show", "show_attention", "__version__"]

@@ -1,4 +1,4 @@
-"""``show`` and ``show_attention``: keyword arguments and arrays in, a checked ``Figure`` out."""
+"""``show``, ``show_attention`` and ``compute``: keyword arguments and arrays in, the core's judgement and numbers out."""
 
 from __future__ import annotations
 
@@ -6,44 +6,57 @@ import copy
 
 import numpy as np
 
-from . import _config
+from . import _config, _core
 from ._figure import Figure
-from ._picture import assets
 
 
 def presets() -> dict:
     """The seed documents' configs by name (``seed-000`` … ``seed-003``), as the core defines them."""
-    return copy.deepcopy(assets().get("presets", {}))
+    return copy.deepcopy(_core.facts()["presets"])
+
+
+def _with_preset(fields: dict, preset) -> dict:
+    if preset is None:
+        return fields
+    preset = _config.scalar(preset, "preset")
+    known = presets()
+    if not isinstance(preset, str):
+        raise ValueError(f"preset must be a preset's name ({', '.join(known)}), got {_config.quote(preset)}")
+    if preset not in known:
+        near = _config.closest(preset, list(known))
+        hint = f' (did you mean "{near}"?)' if near else ""
+        raise ValueError(f"unknown preset {_config.quote(preset)}{hint}; presets are {', '.join(known)}")
+    base = known[preset]
+    # A preset's fields, overridden by the ones given; switching mechanism drops the preset's.
+    if "mechanism" in fields or any(k in fields for k in ("embeddings", "decoder_state", "annotations", "attention")):
+        base = {}
+    return {**base, **fields}
+
+
+def config_of(fields: dict, check: bool = True) -> dict:
+    """The config from Python values (conversion only), checked by the core: ``ValueError`` with its message.
+    ``check=False``: only its shapes (the caller's next call into the core validates it anyway)."""
+    given = {k: _config.to_numpy(v) for k, v in fields.items() if v is not None}
+    _core.check_declared(given)  # a stack over the limit is refused from its shape, before its values are read
+    config = {k: _config.prepare(v, k) for k, v in given.items()}
+    if check:
+        _core.check(config)
+    return config
 
 
 def split(kwargs: dict, preset=None) -> tuple[dict, dict]:
-    """(the checked config, the element attributes) from ``show``'s keyword arguments."""
+    """(the checked config, as plain JSON values; the element attributes) from ``show``'s keyword arguments."""
     fields, opts = {}, {}
+    known = _config.fields()
     for key, value in kwargs.items():
-        if key in _config.FIELDS:
-            fields[key] = value
-        elif key in _config.OPTIONS:
+        if key in _config.OPTIONS:
             opts[key] = value
+        elif key in known or _config.closest(key, known + _config.OPTIONS) not in _config.OPTIONS:
+            fields[key] = value  # an unknown field is the core's to name
         else:
-            raise _config.unknown_field(key, _config.FIELDS + _config.OPTIONS + ("preset",),
-                                        "config field or element option")
-    if preset is not None:
-        preset = _config.scalar(preset, "preset")
-        known = presets()
-        if not isinstance(preset, str):
-            raise ValueError(f"preset must be a preset's name ({', '.join(known) or 'none: no assets'}), "
-                             f"got {_config.quote(preset)}")
-        if preset not in known:
-            near = _config.closest(preset, list(known)) if known else None
-            hint = f' (did you mean "{near}"?)' if near else ""
-            raise ValueError(f"unknown preset {_config.quote(preset)}{hint}; presets are "
-                             f"{', '.join(known) or 'none (no assets)'}")
-        base = known[preset]
-        # A preset's fields, overridden by the ones given; switching mechanism drops the preset's.
-        if "mechanism" in fields or any(k in fields for k in ("embeddings", "decoder_state", "annotations", "attention")):
-            base = {}
-        fields = {**base, **fields}
-    return _config.normalize(fields), _config.options(opts)
+            raise _config.unknown_field(key, known + _config.OPTIONS, "config field or element option")
+    options = _config.options(opts)
+    return _config.plain(config_of(_with_preset(fields, preset))), options
 
 
 def show(preset=None, **kwargs) -> Figure:
@@ -51,25 +64,34 @@ def show(preset=None, **kwargs) -> Figure:
     ``show(preset="seed-003")``; element options (``views``, ``palette``, ``fmt``,
     ``height``, ``editable``, ``theme``, ``contrast``) as keyword arguments too.
     Arrays may be NumPy, torch, jax, pandas or nested lists. Raises ``ValueError``
-    with the core's kind of message for a config the page would refuse."""
+    with the core's message (the one ``compute()`` throws in the page) for a config it refuses."""
     config, opts = split(kwargs, preset)
     return Figure(config, opts)
 
 
-def stack_attention(attention) -> np.ndarray:
-    """n × m, heads × n × m or layers × heads × n × m as an array; Hugging Face's
-    ``outputs.attentions`` (a tuple of per-layer (batch, heads, n, m) tensors) stacked with its
-    batch axis dropped."""
-    if isinstance(attention, (tuple, list)) and attention and not _config._is_number(attention[0]):
+def compute(config: dict | None = None, preset=None, **fields) -> dict:
+    """The trace of a config, computed by the core (the figure's own numbers): ``compute(preset="seed-001")``,
+    ``compute({"embeddings": X})`` or ``compute(embeddings=X)``. Every vector and matrix is a NumPy array; the
+    structure is ``compute()``'s in JavaScript (``trace["weights"]``, ``trace["heads"][0]["scores"]``,
+    ``trace["query"]["exp"]``…). Raises ``ValueError`` with the core's message for a config it refuses."""
+    given = {**(config or {}), **fields}
+    return _core.compute(config_of(_with_preset(given, preset), check=False))
+
+
+def stack_attention(attention):
+    """n × m, heads × n × m or layers × heads × n × m as given; Hugging Face's ``outputs.attentions`` (a tuple of
+    per-layer (batch, heads, n, m) tensors) stacked with its batch axis dropped. Anything else goes to the core
+    as it is, to be judged there."""
+    if isinstance(attention, (tuple, list)) and attention:
         first = _config.to_numpy(attention[0])
         if isinstance(first, np.ndarray) and first.ndim in (3, 4):
-            layers = [_config.as_array(a, f"attention[{i}]", (first.ndim,)) for i, a in enumerate(attention)]
+            layers = [np.asarray(_config.to_numpy(a)) for a in attention]
             shapes = {a.shape for a in layers}
             if len(shapes) > 1:
                 raise ValueError(f"the layers' attentions differ in shape: {sorted(shapes)}")
             attention = np.stack(layers)
-    arr = _config.as_array(attention, "attention", (2, 3, 4, 5), _config.WEIGHTS_SHAPES)
-    if arr.ndim == 5:  # layers × batch × heads × n × m
+    arr = _config.to_numpy(attention)
+    if isinstance(arr, np.ndarray) and arr.ndim == 5:  # layers × batch × heads × n × m
         if arr.shape[1] != 1:
             raise ValueError(
                 f"attention holds a batch of {arr.shape[1]} sentences (shape {arr.shape}): pick one, e.g. "
@@ -83,12 +105,12 @@ def show_attention(attention, tokens=None, key_tokens=None, *, layer=None, head=
     """A model's attention weights (``mechanism: "weights"``): n × n, heads × n × n,
     layers × heads × n × n, or Hugging Face's ``outputs.attentions`` for one sentence.
     ``tokens`` label the queries, ``key_tokens`` the keys when they differ; ``layer`` and
-    ``head`` pick the head drawn in full."""
-    arr = stack_attention(attention)
-    fields = {"mechanism": "weights", "attention": arr, "tokens": tokens, "key_tokens": key_tokens,
-              "layer": layer, "head": head, "query": query}
+    ``head`` pick the head drawn in full. A stack over the core's limit is refused before any HTML is written."""
+    fields = {"mechanism": "weights", "attention": stack_attention(attention), "tokens": tokens,
+              "key_tokens": key_tokens, "layer": layer, "head": head, "query": query}
     for key in element_options:
         if key not in _config.OPTIONS:
             raise _config.unknown_field(key, _config.OPTIONS + ("tokens", "key_tokens", "layer", "head", "query"),
                                         "argument")
-    return Figure(_config.normalize(fields), _config.options(element_options))
+    options = _config.options(element_options)
+    return Figure(_config.plain(config_of(fields)), options)

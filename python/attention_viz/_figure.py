@@ -11,6 +11,7 @@ A small script hides the picture once the live figure has drawn.
 
 from __future__ import annotations
 
+import base64
 import html
 import itertools
 import json
@@ -21,7 +22,7 @@ from importlib import resources
 
 import numpy as np
 
-from . import _picture
+from . import _core
 
 _ids = itertools.count(1)
 
@@ -89,9 +90,14 @@ def fingerprint(config: dict) -> str:
     return json.dumps([mech, int(flat.size), [float(x) for x in flat[:8]]], separators=(",", ":"))
 
 
+def xml_text(text) -> str:
+    """Text for an XML attribute or element: the characters XML 1.0 forbids become U+FFFD (as the core's SVGs)."""
+    return re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]", "\ufffd", str(text))
+
+
 def element_tag(config: dict, attrs: dict, extra: str = "") -> str:
     parts = [f'config="{html.escape(json.dumps(config, allow_nan=False, separators=(",", ":")), quote=True)}"']
-    parts += [f'{k}="{html.escape(_picture.xml_text(v), quote=True)}"' for k, v in attrs.items()]
+    parts += [f'{k}="{html.escape(xml_text(v), quote=True)}"' for k, v in attrs.items()]
     return f"<attention-viz {' '.join(parts)}{extra}></attention-viz>"
 
 
@@ -117,13 +123,17 @@ class Figure:
         return f"<attention_viz.Figure {mech} {', '.join(f'{k}={v!r}' for k, v in self.options.items())}>".replace(" >", ">")
 
     def picture(self) -> str:
-        """The static picture alone: ``<img src="data:image/svg+xml;base64,…" alt="…">``."""
-        return _picture.img(self.config, self.options,
-                            ' class="attention-viz-picture" style="max-width:100%;height:auto;display:block"')
+        """The static picture alone: ``<img src="data:image/svg+xml;base64,…" alt="…">``, the SVG the core draws
+        (``picture_svg``)."""
+        doc, alt = _core.picture(self.config, self.options)
+        uri = "data:image/svg+xml;base64," + base64.b64encode(doc.encode("utf-8")).decode("ascii")
+        return (f'<img src="{uri}" alt="{html.escape(alt, quote=True)}" class="attention-viz-picture" '
+                'style="max-width:100%;height:auto;display:block">')
 
     def picture_svg(self) -> str:
-        """The static picture as an SVG document (text)."""
-        return _picture.svg(self.config, self.options)[0]
+        """The static picture as an SVG document (text): the figure's main heatmaps drawn by the core, with the
+        live figure's colours, ticks, numbers and (for a model's stack) max-pooled thumbnails of every head."""
+        return _core.picture(self.config, self.options)[0]
 
     def to_html(self, script: bool = True) -> str:
         """The HTML fragment: picture, element, and (``script=True``) the inline build."""
@@ -142,7 +152,7 @@ class Figure:
         """Writes a standalone page (works from ``file://``, no network); returns the path."""
         page = ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                f"<title>{html.escape(_picture.xml_text(title))}</title>\n"
+                f"<title>{html.escape(xml_text(title))}</title>\n"
                 "<style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:1200px}</style>\n"
                 f"</head>\n<body>\n{self.to_html()}\n</body>\n</html>\n")
         path = os.fspath(path)

@@ -38,7 +38,7 @@ class Widget(anywidget.AnyWidget):
 
     @traitlets.validate("config")
     def _check_config(self, proposal):
-        return _config.normalize(dict(proposal["value"]))
+        return _config.plain(_api.config_of(dict(proposal["value"])))
 
     @traitlets.validate("options")
     def _check_options(self, proposal):

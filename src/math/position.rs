@@ -1,6 +1,6 @@
 //! Position encodings as matrices (issue 25): the sinusoidal table added to the inputs, RoPE's rotation of a head's
 //! queries and keys, and ALiBi's distance bias. Each is the paper's formula, one operation at a time, as its NumPy
-//! transcription (scripts/gen_modern_goldens.py) writes it.
+//! transcription (tests/goldens/gen_modern_goldens.py) writes it.
 
 use super::Matrix;
 

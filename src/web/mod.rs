@@ -144,13 +144,6 @@ pub fn preset_json(name: &str) -> Option<String> {
     presets::preset(name).map(|c| c.to_value().to_string())
 }
 
-/// The Python package's data (`facts::python_assets`) as JSON: `make wheel` writes it into the wheel
-/// (scripts/python-assets.mjs), so building the wheel compiles no native copy of the crate.
-#[wasm_bindgen(js_name = pythonAssets)]
-pub fn python_assets() -> String {
-    crate::facts::python_assets().to_string()
-}
-
 /// `text::cut` for messages the JS shell makes about what a reader typed (www/element/cells.js), so quoted input
 /// is cut by one rule; www/arrays.js (which runs without the core) keeps a copy that the tests check against this.
 #[wasm_bindgen(js_name = cutText)]

@@ -1,7 +1,7 @@
 // The Python package from a notebook, as an author uses it (issue 13 §4 and its Tests):
 //   1. the wheel dist-python/attention_viz-<version>-py3-none-any.whl: pure Python, the single-file build inside,
-//      NumPy its only requirement, no CDN address in it;
-//   2. a fresh virtual environment gets it with `pip install <wheel>` (NumPy comes along, from pip's cache), and
+//      the page's own .wasm inside and no native binary, NumPy and wasmtime its requirements, no CDN address in it;
+//   2. a fresh virtual environment gets it with `pip install <wheel>` (NumPy and wasmtime come along, from pip's cache), and
 //      shows a figure there with neither IPython nor anywidget;
 //   3. tests/notebook/attention-viz.ipynb (the four seed documents' arrays, show_attention on a 4-d array and on
 //      Hugging Face's tuple, bad calls, the Widget) is executed by nbclient in a kernel that imports that
@@ -149,7 +149,7 @@ function maxDiff(got, want, path = '') {
   return Math.max(0, ...want.map((w, i) => maxDiff(got[i], w, `${path}[${i}]`)));
 }
 
-test('the wheel is pure Python with the single-file build inside, NumPy its only requirement, no CDN', () => {
+test('the wheel is pure Python with the single-file build and the page\'s .wasm inside, NumPy and wasmtime its requirements, no CDN', () => {
   const listing = run(VENV_PYTHON, ['-c', `
 import json, sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
@@ -165,13 +165,15 @@ print(json.dumps({"names": z.namelist(),
   assert.match(w.wheel, /Root-Is-Purelib: true/);
   assert.match(w.wheel, /Tag: py3-none-any/);
   assert.ok(w.names.some((n) => /^attention_viz\/.*attention-viz\.inline\.js$/.test(n)), 'the single-file build is not in the wheel');
-  assert.ok(!w.names.some((n) => /\.(so|pyd|dylib|wasm)$/.test(n)), 'a binary file in a pure-Python wheel');
+  assert.ok(!w.names.some((n) => /\.(so|pyd|dylib)$/.test(n)), 'a native binary in a pure-Python wheel');
+  // The core Python runs (through wasmtime) is the .wasm the page loads, one file for every platform.
+  assert.deepEqual(w.names.filter((n) => n.endsWith('.wasm')), ['attention_viz/static/attention_viz_bg.wasm']);
   const required = w.requires.filter((r) => !/extra\s*==/.test(r)).map((r) => r.replace('Requires-Dist:', '').trim());
-  assert.deepEqual(required.map((r) => r.split(/[\s<>=!~;[]/)[0].toLowerCase()), ['numpy'], `requirements: ${required}`);
+  assert.deepEqual(required.map((r) => r.split(/[\s<>=!~;[]/)[0].toLowerCase()).sort(), ['numpy', 'wasmtime'], `requirements: ${required}`);
   assert.deepEqual(w.cdn, [], 'a CDN address in the wheel');
 });
 
-test('a fresh environment holds only attention-viz and NumPy, and shows a figure with neither IPython nor anywidget', () => {
+test('a fresh environment holds only attention-viz, NumPy and wasmtime, and shows a figure with neither IPython nor anywidget', () => {
   const got = JSON.parse(run(join(tmp, 'venv/bin/python'), ['-c', `
 import importlib.metadata as md, importlib.util as u, json
 import attention_viz as av
@@ -180,7 +182,7 @@ print(json.dumps({"dists": sorted(d.metadata["Name"].lower() for d in md.distrib
   "ipython": u.find_spec("IPython") is not None, "anywidget": u.find_spec("anywidget") is not None,
   "html": len(html), "has": ["<attention-viz" in html, "data:image/svg+xml;base64," in html, "<script" in html]}))
 `]));
-  assert.deepEqual(got.dists, ['attention-viz', 'numpy']);
+  assert.deepEqual(got.dists, ['attention-viz', 'numpy', 'wasmtime']);
   assert.equal(got.ipython, false);
   assert.equal(got.anywidget, false);
   assert.deepEqual(got.has, [true, true, true]);

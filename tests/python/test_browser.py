@@ -126,9 +126,13 @@ mod.default.render({ model, el: document.getElementById('host') });
     got = run_node(WIDGET.replace("process.argv[2]", json.dumps(str(tmp_path))), tmp_path)
     assert got["errors"] == []
     assert got["edited"]["config"]["embeddings"][1] == [0, 5, 0] and got["edited"]["saves"] >= 1
-    # The page's weights for the edited config are what NumPy gives for it.
-    from attention_viz import _numpy
-    want = _numpy.compute(av.show(**{k: v for k, v in got["edited"]["config"].items()}).config)["weights"]
+    # The page's weights for the edited config are what NumPy gives for it: softmax(Q·Kᵀ / √d_k).
+    cfg = {k: np.asarray(v, dtype=np.float64) for k, v in got["edited"]["config"].items()
+           if k in ("embeddings", "w_q", "w_k")}
+    q, k = cfg["embeddings"] @ cfg["w_q"], cfg["embeddings"] @ cfg["w_k"]
+    scaled = q @ k.T / np.sqrt(q.shape[1])
+    want = np.exp(scaled - scaled.max(1, keepdims=True))
+    want /= want.sum(1, keepdims=True)
     np.testing.assert_allclose(got["edited"]["weights"], want, rtol=1e-12)
     assert got["fromPython"]["shown"] == [[1, 2], [3, 4]]
     assert "row 1 has 1 value" in got["error"]

@@ -1,6 +1,8 @@
 """Bad input to show() and show_attention() raises ValueError, whatever its type or size, and the message quotes
 the input cut to the core's length (src/text.rs QUOTE_MAX): a 400-digit number or a 1,000-character name is not
-echoed whole, a list where a name belongs is not a TypeError, a number beyond float64 is not an OverflowError."""
+echoed whole, a list where a name belongs is not a TypeError, a number beyond float64 is not an OverflowError.
+The config's messages are the core's (tests/python/test_core.py compares them with the page's compute()); the
+element options' and presets' are Python's, cut by its copy of the rule (``_config.quote``), checked here."""
 
 import re
 from pathlib import Path
@@ -40,39 +42,45 @@ def test_quote_and_cut_cut_as_the_core_does():
     assert _config.dquote("é" * (n + 5)) == '"' + "é" * (n - 1) + '…"'
 
 
-# Each: the call, a part of the message, and the quoted input as it must appear (cut).
+# Each: the call, a part of the message, and the quoted input as it must appear (cut). A Python int beyond float64
+# reaches the core as what a JavaScript number holding it is, Infinity (compute() sends it as the text "Infinity");
+# Python's own messages (element options, presets) quote as Python does.
 CUT_INT = "1" + "0" * 38 + "…"
 CUT_TEXT = "'" + "x" * 39 + "…'"
+CORE_TEXT = '"' + "x" * 39 + '…"'
+INF = 'the text "Infinity"'
 CASES = {
-    "heads, a big int": (lambda: av.show(**W, heads=BIG), "heads do not divide", CUT_INT),
-    "heads of a preset": (lambda: av.show(preset="seed-001", heads=BIG), "heads do not divide", CUT_INT),
-    "head": (lambda: av.show(**W, head=BIG), "head must be a whole number", CUT_INT),
-    "query": (lambda: av.show(embeddings=X, query=BIG), "query must be a whole number", CUT_INT),
-    "temperature": (lambda: av.show(embeddings=X, temperature=BIG), "too large for float64", CUT_INT),
-    "temperature < 0": (lambda: av.show(embeddings=X, temperature=-BIG), "too large for float64", "-" + CUT_INT[:-2] + "…"),
-    "scale": (lambda: av.show(embeddings=X, scale=BIG), "too large for float64", CUT_INT),
-    "scale text": (lambda: av.show(embeddings=X, scale=LONG), "scale must be a positive number", CUT_TEXT),
-    "embedding value": (lambda: av.show(embeddings=[[BIG, 1], [1, 1]]), "embeddings[0, 0] is", CUT_INT),
-    "w_o value": (lambda: av.show(**W, w_o=[[BIG, 0], [0, 1]]), "w_o[0, 0] is", CUT_INT),
-    "mask value": (lambda: av.show(embeddings=X, mask=[[1, BIG, 1]] * 3), "mask[0, 1] is", CUT_INT),
-    "valid_lens value": (lambda: av.show(embeddings=X, valid_lens=[BIG, 1, 1]), "valid_lens[0] is", CUT_INT),
-    "embedding text": (lambda: av.show(embeddings=[[LONG, 1], [1, 1]]), "is the text", CUT_TEXT),
-    "mechanism": (lambda: av.show(embeddings=X, mechanism=LONG), "mechanism must be", CUT_TEXT),
-    "mask name": (lambda: av.show(embeddings=X, mask=LONG), "mask must be", CUT_TEXT),
-    "scoring list": (lambda: av.show(embeddings=X, scoring=[LONG]), "scoring must be", "['" + "x" * 37 + "…"),
-    "unknown field": (lambda: av.show(embeddings=X, **{LONG: 1}), "unknown config field", '"' + "x" * 39 + '…"'),
+    "heads, a big int": (lambda: av.show(**W, heads=BIG), "heads must be a whole number", INF),
+    "heads of a preset": (lambda: av.show(preset="seed-001", heads=BIG), "heads must be a whole number", INF),
+    "head": (lambda: av.show(**W, head=BIG), "head must be a whole number", INF),
+    "query": (lambda: av.show(embeddings=X, query=BIG), "query must be a token index", INF),
+    "temperature": (lambda: av.show(embeddings=X, temperature=BIG), "temperature must be a positive number", INF),
+    "temperature < 0": (lambda: av.show(embeddings=X, temperature=-BIG), "temperature must be a positive number",
+                        'the text "-Infinity"'),
+    "scale": (lambda: av.show(embeddings=X, scale=BIG), "scale must be", INF),
+    "scale text": (lambda: av.show(embeddings=X, scale=LONG), "scale must be", CORE_TEXT),
+    "embedding value": (lambda: av.show(embeddings=[[BIG, 1], [1, 1]]), "embeddings row 0, column 0 is Infinity",
+                        "finite number"),
+    "w_o value": (lambda: av.show(**W, w_o=[[BIG, 0], [0, 1]]), "w_o row 0, column 0 is Infinity", "finite number"),
+    "mask value": (lambda: av.show(embeddings=X, mask=[[1, BIG, 1]] * 3), "mask row 0, column 1 is", INF),
+    "valid_lens value": (lambda: av.show(embeddings=X, valid_lens=[BIG, 1, 1]), "valid_lens entry 0 is", INF),
+    "embedding text": (lambda: av.show(embeddings=[[LONG, 1], [1, 1]]), "is the text", CORE_TEXT),
+    "mechanism": (lambda: av.show(embeddings=X, mechanism=LONG), "mechanism must be", CORE_TEXT),
+    "mask name": (lambda: av.show(embeddings=X, mask=LONG), "mask must be", CORE_TEXT),
+    "scoring list": (lambda: av.show(embeddings=X, scoring=[LONG]), "scoring must be", "a list of 1 items"),
+    "unknown field": (lambda: av.show(embeddings=X, **{LONG: 1}), "unknown config field", CORE_TEXT),
     "unknown argument": (lambda: av.show_attention(np.eye(2), **{LONG: 1}), "unknown argument", '"' + "x" * 39 + '…"'),
     "preset name": (lambda: av.show(preset=LONG), "unknown preset", CUT_TEXT),
     "preset list": (lambda: av.show(preset=["seed-001"]), "preset must be a preset's name", "['seed-001']"),
     "preset dict": (lambda: av.show(preset={"seed-001": 1}), "preset must be a preset's name", "{'seed-001': 1}"),
     "preset int": (lambda: av.show(preset=BIG), "preset must be a preset's name", CUT_INT),
-    "layer": (lambda: av.show_attention(np.ones((2, 2)) / 2, layer=BIG), "layer must be a whole number", CUT_INT),
-    "tokens text": (lambda: av.show_attention(np.ones((2, 2)) / 2, tokens=LONG), "tokens must be a list", CUT_TEXT),
+    "layer": (lambda: av.show_attention(np.ones((2, 2)) / 2, layer=BIG), "layer must be a whole number", INF),
+    "tokens text": (lambda: av.show_attention(np.ones((2, 2)) / 2, tokens=LONG), "tokens must be a list", CORE_TEXT),
     "height": (lambda: av.show(embeddings=X, height=BIG), "height must be a positive number", CUT_INT),
     "height text": (lambda: av.show(embeddings=X, height="9" * 1000), "height must be a positive number",
                     "'" + "9" * 39 + "…'"),
-    "fmt": (lambda: av.show(embeddings=X, fmt=LONG), "fmt must be a format spec", CUT_TEXT),
-    "palette": (lambda: av.show(embeddings=X, palette=BIG), "palette must be a name", CUT_INT),
+    "fmt": (lambda: av.show(embeddings=X, fmt=LONG), "is not one of seaborn's format specs", CORE_TEXT),
+    "palette": (lambda: av.show(embeddings=X, palette=BIG), "palette must be a text", CUT_INT),
     "theme": (lambda: av.show(embeddings=X, theme=LONG), "theme must be", CUT_TEXT),
     "contrast": (lambda: av.show(embeddings=X, contrast=[LONG]), "contrast must be", "['" + "x" * 37 + "…"),
     "editable": (lambda: av.show(embeddings=X, editable=LONG), "editable must be True or False", CUT_TEXT),

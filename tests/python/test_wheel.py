@@ -1,5 +1,5 @@
-"""The installed package is the wheel's: NumPy its only requirement, the single-file build and the core's
-assets inside, the version Cargo.toml's."""
+"""The installed package is the wheel's: NumPy and wasmtime its only requirements, the single-file build and the
+core's .wasm (the page's own) inside, the version Cargo.toml's."""
 
 import re
 from importlib import metadata, resources
@@ -19,10 +19,10 @@ def test_version_is_cargo_toml_s():
     assert av.__version__ == version == metadata.version("attention-viz")
 
 
-def test_numpy_is_the_only_requirement():
+def test_numpy_and_wasmtime_are_the_only_requirements():
     reqs = metadata.requires("attention-viz")
-    required = [r for r in reqs if "extra ==" not in r]
-    assert len(required) == 1 and required[0].startswith("numpy")
+    required = sorted(r for r in reqs if "extra ==" not in r)
+    assert len(required) == 2 and required[0].startswith("numpy") and required[1].startswith("wasmtime")
     extras = [r for r in reqs if "extra ==" in r]
     assert extras and all(r.startswith("anywidget") and re.search(r"extra == ['\"]widget['\"]", r) for r in extras)
 
@@ -31,6 +31,8 @@ def test_static_build_and_assets_are_inside():
     static = resources.files("attention_viz").joinpath("static")
     build = static.joinpath("attention-viz.inline.js").read_text(encoding="utf-8")
     assert build == (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
-    assets = av._picture.assets()
-    assert len(assets["palettes"]["rocket"]) == 256
-    assert sorted(assets["presets"]) == ["seed-000", "seed-001", "seed-002", "seed-003"]
+    # The core Python runs is the page's: the shipped .wasm, byte for byte.
+    core = static.joinpath("attention_viz_bg.wasm").read_bytes()
+    assert core == (ROOT / "dist" / "pkg" / "attention_viz_bg.wasm").read_bytes()
+    assert sorted(av.presets()) == ["seed-000", "seed-001", "seed-002", "seed-003"]
+    assert not static.joinpath("assets.json").is_file()

@@ -30,7 +30,7 @@ def test_config_from_python_is_checked_and_converted():
     w = av.Widget(embeddings=np.eye(3))
     w.config = {"embeddings": np.arange(6.0).reshape(3, 2), "tokens": np.array(["a", "b", "c"])}
     assert w.config == {"embeddings": [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], "tokens": ["a", "b", "c"]}
-    with pytest.raises(ValueError, match=r"embeddings\[0, 1\] is nan"):
+    with pytest.raises(ValueError, match=r"embeddings row 0, column 1 is NaN"):
         w.config = {"embeddings": [[1.0, float("nan")]]}
     assert w.config["tokens"] == ["a", "b", "c"]  # the refused config left it as it was
 

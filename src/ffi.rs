@@ -1,0 +1,311 @@
+//! The C-ABI surface the Python package calls: the very .wasm the browser loads, run by wasmtime
+//! (python/attention_viz/_core.py). UTF-8 JSON in and out, plus f64 buffers for the big arrays.
+//!
+//! A call: the caller writes its request (JSON text) and its flat values (f64s) into buffers from
+//! `av_alloc`, calls one `av_*` function, reads the answer from `av_out_ptr`/`av_out_len` (text) and
+//! `av_out_f64_ptr`/`av_out_f64_len` (values), then `av_free`s its buffers. The functions return 0 with
+//! the answer, 1 with the core's message for a config or option it refuses (the message the browser's
+//! `compute()` throws for the same input). A request is `{"config": {…}, "flat": [{"name", "shape"}…],
+//! "options": {…}}`: `flat` names the matrices sent as f64s, one after another, row-major (each finite);
+//! the rest of the config is JSON, where a non-finite number is the text "NaN", "Infinity" or
+//! "-Infinity", as compute() writes it, so the core can name it.
+//!
+//! The crate is built with `panic = "abort"`: a panic (a bug) traps and cannot be caught in the module.
+//! The hook installed here keeps its message; the caller reads it with `av_last_panic` after the trap and
+//! starts a fresh instance. These exports take no JavaScript import, so the wasm-bindgen module runs with
+//! stub imports that are never called.
+
+use crate::attention::{self, Trace};
+use crate::config::{self, Config, Flat};
+use crate::picture::{self, Options};
+use crate::{heatmap, presets, weights};
+use serde_json::{json, Map, Value};
+use std::cell::RefCell;
+
+thread_local! {
+    static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static OUT_F64: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// `len` bytes for the caller to fill (aligned for f64s); give them back with `av_free(ptr, len)`.
+#[no_mangle]
+pub extern "C" fn av_alloc(len: usize) -> *mut u8 {
+    let words: Vec<f64> = Vec::with_capacity(len.div_ceil(8).max(1));
+    std::mem::ManuallyDrop::new(words).as_mut_ptr() as *mut u8
+}
+
+/// Frees a buffer from `av_alloc`.
+///
+/// # Safety
+/// `ptr` and `len` must be an `av_alloc` result and its argument, freed once.
+#[no_mangle]
+pub unsafe extern "C" fn av_free(ptr: *mut u8, len: usize) {
+    drop(Vec::from_raw_parts(ptr as *mut f64, 0, len.div_ceil(8).max(1)));
+}
+
+#[no_mangle]
+pub extern "C" fn av_out_ptr() -> *const u8 {
+    OUT.with(|o| o.borrow().as_ptr())
+}
+
+#[no_mangle]
+pub extern "C" fn av_out_len() -> usize {
+    OUT.with(|o| o.borrow().len())
+}
+
+#[no_mangle]
+pub extern "C" fn av_out_f64_ptr() -> *const f64 {
+    OUT_F64.with(|o| o.borrow().as_ptr())
+}
+
+#[no_mangle]
+pub extern "C" fn av_out_f64_len() -> usize {
+    OUT_F64.with(|o| o.borrow().len())
+}
+
+/// The last panic's message into the text answer (empty when there was none); 0.
+#[no_mangle]
+pub extern "C" fn av_last_panic() -> u32 {
+    let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
+    answer(Ok(message), Vec::new())
+}
+
+/// Validates a config (the checks and messages of compute()): 0 and `{}`, or 1 and the message.
+///
+/// # Safety
+/// (`text`, `text_len`) and (`data`, `data_len`: a count of f64s) must be readable buffers.
+#[no_mangle]
+pub unsafe extern "C" fn av_check(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    run(text, text_len, data, data_len, |req| config_of(req).map(|_| ("{}".into(), Vec::new())))
+}
+
+/// Refuses a config by the shapes its `flat` entries declare, before their values are copied into the module
+/// (`config::check_declared_shapes`, compute()'s first check): 0 and `{}`, or 1 and the message.
+///
+/// # Safety
+/// As [`av_check`].
+#[no_mangle]
+pub unsafe extern "C" fn av_check_declared(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    run(text, text_len, data, data_len, |req| {
+        let (rest, specs) = parts_of(req)?;
+        let declared: Vec<(&str, Vec<usize>)> = specs.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
+        config::check_declared_shapes(&rest, &declared).map_err(|e| e.0)?;
+        Ok(("{}".into(), Vec::new()))
+    })
+}
+
+/// The config with every default filled in, as JSON (normalizeConfig).
+///
+/// # Safety
+/// As [`av_check`].
+#[no_mangle]
+pub unsafe extern "C" fn av_normalize(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    run(text, text_len, data, data_len, |req| Ok((config_of(req)?.to_value().to_string(), Vec::new())))
+}
+
+/// compute(): the text answer is `{mechanism, scale, query_index | tokens, key_tokens, fields: [[name, shape,
+/// offset]…]}`, each field's values at `offset` in the f64 answer.
+///
+/// # Safety
+/// As [`av_check`].
+#[no_mangle]
+pub unsafe extern "C" fn av_compute(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    run(text, text_len, data, data_len, |req| {
+        let config = config_of(req)?;
+        let trace = attention::compute(&config).map_err(|e| e.0)?;
+        Ok(trace_answer(&config, &trace))
+    })
+}
+
+/// The static picture (`picture::picture`, or `picture::refused` with the core's message for a config it
+/// refuses): `{svg, alt}`. `options`: `palette`, `fmt`, `contrast`, `theme`.
+///
+/// # Safety
+/// As [`av_check`].
+#[no_mangle]
+pub unsafe extern "C" fn av_picture(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    run(text, text_len, data, data_len, |req| {
+        let options = options_of(req)?;
+        // A config the core refuses (a Figure made by hand, not through show()) gets a picture of the refusal: the
+        // page shows the same message in place of the figure.
+        let drawn = config_of(req).and_then(|config| {
+            let trace = attention::compute(&config).map_err(|e| e.0)?;
+            picture::picture(&config, &trace, &options)
+        });
+        let (svg, alt) = drawn.unwrap_or_else(|message| picture::refused(&message, options.dark));
+        Ok((json!({"svg": svg, "alt": alt}).to_string(), Vec::new()))
+    })
+}
+
+/// Checks the element options the core reads (`palette`, `fmt`, `contrast`): 0 and `{}`, or 1 and the message.
+///
+/// # Safety
+/// As [`av_check`].
+#[no_mangle]
+pub unsafe extern "C" fn av_options(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    run(text, text_len, data, data_len, |req| options_of(req).map(|_| ("{}".into(), Vec::new())))
+}
+
+/// The core's facts a shell needs as data: the config's fields, the limits, the presets' configs.
+#[no_mangle]
+pub extern "C" fn av_facts() -> u32 {
+    hook();
+    let presets: Map<String, Value> = presets::NAMES
+        .iter()
+        .map(|&n| (n.to_string(), presets::preset(n).expect("a listed preset").to_value()))
+        .collect();
+    let facts = json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "fields": config::FIELDS,
+        "matrices": config::MATRICES,
+        "max_values": weights::MAX_VALUES,
+        "max_heads": weights::MAX_HEADS,
+        "max_tokens": config::MAX_TOKENS,
+        "max_dims": config::MAX_DIMS,
+        "max_cost": config::MAX_COST,
+        "presets": presets,
+    });
+    answer(Ok(facts.to_string()), Vec::new())
+}
+
+/// One call: the request read, `f` run, its answer (or message) stored.
+unsafe fn run(
+    text: *const u8,
+    text_len: usize,
+    data: *const f64,
+    data_len: usize,
+    f: impl FnOnce(&Request) -> Result<(String, Vec<f64>), String>,
+) -> u32 {
+    hook();
+    let text = if text_len == 0 { &[][..] } else { std::slice::from_raw_parts(text, text_len) };
+    let data = if data_len == 0 { &[][..] } else { std::slice::from_raw_parts(data, data_len) };
+    let result = match std::str::from_utf8(text) {
+        Err(e) => Err(format!("attention-viz internal error: the request is not UTF-8 ({e})")),
+        Ok(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(request)) => f(&Request { request, data }),
+            Ok(_) | Err(_) => Err("attention-viz internal error: the request is not a JSON object".into()),
+        },
+    };
+    match result {
+        Ok((text, values)) => answer(Ok(text), values),
+        Err(message) => answer(Err(message), Vec::new()),
+    }
+}
+
+fn answer(result: Result<String, String>, values: Vec<f64>) -> u32 {
+    let (code, text) = match result {
+        Ok(t) => (0, t),
+        Err(t) => (1, t),
+    };
+    OUT.with(|o| *o.borrow_mut() = text.into_bytes());
+    OUT_F64.with(|o| *o.borrow_mut() = values);
+    code
+}
+
+fn hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let message = info.to_string();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(message));
+        }))
+    });
+}
+
+struct Request<'a> {
+    request: Map<String, Value>,
+    data: &'a [f64],
+}
+
+/// The request's config, validated as compute() validates it: its declared shapes first (a stack over the
+/// limit is refused from its shape), then every field.
+fn config_of(req: &Request) -> Result<Config, String> {
+    let (rest, specs) = parts_of(req)?;
+    let declared: Vec<(&str, Vec<usize>)> = specs.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
+    config::check_declared_shapes(&rest, &declared).map_err(|e| e.0)?;
+    let inconsistent = || "attention-viz internal error: the flat values do not match their shapes".to_string();
+    let mut flat = Vec::with_capacity(specs.len());
+    let mut data = req.data;
+    for (name, shape) in &specs {
+        let len = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).filter(|&l| l <= data.len());
+        let len = len.ok_or_else(inconsistent)?;
+        let (values, tail) = data.split_at(len);
+        let f = match shape[..] {
+            [rows, cols] => Flat::new(rows, cols, values),
+            [heads, rows, cols] => Flat::stacked(1, heads, rows, cols, 3, values),
+            [layers, heads, rows, cols] => Flat::stacked(layers, heads, rows, cols, 4, values),
+            _ => None,
+        };
+        flat.push((name.as_str(), f.ok_or_else(inconsistent)?));
+        data = tail;
+    }
+    if !data.is_empty() {
+        return Err(inconsistent());
+    }
+    Config::from_parts(&rest, &flat).map_err(|e| e.0)
+}
+
+/// The request's config without its flat matrices, and their names and shapes.
+#[allow(clippy::type_complexity)]
+fn parts_of(req: &Request) -> Result<(Value, Vec<(String, Vec<usize>)>), String> {
+    let rest = req.request.get("config").cloned().unwrap_or(Value::Null);
+    let specs: Vec<(String, Vec<usize>)> = match req.request.get("flat") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|f| {
+                let name = f.get("name").and_then(Value::as_str).map(str::to_string);
+                let shape: Option<Vec<usize>> = f
+                    .get("shape")
+                    .and_then(Value::as_array)
+                    .and_then(|s| s.iter().map(|d| d.as_u64().map(|d| d as usize)).collect());
+                name.zip(shape).ok_or_else(|| "attention-viz internal error: a flat entry needs name and shape".into())
+            })
+            .collect::<Result<_, String>>()?,
+        _ => Vec::new(),
+    };
+    Ok((rest, specs))
+}
+
+fn options_of(req: &Request) -> Result<Options, String> {
+    let o = req.request.get("options");
+    let text = |key: &str| o.and_then(|o| o.get(key)).and_then(Value::as_str).map(str::to_string);
+    let options = Options {
+        palette: text("palette"),
+        fmt: text("fmt"),
+        contrast: text("contrast"),
+        dark: text("theme").as_deref() == Some("dark"),
+    };
+    options.style()?;
+    if let Some(p) = &options.palette {
+        heatmap::palette::check_name(p)?;
+    }
+    Ok(options)
+}
+
+/// compute()'s trace (`trace_object` of src/web): its layout as JSON, its values one field after another.
+fn trace_answer(config: &Config, trace: &Trace) -> (String, Vec<f64>) {
+    let fields = trace.fields();
+    let mut values = Vec::with_capacity(fields.iter().map(|f| f.data.len()).sum());
+    let mut layout = Vec::with_capacity(fields.len());
+    for f in &fields {
+        layout.push(json!([f.name, f.shape, values.len()]));
+        values.extend_from_slice(f.data);
+    }
+    let mut out = Map::new();
+    match trace {
+        Trace::SelfAttention(_) => out.insert("mechanism".into(), "self".into()),
+        Trace::Cross(_) => out.insert("mechanism".into(), "cross".into()),
+        Trace::Weights(_) => out.insert("mechanism".into(), "weights".into()),
+    };
+    if let Trace::Weights(t) = trace {
+        out.insert("tokens".into(), json!(t.tokens));
+        out.insert("key_tokens".into(), json!(t.key_tokens));
+    } else {
+        // A scale that is not finite (never, for a valid config) would not be JSON: null then.
+        out.insert("scale".into(), json!(trace.scale()));
+        out.insert("query_index".into(), json!(config.query));
+    }
+    out.insert("fields".into(), Value::Array(layout));
+    (Value::Object(out).to_string(), values)
+}
