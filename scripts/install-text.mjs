@@ -46,9 +46,13 @@ A site served under a subpath (\`https://you.github.io/project/\`) prefixes the 
 
 With a bundler: \`import { ready, compute } from 'attention-viz'\`. The module fetches \`pkg/attention_viz_bg.wasm\`
 and the trained models, \`pkg/attention_viz_models.json\`, relative to the script it ends up in
-(\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). A bundler that does not emit them (esbuild does not)
-needs them copied beside the bundle: for \`public/app.js\`, \`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/\`
-(also exported as \`attention-viz/wasm\` and \`attention-viz/models\`). Without the models file everything works but the
+(\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). webpack 5, Rspack, Vite and Parcel emit both files
+themselves; Parcel needs a \`.parcelrc\` that keeps the models file raw (\`{"extends": "@parcel/config-default",
+"transformers": {"**/attention-viz/pkg/*.json": ["@parcel/transformer-raw"]}}\`), and webpack and Rspack hint that the
+~660 KiB \`.wasm\` is over their asset size hint unless \`performance.assetFilter\` leaves \`.wasm\` out. Rollup and
+esbuild do not emit them: copy them beside the bundle, for \`public/app.js\`:
+\`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/\` (also exported as \`attention-viz/wasm\`
+and \`attention-viz/models\`). Each recipe is tested: docs/integrations.md in the project repository. Without the models file everything works but the
 shipped trained models, which say that they could not be loaded.
 
 In Node (≥ 20.16: a server, a static site's build, a test) the same import works and fetches nothing: \`ready\` reads

@@ -1,6 +1,6 @@
-// The npm package (dist/) as a consumer uses it: its files and exports map, a tiny app that imports 'attention-viz'
-// and is bundled by esbuild (which does not emit the .wasm: it is copied as README.md says), and the single-file
-// build loaded by a classic <script> (and bundled for its side effect). Needs `make dist` first.
+// The npm package (dist/) as a consumer uses it: its files and exports map, both builds in Node, and the single-file
+// build loaded by a classic <script> (and bundled for its side effect). An app importing 'attention-viz' built by each
+// bundler (esbuild among them): tests/e2e/bundlers.test.mjs. Needs `make dist` first.
 // The types of the package are checked by tests/types/ (`make test-types`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -98,41 +98,6 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
   const inline = readFileSync(join(DIST, 'attention-viz.inline.js'), 'utf8');
   assert.ok(!inline.includes('import.meta'), 'no import.meta in the classic script');
   assert.match(inline, /^\/\*! attention-viz single-file build/, 'the banner (a legal comment) is kept');
-});
-
-// ---- a consumer app bundled by esbuild -----------------------------------------------------------
-
-test("an app importing 'attention-viz', bundled by esbuild (esm), the .wasm copied as README says: renders, no errors", async () => {
-  const dir = project();
-  writeFileSync(join(dir, 'app.js'), `import { ready, compute, presets } from 'attention-viz';
-const el = document.createElement('attention-viz');
-el.setAttribute('preset', 'seed-003');
-document.body.append(el);
-await ready;
-window.__weights = compute(presets['seed-002']).weights;
-`);
-  writeFileSync(join(dir, 'public/index.html'), '<!doctype html><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,"><script type="module" src="app.js"></script>\n');
-  const result = await build({ entryPoints: [join(dir, 'app.js')], bundle: true, format: 'esm', outfile: join(dir, 'public/app.js'), absWorkingDir: dir, logLevel: 'silent', metafile: true });
-  assert.deepEqual(result.errors, []);
-  // esbuild does not follow new URL('./pkg/attention_viz_bg.wasm', import.meta.url): it emits the script only.
-  assert.deepEqual(Object.keys(result.metafile.outputs), ['public/app.js']);
-  // README.md, "With a bundler": the .wasm and the models file go to pkg/ beside the bundle.
-  execFileSync('sh', ['-c', 'mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/'], { cwd: dir });
-
-  const site = await visit(join(dir, 'public'), 'index.html');
-  try {
-    const drawn = await rendered(site.page);
-    assert.equal(drawn.length, 1);
-    assert.ok(drawn[0].trace, 'the element has a trace');
-    assert.ok(drawn[0].canvases.every(([w, h, css]) => w > 0 && h > 0 && css > 0), `every canvas has a size: ${JSON.stringify(drawn[0].canvases)}`);
-    await site.page.waitForFunction(() => window.__weights);
-    assertClose(await site.page.evaluate(() => window.__weights[1]), SEED_002_WEIGHTS_ROW_1, 'compute(seed-002).weights[1]');
-    assert.ok(site.page.requests.includes('200 /pkg/attention_viz_bg.wasm'), `the .wasm fetched from pkg/ beside the bundle: ${site.page.requests.join(', ')}`);
-    assert.ok(site.page.requests.includes('200 /pkg/attention_viz_models.json'), `the models fetched from pkg/ beside the bundle: ${site.page.requests.join(', ')}`);
-    assert.deepEqual(site.page.errors, []);
-  } finally {
-    await site.close();
-  }
 });
 
 // ---- Node (a server, a static site's build) ------------------------------------------------------------------------
