@@ -229,18 +229,22 @@ def compute(config: dict) -> dict:
         trace["query"] = {"index": raw["query_index"]}
     for name, shape, offset in raw["fields"]:
         size = int(np.prod(shape)) if shape else 1
-        value = values[offset:offset + size].reshape(shape)
+        # A shape [] is a number (decode.step, flash.steps.3.q_block); the rest are arrays.
+        value = float(values[offset]) if not shape else values[offset:offset + size].reshape(shape)
+        # Dotted names nest as compute() nests them: a number part indexes a list (heads.1.scores, flash.steps.0.m).
         parts = name.split(".")
-        if len(parts) == 3:  # heads.{i}.{stage}: one dict per head
-            heads = trace.setdefault(parts[0], [])
-            i = int(parts[1])
-            while len(heads) <= i:
-                heads.append({})
-            heads[i][parts[2]] = value
-        elif len(parts) == 2:
-            trace.setdefault(parts[0], {})[parts[1]] = value
-        else:
-            trace[name] = value
+        at = trace
+        for part, below in zip(parts, parts[1:]):
+            key = int(part) if part.isdigit() else part
+            if isinstance(at, list):
+                while len(at) <= key:
+                    at.append(None)
+                if at[key] is None:
+                    at[key] = [] if below.isdigit() else {}
+                at = at[key]
+            else:
+                at = at.setdefault(key, [] if below.isdigit() else {})
+        at[parts[-1]] = value
     return trace
 
 

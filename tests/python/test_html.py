@@ -78,7 +78,7 @@ def test_repr_html_holds_picture_element_and_script(seed_values):
         assert token in got
     # The build, once, guarded, with nothing in it that would end the <script> early.
     (build,) = [t for t in tags.scripts if t.startswith("if (!window.AttentionViz) {")]
-    assert "window.AttentionViz=" in build and 'customElements.define("attention-viz"' in build
+    assert "globalThis.AttentionViz=" in build and 'customElements.define("attention-viz"' in build
     assert len(build) > 500_000
     assert not re.search(r"</script", build, re.I)
     assert len(tags.scripts) == 2  # the build and the reveal of the live figure
@@ -232,7 +232,7 @@ def test_save_html_writes_a_standalone_page(tmp_path):
     assert path == str(tmp_path / "fig.html")
     assert text.startswith("<!doctype html>") and "<meta charset=\"utf-8\">" in text
     assert text.count("<attention-viz ") == 1 and text.count("<img") == 1
-    assert "window.AttentionViz=" in text
+    assert "globalThis.AttentionViz=" in text
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text
 
 
