@@ -100,6 +100,21 @@ export class Breakdown {
     this.patcher = new Patcher(this.root);
   }
 
+  /**
+   * The trace fields `render` and `scoreFormula` read, for the host's snapshot request (index.js `_request`):
+   * `name#i` is row i alone.
+   */
+  traceFields(cfg, naive) {
+    const additive = cfg.scoring === 'additive' ? ['query.features'] : [];
+    if (cfg.mechanism === 'self') {
+      const h = `heads.${cfg.head ?? 0}`;
+      const i = cfg.query;
+      return ['query.masked', 'query.scores', 'query.scaled', 'query.weights', 'query.exp', 'query.sum', 'query.terms', 'query.context',
+        `${h}.q#${i}`, `${h}.k`, `${h}.scores#${i}`, ...(naive && (cfg.heads ?? 1) === 1 ? [`naive_weights#${i}`] : []), ...additive];
+    }
+    return ['query.masked', 'applied', 'scores', 'scaled', 'weights', 'context', ...(naive ? ['naive_weights'] : []), ...additive];
+  }
+
   /** The trace field of the followed head's `stage` (heads.{h}.q, …: present for one head too). */
   headField(stage) {
     return `heads.${this.host._cfg().head ?? 0}.${stage}`;

@@ -232,9 +232,11 @@ export class Figures {
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.host._repaint({ silent: true }); });
   }
 
-  /** A view's natural size for the current numbers and fmt, [w, h] in CSS pixels. */
-  measure(view) {
+  /** A view's natural size for the current numbers and fmt, [w, h] in CSS pixels: the snapshot's. */
+  measure(view, snap = this.host._snapshot()) {
     const { host, api } = this;
+    const size = snap.views.get(view)?.size;
+    if (size) return [size[0], size[1]];
     try {
       return Array.from(api.callCore(() => host._viz.preferredSize(view, host._fmtSpec())));
     } catch {
@@ -255,8 +257,10 @@ export class Figures {
     const pad = width <= 520 ? 16 : 24;
     const avail = Math.max(120, width - pad - 2);
     const highlights = this.highlights();
+    // Each view's natural size and the key of what it draws: the last edit's snapshot, else one call for all.
+    const snap = host._snapshot();
     // Sizes are fixed between rebuilds and while edits go on, so a drag never reflows the page (see settle).
-    for (const view of this.canvases.keys()) if (!this.sizes.has(view)) this.sizes.set(view, this.measure(view));
+    for (const view of this.canvases.keys()) if (!this.sizes.has(view)) this.sizes.set(view, this.measure(view, snap));
     const multiple = this.multipleSize(avail);
     // Three passes: every size first, then every drawing, then every data-painted mark. A DOM write between two
     // drawings (a canvas's size, an attribute) makes the next drawing's first `font` restyle the whole page
@@ -269,9 +273,9 @@ export class Figures {
       const ch = Math.round(h * dpr);
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).
       const palette = this.palettes?.get(view) ?? host.palette ?? undefined;
-      // A canvas whose inputs are all unchanged (a hover that moves another view's
-      // outline, a resize that keeps its size) is not redrawn.
-      const key = `${host._version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${host.contrast}|${highlights[view] || ''}`;
+      // A canvas whose inputs are all unchanged (an edit that leaves its view's numbers and labels as they were, a
+      // hover that moves another view's outline, a resize that keeps its size) is not redrawn.
+      const key = `${snap.views.get(view)?.key ?? host._version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${host.contrast}|${highlights[view] || ''}`;
       if (canvas.dataset.painted === key) continue;
       if (canvas.width !== cw || canvas.height !== ch) {
         canvas.width = cw; canvas.height = ch;
@@ -309,8 +313,9 @@ export class Figures {
     this.settleTimer = 0;
     if (!this.host._viz) return false;
     let resized = false;
+    const snap = this.host._snapshot();
     for (const view of this.canvases.keys()) {
-      const size = this.measure(view);
+      const size = this.measure(view, snap);
       const old = this.sizes.get(view);
       if (!old || old[0] !== size[0] || old[1] !== size[1]) { this.sizes.set(view, size); resized = true; }
     }

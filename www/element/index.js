@@ -350,10 +350,52 @@ export function defineElement(api) {
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
     _invalidate({ keepConfig = false } = {}) {
-      this._version = (this._version ?? 0) + 1; // the state changed: every canvas is stale
+      this._version = (this._version ?? 0) + 1; // the state changed: the snapshot is stale
       this._traceCache = null;
       this._rawCache = null;
+      this._snap = null;
       if (!keepConfig) this._cfgCache = null;
+    }
+
+    /**
+     * What the parts ask the core for in a snapshot: the canvases' views (the figures', the mask panel's), the fmt
+     * they are measured for, and the trace fields the tables read (`name#i`: row i alone) — the breakdown's, the
+     * steps', the entropies'. Only the parts' own structure decides it, so a one-value edit asks what the last did.
+     */
+    _request() {
+      const views = [...(this._figures?.canvases.keys() ?? [])];
+      if (this._variants?.canvas) views.push('mask');
+      const fields = new Set();
+      if (this._viz && this._cfg().mechanism !== 'weights') {
+        for (const part of [this._breakdown, this._steps, this._variants]) for (const f of part.traceFields(this._cfg(), this._showNaive)) fields.add(f);
+      }
+      const fmt = this._fmtSpec();
+      const list = [...fields];
+      return { views, fmt, fields: list, key: `${views.join(',')}|${fmt}|${list.join(',')}` };
+    }
+
+    /**
+     * The snapshot of the state now (see "The snapshot contract" above): the last edit's, else asked of the core
+     * once (after a rebuild, a load, a mutation that is not a command) — one call, whatever the parts read.
+     */
+    _snapshot() {
+      const req = this._request();
+      if (this._snap?.version === this._version && this._snap.request === req.key) return this._snap;
+      return this._take(api.callCore(() => this._viz.snapshot(req.views, req.fmt, req.fields)), req);
+    }
+
+    /** Keeps a snapshot the core returned (`Viz.snapshot`/`Viz.edit`) for `req`: views, fields and config. */
+    _take(raw, req) {
+      if (typeof raw.config === 'string') this._cfgCache = JSON.parse(raw.config);
+      else if (raw.value && this._cfgCache) {
+        // A one-value edit: the one number the core took, in the parsed config (not the whole config read again).
+        const [m, r, c, x] = raw.value;
+        if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
+      }
+      const cache = (this._rawCache ||= new Map());
+      for (const [name, f] of Object.entries(raw.fields)) cache.set(name, f);
+      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)) };
+      return this._snap;
     }
 
     /**
@@ -371,6 +413,8 @@ export function defineElement(api) {
 
     /** Row i of a matrix field (or the whole vector) as a plain array. */
     _row(name, i = 0) {
+      const alone = this._rawCache?.get(`${name}#${i}`);
+      if (alone) return Array.from(alone.data);
       const cached = this._rawCache?.get(name);
       if (cached) {
         const { shape, data } = cached;
@@ -382,6 +426,8 @@ export function defineElement(api) {
 
     /** Element (i, j) of a matrix field; for a vector, element j (or i when j is null). */
     _at(name, i, j) {
+      const alone = this._rawCache?.get(`${name}#${i}`);
+      if (alone && j !== null && j !== undefined) return alone.data[j];
       const { shape, data } = this._field(name);
       if (shape.length === 1) return data[j ?? i];
       return data[i * shape[1] + j];
@@ -614,24 +660,24 @@ export function defineElement(api) {
      * document, not a user edit — Reset (true: the saved edits are forgotten) or a config set by the page ('page':
      * they are kept, and `set config` brings back those of its config).
      */
-    _apply(mutate, { rebuild = false, cell = null, initial = false, value = null } = {}) {
+    _apply(mutate, { rebuild = false, cell = null, initial = false } = {}) {
       // `rebuild` may be a function, asked after the mutation (the new state decides: see `set config`).
       // A token name with half a surrogate pair would reach Rust as U+FFFD: refused, never changed silently.
       if (rebuild === 'labels' && this._loneSurrogate()) return false;
+      // A command ({value}, {query}, {fields}) is one call: the edit and the snapshot of what it changed.
+      const req = typeof mutate === 'function' ? null : this._request();
+      let raw = null;
       try {
-        api.callCore(mutate);
+        if (req) raw = api.callCore(() => this._viz.edit(mutate, req.views, req.fmt, req.fields));
+        else api.callCore(mutate);
       } catch (e) {
         if (e.message.startsWith('attention-viz internal error')) this._recover();
         if (cell) this._inputs.markInvalid(cell, e.message);
         else this._fail(e.message);
         return false;
       }
-      // A one-value edit patches the parsed config instead of re-reading all of it from Rust.
-      if (value && this._cfgCache) {
-        const [m, r, c, x] = value;
-        if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
-      }
-      this._invalidate({ keepConfig: Boolean(value) });
+      this._invalidate({ keepConfig: Boolean(raw?.value) });
+      if (raw) this._take(raw, req);
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
       // A new document is not a user edit: nothing to save. Only Reset forgets the saved edits.

@@ -272,7 +272,7 @@ export class Inputs {
     const { host } = this;
     const { matrix } = cell.dataset;
     const [row, col] = [Number(cell.dataset.row), Number(cell.dataset.col)];
-    if (host._apply(() => host._viz.setValue(matrix, row, col, parsed.value), { cell, value: [matrix, row, col, parsed.value] })) {
+    if (host._apply({ value: [matrix, row, col, parsed.value] }, { cell })) {
       cell.title = String(parsed.value);
     }
   }

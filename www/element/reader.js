@@ -67,17 +67,27 @@ export class Reader {
     const { host, figures } = this;
     const fmt = host._fmtSpec();
     this.key = `${host._version}|${fmt}`;
-    for (const [view, canvas] of figures.canvases) {
+    // Only the views whose drawing changed (the snapshot's keys), all described in one call.
+    const snap = host._snapshot();
+    const stale = [...figures.canvases.keys()].filter((view) => {
       const slot = this.texts.get(view);
-      if (!slot) continue;
-      let d;
-      try { d = host._viz.describe(view, fmt); } catch { continue; } // a refused fmt: the status line says why
+      return slot && slot.key !== `${snap.views.get(view)?.key ?? host._version}|${fmt}`;
+    });
+    if (!stale.length) return;
+    let described;
+    try { described = host._viz.describeViews(stale, fmt); } catch { return; }
+    stale.forEach((view, k) => {
+      const slot = this.texts.get(view);
+      const canvas = figures.canvases.get(view);
+      const d = described[k];
+      if (!d) return; // a refused fmt: the status line says why
+      slot.key = `${snap.views.get(view)?.key ?? host._version}|${fmt}`;
       const text = JSON.stringify(d);
-      if (slot.text === text) continue;
+      if (slot.text === text) return;
       slot.text = text;
       if (canvas.getAttribute('aria-label') !== d.title) canvas.setAttribute('aria-label', d.title);
       slot.node.replaceChildren(this.table(d), d.note ? el('p', { text: `Table: ${d.note}.` }) : null);
-    }
+    });
   }
 
   /** One heatmap as a table: caption = its title, header cells = its labels, data cells = its numbers. */

@@ -20,6 +20,13 @@ export class Steps {
     this.patcher = new Patcher(this.root);
   }
 
+  /** The trace fields `render` reads, for the host's snapshot request (none when the panel is not shown). */
+  traceFields(cfg) {
+    if (!this.wanted()) return [];
+    return ['query.scores', 'query.scaled', 'query.exp', 'query.sum', 'query.weights', 'query.masked', 'query.terms', 'query.context',
+      `heads.${cfg.head ?? 0}.q#${cfg.query}`];
+  }
+
   /** Whether the panel is asked for (and makes sense: one query against keys). */
   wanted() {
     const panels = this.host._panels();

@@ -271,8 +271,11 @@ export class Variants {
     const dpr = (window.devicePixelRatio || 1) * host._printScale;
     const dark = host._darkMode();
     const fmtSpec = host._fmtSpec();
+    const snap = host._snapshot();
     if (!this.size) {
-      try { this.size = Array.from(api.callCore(() => host._viz.preferredSize('mask', fmtSpec))); } catch { this.size = [240, 160]; }
+      const size = snap.views.get('mask')?.size;
+      if (size) this.size = [size[0], size[1]];
+      else try { this.size = Array.from(api.callCore(() => host._viz.preferredSize('mask', fmtSpec))); } catch { this.size = [240, 160]; }
     }
     const width = host._width ?? 600;
     const avail = Math.max(120, width - (width <= 520 ? 16 : 24) - 2);
@@ -284,7 +287,7 @@ export class Variants {
     if (cfg.mechanism === 'self') highlights.push(0, cfg.query, 0, cfg.query + 1, cfg.tokens.length);
     if (this.cursor) highlights.push(2, this.cursor[0], this.cursor[1], this.cursor[0] + 1, this.cursor[1] + 1);
     const palette = host.palette ?? undefined;
-    const key = `${host._version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
+    const key = `${snap.views.get('mask')?.key ?? host._version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
     if (canvas.dataset.painted === key) return;
     if (canvas.width !== cw || canvas.height !== ch) {
       canvas.width = cw; canvas.height = ch;
@@ -292,6 +295,12 @@ export class Variants {
     }
     api.callCore(() => host._viz.render('mask', canvas, dpr, dark, palette, highlights, true, fmtSpec, host.contrast));
     canvas.dataset.painted = key;
+  }
+
+  /** The trace fields `paint` reads, for the host's snapshot request: the followed head's weights for the entropies. */
+  traceFields(cfg) {
+    if (!this.entropyEl || this.root.hidden) return [];
+    return [cfg.mechanism === 'self' ? `heads.${cfg.head ?? 0}.weights` : 'weights'];
   }
 
   /** Each query's entropy of its weights (the followed head's), with log₂ m, the entropy of uniform weights. */
