@@ -449,7 +449,7 @@ export class Figures {
   /** Follows query `q`: the breakdown, the outlines and the query menu. */
   follow(q) {
     const { host } = this;
-    const ok = host._apply(() => host._viz.setQuery(q));
+    const ok = host._apply({ query: q });
     host._toolbar.showQuery(q);
     return ok;
   }
@@ -461,7 +461,7 @@ export class Figures {
   pickHead(h) {
     const { host } = this;
     const tapped = this.tipOf === 'touch' ? this.hover : null;
-    const ok = host._apply(() => host._viz.setFields(JSON.stringify({ head: h })), { rebuild: true });
+    const ok = host._apply({ fields: { head: h } }, { rebuild: true });
     const canvas = this.canvases.get(`heads.${h}.weights`);
     if (ok && canvas && host.shadowRoot.activeElement !== canvas) canvas.focus({ preventScroll: true });
     if (tapped && this.canvases.has(tapped.view)) this.setHover(tapped, null, 'touch');

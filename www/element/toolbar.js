@@ -90,7 +90,7 @@ export class Toolbar {
         host._apply(() => host._viz.setScale(t.value, p.value ?? 1));
         return;
       }
-      case 'query': host._apply(() => host._viz.setQuery(Number(t.value))); return;
+      case 'query': host._apply({ query: Number(t.value) }); return;
       case 'dist': this.control('high').hidden = t.value !== 'randint'; return;
       case 'naive':
         host._showNaive = t.checked;

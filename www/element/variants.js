@@ -344,8 +344,7 @@ export class Variants {
   }
 
   fields(obj, options) {
-    const { host } = this;
-    return this.apply(() => host._viz.setFields(JSON.stringify(obj)), options);
+    return this.apply({ fields: obj }, options);
   }
 
   onInput(e) {
