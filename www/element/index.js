@@ -2,27 +2,42 @@
 // input is editable and whose every stage is a live heatmap.
 //
 // JS here only wires the page: each edit goes to the Rust `Viz` (which owns
-// the state and validates it), and on success every canvas is repainted by
-// Rust in the same call stack — the same frame — before `change` fires.
-// A rejected edit changes nothing in Rust; the cell is marked and the last
-// valid figure stays on screen.
+// the state and validates it), and on success the canvases whose drawing
+// changed are repainted by Rust in the same call stack — the same frame —
+// before `change` fires. A rejected edit changes nothing in Rust; the cell is
+// marked and the last valid figure stays on screen.
 //
 // This module owns the element's lifecycle, its public API, loading, and the
 // one mutation path (_apply). Each part of the figure is a class in its own
 // module that owns its DOM and events (toolbar.js, inputs.js, figures.js,
 // breakdown.js, share.js, persist.js); they reach the element, as `host`,
 // only through this small internal interface:
-//   _viz                          the Rust Viz: the state, and every mutation
-//   _cfg()                        the config, parsed once per state (never mutate it)
-//   _field(n) _row(n, i) _at(n, i, j) _shape(n)   trace fields, read on first use
-//   _apply(mutate, options)       a mutation → recompute → repaint → `change`
+//   _state                        what they read (state.js): the snapshot's config, trace fields, views' sizes and
+//                                 keys, and the look (dpr, dark, fmt, width, the `views` panels)
+//   _apply(edit, options)         a command ({value: [matrix, row, col, x]}, {query: i}, {fields: {…}}: one call,
+//                                 `Viz.edit`, the edit and its snapshot) or a mutation (a function calling the Viz;
+//                                 its snapshot is asked once, on first use) → repaint → `change`
+//   _viz                          the Rust Viz, for what is not an edit nor in a snapshot (hit-testing, SVG, text)
 //   _rebuild() _repaint()         rebuild every part / repaint what changed
 //   _status(text, error) _fail(message)           the status line (+ `error`)
 //   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
 //   _configHash _authorHash()     short hash of the author's starting config (part of the persist key)
-//   _showNaive _initial _panels() _darkMode() _width _version
+//   _showNaive (set by the toolbar's checkbox) _initial
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
 // _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js).
+//
+// The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
+// typed digit is one `Viz.edit` and one `Viz.render` per changed canvas (tests/e2e/calls.test.mjs counts them):
+//   request (_request)   views: the canvases' views (figures.js, the mask panel's); fmt; fields: the trace fields
+//                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js,
+//                        variants.js; `name#i` is row i alone). It depends only on the parts' structure.
+//   snapshot             {version, request, views: Map view → {size: [w, h] natural CSS size for fmt, key}}; its
+//                        fields fill the trace cache (_field/_row/_at) and its config the config cache (a one-value
+//                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes exactly when what it draws does (its
+//                        numbers, labels, title): figures.js and variants.js repaint a canvas only when its key, size,
+//                        theme, palette, fmt or outlines changed — the one place that decides a repaint; the settle
+//                        timer compares the snapshot's sizes (no call) and describes only the views whose key changed
+//                        (reader.js: one `Viz.describeViews`).
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
 // holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's
@@ -42,6 +57,7 @@ import { Steps } from './steps.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Model } from './model.js';
+import { State } from './state.js';
 
 export { parseCell } from './cells.js';
 
@@ -109,6 +125,7 @@ export function defineElement(api) {
       this._built = false;
       this._printScale = 1;
       this._persist = new Persist(this);
+      this._state = new State(this); // what the parts read (state.js)
       this.attachShadow({ mode: 'open' });
     }
 
@@ -654,8 +671,9 @@ export function defineElement(api) {
     // ---- edits --------------------------------------------------------------
 
     /**
-     * Runs one Rust mutation; on success recompute → repaint → `change`. `cell`: the input it came from (its
-     * mark is set or cleared); `value`: [matrix, row, column, x] of a one-value edit; `rebuild`: the shape may
+     * Runs one edit: a command for `Viz.edit` ({value: [matrix, row, column, x]}, {query: i}, {fields: {…}}: the edit
+     * and its snapshot in one call) or a function that mutates the Viz; on success recompute → repaint → `change`.
+     * `cell`: the input it came from (its mark is set or cleared); `rebuild`: the shape may
      * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new
      * document, not a user edit — Reset (true: the saved edits are forgotten) or a config set by the page ('page':
      * they are kept, and `set config` brings back those of its config).
