@@ -7,7 +7,7 @@
 //! for the state as it is (after a rebuild, a load). One typed digit is then one `edit` and one `render` per changed
 //! canvas: www/element/index.js (`_apply`, the snapshot contract) reads nothing else.
 
-use super::{field_object, copied, js_err, set, Viz};
+use super::{copied, field_object, js_err, set, Viz};
 use crate::heatmap::{self, Fmt};
 use crate::views::View;
 use js_sys::{Array, Object, Reflect};
@@ -109,7 +109,8 @@ impl Viz {
         };
         let out = self.snapshot_of(&views, fmt, &fields, value.is_none())?;
         if let Some((matrix, row, col, x)) = value {
-            let v: Array = [JsValue::from_str(&matrix), (row as f64).into(), (col as f64).into(), x.into()].into_iter().collect();
+            let v: Array =
+                [JsValue::from_str(&matrix), (row as f64).into(), (col as f64).into(), x.into()].into_iter().collect();
             set(&out, "value", &v);
         }
         Ok(out)
@@ -130,7 +131,13 @@ impl Viz {
         views.iter().map(|v| self.describe(v, fmt.clone()).map_or(JsValue::NULL, JsValue::from)).collect()
     }
 
-    fn snapshot_of(&self, names: &[String], fmt: Option<String>, fields: &[String], config: bool) -> Result<Object, JsError> {
+    fn snapshot_of(
+        &self,
+        names: &[String],
+        fmt: Option<String>,
+        fields: &[String],
+        config: bool,
+    ) -> Result<Object, JsError> {
         let fmt = fmt.map_or(Ok(Fmt::default()), |f| Fmt::parse(&f).map_err(js_err))?;
         let out = Object::new();
         let views = Object::new();
