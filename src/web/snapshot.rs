@@ -24,6 +24,10 @@ impl Fnv {
         }
     }
 
+    fn word(&mut self, w: u64) {
+        self.0 = (self.0 ^ w).wrapping_mul(0x0100_0000_01b3);
+    }
+
     /// A string and its length, so that ("ab", "c") and ("a", "bc") differ.
     fn text(&mut self, s: &str) {
         self.bytes(&(s.len() as u64).to_le_bytes());
@@ -46,8 +50,10 @@ pub(crate) fn view_key(view: &View) -> String {
     let (rows, cols) = view.values.shape();
     h.bytes(&(rows as u64).to_le_bytes());
     h.bytes(&(cols as u64).to_le_bytes());
+    // A word a value (not a byte: 8× fewer steps at n = 512): each step is a bijection of the state given the
+    // word, so two grids that differ in one value never share a key.
     for v in view.values.data() {
-        h.bytes(&v.to_bits().to_le_bytes());
+        h.word(v.to_bits());
     }
     format!("{:016x}", h.0)
 }
@@ -117,9 +123,9 @@ impl Viz {
     }
 
     /// What the element shows of the state now: `{views: {name: {size: [w, h], key}}, fields: {name: {shape, data}},
-    /// config}`. `views`: the canvases' views — each one's natural CSS size for its numbers written with `fmt` and the
+    /// shapes: {name: shape} (every trace field's), config}`. `views`: the canvases' views — each one's natural CSS size for its numbers written with `fmt` and the
     /// key of what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one
-    /// that does not exist is left out; `name#i`: row i of it alone); `config`: the config as JSON, without a model's stack.
+    /// that does not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row); `config`: the config as JSON, without a model's stack.
     pub fn snapshot(&self, views: Vec<String>, fmt: Option<String>, fields: Vec<String>) -> Result<Object, JsError> {
         self.snapshot_of(&views, fmt, &fields, true)
     }
@@ -153,9 +159,11 @@ impl Viz {
         set(&out, "views", &views);
         let trace = Object::new();
         for name in fields {
-            // `name#i`: row i of a matrix field alone (the breakdown reads one query's row of n × n fields).
+            // `name#i`: row i of a matrix field alone (the breakdown reads one query's row of n × n fields);
+            // `name#q`: the followed query's row, whichever it is after the edit.
             if let Some((field, i)) = name.split_once('#') {
-                let Ok(i) = i.parse::<usize>() else { continue };
+                let i = if i == "q" { Ok(self.config().query) } else { i.parse::<usize>() };
+                let Ok(i) = i else { continue };
                 if let Some(row) = self.row(field, i) {
                     let entry = Object::new();
                     let shape: Array = [JsValue::from(row.length())].into_iter().collect();
@@ -168,6 +176,13 @@ impl Viz {
             }
         }
         set(&out, "fields", &trace);
+        // Every field's shape (no values): the outlines and hit-testing read a few of them.
+        let shapes = Object::new();
+        for f in self.session.trace().fields() {
+            let shape: Array = f.shape.iter().map(|&s| JsValue::from(s as f64)).collect();
+            set(&shapes, &f.name, &shape);
+        }
+        set(&out, "shapes", &shapes);
         if config {
             set(&out, "config", &self.config_json_without_stack().into());
         }

@@ -112,3 +112,56 @@ test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM call
     `${typed.canvas['fillStyle=']} fillStyle sets on ${typed.changed} canvases (${typed.canvas.fillRect} fillRects, ${typed.canvas.fillText} fillTexts)`);
   await done(page);
 }, { timeout: WAIT });
+
+test('following another query with a click on the weights: one Viz.edit, then only the canvases whose outline moved', async () => {
+  const page = await site.page('tests/fixtures/blank.html');
+  await page.evaluate(installCounters);
+  await page.evaluate(() => window.countCalls());
+  await page.evaluate(async () => {
+    const av = await import('/www/attention-viz.js');
+    await av.ready;
+    const e = document.createElement('attention-viz');
+    e.id = 'fig';
+    e.setAttribute('preset', 'seed-001');
+    e.setAttribute('views', 'q,weights,context,breakdown');
+    document.body.append(e);
+  });
+  await page.waitForFunction(() => {
+    const e = document.querySelector('#fig');
+    return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
+  });
+  await page.waitForTimeout(700);
+  const weights = page.locator('#fig').locator('canvas[data-view="weights"]');
+  await weights.scrollIntoViewIfNeeded();
+  // Where row 2 is, as the core laid it out (asked before the count starts).
+  const at = await page.evaluate(() => {
+    const c = document.querySelector('#fig').shadowRoot.querySelector('canvas[data-view="weights"]');
+    const [x0, y0, x1, y1] = document.querySelector('#fig')._viz.cellRect('weights', c.width, c.height, c.width / c.clientWidth, 2, 1, undefined);
+    const r = c.getBoundingClientRect();
+    const s = c.clientWidth / c.width;
+    return { x: r.left + ((x0 + x1) / 2) * s, y: r.top + ((y0 + y1) / 2) * s };
+  });
+  await page.mouse.move(at.x, at.y);
+  await page.waitForTimeout(300);
+  await page.evaluate(() => {
+    window.calls.wasm = [];
+    const e = document.querySelector('#fig');
+    window.painted = new Map([...e.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, c.dataset.painted]));
+  });
+  await page.mouse.down();
+  await page.mouse.up();
+  const clicked = await page.evaluate(() => {
+    const e = document.querySelector('#fig');
+    const changed = [...e.shadowRoot.querySelectorAll('canvas[data-view]')].filter((c) => window.painted.get(c.dataset.view) !== c.dataset.painted);
+    return { wasm: [...window.calls.wasm], views: changed.map((c) => c.dataset.view), query: e.config.query,
+      summary: e.shadowRoot.querySelector('details.breakdown summary')?.textContent ?? '' };
+  });
+  console.log(`clicked: ${clicked.wasm.join(', ')}; repainted ${clicked.views}`);
+  assert.equal(clicked.query, 2, 'the click follows query 2');
+  assert.match(clicked.summary, /query 2/, 'the breakdown follows it');
+  assert.deepEqual(clicked.views, ['weights'], 'only the canvas whose outline moved is repainted');
+  // Besides the pointer's own (the hit-test, cellAt; the shown tooltip's new text, cellText): the edit and the renders.
+  const edit = clicked.wasm.filter((c) => c !== 'Viz.cellAt' && c !== 'Viz.cellText');
+  assert.deepEqual(edit, ['Viz.edit', ...clicked.views.map(() => 'Viz.render')], `JS→WASM calls: ${clicked.wasm.join(', ')}`);
+  await done(page);
+}, { timeout: WAIT });

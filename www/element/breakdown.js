@@ -3,8 +3,9 @@
 // hidden features, or the cosine with its norms), the scaled score (÷ scale ÷ temperature; −∞ where the key is masked,
 // with the reason), the weight (and the naive one), w_j·v_j, and the context; with several heads, the followed head's.
 // Notes above the table say what the config changes: the head, the scoring, the temperature, the masks, and what a
-// query whose every key is masked gets (masked_row). It reads only the few trace rows it shows (traceFields: they come
-// with the edit's snapshot, no call of their own): copying the whole trace per edit is slow. Every number is the core's; this module only writes them out.
+// query whose every key is masked gets (masked_row). It reads only the few trace rows it shows (traceFields: they
+// come with the edit's snapshot, no call of their own): copying the whole trace per edit is slow. Every number is the
+// core's; this module only writes them out.
 import { el, clip, sub, fmt, factor, vec as vector, ScrollHint, Patcher, tag } from './dom.js';
 
 const MAX_ROWS = 32;
@@ -108,9 +109,8 @@ export class Breakdown {
     const additive = cfg.scoring === 'additive' ? ['query.features'] : [];
     if (cfg.mechanism === 'self') {
       const h = `heads.${cfg.head ?? 0}`;
-      const i = cfg.query;
       return ['query.masked', 'query.scores', 'query.scaled', 'query.weights', 'query.exp', 'query.sum', 'query.terms', 'query.context',
-        `${h}.q#${i}`, `${h}.k`, `${h}.scores#${i}`, ...(naive && (cfg.heads ?? 1) === 1 ? [`naive_weights#${i}`] : []), ...additive];
+        `${h}.q#q`, `${h}.k`, `${h}.scores#q`, ...(naive && (cfg.heads ?? 1) === 1 ? ['naive_weights#q'] : []), ...additive];
     }
     return ['query.masked', 'applied', 'scores', 'scaled', 'weights', 'context', ...(naive ? ['naive_weights'] : []), ...additive];
   }

@@ -30,14 +30,16 @@
 // typed digit is one `Viz.edit` and one `Viz.render` per changed canvas (tests/e2e/calls.test.mjs counts them):
 //   request (_request)   views: the canvases' views (figures.js, the mask panel's); fmt; fields: the trace fields
 //                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js,
-//                        variants.js; `name#i` is row i alone). It depends only on the parts' structure.
-//   snapshot             {version, request, views: Map view → {size: [w, h] natural CSS size for fmt, key}}; its
+//                        variants.js; `name#i` is row i alone, `name#q` the followed query's). It depends only on
+//                        the parts' structure.
+//   snapshot             {version, request, views: Map view → {size: [w, h] natural CSS size for fmt, key}, shapes:
+//                        every trace field's shape}; its
 //                        fields fill the trace cache (_field/_row/_at) and its config the config cache (a one-value
-//                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes exactly when what it draws does (its
-//                        numbers, labels, title): figures.js and variants.js repaint a canvas only when its key, size,
-//                        theme, palette, fmt or outlines changed — the one place that decides a repaint; the settle
-//                        timer compares the snapshot's sizes (no call) and describes only the views whose key changed
-//                        (reader.js: one `Viz.describeViews`).
+//                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes
+//                        exactly when what it draws does (its numbers, labels, title): figures.js and variants.js
+//                        repaint a canvas only when its key, size, theme, palette, fmt or outlines changed — the one
+//                        place that decides a repaint; the settle timer compares the snapshot's sizes (no call) and
+//                        describes only the views whose key changed (reader.js: one `Viz.describeViews`).
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
 // holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's
@@ -376,8 +378,9 @@ export function defineElement(api) {
 
     /**
      * What the parts ask the core for in a snapshot: the canvases' views (the figures', the mask panel's), the fmt
-     * they are measured for, and the trace fields the tables read (`name#i`: row i alone) — the breakdown's, the
-     * steps', the entropies'. Only the parts' own structure decides it, so a one-value edit asks what the last did.
+     * they are measured for, and the trace fields the tables read (`name#i`: row i alone, `name#q`: the followed
+     * query's) — the breakdown's, the steps', the entropies'. Only the parts' own structure decides it, so a one-value
+     * edit asks what the last did.
      */
     _request() {
       const views = [...(this._figures?.canvases.keys() ?? [])];
@@ -410,8 +413,11 @@ export function defineElement(api) {
         if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
       }
       const cache = (this._rawCache ||= new Map());
-      for (const [name, f] of Object.entries(raw.fields)) cache.set(name, f);
-      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)) };
+      for (const [name, f] of Object.entries(raw.fields)) {
+        // `name#q` is the followed query's row, which the parts read as `name#i` (a query edit changes i).
+        cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
+      }
+      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes };
       return this._snap;
     }
 
@@ -426,7 +432,10 @@ export function defineElement(api) {
       return cache.get(name);
     }
 
-    _shape(name) { return this._field(name).shape; }
+    _shape(name) {
+      const known = this._snap?.version === this._version ? this._snap.shapes[name] : undefined;
+      return known ?? this._field(name).shape;
+    }
 
     /** Row i of a matrix field (or the whole vector) as a plain array. */
     _row(name, i = 0) {

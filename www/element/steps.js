@@ -24,7 +24,7 @@ export class Steps {
   traceFields(cfg) {
     if (!this.wanted()) return [];
     return ['query.scores', 'query.scaled', 'query.exp', 'query.sum', 'query.weights', 'query.masked', 'query.terms', 'query.context',
-      `heads.${cfg.head ?? 0}.q#${cfg.query}`];
+      `heads.${cfg.head ?? 0}.q#q`];
   }
 
   /** Whether the panel is asked for (and makes sense: one query against keys). */
