@@ -5,7 +5,8 @@
 //! changes exactly when the drawing's input does, so the element repaints only those canvases), the trace fields the
 //! element's tables read (the breakdown's and the steps' rows), and the config. `Viz.snapshot(…)` answers the same
 //! for the state as it is (after a rebuild, a load). One typed digit is then one `edit` and one `render` per changed
-//! canvas: www/element/index.js (`_apply`, the snapshot contract) reads nothing else.
+//! canvas: www/element/index.js (`_apply`, the snapshot contract) reads nothing else. The sizes are measured by
+//! `snapshot` only (a build, and once an edit settles): an edit's canvases keep theirs.
 
 use super::{copied, field_object, js_err, set, Viz};
 use crate::heatmap::{self, Fmt};
@@ -89,7 +90,8 @@ impl Command {
 
 #[wasm_bindgen]
 impl Viz {
-    /// Applies `command` (see [`Command`]) and returns the snapshot of the new state (see `snapshot`); throws the
+    /// Applies `command` (see [`Command`]) and returns the snapshot of the new state (see `snapshot`) without the
+    /// views' sizes (a canvas keeps its size while edits go on; measuring a big view lays it out: ~2 ms); throws the
     /// core's message and changes nothing when the edit is refused. A one-value edit's snapshot has no `config` but
     /// `value`: [matrix, row, col, x], the one number that changed in it.
     pub fn edit(
@@ -113,7 +115,7 @@ impl Viz {
                 None
             }
         };
-        let out = self.snapshot_of(&views, fmt, &fields, value.is_none())?;
+        let out = self.snapshot_of(&views, fmt, &fields, value.is_none(), false)?;
         if let Some((matrix, row, col, x)) = value {
             let v: Array =
                 [JsValue::from_str(&matrix), (row as f64).into(), (col as f64).into(), x.into()].into_iter().collect();
@@ -127,7 +129,7 @@ impl Viz {
     /// key of what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one
     /// that does not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row); `config`: the config as JSON, without a model's stack.
     pub fn snapshot(&self, views: Vec<String>, fmt: Option<String>, fields: Vec<String>) -> Result<Object, JsError> {
-        self.snapshot_of(&views, fmt, &fields, true)
+        self.snapshot_of(&views, fmt, &fields, true, true)
     }
 
     /// `describe` of several views at once (the text alternatives, rebuilt when an edit settles): one entry per
@@ -143,16 +145,19 @@ impl Viz {
         fmt: Option<String>,
         fields: &[String],
         config: bool,
+        sizes: bool,
     ) -> Result<Object, JsError> {
         let fmt = fmt.map_or(Ok(Fmt::default()), |f| Fmt::parse(&f).map_err(js_err))?;
         let out = Object::new();
         let views = Object::new();
         for name in names {
             let Ok(view) = self.view(name) else { continue };
-            let (w, h) = heatmap::preferred_size(&view, fmt);
             let entry = Object::new();
-            let size: Array = [JsValue::from(w), JsValue::from(h)].into_iter().collect();
-            set(&entry, "size", &size);
+            if sizes {
+                let (w, h) = heatmap::preferred_size(&view, fmt);
+                let size: Array = [JsValue::from(w), JsValue::from(h)].into_iter().collect();
+                set(&entry, "size", &size);
+            }
             set(&entry, "key", &view_key(&view).into());
             set(&views, name, &entry);
         }

@@ -81,8 +81,8 @@ test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM call
     const changed = [...e.shadowRoot.querySelectorAll('canvas[data-view]')].filter((c) => window.painted.get(c.dataset.view) !== c.dataset.painted);
     return { wasm: [...window.calls.wasm], canvas: Object.fromEntries(window.calls.canvas), changed: changed.length, views: changed.map((c) => c.dataset.view), changes: window.changes, value: e.config.embeddings[1][2] };
   });
-  // The settle timer's turn (300 ms after the last edit): the text alternatives (one call for every changed view) and
-  // the canvases whose numbers now need another size, nothing else.
+  // The settle timer's turn (300 ms after the last edit): the sizes (one call for every view), the text alternatives
+  // (one call for every changed view) and the canvases whose numbers now need another size, nothing else.
   await page.evaluate(() => {
     window.calls.wasm = []; window.calls.canvas = new Map();
     window.sizes = new Map([...document.querySelector('#fig').shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, `${c.width}x${c.height}`]));
@@ -104,8 +104,9 @@ test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM call
   assert.equal(focus, 'embeddings:1:2', 'the keyboard stays in the typed cell');
   assert.ok(typed.changed > 0, 'the edit repainted some canvases');
   assert.ok(typed.wasm.length <= 1 + typed.changed, `${typed.wasm.length} JS→WASM calls for ${typed.changed} changed canvases: ${typed.wasm.join(', ')}`);
-  assert.deepEqual(settled.wasm.filter((c) => c !== 'Viz.render'), ['Viz.describeViews'], 'the settle timer asks the core for the text alternatives once');
-  assert.equal(settled.wasm.length, 1 + settled.resized, `the settle timer repaints only the resized canvases: ${settled.wasm.join(', ')}`);
+  assert.deepEqual(settled.wasm.filter((c) => c !== 'Viz.render'), ['Viz.snapshot', 'Viz.describeViews'],
+    'the settle timer measures the views once and asks for the changed ones\' text alternatives once');
+  assert.equal(settled.wasm.length, 2 + settled.resized, `the settle timer repaints only the resized canvases: ${settled.wasm.join(', ')}`);
   // One fillStyle per colour run, not per cell: the background, the labels' colour and the numbers' two or three
   // colours a canvas (each 4 × 3 grid has 12 cells, 12 numbers and a colour bar of ~60 bands).
   assert.ok((typed.canvas['fillStyle='] ?? 0) <= 5 * typed.changed,

@@ -233,7 +233,7 @@ export class Figures {
   }
 
   /** A view's natural size for the current numbers and fmt, [w, h] in CSS pixels: the snapshot's. */
-  measure(view, views = this.host._state.views) {
+  measure(view, views = this.host._state.sized) {
     const { host, api } = this;
     const size = views.get(view)?.size;
     if (size) return [size[0], size[1]];
@@ -258,9 +258,10 @@ export class Figures {
     const avail = Math.max(120, width - pad - 2);
     const highlights = this.highlights();
     // Each view's natural size and the key of what it draws: the last edit's snapshot, else one call for all.
-    const views = host._state.views;
     // Sizes are fixed between rebuilds and while edits go on, so a drag never reflows the page (see settle).
-    for (const view of this.canvases.keys()) if (!this.sizes.has(view)) this.sizes.set(view, this.measure(view, views));
+    const unmeasured = [...this.canvases.keys()].filter((view) => !this.sizes.has(view));
+    const views = unmeasured.length ? host._state.sized : host._state.views;
+    for (const view of unmeasured) this.sizes.set(view, this.measure(view, views));
     const multiple = this.multipleSize(avail);
     // Three passes: every size first, then every drawing, then every data-painted mark. A DOM write between two
     // drawings (a canvas's size, an attribute) makes the next drawing's first `font` restyle the whole page
@@ -313,7 +314,7 @@ export class Figures {
     this.settleTimer = 0;
     if (!this.host._viz) return false;
     let resized = false;
-    const views = this.host._state.views;
+    const views = this.host._state.sized;
     for (const view of this.canvases.keys()) {
       const size = this.measure(view, views);
       const old = this.sizes.get(view);

@@ -32,13 +32,14 @@
 //                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js,
 //                        variants.js; `name#i` is row i alone, `name#q` the followed query's). It depends only on
 //                        the parts' structure.
-//   snapshot             {version, request, views: Map view → {size: [w, h] natural CSS size for fmt, key}, shapes:
-//                        every trace field's shape}; its
+//   snapshot             {version, request, views: Map view → {key, size: [w, h] natural CSS size for fmt}, shapes:
+//                        every trace field's shape}; an edit's has no sizes (its canvases keep theirs until it
+//                        settles), `_snapshot({sizes: true})` asks `Viz.snapshot`, which measures; its
 //                        fields fill the trace cache (_field/_row/_at) and its config the config cache (a one-value
 //                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes
 //                        exactly when what it draws does (its numbers, labels, title): figures.js and variants.js
 //                        repaint a canvas only when its key, size, theme, palette, fmt or outlines changed — the one
-//                        place that decides a repaint; the settle timer compares the snapshot's sizes (no call) and
+//                        place that decides a repaint; the settle timer measures once (one `Viz.snapshot`) and
 //                        describes only the views whose key changed (reader.js: one `Viz.describeViews`).
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
@@ -398,14 +399,15 @@ export function defineElement(api) {
      * The snapshot of the state now (see "The snapshot contract" above): the last edit's, else asked of the core
      * once (after a rebuild, a load, a mutation that is not a command) — one call, whatever the parts read.
      */
-    _snapshot() {
+    _snapshot({ sizes = false } = {}) {
       const req = this._request();
-      if (this._snap?.version === this._version && this._snap.request === req.key) return this._snap;
-      return this._take(api.callCore(() => this._viz.snapshot(req.views, req.fmt, req.fields)), req);
+      const snap = this._snap;
+      if (snap?.version === this._version && snap.request === req.key && (snap.sized || !sizes)) return snap;
+      return this._take(api.callCore(() => this._viz.snapshot(req.views, req.fmt, req.fields)), req, true);
     }
 
     /** Keeps a snapshot the core returned (`Viz.snapshot`/`Viz.edit`) for `req`: views, fields and config. */
-    _take(raw, req) {
+    _take(raw, req, sized = false) {
       if (typeof raw.config === 'string') this._cfgCache = JSON.parse(raw.config);
       else if (raw.value && this._cfgCache) {
         // A one-value edit: the one number the core took, in the parsed config (not the whole config read again).
@@ -417,7 +419,7 @@ export function defineElement(api) {
         // `name#q` is the followed query's row, which the parts read as `name#i` (a query edit changes i).
         cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
       }
-      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes };
+      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized };
       return this._snap;
     }
 

@@ -15,8 +15,11 @@ export class State {
   /** Whether the naive softmax's lesson (naive_weights) is shown. */
   get naive() { return this.host._showNaive; }
 
-  /** Map view → {size: [w, h] natural CSS size for the fmt, key: what it draws}: the last snapshot's, else asked once. */
+  /** Map view → {key: what it draws}: the last snapshot's (an edit's), else asked once. */
   get views() { return this.host._snapshot().views; }
+
+  /** The same with each view's `size`, [w, h], its natural CSS size for the fmt: measured when an edit's had none. */
+  get sized() { return this.host._snapshot({ sizes: true }).views; }
 
   /** A trace field {shape, data}, row i of one (a plain array), element (i, j), a shape: the snapshot's, else read. */
   field(name) { return this.host._field(name); }

@@ -271,7 +271,7 @@ export class Variants {
     const dpr = host._state.dpr;
     const dark = host._state.dark;
     const fmtSpec = host._state.fmt;
-    const views = host._state.views;
+    const views = this.size ? host._state.views : host._state.sized;
     if (!this.size) {
       const size = views.get('mask')?.size;
       if (size) this.size = [size[0], size[1]];
