@@ -22,7 +22,8 @@
 // count, what a reader sees. A target of 16 ms is met when the handler takes
 // ≤ 16 ms and the edit is on screen in the next frame (33 ms: within two).
 // Then a few more edits per row run under a Chromium trace: the notes under the table say where their CPU time goes
-// (summariseTrace), and how many <input>s are live.
+// (summariseTrace), and how many <input>s are live. `core calls`: the median count of JS→WASM calls (the Viz's
+// methods) in an edit's handler — one `Viz.edit` and one `render` per canvas the edit changed (issue 23).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ import { benchPage, median, percentile } from './heatmap.mjs';
 
 export const description = 'edit → repaint of <attention-viz> (input event on a cell to the end of its synchronous handler)';
 
-export const columns = [['render() ms', 'call_median_ms'], ['to next frame ms', 'frame_median_ms'], ['frames', 'frames_shown']];
+export const columns = [['render() ms', 'call_median_ms'], ['to next frame ms', 'frame_median_ms'], ['frames', 'frames_shown'], ['core calls', 'core_calls_shown']];
 
 const TARGET_MS = 16;
 const FRAME_MS = 1000 / 60;
@@ -76,11 +77,21 @@ function pageBench() {
     const matrix = cfg.mechanism === 'cross' ? 'decoder_state' : 'embeddings';
     const cells = [...root.querySelectorAll(`input.cell[data-matrix="${matrix}"]`)];
     const ctxs = canvases.map((c) => c.getContext('2d'));
-    // Time spent in Rust repaints: wrap this element's Viz.render (wasm-bindgen class method).
+    // Time spent in Rust repaints: wrap this element's Viz.render (wasm-bindgen class method). Every other Viz
+    // method is counted: the JS→WASM calls of an edit (a count, not a time).
     const proto = Object.getPrototypeOf(el._viz);
     const render = proto.render;
     let inRender = 0;
+    let calls = 0;
+    const originals = new Map();
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const f = proto[name];
+      if (name === 'constructor' || name === 'render' || typeof f !== 'function') continue;
+      originals.set(name, f);
+      proto[name] = function counted(...args) { calls++; return f.apply(this, args); };
+    }
     proto.render = function timed(...args) {
+      calls++;
       const t = performance.now();
       try { return render.apply(this, args); } finally { inRender += performance.now() - t; }
     };
@@ -90,7 +101,7 @@ function pageBench() {
     const onError = (e) => errors.push(e.detail.message);
     el.addEventListener('change', onChange);
     el.addEventListener('error', onError);
-    const total = [], call = [], flushed = [], nextFrame = [];
+    const total = [], call = [], flushed = [], nextFrame = [], crossings = [];
     try {
       for (let k = 0; k < warmup + samples; k++) {
         await frame();
@@ -99,28 +110,31 @@ function pageBench() {
         const text = String(Number((x + (k % 2 ? -0.25 : 0.5)).toFixed(4)));
         const before = changes;
         inRender = 0;
+        calls = 0;
         if (traced) console.timeStamp('av-edit');
         const t0 = performance.now();
         cell.value = text;
         cell.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
         const t1 = performance.now();
+        const crossed = calls;
         // Not when traced: the trace shows where the browser itself rasterises the canvases.
         if (!traced) for (const ctx of ctxs) ctx.getImageData(0, 0, 1, 1);
         const t2 = performance.now();
         await frame();
         const t3 = performance.now();
         if (changes !== before + 1) throw new Error(`edit ${k}: expected one change event, got ${changes - before} (${errors[0] ?? 'no error'})`);
-        if (k >= warmup) { total.push(t1 - t0); call.push(inRender); flushed.push(t2 - t0); nextFrame.push(t3 - t0); }
+        if (k >= warmup) { total.push(t1 - t0); call.push(inRender); flushed.push(t2 - t0); nextFrame.push(t3 - t0); crossings.push(crossed); }
         if (traced) { await frame(); await frame(); }
       }
       if (traced) console.timeStamp('av-end');
     } finally {
       proto.render = render;
+      for (const [name, f] of originals) proto[name] = f;
       el.removeEventListener('change', onChange);
       el.removeEventListener('error', onError);
     }
     return {
-      total, call, flushed, nextFrame, views,
+      total, call, flushed, nextFrame, crossings, views,
       canvas_px: canvases.reduce((s, c) => s + c.width * c.height, 0),
       inputs: root.querySelectorAll('input.cell').length,
     };
@@ -198,6 +212,8 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
       frame_p90_ms: percentile(r.nextFrame, 90),
       frames, frames_shown: String(frames),
       call_median_ms: median(r.call),
+      // JS→WASM calls (Viz methods) in the edit's handler, median: one `edit` and one `render` per changed canvas.
+      core_calls: median(r.crossings), core_calls_shown: String(median(r.crossings)),
       flushed_median_ms: median(r.flushed),
       flushed_p90_ms: percentile(r.flushed, 90),
       setup_ms,

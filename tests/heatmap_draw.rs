@@ -902,3 +902,36 @@ fn heatmap_svgs_are_xml_for_hostile_tokens() {
         }
     }
 }
+
+#[test]
+fn the_raster_of_a_small_plain_grid_is_its_shapes_pixel_for_pixel() {
+    // The browser blits every grid whose cells are all palette colours (`plain`), small ones too: its cells, gaps and
+    // colour bar (in the shapes' 2 px bands) are the pixels the shapes give, in both themes.
+    for dark in [false, true] {
+        for (name, view) in [("seed-001", "weights"), ("seed-001", "q"), ("seed-003", "annotations")] {
+            let v = seed_view(name, view);
+            let theme = if dark { Theme::dark() } else { Theme::light() };
+            let style =
+                Style { annotate: Some(false), show_title: false, show_labels: false, theme, ..Style::default() };
+            let colors = Colors::new(v.values.data(), None, v.palette);
+            let (w, h) = (300u32, 200u32);
+            let l = Layout::new(&v, &colors, &style, w, h);
+            assert!(attention_viz::heatmap::draw::plain(&v, &colors), "{name} {view}");
+            let mut buf = vec![0u8; (w * h * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+                draw(&root, &v, &colors, &l, &style, true).unwrap();
+            }
+            for blit in raster(&v, &colors, &l, &style.theme) {
+                for y in 0..blit.height {
+                    for x in 0..blit.width {
+                        let o = ((y * blit.width + x) * 4) as usize;
+                        let (ax, ay) = (blit.x as u32 + x, blit.y as u32 + y);
+                        let b = ((ay * w + ax) * 3) as usize;
+                        assert_eq!(blit.rgba[o..o + 3], buf[b..b + 3], "{name} {view} dark={dark}: pixel ({ax}, {ay})");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -15,8 +15,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Above this many cells, browsers draw cells through `raster` + `putImageData`.
+/// Above this many cells, browsers draw cells through `raster` + `putImageData` (below it too when every cell is a
+/// palette colour: [`plain`]); the SVG and the hatched grids draw them as shapes.
 pub const SHAPES_MAX_CELLS: usize = 1024;
+/// The colour bar of a drawn grid is one rectangle per band of this many device pixels: smooth enough, and
+/// cheap as shapes (an SVG's rectangles).
+pub const COLORBAR_BAND: usize = 2;
 
 const TEXT_DARK: Rgb = palette::TEXT_DARK;
 
@@ -1011,14 +1015,24 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         }
     }
     let grid = Blit { x: g.x0, y: g.y0, width: w as u32, height: h as u32, rgba };
-    vec![grid, colorbar_raster(colors, layout.colorbar)]
+    // A grid `draw` would draw as shapes has its colour bar in the shapes' bands, pixel for pixel: the browser
+    // rasterises plain small grids too (one putImageData instead of a fillStyle and a fillRect per cell and band).
+    let band = if layout.rows * layout.cols <= SHAPES_MAX_CELLS { COLORBAR_BAND } else { 1 };
+    vec![grid, colorbar_raster(colors, layout.colorbar, band)]
 }
 
-fn colorbar_raster(colors: &Colors, bar: Rect) -> Blit {
+/// Whether every cell is a palette colour (no NaN, no ±∞): then [`raster`] gives the pixels `draw`'s shapes
+/// give, whatever the grid's size (the hatches are lines, antialiased, only the shapes draw them as such).
+pub fn plain(view: &View, colors: &Colors) -> bool {
+    view.values.data().iter().all(|&v| matches!(Paint::of(colors, v), Paint::Color(_)))
+}
+
+/// The colour bar's rows in bands of `band` pixels, each the colour of its first row.
+fn colorbar_raster(colors: &Colors, bar: Rect, band: usize) -> Blit {
     let (w, h) = (bar.width().max(0) as usize, bar.height().max(0) as usize);
     let mut rgba = vec![255u8; w * h * 4];
     for y in 0..h {
-        let c = colorbar_color(colors, y, h);
+        let c = colorbar_color(colors, y - y % band, h);
         for px in rgba[y * w * 4..(y + 1) * w * 4].chunks_exact_mut(4) {
             px[..3].copy_from_slice(&c);
         }
@@ -1288,7 +1302,7 @@ fn font(px: f64, color: Rgb, h: HPos, v: VPos) -> TextStyle<'static> {
 
 /// Paints the heatmap. With `shapes == false` the cells and colour bar are left
 /// for the caller's `raster` blits (already on the canvas); only text, ticks and
-/// highlights are drawn. Fails (before drawing anything) when the style's `fmt`
+/// highlights are drawn, the numbers grouped by colour. Fails (before drawing anything) when the style's `fmt`
 /// cannot write this view's values (`d` with a value that is not whole).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -1358,8 +1372,7 @@ pub fn draw<DB: DrawingBackend>(
         }
         let bar = layout.colorbar;
         let h = bar.height().max(0) as usize;
-        // One rectangle per band of 2 device pixels: smooth enough, and cheap on canvas.
-        let band = 2usize;
+        let band = COLORBAR_BAND;
         for y in (0..h).step_by(band) {
             let c = colorbar_color(colors, y, h);
             let y0 = bar.y0 + y as i32;
@@ -1368,16 +1381,26 @@ pub fn draw<DB: DrawingBackend>(
         }
     }
     if layout.annotate {
+        // Each number inside its own cell, so the order they are written in changes no pixel: on a canvas (cells
+        // rasterised) by colour, so it sets its fill style once a colour (two or three times a grid), not once a
+        // cell; in an SVG in reading order, which is the order its texts are copied or read out in.
+        let mut numbers: Vec<(Rgb, usize, usize)> = Vec::with_capacity(layout.rows * layout.cols);
         for i in 0..layout.rows {
             for j in 0..layout.cols {
-                let r = layout.cell(i, j);
                 let v = view.values.get(i, j);
                 // ±∞ cells are the background: the theme's text colour (≥ 4.5:1 on it in both themes).
                 let color = if v.is_infinite() { theme.text } else { colors.annotation_color(v, style.contrast) };
-                let at = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
-                let style = font(layout.annot_font_px, color, HPos::Center, VPos::Center);
-                root.draw(&Text::new(layout.annotation(v), at, style)).map_err(err)?;
+                numbers.push((color, i, j));
             }
+        }
+        if !shapes {
+            numbers.sort_by_key(|&(color, _, _)| color);
+        }
+        for (color, i, j) in numbers {
+            let r = layout.cell(i, j);
+            let at = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
+            let style = font(layout.annot_font_px, color, HPos::Center, VPos::Center);
+            root.draw(&Text::new(layout.annotation(view.values.get(i, j)), at, style)).map_err(err)?;
         }
     }
     if style.show_labels {

@@ -1,5 +1,6 @@
 //! A plotters `DrawingBackend` for the browser canvas that sets the canvas
-//! font, fill colour and text alignment only when they change.
+//! font, fill colour and text alignment only when they change (texts and
+//! filled rectangles).
 //!
 //! plotters-canvas sets all three before every `fillText`; setting `font`
 //! makes the browser parse the font string (and may restyle the page) each
@@ -87,8 +88,16 @@ impl DrawingBackend for TextCachingCanvas {
     }
 
     fn draw_rect<S: BackendStyle>(&mut self, ul: BackendCoord, br: BackendCoord, style: &S, fill: bool) -> Result {
-        self.state[1].clear();
-        self.inner.draw_rect(ul, br, style, fill).map_err(cast)
+        let color = style.color();
+        if !fill || color.alpha == 0.0 {
+            return self.inner.draw_rect(ul, br, style, fill).map_err(cast);
+        }
+        // plotters-canvas's fill, with the fill style set only when it changes (a run of one colour: one set).
+        let (r, g, b) = color.rgb;
+        self.set(1, format!("rgba({r},{g},{b},{})", color.alpha), |c, v| c.set_fill_style_str(v));
+        let (x, y) = (f64::from(ul.0), f64::from(ul.1));
+        self.context.fill_rect(x, y, f64::from(br.0) - x, f64::from(br.1) - y);
+        Ok(())
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result {

@@ -29,6 +29,7 @@ mod canvas;
 mod compute;
 mod learn;
 mod model;
+mod snapshot;
 pub use compute::{compute_flat, TraceInMemory};
 
 #[wasm_bindgen(start)]
@@ -831,8 +832,9 @@ fn style(
     })
 }
 
-/// Small grids go through plotters shape by shape; large ones are rasterised
-/// in Rust and copied with one `putImageData` per buffer.
+/// The cells and the colour bar are rasterised in Rust and copied with one `putImageData` per buffer (a fillStyle
+/// and a fillRect per cell and colour-bar band cost ~80 canvas calls on a 4 × 3 grid), unless a small grid has
+/// NaN or ±∞ cells: their hatches are antialiased lines, drawn by plotters shape by shape.
 fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<(), JsError> {
     let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
     let layout = Layout::new(view, &colors, style, canvas.width(), canvas.height());
@@ -845,7 +847,7 @@ fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) 
     let backend =
         TextCachingCanvas::new(canvas, context.clone()).ok_or_else(|| js_err("cannot draw on this canvas"))?;
     let root = backend.into_drawing_area();
-    let shapes = layout.rows * layout.cols <= heatmap::draw::SHAPES_MAX_CELLS;
+    let shapes = layout.rows * layout.cols <= heatmap::draw::SHAPES_MAX_CELLS && !heatmap::draw::plain(view, &colors);
     if !shapes {
         let bg = style.theme.background;
         context.set_fill_style_str(&format!("rgb({},{},{})", bg[0], bg[1], bg[2]));

@@ -3,8 +3,9 @@
 // hidden features, or the cosine with its norms), the scaled score (÷ scale ÷ temperature; −∞ where the key is masked,
 // with the reason), the weight (and the naive one), w_j·v_j, and the context; with several heads, the followed head's.
 // Notes above the table say what the config changes: the head, the scoring, the temperature, the masks, and what a
-// query whose every key is masked gets (masked_row). It reads only the few trace rows it shows (host._row): copying
-// the whole trace per edit is slow. Every number is the core's; this module only writes them out.
+// query whose every key is masked gets (masked_row). It reads only the few trace rows it shows (traceFields: they
+// come with the edit's snapshot, no call of their own): copying the whole trace per edit is slow. Every number is the
+// core's; this module only writes them out.
 import { el, clip, sub, fmt, factor, vec as vector, ScrollHint, Patcher, tag } from './dom.js';
 
 const MAX_ROWS = 32;
@@ -103,14 +104,28 @@ export class Breakdown {
     this.patcher = new Patcher(this.root);
   }
 
+  /**
+   * The trace fields `render` and `scoreFormula` read, for the host's snapshot request (index.js `_request`):
+   * `name#i` is row i alone.
+   */
+  traceFields(cfg, naive) {
+    const additive = cfg.scoring === 'additive' ? ['query.features'] : [];
+    if (cfg.mechanism === 'self') {
+      const h = `heads.${cfg.head ?? 0}`;
+      return ['query.masked', 'query.scores', 'query.scaled', 'query.weights', 'query.exp', 'query.sum', 'query.terms', 'query.context',
+        `${h}.q#q`, `${h}.k`, `${h}.scores#q`, ...(naive && (cfg.heads ?? 1) === 1 ? ['naive_weights#q'] : []), ...additive];
+    }
+    return ['query.masked', 'applied', 'scores', 'scaled', 'weights', 'context', ...(naive ? ['naive_weights'] : []), ...additive];
+  }
+
   /** The trace field of the followed head's `stage` (heads.{h}.q, …: present for one head too). */
   headField(stage) {
-    return `heads.${this.host._cfg().head ?? 0}.${stage}`;
+    return `heads.${this.host._state.config.head ?? 0}.${stage}`;
   }
 
   render() {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const vec = (v) => vector(v, 8);
     const rows = [];
     const notes = [];
@@ -121,9 +136,9 @@ export class Breakdown {
     const T = temperature(cfg);
     const divide = divideLabel(cfg);
     const scaledHead = divide ? `scaled = score ${divide}` : 'scaled (no scaling)';
-    const features = additive ? host._field('query.features') : null;
-    const featureRow = (j) => (features ? vec(host._row('query.features', j)) : '');
-    const masked = host._row('query.masked');
+    const features = additive ? host._state.field('query.features') : null;
+    const featureRow = (j) => (features ? vec(host._state.row('query.features', j)) : '');
+    const masked = host._state.row('query.masked');
     const maskCell = (i, j) => {
       const why = maskReason(cfg, i, j, masked[j] ?? 0);
       return tag('td', { class: why ? 'mask masked' : 'mask', text: why ?? 'attended' });
@@ -132,10 +147,10 @@ export class Breakdown {
     if (cfg.mechanism === 'self') {
       const i = cfg.query;
       const h = cfg.head ?? 0;
-      const q = host._row(this.headField('q'), i);
-      const scores = host._row('query.scores');
-      const scaled = host._row('query.scaled');
-      const weights = host._row('query.weights');
+      const q = host._state.row(this.headField('q'), i);
+      const scores = host._state.row('query.scores');
+      const scaled = host._state.row('query.scaled');
+      const weights = host._state.row('query.weights');
       const ofHead = heads > 1 ? `, head ${h} of ${heads}` : '';
       title = `Single-query breakdown: query ${i} (${clip(cfg.tokens[i])})${ofHead}, q${sub(i)} = ${vec(q)}`;
       if (heads > 1) {
@@ -143,10 +158,10 @@ export class Breakdown {
         note('head', `Head ${h} of ${heads}: its own columns ${h * dk}…${(h + 1) * dk - 1} of Q and K (d_k = ${dk}) and its slice of V; `
           + 'its context is one block of the concatenated context. A click or Enter on another head\'s weights follows that head.');
       }
-      const exp = host._row('query.exp');
-      const [sum] = host._row('query.sum');
+      const exp = host._state.row('query.exp');
+      const [sum] = host._state.row('query.sum');
       // The naive softmax is one head's lesson: with several heads there is no naive_weights field.
-      const naive = host._showNaive && heads === 1 ? host._row('naive_weights', i) : null;
+      const naive = host._state.naive && heads === 1 ? host._state.row('naive_weights', i) : null;
       // The softmax in its two steps (the exp column and its sum), so 10 → 0.749 can be followed by hand.
       const head = ['key', ...(masking ? ['mask'] : []), ...(additive ? ['hidden = tanh(q·W_a + k_j·U_a)'] : []), 'score', scaledHead,
         'exp(scaled − max)', 'weight = exp ÷ Σ', ...(naive ? ['naive'] : []), `w_j·v_j`];
@@ -162,7 +177,7 @@ export class Breakdown {
           tag('td', { text: fmt(exp[j]) }),
           tag('td', { class: Number.isNaN(weights[j]) ? 'nan' : '', text: fmt(weights[j]) }),
           ...(naive ? [tag('td', { class: Number.isNaN(naive[j]) ? 'nan' : '', text: fmt(naive[j]) })] : []),
-          tag('td', { text: vec(host._row('query.terms', j)) })));
+          tag('td', { text: vec(host._state.row('query.terms', j)) })));
       });
       // The Σ of the exp column sits under it: the columns after "key" and before "exp", then those after it.
       const after = naive ? 3 : 2;
@@ -172,20 +187,20 @@ export class Breakdown {
         tag('td', { text: fmt(sum) }), tag('td', { colspan: String(after) })));
       rows.push(tag('tr', { class: 'sum' }, tag('th', { scope: 'row', text: 'context' }),
         tag('td', { class: 'formula', colspan: String(head.length - 2), text: `z${sub(i)}${heads > 1 ? ` (head ${h})` : ''} = Σ_j w_j·v_j` }),
-        tag('td', { text: vec(host._row('query.context')) })));
+        tag('td', { text: vec(host._state.row('query.context')) })));
       this.notes(cfg, note, T, masked, scores.length, `query ${i} (${clip(cfg.tokens[i])})`);
     } else {
       title = `Breakdown: decoder state h = ${vec(cfg.decoder_state)}`;
-      const naive = host._showNaive ? host._row('naive_weights') : null;
-      const m = host._shape('applied')[1];
-      const applied = host._field('applied').data;
+      const naive = host._state.naive ? host._state.row('naive_weights') : null;
+      const m = host._state.shape('applied')[1];
+      const applied = host._state.field('applied').data;
       // The scaled column only where it tells something the document's figure did not have.
       const showScaled = masking || T !== null;
-      const scaled = showScaled ? host._row('scaled') : null;
+      const scaled = showScaled ? host._state.row('scaled') : null;
       const head = ['annotation', ...(masking ? ['mask'] : []), ...(additive ? ['hidden = tanh(h·W_a + a_j·U_a)'] : []), 'score',
         ...(showScaled ? [scaledHead] : []), 'weight', ...(naive ? ['naive'] : []), 'w_j·a_j'];
       rows.push(tag('tr', {}, ...head.map((t) => tag('th', { scope: 'col', class: columnClass(t), text: t }))));
-      const weights = host._row('weights');
+      const weights = host._state.row('weights');
       weights.slice(0, MAX_ROWS).forEach((w, j) => {
         const column = Array.from({ length: applied.length / m }, (_, r) => applied[r * m + j]);
         const code = masked[j] ?? 0;
@@ -201,7 +216,7 @@ export class Breakdown {
       });
       if (weights.length > MAX_ROWS) rows.push(tag('tr', {}, tag('td', { colspan: String(head.length), text: `… ${weights.length - MAX_ROWS} more annotations` })));
       rows.push(tag('tr', { class: 'sum' }, tag('th', { scope: 'row', text: 'context' }),
-        tag('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), tag('td', { text: vec(host._row('context')) })));
+        tag('td', { class: 'formula', colspan: String(head.length - 2), text: 'c = Σ_j w_j·a_j' }), tag('td', { text: vec(host._state.row('context')) })));
       this.notes(cfg, note, T, masked, weights.length, 'the decoder state');
     }
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,
@@ -238,18 +253,18 @@ export class Breakdown {
    */
   scoreFormula(i, j) {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     let a, b, qn, kn, score;
     if (cfg.mechanism === 'self') {
-      a = host._row(this.headField('q'), i);
-      b = host._row(this.headField('k'), j);
+      a = host._state.row(this.headField('q'), i);
+      b = host._state.row(this.headField('k'), j);
       [qn, kn] = [`q${sub(i)}`, `k${sub(j)}`];
-      score = host._at(this.headField('scores'), i, j);
+      score = host._state.at(this.headField('scores'), i, j);
     } else {
       a = cfg.decoder_state;
       b = cfg.annotations[j];
       [qn, kn] = ['h', `a${sub(j)}`];
-      score = host._at('scores', 0, j);
+      score = host._state.at('scores', 0, j);
     }
     const more = (n) => (n > MAX_TERMS ? ` + … (${n} terms)` : '');
     const dot = (x, y) => `${x.slice(0, MAX_TERMS).map((v, k) => `${factor(v)}·${factor(y[k])}`).join(' + ')}${more(x.length)}`;
@@ -260,7 +275,7 @@ export class Breakdown {
       // The hidden features are the trace's for the followed query (every key) only.
       const followed = cfg.mechanism === 'cross' || i === cfg.query;
       if (!followed || !cfg.v_a) return `${name} = ${fmt(score)}`;
-      return `${name} = ${dot(cfg.v_a, host._row('query.features', j))} = ${fmt(score)}`;
+      return `${name} = ${dot(cfg.v_a, host._state.row('query.features', j))} = ${fmt(score)}`;
     }
     if (scoring === 'cosine') {
       const norm = (x) => `√(${x.slice(0, MAX_TERMS).map((v) => `${factor(v)}²`).join(' + ')}${more(x.length)})`;

@@ -77,7 +77,7 @@ export class Figures {
    */
   views() {
     const { host } = this;
-    const panels = host._panels();
+    const panels = host._state.panels;
     if (panels) {
       const { views, unknown, message } = host._viz.resolveViews([...panels], [...PANELS, ...VARIANT_PANELS, ...(host._model.shape ? ['model'] : [])]);
       // Names that are no view of the author's config are said by the host (_attributeProblems) until `views`
@@ -89,14 +89,14 @@ export class Figures {
     }
     this.unknown = [];
     this.unknownMessage = null;
-    return host._viz.views().filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._showNaive || v !== 'naive_weights'));
+    return host._viz.views().filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._state.naive || v !== 'naive_weights'));
   }
 
   /** The scores and weights heatmaps (and each head's weights): query rows against key columns. */
   isWeightView(view) { return WEIGHT_VIEWS.includes(view) || headOf(view) !== null; }
 
   /** The head the stage heatmaps and the breakdown follow. */
-  followedHead() { return this.host._cfg().head ?? 0; }
+  followedHead() { return this.host._state.config.head ?? 0; }
 
   build() {
     const { host, reader } = this;
@@ -106,7 +106,7 @@ export class Figures {
     reader.reset();
     this.hover = null;
     this.hideTip();
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const self = cfg.mechanism === 'self';
     const followed = this.followedHead();
     this.multiple = null;
@@ -141,7 +141,7 @@ export class Figures {
     if (c && (!this.canvases.has(c.view) || !reader.text(c.view, ...c.cell))) reader.cursor = null;
     this.buildLegend(cfg);
     this.root.replaceChildren(...figs, this.legend, ...reader.nodes());
-    this.lesson.hidden = !host._showNaive;
+    this.lesson.hidden = !host._state.naive;
     this.lesson.textContent = 'Naive softmax computes exp(x) / Σ exp(x) directly: exp overflows to infinity once a score passes about 709.78, '
       + 'and inf / inf is NaN (grey cells). The stable softmax subtracts the row maximum first, so every exponent is ≤ 0 and the weights stay finite.';
   }
@@ -195,7 +195,7 @@ export class Figures {
     const views = [...this.canvases.keys()].filter((v) => headOf(v) !== null);
     if (!views.length) return null;
     const sizes = views.map((v) => this.sizes.get(v));
-    const key = `${avail}|${host.height}|${host._fmtSpec()}|${sizes.join(';')}`;
+    const key = `${avail}|${host.height}|${host._state.fmt}|${sizes.join(';')}`;
     if (this.multiple?.key === key) return this.multiple.size;
     const pw = Math.max(...sizes.map((s) => s[0]));
     const ph = host.height ?? Math.max(...sizes.map((s) => s[1]));
@@ -213,14 +213,14 @@ export class Figures {
   /** Whether every head's numbers are written at LEGIBLE_FONT px or more at w × h (the core's layout decides). */
   legible(views, w, h) {
     const { host } = this;
-    const [rows, cols] = host._shape(views[0]);
+    const [rows, cols] = host._state.shape(views[0]);
     try {
       // A grid too big to annotate shows no numbers at any size: its cells need only stay visible.
       if (rows * cols > 1024) {
-        const cell = host._viz.cellRect(views[0], w, h, 1, 0, 0, host._fmtSpec());
+        const cell = host._viz.cellRect(views[0], w, h, 1, 0, 0, host._state.fmt);
         return !!cell && cell[2] - cell[0] >= 3 && cell[3] - cell[1] >= 3;
       }
-      return views.every((v) => host._viz.numbersFont(v, w, h, host._fmtSpec()) >= LEGIBLE_FONT);
+      return views.every((v) => host._viz.numbersFont(v, w, h, host._state.fmt) >= LEGIBLE_FONT);
     } catch {
       return false; // a refused fmt: the status line says why
     }
@@ -232,11 +232,13 @@ export class Figures {
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.host._repaint({ silent: true }); });
   }
 
-  /** A view's natural size for the current numbers and fmt, [w, h] in CSS pixels. */
-  measure(view) {
+  /** A view's natural size for the current numbers and fmt, [w, h] in CSS pixels: the snapshot's. */
+  measure(view, views = this.host._state.sized) {
     const { host, api } = this;
+    const size = views.get(view)?.size;
+    if (size) return [size[0], size[1]];
     try {
-      return Array.from(api.callCore(() => host._viz.preferredSize(view, host._fmtSpec())));
+      return Array.from(api.callCore(() => host._viz.preferredSize(view, host._state.fmt)));
     } catch {
       return this.sizes.get(view) ?? [300, 200];
     }
@@ -246,17 +248,20 @@ export class Figures {
   paint() {
     const { host, api } = this;
     const viz = host._viz;
-    // On paper the heatmaps are drawn at print resolution (host._printScale), else they print soft.
-    const dpr = (window.devicePixelRatio || 1) * host._printScale;
-    const dark = host._darkMode();
-    const fmt = host._fmtSpec();
+    // On paper the heatmaps are drawn at print resolution (the state's dpr), else they print soft.
+    const dpr = host._state.dpr;
+    const dark = host._state.dark;
+    const fmt = host._state.fmt;
     // The host's content box minus the .av padding (12 px a side; 8 px in narrow containers).
-    const width = host._width ?? 600;
+    const width = host._state.width ?? 600;
     const pad = width <= 520 ? 16 : 24;
     const avail = Math.max(120, width - pad - 2);
     const highlights = this.highlights();
+    // Each view's natural size and the key of what it draws: the last edit's snapshot, else one call for all.
     // Sizes are fixed between rebuilds and while edits go on, so a drag never reflows the page (see settle).
-    for (const view of this.canvases.keys()) if (!this.sizes.has(view)) this.sizes.set(view, this.measure(view));
+    const unmeasured = [...this.canvases.keys()].filter((view) => !this.sizes.has(view));
+    const views = unmeasured.length ? host._state.sized : host._state.views;
+    for (const view of unmeasured) this.sizes.set(view, this.measure(view, views));
     const multiple = this.multipleSize(avail);
     // Three passes: every size first, then every drawing, then every data-painted mark. A DOM write between two
     // drawings (a canvas's size, an attribute) makes the next drawing's first `font` restyle the whole page
@@ -269,9 +274,9 @@ export class Figures {
       const ch = Math.round(h * dpr);
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).
       const palette = this.palettes?.get(view) ?? host.palette ?? undefined;
-      // A canvas whose inputs are all unchanged (a hover that moves another view's
-      // outline, a resize that keeps its size) is not redrawn.
-      const key = `${host._version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${host.contrast}|${highlights[view] || ''}`;
+      // A canvas whose inputs are all unchanged (an edit that leaves its view's numbers and labels as they were, a
+      // hover that moves another view's outline, a resize that keeps its size) is not redrawn.
+      const key = `${views.get(view)?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${host.contrast}|${highlights[view] || ''}`;
       if (canvas.dataset.painted === key) continue;
       if (canvas.width !== cw || canvas.height !== ch) {
         canvas.width = cw; canvas.height = ch;
@@ -285,10 +290,10 @@ export class Figures {
     for (const [, canvas, , key] of stale) canvas.dataset.painted = key;
     // The text alternatives: made at once for new canvases; after an edit, once edits stop.
     if (this.reader.key === null) {
-      this.seen = host._version;
+      this.seen = host._state.version;
       this.reader.sync();
-    } else if (host._version !== this.seen) {
-      this.seen = host._version;
+    } else if (host._state.version !== this.seen) {
+      this.seen = host._state.version;
       // A shown tooltip says the new value (and drops "click: follow" once followed), where it is.
       if (!this.tip.hidden && this.tipTarget) {
         const text = this.tipText(this.tipTarget);
@@ -309,8 +314,9 @@ export class Figures {
     this.settleTimer = 0;
     if (!this.host._viz) return false;
     let resized = false;
+    const views = this.host._state.sized;
     for (const view of this.canvases.keys()) {
-      const size = this.measure(view);
+      const size = this.measure(view, views);
       const old = this.sizes.get(view);
       if (!old || old[0] !== size[0] || old[1] !== size[1]) { this.sizes.set(view, size); resized = true; }
     }
@@ -343,12 +349,12 @@ export class Figures {
     const cursor = this.reader.cursor;
     const out = {};
     const add = (view, kind, r0, c0, r1, c1) => { (out[view] ||= []).push(kind, r0, c0, r1, c1); };
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const n = cfg.tokens.length;
     const followed = this.followedHead();
     const shown = (v) => this.canvases.has(v);
     // A head's columns of a field that holds the heads side by side (q, k, v, context): [first, width].
-    const headCols = (part, h) => { const w = host._shape(part)[1]; return [h * w, w]; };
+    const headCols = (part, h) => { const w = host._state.shape(part)[1]; return [h * w, w]; };
     // What a weight (hovered, tapped or under the cursor) links together: query i, key j of head h.
     const weight = (h, i, j) => {
       if (cfg.mechanism === 'self') {
@@ -359,16 +365,16 @@ export class Figures {
           const [c0, w] = headCols(`heads.${h}.${part}`, h);
           add(v, LINK, r, c0, r + 1, c0 + w);
         }
-        if (shown('output')) add('output', LINK, i, 0, i + 1, host._shape('output')[1]);
+        if (shown('output')) add('output', LINK, i, 0, i + 1, host._state.shape('output')[1]);
         if (shown('mask')) add('mask', LINK, i, j, i + 1, j + 1);
-        if (shown('query.features') && i === cfg.query) add('query.features', LINK, j, 0, j + 1, host._shape('query.features')[1]);
+        if (shown('query.features') && i === cfg.query) add('query.features', LINK, j, 0, j + 1, host._state.shape('query.features')[1]);
       } else {
-        const d = host._shape('applied')[0];
+        const d = host._state.shape('applied')[0];
         for (const v of WEIGHT_VIEWS) add(v, LINK, 0, j, 1, j + 1);
         add('annotations', LINK, 0, j, d, j + 1);
         add('applied', LINK, 0, j, d, j + 1);
         if (shown('mask')) add('mask', LINK, 0, j, 1, j + 1);
-        if (shown('query.features')) add('query.features', LINK, j, 0, j + 1, host._shape('query.features')[1]);
+        if (shown('query.features')) add('query.features', LINK, j, 0, j + 1, host._state.shape('query.features')[1]);
       }
     };
     const links = ({ view, cell: [i, j] }) => {
@@ -418,7 +424,7 @@ export class Figures {
   /** The [row, column] of the cell at device pixel (x, y) of a canvas, as the core laid it out, or null. */
   cellAtPx(canvas, f, x, y) {
     const { host } = this;
-    const hit = host._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, f.dpr, x, y, host._fmtSpec());
+    const hit = host._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, f.dpr, x, y, host._state.fmt);
     return hit ? [hit[0], hit[1]] : null;
   }
 
@@ -433,7 +439,7 @@ export class Figures {
     const f = this.frameOf(canvas);
     if (!f.rect.width || !f.rect.height) return null;
     const { host } = this;
-    const r = host._viz.cellRect(canvas.dataset.view, canvas.width, canvas.height, f.dpr, i, j, host._fmtSpec());
+    const r = host._viz.cellRect(canvas.dataset.view, canvas.width, canvas.height, f.dpr, i, j, host._state.fmt);
     if (!r) return null;
     const [x0, y0, x1, y1] = r;
     return { left: f.rect.left + x0 / f.sx, right: f.rect.left + x1 / f.sx, top: f.rect.top + y0 / f.sy, bottom: f.rect.top + y1 / f.sy };
@@ -444,7 +450,7 @@ export class Figures {
   /** Follows query `q`: the breakdown, the outlines and the query menu. */
   follow(q) {
     const { host } = this;
-    const ok = host._apply(() => host._viz.setQuery(q));
+    const ok = host._apply({ query: q });
     host._toolbar.showQuery(q);
     return ok;
   }
@@ -456,7 +462,7 @@ export class Figures {
   pickHead(h) {
     const { host } = this;
     const tapped = this.tipOf === 'touch' ? this.hover : null;
-    const ok = host._apply(() => host._viz.setFields(JSON.stringify({ head: h })), { rebuild: true });
+    const ok = host._apply({ fields: { head: h } }, { rebuild: true });
     const canvas = this.canvases.get(`heads.${h}.weights`);
     if (ok && canvas && host.shadowRoot.activeElement !== canvas) canvas.focus({ preventScroll: true });
     if (tapped && this.canvases.has(tapped.view)) this.setHover(tapped, null, 'touch');
@@ -549,7 +555,7 @@ export class Figures {
   /** `weights[1][3] = 0.045 (0.0451737)`: the number as the figure writes it, and to 6 significant digits. */
   tipText({ view, cell: [i, j] }) {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const c = this.reader.text(view, i, j);
     if (!c) return `${view}[${i}][${j}]`;
     const more = precise(c.full);

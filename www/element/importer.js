@@ -397,7 +397,7 @@ export class Importer {
   }
 
   /** The inputs of this figure, by the names a .npz or a file uses for them. */
-  names() { return INPUT_ORDER.filter((m) => this.host._cfg()[m] !== undefined); }
+  names() { return INPUT_ORDER.filter((m) => this.host._state.config[m] !== undefined); }
 
   /** A whole array pasted into the first cell of `matrix` (inputs.js): the same path as a file. */
   replace(matrix, array, { source = 'the pasted array', returnTo = null } = {}) {
@@ -410,7 +410,7 @@ export class Importer {
    * Inputs this figure cannot take are listed as ignored, with the reason.
    */
   replaceAll(incoming, { target, source, ignored, returnTo }) {
-    const cfg = this.host._cfg();
+    const cfg = this.host._state.config;
     const names = Object.keys(incoming);
     const skipped = [...ignored];
     const usable = {};
@@ -505,7 +505,7 @@ export class Importer {
    */
   apply({ incoming, target, source, ignored }) {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const plan = planImport(cfg, incoming);
     if (plan.error) { this.refuse(`${source}: ${plan.error}; nothing was imported`, target); return; }
     let fields;
@@ -527,7 +527,7 @@ export class Importer {
   }
 
   tokenNote({ tokens: [from, to] }) {
-    const cfg = this.host._cfg();
+    const cfg = this.host._state.config;
     if (to < from) return `${from - to} token${from - to > 1 ? 's' : ''} removed (${from} → ${to}).`;
     const added = to - from <= 2 ? [from, to - 1].slice(0, to - from).map((i) => newToken(cfg, i)).join(', ')
       : `${newToken(cfg, from)} … ${newToken(cfg, to - 1)}`;

@@ -2,27 +2,45 @@
 // input is editable and whose every stage is a live heatmap.
 //
 // JS here only wires the page: each edit goes to the Rust `Viz` (which owns
-// the state and validates it), and on success every canvas is repainted by
-// Rust in the same call stack — the same frame — before `change` fires.
-// A rejected edit changes nothing in Rust; the cell is marked and the last
-// valid figure stays on screen.
+// the state and validates it), and on success the canvases whose drawing
+// changed are repainted by Rust in the same call stack — the same frame —
+// before `change` fires. A rejected edit changes nothing in Rust; the cell is
+// marked and the last valid figure stays on screen.
 //
 // This module owns the element's lifecycle, its public API, loading, and the
 // one mutation path (_apply). Each part of the figure is a class in its own
 // module that owns its DOM and events (toolbar.js, inputs.js, figures.js,
 // breakdown.js, share.js, persist.js); they reach the element, as `host`,
 // only through this small internal interface:
-//   _viz                          the Rust Viz: the state, and every mutation
-//   _cfg()                        the config, parsed once per state (never mutate it)
-//   _field(n) _row(n, i) _at(n, i, j) _shape(n)   trace fields, read on first use
-//   _apply(mutate, options)       a mutation → recompute → repaint → `change`
+//   _state                        what they read (state.js): the snapshot's config, trace fields, views' sizes and
+//                                 keys, and the look (dpr, dark, fmt, width, the `views` panels)
+//   _apply(edit, options)         a command ({value: [matrix, row, col, x]}, {query: i}, {fields: {…}}: one call,
+//                                 `Viz.edit`, the edit and its snapshot) or a mutation (a function calling the Viz;
+//                                 its snapshot is asked once, on first use) → repaint → `change`
+//   _viz                          the Rust Viz, for what is not an edit nor in a snapshot (hit-testing, SVG, text)
 //   _rebuild() _repaint()         rebuild every part / repaint what changed
 //   _status(text, error) _fail(message)           the status line (+ `error`)
 //   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
 //   _configHash _authorHash()     short hash of the author's starting config (part of the persist key)
-//   _showNaive _initial _panels() _darkMode() _width _version
+//   _showNaive (set by the toolbar's checkbox) _initial
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
 // _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js).
+//
+// The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
+// typed digit is one `Viz.edit` and one `Viz.render` per changed canvas (tests/e2e/calls.test.mjs counts them):
+//   request (_request)   views: the canvases' views (figures.js, the mask panel's); fmt; fields: the trace fields
+//                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js,
+//                        variants.js; `name#i` is row i alone, `name#q` the followed query's). It depends only on
+//                        the parts' structure.
+//   snapshot             {version, request, views: Map view → {key, size: [w, h] natural CSS size for fmt}, shapes:
+//                        every trace field's shape}; an edit's has no sizes (its canvases keep theirs until it
+//                        settles), `_snapshot({sizes: true})` asks `Viz.snapshot`, which measures; its
+//                        fields fill the trace cache (_field/_row/_at) and its config the config cache (a one-value
+//                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes
+//                        exactly when what it draws does (its numbers, labels, title): figures.js and variants.js
+//                        repaint a canvas only when its key, size, theme, palette, fmt or outlines changed — the one
+//                        place that decides a repaint; the settle timer measures once (one `Viz.snapshot`) and
+//                        describes only the views whose key changed (reader.js: one `Viz.describeViews`).
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
 // holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's
@@ -42,6 +60,7 @@ import { Steps } from './steps.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Model } from './model.js';
+import { State } from './state.js';
 
 export { parseCell } from './cells.js';
 
@@ -109,6 +128,7 @@ export function defineElement(api) {
       this._built = false;
       this._printScale = 1;
       this._persist = new Persist(this);
+      this._state = new State(this); // what the parts read (state.js)
       this.attachShadow({ mode: 'open' });
     }
 
@@ -350,10 +370,57 @@ export function defineElement(api) {
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
     _invalidate({ keepConfig = false } = {}) {
-      this._version = (this._version ?? 0) + 1; // the state changed: every canvas is stale
+      this._version = (this._version ?? 0) + 1; // the state changed: the snapshot is stale
       this._traceCache = null;
       this._rawCache = null;
+      this._snap = null;
       if (!keepConfig) this._cfgCache = null;
+    }
+
+    /**
+     * What the parts ask the core for in a snapshot: the canvases' views (the figures', the mask panel's), the fmt
+     * they are measured for, and the trace fields the tables read (`name#i`: row i alone, `name#q`: the followed
+     * query's) — the breakdown's, the steps', the entropies'. Only the parts' own structure decides it, so a one-value
+     * edit asks what the last did.
+     */
+    _request() {
+      const views = [...(this._figures?.canvases.keys() ?? [])];
+      if (this._variants?.canvas) views.push('mask');
+      const fields = new Set();
+      if (this._viz && this._cfg().mechanism !== 'weights') {
+        for (const part of [this._breakdown, this._steps, this._variants]) for (const f of part.traceFields(this._cfg(), this._showNaive)) fields.add(f);
+      }
+      const fmt = this._fmtSpec();
+      const list = [...fields];
+      return { views, fmt, fields: list, key: `${views.join(',')}|${fmt}|${list.join(',')}` };
+    }
+
+    /**
+     * The snapshot of the state now (see "The snapshot contract" above): the last edit's, else asked of the core
+     * once (after a rebuild, a load, a mutation that is not a command) — one call, whatever the parts read.
+     */
+    _snapshot({ sizes = false } = {}) {
+      const req = this._request();
+      const snap = this._snap;
+      if (snap?.version === this._version && snap.request === req.key && (snap.sized || !sizes)) return snap;
+      return this._take(api.callCore(() => this._viz.snapshot(req.views, req.fmt, req.fields)), req, true);
+    }
+
+    /** Keeps a snapshot the core returned (`Viz.snapshot`/`Viz.edit`) for `req`: views, fields and config. */
+    _take(raw, req, sized = false) {
+      if (typeof raw.config === 'string') this._cfgCache = JSON.parse(raw.config);
+      else if (raw.value && this._cfgCache) {
+        // A one-value edit: the one number the core took, in the parsed config (not the whole config read again).
+        const [m, r, c, x] = raw.value;
+        if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
+      }
+      const cache = (this._rawCache ||= new Map());
+      for (const [name, f] of Object.entries(raw.fields)) {
+        // `name#q` is the followed query's row, which the parts read as `name#i` (a query edit changes i).
+        cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
+      }
+      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized };
+      return this._snap;
     }
 
     /**
@@ -367,10 +434,15 @@ export function defineElement(api) {
       return cache.get(name);
     }
 
-    _shape(name) { return this._field(name).shape; }
+    _shape(name) {
+      const known = this._snap?.version === this._version ? this._snap.shapes[name] : undefined;
+      return known ?? this._field(name).shape;
+    }
 
     /** Row i of a matrix field (or the whole vector) as a plain array. */
     _row(name, i = 0) {
+      const alone = this._rawCache?.get(`${name}#${i}`);
+      if (alone) return Array.from(alone.data);
       const cached = this._rawCache?.get(name);
       if (cached) {
         const { shape, data } = cached;
@@ -382,6 +454,8 @@ export function defineElement(api) {
 
     /** Element (i, j) of a matrix field; for a vector, element j (or i when j is null). */
     _at(name, i, j) {
+      const alone = this._rawCache?.get(`${name}#${i}`);
+      if (alone && j !== null && j !== undefined) return alone.data[j];
       const { shape, data } = this._field(name);
       if (shape.length === 1) return data[j ?? i];
       return data[i * shape[1] + j];
@@ -608,30 +682,31 @@ export function defineElement(api) {
     // ---- edits --------------------------------------------------------------
 
     /**
-     * Runs one Rust mutation; on success recompute → repaint → `change`. `cell`: the input it came from (its
-     * mark is set or cleared); `value`: [matrix, row, column, x] of a one-value edit; `rebuild`: the shape may
+     * Runs one edit: a command for `Viz.edit` ({value: [matrix, row, column, x]}, {query: i}, {fields: {…}}: the edit
+     * and its snapshot in one call) or a function that mutates the Viz; on success recompute → repaint → `change`.
+     * `cell`: the input it came from (its mark is set or cleared); `rebuild`: the shape may
      * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new
      * document, not a user edit — Reset (true: the saved edits are forgotten) or a config set by the page ('page':
      * they are kept, and `set config` brings back those of its config).
      */
-    _apply(mutate, { rebuild = false, cell = null, initial = false, value = null } = {}) {
+    _apply(mutate, { rebuild = false, cell = null, initial = false } = {}) {
       // `rebuild` may be a function, asked after the mutation (the new state decides: see `set config`).
       // A token name with half a surrogate pair would reach Rust as U+FFFD: refused, never changed silently.
       if (rebuild === 'labels' && this._loneSurrogate()) return false;
+      // A command ({value}, {query}, {fields}) is one call: the edit and the snapshot of what it changed.
+      const req = typeof mutate === 'function' ? null : this._request();
+      let raw = null;
       try {
-        api.callCore(mutate);
+        if (req) raw = api.callCore(() => this._viz.edit(mutate, req.views, req.fmt, req.fields));
+        else api.callCore(mutate);
       } catch (e) {
         if (e.message.startsWith('attention-viz internal error')) this._recover();
         if (cell) this._inputs.markInvalid(cell, e.message);
         else this._fail(e.message);
         return false;
       }
-      // A one-value edit patches the parsed config instead of re-reading all of it from Rust.
-      if (value && this._cfgCache) {
-        const [m, r, c, x] = value;
-        if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
-      }
-      this._invalidate({ keepConfig: Boolean(value) });
+      this._invalidate({ keepConfig: Boolean(raw?.value) });
+      if (raw) this._take(raw, req);
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
       // A new document is not a user edit: nothing to save. Only Reset forgets the saved edits.

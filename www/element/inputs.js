@@ -81,7 +81,7 @@ export class Inputs {
   }
 
   build() {
-    const cfg = this.host._cfg();
+    const cfg = this.host._state.config;
     this.note = null;
     const sets = gridsOf(cfg).map((name) => {
       const rows = rowsOf(cfg, name);
@@ -205,7 +205,7 @@ export class Inputs {
   neighbour(cell, dr, dc) {
     const { matrix } = cell.dataset;
     const [r, c] = [Number(cell.dataset.row) + dr, Number(cell.dataset.col) + dc];
-    const rows = rowsOf(this.host._cfg(), matrix);
+    const rows = rowsOf(this.host._state.config, matrix);
     if (this.cell(matrix, r, c) || !rows?.[r] || rows[r][c] === undefined) return this.cell(matrix, r, c);
     const [r0, c0] = this.windows.get(matrix) ?? [0, 0];
     const shift = (at, x, size) => (x < at ? x : x >= at + size ? x - size + 1 : at);
@@ -223,7 +223,7 @@ export class Inputs {
    */
   shownTexts(name, r0, r1, c0, c1) {
     const { host } = this;
-    const spec = host.hasAttribute('fmt') && !VECTORS.has(name) ? host._fmtSpec() : undefined;
+    const spec = host.hasAttribute('fmt') && !VECTORS.has(name) ? host._state.fmt : undefined;
     if (spec === undefined) return null;
     let texts;
     try { texts = host._viz.cellTexts(name, r0, r1, c0, c1, spec); } catch { return null; }
@@ -243,14 +243,14 @@ export class Inputs {
 
   /** The value of a cell in the valid state (not what is typed in it). */
   currentValue(cell) {
-    const cfg = this.host._cfg();
+    const cfg = this.host._state.config;
     const { matrix, row, col } = cell.dataset;
     return VECTORS.has(matrix) ? cfg[matrix][Number(col)] : cfg[matrix][Number(row)][Number(col)];
   }
 
   /** 1 for a matrix of whole numbers, else 0.01 (read from the valid state, not from what is typed). */
   step(cell) {
-    const rows = rowsOf(this.host._cfg(), cell.dataset.matrix);
+    const rows = rowsOf(this.host._state.config, cell.dataset.matrix);
     return rows.every((r) => r.every((x) => Number.isInteger(x))) ? 1 : 0.01;
   }
 
@@ -272,7 +272,7 @@ export class Inputs {
     const { host } = this;
     const { matrix } = cell.dataset;
     const [row, col] = [Number(cell.dataset.row), Number(cell.dataset.col)];
-    if (host._apply(() => host._viz.setValue(matrix, row, col, parsed.value), { cell, value: [matrix, row, col, parsed.value] })) {
+    if (host._apply({ value: [matrix, row, col, parsed.value] }, { cell })) {
       cell.title = String(parsed.value);
     }
   }
@@ -321,7 +321,7 @@ export class Inputs {
     if (t.dataset?.token === undefined) return;
     const { host } = this;
     const i = Number(t.dataset.token);
-    if (t.value.trim() === '') { t.value = host._cfg().tokens[i]; host._fail('A token needs a name; the old one is kept.'); return; }
+    if (t.value.trim() === '') { t.value = host._state.config.tokens[i]; host._fail('A token needs a name; the old one is kept.'); return; }
     // The grids are not rebuilt: the name is already in its field, and Tab is on its way to the next one.
     host._apply(() => host._viz.renameToken(i, t.value), { rebuild: 'labels' });
   }

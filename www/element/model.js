@@ -115,10 +115,10 @@ export class Model {
   }
 
   /** Whether this figure is a model's weights. */
-  active() { return this.host._viz && this.host._cfg().mechanism === 'weights'; }
+  active() { return this.host._viz && this.host._state.config.mechanism === 'weights'; }
 
   /** [layer, head] shown in full. */
-  selected() { const c = this.host._cfg(); return [c.layer ?? 0, c.head ?? 0]; }
+  selected() { const c = this.host._state.config; return [c.layer ?? 0, c.head ?? 0]; }
 
   /** After every rebuild: shows or hides the panel and puts the line view beside the heatmap. */
   build() {
@@ -129,7 +129,7 @@ export class Model {
       this.shape = null;
       return;
     }
-    const panels = host._panels();
+    const panels = host._state.panels;
     this.root.hidden = Boolean(panels) && !panels.has('model');
     this.shape = Array.from(host._viz.modelShape());
     const [layers, heads] = this.shape;
@@ -176,7 +176,7 @@ export class Model {
   /** The thumbnail size (CSS px) for the panel's width: as many heads as fit a row, not too tall for many layers. */
   thumbSize() {
     const [layers, heads] = this.shape;
-    const width = this.host._width ?? 600;
+    const width = this.host._state.width ?? 600;
     const avail = Math.max(120, width - (width <= 520 ? 16 : 24) - 2);
     const gap = this.gap();
     const byWidth = Math.floor((avail - LABEL_W - gap * (heads - 1)) / heads);
@@ -184,12 +184,12 @@ export class Model {
     return Math.max(MIN_THUMB, Math.min(MAX_THUMB, byWidth, Math.max(MIN_THUMB + 6, byHeight)));
   }
 
-  gap() { return (this.host._width ?? 600) <= 520 ? 3 : 4; }
+  gap() { return (this.host._state.width ?? 600) <= 520 ? 3 : 4; }
 
   paintGrid() {
     const { host, canvas } = this;
-    const dpr = (window.devicePixelRatio || 1) * host._printScale;
-    const dark = host._darkMode();
+    const dpr = host._state.dpr;
+    const dark = host._state.dark;
     const thumb = this.thumbSize();
     const key = `${this.stackKey}|${thumb}|${dpr}|${dark}|${host.palette}`;
     if (this.keys.grid === key) return;
@@ -330,7 +330,7 @@ export class Model {
     return `layer ${l}, head ${h}${l === sl && h === sh ? ' (shown)' : ''}: ${parts.join(', ')}`;
   }
 
-  value(metric, l, h) { return this.host._at(`summary.${metric}`, l, h); }
+  value(metric, l, h) { return this.host._state.at(`summary.${metric}`, l, h); }
 
   say(text) { this.live.textContent = text; }
 
@@ -383,7 +383,7 @@ export class Model {
     const ctx = overlay.getContext('2d');
     ctx.clearRect(0, 0, overlay.width, overlay.height);
     const { dpr, layers, heads } = this.geo;
-    const colors = COLORS[host._darkMode() ? 'dark' : 'light'];
+    const colors = COLORS[host._state.dark ? 'dark' : 'light'];
     const [, , n, m] = this.shape;
     if (token) {
       // One band per thumbnail, where that token's row (or column) falls: at least 2 device pixels, visible at n = 512.
@@ -437,7 +437,7 @@ export class Model {
   }
 
   tokenName({ kind, index }) {
-    const cfg = this.host._cfg();
+    const cfg = this.host._state.config;
     const names = kind === 'row' ? cfg.tokens : (cfg.key_tokens ?? cfg.tokens);
     return `${index} (${clip(String(names?.[index] ?? index))})`;
   }
@@ -451,7 +451,7 @@ export class Model {
     if (layers * heads < 2) return [];
     const key = `${this.stackKey}|${this.metric}|${this.low}`;
     if (this.rankCache?.key === key) return this.rankCache.list;
-    const { data } = this.host._field(`summary.${this.metric}`);
+    const { data } = this.host._state.field(`summary.${this.metric}`);
     const list = [];
     for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) list.push([l, h]);
     const sign = this.low ? 1 : -1;
@@ -466,7 +466,7 @@ export class Model {
     const total = layers * heads;
     this.rank.hidden = total < 2;
     if (total < 2) return;
-    const key = `${this.host._version}|${this.metric}|${this.low}|${this.all}`;
+    const key = `${this.host._state.version}|${this.metric}|${this.low}|${this.all}`;
     if (!force && this.keys.rank === key) return;
     this.keys.rank = key;
     const m = METRICS[this.metric];
@@ -518,11 +518,11 @@ export class Model {
     }
     lines.hidden = false;
     this.linesNote.hidden = true;
-    const dpr = (window.devicePixelRatio || 1) * host._printScale;
-    const dark = host._darkMode();
+    const dpr = host._state.dpr;
+    const dark = host._state.dark;
     const token = this.token();
     const focus = token?.kind === 'row' && token.index < n ? token.index : undefined;
-    const key = `${host._version}|${dpr}|${dark}|${focus}`;
+    const key = `${host._state.version}|${dpr}|${dark}|${focus}`;
     if (this.keys.lines === key) return;
     this.keys.lines = key;
     const [w, hh] = Array.from(size);
@@ -537,7 +537,7 @@ export class Model {
   onLinesMove(e, tap = false) {
     if ((e.pointerType === 'touch' && !tap) || !this.shape) return;
     const r = this.lines.getBoundingClientRect();
-    const css = r.height ? this.lines.height / (window.devicePixelRatio || 1) / this.host._printScale / r.height : 1;
+    const css = r.height ? this.lines.height / this.host._state.dpr / r.height : 1;
     const left = e.clientX - r.left < r.width / 2;
     const i = this.host._viz.lineAt((e.clientY - r.top) * css, left);
     const token = i !== undefined ? { kind: left ? 'row' : 'col', index: i, from: 'lines' } : null;
@@ -554,8 +554,8 @@ export class Model {
     const [, , n, m] = this.shape;
     let a; let b;
     try {
-      a = host._viz.cellRect('attention', canvas.width, canvas.height, f.dpr, 0, 0, host._fmtSpec());
-      b = host._viz.cellRect('attention', canvas.width, canvas.height, f.dpr, n - 1, m - 1, host._fmtSpec());
+      a = host._viz.cellRect('attention', canvas.width, canvas.height, f.dpr, 0, 0, host._state.fmt);
+      b = host._viz.cellRect('attention', canvas.width, canvas.height, f.dpr, n - 1, m - 1, host._state.fmt);
     } catch { return; }
     if (!a || !b) return;
     const x = (e.clientX - f.rect.left) * f.sx;

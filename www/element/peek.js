@@ -44,7 +44,7 @@ export class Peek {
 
   /** After every repaint: shows, hides or refreshes the copy. */
   update() {
-    const src = this.active && (this.host._width ?? Infinity) <= NARROW ? this.source() : null;
+    const src = this.active && (this.host._state.width ?? Infinity) <= NARROW ? this.source() : null;
     const show = Boolean(src && src.width && src.height);
     if (this.root.hidden === !show && !show) return;
     this.root.hidden = !show;

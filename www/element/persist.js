@@ -124,7 +124,7 @@ export class Persist {
     let state;
     try {
       // The core decides from the sizes before writing anything out (a weights figure: its selection only).
-      state = host._viz.savedState(host._showNaive);
+      state = host._viz.savedState(host._state.naive);
     } catch (e) {
       // It could not be restored: saving it would only lose it on the next load. The older saved edits go too, or
       // a reload would bring back edits older than the ones on screen.
@@ -146,7 +146,7 @@ export class Persist {
 
   /** What would be saved now (null when it cannot be): to tell another tab's save from this one's. */
   current() {
-    try { return this.host._viz.savedState(this.host._showNaive); } catch { return null; }
+    try { return this.host._viz.savedState(this.host._state.naive); } catch { return null; }
   }
 
   /**

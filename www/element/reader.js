@@ -57,7 +57,7 @@ export class Reader {
   }
 
   /** Whether the texts show the current state and fmt. */
-  fresh() { return this.key === `${this.host._version}|${this.host._fmtSpec()}`; }
+  fresh() { return this.key === `${this.host._state.version}|${this.host._state.fmt}`; }
 
   /**
    * Rebuilds the text of every heatmap whose numbers changed (a table's nodes are replaced only when its
@@ -65,19 +65,29 @@ export class Reader {
    */
   sync() {
     const { host, figures } = this;
-    const fmt = host._fmtSpec();
-    this.key = `${host._version}|${fmt}`;
-    for (const [view, canvas] of figures.canvases) {
+    const fmt = host._state.fmt;
+    this.key = `${host._state.version}|${fmt}`;
+    // Only the views whose drawing changed (the snapshot's keys), all described in one call.
+    const views = host._state.views;
+    const stale = [...figures.canvases.keys()].filter((view) => {
       const slot = this.texts.get(view);
-      if (!slot) continue;
-      let d;
-      try { d = host._viz.describe(view, fmt); } catch { continue; } // a refused fmt: the status line says why
+      return slot && slot.key !== `${views.get(view)?.key ?? host._state.version}|${fmt}`;
+    });
+    if (!stale.length) return;
+    let described;
+    try { described = host._viz.describeViews(stale, fmt); } catch { return; }
+    stale.forEach((view, k) => {
+      const slot = this.texts.get(view);
+      const canvas = figures.canvases.get(view);
+      const d = described[k];
+      if (!d) return; // a refused fmt: the status line says why
+      slot.key = `${views.get(view)?.key ?? host._state.version}|${fmt}`;
       const text = JSON.stringify(d);
-      if (slot.text === text) continue;
+      if (slot.text === text) return;
       slot.text = text;
       if (canvas.getAttribute('aria-label') !== d.title) canvas.setAttribute('aria-label', d.title);
       slot.node.replaceChildren(this.table(d), d.note ? el('p', { text: `Table: ${d.note}.` }) : null);
-    }
+    });
   }
 
   /** One heatmap as a table: caption = its title, header cells = its labels, data cells = its numbers. */
@@ -92,7 +102,7 @@ export class Reader {
 
   /** Where a cursor starts on a heatmap: the followed query's row on the weights (a head's too), else the first cell. */
   start(view, pickable) {
-    return pickable || headOf(view) !== null ? [this.host._cfg().query, 0] : [0, 0];
+    return pickable || headOf(view) !== null ? [this.host._state.config.query, 0] : [0, 0];
   }
 
   /** A key on a focused heatmap; true when it was the cursor's. */
@@ -116,7 +126,7 @@ export class Reader {
       const head = headOf(view);
       if (head !== null && this.figures.followers.length && head !== this.figures.followedHead()) { this.figures.pickHead(head); return true; }
       if (!here) { this.place(view, this.start(view, pickable)); return true; }
-      if (pickable && here[0] !== this.host._cfg().query) {
+      if (pickable && here[0] !== this.host._state.config.query) {
         this.figures.follow(here[0]);
         canvas.focus();
         this.place(view, here);
@@ -149,12 +159,12 @@ export class Reader {
   /** The core's text of a cell, or null off the grid. */
   text(view, i, j) {
     if (i < 0 || j < 0) return null;
-    try { return this.host._viz.cellText(view, i, j, this.host._fmtSpec()) ?? null; } catch { return null; }
+    try { return this.host._viz.cellText(view, i, j, this.host._state.fmt) ?? null; } catch { return null; }
   }
 
   /** "weights, query word_2 → key word_1: 0.24" (self-attention's scores and weights), else "k, row word_1, column 2: 3". */
   phrase(view, c) {
-    const self = this.host._cfg().mechanism === 'self';
+    const self = this.host._state.config.mechanism === 'self';
     const head = headOf(view);
     if (self && head !== null) return `head ${head} weights, query ${c.row} → key ${c.col}: ${c.value}`;
     if (self && this.figures.isWeightView(view)) return `${view}, query ${c.row} → key ${c.col}: ${c.value}`;

@@ -89,7 +89,7 @@ export class Share {
     const head = `${location.href.split('#')[0]}#${parts.map((p) => `${p}&`).join('')}${encodeURIComponent(shareKey(host))}=`;
     const least = head.length + host._viz.shareStateAtLeast();
     if (least > MAX_LINK) throw new LinkTooLong(least, true);
-    const url = head + host._viz.shareState(host._showNaive);
+    const url = head + host._viz.shareState(host._state.naive);
     if (url.length > MAX_LINK) throw new LinkTooLong(url.length);
     return url;
   }
@@ -186,7 +186,7 @@ export class Share {
     const viz = host._viz;
     if (!viz.views().includes(view)) throw new Error(`there is no view "${view}" here; views are ${viz.views().join(', ')}`);
     const dpr = window.devicePixelRatio || 1;
-    const fmt = host._fmtSpec();
+    const fmt = host._state.fmt;
     const [w, h] = this.api.callCore(() => viz.preferredSize(view, fmt));
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(w * dpr);

@@ -20,25 +20,32 @@ export class Steps {
     this.patcher = new Patcher(this.root);
   }
 
+  /** The trace fields `render` reads, for the host's snapshot request (none when the panel is not shown). */
+  traceFields(cfg) {
+    if (!this.wanted()) return [];
+    return ['query.scores', 'query.scaled', 'query.exp', 'query.sum', 'query.weights', 'query.masked', 'query.terms', 'query.context',
+      `heads.${cfg.head ?? 0}.q#q`];
+  }
+
   /** Whether the panel is asked for (and makes sense: one query against keys). */
   wanted() {
-    const panels = this.host._panels();
-    return Boolean(panels?.has('steps')) && this.host._cfg().mechanism === 'self';
+    const panels = this.host._state.panels;
+    return Boolean(panels?.has('steps')) && this.host._state.config.mechanism === 'self';
   }
 
   render() {
     const { host } = this;
     this.root.hidden = !this.wanted();
     if (this.root.hidden) return;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const i = cfg.query;
     const q = `q${sub(i)}`;
-    const scores = host._row('query.scores');
-    const scaled = host._row('query.scaled');
-    const exp = host._row('query.exp');
-    const [sum] = host._row('query.sum');
-    const weights = host._row('query.weights');
-    const masked = host._row('query.masked');
+    const scores = host._state.row('query.scores');
+    const scaled = host._state.row('query.scaled');
+    const exp = host._state.row('query.exp');
+    const [sum] = host._state.row('query.sum');
+    const weights = host._state.row('query.weights');
+    const masked = host._state.row('query.masked');
     const masking = hasMask(cfg);
     const heads = cfg.heads ?? 1;
     const h = cfg.head ?? 0;
@@ -67,7 +74,7 @@ export class Steps {
         tag('td', { text: num(scaled[j]) }), arrow(),
         tag('td', { text: fmt(exp[j]) }), arrow(),
         tag('td', { class: 'weight' }, bar, tag('span', { class: 'value', text: fmt(weights[j]) })), arrow(),
-        tag('td', { class: 'vec', text: vec(host._row('query.terms', j)) })));
+        tag('td', { class: 'vec', text: vec(host._state.row('query.terms', j)) })));
     }
     const columns = masking ? 11 : 10;
     // The weights sum to 1, but for a query whose every key is masked: then masked_row says what it gets.
@@ -77,11 +84,11 @@ export class Steps {
     const blank = () => tag('td', { 'aria-hidden': 'true' });
     const foot = tag('tr', { class: 'sum' }, tag('th', { scope: 'row', text: 'Σ_j' }), ...(masking ? [blank()] : []), blank(), blank(), blank(), blank(),
       tag('td', { 'data-sum': 'exp', text: fmt(sum) }), blank(), tag('td', { text: weightSum }), blank(),
-      tag('td', { class: 'vec', 'data-sum': 'context', text: `z${sub(i)} = ${vec(host._row('query.context'))}` }));
+      tag('td', { class: 'vec', 'data-sum': 'context', text: `z${sub(i)} = ${vec(host._state.row('query.context'))}` }));
     // The title stays outside the sideways-scrolling box: on a phone it wraps instead of scrolling away.
     const ofHead = heads > 1 ? `, head ${h} of ${heads}` : '';
     const title = tag('p', { class: 'steps-title', id: 'steps-title',
-      text: `One word's attention, step by step: query ${i} (${clip(cfg.tokens[i])})${ofHead}, ${q} = ${vec(host._row(`heads.${h}.q`, i))}` });
+      text: `One word's attention, step by step: query ${i} (${clip(cfg.tokens[i])})${ofHead}, ${q} = ${vec(host._state.row(`heads.${h}.q`, i))}` });
     // What changes the path, said once under the title: the temperature, masked keys, a query with no key left.
     const notes = [];
     const T = temperature(cfg);

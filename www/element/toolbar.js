@@ -31,7 +31,7 @@ export class Toolbar {
 
   build() {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const self = cfg.mechanism === 'self';
     const hasProj = self && cfg.w_q !== undefined;
     const scaleKind = typeof cfg.scale === 'number' ? 'custom' : cfg.scale;
@@ -65,7 +65,7 @@ export class Toolbar {
       el('button', { type: 'button', 'data-action': 'add-dim', text: '+ dim' }),
       el('button', { type: 'button', 'data-action': 'remove-dim', text: '− dim' })));
     const naive = el('input', { type: 'checkbox', 'data-control': 'naive' });
-    naive.checked = host._showNaive;
+    naive.checked = host._state.naive;
     tb.push(el('div', { class: 'group' },
       el('label', {}, naive, ' naive softmax'),
       el('button', { type: 'button', 'data-action': 'reset', text: host.persist ? 'Reset to the document' : 'Reset', title: 'Back to the original numbers (forgets saved edits)' })));
@@ -90,7 +90,7 @@ export class Toolbar {
         host._apply(() => host._viz.setScale(t.value, p.value ?? 1));
         return;
       }
-      case 'query': host._apply(() => host._viz.setQuery(Number(t.value))); return;
+      case 'query': host._apply({ query: Number(t.value) }); return;
       case 'dist': this.control('high').hidden = t.value !== 'randint'; return;
       case 'naive':
         host._showNaive = t.checked;
@@ -105,7 +105,7 @@ export class Toolbar {
   action(name) {
     const { host, api } = this;
     const v = host._viz;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const n = cfg.tokens.length;
     const dims = cfg.mechanism === 'self' ? cfg.embeddings[0].length : cfg.decoder_state.length;
     switch (name) {

@@ -101,9 +101,9 @@ export class Variants {
   shown() {
     const { host } = this;
     if (!host.editable) return new Set();
-    const panels = host._panels();
+    const panels = host._state.panels;
     if (panels) return new Set(VARIANT_PANELS.filter((p) => panels.has(p)));
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const used = {
       heads: (cfg.heads ?? 1) > 1 || cfg.w_o !== undefined,
       mask: (cfg.mask !== undefined && cfg.mask !== 'none') || cfg.valid_lens !== undefined,
@@ -122,7 +122,7 @@ export class Variants {
     this.entropyEl = null;
     this.entropyKey = null;
     if (!show.size || !host._viz) { this.root.hidden = true; this.root.replaceChildren(); return; }
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     // The one-line panels on a line of their own; the temperature and the mask (each with its figure) below, side by side.
     const line = [];
     if (show.has('heads')) line.push(this.headsPanel(cfg));
@@ -248,7 +248,7 @@ export class Variants {
   paint() {
     const { host } = this;
     if (this.root.hidden || !host._viz) return;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     // What changes without a rebuild: a toggled cell makes a causal mask custom; the slider moves T; a head is
     // followed from its heatmap (figures.js).
     const head = this.control('head');
@@ -268,13 +268,16 @@ export class Variants {
   paintMask(cfg) {
     const { host, api, canvas } = this;
     if (!canvas) return;
-    const dpr = (window.devicePixelRatio || 1) * host._printScale;
-    const dark = host._darkMode();
-    const fmtSpec = host._fmtSpec();
+    const dpr = host._state.dpr;
+    const dark = host._state.dark;
+    const fmtSpec = host._state.fmt;
+    const views = this.size ? host._state.views : host._state.sized;
     if (!this.size) {
-      try { this.size = Array.from(api.callCore(() => host._viz.preferredSize('mask', fmtSpec))); } catch { this.size = [240, 160]; }
+      const size = views.get('mask')?.size;
+      if (size) this.size = [size[0], size[1]];
+      else try { this.size = Array.from(api.callCore(() => host._viz.preferredSize('mask', fmtSpec))); } catch { this.size = [240, 160]; }
     }
-    const width = host._width ?? 600;
+    const width = host._state.width ?? 600;
     const avail = Math.max(120, width - (width <= 520 ? 16 : 24) - 2);
     const w = Math.min(this.size[0], avail);
     const h = this.size[1];
@@ -284,7 +287,7 @@ export class Variants {
     if (cfg.mechanism === 'self') highlights.push(0, cfg.query, 0, cfg.query + 1, cfg.tokens.length);
     if (this.cursor) highlights.push(2, this.cursor[0], this.cursor[1], this.cursor[0] + 1, this.cursor[1] + 1);
     const palette = host.palette ?? undefined;
-    const key = `${host._version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
+    const key = `${views.get('mask')?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
     if (canvas.dataset.painted === key) return;
     if (canvas.width !== cw || canvas.height !== ch) {
       canvas.width = cw; canvas.height = ch;
@@ -294,6 +297,12 @@ export class Variants {
     canvas.dataset.painted = key;
   }
 
+  /** The trace fields `paint` reads, for the host's snapshot request: the followed head's weights for the entropies. */
+  traceFields(cfg) {
+    if (!this.entropyEl || this.root.hidden) return [];
+    return [cfg.mechanism === 'self' ? `heads.${cfg.head ?? 0}.weights` : 'weights'];
+  }
+
   /** Each query's entropy of its weights (the followed head's), with log₂ m, the entropy of uniform weights. */
   paintEntropy(cfg) {
     const { host, entropyEl } = this;
@@ -301,7 +310,7 @@ export class Variants {
     const self = cfg.mechanism === 'self';
     const head = cfg.head ?? 0;
     const field = self ? `heads.${head}.weights` : 'weights';
-    const key = `${host._version}|${field}`;
+    const key = `${host._state.version}|${field}`;
     if (this.entropyKey === key) return;
     this.entropyKey = key;
     const m = cfg.tokens.length;
@@ -309,7 +318,7 @@ export class Variants {
     const max = Math.log2(m);
     const names = self ? cfg.tokens : ['decoder state'];
     const hs = [];
-    for (let i = 0; i < n; i++) hs.push(entropy(host._row(field, i)));
+    for (let i = 0; i < n; i++) hs.push(entropy(host._state.row(field, i)));
     const say = (x) => (x === null ? 'all masked' : fmt(Number(x.toPrecision(3))));
     const items = hs.slice(0, MAX_LISTED).map((x, i) => el('li', { title: `${names[i]}: H = ${x === null ? 'none (every key is masked, weights 0)' : `${say(x)} bits`}` },
       el('span', { class: 'len-name', text: clip(names[i]) }),
@@ -335,8 +344,7 @@ export class Variants {
   }
 
   fields(obj, options) {
-    const { host } = this;
-    return this.apply(() => host._viz.setFields(JSON.stringify(obj)), options);
+    return this.apply({ fields: obj }, options);
   }
 
   onInput(e) {
@@ -351,7 +359,7 @@ export class Variants {
   onChange(e) {
     const t = e.target;
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     switch (t.dataset?.control) {
       case 'head': this.fields({ head: Number(t.value) }, { rebuild: true, undo: () => { t.value = String(cfg.head ?? 0); } }); return;
       // On: the reader's last W_O when it still fits, else the identity (the heads' contexts side by side); edits.rs.
@@ -386,7 +394,7 @@ export class Variants {
   /** A valid length typed in one query's field: empty fields are all keys; every field empty removes valid_lens. */
   setLens(input) {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const fields = [...this.root.querySelectorAll('input[data-control="valid-len"]')];
     const m = cfg.tokens.length;
     const texts = fields.map((f) => f.value.trim());
@@ -403,7 +411,7 @@ export class Variants {
   stepLen(e) {
     e.preventDefault();
     const input = e.target;
-    const m = this.host._cfg().tokens.length;
+    const m = this.host._state.config.tokens.length;
     const now = /^\d+$/.test(input.value.trim()) ? Number(input.value.trim()) : m;
     const next = Math.max(0, Math.min(m, now + (e.key === 'ArrowUp' ? 1 : -1)));
     if (String(next) === input.value) return;
@@ -426,8 +434,8 @@ export class Variants {
   /** Sets valid_lens (null: none); rebuilt only when the mask heatmap comes or goes, so typing is never interrupted. */
   setValidLens(lens, input) {
     const { host } = this;
-    const had = host._cfg().valid_lens !== undefined;
-    const rebuild = had !== (lens !== null) && !host._cfg().mask;
+    const had = host._state.config.valid_lens !== undefined;
+    const rebuild = had !== (lens !== null) && !host._state.config.mask;
     if (this.fields({ valid_lens: lens }, { rebuild })) {
       for (const f of this.root.querySelectorAll('[data-control^="valid-len"][aria-invalid]')) f.removeAttribute('aria-invalid');
     } else input.setAttribute('aria-invalid', 'true');
@@ -435,7 +443,7 @@ export class Variants {
 
   action(name) {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const h = cfg.heads ?? 1;
     switch (name) {
       case 'add-head': this.apply(() => host._viz.insertHead(), { rebuild: true }); return;
@@ -454,7 +462,7 @@ export class Variants {
     const dpr = canvas.width / (parseFloat(canvas.style.width) || rect.width);
     const px = (x - rect.left) * (canvas.width / rect.width);
     const py = (y - rect.top) * (canvas.height / rect.height);
-    const at = host._viz.cellAt('mask', canvas.width, canvas.height, dpr, px, py, host._fmtSpec());
+    const at = host._viz.cellAt('mask', canvas.width, canvas.height, dpr, px, py, host._state.fmt);
     return at ? [at[0], at[1]] : null;
   }
 
@@ -468,14 +476,14 @@ export class Variants {
   /** Toggles mask cell [i, j] (a "none" or "causal" mask becomes the matrix it stands for, with that entry changed). */
   toggle([i, j]) {
     const { host } = this;
-    const cfg = host._cfg();
+    const cfg = host._state.config;
     const v = maskAt(cfg, i, j);
     if (this.apply(() => host._viz.setValue('mask', i, j, 1 - v))) this.say(i, j);
     else this.paint();
   }
 
   say(i, j) {
-    const cfg = this.host._cfg();
+    const cfg = this.host._state.config;
     const q = cfg.mechanism === 'self' ? cfg.tokens[i] : 'decoder state';
     const v = maskAt(cfg, i, j);
     const lens = cfg.valid_lens?.[i];
@@ -487,7 +495,7 @@ export class Variants {
   onKey(e) {
     if (e.target.dataset?.control === 'valid-len' && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) { this.stepLen(e); return; }
     if (e.target !== this.canvas || e.altKey || e.ctrlKey || e.metaKey) return;
-    const cfg = this.host._cfg();
+    const cfg = this.host._state.config;
     const n = cfg.mechanism === 'self' ? cfg.tokens.length : 1;
     const m = cfg.tokens.length;
     const start = () => [cfg.mechanism === 'self' ? cfg.query : 0, 0];

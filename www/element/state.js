@@ -1,0 +1,44 @@
+// What the parts of the figure read of it (the snapshot contract: the top of index.js): one object per element,
+// `host._state`, the parts' one way in to the state and the look. Its getters are the current snapshot's — the config,
+// the trace fields (the tables' rows come with the snapshot: reading them makes no call), each view's size and drawing
+// key — and the current look's (device pixels, theme, fmt, width), read when asked, so a part never keeps a stale one.
+// The parts change the state only through `host._apply` (a command or a mutation).
+export class State {
+  constructor(host) { this.host = host; }
+
+  /** The config as shown (a model's stack left out), parsed once per state: never mutate it. */
+  get config() { return this.host._cfg(); }
+
+  /** A number that changes with every state (a new config, an edit). */
+  get version() { return this.host._version; }
+
+  /** Whether the naive softmax's lesson (naive_weights) is shown. */
+  get naive() { return this.host._showNaive; }
+
+  /** Map view → {key: what it draws}: the last snapshot's (an edit's), else asked once. */
+  get views() { return this.host._snapshot().views; }
+
+  /** The same with each view's `size`, [w, h], its natural CSS size for the fmt: measured when an edit's had none. */
+  get sized() { return this.host._snapshot({ sizes: true }).views; }
+
+  /** A trace field {shape, data}, row i of one (a plain array), element (i, j), a shape: the snapshot's, else read. */
+  field(name) { return this.host._field(name); }
+  row(name, i = 0) { return this.host._row(name, i); }
+  at(name, i, j) { return this.host._at(name, i, j); }
+  shape(name) { return this.host._shape(name); }
+
+  /** The fmt the core is given (undefined: its default, or the attribute's when the core refused it). */
+  get fmt() { return this.host._fmtSpec(); }
+
+  /** Whether the heatmaps are drawn for a dark background. */
+  get dark() { return this.host._darkMode(); }
+
+  /** Device pixels per CSS pixel of the canvases: the screen's, or print resolution on paper. */
+  get dpr() { return (window.devicePixelRatio || 1) * this.host._printScale; }
+
+  /** The element's content width (CSS px), undefined until it was measured. */
+  get width() { return this.host._width; }
+
+  /** The `views` attribute as a set, or null for "everything". */
+  get panels() { return this.host._panels(); }
+}
