@@ -178,8 +178,9 @@ pub fn mask_reasons(options: &Options, n: usize, m: usize) -> Matrix {
     out
 }
 
-/// The rules that forbid query i key j (see [`mask_reasons`]).
-fn reason(options: &Options, i: usize, j: usize) -> u8 {
+/// The rules that forbid query i key j (see [`mask_reasons`]): bit 1 `mask`, 2 `valid_lens`, 4 the window (not a
+/// sink); 0 when key j is attended. Cross-attention's one query is 0.
+pub fn reason(options: &Options, i: usize, j: usize) -> u8 {
     let by_mask = match &options.mask {
         Mask::None => false,
         Mask::Causal => j > i,

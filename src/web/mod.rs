@@ -749,7 +749,28 @@ impl Viz {
         set(&out, "col", &c.col.into());
         set(&out, "value", &c.value.into());
         set(&out, "full", &c.full.into());
+        // Why the key is masked (attention::reason's bits), for a view whose rows are queries and columns keys: the
+        // tooltip says it in words. Present only when some rule masks in this config.
+        if let Some(code) = self.masked(view, i, j) {
+            set(&out, "masked", &code.into());
+        }
         Ok(Some(out))
+    }
+
+    /// attention::reason for a cell of a queries × keys view (the weights, scores, mask heatmaps), `None` for any other
+    /// view or a config that masks nothing.
+    fn masked(&self, view: &str, i: usize, j: usize) -> Option<u8> {
+        let config = self.config();
+        let o = &config.options;
+        if o.mask == crate::config::Mask::None && o.valid_lens.is_none() && o.window.is_none() {
+            return None;
+        }
+        let stage = view.rsplit('.').next().unwrap_or(view);
+        if !matches!(stage, "scores" | "scaled" | "weights" | "naive_weights" | "mask" | "bias") {
+            return None;
+        }
+        let query = if matches!(config.mechanism, Mechanism::Cross { .. }) { 0 } else { i };
+        Some(attention::reason(o, query, j))
     }
 
     /// The name of the palette `view` is drawn with now for `palette` (`undefined`: its default,

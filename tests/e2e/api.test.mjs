@@ -158,21 +158,46 @@ test('issue 25 through compute(): positions, kv_heads, windows, sinks, decode an
   assert.deepEqual(bad.slice(0, 10), []);
 });
 
-test('the element\'s copy of the masking rules (breakdown.js maskCode) gives NumPy\'s codes with windows and sinks', async () => {
-  const { cases } = fixture('modern-goldens.json');
-  const bad = await page.evaluate(async (cases) => {
-    const { maskCode } = await import('/www/element/breakdown.js');
-    const out = [];
-    for (const c of cases) {
-      const i = c.config.query ?? 0;
-      c.expect['query.masked'].forEach((want, j) => {
-        const got = maskCode(c.config, i, j);
-        if (got !== want) out.push(`${c.name}: key ${j}: ${got}, NumPy ${want}`);
-      });
+test('hovering a weights cell outside the window: the tooltip says why, in the core\'s code (no copy of the rule in the element)', async () => {
+  await page.evaluate(async () => {
+    const el = document.createElement('attention-viz');
+    el.id = 'windowed';
+    el.setAttribute('views', 'weights');
+    el.config = { embeddings: [[1, 0], [0, 1], [1, 1], [0, 2], [2, 1]], window: [1, 0], sinks: 1, valid_lens: [5, 5, 5, 5, 3] };
+    document.body.prepend(el);
+    for (let k = 0; k < 600 && !el.shadowRoot?.querySelector('canvas[data-view="weights"]')?.width; k++) await new Promise((r) => setTimeout(r, 50));
+  });
+  /** The centre of cell [i, j] of the weights canvas, in page pixels, by the core's own hit test. */
+  const center = (i, j) => page.evaluate(([i, j]) => {
+    const el = document.getElementById('windowed');
+    const canvas = el.shadowRoot.querySelector('canvas[data-view="weights"]');
+    const rect = canvas.getBoundingClientRect();
+    const dpr = canvas.width / rect.width;
+    const viz = av._viz(el.config);
+    let sx = 0, sy = 0, n = 0;
+    for (let y = 0.5; y < canvas.height; y += 2) for (let x = 0.5; x < canvas.width; x += 2) {
+      const hit = viz.cellAt('weights', canvas.width, canvas.height, dpr, x, y);
+      if (hit && hit[0] === i && hit[1] === j) { sx += x; sy += y; n++; }
     }
-    return out;
-  }, cases);
-  assert.deepEqual(bad, []);
+    viz.free();
+    return { x: rect.left + sx / n / dpr, y: rect.top + sy / n / dpr };
+  }, [i, j]);
+  const tip = async (i, j) => {
+    const at = await center(i, j);
+    await page.mouse.move(at.x, at.y);
+    await page.waitForFunction(([i, j]) => {
+      const t = document.getElementById('windowed').shadowRoot.querySelector('.tip');
+      return t && !t.hidden && t.textContent.includes(`weights[${i}][${j}]`);
+    }, [i, j]);
+    return page.evaluate(() => document.getElementById('windowed').shadowRoot.querySelector('.tip').textContent);
+  };
+  assert.match(await tip(4, 1), /masked: outside the window \[1, 0\]/);
+  assert.match(await tip(4, 4), /masked: beyond valid length 3$/);
+  assert.match(await tip(4, 0), /weights\[4\]\[0\]/);
+  assert.doesNotMatch(await tip(4, 0), /masked/, 'key 0 is a sink: attended');
+  assert.match(await tip(3, 0), /weights\[3\]\[0\]/);
+  await page.mouse.move(0, 0);
+  await page.evaluate(() => document.getElementById('windowed').remove());
 });
 
 test('the element\'s breakdown names a window and its sink: keys outside it are "masked: outside the window"', async () => {

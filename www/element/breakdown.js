@@ -40,24 +40,11 @@ export function divideLabel(cfg) {
 export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') || Array.isArray(cfg.valid_lens) || Array.isArray(cfg.window);
 
 /**
- * Why key j is masked for query i (0 for the decoder state), from the config — 1 by `mask`, 2 beyond `valid_lens`, 4
- * outside the `window` (not a sink), summed; 0 attended (the trace's query.masked code) — or `code` when the trace gave it.
+ * `code` in words: "masked: causal mask", "masked: beyond valid length 2", … joined by "and"; null when key j is
+ * attended. The code is the core's (attention::reason: 1 `mask`, 2 `valid_lens`, 4 outside the window): the trace's
+ * `query.masked` for the followed query, a cell's `masked` (Viz.cellText) for any other.
  */
-export function maskCode(cfg, i, j) {
-  let code = 0;
-  const m = cfg.mask;
-  if (m === 'causal') { if (j > i) code |= 1; } else if (Array.isArray(m)) {
-    const x = Array.isArray(m[0]) ? m[i]?.[j] : m[j];
-    if (x === 0 || x === false) code |= 1;
-  }
-  if (Array.isArray(cfg.valid_lens) && j >= cfg.valid_lens[i]) code |= 2;
-  const w = cfg.window; // 4: outside the window and not a sink (src/attention.rs `reason`)
-  if (Array.isArray(w) && (j < i - w[0] || j > i + w[1]) && j >= (cfg.sinks ?? 0)) code |= 4;
-  return code;
-}
-
-/** "masked: causal mask", "masked: beyond valid length 2", both joined by "and"; null when key j is attended. */
-export function maskReason(cfg, i, j, code = maskCode(cfg, i, j)) {
+export function maskReason(cfg, i, j, code) {
   if (!code) return null;
   const why = [];
   if (code & 1) {

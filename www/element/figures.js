@@ -568,7 +568,7 @@ export class Figures {
       if (head !== null && head !== this.followedHead()) text += ` (click or Enter: follow head ${head})`;
     }
     if (hasMask(cfg) && (this.isWeightView(view) || view === 'mask')) {
-      const why = maskReason(cfg, cfg.mechanism === 'self' ? i : 0, j);
+      const why = maskReason(cfg, cfg.mechanism === 'self' ? i : 0, j, c.masked ?? 0);
       if (why) text += `\n${why}`;
     }
     return text;
