@@ -718,22 +718,25 @@ test('.config set while the WASM core is still loading: a valid one is applied, 
   await done(page);
 });
 
-test('.config set on the element before its definition loads is applied once it upgrades', async () => {
+test('.config (and every other property) set on the element before its definition loads is applied once it upgrades', async () => {
   const page = await loadLoose('tests/fixtures/element-early.html');
   const r = await page.evaluate(() => {
     const el = document.getElementById('early');
     return {
       ownConfig: Object.prototype.hasOwnProperty.call(el, 'config'), config: el.config, trace: el.trace ? Object.keys(el.trace) : null,
       views: H.views(el), cells: H.cells(el).length,
+      own: ['fmt', 'theme', 'palette', 'editable'].filter((p) => Object.prototype.hasOwnProperty.call(el, p)),
+      attrs: ['fmt', 'theme', 'palette', 'editable'].map((a) => el.getAttribute(a)),
     };
   });
+  assert.deepEqual(r.own, [], 'no property set before the upgrade stays an own data property');
+  assert.deepEqual(r.attrs, ['.3f', 'dark', 'rocket_r', 'false'], 'each went through its setter');
   const errors = [...page.errors];
   await page.close();
   assert.equal(r.ownConfig, false, 'BUG: the value set before upgrade stays an own data property that shadows the `config` accessor');
   assert.deepEqual(r.config.embeddings, [[2, 0], [0, 2]]);
   assert.equal(r.config.mechanism, 'self', 'el.config is the normalized config');
-  assert.deepEqual(r.views, SELF_VIEWS_NO_PROJ);
-  assert.equal(r.cells, 4);
+  assert.deepEqual(r.views, ['embeddings', ...SELF_VIEWS_NO_PROJ], 'editable = false: the inputs drawn as heatmaps');
   assert.deepEqual(errors, [], 'console errors');
 });
 

@@ -115,6 +115,7 @@ function revealShared(host) {
 
 export function defineElement(api) {
   if (customElements.get('attention-viz')) return;
+  let SETTERS = []; // the public properties with a setter, read from the class below once it is defined
 
   class AttentionViz extends HTMLElement {
     static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette', 'persist', 'fmt', 'contrast', 'theme']; }
@@ -133,8 +134,9 @@ export function defineElement(api) {
     }
 
     connectedCallback() {
-      // Properties set before the element was defined shadow our accessors: re-set them through them.
-      for (const prop of ['config', 'views', 'editable', 'height', 'palette', 'persist', 'fmt', 'contrast', 'theme']) {
+      // Properties set before the element was defined (a framework hydrating before this module ran) shadow our
+      // accessors: re-set each through its setter, every public one (the usual _upgradeProperty).
+      for (const prop of SETTERS) {
         if (Object.prototype.hasOwnProperty.call(this, prop)) {
           const value = this[prop];
           delete this[prop];
@@ -983,5 +985,7 @@ export function defineElement(api) {
     }
   }
 
+  SETTERS = Object.entries(Object.getOwnPropertyDescriptors(AttentionViz.prototype))
+    .filter(([name, d]) => d.set && !name.startsWith('_')).map(([name]) => name);
   customElements.define('attention-viz', AttentionViz);
 }
