@@ -43,23 +43,29 @@ function installCounters() {
   };
 }
 
-test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM calls, nothing more when it settles, one fillStyle per colour run', async () => {
+/** A blank page with the counters installed and seed-001 drawn as #fig with these attributes. */
+async function figure(attributes) {
   const page = await site.page('tests/fixtures/blank.html');
   await page.evaluate(installCounters);
   await page.evaluate(() => window.countCalls());
-  await page.evaluate(async () => {
+  await page.evaluate(async (attributes) => {
     const av = await import('/www/attention-viz.js');
     await av.ready;
     const e = document.createElement('attention-viz');
     e.id = 'fig';
     e.setAttribute('preset', 'seed-001');
-    e.setAttribute('theme', 'light');
+    for (const [name, value] of Object.entries(attributes)) e.setAttribute(name, value);
     document.body.append(e);
-  });
+  }, attributes);
   await page.waitForFunction(() => {
     const e = document.querySelector('#fig');
     return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
   });
+  return page;
+}
+
+test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM calls, nothing more when it settles, one fillStyle per colour run', async () => {
+  const page = await figure({ theme: 'light' });
   // Let the first load settle (text alternatives, measured sizes) before counting.
   await page.waitForTimeout(700);
   const cell = page.locator('#fig').locator('input.cell[data-matrix="embeddings"][data-row="1"][data-col="2"]');
@@ -115,22 +121,7 @@ test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM call
 }, { timeout: WAIT });
 
 test('following another query with a click on the weights: one Viz.edit, then only the canvases whose outline moved', async () => {
-  const page = await site.page('tests/fixtures/blank.html');
-  await page.evaluate(installCounters);
-  await page.evaluate(() => window.countCalls());
-  await page.evaluate(async () => {
-    const av = await import('/www/attention-viz.js');
-    await av.ready;
-    const e = document.createElement('attention-viz');
-    e.id = 'fig';
-    e.setAttribute('preset', 'seed-001');
-    e.setAttribute('views', 'q,weights,context,breakdown');
-    document.body.append(e);
-  });
-  await page.waitForFunction(() => {
-    const e = document.querySelector('#fig');
-    return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
-  });
+  const page = await figure({ views: 'q,weights,context,breakdown' });
   await page.waitForTimeout(700);
   const weights = page.locator('#fig').locator('canvas[data-view="weights"]');
   await weights.scrollIntoViewIfNeeded();
