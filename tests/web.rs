@@ -254,23 +254,29 @@ fn the_figure_as_text() {
     }
 }
 
+/// A fixture number: "NaN", "-Infinity" and "Infinity" are the floats.
+fn number(v: &serde_json::Value) -> f64 {
+    match v {
+        serde_json::Value::String(s) if s == "NaN" => f64::NAN,
+        serde_json::Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+        serde_json::Value::String(s) if s == "Infinity" => f64::INFINITY,
+        other => other.as_f64().unwrap(),
+    }
+}
+
+/// A fixture value's numbers in row-major order.
+fn flatten(v: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+    match v {
+        serde_json::Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
+        other => out.push(other.clone()),
+    }
+}
+
 /// The golden values of heads, masks, temperature and scorings (tests/variants.rs natively) through the SIMD
 /// kernels: masked weights exactly 0 (exp of −∞), every value within 1e-12 of the float64 NumPy transcription.
 #[wasm_bindgen_test]
 fn variant_goldens_hold_in_the_browser() {
     let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/variant-goldens.json")).unwrap();
-    let number = |v: &serde_json::Value| match v {
-        serde_json::Value::String(s) if s == "NaN" => f64::NAN,
-        serde_json::Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
-        serde_json::Value::String(s) if s == "Infinity" => f64::INFINITY,
-        other => other.as_f64().unwrap(),
-    };
-    fn flatten(v: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
-        match v {
-            serde_json::Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
-            other => out.push(other.clone()),
-        }
-    }
     let mut checked = 0;
     for case in fixture["cases"].as_array().unwrap() {
         let trace: JsValue = compute_json(&case["config"].to_string()).unwrap().into();
@@ -317,18 +323,6 @@ fn colour_bar_ticks_are_seaborns_on_wasm() {
 #[wasm_bindgen_test]
 fn modern_goldens_hold_in_the_browser() {
     let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
-    let number = |v: &serde_json::Value| match v {
-        serde_json::Value::String(s) if s == "NaN" => f64::NAN,
-        serde_json::Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
-        serde_json::Value::String(s) if s == "Infinity" => f64::INFINITY,
-        other => other.as_f64().unwrap(),
-    };
-    fn flatten(v: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
-        match v {
-            serde_json::Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
-            other => out.push(other.clone()),
-        }
-    }
     let same = |g: f64, w: f64| {
         if w.is_finite() {
             (g - w).abs() <= 1e-12 * w.abs().max(1e-300)
