@@ -13,6 +13,13 @@ before(async () => {
   await page.evaluate(async () => {
     window.av = await import('/www/attention-viz.js');
     await window.av.ready;
+    // The golden tests' readers: a fixture number ("NaN", "±Infinity" as text), a trace field by the fixture's dotted
+    // name (heads.1.weights → trace.heads[1].weights), and agreement within 1e-12 relative (non-finite: identical).
+    window.G = {
+      number: (x) => (x === 'NaN' ? NaN : x === '-Infinity' ? -Infinity : x === 'Infinity' ? Infinity : x),
+      pick: (t, name) => name.split('.').reduce((o, k) => (o == null ? undefined : o[/^\d+$/.test(k) ? Number(k) : k]), t),
+      same: (x, y) => (Number.isFinite(y) ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(y), 1e-300) : Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y))),
+    };
   });
 });
 after(() => site.close());
@@ -87,9 +94,7 @@ test('every malformed config throws a clear Error and the module keeps working',
 test('heads, masks, temperature and scorings through compute(): both paths give the golden values (NumPy float64, 1e-12)', async () => {
   const { cases } = fixture('variant-goldens.json');
   const bad = await page.evaluate((cases) => {
-    const number = (x) => (x === 'NaN' ? NaN : x === '-Infinity' ? -Infinity : x === 'Infinity' ? Infinity : x);
-    // A trace field by the fixture's name: heads.1.weights → trace.heads[1].weights, query.masked → trace.query.masked.
-    const pick = (t, name) => name.split('.').reduce((o, k) => (o == null ? undefined : o[/^\d+$/.test(k) ? Number(k) : k]), t);
+    const { number, pick, same } = window.G;
     const out = [];
     for (const c of cases) {
       const traces = [['fast', av.compute(c.config)], ['json', av._internal.computeViaJson(c.config)]];
@@ -99,11 +104,7 @@ test('heads, masks, temperature and scorings through compute(): both paths give 
           const got = pick(t, name);
           const g = [got].flat(2), w = [want].flat(2).map(number);
           if (g.length !== w.length) { out.push(`${c.name} ${path} ${name}: ${g.length} values, want ${w.length}`); continue; }
-          g.forEach((x, k) => {
-            const y = w[k];
-            const ok = Number.isFinite(y) ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(y), 1e-300) : Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y));
-            if (!ok) out.push(`${c.name} ${path} ${name}[${k}]: ${x}, want ${y}`);
-          });
+          g.forEach((x, k) => { if (!same(x, w[k])) out.push(`${c.name} ${path} ${name}[${k}]: ${x}, want ${w[k]}`); });
         }
         if (t.mechanism === 'self' && t.heads.length > 1 && 'weights' in t) out.push(`${c.name}: weights present with several heads`);
       }
@@ -117,9 +118,7 @@ test('heads, masks, temperature and scorings through compute(): both paths give 
 test('issue 25 through compute(): positions, kv_heads, windows, sinks, decode and tiles give the golden values (NumPy float64, 1e-12) on both paths, typed too; decode = the causal row, o / l = the context', async () => {
   const { cases } = fixture('modern-goldens.json');
   const bad = await page.evaluate((cases) => {
-    const number = (x) => (x === 'NaN' ? NaN : x === '-Infinity' ? -Infinity : x === 'Infinity' ? Infinity : x);
-    const pick = (t, name) => name.split('.').reduce((o, k) => (o == null ? undefined : o[/^\d+$/.test(k) ? Number(k) : k]), t);
-    const same = (x, y) => (Number.isFinite(y) ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(y), 1e-300) : Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y)));
+    const { number, pick, same } = window.G;
     const out = [];
     for (const c of cases) {
       const typed = av.compute(c.config, { arrays: 'typed' });
