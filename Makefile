@@ -14,8 +14,9 @@ build:
 serve: build
 	node scripts/serve.mjs --port $(PORT)
 
-# scripts/test.mjs: the build (make wheel: the notebook tests install the wheel; each bundle is built once), then every
-# suite below even when one fails, then a summary (per suite: pass/fail/skip counts, wall time); exits 1 if any failed.
+# scripts/test.mjs: the build (make dist, then make python-wheel: the notebook tests install the wheel; each bundle is
+# built once; .venv is made beside the compile), then every suite below even when one fails, then a summary (per suite:
+# pass/fail/skip counts, wall time); exits 1 if any failed.
 test:
 	@scripts/setup.sh build
 	@node scripts/test.mjs
