@@ -2,7 +2,7 @@
 PORT ?= 8000
 WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
 
-.PHONY: setup build serve test test-native test-wasm test-types test-e2e test-python python-tests bench dist clean screenshots wheel
+.PHONY: setup build serve test test-native test-wasm test-types test-e2e test-python python-tests bench dist clean screenshots wheel python-wheel
 
 # www/pkg/: the core, its wasm-bindgen glue and the shipped models' file (scripts/models.mjs; not in the .wasm).
 build:
@@ -14,8 +14,9 @@ build:
 serve: build
 	node scripts/serve.mjs --port $(PORT)
 
-# scripts/test.mjs: the build (make wheel: the notebook tests install the wheel; each bundle is built once), then every
-# suite below even when one fails, then a summary (per suite: pass/fail/skip counts, wall time); exits 1 if any failed.
+# scripts/test.mjs: the build (make dist, then make python-wheel: the notebook tests install the wheel; each bundle is
+# built once; .venv is made beside the compile), then every suite below even when one fails, then a summary (per suite:
+# pass/fail/skip counts, wall time); exits 1 if any failed.
 test:
 	@scripts/setup.sh build
 	@node scripts/test.mjs
@@ -56,6 +57,10 @@ dist: build
 # The Python package (python/): dist-python/attention_viz-<version>-py3-none-any.whl, the single-file build inside
 # (not in dist/: that folder is the npm package).
 wheel: dist
+	$(MAKE) --no-print-directory python-wheel
+
+# The wheel from the dist/ already built (scripts/test.mjs builds dist/ while .venv is made beside it).
+python-wheel:
 	@scripts/setup.sh python
 	.venv/bin/python scripts/wheel.py
 

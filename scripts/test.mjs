@@ -3,10 +3,12 @@
 //   node scripts/test.mjs                  every suite
 //   node scripts/test.mjs e2e python       only these (the build still runs first when a suite needs it)
 // Each suite is its own Makefile target (test-native, test-wasm, test-types, test-e2e, python-tests), so running one
-// alone is unchanged; the counts are read from its output. The cargo-only suites (native, wasm) run beside the build
-// and the browser tests, their output printed whole as each ends; the others stream through as they run.
+// alone is unchanged; the counts are read from its output. The cargo-only suites (native, wasm) run beside the build,
+// then the short ones that test it (types, python) beside the browser tests, each one's output printed whole as it
+// ends; the build and the browser tests stream through as they run.
 import { spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -55,12 +57,12 @@ function pytestCounts(out) {
   return c;
 }
 
-/** Runs `make <target>`; resolves to {code, out, seconds}. Its output is passed through as it comes, or with `quiet`
- *  only kept (a suite of the side lane prints it whole once it ends, so two suites' lines never interleave). */
-function make(target, env = {}, quiet = false) {
+/** Runs `cmd args` in the repository; resolves to {code, out, seconds}. Its output is passed through as it comes, or
+ *  with `quiet` only kept (a suite of the side lane prints it whole once it ends, so two suites' lines never interleave). */
+function run(cmd, args, env = {}, quiet = true) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn('make', ['--no-print-directory', target], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const keep = (stream, to) => stream.on('data', (d) => { if (!quiet) to.write(d); out += d; if (out.length > 32e6) out = out.slice(-16e6); });
     keep(child.stdout, process.stdout);
@@ -69,6 +71,9 @@ function make(target, env = {}, quiet = false) {
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), out, seconds: (Date.now() - started) / 1000 }));
   });
 }
+
+/** Runs `make <target>` (see `run`). */
+const make = (target, env = {}, quiet = false) => run('make', ['--no-print-directory', target], env, quiet);
 
 const banner = (text) => console.log(`\n==== ${text} ${'='.repeat(Math.max(0, 100 - text.length))}`);
 const time = (s) => { const r = Math.round(s); return s >= 60 ? `${Math.floor(r / 60)} min ${String(r % 60).padStart(2, '0')} s` : `${s.toFixed(1)} s`; };
@@ -95,14 +100,40 @@ async function main() {
     return { name: s.name, what: s.what, ok, seconds: r.seconds, counts: counts.seen ? counts : null, note };
   };
 
-  // Two lanes at once. The side lane (native, wasm: cargo only) needs no build and prints each suite's output whole
-  // when it ends; the main lane builds, then runs the suites that test the build, streaming. On 2 cores two lanes
-  // also get the project a larger share of a machine that is busy with other work (one process gets ~1 of the 2
-  // cores beside a busy job, two get ~4/3), and the side lane's compiles fill the cores the browser tests leave idle.
-  // Cargo's lock on target/ orders the two lanes' cargo runs; the rows are printed in SUITES' order.
+  // Two lanes at once. The side lane runs the cargo-only suites (native, wasm: no build needed) from the start, then,
+  // once the build is done, the short suites that test it (types, python); it prints each suite's output whole when
+  // it ends. The main lane builds, then runs the browser tests, streaming. On 2 cores two lanes also get the project a
+  // larger share of a machine that is busy with other work (one process gets ~1 of the 2 cores beside a busy job, two
+  // get ~4/3), and the side lane's compiles fill the cores the browser tests leave idle. Cargo's lock on target/
+  // orders the two lanes' cargo runs; the rows are printed in SUITES' order.
+  const needBuild = suites.some((s) => s.build);
+  const SIDE = new Set(['native', 'wasm', 'types', 'python']);
+  // .venv (scripts/setup.sh python: pip, ~1 CPU-minute on a fresh clone) is made beside the .wasm's compile instead of
+  // after dist/; under the lock the notebook and MkDocs tests take, so no two setup runs build it at once.
+  const venv = needBuild ? run('flock', [join(tmpdir(), 'attention-viz-setup-python.lock'), 'scripts/setup.sh', 'python']) : null;
+
+  // The build: www/pkg/, dist/ and the wheel (the notebook tests install it). A failed build is a failed row, and
+  // the suites that test its output are reported as not run (also failures), never run against a stale build.
+  let buildRow = null;
+  const build = (async () => {
+    if (!needBuild) return true;
+    const t0 = Date.now();
+    banner('build (make dist: www/pkg/, dist/; then the wheel)');
+    const d = await make('dist');
+    const v = await venv;
+    if (v.code !== 0) process.stdout.write(v.out);
+    const w = d.code === 0 && v.code === 0 ? await make('python-wheel') : { code: 1, seconds: 0 };
+    const ok = d.code === 0 && v.code === 0 && w.code === 0;
+    const note = d.code !== 0 ? `make dist: exit ${d.code}` : v.code !== 0 ? `scripts/setup.sh python: exit ${v.code}` : w.code !== 0 ? `make python-wheel: exit ${w.code}` : '';
+    buildRow = { name: 'build', what: 'make wheel', ok, seconds: (Date.now() - t0) / 1000, counts: null, note };
+    return ok;
+  })();
+  const notRun = (s) => ({ name: s.name, what: s.what, ok: false, seconds: 0, counts: null, note: 'not run: the build failed' });
+
   const side = (async () => {
     const out = [];
-    for (const s of suites.filter((x) => !x.build)) {
+    for (const s of suites.filter((x) => SIDE.has(x.name))) {
+      if (s.build && !(await build)) { out.push(notRun(s)); continue; }
       const r = await make(s.target, s.env, true);
       banner(`${s.name}: make ${s.target} (${s.what}), run beside the build and the browser tests — its output:`);
       process.stdout.write(r.out);
@@ -111,24 +142,14 @@ async function main() {
     return out;
   })();
 
-  // The build: www/pkg/, dist/ and the wheel (the notebook tests install it). A failed build is a failed row, and
-  // the suites that test its output are reported as not run (also failures), never run against a stale build.
   const main = [];
-  let built = true;
-  if (suites.some((s) => s.build)) {
-    banner('build (make wheel: www/pkg/, dist/, the wheel)');
-    const r = await make('wheel');
-    built = r.code === 0;
-    main.push({ name: 'build', what: 'make wheel', ok: built, seconds: r.seconds, counts: null, note: built ? '' : `exit ${r.code}` });
-  }
-  for (const s of suites.filter((x) => x.build)) {
-    if (!built) {
-      main.push({ name: s.name, what: s.what, ok: false, seconds: 0, counts: null, note: 'not run: the build failed' });
-      continue;
-    }
+  for (const s of suites.filter((x) => !SIDE.has(x.name))) {
+    if (!(await build)) { main.push(notRun(s)); continue; }
     banner(`${s.name}: make ${s.target} (${s.what})`);
     main.push(row(s, await make(s.target, s.env)));
   }
+  await build;
+  if (buildRow) main.push(buildRow);
   const sideRows = await side;
   const order = ['build', ...SUITES.map((s) => s.name)];
   const rows = [...main, ...sideRows].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
