@@ -89,6 +89,20 @@ fn reference_doc_table() {
     }
 }
 
+/// palette="mako" and palette="Blues" are seaborn's and matplotlib's tables, reversed with _r.
+#[test]
+fn mako_and_blues_match_seaborn() {
+    let g = goldens();
+    for (name, table) in g["named"].as_object().unwrap() {
+        let cm = by_name(name).unwrap_or_else(|| panic!("{name} is a palette"));
+        assert_eq!(check_table(name, &cm, table), 0, "{name}: entries not bit-exact in hex");
+        assert_eq!(by_name(&name.to_uppercase()).unwrap(), cm, "{name}: names are case-insensitive");
+        let reversed = by_name(&format!("{name}_r")).unwrap();
+        assert_eq!(reversed.entry(0), cm.entry(255), "{name}_r");
+    }
+    assert_eq!(g["named"].as_object().unwrap().len(), 2);
+}
+
 #[test]
 fn sequential_and_diverging_tables_match_seaborn() {
     let g = goldens();

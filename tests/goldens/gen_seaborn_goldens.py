@@ -52,6 +52,9 @@ SEED_VALUES_CANDIDATES = [
 ]
 
 SEQUENTIAL = "rocket"
+# The other colormaps the core knows by name: seaborn's mako (a table, like rocket's) and matplotlib's Blues (nine
+# colours interpolated: the core computes its entries as matplotlib does; the fixture has them unrounded).
+NAMED = ("mako", "Blues")
 DIVERGING = "vlag"
 LIGHT_COLORS = ["purple", "orange", "Blue"]
 
@@ -154,7 +157,7 @@ def format_cases():
 
 def rust_tables():
     out = []
-    for name in (SEQUENTIAL, DIVERGING):
+    for name in (SEQUENTIAL, DIVERGING, "mako"):  # Blues is computed in src/heatmap/palette.rs (`blues`)
         cmap = sns.color_palette(name, as_cmap=True)
         rgba = cmap(np.arange(cmap.N))
         out.append(f"/// seaborn 0.13.2 `{name}` (`seaborn/cm.py`), 256 RGB entries: the 8-decimal floats times 1e8.")
@@ -232,6 +235,8 @@ def main():
         },
         "sequential": dict(name=SEQUENTIAL, **cmap_table(seq)),
         "diverging": dict(name=DIVERGING, **cmap_table(div)),
+        # The other colormaps the core knows by name (palette="mako", "Blues").
+        "named": {name: dict(name=name, **cmap_table(sns.color_palette(name, as_cmap=True))) for name in NAMED},
         "figures": figures,
         "format": format_cases(),
     }

@@ -48,11 +48,11 @@ MALFORMED = {
     "tokens": dict(embeddings=X, tokens=["a", "b"]),
 }
 
-# Every kind of palette name the core accepts (its by_name: rocket/vlag and their aliases, _r, light:<colour>, a
-# colour name, #rrggbb and #rgb), and two it refuses.
-ACCEPTED = ["rocket", "rocket_r", "vlag", "diverging_r", "sequential", "light:green", "green", "Blue", "purple",
-            "orange", "#1f77b4", "#f80"]
-REFUSED = ["mako", "Blues"]
+# Every kind of palette name the core accepts (its by_name: rocket/vlag and their aliases, mako, Blues, _r,
+# light:<colour>, a colour name, #rrggbb and #rgb), and two it refuses.
+ACCEPTED = ["rocket", "rocket_r", "vlag", "diverging_r", "sequential", "mako", "Blues", "Blues_r", "light:green",
+            "light:green_r", "green", "Blue", "purple", "orange", "#1f77b4", "#f80"]
+REFUSED = ["viridis", "purpel"]
 
 # layers × heads × n × m over the core's limit of values (2²³): 9,437,184.
 HUGE = (12, 12, 256, 256)
