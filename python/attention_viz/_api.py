@@ -78,10 +78,26 @@ def compute(config: dict | None = None, preset=None, **fields) -> dict:
     return _core.compute(config_of(_with_preset(given, preset), check=False))
 
 
+NO_ATTENTIONS = "the model returned no attention weights (attentions is %s)."
+
+
 def stack_attention(attention):
     """n × m, heads × n × m or layers × heads × n × m as given; Hugging Face's ``outputs.attentions`` (a tuple of
-    per-layer (batch, heads, n, m) tensors) stacked with its batch axis dropped. Anything else goes to the core
-    as it is, to be judged there."""
+    per-layer (batch, heads, n, m) tensors) stacked with its batch axis dropped; a model's whole output (its
+    ``.attentions``) too. Anything else goes to the core as it is, to be judged there."""
+    # Hugging Face's ModelOutput: the caller passed `outputs`, not `outputs.attentions`.
+    if not isinstance(attention, (tuple, list, np.ndarray)) and hasattr(attention, "attentions") \
+            and not hasattr(attention, "__array__") and not hasattr(attention, "detach"):
+        attention = attention.attentions
+    if attention is None:
+        raise ValueError(NO_ATTENTIONS % "None" + " Call the model with output_attentions=True: "
+                         "outputs = model(**inputs, output_attentions=True).")
+    if isinstance(attention, (tuple, list)) and all(a is None for a in attention):
+        # transformers 5's default attention (sdpa) computes no weights and returns (); 4.x gave one None a layer.
+        raise ValueError(NO_ATTENTIONS % _config.quote(attention) + " The model's attention implementation "
+                         "(sdpa, transformers 5's default) computes none: load the model with "
+                         'attn_implementation="eager", e.g. AutoModel.from_pretrained(name, attn_implementation="eager"), '
+                         "and call it with output_attentions=True.")
     if isinstance(attention, (tuple, list)) and attention:
         first = _config.to_numpy(attention[0])
         if isinstance(first, np.ndarray) and first.ndim in (3, 4):

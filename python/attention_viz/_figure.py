@@ -1,12 +1,16 @@
 """``Figure``: a checked config with its element options, written out as HTML.
 
-Every HTML form carries three things: the static picture (an ``<img>``, what survives
-sanitizers and scriptless renderings), the ``<attention-viz>`` element with the config as
-an escaped attribute, and the single-file build (the element and its WASM core) as an
-inline script, so an output works offline, from ``file://`` and in a notebook saved and
-opened elsewhere. Loading the build twice on one page is harmless: the script runs only
-where ``window.AttentionViz`` is not there yet, and the element guards its own definition.
-A small script hides the picture once the live figure has drawn.
+Every HTML form carries the static picture (an ``<img>``, what survives sanitizers and scriptless
+renderings) and the ``<attention-viz>`` element with the config as an escaped attribute, its big
+numeric arrays as base64 of little-endian float64 (``wire``). ``to_html()`` and ``save_html()`` also
+carry the single-file build (the element and its WASM core) as an inline script, so they work offline
+and from ``file://``. In a Jupyter kernel, ``_repr_html_`` carries the build in one output per
+notebook page only (``engine_wanted``): every output of a notebook is in one document, where the
+element, once defined, draws every ``<attention-viz>``. An output that finds no engine on its page
+keeps its picture and says how to bring the live figure back (``av.init_notebook()``). Loading the
+build twice on one page is harmless: the script runs only where ``window.AttentionViz`` is not there
+yet, and the element guards its own definition. A small script hides the picture once the live figure
+has drawn.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import itertools
 import json
 import os
 import re
+import sys
 from functools import lru_cache
 from importlib import resources
 
@@ -71,14 +76,26 @@ _REVEAL = """<script>(function () {
     for (var i = 0; i < a[2].length; i++) if (a[2][i] !== b[2][i]) return false;
     return true;
   }
-  (function check() {
+  function check() {
     var ok = false;
     try { ok = !!el.trace && same(print(el.config), want); } catch (e) {}
     if (refused) return;
     if (ok) { pic.style.display = 'none'; return; }
     if (++tries < 600) setTimeout(check, 50);
-  })();
+  }
+  // The engine may come later than this output (an earlier output's script, or av.init_notebook() run now):
+  // the element draws when it is defined, and only then is there a figure to wait for.
+  var reg = window.customElements, note = root.querySelector('.attention-viz-engine-note');
+  if (!reg) return;
+  var late = note && setTimeout(function () { if (!reg.get('attention-viz')) note.style.display = 'block'; }, 1500);
+  reg.whenDefined('attention-viz').then(function () { clearTimeout(late); if (note) note.style.display = 'none'; check(); });
 })();</script>"""
+
+# Shown (by _REVEAL, only where scripts run) when no output on this page has loaded the engine.
+ENGINE_NOTE = ('<p class="attention-viz-engine-note" style="display:none;font:13px system-ui,sans-serif;margin:4px 0">'
+               "The live figure needs attention-viz's engine, which another output of this notebook carries and is "
+               "not on this page (cleared?): run <code>av.init_notebook()</code> in a cell, or re-run the first "
+               "figure's cell. The picture shows this figure's numbers.</p>")
 
 
 def fingerprint(config: dict) -> str:
@@ -95,8 +112,38 @@ def xml_text(text) -> str:
     return re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]", "\ufffd", str(text))
 
 
+# Arrays of at least this many numbers go as base64 when that is shorter than their JSON.
+PACK_MIN = 64
+
+
+def packed(value):
+    """A numeric array as ``{"dtype": "float64", "shape": [...], "base64": "..."}`` (little-endian float64, what
+    the element decodes back into nested arrays: the same numbers, bit for bit, at 10⅔ bytes a value where JSON
+    takes up to 24) when that is shorter than its JSON; anything else as it is."""
+    if not isinstance(value, list):
+        return value
+    try:
+        a = np.asarray(value)
+    except ValueError:  # ragged: the core judged it already; JSON carries it as it is
+        return value
+    if a.dtype.kind not in "iuf" or a.ndim == 0 or a.size < PACK_MIN or 0 in a.shape:
+        return value  # booleans and names stay JSON: as numbers they would come back as other values
+    a = a.astype("<f8")
+    if not np.isfinite(a).all():
+        return value
+    text = base64.b64encode(a.tobytes()).decode("ascii")
+    if len(text) >= len(json.dumps(value, separators=(",", ":"))):
+        return value
+    return {"dtype": "float64", "shape": list(a.shape), "base64": text}
+
+
+def wire(config: dict) -> dict:
+    """The config as the element's attribute carries it: its big numeric arrays ``packed``."""
+    return {k: packed(v) for k, v in config.items()}
+
+
 def element_tag(config: dict, attrs: dict, extra: str = "") -> str:
-    parts = [f'config="{html.escape(json.dumps(config, allow_nan=False, separators=(",", ":")), quote=True)}"']
+    parts = [f'config="{html.escape(json.dumps(wire(config), allow_nan=False, separators=(",", ":")), quote=True)}"']
     parts += [f'{k}="{html.escape(xml_text(v), quote=True)}"' for k, v in attrs.items()]
     return f"<attention-viz {' '.join(parts)}{extra}></attention-viz>"
 
@@ -104,6 +151,63 @@ def element_tag(config: dict, attrs: dict, extra: str = "") -> str:
 def mechanism(config: dict) -> str:
     return config.get("mechanism") or ("weights" if "attention" in config else
                                        "cross" if "decoder_state" in config or "annotations" in config else "self")
+
+
+def _kernel_execution():
+    """(cell id or None, message id) of the Jupyter cell running now, where every output of the notebook shares one
+    page (JupyterLab, Notebook, VS Code, nbclient/nbconvert, Voilà); None elsewhere (plain Python, marimo, Colab,
+    whose outputs are each a frame of their own), where each output carries the engine."""
+    if "google.colab" in sys.modules:
+        return None
+    ipython = sys.modules.get("IPython")
+    try:
+        shell = ipython.get_ipython() if ipython else None
+    except Exception:  # noqa: BLE001 — an odd IPython: behave as outside a kernel
+        return None
+    if shell is None or type(shell).__name__ != "ZMQInteractiveShell":
+        return None
+    parent = getattr(shell, "parent_header", None) or {}
+    msg = (parent.get("header") or {}).get("msg_id")
+    if not msg:
+        return None
+    return (parent.get("metadata") or {}).get("cellId"), msg
+
+
+# The execution (cell id, message id) whose output carries the engine on this kernel's notebook page.
+_carrier: list = [None]
+
+
+def engine_wanted(mark: bool = False) -> bool:
+    """Whether this output must carry the engine: outside a shared notebook page always; in one, the first output
+    since the kernel started, and again when the cell that carried it runs again (its new output replaces the one
+    with the engine). ``mark``: this output carries it whatever came before (``init_notebook``)."""
+    now = _kernel_execution()
+    if now is None:
+        return True
+    held = _carrier[0]
+    if mark or held is None or (now[0] is not None and now[0] == held[0] and now[1] != held[1]):
+        _carrier[0] = now
+        return True
+    return False
+
+
+class Engine:
+    """``av.init_notebook()``'s output: the single-file build, for a notebook whose output that carried it is gone."""
+
+    def __repr__(self) -> str:
+        return "<attention_viz engine: display it (a cell's last line) to load the live figures>"
+
+    def _repr_html_(self) -> str:
+        engine_wanted(mark=True)
+        return ('<div class="attention-viz-engine" style="font:13px system-ui,sans-serif">attention-viz: the engine '
+                "of the live figures is in this output.</div>\n" + script_tag())
+
+
+def init_notebook() -> Engine:
+    """Loads the engine of the live figures on this notebook page when displayed (as a cell's last line). Each
+    figure output in a notebook leaves the engine to the first one; when that output is cleared, the others show
+    their pictures and say to run this."""
+    return Engine()
 
 
 class Figure:
@@ -136,17 +240,21 @@ class Figure:
         return _core.picture(self.config, self.options)[0]
 
     def to_html(self, script: bool = True) -> str:
-        """The HTML fragment: picture, element, and (``script=True``) the inline build."""
+        """The HTML fragment: picture, element, and (``script=True``) the inline build; ``script=False``: the page
+        must load the build (another output's, ``init_notebook()``), and the output says so when it does not."""
         uid = f"attention-viz-{os.getpid()}-{next(_ids)}"
-        out = [f'<div class="attention-viz-output" id="{uid}">', self.picture(), element_tag(self.config, self.options),
-               _REVEAL % (json.dumps(uid), fingerprint(self.config))]
+        out = [f'<div class="attention-viz-output" id="{uid}">', self.picture()]
+        if not script:
+            out.append(ENGINE_NOTE)
+        out += [element_tag(self.config, self.options), _REVEAL % (json.dumps(uid), fingerprint(self.config))]
         if script:  # after the reveal, so its `error` listener is there before the element loads
             out.append(script_tag())
         out.append("</div>")
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        """What a notebook shows: in a Jupyter kernel, the engine in the notebook's first figure output only."""
+        return self.to_html(script=engine_wanted())
 
     def save_html(self, path, title: str = "attention-viz") -> str:
         """Writes a standalone page (works from ``file://``, no network); returns the path."""

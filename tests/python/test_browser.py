@@ -145,9 +145,12 @@ def test_show_attention_draws_live(tmp_path):
     build = (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
     if "key_tokens" not in build:
         pytest.skip("dist/ predates mechanism \"weights\": run `make dist`")
-    a = np.random.default_rng(5).random((2, 3, 6, 6)).astype(np.float32)
+    # 864 values: the element's attribute carries them as base64 of float64, which the element decodes.
+    a = np.random.default_rng(5).random((2, 3, 12, 12)).astype(np.float32)
     a /= a.sum(-1, keepdims=True)
-    path = av.show_attention(a, tokens="the cat sat on the mat".split(), layer=1, head=2).save_html(tmp_path / "w.html")
+    tokens = "the cat sat on the mat and the dog lay by it".split()
+    path = av.show_attention(a, tokens=tokens, layer=1, head=2).save_html(tmp_path / "w.html")
+    assert '&quot;base64&quot;:' in Path(path).read_text(encoding="utf-8")
     script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
         "weights: r.querySelector('attention-viz').trace?.weights ?? null",
         "weights: r.querySelector('attention-viz').trace.attention")
@@ -155,4 +158,4 @@ def test_show_attention_draws_live(tmp_path):
     assert got["errors"] == []
     (fig,) = got["out"]
     assert fig["picture"] == "none" and fig["mechanism"] == "weights"
-    np.testing.assert_allclose(fig["weights"], a.astype(str).astype(np.float64), rtol=1e-12)
+    np.testing.assert_array_equal(fig["weights"], a.astype(str).astype(np.float64))  # bit for bit

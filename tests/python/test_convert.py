@@ -280,3 +280,39 @@ def test_show_attention_options_and_fields():
     assert f.config["key_tokens"] == list("wxyz") and f.config["head"] == 1
     assert f.options == {"fmt": ".1f"}
     assert math.isclose(sum(f.config["attention"][1][0]), 1.0)
+
+
+class FakeModelOutput:
+    """What a Hugging Face model returns: an object with ``.attentions`` (torch never imported here)."""
+
+    def __init__(self, attentions):
+        self.attentions = attentions
+
+
+EAGER = 'attn_implementation="eager"'
+
+
+@pytest.mark.parametrize("attentions", [(), [], (None, None)], ids=["transformers-5-sdpa", "list", "4.x-sdpa"])
+def test_hugging_face_without_weights_says_what_to_do(attentions):
+    # transformers 5's default attention (sdpa) returns outputs.attentions == (): the message says why and what to do,
+    # given the tuple or the whole model output.
+    for given in (attentions, FakeModelOutput(attentions)):
+        with pytest.raises(ValueError) as e:
+            av.show_attention(given)
+        message = str(e.value)
+        assert message.startswith("the model returned no attention weights")
+        assert EAGER in message and "output_attentions=True" in message
+        assert "got an array of shape" not in message
+
+
+def test_hugging_face_output_without_output_attentions():
+    for given in (None, FakeModelOutput(None)):
+        with pytest.raises(ValueError) as e:
+            av.show_attention(given)
+        assert "attentions is None" in str(e.value) and "output_attentions=True" in str(e.value)
+
+
+def test_hugging_face_whole_output_is_taken():
+    layers = [softmaxed((1, 2, 3, 3), seed=i) for i in range(2)]
+    f = av.show_attention(FakeModelOutput(tuple(FakeTensor(a) for a in layers)))
+    assert np.array_equal(np.asarray(f.config["attention"]), np.stack([a[0] for a in layers]))

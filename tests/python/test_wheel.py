@@ -36,3 +36,11 @@ def test_static_build_and_assets_are_inside():
     assert core == (ROOT / "dist" / "pkg" / "attention_viz_bg.wasm").read_bytes()
     assert sorted(av.presets()) == ["seed-000", "seed-001", "seed-002", "seed-003"]
     assert not static.joinpath("assets.json").is_file()
+
+
+def test_readme_s_size_of_the_build_is_true():
+    # The README says "over a megabyte" rather than a number that drifts with every change of the core.
+    size = len(resources.files("attention_viz").joinpath("static/attention-viz.inline.js").read_bytes())
+    readme = (ROOT / "python" / "README.md").read_text(encoding="utf-8")
+    assert "over a megabyte" in readme and "800 KB" not in readme
+    assert 1_000_000 < size < 2_000_000, size

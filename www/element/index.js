@@ -78,6 +78,26 @@ function isState(value) {
   return Boolean(value && typeof value === 'object' && 'v' in value && 'config' in value);
 }
 
+/**
+ * A config as Python's package writes it: a big numeric field may be `{dtype: 'float64', shape, base64}` (its values as
+ * little-endian float64, exact and a third of their JSON's size), made back into the nested arrays its JSON would hold
+ * before anything reads the config. Any other value is the core's to judge, as it is.
+ */
+function unpack(config) {
+  if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
+  const out = { ...config };
+  for (const [key, v] of Object.entries(config)) {
+    if (!v || typeof v !== 'object' || v.dtype !== 'float64' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
+    const bytes = Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0));
+    const view = new DataView(bytes.buffer);
+    if (v.shape.reduce((a, b) => a * b, 1) * 8 !== bytes.length) throw new Error(`${key}: ${bytes.length / 8} values for shape [${v.shape}]`);
+    let at = 0;
+    const build = (d) => Array.from({ length: v.shape[d] }, () => (d + 1 < v.shape.length ? build(d + 1) : view.getFloat64(8 * at++, true)));
+    out[key] = build(0);
+  }
+  return out;
+}
+
 /** The short hash of an author's config in the storage key (`persist`); '0' for a value JSON cannot write. */
 function configHash(config) {
   try { return shortHash(JSON.stringify(config)); } catch { return '0'; }
@@ -511,13 +531,13 @@ export function defineElement(api) {
       }
       const attr = this.getAttribute('config');
       if (attr !== null) {
-        try { return { config: JSON.parse(attr), source: 'config attribute' }; } catch (e) {
+        try { return { config: unpack(JSON.parse(attr)), source: 'config attribute' }; } catch (e) {
           return { error: `The config attribute is not valid JSON: ${e.message}` };
         }
       }
       const script = this.querySelector('script[type="application/json"]');
       if (script) {
-        try { return { config: JSON.parse(script.textContent), source: 'inline JSON' }; } catch (e) {
+        try { return { config: unpack(JSON.parse(script.textContent)), source: 'inline JSON' }; } catch (e) {
           return { error: `The inline <script type="application/json"> is not valid JSON: ${e.message}` };
         }
       }
