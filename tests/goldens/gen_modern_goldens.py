@@ -40,6 +40,7 @@ import jax
 jax.config.update("jax_platforms", "cpu")
 import jax.numpy as jnp  # noqa: E402
 import jaxlib  # noqa: E402
+from fixture_json import dumps, encode  # noqa: E402 (tests/goldens/fixture_json.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -574,42 +575,7 @@ def build_cases():
 
 # ---------------------------------------------------------------------------
 # Output
-# ---------------------------------------------------------------------------
-
-def encode(x):
-    if isinstance(x, np.ndarray):
-        return encode(x.tolist())
-    if isinstance(x, (list, tuple)):
-        return [encode(v) for v in x]
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        if math.isnan(x):
-            return "NaN"
-        if x == -math.inf:
-            return "-Infinity"
-        if x == math.inf:
-            return "Infinity"
-        return x
-    if isinstance(x, dict):
-        return {k: encode(v) for k, v in x.items()}
-    return x
-
-
-def dumps(value, indent=""):
-    inner = indent + " "
-    if isinstance(value, dict):
-        items = [f"{inner}{json.dumps(k)}: {dumps(v, inner)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + indent + "}" if items else "{}"
-    if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
-        return "[\n" + ",\n".join(inner + dumps(v, inner) for v in value) + "\n" + indent + "]"
-    return json.dumps(value, allow_nan=False, ensure_ascii=False)
-
-
-def main():
+# ---------------------------------------------------------------------------def main():
     build_cases()
     names = [c["name"] for c in CASES]
     assert len(names) == len(set(names))
