@@ -37,11 +37,15 @@ pub fn js() -> String {
          * refuses a larger shape before it builds anything. */\n\
          export const MAX_VALUES = {};\n\n\
          /** The longest user text a message quotes, in characters (the core's `text::QUOTE_MAX`). */\n\
-         export const QUOTE_MAX = {};\n",
+         export const QUOTE_MAX = {};\n\n\
+         /** The most values one RandomState call may ask for (the core's `random::MAX_RANDOM`): refused from the\n \
+         * shape before anything is drawn or built. */\n\
+         export const MAX_RANDOM = {};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         crate::config::MATRICES.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", "),
         crate::weights::MAX_VALUES,
-        crate::text::QUOTE_MAX
+        crate::text::QUOTE_MAX,
+        crate::random::MAX_RANDOM
     )
 }

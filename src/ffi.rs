@@ -164,6 +164,7 @@ pub extern "C" fn av_facts() -> u32 {
         "max_tokens": config::MAX_TOKENS,
         "max_dims": config::MAX_DIMS,
         "max_cost": config::MAX_COST,
+        "quote_max": crate::text::QUOTE_MAX,
         "presets": presets,
     });
     answer(Ok(facts.to_string()), Vec::new())

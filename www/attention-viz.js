@@ -8,7 +8,7 @@
 
 import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element/index.js';
-import { MATRICES } from './element/facts.js';
+import { MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { fillModels, isModelConfig, startTraining } from './train.js';
 // The .wasm compiled and the models' file fetched, begun when compile.js ran (the single-file build inlines both).
@@ -519,11 +519,8 @@ function setVizConfig(viz, config) {
   if (!flat || !viz.setConfigFlat(flat.json, flat.names, flat.shapes, flat.data)) viz.setConfig(configJson(config));
 }
 
-/**
- * The most values one RandomState call may ask for (2^17 = 131 072; src/random.rs MAX_RANDOM, which
- * the core checks again): randn, the slowest, answers that many in well under a second; 2^32 crashed the tab.
- */
-const MAX_RANDOM = 2 ** 17;
+// MAX_RANDOM (facts.js, the core's): the most values one RandomState call may ask for; checked here from the shape,
+// before a nested result is built (2^32 crashed the tab).
 /** The most dimensions of a shape (NumPy's own limit before 2.0). */
 const MAX_NDIM = 32;
 

@@ -10,6 +10,7 @@ are the core's to judge).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import numbers
@@ -21,23 +22,33 @@ import numpy as np
 OPTIONS = ("views", "palette", "fmt", "height", "editable", "theme", "contrast")
 THEMES = ("auto", "light", "dark")
 
-# How much of the user's text a message quotes, in characters: the core's text::QUOTE_MAX
-# (tests/python/test_errors.py reads it from src/text.rs), so a message stays short however long the input.
-QUOTE_MAX = 40
+@functools.cache
+def quote_max() -> int:
+    """How much of the user's text a message quotes, in characters, so that a message stays short however long the
+    input: the core's own limit (its facts), asked when a message is first written."""
+    from ._core import facts
+
+    return facts()["quote_max"]
+
+
+def __getattr__(name):
+    if name == "QUOTE_MAX":  # the module's constant, read from the core on first use
+        return quote_max()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def cut(text: str) -> str:
     """Text the user wrote that is not quoted (a number), cut as the core's ``text::cut`` cuts it."""
-    return text if len(text) <= QUOTE_MAX else text[: QUOTE_MAX - 1] + "…"
+    return text if len(text) <= quote_max() else text[: quote_max() - 1] + "…"
 
 
 def _cut_quoted(quoted: str, whole: bool) -> str:
     """A quoted text (its quotes at both ends) whose inside is cut to ``QUOTE_MAX`` characters with "…";
     ``whole``: the quoted text is all of the user's, not its head."""
     inner = quoted[1:-1]
-    if len(inner) <= QUOTE_MAX and whole:
+    if len(inner) <= quote_max() and whole:
         return quoted
-    return quoted[0] + inner[: QUOTE_MAX - 1] + "…" + quoted[-1]
+    return quoted[0] + inner[: quote_max() - 1] + "…" + quoted[-1]
 
 
 def whole_number_text(x: int) -> str:
@@ -48,7 +59,7 @@ def whole_number_text(x: int) -> str:
     if x.bit_length() > 330_000:  # past about 100,000 digits even the first ones take seconds to find
         return f"a whole number of about {int((x.bit_length() - 1) * 0.30102999566398) + 1:,} digits"
     # Dropping digits surely past the first QUOTE_MAX + 1 (log10 |x| ≥ (bit_length − 1) · log10 2): one short division.
-    drop = int((x.bit_length() - 1) * 0.30102999566398) - QUOTE_MAX - 1
+    drop = int((x.bit_length() - 1) * 0.30102999566398) - quote_max() - 1
     return ("-" if x < 0 else "") + str(abs(x) // 10**drop)
 
 
@@ -59,7 +70,7 @@ class _Short(reprlib.Repr):
         super().__init__()
         self.maxlevel, self.maxlist, self.maxtuple, self.maxdict = 2, 4, 4, 3
         # Long enough that reprlib's own "..." (in the middle of a text) falls in the part that is cut off.
-        self.maxstring = self.maxother = 2 * QUOTE_MAX + 4
+        self.maxstring = self.maxother = 2 * quote_max() + 4
 
     def repr_int(self, x, level):
         return whole_number_text(x)
@@ -68,7 +79,7 @@ class _Short(reprlib.Repr):
 def quote(x) -> str:
     """A value for a message as Python quotes it (``repr``), cut to ``QUOTE_MAX`` characters."""
     if isinstance(x, str):
-        head = x[: QUOTE_MAX + 1]  # only this much can be shown: escaping the rest is wasted
+        head = x[: quote_max() + 1]  # only this much can be shown: escaping the rest is wasted
         return _cut_quoted(repr(head), len(head) == len(x))
     if isinstance(x, int) and not isinstance(x, bool):
         text = whole_number_text(x)
@@ -81,7 +92,7 @@ def quote(x) -> str:
 
 def dquote(text: str) -> str:
     """A name the user wrote, in double quotes (as the core's ``text::quote`` writes it), cut the same way."""
-    head = text[: QUOTE_MAX + 1]
+    head = text[: quote_max() + 1]
     return _cut_quoted(json.dumps(head, ensure_ascii=False), len(head) == len(text))
 
 

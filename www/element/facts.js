@@ -19,3 +19,7 @@ export const MAX_VALUES = 8388608;
 
 /** The longest user text a message quotes, in characters (the core's `text::QUOTE_MAX`). */
 export const QUOTE_MAX = 40;
+
+/** The most values one RandomState call may ask for (the core's `random::MAX_RANDOM`): refused from the
+ * shape before anything is drawn or built. */
+export const MAX_RANDOM = 131072;
