@@ -688,6 +688,48 @@ pub fn flash([rows, cols]: [usize; 2], scaled: &Matrix, v: &Matrix) -> Flash {
     Flash { tiles: [rows as f64, cols as f64], steps }
 }
 
+/// Step `s` of FlashAttention's tiles as the flash panel shows it ([`Flash::tile`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlashTile {
+    /// The query rows r0..r1 and the key columns c0..c1 the tile covers (the last blocks may be smaller).
+    pub rows: [usize; 2],
+    pub cols: [usize; 2],
+    /// Whether it is its query block's last tile: o / l is then the block's context.
+    pub last: bool,
+    /// o / l row by row (rows × d_v); NaN in a row whose l is 0 (every key so far masked).
+    pub normalized: Matrix,
+    /// Numbers a query block keeps while it runs: a tile of scores and the block's accumulator o, rows × cols +
+    /// rows × d_v (the tile's size, at most n × m).
+    pub memory: f64,
+    /// What the standard computation materialises instead: the n × m scores.
+    pub full: f64,
+}
+
+impl Flash {
+    /// Step `s` over `n` queries and `m` keys, or `None` past the last step.
+    pub fn tile(&self, s: usize, n: usize, m: usize) -> Option<FlashTile> {
+        let step = self.steps.get(s)?;
+        let [rows, cols] = self.tiles.map(|x| x as usize);
+        let (tr, tc) = (rows.min(n), cols.min(m));
+        let (qb, kb) = (step.q_block as usize, step.k_block as usize);
+        let d_v = step.o.cols();
+        let mut normalized = step.o.clone();
+        for (r, &l) in step.l.iter().enumerate() {
+            for x in normalized.row_mut(r) {
+                *x = if l == 0.0 { f64::NAN } else { *x / l };
+            }
+        }
+        Some(FlashTile {
+            rows: [qb * rows, ((qb + 1) * rows).min(n)],
+            cols: [kb * cols, ((kb + 1) * cols).min(m)],
+            last: (kb + 1) * cols >= m,
+            normalized,
+            memory: (tr * tc + tr * d_v) as f64,
+            full: (n * m) as f64,
+        })
+    }
+}
+
 /// Row i of [`mask_reasons`].
 pub(crate) fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
     (0..m).map(|j| f64::from(reason(options, i, j))).collect()

@@ -303,6 +303,9 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
             return Ok(v);
         }
     }
+    if DECODE_VIEWS.contains(&name) {
+        return decode_view(config, trace, name).ok_or_else(unknown);
+    }
     match (&config.mechanism, trace) {
         (Mechanism::Weights { key_tokens, layer, head, .. }, Trace::Weights(t)) if name == "attention" => {
             let [_, heads, _, _] = t.attention.shape();
@@ -497,6 +500,51 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
         (Mechanism::Weights { .. }, Trace::Weights(_)) => Err(unknown()),
         _ => Err("internal error: the trace does not belong to this config".into()),
     }
+}
+
+/// The decode panel's views (issue 25's `decode` panel draws them; not in [`names`], so the stage heatmaps do not
+/// repeat them): the followed head generating token t at `decode_step` — its query, the KV cache of tokens 0 … t,
+/// row t's scores, weights and context.
+pub const DECODE_VIEWS: [&str; 6] =
+    ["decode.q", "decode.k_cache", "decode.v_cache", "decode.scores", "decode.weights", "decode.context"];
+
+fn decode_view(config: &Config, trace: &Trace, name: &str) -> Option<View> {
+    let Trace::SelfAttention(t) = trace else { return None };
+    let d = t.decode.as_ref()?;
+    let step = d.step as usize;
+    let now = vec![config.tokens.get(step)?.clone()];
+    let cache = config.tokens.get(..=step)?.to_vec();
+    let o = &config.options;
+    let head = if o.heads > 1 { format!(" (head {})", o.head) } else { String::new() };
+    let rotated = if matches!(o.position, Some(Position::Rope { .. })) { ", rotated" } else { "" };
+    let row = |v: &[f64]| Matrix::row_vector(v);
+    Some(match name {
+        "decode.q" => {
+            let title = format!("q of token {step}{rotated}{head}");
+            matrix_view(name, title, row(&d.q), now, indices(d.q.len()), "purple")
+        }
+        "decode.k_cache" => {
+            let title = format!("K cache: tokens 0 … {step}{rotated}{head}");
+            matrix_view(name, title, d.k_cache.clone(), cache, indices(d.k_cache.cols()), "orange")
+        }
+        "decode.v_cache" => {
+            let title = format!("V cache: tokens 0 … {step}{head}");
+            matrix_view(name, title, d.v_cache.clone(), cache, indices(d.v_cache.cols()), "orange")
+        }
+        "decode.scores" => {
+            let title = format!("scores of token {step} against the cache{head}");
+            matrix_view(name, title, row(&d.scores), now, cache, "sequential")
+        }
+        "decode.weights" => {
+            let title = format!("weights of token {step} = softmax(scaled){head}");
+            matrix_view(name, title, row(&d.weights), now, cache, "sequential")
+        }
+        "decode.context" => {
+            let title = format!("context of token {step} = weights·V cache{head}");
+            matrix_view(name, title, row(&d.context), now, indices(d.context.len()), "Blue")
+        }
+        _ => return None,
+    })
 }
 
 /// The rows of the attention: the tokens (self) or the decoder state "h" (cross).

@@ -40,6 +40,8 @@ mod properties;
 mod random;
 #[path = "share.rs"]
 mod share;
+#[path = "steppers.rs"]
+mod steppers;
 #[path = "tidy.rs"]
 mod tidy;
 #[path = "variants.rs"]

@@ -539,7 +539,8 @@ fn three_kinds_of_outline() {
     assert_eq!(HighlightKind::from_code(0), Some(HighlightKind::Selected));
     assert_eq!(HighlightKind::from_code(1), Some(HighlightKind::Link));
     assert_eq!(HighlightKind::from_code(2), Some(HighlightKind::Cursor));
-    assert_eq!(HighlightKind::from_code(3), None);
+    assert_eq!(HighlightKind::from_code(3), Some(HighlightKind::Tile));
+    assert_eq!(HighlightKind::from_code(4), None);
 }
 
 #[test]

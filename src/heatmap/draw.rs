@@ -94,15 +94,19 @@ pub enum HighlightKind {
     Link,
     /// The keyboard cursor's cell: a thick (3 px) solid outline in the text colour.
     Cursor,
+    /// FlashAttention's current tile (the flash panel's stepper): a thick (3 px) solid outline in the link colour,
+    /// with the cursor's inner ring of the background colour, so it stands out on a block of any colour.
+    Tile,
 }
 
 impl HighlightKind {
-    /// The binding's code: 0 selected, 1 link, 2 cursor.
+    /// The binding's code: 0 selected, 1 link, 2 cursor, 3 tile.
     pub fn from_code(code: u32) -> Option<HighlightKind> {
         match code {
             0 => Some(HighlightKind::Selected),
             1 => Some(HighlightKind::Link),
             2 => Some(HighlightKind::Cursor),
+            3 => Some(HighlightKind::Tile),
             _ => None,
         }
     }
@@ -1418,13 +1422,13 @@ pub fn draw<DB: DrawingBackend>(
         }
         let color = match h.kind {
             HighlightKind::Selected => theme.accent,
-            HighlightKind::Link => theme.link,
+            HighlightKind::Link | HighlightKind::Tile => theme.link,
             HighlightKind::Cursor => theme.text,
         };
         for r in outline(layout, h, s) {
             root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(color).filled())).map_err(err)?;
         }
-        if h.kind == HighlightKind::Cursor {
+        if matches!(h.kind, HighlightKind::Cursor | HighlightKind::Tile) {
             // The text colour alone vanishes on cells of its own darkness (near-black cells in the light
             // theme): a ring of the background colour just inside it, so one of the two always stands out.
             for r in inner_ring(layout, h, s) {
@@ -1458,7 +1462,7 @@ pub fn inner_ring(layout: &Layout, h: &Highlight, s: f64) -> Vec<Rect> {
 
 /// A highlight's outline around its cells as filled rectangles (which every backend draws
 /// to the pixel, at any width): for [`HighlightKind::Selected`] four 2 px bars, for
-/// [`HighlightKind::Link`] 2 px dashes (5 on, 3 off), for [`HighlightKind::Cursor`] four
+/// [`HighlightKind::Link`] 2 px dashes (5 on, 3 off), for [`HighlightKind::Cursor`] and [`HighlightKind::Tile`] four
 /// 3 px bars; all centred on the line just outside the cells, sizes in CSS pixels × `s`.
 pub fn outline(layout: &Layout, h: &Highlight, s: f64) -> Vec<Rect> {
     let a = layout.cell(h.r0, h.c0);
@@ -1468,7 +1472,7 @@ pub fn outline(layout: &Layout, h: &Highlight, s: f64) -> Vec<Rect> {
     let (width, dash) = match h.kind {
         HighlightKind::Selected => (px(2.0), None),
         HighlightKind::Link => (px(2.0), Some((px(5.0).max(2), px(3.0)))),
-        HighlightKind::Cursor => (px(3.0).max(2), None),
+        HighlightKind::Cursor | HighlightKind::Tile => (px(3.0).max(2), None),
     };
     // Bars (or dashes) along each side, `width` thick, centred on the line.
     let lo = width / 2;

@@ -30,6 +30,7 @@ mod compute;
 mod learn;
 mod model;
 mod snapshot;
+mod steppers;
 pub use compute::{compute_flat, TraceInMemory};
 
 #[wasm_bindgen(start)]
@@ -392,7 +393,8 @@ impl Viz {
     /// `panels` are the caller's own names (neither drawn nor unknown).
     #[wasm_bindgen(js_name = resolveViews)]
     pub fn resolve_views(&self, requested: Vec<String>, panels: Vec<String>) -> Object {
-        let panels: Vec<&str> = panels.iter().map(String::as_str).collect();
+        // Issue 25's panels are the core's names (views::MODERN_PANELS): known whatever the element passes.
+        let panels: Vec<&str> = panels.iter().map(String::as_str).chain(views::MODERN_PANELS).collect();
         let r = views::resolve(&self.authored, self.config(), &requested, &panels);
         let strings = |v: &[String]| -> Array { v.iter().map(|s| JsValue::from_str(s)).collect() };
         let out = Object::new();
@@ -598,7 +600,8 @@ impl Viz {
     /// Draws `view` on `canvas` (whose width/height are already in device pixels).
     /// `highlights` holds outlines as flat 5-tuples `[kind, r0, c0, r1, c1, …]`: kind 0 the
     /// selected query (solid, accent colour), 1 a hovered link (dashed, amber), 2 the keyboard
-    /// cursor (thick, text colour); rows r0..r1, columns c0..c1. `fmt` is seaborn's `fmt`
+    /// cursor (thick, text colour), 3 FlashAttention's current tile (thick, amber); rows r0..r1,
+    /// columns c0..c1. `fmt` is seaborn's `fmt`
     /// (`undefined`: ".2g"), `contrast` "seaborn" (`undefined`) or "more".
     #[allow(clippy::too_many_arguments)]
     pub fn render(
@@ -821,7 +824,7 @@ fn parse_highlights(flat: &[u32]) -> Result<Vec<Highlight>, JsError> {
         .map(|h| {
             let kind = HighlightKind::from_code(h[0]).ok_or_else(|| {
                 js_err(format!(
-                    "highlight kind {} is not 0 (selected query), 1 (hovered link) or 2 (keyboard cursor)",
+                    "highlight kind {} is not 0 (selected query), 1 (hovered link), 2 (keyboard cursor) or 3 (FlashAttention's tile)",
                     h[0]
                 ))
             })?;
