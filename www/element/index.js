@@ -57,6 +57,7 @@ import { Figures } from './figures.js';
 import { Breakdown } from './breakdown.js';
 import { ThemeWatch } from './theme.js';
 import { Steps } from './steps.js';
+import { Steppers } from './steppers.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Model } from './model.js';
@@ -408,6 +409,7 @@ export function defineElement(api) {
     _request() {
       const views = [...(this._figures?.canvases.keys() ?? [])];
       if (this._variants?.canvas) views.push('mask');
+      views.push(...(this._steppers?.views() ?? []));
       const fields = new Set();
       if (this._viz && this._cfg().mechanism !== 'weights') {
         for (const part of [this._breakdown, this._steps, this._variants]) for (const f of part.traceFields(this._cfg(), this._showNaive)) fields.add(f);
@@ -441,7 +443,7 @@ export function defineElement(api) {
         // `name#q` is the followed query's row, which the parts read as `name#i` (a query edit changes i).
         cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
       }
-      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized };
+      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized, panels: raw.panels };
       return this._snap;
     }
 
@@ -925,6 +927,7 @@ export function defineElement(api) {
       this._model = new Model(this, api);
       this._breakdown = new Breakdown(this);
       this._steps = new Steps(this);
+      this._steppers = new Steppers(this, api);
       this._peek = new Peek(this);
       this._peek.watch(this._inputs.root);
       // Tabbing through every cell of every grid to reach the heatmaps is 64 stops a figure: one stop skips them.
@@ -932,7 +935,7 @@ export function defineElement(api) {
       this._skip.addEventListener('click', () => this._skipInputs());
       root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
         this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._importer.root, this._inputs.root, this._peek.root, this._predictionEl, this._model.root, this._figures.lesson, this._figures.root,
-        this._steps.root, this._breakdown.root), this._figures.tip);
+        this._steppers.root, this._steps.root, this._breakdown.root), this._figures.tip);
     }
 
     /** Rebuilds every part (`inputs: false`: all but the grids); the keyboard focus stays on the same control. */
@@ -953,6 +956,7 @@ export function defineElement(api) {
         if (inputs) this._inputs.build();
       }
       this._figures.build();
+      if (weights) this._steppers.root.hidden = true; else this._steppers.build();
       this._model.build();
       this._attributeProblems();
       refocus();
@@ -988,6 +992,7 @@ export function defineElement(api) {
       this._figures.paint();
       this._model.paint();
       this._variants.paint();
+      if (this._cfg().mechanism !== 'weights') this._steppers.paint();
       this._peek.update();
       const breakdownKey = `${this._version}|${this._showNaive}`;
       if (silent && this._breakdownKey === breakdownKey) return;

@@ -39,6 +39,9 @@ export class State {
   /** The element's content width (CSS px), undefined until it was measured. */
   get width() { return this.host._width; }
 
+  /** Issue 25's panels the config uses (the snapshot's `panels`: views::modern_panels, the core's rule). */
+  get used() { return this.host._snapshot().panels ?? []; }
+
   /** The `views` attribute as a set, or null for "everything". */
   get panels() { return this.host._panels(); }
 }

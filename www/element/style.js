@@ -218,6 +218,24 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
   .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
   label.len { grid-template-columns: auto 4.5em; }
 }
+/* ---- steppers.js: the decode and flash panels (a stepper: ← the step →; the core's heatmaps; m, l, o tables) ---- */
+.steppers { display: flex; flex-direction: column; gap: 14px; }
+.steppers .panel { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
+.steppers .hint { margin: 0; font-size: 12px; color: var(--av-muted); max-width: 90ch; }
+.stepper { display: inline-flex; gap: 6px; align-items: center; }
+.stepper button.step { min-width: 40px; min-height: 36px; touch-action: manipulation; }
+.stepper button[aria-disabled="true"] { opacity: .45; cursor: not-allowed; }
+.stepper output.step-text { font-variant-numeric: tabular-nums; min-width: 12em; }
+.steppers input.tile { width: 4.5em; }
+.steppers [aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
+.stepper-figs, .flash-body { display: flex; flex-wrap: wrap; gap: 10px 16px; align-items: flex-start; }
+figure.stepper-fig { margin: 0; max-width: 100%; }
+figure.stepper-fig canvas { display: block; max-width: 100%; border-radius: 4px; }
+.flash-state { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
+.flash-state .wrap { overflow-x: auto; max-width: 100%; }
+table.tiles { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
+table.tiles th, table.tiles td { padding: 2px 6px; border: 1px solid var(--av-border); text-align: right; white-space: nowrap; }
+table.tiles th { font-weight: 400; color: var(--av-muted); }
 /* ---- figures.js and reader.js: the outlines' legend, the heatmaps' text alternatives and live region (keep last) ----
    The legend's colours are the heatmap outlines' (the core's theme: accent, link), light and dark. */
 .stages > p.legend { flex-basis: 100%; margin: 0; font-size: 12px; color: var(--av-muted); display: flex; flex-wrap: wrap; align-items: center; gap: 2px 4px; }
