@@ -229,6 +229,8 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 .steppers input.tile { width: 4.5em; }
 .steppers [aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
 .stepper-figs, .flash-body { display: flex; flex-wrap: wrap; gap: 10px 16px; align-items: flex-start; }
+/* A sideways swipe on a stepper or its heatmaps steps it: not the browser's back/forward gesture. */
+figure.stepper-fig, .stepper { touch-action: pan-y; }
 figure.stepper-fig { margin: 0; max-width: 100%; }
 figure.stepper-fig canvas { display: block; max-width: 100%; border-radius: 4px; }
 .flash-state { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
