@@ -287,6 +287,8 @@ export type ViewName =
   | 'context' | 'decoder_state' | 'annotations' | 'applied'
   | 'w_o' | 'w_a' | 'u_a' | 'v_a' | 'mask' | 'output' | 'query.features' | `heads.${number}.${keyof HeadTrace}`
   | 'pe' | 'q_rot' | 'k_rot' | 'bias'
+  /** With `decode_step`: the decode panel's heatmaps (toSVG and renderSVG draw them; the stage heatmaps do not repeat them). */
+  | 'decode.q' | 'decode.k_cache' | 'decode.v_cache' | 'decode.scores' | 'decode.weights' | 'decode.context'
   | 'attention';
 
 export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
@@ -403,6 +405,11 @@ export interface FigureState {
 export interface AttentionVizElement extends HTMLElement {
   config: Config | FigureState | null;
   readonly trace: Trace | null;
+  /**
+   * Which panels show (attribute `views`, comma-separated): heatmap view names, `inputs`, `breakdown`, `steps`,
+   * `controls`, the option panels (`heads`, `mask`, `temperature`, `scoring`) and issue 25's (`position`, `kv`,
+   * `window`, `decode`, `flash`); absent: every stage and the panels the config uses.
+   */
   views: string | null;
   editable: boolean;
   height: number | null;

@@ -24,7 +24,8 @@
 //   _configHash _authorHash()     short hash of the author's starting config (part of the persist key)
 //   _showNaive (set by the toolbar's checkbox) _initial
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
-// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js).
+// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js), _steppers (the decode and
+// flash panels: steppers.js; their canvases' views join the snapshot request).
 //
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
 // typed digit is one `Viz.edit` and one `Viz.render` per changed canvas (tests/e2e/calls.test.mjs counts them):
