@@ -238,6 +238,8 @@ figure.stepper-fig canvas { display: block; max-width: 100%; border-radius: 4px;
 table.tiles { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
 table.tiles th, table.tiles td { padding: 2px 6px; border: 1px solid var(--av-border); text-align: right; white-space: nowrap; }
 table.tiles th { font-weight: 400; color: var(--av-muted); }
+/* On paper: the step's text, heatmaps and numbers, not the buttons. */
+@media print { .steppers button, .steppers input { display: none !important; } .flash-state .wrap { overflow: visible; } }
 /* ---- figures.js and reader.js: the outlines' legend, the heatmaps' text alternatives and live region (keep last) ----
    The legend's colours are the heatmap outlines' (the core's theme: accent, link), light and dark. */
 .stages > p.legend { flex-basis: 100%; margin: 0; font-size: 12px; color: var(--av-muted); display: flex; flex-wrap: wrap; align-items: center; gap: 2px 4px; }
