@@ -372,3 +372,58 @@ fn modern_goldens_hold_in_the_browser() {
     }
     assert!(checked > 10_000 && identities > 50, "{checked} values, {identities} identities");
 }
+
+/// What the decode and flash panels ask of a `Viz` (src/web/steppers.rs): `flashTile`'s o / l after each query block's
+/// last tile is NumPy's context; `fieldsProblem` is the core's message and changes nothing; the decode views and the
+/// tile's outline (kind 3) draw.
+#[wasm_bindgen_test]
+fn the_steppers_bindings() {
+    use attention_viz::web::Viz;
+    let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
+    let case = |name: &str| fixture["cases"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap().clone();
+    let flash = case("tiles_causal_3_2");
+    let viz = Viz::new(&flash["config"].to_string()).unwrap();
+    let head = flash["config"]["head"].as_u64().unwrap();
+    let context = &flash["expect"][format!("heads.{head}.context")];
+    let (mut lasts, mut s) = (0, 0);
+    while let Some(tile) = viz.flash_tile(s).unwrap() {
+        let tile: JsValue = tile.into();
+        if get(&tile, "last").as_bool().unwrap() {
+            let r0 = js_sys::Array::from(&get(&tile, "rows")).get(0).as_f64().unwrap() as usize;
+            let rows = js_sys::Array::from(&get(&tile, "normalized"));
+            for r in 0..rows.length() {
+                let got = Float64Array::from(rows.get(r)).to_vec();
+                for (c, g) in got.iter().enumerate() {
+                    let want = number(&context[r0 + r as usize][c]);
+                    assert!((g - want).abs() <= 1e-12 * want.abs().max(1e-300), "step {s} [{r}][{c}]: {g} vs {want}");
+                }
+            }
+            assert!(get(&tile, "diff").as_f64().unwrap() <= 1e-15);
+            lasts += 1;
+        }
+        assert_eq!(get(&tile, "count").as_f64(), Some(12.0));
+        s += 1;
+    }
+    assert_eq!((s, lasts), (12, 3));
+    let canvas = canvas(400, 300);
+    viz.render("scaled", canvas.clone(), 1.0, false, None, vec![3, 0, 2, 3, 4], true, None, None).unwrap();
+    assert!(message(
+        viz.render("scaled", canvas.clone(), 1.0, false, None, vec![4, 0, 0, 1, 1], true, None, None).unwrap_err()
+    )
+    .contains("3 (FlashAttention's tile)"));
+    // No decode step here: no decode views, and the causal mask's reason is the core's.
+    assert!(viz.to_svg("decode.weights", None, None, None).is_err());
+    let decode = case("decode_step_3");
+    let mut plain = decode["config"].clone();
+    plain.as_object_mut().unwrap().remove("mask");
+    plain.as_object_mut().unwrap().remove("decode_step");
+    let viz = Viz::new(&plain.to_string()).unwrap();
+    let why = viz.fields_problem(r#"{"decode_step": 0}"#).unwrap();
+    assert!(why.starts_with("decode_step needs mask \"causal\""), "{why}");
+    assert_eq!(viz.fields_problem(r#"{"mask": "causal", "decode_step": 0}"#), None);
+    assert!(!viz.config_json().contains("decode_step"), "asking changes nothing");
+    let viz = Viz::new(&decode["config"].to_string()).unwrap();
+    for v in ["decode.q", "decode.k_cache", "decode.v_cache", "decode.scores", "decode.weights", "decode.context"] {
+        viz.render(v, canvas.clone(), 1.0, true, None, vec![], true, None, None).unwrap();
+    }
+}

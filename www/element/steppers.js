@@ -47,9 +47,10 @@ export class Steppers {
   /** Which panels show: those `views` names; without it, those the config uses (the core's rule), kept once shown. */
   shown() {
     const { host } = this;
+    // Generation and tiles are of self-attention's n × n scores: encoder–decoder attention has one query.
+    if (host._state.config.mechanism !== 'self') return new Set();
     const panels = host._state.panels;
     if (panels) return new Set(STEPPER_PANELS.filter((p) => panels.has(p)));
-    if (host._state.config.mechanism !== 'self') return new Set();
     this.sticky ??= new Set();
     for (const p of host._state.used ?? []) if (STEPPER_PANELS.includes(p)) this.sticky.add(p);
     return new Set(this.sticky);
