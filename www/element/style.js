@@ -221,6 +221,7 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 /* ---- steppers.js: the decode and flash panels (a stepper: ← the step →; the core's heatmaps; m, l, o tables) ---- */
 .steppers { display: flex; flex-direction: column; gap: 14px; }
 .steppers .panel { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
+.steppers .panel > button { align-self: flex-start; }
 .steppers .hint { margin: 0; font-size: 12px; color: var(--av-muted); max-width: 90ch; }
 .stepper { display: inline-flex; gap: 6px; align-items: center; }
 .stepper button.step { min-width: 40px; min-height: 36px; touch-action: manipulation; }
