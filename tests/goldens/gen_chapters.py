@@ -167,7 +167,9 @@ def reference(config, first=0):
         q = k = v = x
     out.update(q=q, k=k, v=v)
     d_k, d_v = q.shape[1] // h, v.shape[1] // kv
-    scale = math.sqrt(d_k) if config.get("scale", "sqrt_dk") == "sqrt_dk" else 1.0
+    # The documents' default: ÷√d_k with projections, no scaling without (chapter 3's document 002).
+    scale = config.get("scale", "sqrt_dk" if "w_q" in config else "none")
+    scale = math.sqrt(d_k) if scale == "sqrt_dk" else 1.0
     ok = attended(config, n)
     heads = []
     for i in range(h):
@@ -375,7 +377,7 @@ def main():
         "none.a": none10["weights"][0].tolist(),
         # RoPE
         "rope.s01": r[0, 1], "rope.s34": r[3, 4], "rope.s10": r[1, 0], "rope.s43": r[4, 3],
-        "rope.diag_a": r[0, 0], "rope.diag_rose": r[1, 1],
+        "rope.diag_a": r[0, 0],
         "sin_shift.s01": sin_shift["scores"][0, 1],
         "sin.s01": s10["scores"][0, 1],
         # ALiBi
@@ -389,7 +391,6 @@ def main():
         "gqa.h1.w1": g11["heads.1.weights"][0].tolist(),
         "gqa.h3.w1": g11["heads.3.weights"][0].tolist(),
         "gqa_wk.h0.w1": gk["heads.0.weights"][0].tolist(),
-        "gqa_wk.h1.w1": gk["heads.1.weights"][0].tolist(),
         # KV cache
         "decode.weights": d11["decode.weights"].tolist(),
         "decode.context": d11["decode.context"].tolist(),
@@ -401,7 +402,6 @@ def main():
         "decode_next.recompute_cost": tries["decode-next"]["decode.recompute_cost"],
         # Chapter 12
         "win.last": w12[7].tolist(),
-        "win.sink_col": w12[:, 0].tolist(),
         "win_nosink.last": n12[7].tolist(),
         "causal.last": causal12[7].tolist(),
         "win.kept": int(attended(FIGURES["chapter-12"], 8).sum()),
