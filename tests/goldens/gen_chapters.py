@@ -397,6 +397,8 @@ def main():
         "decode.cache_size": d11["decode.cache_size"],
         "decode.cache_size_mha": (2 + 1) * 4 * (2 + 2),
         "decode.recompute_cost": d11["decode.recompute_cost"],
+        # With the cache, step t projects only token t's key and value: d_model · kv_heads · (d_k + d_v).
+        "decode.new_token_cost": d11["decode.recompute_cost"] / (d11["decode.step"] + 1),
         "decode_next.weights": tries["decode-next"]["decode.weights"].tolist(),
         "decode_next.cache_size": tries["decode-next"]["decode.cache_size"],
         "decode_next.recompute_cost": tries["decode-next"]["decode.recompute_cost"],
