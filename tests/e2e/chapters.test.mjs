@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, typeInCell, fixture } from './harness.mjs';
+import { open, done, typeInCell, fixture, pageHelpers } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
@@ -200,6 +200,8 @@ test('chapter 11, sharing keys: typing into W_K moves the two heads that share i
     // The reader's own keyboard: the cell is there today.
     await typeInCell(page, id, 'w_k', 1, 0, '0');
     assert.deepEqual(await settle(page, id, t.trace), [], t.how);
+    await page.evaluate(pageHelpers);
+    assert.deepEqual(await page.evaluate(() => T.focus()), { doc: id, shadow: 'cell w_k:1:0' }, 'the keyboard stays in the cell');
     assert.deepEqual((await page.evaluate((i) => document.getElementById(i).config, id)).w_k, t.config.w_k);
     const gold = GOLD.figures[id].trace;
     const now = await traceOf(page, id);

@@ -366,6 +366,7 @@ def main():
     ones_steps = [ones[f"flash.steps.{s}.o"] / ones[f"flash.steps.{s}.l"][:, None] for s in range(16) if s % 4 == 3]
     assert np.allclose(np.vstack(ones_steps), ones["context"], rtol=1e-13, atol=0)
 
+    rows13, cols13 = FIGURES["chapter-13"]["tiles"]
     n_long = 4096
     tile = 128
     d_head = 128
@@ -395,7 +396,9 @@ def main():
         "decode.weights": d11["decode.weights"].tolist(),
         "decode.context": d11["decode.context"].tolist(),
         "decode.cache_size": d11["decode.cache_size"],
-        "decode.cache_size_mha": (2 + 1) * 4 * (2 + 2),
+        # Four K/V heads (one per query head) of the same widths: (t + 1) · heads · (d_k + d_v).
+        "decode.cache_size_mha": d11["decode.cache_size"] / FIGURES["chapter-11-decode"]["kv_heads"]
+        * FIGURES["chapter-11-decode"]["heads"],
         "decode.recompute_cost": d11["decode.recompute_cost"],
         # With the cache, step t projects only token t's key and value: d_model · kv_heads · (d_k + d_v).
         "decode.new_token_cost": d11["decode.recompute_cost"] / (d11["decode.step"] + 1),
@@ -407,18 +410,18 @@ def main():
         "win_nosink.last": n12[7].tolist(),
         "causal.last": causal12[7].tolist(),
         "win.kept": int(attended(FIGURES["chapter-12"], 8).sum()),
-        "causal.kept": 8 * 9 // 2,
+        "causal.kept": int(attended(long(mask="causal"), 8).sum()),
         # Chapter 13
         "flash.scaled0": f13["scaled"][0].tolist(),
         "flash.m": [s["m"].tolist() for s in steps13],
         "flash.l": [s["l"].tolist() for s in steps13],
         "flash.rescale": math.exp(steps13[0]["m"][0] - steps13[1]["m"][0]),
         "flash.context": f13["context"].tolist(),
-        "flash.memory": 2 * 2 + 2 * 3,
-        "flash.n2": 16,
+        "flash.memory": rows13 * cols13 + rows13 * np.shape(f13["context"])[1],
+        "flash.n2": np.shape(f13["scaled"])[0] * np.shape(f13["scaled"])[1],
         "flash.long_memory": tile * tile + tile * d_head,
         "flash.long_n2": n_long * n_long,
-        "flash.ones_steps": 16,
+        "flash.ones_steps": sum(1 for k in ones if k.startswith("flash.steps.") and k.endswith(".m")),
     }
     quotes = {k: v for k, v in quotes.items() if v is not None}
 
