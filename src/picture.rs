@@ -19,8 +19,10 @@ use plotters::prelude::*;
 pub const MAX_WIDTH: f64 = 960.0;
 const PAD: f64 = 8.0;
 const GUTTER: f64 = 24.0;
-/// The largest thumbnail of a model's grid in the picture, in raster pixels (shown up to 3 times as large).
+/// The largest thumbnail of a model's grid in the picture, in raster pixels (max-pooled beyond), and the largest it is
+/// shown, in CSS pixels (each raster pixel a whole number of them).
 pub const PICTURE_THUMB: usize = 16;
+pub const PICTURE_THUMB_SHOWN: usize = 48;
 /// The caption under every picture: what it is, and that the live figure takes its place.
 pub const CAPTION: &str = "static picture · the interactive figure replaces it when scripts run";
 
@@ -206,15 +208,18 @@ pub fn heatmap_svg(view: &View, style: &Style) -> Result<(String, f64, f64), Str
 /// Every head of a model as the element's grid draws them (`model::grid`: max-pooled thumbnails, each head's
 /// colours up to its own largest weight), with layer and head numbers and the drawn head outlined.
 fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &Style) -> (String, f64, f64) {
-    let [layers, heads, _, _] = stack.shape();
+    let [layers, heads, n, m] = stack.shape();
     let (left, top) = (30.0, 34.0);
-    // The thumbnails' room on the page, and the raster drawn for it: at most PICTURE_THUMB pixels a head (max-pooled,
-    // as the element's grid), shown `scale` times as large: a 12 × 12 grid of 64-token heads is then ~46,000
-    // pixels, not 600,000 (a notebook carries its picture in every copy of the output).
-    let room = (((MAX_WIDTH - left - PAD) / heads as f64) - 4.0).clamp(1.0, 64.0) as usize;
-    let raster = room.min(PICTURE_THUMB);
-    let scale = (room / raster).clamp(1, 3);
-    let gap = 4usize.div_ceil(scale);
+    // The thumbnails' room on the page, and the raster drawn for it: at most PICTURE_THUMB pixels a head, max-pooled
+    // beyond (as the element's grid), shown `scale` times as large, up to PICTURE_THUMB_SHOWN: a
+    // 12 × 12 grid of 64-token heads is then ~46,000 pixels, not 600,000 (a notebook carries its picture in every
+    // copy of the output).
+    let room = (((MAX_WIDTH - left - PAD) / heads as f64) - 4.0).clamp(1.0, PICTURE_THUMB_SHOWN as f64) as usize;
+    let cells = n.max(m);
+    // A small head: a whole number of pixels a cell, so its cells are equal squares.
+    let raster = if cells <= PICTURE_THUMB { cells * (PICTURE_THUMB / cells) } else { PICTURE_THUMB }.min(room);
+    let scale = (room / raster).clamp(1, 4);
+    let gap = ((4.0 / scale as f64).round() as usize).max(1);
     let grid = model::grid(stack, raster, gap, style.palette.as_deref(), &style.theme);
     let scale = scale as f64;
     let (thumb, gap) = (grid.thumb as f64 * scale, grid.gap as f64 * scale);

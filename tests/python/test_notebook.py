@@ -7,6 +7,7 @@ import base64
 import json
 import re
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,6 +181,12 @@ def test_eleven_figure_notebook_sizes(kernel, capsys):
     assert all(len(o) < 40_000 for o in outputs[1:])
     # The stack's picture: a thumbnail grid, not 600,000 pixels.
     assert len(re.search(r"<img [^>]*>", big.decode()).group(0)) < 150_000
+    # The README's "saves at about 2.6 MB" and "such a notebook is about 3.6 MB": within 0.1 MB of the outputs.
+    readme = (Path(__file__).resolve().parents[2] / "python" / "README.md").read_text(encoding="utf-8")
+    causal_mb = float(re.search(r"float32 weights saves at about ([\d.]+) MB", readme).group(1))
+    dense_mb = float(re.search(r"such a notebook is about ([\d.]+) MB", readme).group(1))
+    assert abs(causal_mb * 1e6 - total) < 100_000, total
+    assert abs(dense_mb * 1e6 - (total - len(big) + len(dense_html))) < 100_000, total - len(big) + len(dense_html)
     # The dense stack: its float32 bytes deflated (no more), as base64.
     grouped = np.frombuffer(dense.astype("<f4").tobytes(), np.uint8).reshape(-1, 4).T.tobytes()
     z = zlib.compressobj(6, zlib.DEFLATED, -15)
