@@ -145,7 +145,8 @@ def test_show_attention_draws_live(tmp_path):
     build = (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
     if "key_tokens" not in build:
         pytest.skip("dist/ predates mechanism \"weights\": run `make dist`")
-    # 864 values: the element's attribute carries them as base64 of float64, which the element decodes.
+    # 864 float32 values: the attribute carries them as float32 bytes (deflated), which the element decodes into
+    # their shortest decimals.
     a = np.random.default_rng(5).random((2, 3, 12, 12)).astype(np.float32)
     a /= a.sum(-1, keepdims=True)
     tokens = "the cat sat on the mat and the dog lay by it".split()
