@@ -220,7 +220,7 @@ def engine_wanted(mark: bool = False) -> bool:
 
 
 class Engine:
-    """``av.init_notebook()``'s output: the single-file build, for a notebook whose output that carried it is gone."""
+    """``av.init_notebook()``'s output: the engine, for a notebook whose output that carried it is gone."""
 
     def __repr__(self) -> str:
         return "<attention_viz engine: display it (a cell's last line) to load the live figures>"
