@@ -2,6 +2,7 @@
 
 Copies the single-file build dist/attention-viz.inline.js and the shipped core dist/pkg/attention_viz_bg.wasm (the
 one the page loads; Python runs it through wasmtime: python/attention_viz/_core.py) into python/attention_viz/static/,
+writes the engine the HTML outputs carry (static/attention-viz.engine.js: that build deflated, scripts/python-assets.mjs),
 then runs
 `python -m build --wheel --no-isolation python --outdir dist-python` (not dist/: that folder is the npm package, and
 everything in it would be published). Run with the .venv's Python from the repo root.
@@ -24,6 +25,12 @@ for need in (build, core):
 static.mkdir(parents=True, exist_ok=True)
 shutil.copyfile(build, static / "attention-viz.inline.js")
 shutil.copyfile(core, static / "attention_viz_bg.wasm")
+# The notebooks' engine: the same build, its .wasm and text deflated (scripts/python-assets.mjs).
+engine = subprocess.run(["node", str(root / "scripts" / "python-assets.mjs"), str(build), str(static / "attention-viz.engine.js")],
+                        cwd=root, capture_output=True, text=True)
+if engine.returncode:
+    sys.exit(f"wheel: scripts/python-assets.mjs failed:\n{engine.stdout}{engine.stderr}")
+print(engine.stdout.strip())
 (static / "assets.json").unlink(missing_ok=True)  # what older builds wrote: the core now answers at run time
 shutil.copyfile(root / "LICENSE", root / "python" / "LICENSE")  # the wheel's licence file (git-ignored copy)
 

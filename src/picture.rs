@@ -19,6 +19,10 @@ use plotters::prelude::*;
 pub const MAX_WIDTH: f64 = 960.0;
 const PAD: f64 = 8.0;
 const GUTTER: f64 = 24.0;
+/// The largest thumbnail of a model's grid in the picture, in raster pixels (max-pooled beyond), and the largest it is
+/// shown, in CSS pixels (each raster pixel a whole number of them).
+pub const PICTURE_THUMB: usize = 16;
+pub const PICTURE_THUMB_SHOWN: usize = 48;
 /// The caption under every picture: what it is, and that the live figure takes its place.
 pub const CAPTION: &str = "static picture · the interactive figure replaces it when scripts run";
 
@@ -204,11 +208,21 @@ pub fn heatmap_svg(view: &View, style: &Style) -> Result<(String, f64, f64), Str
 /// Every head of a model as the element's grid draws them (`model::grid`: max-pooled thumbnails, each head's
 /// colours up to its own largest weight), with layer and head numbers and the drawn head outlined.
 fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &Style) -> (String, f64, f64) {
-    let [layers, heads, _, _] = stack.shape();
-    let (left, top, gap) = (30.0, 34.0, 4usize);
-    let thumb = (((MAX_WIDTH - left - PAD) / heads as f64) - gap as f64).clamp(1.0, 64.0) as usize;
-    let grid = model::grid(stack, thumb, gap, style.palette.as_deref(), &style.theme);
-    let (thumb, gap) = (grid.thumb as f64, grid.gap as f64);
+    let [layers, heads, n, m] = stack.shape();
+    let (left, top) = (30.0, 34.0);
+    // The thumbnails' room on the page, and the raster drawn for it: at most PICTURE_THUMB pixels a head, max-pooled
+    // beyond (as the element's grid), shown `scale` times as large, up to PICTURE_THUMB_SHOWN: a
+    // 12 × 12 grid of 64-token heads is then ~46,000 pixels, not 600,000 (a notebook carries its picture in every
+    // copy of the output).
+    let room = (((MAX_WIDTH - left - PAD) / heads as f64) - 4.0).clamp(1.0, PICTURE_THUMB_SHOWN as f64) as usize;
+    let cells = n.max(m);
+    // A small head: a whole number of pixels a cell, so its cells are equal squares.
+    let raster = if cells <= PICTURE_THUMB { cells * (PICTURE_THUMB / cells) } else { PICTURE_THUMB }.min(room);
+    let scale = (room / raster).clamp(1, 4);
+    let gap = ((4.0 / scale as f64).round() as usize).max(1);
+    let grid = model::grid(stack, raster, gap, style.palette.as_deref(), &style.theme);
+    let scale = scale as f64;
+    let (thumb, gap) = (grid.thumb as f64 * scale, grid.gap as f64 * scale);
     let text = hex(style.theme.text);
     let mut out = format!(
         r#"<text x="{left}" y="15" font-size="13" font-weight="600" fill="{text}">every head: {layers} layer{} × {heads} head{}</text>"#,
@@ -235,8 +249,8 @@ fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &
         &png(grid.width as usize, grid.height as usize, &rgb),
         left,
         top,
-        grid.width as f64,
-        grid.height as f64,
+        grid.width as f64 * scale,
+        grid.height as f64 * scale,
         true,
     );
     let (x, y) = (left + head as f64 * (thumb + gap), top + layer as f64 * (thumb + gap));
@@ -248,7 +262,7 @@ fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &
         thumb + 3.0,
         hex(style.theme.accent)
     );
-    (out, left + grid.width as f64, top + grid.height as f64 + 4.0)
+    (out, left + grid.width as f64 * scale, top + grid.height as f64 * scale + 4.0)
 }
 
 /// plotters writes each text on a line of its own inside its element (`<text …>\n0.24\n</text>`): the picture's
@@ -305,11 +319,28 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// An RGB PNG, its pixels in stored (uncompressed) deflate blocks: the core carries no compressor, and the
-/// Python package deflates these images with zlib before it sends the picture (`_core.compress_images`).
+/// A PNG of RGB pixels, its pixels in stored (uncompressed) deflate blocks: the core carries no compressor, and the
+/// Python package deflates these images with zlib before it sends the picture (`_core.compress_images`). With 256
+/// colours or fewer (a heatmap's cells are palette colours) it is an indexed PNG: one byte a pixel, not three.
 pub fn png(width: usize, height: usize, rgb: &[u8]) -> Vec<u8> {
-    let mut raw = Vec::with_capacity(height * (width * 3 + 1));
-    for row in rgb.chunks_exact(width * 3).take(height) {
+    let mut colours: Vec<[u8; 3]> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let mut indexed = Vec::with_capacity(width * height);
+    for p in rgb.chunks_exact(3).take(width * height) {
+        let c = [p[0], p[1], p[2]];
+        let i = *index.entry(c).or_insert_with(|| {
+            colours.push(c);
+            colours.len() - 1
+        });
+        if colours.len() > 256 {
+            break;
+        }
+        indexed.push(i as u8);
+    }
+    let paletted = colours.len() <= 256 && width * height > 0;
+    let (pixels, bytes_per_pixel) = if paletted { (&indexed[..], 1) } else { (rgb, 3) };
+    let mut raw = Vec::with_capacity(height * (width * bytes_per_pixel + 1));
+    for row in pixels.chunks_exact(width * bytes_per_pixel).take(height) {
         raw.push(0); // filter: none
         raw.extend_from_slice(row);
     }
@@ -330,8 +361,11 @@ pub fn png(width: usize, height: usize, rgb: &[u8]) -> Vec<u8> {
     let mut ihdr = Vec::with_capacity(13);
     ihdr.extend_from_slice(&(width as u32).to_be_bytes());
     ihdr.extend_from_slice(&(height as u32).to_be_bytes());
-    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]); // 8-bit RGB
+    ihdr.extend_from_slice(&[8, if paletted { 3 } else { 2 }, 0, 0, 0]); // 8-bit indexed or RGB
     chunk(&mut out, b"IHDR", &ihdr);
+    if paletted {
+        chunk(&mut out, b"PLTE", &colours.concat());
+    }
     chunk(&mut out, b"IDAT", &z);
     chunk(&mut out, b"IEND", &[]);
     out

@@ -79,3 +79,102 @@ fn ffi_refuses_with_the_cores_message_and_computes_flat_matrices() {
     assert_eq!(code, 1);
     assert!(message.contains("at most 8388608 are supported"), "{message}");
 }
+
+/// The PNGs of a picture (its `<image href="data:image/png;base64,…">`s) decoded: (width, height, RGB pixels). The core
+/// writes them with stored deflate blocks, read here by hand; an indexed PNG's pixels through its PLTE.
+fn pngs(svg: &str) -> Vec<(usize, usize, bool, Vec<[u8; 3]>)> {
+    let b64 = |s: &str| -> Vec<u8> {
+        let value = |c: u8| match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            _ => 63,
+        };
+        let clean: Vec<u8> = s.bytes().filter(|&c| c != b'=').collect();
+        let mut out = Vec::new();
+        for chunk in clean.chunks(4) {
+            let n = chunk.iter().enumerate().fold(0u32, |n, (i, &c)| n | (value(c) as u32) << (18 - 6 * i));
+            out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+        }
+        out
+    };
+    svg.split("data:image/png;base64,")
+        .skip(1)
+        .map(|rest| {
+            let png = b64(&rest[..rest.find('"').unwrap()]);
+            let (mut at, mut ihdr, mut plte, mut z) = (8, vec![], vec![], vec![]);
+            while at < png.len() {
+                let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+                let (kind, body) = (&png[at + 4..at + 8], &png[at + 8..at + 8 + len]);
+                match kind {
+                    b"IHDR" => ihdr = body.to_vec(),
+                    b"PLTE" => plte = body.to_vec(),
+                    b"IDAT" => z.extend_from_slice(body),
+                    _ => {}
+                }
+                at += 12 + len;
+            }
+            let (w, h) = (u32::from_be_bytes(ihdr[0..4].try_into().unwrap()) as usize, u32::from_be_bytes(ihdr[4..8].try_into().unwrap()) as usize);
+            let mut raw = Vec::new();
+            let mut at = 2; // zlib header; then stored blocks: BFINAL/BTYPE byte, LEN, NLEN, the bytes
+            loop {
+                let last = z[at] & 1 == 1;
+                let len = u16::from_le_bytes([z[at + 1], z[at + 2]]) as usize;
+                raw.extend_from_slice(&z[at + 5..at + 5 + len]);
+                at += 5 + len;
+                if last {
+                    break;
+                }
+            }
+            let indexed = ihdr[9] == 3;
+            let bpp = if indexed { 1 } else { 3 };
+            let mut pixels = Vec::with_capacity(w * h);
+            for row in raw.chunks_exact(w * bpp + 1) {
+                assert_eq!(row[0], 0, "filter none");
+                for p in row[1..].chunks_exact(bpp) {
+                    let i = p[0] as usize * 3;
+                    pixels.push(if indexed { [plte[i], plte[i + 1], plte[i + 2]] } else { [p[0], p[1], p[2]] });
+                }
+            }
+            (w, h, indexed, pixels)
+        })
+        .collect()
+}
+
+#[test]
+fn a_model_s_grid_is_max_pooled_thumbnails_in_an_indexed_png() {
+    use attention_viz::heatmap::{draw::Theme, model};
+    // 12 × 12 heads of 64 tokens: each thumbnail 16 raster pixels (4 × 4 cells, their largest weight), shown 3 times
+    // as large; the PNG's pixels are the element's grid raster's (`model::grid`), through a palette.
+    let (layers, heads, n) = (12, 12, 64);
+    let mut seed = 7u64;
+    let data: Vec<f64> = (0..layers * heads * n * n)
+        .map(|_| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 / n as f64
+        })
+        .collect();
+    let stack = attention_viz::weights::Stack::new(layers, heads, n, n, data.clone()).unwrap();
+    let rows: Vec<Vec<Vec<Vec<f64>>>> = data
+        .chunks(heads * n * n)
+        .map(|l| l.chunks(n * n).map(|h| h.chunks(n).map(<[f64]>::to_vec).collect()).collect())
+        .collect();
+    let config = Config::from_json(&serde_json::json!({"attention": rows}).to_string()).unwrap();
+    let trace = attention::compute(&config).unwrap();
+    let (svg, _) = picture::picture(&config, &trace, &Options::default()).unwrap();
+    let images = pngs(&svg);
+    let grid = model::grid(&stack, picture::PICTURE_THUMB, 1, None, &Theme::light());
+    assert_eq!((grid.thumb, grid.gap), (16, 1));
+    let (w, h, indexed, pixels) = images.iter().find(|i| i.0 == grid.width as usize).expect("the grid's PNG").clone();
+    assert_eq!((w, h, indexed), (12 * 16 + 11, 12 * 16 + 11, true));
+    let want: Vec<[u8; 3]> = grid.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
+    assert!(pixels == want, "the PNG's pixels are not the grid raster's");
+    assert!(svg.contains(&format!(r#"width="{:.1}" height="{:.1}""#, (w * 3) as f64, (h * 3) as f64)), "not shown 3 times as large");
+
+    // A small head: a whole number of pixels a cell (10 tokens: 1 pixel, shown 4 times as large).
+    let small = serde_json::json!({"attention": vec![vec![vec![vec![0.1; 10]; 10]; 4]; 2]});
+    let config = Config::from_json(&small.to_string()).unwrap();
+    let (svg, _) = picture::picture(&config, &attention::compute(&config).unwrap(), &Options::default()).unwrap();
+    assert!(pngs(&svg).iter().any(|i| (i.0, i.1) == (4 * 10 + 3, 2 * 10 + 1)), "{:?}", pngs(&svg).iter().map(|i| (i.0, i.1)).collect::<Vec<_>>());
+}

@@ -33,10 +33,14 @@ def _with_preset(fields: dict, preset) -> dict:
     return {**base, **fields}
 
 
-def config_of(fields: dict, check: bool = True) -> dict:
+def config_of(fields: dict, check: bool = True, float32: set | None = None) -> dict:
     """The config from Python values (conversion only), checked by the core: ``ValueError`` with its message.
-    ``check=False``: only its shapes (the caller's next call into the core validates it anyway)."""
+    ``check=False``: only its shapes (the caller's next call into the core validates it anyway). ``float32``: a set
+    this adds the fields given as float32 or narrower arrays to (their values become float32s' shortest decimals)."""
     given = {k: _config.to_numpy(v) for k, v in fields.items() if v is not None}
+    if float32 is not None:
+        float32.update(k for k, v in given.items()
+                       if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.dtype.itemsize <= 4)
     _core.check_declared(given)  # a stack over the limit is refused from its shape, before its values are read
     config = {k: _config.prepare(v, k) for k, v in given.items()}
     if check:
@@ -44,8 +48,9 @@ def config_of(fields: dict, check: bool = True) -> dict:
     return config
 
 
-def split(kwargs: dict, preset=None) -> tuple[dict, dict]:
-    """(the checked config, as plain JSON values; the element attributes) from ``show``'s keyword arguments."""
+def split(kwargs: dict, preset=None, float32: set | None = None) -> tuple[dict, dict]:
+    """(the checked config, as plain JSON values; the element attributes) from ``show``'s keyword arguments;
+    ``float32`` as ``config_of``'s."""
     fields, opts = {}, {}
     known = _config.fields()
     for key, value in kwargs.items():
@@ -56,7 +61,7 @@ def split(kwargs: dict, preset=None) -> tuple[dict, dict]:
         else:
             raise _config.unknown_field(key, known + _config.OPTIONS, "config field or element option")
     options = _config.options(opts)
-    return _config.plain(config_of(_with_preset(fields, preset))), options
+    return _config.plain(config_of(_with_preset(fields, preset), float32=float32)), options
 
 
 def show(preset=None, **kwargs) -> Figure:
@@ -65,8 +70,9 @@ def show(preset=None, **kwargs) -> Figure:
     ``height``, ``editable``, ``theme``, ``contrast``) as keyword arguments too.
     Arrays may be NumPy, torch, jax, pandas or nested lists. Raises ``ValueError``
     with the core's message (the one ``compute()`` throws in the page) for a config it refuses."""
-    config, opts = split(kwargs, preset)
-    return Figure(config, opts)
+    narrow = set()
+    config, opts = split(kwargs, preset, narrow)
+    return Figure(config, opts, float32=narrow)
 
 
 def compute(config: dict | None = None, preset=None, **fields) -> dict:
@@ -129,4 +135,5 @@ def show_attention(attention, tokens=None, key_tokens=None, *, layer=None, head=
             raise _config.unknown_field(key, _config.OPTIONS + ("tokens", "key_tokens", "layer", "head", "query"),
                                         "argument")
     options = _config.options(element_options)
-    return Figure(_config.plain(config_of(fields)), options)
+    narrow = set()
+    return Figure(_config.plain(config_of(fields, float32=narrow)), options, float32=narrow)

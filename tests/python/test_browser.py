@@ -141,16 +141,19 @@ mod.default.render({ model, el: document.getElementById('host') });
     assert w.config["embeddings"][1] == [0, 5, 0]
 
 
-def test_show_attention_draws_live(tmp_path):
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_show_attention_draws_live(tmp_path, dtype):
     build = (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
     if "key_tokens" not in build:
         pytest.skip("dist/ predates mechanism \"weights\": run `make dist`")
-    # 864 values: the element's attribute carries them as base64 of float64, which the element decodes.
-    a = np.random.default_rng(5).random((2, 3, 12, 12)).astype(np.float32)
+    # 864 values: the attribute carries them as float32 or float64 bytes, byte-grouped and deflated (a causal
+    # stack's zeros deflate), which the element decodes: float32 into their shortest decimals, float64 as they are.
+    a = np.tril(np.random.default_rng(5).random((2, 3, 12, 12))).astype(dtype)
     a /= a.sum(-1, keepdims=True)
     tokens = "the cat sat on the mat and the dog lay by it".split()
     path = av.show_attention(a, tokens=tokens, layer=1, head=2).save_html(tmp_path / "w.html")
-    assert '&quot;base64&quot;:' in Path(path).read_text(encoding="utf-8")
+    assert f'&quot;dtype&quot;:&quot;{dtype}&quot;' in Path(path).read_text(encoding="utf-8")
+    assert '&quot;deflate&quot;:true' in Path(path).read_text(encoding="utf-8")
     script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
         "weights: r.querySelector('attention-viz').trace?.weights ?? null",
         "weights: r.querySelector('attention-viz').trace.attention")
@@ -158,4 +161,4 @@ def test_show_attention_draws_live(tmp_path):
     assert got["errors"] == []
     (fig,) = got["out"]
     assert fig["picture"] == "none" and fig["mechanism"] == "weights"
-    np.testing.assert_array_equal(fig["weights"], a.astype(str).astype(np.float64))  # bit for bit
+    np.testing.assert_array_equal(fig["weights"], a.astype(str).astype(np.float64) if dtype == "float32" else a)  # bit for bit

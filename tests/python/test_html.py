@@ -1,11 +1,13 @@
 """Figure's HTML: the picture (an <img> whose SVG holds the right numbers), the element with its
-config escaped, the inline build, the page save_html writes."""
+config escaped, the engine (the build, deflated), the page save_html writes."""
 
 import base64
 import json
 import re
 import xml.etree.ElementTree as ET
+import zlib
 from html.parser import HTMLParser
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -37,6 +39,15 @@ class Tags(HTMLParser):
     def handle_data(self, data):
         if self._in is not None:
             self._in.append(data)
+
+
+
+def engine_parts(text):
+    """The engine's two payloads (scripts/python-assets.mjs), inflated: (the .wasm's bytes, the build's script)."""
+    payloads = [zlib.decompress(base64.b64decode(b), -15) for b in re.findall(r'"([A-Za-z0-9+/=]{10000,})"', text)]
+    (wasm,) = [p for p in payloads if p.startswith(b"\0asm")]
+    (js,) = [p.decode("utf-8") for p in payloads if not p.startswith(b"\0asm")]
+    return wasm, js
 
 
 def picture_svg(html_text):
@@ -78,8 +89,9 @@ def test_repr_html_holds_picture_element_and_script(seed_values):
         assert token in got
     # The build, once, guarded, with nothing in it that would end the <script> early.
     (build,) = [t for t in tags.scripts if t.startswith("if (!window.AttentionViz) {")]
-    assert "globalThis.AttentionViz=" in build and 'customElements.define("attention-viz"' in build
-    assert len(build) > 500_000
+    wasm, js = engine_parts(build)
+    assert "globalThis.AttentionViz=" in js and 'customElements.define("attention-viz"' in js
+    assert wasm == resources.files("attention_viz").joinpath("static/attention_viz_bg.wasm").read_bytes()
     assert not re.search(r"</script", build, re.I)
     assert len(tags.scripts) == 2  # the build and the reveal of the live figure
     el = [a for t, a in tags.tags if t == "attention-viz"][0]
@@ -232,7 +244,7 @@ def test_save_html_writes_a_standalone_page(tmp_path):
     assert path == str(tmp_path / "fig.html")
     assert text.startswith("<!doctype html>") and "<meta charset=\"utf-8\">" in text
     assert text.count("<attention-viz ") == 1 and text.count("<img") == 1
-    assert "globalThis.AttentionViz=" in text
+    assert "globalThis.AttentionViz=" in engine_parts(text)[1]
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text
 
 

@@ -36,11 +36,19 @@ def test_static_build_and_assets_are_inside():
     assert core == (ROOT / "dist" / "pkg" / "attention_viz_bg.wasm").read_bytes()
     assert sorted(av.presets()) == ["seed-000", "seed-001", "seed-002", "seed-003"]
     assert not static.joinpath("assets.json").is_file()
+    # The notebooks' engine: that build, deflated (scripts/python-assets.mjs), a loader around it.
+    engine = static.joinpath("attention-viz.engine.js").read_text(encoding="utf-8")
+    assert engine.startswith("/*! attention-viz engine for notebooks") and len(engine) < len(build) / 2
 
 
-def test_readme_s_size_of_the_build_is_true():
-    # The README says "over a megabyte" rather than a number that drifts with every change of the core.
-    size = len(resources.files("attention_viz").joinpath("static/attention-viz.inline.js").read_bytes())
+def test_readme_s_sizes_of_the_build_and_the_engine_are_true():
+    static = resources.files("attention_viz").joinpath("static")
+    build = len(static.joinpath("attention-viz.inline.js").read_bytes())
+    engine = len(static.joinpath("attention-viz.engine.js").read_bytes())
     readme = (ROOT / "python" / "README.md").read_text(encoding="utf-8")
-    assert "over a megabyte" in readme and "800 KB" not in readme
-    assert 1_000_000 < size < 2_000_000, size
+    assert "800 KB" not in readme and "over a megabyte" not in readme
+    # "deflated, about 0.7 MB (the build itself is about 1.6 MB": each within 0.05 MB of what is in the wheel.
+    said = re.search(r"deflated, about ([\d.]+) MB \(the build itself is about ([\d.]+) MB", readme)
+    assert said, "the README no longer says the engine's and the build's sizes"
+    assert abs(float(said.group(1)) * 1e6 - engine) < 50_000, engine
+    assert abs(float(said.group(2)) * 1e6 - build) < 50_000, build

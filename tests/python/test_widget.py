@@ -21,7 +21,7 @@ def test_traitlets_exist_and_sync():
     assert w.config == av.show(preset="seed-001").config
     assert w.options == {"views": "weights", "theme": "light"}
     assert w.trace is None
-    assert "export default" in w._esm and "globalThis.AttentionViz=" in w._esm
+    assert "export default" in w._esm and "attention-viz engine for notebooks" in w._esm  # the engine: the build, deflated
     state = w.get_state()
     assert state["config"] == w.config
 

@@ -63,6 +63,7 @@ import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Model } from './model.js';
 import { State } from './state.js';
+import { inflateSync } from '../../node_modules/fflate/esm/browser.js';
 
 export { parseCell } from './cells.js';
 
@@ -81,23 +82,56 @@ function isState(value) {
 }
 
 /**
- * A config as Python's package writes it: a big numeric field may be `{dtype: 'float64', shape, base64}` (its values as
- * little-endian float64, exact and a third of their JSON's size), made back into the nested arrays its JSON would hold
- * before anything reads the config. Any other value is the core's to judge, as it is.
+ * A config as Python's package writes it (python/attention_viz/_figure.py `packed`): a big numeric field may be
+ * `{dtype: 'float64' | 'float32', shape, base64, deflate?}`, its values' little-endian bytes (with `deflate`: grouped
+ * by byte place, then raw-deflated), made back into the nested arrays its JSON would hold before anything reads the
+ * config. float64: the numbers bit for bit; float32: each value's shortest decimal (Python sends float32 only when
+ * every value of the JSON is one), so either way the figure gets the numbers the JSON held. Any other value is the
+ * core's to judge, as it is.
  */
 function unpack(config) {
   if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
   const out = { ...config };
   for (const [key, v] of Object.entries(config)) {
-    if (!v || typeof v !== 'object' || v.dtype !== 'float64' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
-    const bytes = Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0));
+    if (!v || typeof v !== 'object' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
+    const size = { float64: 8, float32: 4 }[v.dtype];
+    if (!size) continue;
+    let bytes = Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0));
+    const count = v.shape.reduce((a, b) => a * b, 1);
+    if (v.deflate === true) {
+      const grouped = inflateSync(bytes);
+      if (grouped.length !== count * size) throw new Error(`${key}: ${grouped.length / size} values for shape [${v.shape}]`);
+      bytes = new Uint8Array(grouped.length);
+      for (let k = 0; k < size; k++) for (let i = 0, at = k * count; i < count; i++) bytes[i * size + k] = grouped[at + i];
+    }
+    if (count * size !== bytes.length) throw new Error(`${key}: ${bytes.length / size} values for shape [${v.shape}]`);
     const view = new DataView(bytes.buffer);
-    if (v.shape.reduce((a, b) => a * b, 1) * 8 !== bytes.length) throw new Error(`${key}: ${bytes.length / 8} values for shape [${v.shape}]`);
     let at = 0;
-    const build = (d) => Array.from({ length: v.shape[d] }, () => (d + 1 < v.shape.length ? build(d + 1) : view.getFloat64(8 * at++, true)));
+    const read = size === 8 ? () => view.getFloat64(8 * at++, true) : () => shortest32(view.getFloat32(4 * at++, true));
+    const build = (d) => Array.from({ length: v.shape[d] }, () => (d + 1 < v.shape.length ? build(d + 1) : read()));
     out[key] = build(0);
   }
   return out;
+}
+
+/** A float32's shortest decimal as a number (NumPy's `str` of it, what Python's JSON held): the fewest significant
+ * digits that read back as the same float32 (9 always do). */
+function shortest32(x) {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  let lo = 1, hi = 9;
+  while (lo < hi) {
+    const p = (lo + hi) >> 1;
+    if (Math.fround(Number(x.toPrecision(p))) === x) hi = p; else lo = p + 1;
+  }
+  // x exactly halfway between two such decimals: toPrecision takes the larger, NumPy the even one.
+  const next = x.toExponential(hi);
+  if (/5e/.test(next) && Number(next) === x) {
+    const [m, e] = x.toExponential(hi - 1).split('e');
+    const digits = Number(m.replace(/[-.]/g, ''));
+    const even = Number(`${x < 0 ? '-' : ''}${digits - 1}e${Number(e) - hi + 1}`);
+    if (digits % 2 && Math.fround(even) === x) return even;
+  }
+  return Number(x.toPrecision(hi));
 }
 
 /** The short hash of an author's config in the storage key (`persist`); '0' for a value JSON cannot write. */

@@ -1,0 +1,58 @@
+// The Python package's engine: dist/attention-viz.inline.js made small for notebooks (issue 24 §3), written to
+// python/attention_viz/static/attention-viz.engine.js (scripts/wheel.py runs this; `make wheel`).
+//
+// A notebook saves its engine output in the .ipynb and its HTML exports: the single-file build as it is carries the
+// .wasm as base64 (4 bytes for 3) and the JS and the models' JSON as text. Here the same build is split in two, each
+// raw-deflated: the .wasm's bytes (the build's `<decoder>("AGFzbQ…")` call becomes a read of a global the loader sets),
+// and the rest of the script's text. The loader (fflate's inflateSync, a few KB) inflates both, sets the global, and
+// runs the build's own text as an inline <script>, synchronously: the element is defined when the engine's output
+// script returns, as with the build itself. It runs only where window.AttentionViz is not there yet.
+//
+//   node scripts/python-assets.mjs [dist/attention-viz.inline.js] [out.js]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const from = process.argv[2] || join(ROOT, 'dist/attention-viz.inline.js');
+const to = process.argv[3] || join(ROOT, 'python/attention_viz/static/attention-viz.engine.js');
+/** The global the loader hands the .wasm's bytes through (deleted once the build has read them). */
+const GLOBAL = '__attentionVizEngineWasm';
+
+const text = readFileSync(from, 'utf8');
+// The .wasm as esbuild's binary loader writes it: a call of its base64 decoder on one string literal ("\0asm" is AGFzbQ).
+const calls = [...text.matchAll(/([A-Za-z_$][\w$]*)\("(AGFzbQ[A-Za-z0-9+/=]*)"\)/g)];
+if (calls.length !== 1) throw new Error(`python-assets: expected one inlined .wasm in ${from}, found ${calls.length}`);
+const [call, , base64] = calls[0];
+const wasm = Buffer.from(base64, 'base64');
+const rest = text.replace(call, () => `globalThis.${GLOBAL}`);
+const pack = (bytes) => deflateRawSync(bytes, { level: 9 }).toString('base64');
+const packed = { wasm: pack(wasm), js: pack(Buffer.from(rest, 'utf8')) };
+// What the loader will make of it: the same build, the same .wasm.
+if (!inflateRawSync(Buffer.from(packed.wasm, 'base64')).equals(wasm)) throw new Error('python-assets: the .wasm does not inflate back');
+if (inflateRawSync(Buffer.from(packed.js, 'base64')).toString('utf8') !== rest) throw new Error('python-assets: the script does not inflate back');
+
+const loader = `import { inflateSync, strFromU8 } from 'fflate';
+const bytes = (b64) => { const s = atob(b64), out = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
+if (!window.AttentionViz) {
+  globalThis.${GLOBAL} = inflateSync(bytes(WASM));
+  try {
+    const script = document.createElement('script');
+    script.textContent = strFromU8(inflateSync(bytes(JS)));
+    (document.head || document.documentElement).appendChild(script);
+    script.remove();
+  } finally { delete globalThis.${GLOBAL}; }
+}
+`;
+const out = await build({
+  stdin: { contents: loader, resolveDir: ROOT, sourcefile: 'attention-viz.engine.js', loader: 'js' },
+  bundle: true, minify: true, format: 'iife', target: 'es2020', platform: 'browser', write: false, legalComments: 'none',
+  define: { WASM: JSON.stringify(packed.wasm), JS: JSON.stringify(packed.js) },
+  banner: { js: '/*! attention-viz engine for notebooks: dist/attention-viz.inline.js, its .wasm and its text deflated (scripts/python-assets.mjs). */' },
+});
+const engine = out.outputFiles[0].text;
+writeFileSync(to, engine);
+console.log(`python-assets: ${to.replace(`${ROOT}/`, '')} ${engine.length.toLocaleString('en')} bytes `
+  + `(the single-file build: ${text.length.toLocaleString('en')}; .wasm ${packed.wasm.length.toLocaleString('en')}, script ${packed.js.length.toLocaleString('en')} as base64 of deflate)`);

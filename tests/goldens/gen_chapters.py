@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+"""Generate tests/fixtures/chapters-goldens.json: the numbers of the guided page's chapters 10–13 (index.html,
+issue 25): word order (sinusoidal positions, RoPE, ALiBi), sharing keys (GQA and the KV cache), long contexts (a
+sliding window and sinks) and FlashAttention's tiles.
+
+For each figure of those chapters: its config (index.html's `config` attribute must equal it) and the trace fields
+it shows, computed here from the papers' formulas in float64 NumPy, never by the Rust core:
+
+* sinusoidal positions, Vaswani et al. 2017 §3.5: PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(…), added to X;
+  checked against the Annotated Transformer's exp-of-log form;
+* RoPE, Su et al. 2021 eq. 34: pair (x_2i, x_2i+1) of each head's q and k rotated by p·θ_i, θ_i = base^(−2i/d_k);
+  checked against the complex-number form (x_2i + i·x_2i+1)·e^(i·p·θ_i);
+* ALiBi, Press et al. 2022: the scaled scores gain −m·|i − j|;
+* GQA, Ainslie et al. 2023: query head h reads K/V head ⌊h / (heads / kv_heads)⌋;
+* a window [left, right] (i − left ≤ j ≤ i + right) with sinks (keys 0 … sinks − 1 always attended; Xiao et al. 2023);
+* the KV cache at step t: q_t against the cached K, V of tokens 0 … t; checked equal to row t of the causal weights;
+* FlashAttention-2's Algorithm 1 (Dao 2023): running m, l, o per (query block, key block); checked: after a block's
+  last tile o / l is that block's context rows (1e-13).
+
+Then each "Try:" line's edit (the edited config and the fields it changes), and `quotes`: every number the chapters'
+prose prints (index.html marks each with `data-q="<key>"`; tests/e2e/chapters.test.mjs checks the printed digits
+against these values and each figure's trace against the fields here, at 1e-12).
+
+Usage (only to regenerate the fixture; the tests read the committed JSON; NumPy only):
+
+    python3 tests/goldens/gen_chapters.py
+"""
+
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture_json import dumps, encode  # noqa: E402 (tests/goldens/fixture_json.py)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(ROOT, "tests", "fixtures", "chapters-goldens.json")
+F64 = np.float64
+
+
+# ---------------------------------------------------------------------------
+# The formulas
+# ---------------------------------------------------------------------------
+
+def sinusoidal(n, d, base):
+    pe = np.zeros((n, d))
+    for p in range(n):
+        for j in range(d):
+            angle = p / base ** (2 * (j // 2) / d)
+            pe[p, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+    return pe
+
+
+def sinusoidal_annotated(n, d, base):
+    """The Annotated Transformer's form, for the cross-check."""
+    pe = np.zeros((n, d))
+    position = np.arange(n)[:, None].astype(F64)
+    div_term = np.exp(np.arange(0, d, 2) * -(math.log(base) / d))
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term[: d // 2])
+    return pe
+
+
+def rope(x, base, first=0):
+    """Interleaved pairs (RoFormer); token p (counted from `first`) turned by p·θ_i."""
+    n, d = x.shape
+    out = np.zeros_like(x)
+    for p in range(n):
+        for i in range(d // 2):
+            angle = (first + p) * base ** (-2 * i / d)
+            c, s = math.cos(angle), math.sin(angle)
+            a, b = 2 * i, 2 * i + 1
+            out[p, a] = x[p, a] * c - x[p, b] * s
+            out[p, b] = x[p, a] * s + x[p, b] * c
+    return out
+
+
+def rope_complex(x, base, first=0):
+    n, d = x.shape
+    theta = base ** (-2 * np.arange(d // 2) / d)
+    z = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * (first + np.arange(n))[:, None] * theta[None, :])
+    out = np.zeros_like(x)
+    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    return out
+
+
+def alibi_bias(n, slope):
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return -slope * np.abs(i - j).astype(F64)
+
+
+def attended(config, n):
+    """allowed[i, j]: the causal mask, the window and the sinks all let query i read key j."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    ok = np.ones((n, n), dtype=bool)
+    if config.get("mask") == "causal":
+        ok &= j <= i
+    window, sinks = config.get("window"), config.get("sinks", 0)
+    if window is not None:
+        ok &= ((i - window[0] <= j) & (j <= i + window[1])) | (j < sinks)
+    return ok
+
+
+def softmax_rows(scaled, ok):
+    weights = np.zeros_like(scaled)
+    for i in range(scaled.shape[0]):
+        x = scaled[i, ok[i]]
+        e = np.exp(x - x.max())
+        weights[i, ok[i]] = e / e.sum()
+    return weights
+
+
+def attend(q, k, v, scale, ok, bias=None):
+    scores = q @ k.T
+    scaled = scores / scale + (0 if bias is None else bias)
+    scaled = np.where(ok, scaled, -np.inf)
+    weights = softmax_rows(scaled, ok)
+    return scores, scaled, weights, weights @ v
+
+
+def flash(scaled, v, rows, cols):
+    """FlashAttention-2, Algorithm 1, on one head's scaled scores (−∞ where masked)."""
+    n, m_keys = scaled.shape
+    steps = []
+    for qb in range(-(-n // rows)):
+        r0, r1 = qb * rows, min((qb + 1) * rows, n)
+        m, l, o = np.full(r1 - r0, -np.inf), np.zeros(r1 - r0), np.zeros((r1 - r0, v.shape[1]))
+        for kb in range(-(-m_keys // cols)):
+            c0, c1 = kb * cols, min((kb + 1) * cols, m_keys)
+            s = scaled[r0:r1, c0:c1]
+            m_new = np.maximum(m, s.max(axis=1))
+            live = m_new > -np.inf
+            p = np.zeros_like(s)
+            p[live] = np.exp(s[live] - m_new[live, None])
+            alpha = np.zeros_like(m)
+            seen = live & (m > -np.inf)
+            alpha[seen] = np.exp(m[seen] - m_new[seen])
+            l = np.where(live, alpha * l + p.sum(axis=1), l)
+            o = np.where(live[:, None], alpha[:, None] * o + p @ v[c0:c1], o)
+            m = m_new
+            steps.append({"q_block": qb, "k_block": kb, "m": m.copy(), "l": l.copy(), "o": o.copy()})
+    return steps
+
+
+def reference(config, first=0):
+    """The trace fields of a self-attention config (flat names, as compute()'s layout names them). `first`: the
+    position of the first token (a shift of every position; RoPE and sinusoidal only)."""
+    x = np.asarray(config["embeddings"], dtype=F64)
+    n, d_model = x.shape
+    h = config.get("heads", 1)
+    kv = config.get("kv_heads", h)
+    position = config.get("position") or {}
+    kind = position.get("kind")
+    base = float(position.get("base", 10000.0))
+    out = {}
+    if kind == "sinusoidal":
+        pe = sinusoidal(first + n, d_model, base)[first:]
+        assert np.max(np.abs(pe - sinusoidal_annotated(first + n, d_model, base)[first:])) < 1e-12
+        out["pe"] = pe
+        x = x + pe
+    if "w_q" in config:
+        q, k, v = (x @ np.asarray(config[w], dtype=F64) for w in ("w_q", "w_k", "w_v"))
+    else:
+        q = k = v = x
+    out.update(q=q, k=k, v=v)
+    d_k, d_v = q.shape[1] // h, v.shape[1] // kv
+    # The documents' default: ÷√d_k with projections, no scaling without (chapter 3's document 002).
+    scale = config.get("scale", "sqrt_dk" if "w_q" in config else "none")
+    scale = math.sqrt(d_k) if scale == "sqrt_dk" else 1.0
+    ok = attended(config, n)
+    heads = []
+    for i in range(h):
+        g = i // (h // kv)
+        qi, ki, vi = q[:, i * d_k:(i + 1) * d_k], k[:, g * d_k:(g + 1) * d_k], v[:, g * d_v:(g + 1) * d_v]
+        head = {"q": qi, "k": ki, "v": vi}
+        if kind == "rope":
+            qi, ki = rope(qi, base, first), rope(ki, base, first)
+            for rotated, plain in ((qi, head["q"]), (ki, head["k"])):
+                assert np.max(np.abs(rotated - rope_complex(plain, base, first))) < 1e-13, "RoPE vs its complex form"
+            head.update(q_rot=qi, k_rot=ki)
+        bias = None
+        if kind == "alibi":
+            bias = alibi_bias(n, position["slopes"][i])
+            head["bias"] = bias
+        scores, scaled, weights, context = attend(qi, ki, vi, scale, ok, bias)
+        head.update(scores=scores, scaled=scaled, weights=weights, context=context)
+        heads.append((head, qi, ki, vi, bias))
+        for key, value in head.items():
+            out[f"heads.{i}.{key}"] = value
+    out["context"] = np.concatenate([hd[0]["context"] for hd in heads], axis=1)
+    for key in ("scores", "scaled", "weights"):
+        out[key] = heads[config.get("head", 0)][0][key]
+    head, qs, ks, vs, bias = heads[config.get("head", 0)]
+    if "decode_step" in config:
+        t = config["decode_step"]
+        b = None if bias is None else bias[t:t + 1, :t + 1]
+        scores, scaled, weights, context = attend(qs[t:t + 1], ks[:t + 1], vs[:t + 1], scale, ok[t:t + 1, :t + 1], b)
+        assert np.allclose(weights[0], head["weights"][t, :t + 1], rtol=1e-15, atol=0), "decode = causal row t"
+        w_k_rows = d_model if "w_q" in config else 0
+        out.update({"decode.step": t, "decode.q": qs[t], "decode.k_cache": ks[:t + 1], "decode.v_cache": vs[:t + 1],
+                    "decode.scores": scores[0], "decode.scaled": scaled[0], "decode.weights": weights[0],
+                    "decode.context": context[0], "decode.cache_size": (t + 1) * kv * (d_k + d_v),
+                    "decode.recompute_cost": (t + 1) * w_k_rows * kv * (d_k + d_v)})
+    if "tiles" in config:
+        rows, cols = config["tiles"]
+        steps = flash(head["scaled"], vs, rows, cols)
+        out["flash.tiles"] = [rows, cols]
+        blocks = -(-n // cols)
+        for s, step in enumerate(steps):
+            for key, value in step.items():
+                out[f"flash.steps.{s}.{key}"] = value
+            if step["k_block"] == blocks - 1:
+                r0 = step["q_block"] * rows
+                want = head["context"][r0:r0 + len(step["l"])]
+                assert np.allclose(step["o"] / step["l"][:, None], want, rtol=1e-13, atol=1e-15), "o / l = context"
+    return out
+
+
+def pick(trace, names):
+    return {name: trace[name] for name in names}
+
+
+# ---------------------------------------------------------------------------
+# The chapters' figures
+# ---------------------------------------------------------------------------
+
+# "a rose is a rose": two words, each twice, so a figure without positions gives each pair identical rows.
+ROSE_TOKENS = ["a", "rose", "is", "a", "rose"]
+ROSE_X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1]]
+ROSE_W = {
+    "w_q": [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1]],
+    "w_k": [[0, 1, 1, 0], [1, 0, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1]],
+    "w_v": [[1, 0], [0, 1], [1, 1], [0, 0]],
+}
+
+
+def rose(**fields):
+    return {"embeddings": ROSE_X, "tokens": ROSE_TOKENS, **ROSE_W, **fields}
+
+
+# Chapter 1's four words; four query heads sharing two K/V heads, drawn as chapter 5 draws its weights.
+WORDS_X = [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]]
+WORDS = ["word_1", "word_2", "word_3", "word_4"]
+_rs = np.random.RandomState(42)
+GQA_W = {"w_q": _rs.randint(3, size=(3, 8)).tolist(), "w_k": _rs.randint(3, size=(3, 4)).tolist(),
+         "w_v": _rs.randint(3, size=(3, 4)).tolist()}
+
+
+def gqa(**fields):
+    return {"embeddings": WORDS_X, "tokens": WORDS, "heads": 4, "kv_heads": 2, **GQA_W, **fields}
+
+
+# A sentence of eight tokens, no projections (chapter 3's X·Xᵀ), under a window of 3 with one sink.
+LONG_TOKENS = ["<s>", "the", "cat", "sat", "on", "the", "mat", "."]
+LONG_X = [[2, 0], [1, 1], [1, -1], [0, 2], [1, 0], [1, 1], [1, -1], [2, 1]]
+
+
+def long(**fields):
+    return {"embeddings": LONG_X, "tokens": LONG_TOKENS, **fields}
+
+
+# Chapters 6 and 7's four words and weights, without a mask.
+CH7 = {"embeddings": WORDS_X, "tokens": WORDS, "w_q": [[2, 0, 2], [2, 0, 0], [2, 1, 2]],
+       "w_k": [[2, 2, 2], [0, 2, 1], [0, 1, 1]], "w_v": [[1, 1, 0], [0, 1, 1], [0, 0, 0]]}
+
+FIGURES = {
+    "chapter-10-sinusoidal": rose(position={"kind": "sinusoidal"}),
+    "chapter-10-rope": rose(position={"kind": "rope"}),
+    "chapter-10-alibi": rose(position={"kind": "alibi", "slopes": [0.5]}, mask="causal"),
+    "chapter-11-gqa": gqa(),
+    "chapter-11-decode": gqa(mask="causal", decode_step=2, head=3),
+    "chapter-12": long(window=[2, 0], sinks=1),
+    "chapter-13": {**CH7, "tiles": [2, 2]},
+}
+
+# Which trace fields each figure's test compares with the page (what the figure shows or the prose quotes).
+SHOWN = {
+    "chapter-10-sinusoidal": ["pe", "scores", "weights", "context"],
+    "chapter-10-rope": ["heads.0.q_rot", "heads.0.k_rot", "scores", "weights"],
+    "chapter-10-alibi": ["scores", "heads.0.bias", "scaled", "weights"],
+    "chapter-11-gqa": ["k", "v"] + [f"heads.{i}.weights" for i in range(4)] + ["context"],
+    "chapter-11-decode": [f"heads.{i}.weights" for i in range(4)] + [
+        "decode.step", "decode.q", "decode.k_cache", "decode.v_cache", "decode.scores", "decode.weights",
+        "decode.context", "decode.cache_size", "decode.recompute_cost"],
+    "chapter-12": ["weights"],
+    "chapter-13": ["scaled", "weights", "context", "flash.tiles"]
+    + [f"flash.steps.{s}.{k}" for s in range(4) for k in ("q_block", "k_block", "m", "l", "o")],
+}
+
+
+def without(config, key):
+    return {k: v for k, v in config.items() if k != key}
+
+
+def with_cell(config, matrix, r, c, value):
+    edited = {k: v for k, v in config.items()}
+    edited[matrix] = [list(row) for row in config[matrix]]
+    edited[matrix][r][c] = value
+    return edited
+
+
+# Each "Try:" line's edit: the figure, the config after it, the fields to compare. `how` says how the reader does it
+# (the element's control); the test makes it through that control where it exists, else through `el.config`.
+TRIES = {
+    "sinusoidal-none": {"figure": "chapter-10-sinusoidal", "how": "position menu: none",
+                        "config": without(FIGURES["chapter-10-sinusoidal"], "position"),
+                        "fields": ["scores", "weights", "context"]},
+    "alibi-none": {"figure": "chapter-10-alibi", "how": "position menu: none",
+                   "config": without(FIGURES["chapter-10-alibi"], "position"), "fields": ["scaled", "weights"]},
+    "alibi-steep": {"figure": "chapter-10-alibi", "how": "ALiBi's slope: 2",
+                    "config": rose(position={"kind": "alibi", "slopes": [2]}, mask="causal"),
+                    "fields": ["heads.0.bias", "scaled", "weights"]},
+    "gqa-w_k": {"figure": "chapter-11-gqa", "how": "type 0 into W_K row 1, column 0",
+                "config": with_cell(FIGURES["chapter-11-gqa"], "w_k", 1, 0, 0),
+                "fields": [f"heads.{i}.weights" for i in range(4)]},
+    "decode-next": {"figure": "chapter-11-decode", "how": "decode stepper: → to step 3",
+                    "config": gqa(mask="causal", decode_step=3, head=3),
+                    "fields": ["decode.step", "decode.k_cache", "decode.v_cache", "decode.weights", "decode.context",
+                               "decode.cache_size", "decode.recompute_cost"]},
+    "window-no-sinks": {"figure": "chapter-12", "how": "window panel: sinks 0",
+                        "config": long(window=[2, 0]), "fields": ["weights"]},
+    "window-wide": {"figure": "chapter-12", "how": "window panel: left 7",
+                    "config": long(window=[7, 0], sinks=1), "fields": ["weights"]},
+    "tiles-1x1": {"figure": "chapter-13", "how": "flash panel: tiles 1 × 1",
+                  "config": {**CH7, "tiles": [1, 1]}, "fields": ["context", "flash.tiles"]},
+}
+
+
+def main():
+    traces = {name: reference(config) for name, config in FIGURES.items()}
+    tries = {name: reference(t["config"]) for name, t in TRIES.items()}
+
+    # RoPE's point: every position shifted by k (here 1 and 3) leaves every score as it was; sinusoidal's change.
+    rope_cfg, sin_cfg = FIGURES["chapter-10-rope"], FIGURES["chapter-10-sinusoidal"]
+    shifted = {k: reference(rope_cfg, first=k) for k in (1, 3)}
+    for k, tr in shifted.items():
+        assert np.max(np.abs(tr["scores"] - traces["chapter-10-rope"]["scores"])) < 1e-12, "RoPE is shift-invariant"
+        assert np.max(np.abs(tr["heads.0.q_rot"] - traces["chapter-10-rope"]["heads.0.q_rot"])) > 0.1
+    sin_shift = reference(sin_cfg, first=3)
+    assert np.max(np.abs(sin_shift["scores"] - traces["chapter-10-sinusoidal"]["scores"])) > 0.1
+
+    s10, r10, a10 = traces["chapter-10-sinusoidal"], traces["chapter-10-rope"], traces["chapter-10-alibi"]
+    none10 = tries["sinusoidal-none"]
+    assert np.array_equal(none10["weights"][0], none10["weights"][3]), "without positions the two a's agree"
+    r = r10["scores"]
+    assert abs(r[0, 1] - r[3, 4]) < 1e-12 and abs(r[1, 0] - r[4, 3]) < 1e-12, "the same pair, the same distance"
+    g11, d11 = traces["chapter-11-gqa"], traces["chapter-11-decode"]
+    gk = tries["gqa-w_k"]
+    for i in (2, 3):
+        assert np.array_equal(gk[f"heads.{i}.weights"], g11[f"heads.{i}.weights"]), "heads 2, 3 keep theirs"
+    for i in (0, 1):
+        assert not np.array_equal(gk[f"heads.{i}.weights"], g11[f"heads.{i}.weights"])
+    ungrouped = reference({**gqa(mask="causal", decode_step=2), "kv_heads": 4,
+                           "w_k": np.repeat(np.asarray(GQA_W["w_k"]).reshape(3, 2, 2), 2, axis=1).reshape(3, 8).tolist(),
+                           "w_v": np.repeat(np.asarray(GQA_W["w_v"]).reshape(3, 2, 2), 2, axis=1).reshape(3, 8).tolist()})
+    assert np.allclose(ungrouped["context"], d11["context"], rtol=1e-15, atol=0), "GQA = MHA with copied K/V heads"
+    w12, n12, wide12 = traces["chapter-12"]["weights"], tries["window-no-sinks"]["weights"], tries["window-wide"]["weights"]
+    causal12 = reference(long(mask="causal"))["weights"]
+    assert np.allclose(wide12, causal12, rtol=1e-15, atol=0), "a window as long as the text is the causal mask"
+    f13 = traces["chapter-13"]
+    steps13 = [{k: f13[f"flash.steps.{s}.{k}"] for k in ("m", "l", "o")} for s in range(4)]
+    ones = tries["tiles-1x1"]
+    ones_steps = [ones[f"flash.steps.{s}.o"] / ones[f"flash.steps.{s}.l"][:, None] for s in range(16) if s % 4 == 3]
+    assert np.allclose(np.vstack(ones_steps), ones["context"], rtol=1e-13, atol=0)
+
+    rows13, cols13 = FIGURES["chapter-13"]["tiles"]
+    n_long = 4096
+    tile = 128
+    d_head = 128
+    quotes = {
+        # Chapter 10: sinusoidal
+        "pe.1": s10["pe"][1].tolist(),
+        "sin.a0": s10["weights"][0].tolist(),
+        "sin.a3": s10["weights"][3].tolist(),
+        "none.a": none10["weights"][0].tolist(),
+        # RoPE
+        "rope.s01": r[0, 1], "rope.s34": r[3, 4], "rope.s10": r[1, 0], "rope.s43": r[4, 3],
+        "rope.diag_a": r[0, 0],
+        "sin_shift.s01": sin_shift["scores"][0, 1],
+        "sin.s01": s10["scores"][0, 1],
+        # ALiBi
+        "alibi.bias4": a10["heads.0.bias"][4].tolist(),
+        "alibi.w4": a10["weights"][4].tolist(),
+        "alibi.ratio": a10["weights"][4, 3] / a10["weights"][4, 0],
+        "alibi_none.w4": tries["alibi-none"]["weights"][4].tolist(),
+        "alibi_steep.w4": tries["alibi-steep"]["weights"][4].tolist(),
+        # Chapter 11: GQA
+        "gqa.h0.w1": g11["heads.0.weights"][0].tolist(),
+        "gqa.h1.w1": g11["heads.1.weights"][0].tolist(),
+        "gqa.h3.w1": g11["heads.3.weights"][0].tolist(),
+        "gqa_wk.h0.w1": gk["heads.0.weights"][0].tolist(),
+        # KV cache
+        "decode.weights": d11["decode.weights"].tolist(),
+        "decode.context": d11["decode.context"].tolist(),
+        "decode.cache_size": d11["decode.cache_size"],
+        # Four K/V heads (one per query head) of the same widths: (t + 1) · heads · (d_k + d_v).
+        "decode.cache_size_mha": d11["decode.cache_size"] / FIGURES["chapter-11-decode"]["kv_heads"]
+        * FIGURES["chapter-11-decode"]["heads"],
+        "decode.recompute_cost": d11["decode.recompute_cost"],
+        # With the cache, step t projects only token t's key and value: d_model · kv_heads · (d_k + d_v).
+        "decode.new_token_cost": d11["decode.recompute_cost"] / (d11["decode.step"] + 1),
+        "decode_next.weights": tries["decode-next"]["decode.weights"].tolist(),
+        "decode_next.cache_size": tries["decode-next"]["decode.cache_size"],
+        "decode_next.recompute_cost": tries["decode-next"]["decode.recompute_cost"],
+        # Chapter 12
+        "win.last": w12[7].tolist(),
+        "win_nosink.last": n12[7].tolist(),
+        "causal.last": causal12[7].tolist(),
+        "win.kept": int(attended(FIGURES["chapter-12"], 8).sum()),
+        "causal.kept": int(attended(long(mask="causal"), 8).sum()),
+        # Chapter 13
+        "flash.scaled0": f13["scaled"][0].tolist(),
+        "flash.m": [s["m"].tolist() for s in steps13],
+        "flash.l": [s["l"].tolist() for s in steps13],
+        "flash.rescale": math.exp(steps13[0]["m"][0] - steps13[1]["m"][0]),
+        "flash.context": f13["context"].tolist(),
+        "flash.memory": rows13 * cols13 + rows13 * np.shape(f13["context"])[1],
+        "flash.n2": np.shape(f13["scaled"])[0] * np.shape(f13["scaled"])[1],
+        "flash.long_memory": tile * tile + tile * d_head,
+        "flash.long_n2": n_long * n_long,
+        "flash.ones_steps": sum(1 for k in ones if k.startswith("flash.steps.") and k.endswith(".m")),
+    }
+    quotes = {k: v for k, v in quotes.items() if v is not None}
+
+    fixture = {
+        "about": "tests/goldens/gen_chapters.py: index.html chapters 10–13, from the papers' formulas in float64 NumPy",
+        "versions": {"numpy": np.__version__},
+        "figures": {name: {"config": FIGURES[name], "trace": pick(traces[name], SHOWN[name])} for name in FIGURES},
+        "tries": {name: {"figure": t["figure"], "how": t["how"], "config": t["config"],
+                         "trace": pick(tries[name], t["fields"])} for name, t in TRIES.items()},
+        "shift": {"figure": "chapter-10-rope", "by": 3, "scores": shifted[3]["scores"],
+                  "q_rot": shifted[3]["heads.0.q_rot"], "sinusoidal_scores": sin_shift["scores"]},
+        "quotes": quotes,
+    }
+    with open(OUT, "w", encoding="utf-8") as f:
+        f.write(dumps(encode(fixture)) + "\n")
+    print("wrote", os.path.relpath(OUT, ROOT))
+    if "--print" in sys.argv:
+        np.set_printoptions(precision=4, suppress=True, linewidth=150)
+        for k, v in quotes.items():
+            print(k, np.round(np.asarray(v, dtype=F64), 4).tolist())
+
+
+if __name__ == "__main__":
+    main()
