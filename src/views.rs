@@ -247,12 +247,13 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
                 None => title.to_string(),
             };
             // The window and sinks are not in the matrix either (it is the mask a click edits): drawn over it, the
-            // cells the window forbids crossed ("\"), the sinks' columns outlined, and the title says which is which.
+            // cells the window takes away from the mask crossed ("\"; a cell the mask forbids too stays its 0, and
+            // its tooltip names both rules), the sinks' columns dashed, and the title says which is which.
             let sinks = o.sinks.min(m);
             let title = match (o.window, sinks) {
-                (Some([l, r]), 0) => format!("{title} · window [{l}, {r}]: crossed cells are outside it"),
+                (Some([l, r]), 0) => format!("{title} · window [{l}, {r}]: crossed 1s are outside it"),
                 (Some([l, r]), s) => {
-                    format!("{title} · window [{l}, {r}]: crossed cells are outside it · sinks {s}: dashed")
+                    format!("{title} · window [{l}, {r}]: crossed 1s are outside it · sinks {s}: dashed")
                 }
                 (None, 0) => title,
                 (None, s) => format!("{title} · sinks {s} (no window to open)"),
@@ -260,9 +261,10 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
             let values = o.mask.matrix(queries.len(), m);
             let rows = queries.len();
             let cells = match o.window {
-                Some(_) => {
-                    (0..rows).flat_map(|i| (0..m).map(move |j| (i, j))).map(|(i, j)| reason(o, i, j) & 4 != 0).collect()
-                }
+                Some(_) => (0..rows)
+                    .flat_map(|i| (0..m).map(move |j| (i, j)))
+                    .map(|(i, j)| reason(o, i, j) & 4 != 0 && values.get(i, j) != 0.0)
+                    .collect(),
                 None => vec![],
             };
             let columns = if o.window.is_some() { (0..sinks).collect() } else { vec![] };

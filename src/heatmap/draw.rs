@@ -1520,14 +1520,17 @@ pub fn draw<DB: DrawingBackend>(
             root.draw(&Text::new(line.clone(), at, style)).map_err(err)?;
         }
     }
-    // The marked columns (the sinks): dashed in the text colour around each run, top row to bottom.
+    // The marked columns (the sinks): around each run, top row to bottom, dashes of the text colour over a line of the
+    // background's, so one of the two stands out on any cell and on the page.
     for (c0, c1) in view.marks.column_runs() {
         if c1 > layout.cols || layout.rows == 0 {
             continue;
         }
-        let run = Highlight { kind: HighlightKind::Link, r0: 0, c0, r1: layout.rows, c1 };
-        for r in outline(layout, &run, s) {
-            root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(theme.text).filled())).map_err(err)?;
+        for (kind, color) in [(HighlightKind::Selected, theme.background), (HighlightKind::Link, theme.text)] {
+            let run = Highlight { kind, r0: 0, c0, r1: layout.rows, c1 };
+            for r in outline(layout, &run, s) {
+                root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(color).filled())).map_err(err)?;
+            }
         }
     }
     for h in &style.highlights {

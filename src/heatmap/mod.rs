@@ -41,7 +41,8 @@ pub struct Marks {
     /// One flag a cell, row-major (rows × cols), or empty for none: a marked cell is crossed by "\" lines in its
     /// text colour (the ±∞ hatch is "/" in grey), its number left clear.
     pub cells: Vec<bool>,
-    /// Columns outlined from the first row to the last, dashed in the text colour (each run of adjacent ones as one).
+    /// Columns outlined from the first row to the last, dashed in the text colour over the background's (each run of
+    /// adjacent ones as one).
     pub columns: Vec<usize>,
 }
 

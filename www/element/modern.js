@@ -147,12 +147,13 @@ export class Modern {
     return this.panel('window', [
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'window' }),
         el('label', { title: 'Query i may attend keys i − left … i + right only (JAX\'s local_window_size; Mistral\'s sliding window)' }, on, ' sliding window'),
-        el('label', { class: 'side' }, 'left ', num('window-left', w ? w[0] : 2, `Window, keys to the left of each query (0 to ${n - 1}; arrow keys step it)`)),
-        el('label', { class: 'side' }, 'right ', num('window-right', w ? w[1] : 0, `Window, keys to the right of each query (0 to ${n - 1}; arrow keys step it)`))),
+        el('span', { class: 'sides' },
+          el('label', { class: 'side' }, 'left ', num('window-left', w ? w[0] : 2, `Window, keys to the left of each query (0 to ${n - 1}; arrow keys step it)`)),
+          el('label', { class: 'side' }, 'right ', num('window-right', w ? w[1] : 0, `Window, keys to the right of each query (0 to ${n - 1}; arrow keys step it)`)))),
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'sinks' }),
         num('sinks', cfg.sinks ?? 0, `Attention sinks: keys 0 … sinks − 1 are always attended, even outside the window (0 to ${n}; arrow keys step it)`),
         el('span', { class: 'hint', text: 'keys always attended (StreamingLLM)' })),
-      el('p', { class: 'hint', text: w ? 'On the mask heatmap: crossed cells are outside the window, sinks are dashed.' : 'Turn the window on to limit each query to its neighbours.' })]);
+      el('p', { class: 'hint', text: w ? 'On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed.' : 'Turn the window on to limit each query to its neighbours.' })]);
   }
 
   /** A panel with its error line (the core's message for its last refused edit). */

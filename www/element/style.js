@@ -147,6 +147,7 @@ input.lens { width: 16em; max-width: 100%; padding: 4px 6px; min-height: 32px; b
 .variants .modern input.num.base { width: 6.5em; }
 .variants .modern output { font-variant-numeric: tabular-nums; font-size: 12px; color: var(--av-muted); }
 .variants .modern label.side { font-size: 12px; color: var(--av-muted); }
+.variants .modern .sides { display: inline-flex; gap: 8px; }
 .variants .modern .hint { max-width: 48ch; }
 .variants .panel-error { margin: 0; font-size: 12px; color: var(--av-invalid); max-width: 48ch; }
 .kv-share { margin: 0; padding-left: 1.2em; font-size: 12px; }
