@@ -190,7 +190,7 @@ export class Modern {
       if (slider) {
         // The slider is where the reader drags: only its words follow; a typed base moves it.
         if (slider.getAttribute('aria-valuetext') !== `base ${fmt(base)}`) slider.setAttribute('aria-valuetext', `base ${fmt(base)}`);
-        if (part.ownerDocument && this.host.shadowRoot.activeElement !== slider && baseOf(Number(slider.value)) !== base) slider.value = String(sOf(base));
+        if (this.host.shadowRoot.activeElement !== slider && baseOf(Number(slider.value)) !== base) slider.value = String(sOf(base));
         const typed = part.querySelector('[data-control="position-base"]');
         if (this.host.shadowRoot.activeElement !== typed && typed.value !== String(base)) typed.value = String(base);
       }
