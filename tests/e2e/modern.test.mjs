@@ -50,12 +50,12 @@ function installHelpers() {
     scores: (id) => H.el(id).trace.heads.map((h) => h.scores),
     qRot: (id) => H.el(id).trace.heads.map((h) => h.q_rot),
     /** The client point at the middle of mask cell [i, j], where the core drew it. */
-    maskCell(id, i, j) {
+    maskCell(id, i, j, view = 'mask') {
       const el = H.el(id);
-      const c = el.shadowRoot.querySelector('canvas[data-control="mask-grid"]');
+      const c = el.shadowRoot.querySelector(view === 'mask' ? 'canvas[data-control="mask-grid"]' : `canvas[data-view="${view}"]`);
       const r = c.getBoundingClientRect();
       const dpr = c.width / parseFloat(c.style.width);
-      const [x0, y0, x1, y1] = el._viz.cellRect('mask', c.width, c.height, dpr, i, j, el._fmtSpec());
+      const [x0, y0, x1, y1] = el._viz.cellRect(view, c.width, c.height, dpr, i, j, el._fmtSpec());
       return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
     },
     maskHash: (id) => T.hash(H.el(id).shadowRoot.querySelector('canvas[data-control="mask-grid"]')),
@@ -299,6 +299,13 @@ test('window: sides and sinks (keyboard, mouse, touch) redraw the mask heatmap; 
   p = await page.evaluate(() => H.maskCell('win', 1, 3));
   await page.mouse.move(p.x, p.y);
   assert.match(await page.locator(inFig('win', 'canvas[data-control="mask-grid"]')).getAttribute('title'), /masked: causal mask and outside the window/);
+
+  // The weights heatmap's tooltip says it too.
+  await page.locator(inFig('win', 'canvas[data-view="weights"]')).scrollIntoViewIfNeeded();
+  p = await page.evaluate(() => H.maskCell('win', 3, 0, 'weights'));
+  await page.mouse.move(p.x, p.y);
+  await page.waitForFunction(() => !H.el('win').shadowRoot.querySelector('.tip').hidden);
+  assert.match(await page.evaluate(() => H.el('win').shadowRoot.querySelector('.tip').textContent), /weights\[3\]\[0\][^]*attended as a sink/);
 
   const left = inFig('win', '[data-control="window-left"]');
   await clickAt(page, left);
