@@ -263,6 +263,9 @@ test('kv: only divisors of heads offered; the menu (keyboard) regroups K/V heads
   assert.deepEqual(values, ['1', '2', '4']);
   assert.deepEqual(await page.evaluate(() => [...H.el('gqa').shadowRoot.querySelectorAll('.kv-share li')].map((l) => l.textContent)),
     ['K/V head 0 ← query heads 0, 1', 'K/V head 1 ← query heads 2, 3']);
+  // What the list says is what the core computed: the heads of a group read the same K (and V), the groups differ.
+  const ks = await page.evaluate(() => H.el('gqa').trace.heads.map((h) => JSON.stringify([h.k, h.v])));
+  assert.ok(ks[0] === ks[1] && ks[2] === ks[3] && ks[0] !== ks[2], 'query heads 0, 1 share K/V head 0; 2, 3 share 1');
   await page.locator(select).focus();
   await page.keyboard.press('ArrowUp');
   let cfg = await config(page, 'gqa');
