@@ -3,7 +3,8 @@
 // click or Enter/Space on the keyboard cursor toggles a cell, a valid length per query, what a fully masked query
 // gets), the temperature (a log-scale slider, and each query's entropy of its weights in bits) and the scoring
 // function. Each panel shows when the `views` attribute names it (heads, mask, temperature, scoring) or is absent,
-// in an editable figure. Every control is one edit through host._apply; a refused one says why in the status line
+// in an editable figure; issue 25's position, kv and window panels (modern.js) are placed and painted in the same row.
+// Every control is one edit through host._apply; a refused one says why in the status line
 // and changes nothing. Entropy is the one number computed here: the trace holds the weights it comes from.
 import { el, clip, fmt } from './dom.js';
 import { maskReason } from './breakdown.js';
@@ -106,8 +107,8 @@ export class Variants {
     if (!host.editable) return new Set();
     const panels = host._state.panels;
     // The window and sinks are drawn on the mask heatmap: it shows with their panel.
-    const window = this.modern.shown().has('window') ? ['mask'] : [];
-    if (panels) return new Set([...VARIANT_PANELS.filter((p) => panels.has(p)), ...window]);
+    const withWindow = this.modern.shown().has('window') ? ['mask'] : [];
+    if (panels) return new Set([...VARIANT_PANELS.filter((p) => panels.has(p)), ...withWindow]);
     const cfg = host._state.config;
     const used = {
       heads: (cfg.heads ?? 1) > 1 || cfg.w_o !== undefined,
@@ -117,7 +118,7 @@ export class Variants {
     };
     this.sticky ??= new Set();
     for (const p of VARIANT_PANELS) if (used[p]) this.sticky.add(p);
-    return new Set([...this.sticky, ...window]);
+    return new Set([...this.sticky, ...withWindow]);
   }
 
   build() {
@@ -218,8 +219,10 @@ export class Variants {
       // The hovered cell's tooltip says which rule masks it (the core's reasons: mask, valid length, window, sink).
       this.canvas.addEventListener('pointermove', (e) => {
         const cell = this.hit(e.clientX, e.clientY);
-        const text = cell ? `${this.cellWords(...cell)}\nClick to toggle the mask` : 'Click a cell to toggle it (1 = may attend, 0 = masked)';
-        if (this.canvas.title !== text) this.canvas.title = text;
+        const at = `${cell}|${this.host._state.version}`;
+        if (this.hovered === at) return; // the core is asked once a cell and state
+        this.hovered = at;
+        this.canvas.title = cell ? `${this.cellWords(...cell)}\nClick to toggle the mask` : 'Click a cell to toggle it (1 = may attend, 0 = masked)';
       });
       this.size = null;
       if (this.cursor && (this.cursor[0] >= n || this.cursor[1] >= m)) this.cursor = null;
