@@ -385,3 +385,27 @@ for (const [width, dark] of [[1280, false], [390, true]]) {
     await done(page);
   });
 }
+
+test('touch on the other controls: a tap on the base slider sets the base; a tap focuses a menu or a field, then the keys work', async () => {
+  const page = await load(fig('all', ALL), { hasTouch: true });
+  const tap = async (sel, fx = 0.5) => {
+    const loc = page.locator(inFig('all', sel));
+    await loc.scrollIntoViewIfNeeded();
+    const b = await loc.boundingBox();
+    await page.touchscreen.tap(b.x + b.width * fx, b.y + b.height / 2);
+  };
+  await tap('[data-control="position-base-slider"]', 0.9);
+  const base = (await config(page, 'all')).position.base;
+  assert.ok(base > 10000, `a tap right of the middle raises the base (${base})`);
+  await traceIsComputes(page, 'all', 'tapped base');
+  await tap('[data-control="sinks"]');
+  assert.deepEqual(await focusOf(page), on('all', 'control sinks'));
+  await page.keyboard.press('ArrowUp');
+  assert.equal((await config(page, 'all')).sinks, 2);
+  await tap('[data-control="window-left"]');
+  await page.keyboard.press('ArrowDown');
+  assert.deepEqual((await config(page, 'all')).window, [1, 0]);
+  assert.deepEqual(await focusOf(page), on('all', 'control window-left'));
+  await traceIsComputes(page, 'all', 'tapped window');
+  await done(page);
+});
