@@ -187,8 +187,19 @@ pub fn reason(options: &Options, i: usize, j: usize) -> u8 {
         Mask::Matrix(a) => a.get(i, j) == 0.0,
     };
     let by_len = options.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
-    let by_window = options.window.is_some_and(|[left, right]| (j + left < i || j > i + right) && j >= options.sinks);
+    let by_window = outside_window(options, i, j) && j >= options.sinks;
     u8::from(by_mask) + 2 * u8::from(by_len) + 4 * u8::from(by_window)
+}
+
+/// Whether key j is outside query i's `window` (sinks aside; false without a window).
+fn outside_window(options: &Options, i: usize, j: usize) -> bool {
+    options.window.is_some_and(|[left, right]| j + left < i || j > i + right)
+}
+
+/// Whether key j is attended by query i only as a sink: outside the window, among keys 0 … sinks − 1 (the tooltips
+/// say so).
+pub fn sink_opens(options: &Options, i: usize, j: usize) -> bool {
+    j < options.sinks && outside_window(options, i, j)
 }
 
 /// The naive softmax of every row of `scaled`, given its stable `weights`
@@ -488,7 +499,7 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
     let o = &config.options;
     let n = embeddings.rows();
     let pe = match &o.position {
-        Some(Position::Sinusoidal { base }) => Some(position::sinusoidal(n, embeddings.cols(), *base)),
+        Some(Position::Sinusoidal { base, offset }) => Some(position::sinusoidal(n, embeddings.cols(), *base, *offset)),
         _ => None,
     };
     let x = match &pe {
@@ -528,9 +539,10 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
             (q.columns(i * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
         };
         let rotated = match &o.position {
-            Some(Position::Rope { base, pairs }) => {
+            Some(Position::Rope { base, pairs, offset }) => {
                 let interleaved = *pairs == Pairs::Interleaved;
-                Some((position::rope(&qi, *base, interleaved), position::rope(&ki, *base, interleaved)))
+                let rot = |x: &Matrix| position::rope(x, *base, interleaved, *offset);
+                Some((rot(&qi), rot(&ki)))
             }
             _ => None,
         };

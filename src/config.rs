@@ -103,10 +103,12 @@ pub struct Options {
 /// How a token's position p (its index) enters the attention.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Position {
-    /// X + PE, PE[p, j] = sin / cos(p / base^(2⌊j/2⌋/d_model)) (Vaswani et al. 2017 §3.5).
-    Sinusoidal { base: f64 },
-    /// Each head's q and k rows rotated pairwise by p·θ_i, θ_i = base^(−2i/d_k) (Su et al. 2021).
-    Rope { base: f64, pairs: Pairs },
+    /// X + PE, PE[p, j] = sin / cos(p / base^(2⌊j/2⌋/d_model)) (Vaswani et al. 2017 §3.5); token r is at position
+    /// p = r + offset (`position.offset`, default 0: every position shifted by it).
+    Sinusoidal { base: f64, offset: usize },
+    /// Each head's q and k rows rotated pairwise by p·θ_i, θ_i = base^(−2i/d_k) (Su et al. 2021); p = r + offset as
+    /// above (the scores stay the same whatever the offset: q_p·k_p' depends on p − p' only).
+    Rope { base: f64, pairs: Pairs, offset: usize },
     /// scaled += −m_h·|i − j| (Press et al. 2022); `None`: the default m_h = 2^(−8(h+1)/H).
     Alibi { slopes: Option<Vec<f64>> },
 }
@@ -129,6 +131,14 @@ impl Position {
             Position::Sinusoidal { .. } => "sinusoidal",
             Position::Rope { .. } => "rope",
             Position::Alibi { .. } => "alibi",
+        }
+    }
+
+    /// How far every position is shifted (`position.offset`): token r is at position r + offset; 0 for ALiBi.
+    pub fn offset(&self) -> usize {
+        match self {
+            Position::Sinusoidal { offset, .. } | Position::Rope { offset, .. } => *offset,
+            Position::Alibi { .. } => 0,
         }
     }
 
@@ -1228,8 +1238,8 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
         Some(other) => return err(format!("position.kind must be {kinds}, got {}", describe(other))),
     };
     let takes: &[&str] = match kind {
-        "sinusoidal" => &["kind", "base"],
-        "rope" => &["kind", "base", "pairs"],
+        "sinusoidal" => &["kind", "base", "offset"],
+        "rope" => &["kind", "base", "pairs", "offset"],
         _ => &["kind", "slopes"],
     };
     if let Some(key) = p.keys().find(|k| !takes.contains(&k.as_str())) {
@@ -1246,8 +1256,17 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
             return err(format!("position.base must be a number ≥ 1 (default 10000), got {}", describe(other)))
         }
     };
+    // ALiBi takes none: its bias depends on i − j only, so a shift could change nothing.
+    let offset = match p.get("offset") {
+        None | Some(Value::Null) => 0,
+        Some(Value::Number(x)) => match x.as_u64().filter(|&k| k <= MAX_OFFSET) {
+            Some(k) => k as usize,
+            None => return err(offset_message(&x.to_string())),
+        },
+        Some(other) => return err(offset_message(&describe(other))),
+    };
     Ok(Some(match kind {
-        "sinusoidal" => Position::Sinusoidal { base },
+        "sinusoidal" => Position::Sinusoidal { base, offset },
         "rope" => {
             let pairs = match p.get("pairs") {
                 None | Some(Value::Null) => Pairs::Interleaved,
@@ -1263,7 +1282,7 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
             if d_k % 2 != 0 {
                 return err(odd_rope(d_k));
             }
-            Position::Rope { base, pairs }
+            Position::Rope { base, pairs, offset }
         }
         _ => {
             let slopes = match p.get("slopes") {
@@ -1279,6 +1298,16 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
             Position::Alibi { slopes }
         }
     }))
+}
+
+/// The largest `position.offset`: positions stay exact integers in f64 (2^53) with room for n; a model's context is
+/// far shorter.
+pub const MAX_OFFSET: u64 = 1 << 40;
+
+fn offset_message(got: &str) -> String {
+    format!(
+        "position.offset must be a whole number from 0 to {MAX_OFFSET} (every position shifted by it; default 0), got {got}"
+    )
 }
 
 fn odd_rope(d_k: usize) -> String {
@@ -1617,14 +1646,19 @@ impl Options {
         }
         match &self.position {
             None => {}
-            Some(Position::Sinusoidal { base }) => {
-                obj.insert("position".into(), json!({"kind": "sinusoidal", "base": number_value(*base)}));
+            Some(Position::Sinusoidal { base, offset }) => {
+                let mut p = json!({"kind": "sinusoidal", "base": number_value(*base)});
+                if *offset != 0 {
+                    p["offset"] = json!(offset);
+                }
+                obj.insert("position".into(), p);
             }
-            Some(Position::Rope { base, pairs }) => {
-                obj.insert(
-                    "position".into(),
-                    json!({"kind": "rope", "base": number_value(*base), "pairs": pairs.name()}),
-                );
+            Some(Position::Rope { base, pairs, offset }) => {
+                let mut p = json!({"kind": "rope", "base": number_value(*base), "pairs": pairs.name()});
+                if *offset != 0 {
+                    p["offset"] = json!(offset);
+                }
+                obj.insert("position".into(), p);
             }
             Some(Position::Alibi { slopes }) => {
                 let mut p = Map::new();

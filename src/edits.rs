@@ -423,6 +423,51 @@ impl Config {
         next.within_cost()
     }
 
+    /// `kv` key/value heads (GQA; 1 = multi-query, `heads` = one each), W_K's and W_V's columns regrouped: each query
+    /// head's K/V columns as it reads them now (PyTorch's `repeat_kv`), then each new group's mean (Ainslie et al. 2023
+    /// §2.1, "mean-pooling all the original heads within that group"). From one each to fewer and back, the K/V heads
+    /// of a group are then the same columns repeated.
+    pub fn with_kv_heads(&self, kv: usize) -> Result<Config> {
+        self.editable()?;
+        let h = self.options.heads;
+        let Mechanism::SelfAttention { projections: Some(p), .. } = &self.mechanism else {
+            return err("kv_heads needs projections: this figure has no W_K and W_V to share among heads");
+        };
+        if kv == 0 || h % kv != 0 {
+            return err(format!(
+                "kv_heads must be a whole number that divides heads ({h}): each key/value head serves heads / kv_heads \
+                 query heads (1 = multi-query), got {kv}"
+            ));
+        }
+        let old = self.options.kv_heads();
+        let (old_group, group) = (h / old, h / kv);
+        let regroup = |m: &Matrix| {
+            let width = m.cols() / old;
+            let mut out = Matrix::zeros(m.rows(), kv * width);
+            for g in 0..kv {
+                // Query heads g·group … (g + 1)·group − 1 read old kv heads ⌊q / old_group⌋, each as many times as
+                // the others: their mean is the mean of those distinct heads (one: its columns exactly).
+                let mut from: Vec<usize> = (g * group..(g + 1) * group).map(|q| q / old_group).collect();
+                from.dedup();
+                for i in 0..m.rows() {
+                    for (c, x) in out.row_mut(i)[g * width..(g + 1) * width].iter_mut().enumerate() {
+                        let sum: f64 = from.iter().map(|&f| m.get(i, f * width + c)).sum();
+                        *x = sum / from.len() as f64;
+                    }
+                }
+            }
+            out
+        };
+        let mut next = self.clone();
+        if let Mechanism::SelfAttention { projections: Some(p2), .. } = &mut next.mechanism {
+            p2.w_k = regroup(&p.w_k);
+            p2.w_v = regroup(&p.w_v);
+        }
+        next.options.kv_heads = (kv != h).then_some(kv);
+        next.check_heads()?;
+        next.within_cost()
+    }
+
     /// Read back through the parser: the heads' rules (general/additive have one) apply.
     fn check_heads(&self) -> Result<()> {
         Config::from_value(&self.to_value()).map(|_| ())

@@ -235,24 +235,28 @@ fn needs_n(o: &Options) -> bool {
 fn position_inputs(py: &mut String, o: &Options) {
     match &o.position {
         None => {}
-        Some(Position::Sinusoidal { base }) => {
+        Some(Position::Sinusoidal { base, offset }) => {
             let _ =
                 writeln!(py, "\n# Sinusoidal positions (Vaswani et al. 2017, section 3.5), added to the embeddings");
-            let _ = writeln!(py, "p, j = np.arange(n)[:, None], np.arange(X.shape[1])[None, :]");
+            let shift = if *offset == 0 { String::new() } else { format!(" + {offset}") };
+            let _ = writeln!(py, "p, j = np.arange(n)[:, None]{shift}, np.arange(X.shape[1])[None, :]");
             let _ = writeln!(py, "angle = p / {} ** (2 * (j // 2) / X.shape[1])", py_float(*base));
             let _ = writeln!(py, "PE = np.where(j % 2 == 0, np.sin(angle), np.cos(angle))");
             let _ = writeln!(py, "X = X + PE");
         }
-        Some(Position::Rope { base, pairs }) => {
+        Some(Position::Rope { base, pairs, offset }) => {
             let (a, b, what) = match pairs {
                 Pairs::Interleaved => ("x[:, 0::2]", "x[:, 1::2]", "pairs (x_2i, x_2i+1), RoFormer (Su et al. 2021)"),
                 Pairs::Halves => ("x[:, :d // 2]", "x[:, d // 2:]", "pairs (x_i, x_i+d/2), LLaMA's rotate_half"),
             };
-            let _ = writeln!(py, "\ndef rope(x, base={}):", py_float(*base));
-            let _ = writeln!(py, "    \"\"\"RoPE: row p's pair i rotated by the angle p * base^(-2i/d); {what}.\"\"\"");
+            let _ = writeln!(py, "\ndef rope(x, base={}, offset={offset}):", py_float(*base));
+            let _ = writeln!(
+                py,
+                "    \"\"\"RoPE: row r (position p = r + offset)'s pair i rotated by the angle p * base^(-2i/d); {what}.\"\"\""
+            );
             let _ = writeln!(py, "    d = x.shape[1]");
-            let _ =
-                writeln!(py, "    angle = np.arange(len(x))[:, None] * base ** (-2 * np.arange(d // 2) / d)[None, :]");
+            let _ = writeln!(py, "    p = np.arange(len(x))[:, None] + offset");
+            let _ = writeln!(py, "    angle = p * base ** (-2 * np.arange(d // 2) / d)[None, :]");
             let _ = writeln!(py, "    a, b = {a}, {b}");
             let _ = writeln!(py, "    out = np.empty_like(x)");
             let _ = writeln!(

@@ -7,7 +7,7 @@
 //! one column, the annotations and applied attention with one encoder state per
 //! column (d rows × m columns).
 
-use crate::attention::Trace;
+use crate::attention::{reason, Trace};
 use crate::config::{Config, Mask, Mechanism, Position, Scoring};
 use crate::math::Matrix;
 use crate::weights::ROW_SUM_TOLERANCE;
@@ -40,7 +40,7 @@ pub const ALL_VIEWS: [&str; 20] = [
     "query.terms",
 ];
 
-pub use crate::heatmap::View;
+pub use crate::heatmap::{Marks, View};
 
 /// The views this config has, in reading order: the inputs (with W_a, U_a, v_a, W_O and
 /// the mask when the config has them), the stages (the followed head's, with several
@@ -246,14 +246,30 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
                 Some(_) => format!("{title} · and valid lengths"),
                 None => title.to_string(),
             };
-            // The window and sinks are not in the matrix either (it is the mask a click edits).
-            let title = match (o.window, o.sinks) {
-                (Some([l, r]), 0) => format!("{title} · window [{l}, {r}]"),
-                (Some([l, r]), s) => format!("{title} · window [{l}, {r}], sinks {s}"),
-                (None, _) => title,
+            // The window and sinks are not in the matrix either (it is the mask a click edits): drawn over it, the
+            // cells the window takes away from the mask crossed ("\"; a cell the mask forbids too stays its 0, and
+            // its tooltip names both rules), the sinks' columns dashed, and the title says which is which.
+            let sinks = o.sinks.min(m);
+            let title = match (o.window, sinks) {
+                (Some([l, r]), 0) => format!("{title} · window [{l}, {r}]: crossed 1s are outside it"),
+                (Some([l, r]), s) => {
+                    format!("{title} · window [{l}, {r}]: crossed 1s are outside it · sinks {s}: dashed")
+                }
+                (None, 0) => title,
+                (None, s) => format!("{title} · sinks {s} (no window to open)"),
             };
             let values = o.mask.matrix(queries.len(), m);
-            matrix_view(name, title, values, queries.to_vec(), tokens, "sequential")
+            let rows = queries.len();
+            let cells = match o.window {
+                Some(_) => (0..rows)
+                    .flat_map(|i| (0..m).map(move |j| (i, j)))
+                    .map(|(i, j)| reason(o, i, j) & 4 != 0 && values.get(i, j) != 0.0)
+                    .collect(),
+                None => vec![],
+            };
+            let columns = if o.window.is_some() { (0..sinks).collect() } else { vec![] };
+            let marks = Marks { cells, columns };
+            View { marks, ..matrix_view(name, title, values, queries.to_vec(), tokens, "sequential") }
         }
         ("query.features", Scoring::Additive { .. }) => {
             let f = match trace {
@@ -288,7 +304,7 @@ fn matrix_view(
     cols: Vec<String>,
     palette: &'static str,
 ) -> View {
-    View { name: name.to_string(), title, values, row_labels: rows, col_labels: cols, palette }
+    View { name: name.to_string(), title, values, row_labels: rows, col_labels: cols, palette, marks: Marks::default() }
 }
 
 /// The view `name` of this config and its trace, or a message listing the

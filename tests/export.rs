@@ -445,6 +445,9 @@ fn numpy_writes_the_modern_fields() {
         json!({"position": {"kind": "sinusoidal"}, "window": [2, 0], "decode_step": 3, "mask": "causal", "scale": 2}),
         json!({"position": {"kind": "rope"}, "w_q": w4, "w_k": w4, "heads": 2, "mask": "causal", "decode_step": 2}),
         json!({"position": {"kind": "rope", "pairs": "halves", "base": 50}, "w_q": w4, "w_k": w4, "tiles": [3, 3]}),
+        // Every position shifted ("Shift positions"): sinusoidal's table moves, RoPE's angles do.
+        json!({"position": {"kind": "sinusoidal", "base": 100, "offset": 7}}),
+        json!({"position": {"kind": "rope", "pairs": "halves", "offset": 3}, "w_q": w4, "w_k": w4, "heads": 2}),
         json!({"position": {"kind": "alibi"}, "heads": 2, "w_q": w4, "w_k": w4, "window": [1, 0], "sinks": 1,
                "mask": "causal", "decode_step": 3, "tiles": [2, 3], "head": 1}),
         json!({"position": {"kind": "alibi", "slopes": [0.5]}, "w_q": w2, "w_k": w2, "w_v": w2, "valid_lens": [1, 2, 0, 4],

@@ -163,6 +163,7 @@ fn golden_view(golden: &Value) -> View {
         col_labels: (0..values.cols()).map(|i| i.to_string()).collect(),
         values,
         palette: "sequential",
+        marks: Default::default(),
     }
 }
 
@@ -197,6 +198,7 @@ fn nan_cells_are_grey_and_infinite_cells_hatched() {
         col_labels: vec!["x".into(), "y".into()],
         values,
         palette: "purple",
+        marks: Default::default(),
     };
     let svg = to_svg(&view, &Style::default()).unwrap();
     assert!(svg.contains("#d0d0d0"), "grey not-a-number fill");
@@ -307,6 +309,7 @@ fn the_colour_bar_draws_its_ticks_and_offset() {
             col_labels: (0..values.cols()).map(|i| i.to_string()).collect(),
             values,
             palette: "sequential",
+            marks: Default::default(),
         }
     };
     let texts = |v: &View, w: u32, h: u32| -> Vec<String> {
@@ -398,6 +401,7 @@ fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
         col_labels: vec!["\u{FFFE}x\u{1F}".into(), "#C0FFEE".into(), "'\"".into()],
         values: Matrix::from_rows(&[vec![0.1, 0.2, 0.3], vec![0.4, 0.5, 0.6], vec![0.7, 0.8, 0.9]]).unwrap(),
         palette: "sequential",
+        marks: Default::default(),
     };
     let svg = to_svg(&view, &Style::default()).unwrap();
     let forbidden = |c: char| (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}';

@@ -70,6 +70,7 @@ fn plain_view(values: Vec<Vec<f64>>, rows: Vec<&str>, cols: Vec<&str>, title: &s
         row_labels: rows.into_iter().map(String::from).collect(),
         col_labels: cols.into_iter().map(String::from).collect(),
         palette: "purple",
+        marks: Default::default(),
     }
 }
 
@@ -209,6 +210,7 @@ fn a_big_grid_says_its_numbers_are_hidden() {
         row_labels: labels.clone(),
         col_labels: labels,
         palette: "purple",
+        marks: Default::default(),
     };
     let style = Style::default();
     let (w, h) = preferred_size(&v, style.fmt);
@@ -343,6 +345,7 @@ fn one_long_token_does_not_hide_the_other_labels() {
         row_labels: vec!["a".into(), "b".into()],
         col_labels: labels,
         palette: "purple",
+        marks: Default::default(),
     };
     let l = layout(&v, &Style::default(), 900, 200);
     let drawn = l.col_labels(&v);
@@ -628,6 +631,7 @@ fn describe_gives_the_corner_of_a_big_grid() {
         row_labels: (0..rows).map(|i| format!("r{i}")).collect(),
         col_labels: (0..cols).map(|j| format!("c{j}")).collect(),
         palette: "purple",
+        marks: Default::default(),
     };
     let d = describe(&v, Fmt::Int).unwrap();
     assert_eq!((d.cells.len(), d.cells[0].len(), d.row_labels.len(), d.col_labels.len()), (32, 32, 32, 32));

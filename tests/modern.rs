@@ -267,7 +267,10 @@ fn views_show_positions_and_the_window() {
     assert!(order(&alibi).contains("scores bias scaled"), "{}", order(&alibi));
     let trace = compute(&alibi).unwrap();
     let mask = view(&alibi, &trace, "mask").unwrap();
-    assert!(mask.title.ends_with("window [1, 0], sinks 1"), "{}", mask.title);
+    assert!(mask.title.ends_with("window [1, 0]: crossed 1s are outside it · sinks 1: dashed"), "{}", mask.title);
+    // Drawn over the mask: query 3's key 1 is outside [3 − 1, 3], key 0 a sink, key 2 inside; column 0 dashed.
+    assert!(mask.marks.cell(3, 1, 5) && !mask.marks.cell(3, 0, 5) && !mask.marks.cell(3, 2, 5));
+    assert_eq!(mask.marks.columns, vec![0]);
     let bias = view(&alibi, &trace, "bias").unwrap();
     assert_eq!(bias.values.get(0, 3), -3.0 * (-8f64).exp2());
     assert!(view(&alibi, &trace, "scaled").unwrap().title.contains("+ bias"));
@@ -329,7 +332,7 @@ fn rope_scores_depend_on_relative_positions_only() {
     let x = Matrix::from_rows(&[[0.5, -1.0, 2.0, 0.25], [1.5, 0.5, -0.75, 1.0], [-0.5, 2.0, 1.0, -1.25]]).unwrap();
     let y = Matrix::from_rows(&[[1.0, 0.25, -0.5, 2.0], [0.75, -1.5, 1.25, 0.5], [2.0, 1.0, 0.5, -0.25]]).unwrap();
     for interleaved in [true, false] {
-        let scores = rope(&x, 100.0, interleaved).matmul_transposed(&rope(&y, 100.0, interleaved));
+        let scores = rope(&x, 100.0, interleaved, 0).matmul_transposed(&rope(&y, 100.0, interleaved, 0));
         for shift in [1, 5, 17] {
             // The same rows at positions shift … shift + 2: rows of zeros before them.
             let pad = |m: &Matrix| {
@@ -337,7 +340,7 @@ fn rope_scores_depend_on_relative_positions_only() {
                 rows.extend(m.to_rows());
                 Matrix::from_rows(&rows).unwrap()
             };
-            let (qs, ks) = (rope(&pad(&x), 100.0, interleaved), rope(&pad(&y), 100.0, interleaved));
+            let (qs, ks) = (rope(&pad(&x), 100.0, interleaved, 0), rope(&pad(&y), 100.0, interleaved, 0));
             for i in 0..3 {
                 for j in 0..3 {
                     let s: f64 = qs.row(shift + i).iter().zip(ks.row(shift + j)).map(|(a, b)| a * b).sum();
@@ -347,4 +350,165 @@ fn rope_scores_depend_on_relative_positions_only() {
             }
         }
     }
+}
+
+/// `position.offset` ("Shift positions"): token r at position r + k. The trace with the offset equals the last n rows
+/// of the same config with k tokens before them (the core's trace without offset, which the NumPy goldens above
+/// check): sinusoidal's table and RoPE's rotated q, k move with the positions; RoPE's scores stay the same (they
+/// depend on p − p' only) while sinusoidal's change (PE is added to X before the projections).
+#[test]
+fn position_offset_shifts_every_position() {
+    let base = config(json!({"heads": 2}));
+    let with = |position: Value| {
+        let mut c = base.clone();
+        c["position"] = position;
+        let c = Config::from_value(&c).unwrap_or_else(|e| panic!("{e}"));
+        match compute(&c).unwrap() {
+            Trace::SelfAttention(t) => t,
+            _ => unreachable!(),
+        }
+    };
+    // k zero rows in front: positions 0 … k − 1 hold nothing; rows k … of the longer trace are ours at r + k.
+    let padded = |position: Value, k: usize| {
+        let mut c = base.clone();
+        let e = c["embeddings"].as_array().unwrap().clone();
+        let mut rows = vec![json!([0, 0, 0, 0]); k];
+        rows.extend(e);
+        c["embeddings"] = Value::Array(rows);
+        c["position"] = position;
+        match compute(&Config::from_value(&c).unwrap()).unwrap() {
+            Trace::SelfAttention(t) => t,
+            _ => unreachable!(),
+        }
+    };
+    let close = |a: &[f64], b: &[f64], what: &str| {
+        assert_eq!(a.len(), b.len(), "{what}");
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-12 * y.abs().max(1.0), "{what}: {x} vs {y}");
+        }
+    };
+    let tail = |m: &attention_viz::math::Matrix, k: usize| m.to_rows()[k..].concat();
+    for k in [1usize, 3, 1000] {
+        // Sinusoidal: the table is the padded one's last rows, and the scores differ from the unshifted ones.
+        let s0 = with(json!({"kind": "sinusoidal", "base": 100}));
+        let s = with(json!({"kind": "sinusoidal", "base": 100, "offset": k}));
+        if k < 10 {
+            let p = padded(json!({"kind": "sinusoidal", "base": 100}), k);
+            close(s.pe.as_ref().unwrap().data(), &tail(p.pe.as_ref().unwrap(), k), "PE shifted");
+        }
+        let moved = (0..2)
+            .any(|h| s.head(h).scores.data().iter().zip(s0.head(h).scores.data()).any(|(a, b)| (a - b).abs() > 1e-9));
+        assert!(moved, "sinusoidal scores change with offset {k}");
+        for pairs in ["interleaved", "halves"] {
+            let r0 = with(json!({"kind": "rope", "pairs": pairs}));
+            let r = with(json!({"kind": "rope", "pairs": pairs, "offset": k}));
+            for h in 0..2 {
+                close(r.head(h).scores.data(), r0.head(h).scores.data(), &format!("RoPE {pairs} scores, offset {k}"));
+                close(r.head(h).weights.data(), r0.head(h).weights.data(), "RoPE weights");
+                let turned = r.extras[h].q_rot.as_ref().unwrap().data() != r0.extras[h].q_rot.as_ref().unwrap().data();
+                assert!(turned, "q_rot moves with the positions");
+            }
+            if k < 10 {
+                let p = padded(json!({"kind": "rope", "pairs": pairs}), k);
+                for h in 0..2 {
+                    close(
+                        r.extras[h].q_rot.as_ref().unwrap().data(),
+                        &tail(p.extras[h].q_rot.as_ref().unwrap(), k),
+                        "q_rot",
+                    );
+                    close(
+                        r.extras[h].k_rot.as_ref().unwrap().data(),
+                        &tail(p.extras[h].k_rot.as_ref().unwrap(), k),
+                        "k_rot",
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `position.offset`: written only when not 0, read back; refused by name when not a whole number ≥ 0 (or too big),
+/// and on ALiBi, whose bias has no positions to shift.
+#[test]
+fn position_offset_is_checked() {
+    let c = Config::from_value(&config(json!({"position": {"kind": "rope", "offset": 4}}))).unwrap();
+    assert_eq!(c.options.position.as_ref().unwrap().offset(), 4);
+    assert_eq!(c.to_value()["position"]["offset"], json!(4));
+    assert_eq!(Config::from_value(&c.to_value()).unwrap(), c);
+    let zero = Config::from_value(&config(json!({"position": {"kind": "sinusoidal", "offset": 0}}))).unwrap();
+    assert!(zero.to_value()["position"].get("offset").is_none());
+    for bad in [json!(-1), json!(1.5), json!("3"), json!(1u64 << 41)] {
+        let e = Config::from_value(&config(json!({"position": {"kind": "sinusoidal", "offset": bad}}))).unwrap_err();
+        assert!(e.0.contains("position.offset must be a whole number from 0 to"), "{bad}: {e}");
+    }
+    let e = Config::from_value(&config(json!({"position": {"kind": "alibi", "offset": 2}}))).unwrap_err();
+    assert!(e.0.contains("has no field \"offset\""), "{e}");
+}
+
+/// The `kv` panel's edit: W_K and W_V regrouped by each group's mean (GQA's mean-pooling, Ainslie et al. 2023 §2.1),
+/// and back to one K/V head per query head by repeating (PyTorch's repeat_kv): the trace is then the grouped one.
+#[test]
+fn kv_heads_edit_mean_pools_and_repeats() {
+    // 4 heads of d_k = 1: W_K's column h is head h's.
+    let c = Config::from_value(&config(json!({"heads": 4}))).unwrap();
+    let w_k = |c: &Config| match &c.mechanism {
+        attention_viz::config::Mechanism::SelfAttention { projections: Some(p), .. } => p.w_k.to_rows(),
+        _ => unreachable!(),
+    };
+    let two = c.with_kv_heads(2).unwrap();
+    assert_eq!(two.options.kv_heads, Some(2));
+    // Rows of W_K [1, 0, 2, 1] → means of columns (0, 1) and (2, 3).
+    assert_eq!(w_k(&two)[0], vec![0.5, 1.5]);
+    assert_eq!(w_k(&two)[3], vec![1.0, 1.0]);
+    let one = two.with_kv_heads(1).unwrap();
+    assert_eq!(w_k(&one)[0], vec![1.0]);
+    let back = two.with_kv_heads(4).unwrap();
+    assert_eq!(back.options.kv_heads, None);
+    assert_eq!(w_k(&back)[0], vec![0.5, 0.5, 1.5, 1.5]);
+    // Repeated K/V heads compute what the grouped ones do.
+    let (a, b) = (compute(&two).unwrap(), compute(&back).unwrap());
+    let (Trace::SelfAttention(a), Trace::SelfAttention(b)) = (a, b) else { unreachable!() };
+    assert_eq!(a.context, b.context);
+    for bad in [0, 3, 5] {
+        let e = c.with_kv_heads(bad).unwrap_err();
+        assert!(e.0.contains("kv_heads must be a whole number that divides heads (4)"), "{e}");
+    }
+}
+
+/// The window and sinks on the mask heatmap, drawn by the core: in the raster (the canvas of a big grid) exactly the
+/// marked cells differ from the unmarked drawing; the SVG (shapes) has the marked cells' lines and the sinks' dashes.
+#[test]
+fn window_marks_are_drawn_on_the_mask() {
+    use attention_viz::heatmap::{self, Colors, Layout, Style};
+    use attention_viz::views::{view, Marks, View};
+    let c = Config::from_value(&config(json!({"mask": "causal", "window": [1, 0], "sinks": 1}))).unwrap();
+    let t = compute(&c).unwrap();
+    let marked = view(&c, &t, "mask").unwrap();
+    let plain = View { marks: Marks::default(), ..marked.clone() };
+    let style = Style::default();
+    let colors = Colors::new(marked.values.data(), None, marked.palette);
+    let layout = Layout::new(&marked, &colors, &style, 420, 320);
+    let (a, b) = (
+        heatmap::raster(&marked, &colors, &layout, &style.theme),
+        heatmap::raster(&plain, &colors, &layout, &style.theme),
+    );
+    let (ga, gb) = (&a[0], &b[0]);
+    for i in 0..5 {
+        for j in 0..5 {
+            let r = layout.cell(i, j);
+            let mut differs = false;
+            for y in r.y0..r.y1 {
+                for x in r.x0..r.x1 {
+                    let k = (((y - ga.y) as usize) * ga.width as usize + (x - ga.x) as usize) * 4;
+                    differs |= ga.rgba[k..k + 3] != gb.rgba[k..k + 3];
+                }
+            }
+            assert_eq!(differs, marked.marks.cell(i, j, 5), "cell ({i}, {j})");
+        }
+    }
+    let svg = |v: &View| heatmap::to_svg(v, &style).unwrap();
+    let lines = |s: &str| s.matches("<polyline").count() + s.matches("<path").count() + s.matches("<line").count();
+    let cols_only = View { marks: Marks { cells: vec![], columns: vec![0] }, ..marked.clone() };
+    assert!(lines(&svg(&marked)) > lines(&svg(&cols_only)), "the crossed cells' lines");
+    assert!(svg(&cols_only).matches("<rect").count() > svg(&plain).matches("<rect").count(), "the sinks' dashes");
 }

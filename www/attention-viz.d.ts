@@ -58,11 +58,12 @@ export interface SelfConfig extends ScoringFields {
  * Positions (README "Config"): sinusoidal PE[p, j] = sin/cos(p / base^(2⌊j/2⌋/d_model)) added to X; RoPE rotates pair i
  * of each head's q and k rows by p·base^(−2i/d_k), pairs (x_2i, x_2i+1) ("interleaved", RoFormer) or (x_i, x_i+d_k/2)
  * ("halves", LLaMA), d_k even; ALiBi adds −m_h·|i − j| to each head's scaled scores (default m_h = 2^(−8(h+1)/H)).
- * `base` (≥ 1) defaults to 10000.
+ * `base` (≥ 1) defaults to 10000. `offset` (a whole number ≥ 0, default 0; sinusoidal and RoPE) shifts every
+ * position: token r is at position r + offset ("Shift positions": RoPE's scores stay the same, sinusoidal's change).
  */
 export type Position =
-  | { kind: 'sinusoidal'; base?: number }
-  | { kind: 'rope'; base?: number; pairs?: 'interleaved' | 'halves' }
+  | { kind: 'sinusoidal'; base?: number; offset?: number }
+  | { kind: 'rope'; base?: number; pairs?: 'interleaved' | 'halves'; offset?: number }
   | { kind: 'alibi'; slopes?: number[] };
 
 export interface CrossConfig extends ScoringFields {
@@ -406,9 +407,9 @@ export interface AttentionVizElement extends HTMLElement {
   config: Config | FigureState | null;
   readonly trace: Trace | null;
   /**
-   * Which panels show (attribute `views`, comma-separated): heatmap view names, `inputs`, `breakdown`, `steps`,
-   * `controls`, the option panels (`heads`, `mask`, `temperature`, `scoring`) and issue 25's (`position`, `kv`,
-   * `window`, `decode`, `flash`); absent: every stage and the panels the config uses.
+   * Which panels show, comma-separated (attribute `views`): heatmap view names, `inputs`, `steps`, `breakdown`,
+   * `controls`, the variants' `heads`, `mask`, `temperature`, `scoring`, and issue 25's `position`, `kv`, `window`,
+   * `decode`, `flash`; null: every stage, with each panel whose feature the config uses.
    */
   views: string | null;
   editable: boolean;

@@ -310,6 +310,15 @@ pub fn hatch_color(theme: &Theme) -> Rgb {
     (6..=20).map(|k| mix(k as f64 * 0.05)).find(|&c| contrast_ratio(c, bg) >= HATCH_CONTRAST).unwrap_or(fg)
 }
 
+/// The colour of a marked cell's lines: its number's (seaborn's rule on a palette colour, the text colour on ±∞ and
+/// NaN), so they stand out on any cell as the number does.
+fn mark_color(colors: &Colors, theme: &Theme, v: f64) -> Rgb {
+    match colors.color(v) {
+        Some(_) => colors.text_color(v),
+        None => theme.text,
+    }
+}
+
 /// What a cell is drawn as.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Paint {
@@ -883,6 +892,49 @@ impl Layout {
         (r.width() - hole.width() >= self.hatch_period()).then_some(hole)
     }
 
+    /// The "\" lines of a marked cell at `r` ([`super::Marks`]), clipped to it, from upper left to lower right: the
+    /// grid's lines (`x − y` a multiple of [`Layout::hatch_period`] from the grid's corner), as the ±∞ hatch's are.
+    pub fn mark_lines(&self, r: Rect) -> Vec<((i32, i32), (i32, i32))> {
+        let p = self.hatch_period();
+        let origin = self.grid.x0 - self.grid.y0;
+        let mut k = origin + (r.x0 - r.y1 - origin).div_euclid(p) * p;
+        let mut out = vec![];
+        while k <= r.x1 - r.y0 {
+            let (xa, xb) = ((k + r.y0).max(r.x0), (k + r.y1).min(r.x1));
+            if xb > xa {
+                out.push(((xa, xa - k), (xb, xb - k)));
+            }
+            k += p;
+        }
+        out
+    }
+
+    /// Whether device pixel (x, y) of a marked cell is on its "\" lines (what `raster` paints for [`Layout::mark_lines`]).
+    pub fn on_mark(&self, x: i32, y: i32) -> bool {
+        let p = self.hatch_period();
+        let d = (x - y - self.grid.x0 + self.grid.y0).rem_euclid(p);
+        (d.min(p - d) as f64) <= self.hatch_width() as f64 * 0.5
+    }
+
+    /// The box left clear of a marked cell's lines behind its number (as [`Layout::hatch_hole`] for ±∞ cells).
+    pub fn mark_hole(&self, r: Rect, value: f64) -> Option<Rect> {
+        if !self.annotate {
+            return None;
+        }
+        let s = self.scale();
+        let chars = self.annotation(value).chars().count();
+        let half_w = (text_width(chars, self.annot_font_px) / 2.0 + 2.0 * s).ceil() as i32;
+        let half_h = (self.annot_font_px * 0.6 + s).ceil() as i32;
+        let (cx, cy) = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
+        let hole = Rect {
+            x0: (cx - half_w).max(r.x0),
+            y0: (cy - half_h).max(r.y0),
+            x1: (cx + half_w).min(r.x1),
+            y1: (cy + half_h).min(r.y1),
+        };
+        (r.width() - hole.width() >= self.hatch_period()).then_some(hole)
+    }
+
     /// The row labels drawn, with their rows: every k-th when rows are too short for each.
     pub fn row_labels(&self, view: &View) -> Vec<(usize, String)> {
         let step = label_step(self.grid.height() as f64 / self.rows.max(1) as f64, self.font_px * 1.1);
@@ -957,9 +1009,20 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
     let mut row_rgba: Vec<[u8; 4]> = vec![gap_rgba; cols + 1];
     // The boxes left unhatched behind the ±∞ cells' texts, by column (for the row at hand).
     let mut holes: Vec<Option<Rect>> = vec![None; cols + 1];
+    // The marked cells of the row at hand (view.marks): their lines' colour and the box behind their number.
+    let marked_view = view.marks.cells.contains(&true);
+    let mut marks: Vec<Option<(Rgb, Option<Rect>)>> = vec![None; cols + 1];
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
         let mut plain = true;
+        if marked_view {
+            for (j, (mark, &v)) in marks.iter_mut().zip(view.values.row(i)).enumerate() {
+                *mark = view.marks.cell(i, j, cols).then(|| {
+                    plain = false;
+                    (mark_color(colors, theme, v), layout.mark_hole(layout.cell(i, j), v))
+                });
+            }
+        }
         for (j, ((slot, px), &v)) in row_paints.iter_mut().zip(row_rgba.iter_mut()).zip(view.values.row(i)).enumerate()
         {
             *slot = Paint::of(colors, v);
@@ -1005,6 +1068,13 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
                         px[..3].copy_from_slice(if on { &hatch } else { &bg });
                     }
                 }
+                if let Some((c, hole)) = marks[j] {
+                    let (ax, ay) = (g.x0 + x as i32, g.y0 + y as i32);
+                    let in_hole = hole.is_some_and(|h| h.contains(ax as f64, ay as f64));
+                    if !in_hole && layout.on_mark(ax, ay) {
+                        px[..3].copy_from_slice(&c);
+                    }
+                }
             }
         }
     }
@@ -1028,7 +1098,8 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
 /// Whether every cell is a palette colour (no NaN, no ±∞): then [`raster`] gives the pixels `draw`'s shapes
 /// give, whatever the grid's size (the hatches are lines, antialiased, only the shapes draw them as such).
 pub fn plain(view: &View, colors: &Colors) -> bool {
-    view.values.data().iter().all(|&v| matches!(Paint::of(colors, v), Paint::Color(_)))
+    !view.marks.cells.contains(&true)
+        && view.values.data().iter().all(|&v| matches!(Paint::of(colors, v), Paint::Color(_)))
 }
 
 /// The colour bar's rows in bands of `band` pixels, each the colour of its first row.
@@ -1292,6 +1363,25 @@ pub fn colorbar_scale(vmin: f64, vmax: f64, tick_space: usize) -> ColorbarTicks 
     ColorbarTicks { ticks, offset: offset_text }
 }
 
+/// The parts of the "\" segment a → b (x and y growing together) outside `hole`: the whole segment without one.
+fn outside(a: (i32, i32), b: (i32, i32), hole: Option<Rect>) -> Vec<((i32, i32), (i32, i32))> {
+    let Some(h) = hole else { return vec![(a, b)] };
+    // The segment is (x, x − k): inside the box for x in [max(h.x0, h.y0 + k), min(h.x1, h.y1 + k)].
+    let k = a.0 - a.1;
+    let (lo, hi) = (h.x0.max(h.y0 + k), h.x1.min(h.y1 + k));
+    if lo >= hi || hi <= a.0 || lo >= b.0 {
+        return vec![(a, b)];
+    }
+    let mut out = vec![];
+    if lo > a.0 {
+        out.push((a, (lo, lo - k)));
+    }
+    if hi < b.0 {
+        out.push(((hi, hi - k), b));
+    }
+    out
+}
+
 fn rgb(c: Rgb) -> RGBColor {
     RGBColor(c[0], c[1], c[2])
 }
@@ -1374,6 +1464,24 @@ pub fn draw<DB: DrawingBackend>(
                 }
             }
         }
+        if view.marks.cells.contains(&true) {
+            // Each marked cell's "\" lines in its number's colour, broken around the number.
+            for i in 0..layout.rows {
+                for j in 0..layout.cols {
+                    if !view.marks.cell(i, j, layout.cols) {
+                        continue;
+                    }
+                    let (r, v) = (layout.cell(i, j), view.values.get(i, j));
+                    let line = rgb(mark_color(colors, theme, v)).stroke_width(layout.hatch_width() as u32);
+                    let hole = layout.mark_hole(r, v);
+                    for (a, b) in layout.mark_lines(r) {
+                        for (a, b) in outside(a, b, hole) {
+                            root.draw(&PathElement::new(vec![a, b], line)).map_err(err)?;
+                        }
+                    }
+                }
+            }
+        }
         let bar = layout.colorbar;
         let h = bar.height().max(0) as usize;
         let band = COLORBAR_BAND;
@@ -1414,6 +1522,19 @@ pub fn draw<DB: DrawingBackend>(
         for (line, at) in block.positions() {
             let style = font(block.font_px, theme.text, HPos::Center, VPos::Center);
             root.draw(&Text::new(line.clone(), at, style)).map_err(err)?;
+        }
+    }
+    // The marked columns (the sinks): around each run, top row to bottom, dashes of the text colour over a line of the
+    // background's, so one of the two stands out on any cell and on the page.
+    for (c0, c1) in view.marks.column_runs() {
+        if c1 > layout.cols || layout.rows == 0 {
+            continue;
+        }
+        for (kind, color) in [(HighlightKind::Selected, theme.background), (HighlightKind::Link, theme.text)] {
+            let run = Highlight { kind, r0: 0, c0, r1: layout.rows, c1 };
+            for r in outline(layout, &run, s) {
+                root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(color).filled())).map_err(err)?;
+            }
         }
     }
     for h in &style.highlights {

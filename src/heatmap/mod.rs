@@ -30,4 +30,44 @@ pub struct View {
     pub col_labels: Vec<String>,
     /// Palette used unless the caller picks one (see `heatmap::palette::by_name`).
     pub palette: &'static str,
+    /// Cells and columns drawn marked over their colours (none for most views).
+    pub marks: Marks,
+}
+
+/// What a view marks besides its values: the drawing knows only where the marks are, not what they mean (the mask
+/// view's window and sinks: `views` says that in the title).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Marks {
+    /// One flag a cell, row-major (rows × cols), or empty for none: a marked cell is crossed by "\" lines in its
+    /// text colour (the ±∞ hatch is "/" in grey), its number left clear.
+    pub cells: Vec<bool>,
+    /// Columns outlined from the first row to the last, dashed in the text colour over the background's (each run of
+    /// adjacent ones as one).
+    pub columns: Vec<usize>,
+}
+
+impl Marks {
+    pub fn is_empty(&self) -> bool {
+        !self.cells.contains(&true) && self.columns.is_empty()
+    }
+
+    /// Whether cell (i, j) of a grid `cols` wide is marked.
+    pub fn cell(&self, i: usize, j: usize, cols: usize) -> bool {
+        self.cells.get(i * cols + j).copied().unwrap_or(false)
+    }
+
+    /// The marked columns as runs `c0..c1` of adjacent ones, in order.
+    pub fn column_runs(&self) -> Vec<(usize, usize)> {
+        let mut cols = self.columns.clone();
+        cols.sort_unstable();
+        cols.dedup();
+        let mut runs: Vec<(usize, usize)> = vec![];
+        for c in cols {
+            match runs.last_mut() {
+                Some(run) if run.1 == c => run.1 = c + 1,
+                _ => runs.push((c, c + 1)),
+            }
+        }
+        runs
+    }
 }

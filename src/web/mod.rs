@@ -390,11 +390,13 @@ impl Viz {
     /// How a `views` list shows on the figure now (see `views::resolve`): `{views, unknown}`, the
     /// heatmaps to draw in reading order and the names that are no view of the author's config nor
     /// of this one, and `message`, what to tell the author about those (null when there are none).
-    /// `panels` are the caller's own names (neither drawn nor unknown).
+    /// `panels` are the caller's own names (neither drawn nor unknown); issue 25's panels (`views::MODERN_PANELS`)
+    /// are known whatever the caller passes.
     #[wasm_bindgen(js_name = resolveViews)]
     pub fn resolve_views(&self, requested: Vec<String>, panels: Vec<String>) -> Object {
-        // Issue 25's panels are the core's names (views::MODERN_PANELS): known whatever the element passes.
-        let panels: Vec<&str> = panels.iter().map(String::as_str).chain(views::MODERN_PANELS).collect();
+        let mut panels: Vec<&str> = panels.iter().map(String::as_str).collect();
+        let modern: Vec<&str> = views::MODERN_PANELS.iter().copied().filter(|p| !panels.contains(p)).collect();
+        panels.extend(modern);
         let r = views::resolve(&self.authored, self.config(), &requested, &panels);
         let strings = |v: &[String]| -> Array { v.iter().map(|s| JsValue::from_str(s)).collect() };
         let out = Object::new();
@@ -415,6 +417,13 @@ impl Viz {
     #[wasm_bindgen(js_name = insertHead)]
     pub fn insert_head(&mut self) -> Result<(), JsError> {
         let config = self.config().insert_head().map_err(js_err)?;
+        self.replace(config)
+    }
+
+    /// `kv` key/value heads (the `kv` panel): W_K and W_V regrouped (`Config::with_kv_heads`: each group's mean).
+    #[wasm_bindgen(js_name = setKvHeads)]
+    pub fn set_kv_heads(&mut self, kv: usize) -> Result<(), JsError> {
+        let config = self.config().with_kv_heads(kv).map_err(js_err)?;
         self.replace(config)
     }
 
@@ -756,6 +765,11 @@ impl Viz {
         // tooltip says it in words. Present only when some rule masks in this config.
         if let Some(code) = self.masked(view, i, j) {
             set(&out, "masked", &code.into());
+            // A key outside the window that a sink keeps open: said too (its code alone is 0, "attended").
+            let query = if matches!(self.config().mechanism, Mechanism::Cross { .. }) { 0 } else { i };
+            if attention::sink_opens(&self.config().options, query, j) {
+                set(&out, "sink", &true.into());
+            }
         }
         Ok(Some(out))
     }

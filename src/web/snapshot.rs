@@ -56,6 +56,15 @@ pub(crate) fn view_key(view: &View) -> String {
     for v in view.values.data() {
         h.word(v.to_bits());
     }
+    // The marks (the mask view's window and sinks), so a window moved repaints even where the title would not say it.
+    h.word(view.marks.cells.len() as u64);
+    for (k, _) in view.marks.cells.iter().enumerate().filter(|(_, m)| **m) {
+        h.word(k as u64);
+    }
+    h.word(u64::MAX);
+    for &c in &view.marks.columns {
+        h.word(c as u64);
+    }
     format!("{:016x}", h.0)
 }
 

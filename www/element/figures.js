@@ -570,6 +570,7 @@ export class Figures {
     if (hasMask(cfg) && (this.isWeightView(view) || view === 'mask')) {
       const why = maskReason(cfg, cfg.mechanism === 'self' ? i : 0, j, c.masked ?? 0);
       if (why) text += `\n${why}`;
+      if (c.sink) text += '\nattended as a sink, though outside the window';
     }
     return text;
   }

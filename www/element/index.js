@@ -478,7 +478,8 @@ export function defineElement(api) {
         // `name#q` is the followed query's row, which the parts read as `name#i` (a query edit changes i).
         cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
       }
-      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized, panels: raw.panels };
+      this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized,
+        used: new Set(raw.panels ?? []) };
       return this._snap;
     }
 

@@ -39,8 +39,8 @@ export class State {
   /** The element's content width (CSS px), undefined until it was measured. */
   get width() { return this.host._width; }
 
-  /** Issue 25's panels the config uses (the snapshot's `panels`: views::modern_panels, the core's rule). */
-  get used() { return this.host._snapshot().panels ?? []; }
+  /** Issue 25's panels the config uses, the core's rule (views::modern_panels), as a set: the snapshot's `panels`. */
+  get used() { return this.host._snapshot().used; }
 
   /** The `views` attribute as a set, or null for "everything". */
   get panels() { return this.host._panels(); }

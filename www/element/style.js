@@ -142,6 +142,15 @@ label.len { display: grid; grid-template-columns: minmax(0, 7em) 4.5em; gap: 6px
 label.len input.num { width: 4.5em; min-height: 28px; }
 input.lens { width: 16em; max-width: 100%; padding: 4px 6px; min-height: 32px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
 .variants [aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
+/* ---- modern.js: the position, kv and window panels (in the variants' row) ---- */
+.variants .modern input.num { width: 4.5em; min-height: 28px; padding: 2px 6px; border: 1px solid var(--av-border); border-radius: 6px; background: var(--av-bg); }
+.variants .modern input.num.base { width: 6.5em; }
+.variants .modern output { font-variant-numeric: tabular-nums; font-size: 12px; color: var(--av-muted); }
+.variants .modern label.side { font-size: 12px; color: var(--av-muted); }
+.variants .modern .sides { display: inline-flex; gap: 8px; }
+.variants .modern .hint { max-width: 48ch; }
+.variants .panel-error { margin: 0; font-size: 12px; color: var(--av-invalid); max-width: 48ch; }
+.kv-share { margin: 0; padding-left: 1.2em; font-size: 12px; }
 /* ---- importer.js: each grid's Import… button, the drop targets, the import's message and its shape dialog ---- */
 .import-tools { display: flex; justify-content: flex-end; margin: -2px 0 4px; }
 .import-tools button.import { min-height: 26px; padding: 0 8px; font-size: 12px; }

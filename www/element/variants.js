@@ -3,9 +3,12 @@
 // click or Enter/Space on the keyboard cursor toggles a cell, a valid length per query, what a fully masked query
 // gets), the temperature (a log-scale slider, and each query's entropy of its weights in bits) and the scoring
 // function. Each panel shows when the `views` attribute names it (heads, mask, temperature, scoring) or is absent,
-// in an editable figure. Every control is one edit through host._apply; a refused one says why in the status line
+// in an editable figure; issue 25's position, kv and window panels (modern.js) are placed and painted in the same row.
+// Every control is one edit through host._apply; a refused one says why in the status line
 // and changes nothing. Entropy is the one number computed here: the trace holds the weights it comes from.
 import { el, clip, fmt } from './dom.js';
+import { maskReason } from './breakdown.js';
+import { Modern } from './modern.js';
 
 /** The names the `views` attribute gives these panels. */
 export const VARIANT_PANELS = ['heads', 'mask', 'temperature', 'scoring'];
@@ -77,6 +80,7 @@ export class Variants {
     this.cursor = null; // [i, j] of the mask heatmap's keyboard cursor
     this.canvas = null;
     this.size = null; // the mask heatmap's natural [w, h]
+    this.modern = new Modern(host, api); // issue 25's position, kv and window panels, in this row (modern.js)
     this.root = el('div', { class: 'variants' });
     this.root.addEventListener('change', (e) => this.onChange(e));
     this.root.addEventListener('input', (e) => this.onInput(e));
@@ -102,7 +106,9 @@ export class Variants {
     const { host } = this;
     if (!host.editable) return new Set();
     const panels = host._state.panels;
-    if (panels) return new Set(VARIANT_PANELS.filter((p) => panels.has(p)));
+    // The window and sinks are drawn on the mask heatmap: it shows with their panel.
+    const withWindow = this.modern.shown().has('window') ? ['mask'] : [];
+    if (panels) return new Set([...VARIANT_PANELS.filter((p) => panels.has(p)), ...withWindow]);
     const cfg = host._state.config;
     const used = {
       heads: (cfg.heads ?? 1) > 1 || cfg.w_o !== undefined,
@@ -112,7 +118,7 @@ export class Variants {
     };
     this.sticky ??= new Set();
     for (const p of VARIANT_PANELS) if (used[p]) this.sticky.add(p);
-    return new Set(this.sticky);
+    return new Set([...this.sticky, ...withWindow]);
   }
 
   build() {
@@ -121,7 +127,8 @@ export class Variants {
     this.canvas = null;
     this.entropyEl = null;
     this.entropyKey = null;
-    if (!show.size || !host._viz) { this.root.hidden = true; this.root.replaceChildren(); return; }
+    const modern = host._viz ? this.modern.build() : [];
+    if ((!show.size && !modern.length) || !host._viz) { this.root.hidden = true; this.root.replaceChildren(); return; }
     const cfg = host._state.config;
     // The one-line panels on a line of their own; the temperature and the mask (each with its figure) below, side by side.
     const line = [];
@@ -129,6 +136,7 @@ export class Variants {
     if (show.has('scoring')) line.push(this.scoringPanel(cfg));
     const parts = line.length ? [el('div', { class: 'line' }, ...line)] : [];
     if (show.has('temperature')) parts.push(this.temperaturePanel(cfg));
+    parts.push(...modern);
     if (show.has('mask')) parts.push(this.maskPanel(cfg));
     this.root.hidden = false;
     this.root.replaceChildren(...parts);
@@ -208,6 +216,14 @@ export class Variants {
         title: 'Click a cell to toggle it (1 = may attend, 0 = masked)',
       });
       this.canvas.addEventListener('click', (e) => this.onCanvasClick(e));
+      // The hovered cell's tooltip says which rule masks it (the core's reasons: mask, valid length, window, sink).
+      this.canvas.addEventListener('pointermove', (e) => {
+        const cell = this.hit(e.clientX, e.clientY);
+        const at = `${cell}|${this.host._state.version}`;
+        if (this.hovered === at) return; // the core is asked once a cell and state
+        this.hovered = at;
+        this.canvas.title = cell ? `${this.cellWords(...cell)}\nClick to toggle the mask` : 'Click a cell to toggle it (1 = may attend, 0 = masked)';
+      });
       this.size = null;
       if (this.cursor && (this.cursor[0] >= n || this.cursor[1] >= m)) this.cursor = null;
       body.append(el('div', { class: 'mask-canvas' }, this.canvas));
@@ -263,6 +279,7 @@ export class Variants {
     }
     this.paintMask(cfg);
     this.paintEntropy(cfg);
+    this.modern.paint();
   }
 
   paintMask(cfg) {
@@ -299,8 +316,9 @@ export class Variants {
 
   /** The trace fields `paint` reads, for the host's snapshot request: the followed head's weights for the entropies. */
   traceFields(cfg) {
-    if (!this.entropyEl || this.root.hidden) return [];
-    return [cfg.mechanism === 'self' ? `heads.${cfg.head ?? 0}.weights` : 'weights'];
+    if (this.root.hidden) return [];
+    const own = this.entropyEl ? [cfg.mechanism === 'self' ? `heads.${cfg.head ?? 0}.weights` : 'weights'] : [];
+    return [...own, ...this.modern.traceFields(cfg)];
   }
 
   /** Each query's entropy of its weights (the followed head's), with log₂ m, the entropy of uniform weights. */
@@ -483,13 +501,20 @@ export class Variants {
   }
 
   say(i, j) {
+    const text = this.cellWords(i, j);
+    if (this.live && this.live.textContent !== text) this.live.textContent = text;
+  }
+
+  /** Mask cell (i, j) in words: its entry, and why the key is masked or open (the core's reasons, cellText). */
+  cellWords(i, j) {
     const cfg = this.host._state.config;
     const q = cfg.mechanism === 'self' ? cfg.tokens[i] : 'decoder state';
     const v = maskAt(cfg, i, j);
-    const lens = cfg.valid_lens?.[i];
-    const beyond = lens !== undefined && j >= lens ? ', beyond its valid length' : '';
-    const text = `mask, query ${q} → key ${cfg.tokens[j]}: ${v} (${v ? 'may attend' : 'masked'}${beyond})`;
-    if (this.live && this.live.textContent !== text) this.live.textContent = text;
+    let c = null;
+    try { c = this.host._viz.cellText('mask', i, j, this.host._state.fmt); } catch { /* a fmt the core refused: the entry alone */ }
+    const why = c ? maskReason(cfg, i, j, c.masked ?? 0) : null;
+    const sink = c?.sink ? '; attended as a sink, though outside the window' : '';
+    return `mask, query ${q} → key ${cfg.tokens[j]}: ${v} (${v ? 'may attend' : 'masked'})${why ? `; ${why}` : ''}${sink}`;
   }
 
   onKey(e) {
