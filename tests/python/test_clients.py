@@ -260,3 +260,58 @@ def test_picture_gives_way_in_shadow_roots_and_innerhtml_where_no_script_runs(tm
     (tmp_path / "fragments.json").write_text(json.dumps({"good": good, "refused": refused}), encoding="utf-8")
     got = run_node(SHADOW.replace("process.argv[2]", json.dumps(str(tmp_path))), tmp_path)
     assert got["pictures"] == ["none", "none", "block"]
+
+
+def test_marimo_shows_the_page_in_its_frame(monkeypatch):
+    """marimo calls ``_display_`` first: the figure's page (a standards-mode document, which marimo's frame fitting
+    needs) in ``mo.iframe``. A stand-in for marimo: the package does not depend on it."""
+    import types
+
+    got = {}
+    fake = types.SimpleNamespace(iframe=lambda html, **kw: got.setdefault("html", html))
+    monkeypatch.setitem(sys.modules, "marimo", fake)
+    fig = av.show(preset="seed-002")
+    fig._display_()
+    assert got["html"].startswith("<!doctype html>") and "<attention-viz " in got["html"]
+    assert "frameElement" in got["html"] and "window.AttentionViz" in got["html"]
+
+
+FRAME = """
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+const errors = [];
+page.on('pageerror', (e) => errors.push(e.message));
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+await page.goto(process.argv[2]);
+const frame = page.frames()[1];
+await frame.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 180000 });
+// The height settles once the figure has drawn (its canvases sized): wait for the frame to fit its page.
+await page.waitForFunction(() => {
+  const f = document.querySelector('iframe'), d = f.contentDocument.documentElement;
+  return d.scrollHeight <= d.clientHeight && f.getBoundingClientRect().height > 500;
+}, null, { timeout: 60000 }).catch(() => {});
+const out = await page.evaluate(() => {
+  const f = document.querySelector('iframe'), d = f.contentDocument.documentElement;
+  return { frame: f.getBoundingClientRect().height, content: d.scrollHeight, client: d.clientHeight,
+           figure: f.contentDocument.querySelector('attention-viz').getBoundingClientRect().height };
+});
+console.log(JSON.stringify({ errors, out }));
+await browser.close();
+"""
+
+
+@browser
+def test_page_fits_its_frame(tmp_path):
+    """Streamlit's components.html and marimo's mo.iframe: a same-origin frame of a fixed height (400 px, marimo's
+    default) around fig.page() becomes as tall as the figure, with no scrollbar inside."""
+    import html as html_lib
+
+    page = av.show(preset="seed-002").page()
+    host = tmp_path / "host.html"
+    host.write_text('<!doctype html><meta charset=utf-8><body><iframe style="width:100%%;border:0" height="400" '
+                    'srcdoc="%s"></iframe>' % html_lib.escape(page, quote=True), encoding="utf-8")
+    got = run_node(FRAME.replace("process.argv[2]", json.dumps(host.as_uri())), tmp_path)
+    assert got["errors"] == []
+    out = got["out"]
+    assert out["figure"] > 400 and out["frame"] >= out["figure"]
+    assert out["content"] <= out["client"]  # nothing hidden below the frame's edge
