@@ -315,3 +315,76 @@ def test_page_fits_its_frame(tmp_path):
     out = got["out"]
     assert out["figure"] > 400 and out["frame"] >= out["figure"]
     assert out["content"] <= out["client"]  # nothing hidden below the frame's edge
+
+
+def test_streamlit_figure_mounts_a_v2_component_once(monkeypatch):
+    """A stand-in for Streamlit (the package does not depend on it): ``attention_viz.streamlit.figure`` registers one
+    components-v2 component whose code is the engine and the mount, and mounts each figure with its HTML."""
+    import types
+
+    from attention_viz import streamlit as avst
+
+    registered, mounted = [], []
+
+    def component(name, js=None, **kw):
+        registered.append((name, js))
+        return lambda data=None, key=None: mounted.append((data, key))
+
+    fake = types.SimpleNamespace(components=types.SimpleNamespace(v2=types.SimpleNamespace(component=component)))
+    monkeypatch.setitem(sys.modules, "streamlit", fake)
+    monkeypatch.setattr(avst, "_component", [None])
+    avst.figure(av.show(preset="seed-002"))
+    avst.figure(av.show(preset="seed-003"), key="b")
+    assert len(registered) == 1 and registered[0][1] == avst.component_js()
+    assert [k for _, k in mounted] == [None, "b"] and all("<attention-viz " in d["html"] for d, _ in mounted)
+
+
+MOUNT = """
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+const dir = process.argv[2];
+const server = createServer((req, res) => {
+  if (req.url === '/favicon.ico') { res.statusCode = 204; res.end(); return; }
+  try { res.setHeader('content-type', req.url.endsWith('.mjs') ? 'text/javascript' : 'text/html'); res.end(readFileSync(dir + req.url)); }
+  catch { res.statusCode = 404; res.end(); }
+}).listen(0);
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 700, height: 900 } });
+const errors = [];
+page.on('pageerror', (e) => errors.push(e.message));
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+await page.goto(`http://127.0.0.1:${server.address().port}/page.html`);
+await page.waitForFunction(() => window.root?.querySelector('attention-viz')?.trace, null, { timeout: 180000 });
+const out = await page.evaluate(async () => {
+  const el = window.root.querySelector('attention-viz');
+  const first = el;
+  await window.mount();  // Streamlit's rerun: the same HTML keeps the figure
+  return { picture: getComputedStyle(window.root.querySelector('img.attention-viz-picture')).display,
+           kept: window.root.querySelector('attention-viz') === first,
+           height: window.host.getBoundingClientRect().height, after: document.getElementById('after').getBoundingClientRect().top };
+});
+console.log(JSON.stringify({ errors, out }));
+await browser.close(); server.close();
+"""
+
+
+@browser
+def test_streamlit_component_draws_in_a_shadow_root(tmp_path):
+    """The component's code as Streamlit runs it: its default export called with a shadow root and the data."""
+    from attention_viz import streamlit as avst
+
+    (tmp_path / "component.mjs").write_text(avst.component_js(), encoding="utf-8")
+    html = av.show(preset="seed-002").to_html(script=False)
+    (tmp_path / "page.html").write_text("""<!doctype html><meta charset=utf-8><body><div id=host></div><p id=after>after</p>
+<script type=module>
+const mod = await import('./component.mjs');
+window.host = document.getElementById('host');
+window.root = window.host.attachShadow({ mode: 'open' });
+window.mount = () => mod.default({ parentElement: window.root, data: { html: %s } });
+window.mount();
+</script>""" % json.dumps(html).replace("</", "<\\/"), encoding="utf-8")
+    got = run_node(MOUNT.replace("process.argv[2]", json.dumps(str(tmp_path))), tmp_path)
+    assert got["errors"] == []
+    out = got["out"]
+    assert out["picture"] == "none" and out["kept"] is True
+    assert out["height"] > 900 and out["after"] >= out["height"]  # as tall as the figure, in the page's flow
