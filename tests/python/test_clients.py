@@ -86,12 +86,12 @@ def test_config_from_the_page_is_not_checked_again(monkeypatch):
 
 NOTEBOOK = {
     "cells": [
-        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": (
+        {"cell_type": "code", "id": "show", "metadata": {}, "execution_count": None, "outputs": [], "source": (
             "import attention_viz as av\n"
             "w = av.Widget(embeddings=[[1, 0], [0, 1], [1, 1]], tokens=['one', 'two', 'three'])\n"
             "w"
         )},
-        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": (
+        {"cell_type": "code", "id": "later", "metadata": {}, "execution_count": None, "outputs": [], "source": (
             "w.config = {'embeddings': [[1, 0], [0, 1], [1, 1], [2, 0]], 'tokens': ['later', 'set', 'from', 'python']}"
         )},
     ],
