@@ -52,6 +52,8 @@ def build_js() -> str:
 
 
 def script_tag() -> str:
+    """The engine (the single-file build) as one ``<script>``, loaded once per page however often it is included:
+    ``av.engine_script()``, for a page's head where the figure's own HTML goes in through innerHTML (Gradio)."""
     return "<script>if (!window.AttentionViz) {\n" + build_js() + "\n}</script>"
 
 
@@ -95,6 +97,19 @@ _REVEAL = """<script>(function () {
   if (!reg) return;
   var late = note && setTimeout(function () { if (!reg.get('attention-viz')) note.style.display = 'block'; }, 1500);
   reg.whenDefined('attention-viz').then(function () { clearTimeout(late); if (note) note.style.display = 'none'; check(); });
+})();</script>"""
+
+# Figure.page() in a frame (Streamlit's components.html, marimo's mo.iframe): the frame as tall as the page, which
+# changes as the figure draws and as the reader edits (a fixed height cuts it or leaves a gap). A cross-origin frame
+# (frameElement is null) keeps the height its page gave it.
+_FIT_FRAME = """<script>(function () {
+  var frame = null;
+  try { frame = window.frameElement; } catch (e) { /* cross-origin */ }
+  if (!frame || !window.ResizeObserver) return;
+  new ResizeObserver(function () {
+    var h = Math.ceil(document.body.getBoundingClientRect().height) + 'px';
+    if (frame.style.height !== h) frame.style.height = h;
+  }).observe(document.body);
 })();</script>"""
 
 # Shown (by _REVEAL, only where scripts run) when no output on this page has loaded the engine.
@@ -285,6 +300,24 @@ class Figure:
     def _repr_html_(self) -> str:
         """What a notebook shows: in a Jupyter kernel, the engine in the notebook's first figure output only."""
         return self.to_html(script=engine_wanted())
+
+    def page(self, title: str = "attention-viz") -> str:
+        """A standalone HTML document of the figure (the build inline) for a frame of its own: Streamlit's
+        ``components.html(fig.page(), height=600)``, marimo's ``mo.iframe``. Shown in a same-origin frame, it makes
+        the frame as tall as the figure while it draws and as the reader edits (``_FIT_FRAME``)."""
+        return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                f"<title>{html.escape(xml_text(title))}</title>\n"
+                "<style>body{font-family:system-ui,sans-serif;margin:0;padding:1px 0}</style>\n"
+                f"</head>\n<body>\n{self.to_html()}\n{_FIT_FRAME}\n</body>\n</html>\n")
+
+    def _display_(self):
+        """marimo's display (its first choice, before ``_repr_html_``): HTML with an inline script lands in a frame of
+        400 px, and marimo fits a frame to its content only for a document in standards mode, which a fragment is
+        not; the page is one, and fits its frame itself too."""
+        import marimo as mo
+
+        return mo.iframe(self.page())
 
     def save_html(self, path, title: str = "attention-viz") -> str:
         """Writes a standalone page (works from ``file://``, no network); returns the path."""

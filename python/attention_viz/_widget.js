@@ -1,6 +1,35 @@
 // The anywidget front end of attention_viz.Widget: one <attention-viz> element whose edits flow back to
 // Python (config, trace) and whose config follows Python's. The single-file build is prepended to this
 // module by _widget.py, so the widget needs no network and no second file.
+
+// The learner's edits reach the kernel throttled: at most one message (config and trace together) every SYNC_MS
+// while they type or scrub, and always the last one. Every keystroke's trace, re-checked by Python, would queue
+// behind one another in the kernel.
+const SYNC_MS = 300;
+
+// The picture output Widget._ipython_display_ puts beside the widget view (what a static export shows) is hidden by
+// a stylesheet while a live view of the widget is on the page: CSS, not a script that walks the DOM, so a picture
+// the kernel replaces (display updates) stays hidden too.
+const live = new Map();
+function hidePicture(uid) {
+  if (!uid || typeof document === 'undefined') return () => {};
+  let entry = live.get(uid);
+  if (!entry) {
+    const style = document.createElement('style');
+    style.dataset.attentionVizWidget = uid;
+    style.textContent = `.attention-viz-widget-picture.attention-viz-widget-${CSS.escape(uid)}{display:none!important}`;
+    document.head.appendChild(style);
+    entry = { style, views: 0 };
+    live.set(uid, entry);
+  }
+  entry.views += 1;
+  return () => {
+    if (--entry.views > 0) return;
+    entry.style.remove();
+    live.delete(uid);
+  };
+}
+
 function render({ model, el }) {
   const fig = document.createElement('attention-viz');
   const apply = (opts) => {
@@ -9,8 +38,11 @@ function render({ model, el }) {
   apply(model.get('options'));
   let sent = JSON.stringify(model.get('config'));
   fig.setAttribute('config', sent);
-  // The learner's edit (or a config from Python, once the element took it): report config and trace.
-  const onChange = () => {
+  let timer = null;
+  let last = -Infinity;
+  const send = () => {
+    timer = null;
+    last = Date.now();
     const config = fig.config;
     if (!config) return;
     sent = JSON.stringify(config);
@@ -18,6 +50,11 @@ function render({ model, el }) {
     model.set('trace', fig.trace);
     model.set('error', '');
     model.save_changes();
+  };
+  // The learner's edit (or a config from Python, once the element took it): report config and trace, throttled.
+  const onChange = () => {
+    if (timer !== null) return;
+    timer = setTimeout(send, Math.max(0, last + SYNC_MS - Date.now()));
   };
   const onError = (e) => { model.set('error', String(e.detail?.message ?? 'error')); model.save_changes(); };
   const onConfig = () => {
@@ -31,15 +68,21 @@ function render({ model, el }) {
   model.on('change:config', onConfig);
   model.on('change:options', onOptions);
   el.appendChild(fig);
+  const shown = hidePicture(model.get('_uid'));
   // The first drawing fires no `change`: report the trace once the element has one.
   let tries = 0;
-  const first = () => {
+  let first = null;
+  const poll = () => {
+    first = null;
     let trace = null;
     try { trace = fig.trace; } catch (e) { /* not drawn yet */ }
-    if (trace) { model.set('trace', trace); model.save_changes(); } else if (++tries < 600) setTimeout(first, 50);
+    if (trace) { model.set('trace', trace); model.save_changes(); } else if (++tries < 600) first = setTimeout(poll, 50);
   };
-  first();
+  poll();
   return () => {
+    clearTimeout(first);
+    if (timer !== null) { clearTimeout(timer); send(); } // an edit still waiting is not lost with the view
+    shown();
     fig.removeEventListener('change', onChange);
     fig.removeEventListener('error', onError);
     model.off('change:config', onConfig);

@@ -4,10 +4,20 @@
 event); setting ``config`` from Python checks it like ``show`` does and redraws the figure.
 ``error`` holds the page's message when it refused a config. The front end
 (``_widget.js``) carries the single-file build inside, so it works offline.
+
+The learner's edits reach the kernel throttled: at most one message every 300 ms while they type or scrub (config
+and trace together), and always the last state. A config from the page is not checked again in Python: the page's
+core checked it.
+
+Displayed in a notebook (``_ipython_display_``), the widget is two outputs: the widget view, and the figure's
+picture, which a live view of the widget hides (a stylesheet it adds to the page) and which follows the widget's
+state (a display update on each change of ``config`` or ``options``). Static exports (nbconvert, myst-nb, GitHub)
+and a notebook reopened without its kernel show the picture whatever they make of the widget view.
 """
 
 from __future__ import annotations
 
+import secrets
 from importlib import resources
 
 import anywidget
@@ -31,22 +41,66 @@ class Widget(anywidget.AnyWidget):
     trace = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
     options = traitlets.Dict().tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
+    # Names this widget's picture outputs, for the stylesheet a live view adds to hide them.
+    _uid = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, preset=None, **kwargs):
         config, opts = _api.split(kwargs, preset)
-        super().__init__(_esm=_esm(), config=config, options=opts)
+        self._from_page = False
+        self._pictures = []
+        super().__init__(_esm=_esm(), config=config, options=opts, _uid=secrets.token_hex(8))
+
+    def set_state(self, sync_data):
+        # What the front end sends: the page's core checked it already.
+        self._from_page = True
+        try:
+            super().set_state(sync_data)
+        finally:
+            self._from_page = False
 
     @traitlets.validate("config")
     def _check_config(self, proposal):
+        if self._from_page and isinstance(proposal["value"], dict):
+            return proposal["value"]
         return _config.plain(_api.config_of(dict(proposal["value"])))
 
     @traitlets.validate("options")
     def _check_options(self, proposal):
         return _config.options(dict(proposal["value"]))
 
+    @traitlets.observe("config", "options")
+    def _follow(self, change):
+        if not self._pictures:
+            return
+        data = self._picture_data()
+        for handle in self._pictures:
+            handle.update(data, raw=True)
+
+    def __repr__(self) -> str:
+        return f"<attention_viz.Widget {_figure_repr(self)}>"
+
+    def _picture_data(self) -> dict:
+        cls = f"attention-viz-widget-picture attention-viz-widget-{self._uid}"
+        return {"text/html": f'<div class="{cls}">{self.figure().picture()}</div>', "text/plain": repr(self)}
+
+    def _ipython_display_(self, **kwargs):
+        # Two outputs: nbconvert and myst-nb pick the stored widget view of an output over its text/html (and show
+        # nothing offline: the widget manager comes from a CDN), and JupyterLab reopened without the kernel says
+        # "model not found" there; the second output, the picture, shows in all of them.
+        from IPython.display import display
+
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        view = {k: v for k, v in data.items() if k != "text/html"}
+        view["text/plain"] = repr(self)
+        display(view, metadata=meta, raw=True)
+        self._pictures.append(display(self._picture_data(), raw=True, display_id=True))
+
     def _repr_mimebundle_(self, **kwargs):
-        # Beside the widget view, the figure as it is now as HTML: front ends with a widget manager show the
-        # live widget; static renderings (nbconvert, GitHub, nbviewer) show this instead of nothing.
+        # Where the widget is shown as one output (a front end that asks for the bundle, not IPython's display):
+        # beside the widget view, the figure as it is now as HTML.
         bundle = super()._repr_mimebundle_(**kwargs)
         if bundle is None:
             return None
@@ -59,3 +113,8 @@ class Widget(anywidget.AnyWidget):
         """The current state as a static ``Figure`` (for ``save_html`` or a picture)."""
         from ._figure import Figure
         return Figure(dict(self.config), dict(self.options))
+
+
+def _figure_repr(w) -> str:
+    from ._figure import mechanism
+    return " ".join([mechanism(dict(w.config))] + [f"{k}={v!r}" for k, v in w.options.items()])

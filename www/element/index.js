@@ -612,11 +612,14 @@ export function defineElement(api) {
           instead = `preset ${preset}`;
         } else if (!this._viz) {
           this._failed = true;
+          this._picture(true);
           this._fail(error);
           return;
         }
         this._fail(`${error} — showing ${instead} instead.`);
       }
+      // The picture beside it shows the author's numbers: it gives way to them only, never to a fallback.
+      this._picture(!!error);
       this._failed = false;
       if (viz) {
         this._modelCaption(model);
@@ -635,6 +638,21 @@ export function defineElement(api) {
       if (!this._showBack(back) && !error && !this._persist.warned) this._status('');
       if (back?.shared && !error) revealShared(this);
       if (this._pending !== undefined) { const p = this._pending; this._pending = undefined; this.config = p; }
+    }
+
+    /**
+     * An `<img class="attention-viz-picture">` before the element (Python's outputs carry one: the figure where
+     * scripts do not run) is hidden once the element shows its author's config, and shown again when the element
+     * refuses it. The element does it, not a script beside it: Panel and Gradio insert HTML through innerHTML or
+     * into a shadow root, where no script of the output runs (`document.currentScript` is null in a shadow tree).
+     */
+    _picture(show) {
+      for (let n = this.previousElementSibling; n && n.localName !== 'attention-viz'; n = n.previousElementSibling) {
+        if (n.localName === 'img' && n.classList.contains('attention-viz-picture')) {
+          n.style.display = show ? 'block' : 'none';
+          return;
+        }
+      }
     }
 
     /**
