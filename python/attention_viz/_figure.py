@@ -2,15 +2,15 @@
 
 Every HTML form carries the static picture (an ``<img>``, what survives sanitizers and scriptless
 renderings) and the ``<attention-viz>`` element with the config as an escaped attribute, its big
-numeric arrays as base64 of little-endian float64 (``wire``). ``to_html()`` and ``save_html()`` also
+numeric arrays as base64 of little-endian float32 or float64 bytes (``wire``). ``to_html()`` and ``save_html()`` also
 carry the single-file build (the element and its WASM core) as an inline script, so they work offline
 and from ``file://``. In a Jupyter kernel, ``_repr_html_`` carries the build in one output per
 notebook page only (``engine_wanted``): every output of a notebook is in one document, where the
 element, once defined, draws every ``<attention-viz>``. An output that finds no engine on its page
 keeps its picture and says how to bring the live figure back (``av.init_notebook()``). Loading the
 build twice on one page is harmless: the script runs only where ``window.AttentionViz`` is not there
-yet, and the element guards its own definition. A small script hides the picture once the live figure
-has drawn.
+yet, and the element guards its own definition. The element hides the picture once it has drawn the
+figure (where no script of the output runs too: Panel, Gradio); a small script says when the engine is missing.
 """
 
 from __future__ import annotations
@@ -57,46 +57,17 @@ def script_tag() -> str:
     return "<script>if (!window.AttentionViz) {\n" + build_js() + "\n}</script>"
 
 
-# Hides the picture once the element beside it has drawn this figure. An element that refused
-# the config says why (its `error` event, its message) and may fall back to a preset: then
-# the picture stays, the truthful view of these numbers. The element's config is compared with
-# ours (mechanism, size and first values of the main array) as well as listening for `error`,
-# since the element may have loaded before this script ran.
-_REVEAL = """<script>(function () {
+# The element hides the picture before it once it shows this figure (and shows it again when it refuses the config:
+# www/element/index.js `_picture`), so this script only says when the engine is missing: no output on this page
+# loaded it (the first output cleared), and the picture is all there is.
+_ENGINE_CHECK = """<script>(function () {
   // The script's own output first: a notebook may run it before the output is in the document.
   var me = document.currentScript, root = (me && me.closest && me.closest('.attention-viz-output'))
     || document.getElementById(%s);
-  if (!root) return;
-  var el = root.querySelector('attention-viz'), pic = root.querySelector('img.attention-viz-picture');
-  var want = %s, refused = false, tries = 0;
-  if (!el || !pic) return;
-  el.addEventListener('error', function () { refused = true; pic.style.display = 'block'; });
-  // [mechanism, number of values, first values] of the main array, as fingerprint() writes it.
-  function print(c) {
-    var mech = c.mechanism || 'self', main = c[mech === 'weights' ? 'attention' : mech === 'cross' ? 'annotations' : 'embeddings'];
-    var count = 1, first = [];
-    for (var a = main; Array.isArray(a); a = a[0]) count *= a.length;
-    (function walk(a) { for (var i = 0; i < a.length && first.length < 8; i++) { if (Array.isArray(a[i])) walk(a[i]); else first.push(a[i]); } })(main);
-    return [mech, count, first];
-  }
-  function same(a, b) {
-    if (a[0] !== b[0] || a[1] !== b[1] || a[2].length !== b[2].length) return false;
-    for (var i = 0; i < a[2].length; i++) if (a[2][i] !== b[2][i]) return false;
-    return true;
-  }
-  function check() {
-    var ok = false;
-    try { ok = !!el.trace && same(print(el.config), want); } catch (e) {}
-    if (refused) return;
-    if (ok) { pic.style.display = 'none'; return; }
-    if (++tries < 600) setTimeout(check, 50);
-  }
-  // The engine may come later than this output (an earlier output's script, or av.init_notebook() run now):
-  // the element draws when it is defined, and only then is there a figure to wait for.
-  var reg = window.customElements, note = root.querySelector('.attention-viz-engine-note');
-  if (!reg) return;
-  var late = note && setTimeout(function () { if (!reg.get('attention-viz')) note.style.display = 'block'; }, 1500);
-  reg.whenDefined('attention-viz').then(function () { clearTimeout(late); if (note) note.style.display = 'none'; check(); });
+  var reg = window.customElements, note = root && root.querySelector('.attention-viz-engine-note');
+  if (!note || !reg) return;
+  var late = setTimeout(function () { if (!reg.get('attention-viz')) note.style.display = 'block'; }, 1500);
+  reg.whenDefined('attention-viz').then(function () { clearTimeout(late); note.style.display = 'none'; });
 })();</script>"""
 
 # Figure.page() in a frame (Streamlit's components.html, marimo's mo.iframe): the frame as tall as the page, which
@@ -112,20 +83,12 @@ _FIT_FRAME = """<script>(function () {
   }).observe(document.body);
 })();</script>"""
 
-# Shown (by _REVEAL, only where scripts run) when no output on this page has loaded the engine.
+# Shown (by _ENGINE_CHECK, only where scripts run) when no output on this page has loaded the engine.
 ENGINE_NOTE = ('<p class="attention-viz-engine-note" style="display:none;font:13px system-ui,sans-serif;margin:4px 0">'
                "The live figure needs attention-viz's engine, which another output of this notebook carries and is "
                "not on this page (cleared?): run <code>av.init_notebook()</code> in a cell, or re-run the first "
                "figure's cell. The picture shows this figure's numbers.</p>")
 
-
-def fingerprint(config: dict) -> str:
-    """What _REVEAL's print() gives for this config, as a JS literal: mechanism, size and first values of
-    the main array (compared as numbers, so 1 and 1.0 agree)."""
-    mech = mechanism(config)
-    main = config["attention" if mech == "weights" else "annotations" if mech == "cross" else "embeddings"]
-    flat = np.asarray(main, dtype=np.float64).ravel()
-    return json.dumps([mech, int(flat.size), [float(x) for x in flat[:8]]], separators=(",", ":"))
 
 
 def xml_text(text) -> str:
@@ -291,7 +254,7 @@ class Figure:
         out = [f'<div class="attention-viz-output" id="{uid}">', self.picture()]
         if not script:
             out.append(ENGINE_NOTE)
-        out += [element_tag(self.config, self.options, float32=self._float32), _REVEAL % (json.dumps(uid), fingerprint(self.config))]
+        out += [element_tag(self.config, self.options, float32=self._float32), _ENGINE_CHECK % json.dumps(uid)]
         if script:  # after the reveal, so its `error` listener is there before the element loads
             out.append(script_tag())
         out.append("</div>")

@@ -48,11 +48,12 @@ function render({ model, el }) {
     sent = JSON.stringify(config);
     model.set('config', config);
     model.set('trace', fig.trace);
-    model.set('error', '');
     model.save_changes();
   };
-  // The learner's edit (or a config from Python, once the element took it): report config and trace, throttled.
+  // The learner's edit (or a config from Python, once the element took it): report config and trace, throttled. The
+  // error is cleared now, not when the send runs: a config refused meanwhile keeps its message.
   const onChange = () => {
+    if (model.get('error')) model.set('error', '');
     if (timer !== null) return;
     timer = setTimeout(send, Math.max(0, last + SYNC_MS - Date.now()));
   };
