@@ -3,11 +3,12 @@
 //   NumPy fixture tests/fixtures/chapters-goldens.json (tests/goldens/gen_chapters.py, the papers' formulas) at the
 //   digits printed, every quote of the fixture is printed, and no decimal in the prose goes unchecked;
 // - each figure's config is the fixture's, and its trace (what it shows) equals the fixture's to 1e-12;
-// - each "Try:" line, done as the reader does it, gives the fixture's numbers: through the real keyboard where the
-//   element has the control today (W_K's cells), else through `el.config = …` (marked: such a test becomes a
-//   real-input test on the panel once the `position`, `kv`, `window`, `decode` and `flash` panels land);
-// - every figure draws with no console error, and axe-core finds no violation in these chapters at 1280 px light
-//   and 390 px dark.
+// - each "Try:" line, done as the reader does it — the real mouse and keyboard on the panel control the line names
+//   (the position menu, the base slider, "shift positions", ALiBi's slopes, W_K's cell, the decode and tile
+//   steppers, the window's sinks and left side, the tile size) — gives the fixture's numbers, with the keyboard focus
+//   checked after each action;
+// - every figure draws with no console error and no status message (every name of `views` is a panel or view), and
+//   axe-core finds no violation in these chapters at 1280 px light and 390 px dark.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,8 +20,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const GOLD = fixture('chapters-goldens.json');
 const CHAPTERS = ['word-order', 'sharing-keys', 'long-contexts', 'flash-attention'];
-/** The panels of issue 25 that other branches add to the element: until they land, `views` may name them. */
-const COMING_PANELS = ['position', 'kv', 'window', 'decode', 'flash'];
 /** Decimals the prose writes that are inputs, not results: a section number (§3.5) and ALiBi's slope (m = 0.5). */
 const INPUT_DECIMALS = ['3.5', '0.5'];
 
@@ -90,8 +89,52 @@ async function settle(page, id, fields) {
   return left;
 }
 
-/** A Try's edit made with `el.config = …` (no control for it in the element yet). */
-const setConfig = (page, id, config) => page.evaluate(([id, c]) => { document.getElementById(id).config = c; }, [id, config]);
+/** A control inside figure `id`'s shadow root (playwright's CSS pierces it). */
+const control = (page, id, sel) => page.locator(`#${id} >> ${sel}`);
+const configOf = (page, id) => page.evaluate((id) => document.getElementById(id).config, id);
+/** Where the keyboard is (harness's T.focus: the figure's id and the control in its shadow root). */
+async function focusOf(page) {
+  await page.evaluate(pageHelpers);
+  return page.evaluate(() => T.focus());
+}
+const at = (id, what) => ({ doc: id, shadow: what });
+
+/** The mouse clicks `sel` in figure `id`, scrolled into view first. */
+async function click(page, id, sel) {
+  const c = control(page, id, sel);
+  await c.scrollIntoViewIfNeeded();
+  await c.click();
+}
+
+/** The mouse clicks a text field of figure `id`, the keyboard selects what it holds and types `text` (then `key`). */
+async function typeInto(page, id, sel, text, key = null) {
+  await click(page, id, sel);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(text);
+  if (key) await page.keyboard.press(key);
+}
+
+/** The keyboard picks an option of figure `id`'s position menu by its first letter (the menu reached as by Tab). */
+async function pickPosition(page, id, letter) {
+  const menu = control(page, id, '[data-control="position-kind"]');
+  await menu.scrollIntoViewIfNeeded();
+  await menu.focus();
+  await page.keyboard.press(letter);
+}
+
+/** The status line of figure `id` (a problem with its attributes, e.g. `views` naming no panel), '' when none shows. */
+const status = (page, id) => page.evaluate((id) => {
+  const s = document.getElementById(id).shadowRoot.querySelector('[data-role="attributes"]');
+  return s && !s.hidden ? s.textContent : '';
+}, id);
+
+/** A Try's numbers: the figure's trace reaches the fixture's (the edit took effect), and no status shows. */
+async function tried(page, name) {
+  const t = GOLD.tries[name];
+  assert.deepEqual(await settle(page, t.figure, t.trace), [], `${name} (${t.how})`);
+  assert.equal(await status(page, t.figure), '', `${name}: no status message`);
+  return t;
+}
 
 test('the prose: every printed number equals the NumPy fixture at its digits; every quote is printed; no decimal unchecked', async () => {
   const html = readFileSync(join(ROOT, 'index.html'), 'utf8');
@@ -142,10 +185,12 @@ test('each figure: its config is the fixture\'s and its trace equals NumPy\'s (1
         const authored = await page.evaluate((f) => JSON.parse(document.getElementById(f).getAttribute('config')), fig);
         assert.deepEqual(authored, gold.config, `${fig}: index.html's config is the fixture's`);
         assert.deepEqual(differences(await traceOf(page, fig), gold.trace), [], `${fig}: the trace`);
-        // Until the panels of issue 25 land on main, `views` may name them; any other unknown name is a mistake.
-        const problem = await page.evaluate((f) => document.getElementById(f).shadowRoot.querySelector('[data-role="attributes"]')?.textContent ?? '', fig);
-        const unknown = [...(problem.match(/no panel ([^;]*);/)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]);
-        assert.deepEqual(unknown.filter((u) => !COMING_PANELS.includes(u)), [], `${fig}: views names only panels`);
+        assert.equal(await status(page, fig), '', `${fig}: no status message (views names only panels and views)`);
+        const views = await page.evaluate((f) => document.getElementById(f).getAttribute('views').split(','), fig);
+        const panels = await page.evaluate((f) => [...document.getElementById(f).shadowRoot.querySelectorAll('[data-panel]')]
+          .filter((p) => p.offsetParent !== null).map((p) => p.dataset.panel), fig);
+        const named = views.filter((v) => ['position', 'kv', 'window', 'decode', 'flash'].includes(v));
+        assert.deepEqual(named.filter((v) => !panels.includes(v)), [], `${fig}: the panels views names show`);
       }
       const tries = await page.evaluate((id) => document.querySelectorAll(`#${id} .try`).length, id);
       assert.equal(tries, figures.length, `${id}: a "Try:" line beside each figure`);
@@ -155,90 +200,148 @@ test('each figure: its config is the fixture\'s and its trace equals NumPy\'s (1
   }
 });
 
-test('chapter 10, word order: the Try lines (none, shift positions, ALiBi\'s slope) give NumPy\'s numbers', async () => {
+test('chapter 10, word order: the Try lines on the position panel (menu, base slider, shift positions, slopes) give NumPy\'s numbers', async () => {
   const page = await chapter('word-order');
   try {
-    // TODO(panels): the position menu's "none", with the real mouse and keyboard, once the `position` panel lands.
-    for (const name of ['sinusoidal-none', 'alibi-none', 'alibi-steep']) {
-      const t = GOLD.tries[name];
-      await setConfig(page, t.figure, t.config);
-      assert.deepEqual(await settle(page, t.figure, t.trace), [], `${name} (${t.how})`);
-    }
-    const none = await traceOf(page, 'chapter-10-sinusoidal');
+    // Sinusoidal: "none" in the position menu, then "sinusoidal" again, then the base slider dragged to its right end.
+    const sin = 'chapter-10-sinusoidal';
+    await pickPosition(page, sin, 'n');
+    assert.equal((await configOf(page, sin)).position, undefined, 'none: no position field');
+    assert.deepEqual(await focusOf(page), at(sin, 'control position-kind'), 'the menu keeps the keyboard');
+    await tried(page, 'sinusoidal-none');
+    const none = await traceOf(page, sin);
     assert.deepEqual(none.weights[3], none.weights[0], 'without positions the two a\'s rows are one');
     assert.deepEqual(none.weights[4], none.weights[1], '… and so are the two roses\'');
+    await page.keyboard.press('s');
+    assert.equal((await configOf(page, sin)).position.kind, 'sinusoidal');
+    assert.deepEqual(await focusOf(page), at(sin, 'control position-kind'));
+    assert.deepEqual(await settle(page, sin, GOLD.figures[sin].trace), [], 'sinusoidal again: the figure as it came');
+    const slider = control(page, sin, '[data-control="position-base-slider"]');
+    await slider.scrollIntoViewIfNeeded();
+    const box = await slider.boundingBox();
+    await page.mouse.move(box.x + box.width * (4 / 7), box.y + box.height / 2); // 10^4 of 10^0 … 10^7
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, { steps: 4 });
+    await page.mouse.move(box.x + box.width + 40, box.y + box.height / 2, { steps: 4 });
+    await page.mouse.up();
+    assert.equal((await configOf(page, sin)).position.base, GOLD.tries['sinusoidal-base'].config.position.base, 'the right end: base 10^7');
+    assert.deepEqual(await focusOf(page), at(sin, 'control position-base-slider'));
+    await tried(page, 'sinusoidal-base');
 
-    // Shift positions by 3. TODO(panels): press the "shift positions" control (a config field such as
-    // position.offset) once it lands; until then the same shift is three tokens put before the sentence, which moves
-    // every one of its words 3 places on: the sentence's block of scores is RoPE's unshifted scores, its q_rot the
-    // fixture's shifted one; with sinusoidal positions the block changes to the fixture's shifted scores.
-    const { by, scores, q_rot: qRot, sinusoidal_scores: sinScores } = GOLD.shift;
-    const before3 = (config) => ({ ...config, embeddings: [...Array(by)].map(() => [0, 0, 0, 0]).concat(config.embeddings),
-      tokens: [...Array(by)].map((_, k) => `x${k}`).concat(config.tokens) });
-    const block = (m) => m.slice(by).map((row) => row.slice(by));
-    const rope = GOLD.figures['chapter-10-rope'].config;
-    await setConfig(page, 'chapter-10-rope', before3(rope));
-    await page.waitForFunction(() => document.getElementById('chapter-10-rope').trace.scores.length === 8);
-    let t = await traceOf(page, 'chapter-10-rope');
-    assert.equal(diff(block(t.scores), numbers(scores), 'scores'), null, 'RoPE: shifted, the scores stay');
-    assert.equal(diff(t.heads[0].q_rot.slice(by), numbers(qRot), 'q_rot'), null, 'RoPE: shifted, q_rot turns');
-    assert.ok(diff(t.heads[0].q_rot.slice(by), numbers(GOLD.figures['chapter-10-rope'].trace['heads.0.q_rot'])), 'q_rot changed');
-    await setConfig(page, 'chapter-10-rope', before3({ ...rope, position: { kind: 'sinusoidal' } }));
-    await page.waitForFunction(() => document.getElementById('chapter-10-rope').trace.pe);
-    t = await traceOf(page, 'chapter-10-rope');
-    assert.equal(diff(block(t.scores), numbers(sinScores), 'scores'), null, 'sinusoidal: shifted, the scores change');
+    // RoPE: + beside "shift positions" three times, then "sinusoidal" in the menu (the shift stays).
+    const rope = 'chapter-10-rope';
+    for (let k = 1; k <= 3; k++) {
+      await click(page, rope, '[data-action="shift-up"]');
+      assert.equal((await configOf(page, rope)).position.offset, k, `+ pressed ${k} times`);
+      assert.deepEqual(await focusOf(page), at(rope, 'action shift-up'), 'the keyboard stays on +');
+    }
+    assert.equal(await control(page, rope, '[data-role="shift-range"]').textContent(), 'positions 3 … 7', 'the prose\'s "positions 3 … 7"');
+    await tried(page, 'rope-shift');
+    const shifted = await traceOf(page, rope);
+    assert.equal(diff(shifted.scores, numbers(GOLD.figures[rope].trace.scores)), null, 'RoPE: shifted, not one score moves');
+    assert.ok(diff(shifted.heads[0].q_rot, numbers(GOLD.figures[rope].trace['heads.0.q_rot'])), 'RoPE: shifted, q_rot turns');
+    await pickPosition(page, rope, 's');
+    assert.deepEqual(await focusOf(page), at(rope, 'control position-kind'));
+    const moved = await configOf(page, rope);
+    assert.equal(moved.position.kind, 'sinusoidal');
+    assert.equal(moved.position.offset, 3, 'the menu keeps the shift');
+    await tried(page, 'rope-shift-sinusoidal');
+
+    // ALiBi: 2 typed into "slopes" and Enter, then "none" in the menu.
+    const alibi = 'chapter-10-alibi';
+    await typeInto(page, alibi, '[data-control="position-slopes"]', '2', 'Enter');
+    assert.deepEqual((await configOf(page, alibi)).position, GOLD.tries['alibi-steep'].config.position);
+    assert.deepEqual(await focusOf(page), at(alibi, 'control position-slopes'));
+    await tried(page, 'alibi-steep');
+    await pickPosition(page, alibi, 'n');
+    assert.equal((await configOf(page, alibi)).position, undefined);
+    assert.deepEqual(await focusOf(page), at(alibi, 'control position-kind'));
+    await tried(page, 'alibi-none');
   } finally {
     await done(page);
   }
 });
 
-test('chapter 11, sharing keys: typing into W_K moves the two heads that share it; the decode step\'s Try', async () => {
+test('chapter 11, sharing keys: typing into W_K moves the two heads that share it; → on the decode stepper', async () => {
   const page = await chapter('sharing-keys');
   try {
     const id = 'chapter-11-gqa';
     const t = GOLD.tries['gqa-w_k'];
-    // The reader's own keyboard: the cell is there today.
     await typeInCell(page, id, 'w_k', 1, 0, '0');
     assert.deepEqual(await settle(page, id, t.trace), [], t.how);
-    await page.evaluate(pageHelpers);
-    assert.deepEqual(await page.evaluate(() => T.focus()), { doc: id, shadow: 'cell w_k:1:0' }, 'the keyboard stays in the cell');
-    assert.deepEqual((await page.evaluate((i) => document.getElementById(i).config, id)).w_k, t.config.w_k);
+    assert.deepEqual(await focusOf(page), at(id, 'cell w_k:1:0'), 'the keyboard stays in the cell');
+    assert.deepEqual((await configOf(page, id)).w_k, t.config.w_k);
     const gold = GOLD.figures[id].trace;
     const now = await traceOf(page, id);
     for (const h of [2, 3]) assert.equal(diff(now.heads[h].weights, numbers(gold[`heads.${h}.weights`])), null, `head ${h} did not move`);
     for (const h of [0, 1]) assert.ok(diff(now.heads[h].weights, numbers(gold[`heads.${h}.weights`])), `head ${h} moved`);
+    assert.equal(await status(page, id), '');
 
-    // TODO(steppers): press → on the `decode` panel's stepper once it lands.
-    const d = GOLD.tries['decode-next'];
-    await setConfig(page, d.figure, d.config);
-    assert.deepEqual(await settle(page, d.figure, d.trace), [], d.how);
-    const tr = await traceOf(page, d.figure);
+    // → beside "decode (KV cache)": step 3.
+    const dec = 'chapter-11-decode';
+    await click(page, dec, '[data-action="decode-next"]');
+    assert.equal((await configOf(page, dec)).decode_step, GOLD.tries['decode-next'].config.decode_step);
+    assert.deepEqual(await focusOf(page), at(dec, 'action decode-next'), 'the keyboard stays on →');
+    assert.match(await control(page, dec, '[data-role="decode-step"]').textContent(), /^token 3 of 0 … 3: word_4/);
+    await tried(page, 'decode-next');
+    const tr = await traceOf(page, dec);
     assert.deepEqual(tr.decode.weights, tr.heads[3].weights[3], 'the decode step\'s weights are row 3 of head 3\'s causal weights');
+    assert.match(await control(page, dec, '[data-role="decode-cost"]').textContent(),
+      new RegExp(`holds ${GOLD.quotes['decode_next.cache_size']} numbers .* ${GOLD.quotes['decode_next.recompute_cost']} multiply-adds`),
+      'the panel says the Try\'s 32 and 96');
   } finally {
     await done(page);
   }
 });
 
-test('chapters 12 and 13: the window, sinks and tiles Try lines give NumPy\'s numbers; the last tile\'s o / l is the context', async () => {
+/** The flash panel's table of m, l and o after the current tile, each number whole (its title). */
+const flashTable = (page) => page.evaluate(() => [...document.getElementById('chapter-13').shadowRoot
+  .querySelectorAll('[data-role="flash-mlo"] tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.title))));
+
+test('chapters 12 and 13: the window panel\'s sinks and left side, the tile stepper and the tile size give NumPy\'s numbers', async () => {
   const page = await chapter('long-contexts');
   try {
-    // TODO(panels): the `window` panel's sinks and left side, with the real mouse and keyboard, once it lands.
-    for (const name of ['window-no-sinks', 'window-wide']) {
-      const t = GOLD.tries[name];
-      await setConfig(page, t.figure, t.config);
-      assert.deepEqual(await settle(page, t.figure, t.trace), [], `${name} (${t.how})`);
-    }
+    const win = 'chapter-12';
+    await typeInto(page, win, '[data-control="sinks"]', '0');
+    assert.equal((await configOf(page, win)).sinks ?? 0, 0);
+    assert.deepEqual(await focusOf(page), at(win, 'control sinks'));
+    await tried(page, 'window-no-sinks');
+    await typeInto(page, win, '[data-control="window-left"]', '7');
+    assert.deepEqual((await configOf(page, win)).window, GOLD.tries['window-wide'].config.window);
+    assert.deepEqual(await focusOf(page), at(win, 'control window-left'));
+    await tried(page, 'window-wide');
+
     await page.locator('#flash-attention').scrollIntoViewIfNeeded();
     await page.waitForFunction(() => document.getElementById('chapter-13').trace);
-    // TODO(steppers): the `flash` panel's tile size, with the real mouse and keyboard, once it lands.
-    const t = GOLD.tries['tiles-1x1'];
-    await setConfig(page, t.figure, t.config);
-    assert.deepEqual(await settle(page, t.figure, t.trace), [], t.how);
-    const tr = await traceOf(page, 'chapter-13');
+    const f = 'chapter-13';
+    const gold = GOLD.figures[f].trace;
+    // → beside "FlashAttention tiles": the four tiles, m, l and o after each as NumPy's Algorithm 1 gives them.
+    for (let s = 0; s < 4; s++) {
+      if (s > 0) {
+        await click(page, f, '[data-action="flash-next"]');
+        assert.deepEqual(await focusOf(page), at(f, 'action flash-next'), 'the keyboard stays on →');
+      }
+      await page.waitForFunction((s) => document.getElementById('chapter-13').shadowRoot
+        .querySelector('[data-role="flash-step"]')?.textContent.startsWith(`tile ${s + 1} of 4`), s);
+      const rows = await flashTable(page);
+      const want = numbers(gold[`flash.steps.${s}.m`]).map((m, r) => [m, numbers(gold[`flash.steps.${s}.l`])[r], ...numbers(gold[`flash.steps.${s}.o`])[r]]);
+      assert.equal(diff(rows, want), null, `tile ${s + 1}: the panel's m, l, o`);
+    }
+    // The tile size 1 × 1: typed into both fields (Tab leaves the first, Enter applies the second).
+    await typeInto(page, f, '[data-control="tile-rows"]', '1', 'Tab');
+    assert.deepEqual(await focusOf(page), at(f, 'control tile-cols'), 'Tab goes from rows to columns');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('1');
+    await page.keyboard.press('Enter');
+    assert.deepEqual((await configOf(page, f)).tiles, [1, 1]);
+    assert.deepEqual(await focusOf(page), at(f, 'control tile-cols'));
+    await tried(page, 'tiles-1x1');
+    assert.match(await control(page, f, '[data-role="flash-step"]').textContent(), new RegExp(`^tile 1 of ${GOLD.quotes['flash.ones_steps']}:`));
+    const tr = await traceOf(page, f);
     assert.equal(tr.flash.steps.length, GOLD.quotes['flash.ones_steps']);
     for (const s of tr.flash.steps.filter((s) => s.k_block === 3)) {
       const row = s.o[0].map((o) => o / s.l[0]);
-      assert.equal(diff(row, numbers(GOLD.figures['chapter-13'].trace.context)[s.q_block]), null, `o / l of row ${s.q_block}`);
+      assert.equal(diff(row, numbers(gold.context)[s.q_block]), null, `o / l of row ${s.q_block}`);
     }
   } finally {
     await done(page);

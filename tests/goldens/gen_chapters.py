@@ -145,9 +145,9 @@ def flash(scaled, v, rows, cols):
     return steps
 
 
-def reference(config, first=0):
-    """The trace fields of a self-attention config (flat names, as compute()'s layout names them). `first`: the
-    position of the first token (a shift of every position; RoPE and sinusoidal only)."""
+def reference(config):
+    """The trace fields of a self-attention config (flat names, as compute()'s layout names them). `position.offset`
+    (sinusoidal and RoPE) is the position of the first token: every position shifted by it."""
     x = np.asarray(config["embeddings"], dtype=F64)
     n, d_model = x.shape
     h = config.get("heads", 1)
@@ -155,6 +155,7 @@ def reference(config, first=0):
     position = config.get("position") or {}
     kind = position.get("kind")
     base = float(position.get("base", 10000.0))
+    first = position.get("offset", 0)
     out = {}
     if kind == "sinusoidal":
         pe = sinusoidal(first + n, d_model, base)[first:]
@@ -303,11 +304,23 @@ def with_cell(config, matrix, r, c, value):
 
 
 # Each "Try:" line's edit: the figure, the config after it, the fields to compare. `how` says how the reader does it
-# (the element's control); the test makes it through that control where it exists, else through `el.config`.
+# (the element's control, which tests/e2e/chapters.test.mjs drives with the real mouse and keyboard).
 TRIES = {
     "sinusoidal-none": {"figure": "chapter-10-sinusoidal", "how": "position menu: none",
                         "config": without(FIGURES["chapter-10-sinusoidal"], "position"),
                         "fields": ["scores", "weights", "context"]},
+    # The slider's right end is 10^7 (www/element/modern.js: 10^0 … 10^7): only the slow hand (PE's columns 2, 3)
+    # changes, the fast one (columns 0, 1) turns by p radians whatever the base.
+    "sinusoidal-base": {"figure": "chapter-10-sinusoidal", "how": "position menu: sinusoidal, base slider to its right end",
+                        "config": rose(position={"kind": "sinusoidal", "base": 10 ** 7}), "fields": ["pe", "weights"]},
+    # "shift positions" is position.offset: its + pressed three times puts the sentence at positions 3 … 7.
+    "rope-shift": {"figure": "chapter-10-rope", "how": "shift positions: + three times",
+                   "config": rose(position={"kind": "rope", "offset": 3}),
+                   "fields": ["heads.0.q_rot", "heads.0.k_rot", "scores", "weights"]},
+    # The position menu keeps the shift from RoPE to sinusoidal.
+    "rope-shift-sinusoidal": {"figure": "chapter-10-rope", "how": "position menu: sinusoidal (the shift stays)",
+                              "config": rose(position={"kind": "sinusoidal", "offset": 3}),
+                              "fields": ["pe", "scores", "weights"]},
     "alibi-none": {"figure": "chapter-10-alibi", "how": "position menu: none",
                    "config": without(FIGURES["chapter-10-alibi"], "position"), "fields": ["scaled", "weights"]},
     "alibi-steep": {"figure": "chapter-10-alibi", "how": "ALiBi's slope: 2",
@@ -322,8 +335,8 @@ TRIES = {
                                "decode.cache_size", "decode.recompute_cost"]},
     "window-no-sinks": {"figure": "chapter-12", "how": "window panel: sinks 0",
                         "config": long(window=[2, 0]), "fields": ["weights"]},
-    "window-wide": {"figure": "chapter-12", "how": "window panel: left 7",
-                    "config": long(window=[7, 0], sinks=1), "fields": ["weights"]},
+    "window-wide": {"figure": "chapter-12", "how": "window panel: left 7 (after sinks 0)",
+                    "config": long(window=[7, 0], sinks=0), "fields": ["weights"]},
     "tiles-1x1": {"figure": "chapter-13", "how": "flash panel: tiles 1 × 1",
                   "config": {**CH7, "tiles": [1, 1]}, "fields": ["context", "flash.tiles"]},
 }
@@ -334,13 +347,15 @@ def main():
     tries = {name: reference(t["config"]) for name, t in TRIES.items()}
 
     # RoPE's point: every position shifted by k (here 1 and 3) leaves every score as it was; sinusoidal's change.
-    rope_cfg, sin_cfg = FIGURES["chapter-10-rope"], FIGURES["chapter-10-sinusoidal"]
-    shifted = {k: reference(rope_cfg, first=k) for k in (1, 3)}
+    shifted = {k: reference(rose(position={"kind": "rope", "offset": k})) for k in (1, 3)}
     for k, tr in shifted.items():
         assert np.max(np.abs(tr["scores"] - traces["chapter-10-rope"]["scores"])) < 1e-12, "RoPE is shift-invariant"
         assert np.max(np.abs(tr["heads.0.q_rot"] - traces["chapter-10-rope"]["heads.0.q_rot"])) > 0.1
-    sin_shift = reference(sin_cfg, first=3)
+    assert np.array_equal(shifted[3]["scores"], tries["rope-shift"]["scores"])
+    sin_shift = tries["rope-shift-sinusoidal"]
     assert np.max(np.abs(sin_shift["scores"] - traces["chapter-10-sinusoidal"]["scores"])) > 0.1
+    base7, base4 = tries["sinusoidal-base"]["pe"], traces["chapter-10-sinusoidal"]["pe"]
+    assert np.array_equal(base7[:, :2], base4[:, :2]) and np.max(np.abs(base7[:, 2:] - base4[:, 2:])) > 0.01
 
     s10, r10, a10 = traces["chapter-10-sinusoidal"], traces["chapter-10-rope"], traces["chapter-10-alibi"]
     none10 = tries["sinusoidal-none"]
@@ -431,8 +446,6 @@ def main():
         "figures": {name: {"config": FIGURES[name], "trace": pick(traces[name], SHOWN[name])} for name in FIGURES},
         "tries": {name: {"figure": t["figure"], "how": t["how"], "config": t["config"],
                          "trace": pick(tries[name], t["fields"])} for name, t in TRIES.items()},
-        "shift": {"figure": "chapter-10-rope", "by": 3, "scores": shifted[3]["scores"],
-                  "q_rot": shifted[3]["heads.0.q_rot"], "sinusoidal_scores": sin_shift["scores"]},
         "quotes": quotes,
     }
     with open(OUT, "w", encoding="utf-8") as f:
