@@ -31,6 +31,11 @@ export class Toolbar {
 
   build() {
     const { host } = this;
+    // Hidden (read-only, a model's weights, `views` without "controls"): nothing built. Reset (the notice's) needs none.
+    if (this.root.hidden) {
+      this.root.replaceChildren();
+      return;
+    }
     const cfg = host._state.config;
     const self = cfg.mechanism === 'self';
     const hasProj = self && cfg.w_q !== undefined;
