@@ -280,9 +280,9 @@ impl Viz {
         rest_json: &str,
         names: Vec<String>,
         shapes: &[u32],
-        data: &[f64],
+        data: Vec<f64>,
     ) -> Result<Option<Viz>, JsError> {
-        let Some(config) = compute::flat_config(rest_json, &names, shapes, data)? else {
+        let Some(config) = compute::flat_config_owned(rest_json, &names, shapes, data)? else {
             return Ok(None);
         };
         Viz::of(config).map(Some)
@@ -295,9 +295,9 @@ impl Viz {
         rest_json: &str,
         names: Vec<String>,
         shapes: &[u32],
-        data: &[f64],
+        data: Vec<f64>,
     ) -> Result<bool, JsError> {
-        let Some(config) = compute::flat_config(rest_json, &names, shapes, data)? else {
+        let Some(config) = compute::flat_config_owned(rest_json, &names, shapes, data)? else {
             return Ok(false);
         };
         self.replace(config)?;

@@ -508,3 +508,34 @@ for (const [layers, heads, n] of [[12, 12, 64], [1, 12, 512]]) {
     await done(page);
   });
 }
+
+test('a 12 × 12 × 128 stack loads with WASM memory under twice its bytes and its values bit for bit; an over-limit 12 × 12 × 1024 stack is refused at once, WASM memory as it was', async () => {
+  const page = await figure(small());
+  await page.evaluate(stackSource);
+  const r = await page.evaluate(async () => {
+    const memory = (await (await import('/www/pkg/attention_viz.js')).default()).memory;
+    const el = M.el();
+    const stack = window.makeStack(12, 12, 128);
+    const before = memory.buffer.byteLength;
+    el.config = { mechanism: 'weights', attention: stack, tokens: Array.from({ length: 128 }, (_, i) => `t${i}`) };
+    await new Promise((ok) => requestAnimationFrame(() => ok()));
+    const loaded = memory.buffer.byteLength;
+    // Over MAX_VALUES (1.5e8 values, 1.2 GB as float64): one shared row, so only the shape is big.
+    const row = new Array(1024).fill(1 / 1024);
+    const big = Array.from({ length: 12 }, () => Array.from({ length: 12 }, () => new Array(1024).fill(row)));
+    let message = null;
+    el.addEventListener('error', (e) => { message = e.detail.message; }, { once: true });
+    el.config = { attention: big };
+    const after = memory.buffer.byteLength;
+    // Read back last: el.config writes the whole stack as JSON (in WASM memory too).
+    const same = JSON.stringify(el.config.attention) === JSON.stringify(stack);
+    return { before, loaded, after, same, message, shape: el._model.shape };
+  });
+  const bytes = 12 * 12 * 128 * 128 * 8;
+  assert.ok(r.loaded - r.before <= 2 * bytes, `WASM memory grew ${((r.loaded - r.before) / 2 ** 20).toFixed(1)} MB for a ${bytes / 2 ** 20} MB stack`);
+  assert.ok(r.same, 'el.config gives back the stack that was set, bit for bit');
+  assert.equal(r.message, 'attention has 150994944 values (12 × 12 × 1024 × 1024); at most 8388608 are supported: pass fewer layers or heads, or a shorter sentence');
+  assert.equal(r.after, r.loaded, 'the refusal left WASM memory as it was');
+  assert.deepEqual(r.shape, [12, 12, 128, 128], 'the figure keeps the stack it had');
+  await done(page);
+});
