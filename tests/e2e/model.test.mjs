@@ -539,3 +539,30 @@ test('a 12 × 12 × 128 stack loads with WASM memory under twice its bytes and i
   assert.deepEqual(r.shape, [12, 12, 128, 128], 'the figure keeps the stack it had');
   await done(page);
 });
+
+test('a stack packed as Python sends it (base64 bytes) is refused from its declared shape before its bytes are read: the core\'s message, WASM memory as it was', async () => {
+  const page = await figure(small());
+  const r = await page.evaluate(async () => {
+    const memory = (await (await import('/www/pkg/attention_viz.js')).default()).memory;
+    const before = memory.buffer.byteLength;
+    // 12 × 12 × 1024 × 1024 declared (1.2 GB as float64); the bytes are never looked at, so 8 of them will do.
+    const packed = { dtype: 'float64', shape: [12, 12, 1024, 1024], base64: btoa('\0'.repeat(8)) };
+    const out = {};
+    for (const how of ['attribute', 'inline']) {
+      const el = document.createElement('attention-viz');
+      if (how === 'attribute') el.setAttribute('config', JSON.stringify({ attention: packed }));
+      else el.append(Object.assign(document.createElement('script'), { type: 'application/json', textContent: JSON.stringify({ attention: packed }) }));
+      let message = null;
+      el.addEventListener('error', (e) => { message = e.detail.message; });
+      document.body.append(el);
+      await new Promise((ok) => { const wait = () => (message !== null ? ok() : requestAnimationFrame(wait)); wait(); });
+      out[how] = message;
+    }
+    return { ...out, before, after: memory.buffer.byteLength };
+  });
+  const limit = 'attention has 150994944 values (12 × 12 × 1024 × 1024); at most 8388608 are supported: pass fewer layers or heads, or a shorter sentence';
+  assert.equal(r.attribute, limit);
+  assert.equal(r.inline, limit);
+  assert.equal(r.after, r.before);
+  await done(page);
+});
