@@ -72,7 +72,8 @@ function pageBench() {
     const loaded = mem.buffer.byteLength;
     const t0 = performance.now();
     el.config = { attention };
-    await new Promise((ok) => { const wait = () => (el.trace !== null && el._viz?.modelShape() ? ok() : requestAnimationFrame(wait)); wait(); });
+    // Not el.trace: reading the trace back (the whole stack as nested arrays) is the page's choice, not the load's.
+    await new Promise((ok) => { const wait = () => (String(el._viz?.modelShape()) === String([layers, heads, n, n]) ? ok() : requestAnimationFrame(wait)); wait(); });
     await frame();
     const load = performance.now() - t0;
     return { load, before, loaded, after: mem.buffer.byteLength };
