@@ -380,6 +380,14 @@ impl Viz {
         panic!("forced internal error in a figure (a test of the panic path)");
     }
 
+    /// Reset: the config last marked as the author's, shown again as it is held (a model's stack shared, not
+    /// copied; no JSON of it either way).
+    #[wasm_bindgen(js_name = resetToAuthored)]
+    pub fn reset_to_authored(&mut self) -> Result<(), JsError> {
+        let config = self.authored_config.clone();
+        self.replace(config)
+    }
+
     /// The config last marked as the author's (`markAuthored`, or the first), as JSON.
     #[wasm_bindgen(js_name = authoredJson)]
     pub fn authored_json(&self) -> String {

@@ -566,3 +566,27 @@ test('a stack packed as Python sends it (base64 bytes) is refused from its decla
   assert.equal(r.after, r.before);
   await done(page);
 });
+
+test('a shared link to a model\'s head: the notice\'s Reset (real mouse) shows the author\'s first head again, the stack held once', async () => {
+  const page = await figure(small());
+  const q = await page.evaluate(() => M.thumb(1, 2));
+  await page.mouse.click(q.x, q.y);
+  assert.deepEqual(await page.evaluate(() => [M.el()._cfg().layer, M.el()._cfg().head]), [1, 2]);
+  const url = await page.evaluate(() => M.el().shareURL());
+  await done(page);
+  const shared = await site.page(null);
+  await shared.goto(url);
+  await shared.evaluate(async (c) => {
+    await (await import('/www/attention-viz.js')).ready;
+    const el = document.createElement('attention-viz');
+    el.id = 'fig';
+    el.setAttribute('config', JSON.stringify(c));
+    document.body.append(el);
+  }, small());
+  await whenDrawn(shared, '#fig', installHelpers);
+  assert.deepEqual(await shared.evaluate(() => [M.el()._cfg().layer, M.el()._cfg().head]), [1, 2], 'the link shows the shared head');
+  await shared.locator('#fig').locator('button[data-action="notice-reset"]').click();
+  assert.deepEqual(await shared.evaluate(() => [M.el()._cfg().layer ?? 0, M.el()._cfg().head ?? 0]), [0, 0], 'Reset: the author\'s head');
+  assert.deepEqual(await shared.evaluate(() => JSON.stringify(M.el().config.attention)), JSON.stringify(STACK.attention));
+  await done(shared);
+});
