@@ -359,13 +359,23 @@ pub struct Flat<'a> {
     lead: (usize, usize),
     /// How many axes the caller's array had (2 … 4): messages name positions as it does.
     axes: usize,
+    /// A stack already holding exactly `data` (`attention` whose buffer the caller handed over, `Flat::sharing`):
+    /// the config takes it as it is instead of a copy.
+    shared: Option<&'a Stack>,
 }
 
 impl<'a> Flat<'a> {
     /// `None` unless `data` holds `rows × cols` values, every one finite.
     pub fn new(rows: usize, cols: usize, data: &'a [f64]) -> Option<Flat<'a>> {
         let ok = rows.checked_mul(cols) == Some(data.len()) && data.iter().all(|x| x.is_finite());
-        ok.then_some(Flat { rows, cols, data, lead: (1, 1), axes: 2 })
+        ok.then_some(Flat { rows, cols, data, lead: (1, 1), axes: 2, shared: None })
+    }
+
+    /// `Flat::stacked` over `stack`'s own values (its shape, from an array of `axes` axes): the config validates
+    /// them as any flat stack and then shares `stack` (no copy).
+    pub fn sharing(stack: &'a Stack, axes: usize) -> Option<Flat<'a>> {
+        let [layers, heads, rows, cols] = stack.shape();
+        Flat::stacked(layers, heads, rows, cols, axes, stack.data()).map(|f| Flat { shared: Some(stack), ..f })
     }
 
     /// `layers × heads` matrices of `rows × cols` values one after another (`attention` sent flat),
@@ -1150,6 +1160,9 @@ fn stack_from_flat(f: Flat) -> Result<Stack> {
     if let Some(k) = f.data.iter().position(|&x| x < 0.0) {
         let index = [k / (heads * n * m), k / (n * m) % heads, k / m % n, k % m];
         check_weight(f.data[k], &index[4 - f.axes..])?;
+    }
+    if let Some(stack) = f.shared.filter(|s| s.shape() == shape && std::ptr::eq(s.data(), f.data)) {
+        return Ok(stack.clone());
     }
     Ok(Stack::new(layers, heads, n, m, f.data.to_vec()).expect("checked shape"))
 }

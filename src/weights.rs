@@ -30,14 +30,16 @@ pub struct Stack {
     n: usize,
     m: usize,
     /// Shared: the config, its trace and the element's authored config hold one copy of a stack (up to 64 MiB).
-    data: std::rc::Rc<[f64]>,
+    /// An `Rc<Vec>`, not an `Rc<[f64]>`: a Vec becomes one without a copy (an `Rc<[f64]>` copies it behind its
+    /// counts), so the buffer a Float64Array arrived in is the stack itself (issue 26: memory ≤ 2× the stack).
+    data: std::rc::Rc<Vec<f64>>,
 }
 
 impl Stack {
-    /// `None` unless `data` holds layers·heads·n·m values and every axis is at least 1.
+    /// `None` unless `data` holds layers·heads·n·m values and every axis is at least 1. Takes `data` as it is.
     pub fn new(layers: usize, heads: usize, n: usize, m: usize, data: Vec<f64>) -> Option<Stack> {
         let len = layers.checked_mul(heads)?.checked_mul(n)?.checked_mul(m)?;
-        (len == data.len() && len > 0).then(|| Stack { layers, heads, n, m, data: data.into() })
+        (len == data.len() && len > 0).then(|| Stack { layers, heads, n, m, data: std::rc::Rc::new(data) })
     }
 
     /// [layers, heads, n, m].

@@ -281,6 +281,10 @@ function stackRows(value) {
 /** An array JSON.stringify writes as a plain list (no toJSON of its own). */
 const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'function';
 
+/** A field as python/attention_viz/_figure.py packs it: `{dtype, shape, base64, deflate?}` (www/element/index.js unpack). */
+const isPacked = (value) => value !== null && typeof value === 'object' && typeof value.base64 === 'string'
+  && isList(value.shape) && value.shape.every((d) => Number.isSafeInteger(d) && d >= 0);
+
 /**
  * Refuses `config` by the sizes its matrices declare, before anything copies or stringifies them: the core's
  * message for a matrix over its limits or a config over its cost bound (the core's `config::check_declared_shapes`).
@@ -298,6 +302,12 @@ function checkDeclared(config) {
     }
     for (const key of [...MATRICES, 'decoder_state']) {
       const value = config[key];
+      if (isPacked(value)) {
+        // Python's bytes (the element's unpack() builds them): their declared shape, before they are inflated.
+        const s = value.shape;
+        shapes[key] = key === 'attention' ? s : key === 'decoder_state' ? [s[0]] : [s[0], s[1] ?? 0];
+        continue;
+      }
       if (!isList(value)) continue;
       if (key === 'decoder_state') { shapes[key] = [value.length]; continue; }
       const shape = [];
@@ -658,5 +668,8 @@ function draw(rs, name, args) {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready, presets, compute, models, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)) });
+  defineElement({ ready, presets, compute, models, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)),
+    // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
+    // until the core is there (a persist key asked early: the load checks again).
+    checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); } });
 }

@@ -10,6 +10,7 @@
 use super::{config_and_trace, set, trace_object_with};
 use crate::attention::{self, Trace};
 use crate::config::{Config, Flat};
+use crate::weights::Stack;
 use js_sys::Object;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -72,6 +73,39 @@ pub(crate) fn flat_config(
     shapes: &[u32],
     data: &[f64],
 ) -> Result<Option<Config>, JsError> {
+    flat_config_in(rest_json, names, shapes, data, None)
+}
+
+/// `flat_config` for values the caller hands over (wasm-bindgen's copy of the Float64Array, owned here): a config
+/// whose one matrix is `attention` (a model's stack, as the element sends one) keeps that buffer as its stack, so
+/// the stack is in WASM memory once while it loads, not twice (issue 26: ≤ 2× the stack's bytes).
+pub(crate) fn flat_config_owned(
+    rest_json: &str,
+    names: &[String],
+    shapes: &[u32],
+    data: Vec<f64>,
+) -> Result<Option<Config>, JsError> {
+    let dims: Option<[usize; 4]> = match (names, shapes) {
+        ([name], [3, h, n, m]) if name == "attention" => Some([1, *h as usize, *n as usize, *m as usize]),
+        ([name], [4, l, h, n, m]) if name == "attention" => Some([*l as usize, *h as usize, *n as usize, *m as usize]),
+        _ => None,
+    };
+    match dims {
+        Some([l, h, n, m]) => match Stack::new(l, h, n, m, data) {
+            Some(stack) => flat_config_in(rest_json, names, shapes, stack.data(), Some(&stack)),
+            None => Err(JsError::new("attention-viz internal error: computeFlat got inconsistent matrices")),
+        },
+        None => flat_config_in(rest_json, names, shapes, &data, None),
+    }
+}
+
+fn flat_config_in(
+    rest_json: &str,
+    names: &[String],
+    shapes: &[u32],
+    data: &[f64],
+    shared: Option<&Stack>,
+) -> Result<Option<Config>, JsError> {
     let Ok(rest @ Value::Object(_)) = serde_json::from_str::<Value>(rest_json) else {
         return Ok(None);
     };
@@ -94,6 +128,7 @@ pub(crate) fn flat_config(
         data = tail;
         let f = match dims[..] {
             [rows, cols] => Flat::new(rows, cols, values),
+            [_, _, _] | [_, _, _, _] if shared.is_some() => shared.and_then(|s| Flat::sharing(s, rank)),
             [heads, n, m] => Flat::stacked(1, heads, n, m, 3, values),
             [layers, heads, n, m] => Flat::stacked(layers, heads, n, m, 4, values),
             _ => None,

@@ -281,9 +281,9 @@ impl Viz {
         rest_json: &str,
         names: Vec<String>,
         shapes: &[u32],
-        data: &[f64],
+        data: Vec<f64>,
     ) -> Result<Option<Viz>, JsError> {
-        let Some(config) = compute::flat_config(rest_json, &names, shapes, data)? else {
+        let Some(config) = compute::flat_config_owned(rest_json, &names, shapes, data)? else {
             return Ok(None);
         };
         Viz::of(config).map(Some)
@@ -296,9 +296,9 @@ impl Viz {
         rest_json: &str,
         names: Vec<String>,
         shapes: &[u32],
-        data: &[f64],
+        data: Vec<f64>,
     ) -> Result<bool, JsError> {
-        let Some(config) = compute::flat_config(rest_json, &names, shapes, data)? else {
+        let Some(config) = compute::flat_config_owned(rest_json, &names, shapes, data)? else {
             return Ok(false);
         };
         self.replace(config)?;
@@ -379,6 +379,14 @@ impl Viz {
     #[wasm_bindgen(js_name = forceInternalError)]
     pub fn force_internal_error_here(&self) {
         panic!("forced internal error in a figure (a test of the panic path)");
+    }
+
+    /// Reset: the config last marked as the author's, shown again as it is held (a model's stack shared, not
+    /// copied; no JSON of it either way).
+    #[wasm_bindgen(js_name = resetToAuthored)]
+    pub fn reset_to_authored(&mut self) -> Result<(), JsError> {
+        let config = self.authored_config.clone();
+        self.replace(config)
     }
 
     /// The config last marked as the author's (`markAuthored`, or the first), as JSON.

@@ -397,3 +397,39 @@ test('cells show their whole value (nothing scrolled out of view) at 1280 and 39
     await done(page);
   }
 });
+
+test('a read-only figure (editable="false") builds no input cells; made editable, its grids are built and take typing', async () => {
+  const page = await site.page('tests/fixtures/blank.html');
+  await page.evaluate(async () => {
+    window.av = await import('/www/attention-viz.js');
+    await av.ready;
+    const rs = new av.RandomState(0);
+    const config = { embeddings: rs.randn(64, 32), w_q: rs.randn(32, 32), w_k: rs.randn(32, 32), w_v: rs.randn(32, 32) };
+    for (const [id, editable] of [['ro', 'false'], ['rw', 'true']]) {
+      const el = document.createElement('attention-viz');
+      el.id = id;
+      el.setAttribute('editable', editable);
+      el.config = config;
+      document.body.append(el);
+    }
+  });
+  // Every <input> but the importer's one hidden file chooser (made once, with the element).
+  const inputs = (id) => page.evaluate((id) => document.getElementById(id).shadowRoot.querySelectorAll('input:not([type="file"])').length, id);
+  await page.waitForFunction(() => ['ro', 'rw'].every((id) => document.getElementById(id).trace));
+  assert.equal(await inputs('ro'), 0, 'editable="false": not one <input> in the shadow root (hidden ones cost layout too)');
+  assert.equal(await page.evaluate(() => document.getElementById('ro').shadowRoot.querySelectorAll('input').length), 1);
+  assert.ok(await inputs('rw') > 1000, 'the editable twin builds its windows of cells (4 grids of 16 × 16 and the token names)');
+  // Made editable, the grids are built; typing in a cell edits the figure.
+  await page.evaluate(() => document.getElementById('ro').setAttribute('editable', 'true'));
+  assert.equal(await inputs('ro'), await inputs('rw'));
+  const cell = page.locator('#ro').locator('input.cell[data-matrix="w_q"][data-row="0"][data-col="0"]');
+  await cell.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('2');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.getElementById('ro').config.w_q[0][0]), 2);
+  // Read-only again: the cells go.
+  await page.evaluate(() => document.getElementById('ro').setAttribute('editable', 'false'));
+  assert.equal(await inputs('ro'), 0);
+  await done(page);
+});

@@ -508,3 +508,85 @@ for (const [layers, heads, n] of [[12, 12, 64], [1, 12, 512]]) {
     await done(page);
   });
 }
+
+test('a 12 × 12 × 128 stack loads with WASM memory under twice its bytes and its values bit for bit; an over-limit 12 × 12 × 1024 stack is refused at once, WASM memory as it was', async () => {
+  const page = await figure(small());
+  await page.evaluate(stackSource);
+  const r = await page.evaluate(async () => {
+    const memory = (await (await import('/www/pkg/attention_viz.js')).default()).memory;
+    const el = M.el();
+    const stack = window.makeStack(12, 12, 128);
+    const before = memory.buffer.byteLength;
+    el.config = { mechanism: 'weights', attention: stack, tokens: Array.from({ length: 128 }, (_, i) => `t${i}`) };
+    await new Promise((ok) => requestAnimationFrame(() => ok()));
+    const loaded = memory.buffer.byteLength;
+    // Over MAX_VALUES (1.5e8 values, 1.2 GB as float64): one shared row, so only the shape is big.
+    const row = new Array(1024).fill(1 / 1024);
+    const big = Array.from({ length: 12 }, () => Array.from({ length: 12 }, () => new Array(1024).fill(row)));
+    let message = null;
+    el.addEventListener('error', (e) => { message = e.detail.message; }, { once: true });
+    el.config = { attention: big };
+    const after = memory.buffer.byteLength;
+    // Read back last: el.config writes the whole stack as JSON (in WASM memory too).
+    const same = JSON.stringify(el.config.attention) === JSON.stringify(stack);
+    return { before, loaded, after, same, message, shape: el._model.shape };
+  });
+  const bytes = 12 * 12 * 128 * 128 * 8;
+  assert.ok(r.loaded - r.before <= 2 * bytes, `WASM memory grew ${((r.loaded - r.before) / 2 ** 20).toFixed(1)} MB for a ${bytes / 2 ** 20} MB stack`);
+  assert.ok(r.same, 'el.config gives back the stack that was set, bit for bit');
+  assert.equal(r.message, 'attention has 150994944 values (12 × 12 × 1024 × 1024); at most 8388608 are supported: pass fewer layers or heads, or a shorter sentence');
+  assert.equal(r.after, r.loaded, 'the refusal left WASM memory as it was');
+  assert.deepEqual(r.shape, [12, 12, 128, 128], 'the figure keeps the stack it had');
+  await done(page);
+});
+
+test('a stack packed as Python sends it (base64 bytes) is refused from its declared shape before its bytes are read: the core\'s message, WASM memory as it was', async () => {
+  const page = await figure(small());
+  const r = await page.evaluate(async () => {
+    const memory = (await (await import('/www/pkg/attention_viz.js')).default()).memory;
+    const before = memory.buffer.byteLength;
+    // 12 × 12 × 1024 × 1024 declared (1.2 GB as float64); the bytes are never looked at, so 8 of them will do.
+    const packed = { dtype: 'float64', shape: [12, 12, 1024, 1024], base64: btoa('\0'.repeat(8)) };
+    const out = {};
+    for (const how of ['attribute', 'inline']) {
+      const el = document.createElement('attention-viz');
+      if (how === 'attribute') el.setAttribute('config', JSON.stringify({ attention: packed }));
+      else el.append(Object.assign(document.createElement('script'), { type: 'application/json', textContent: JSON.stringify({ attention: packed }) }));
+      let message = null;
+      el.addEventListener('error', (e) => { message = e.detail.message; });
+      document.body.append(el);
+      await new Promise((ok) => { const wait = () => (message !== null ? ok() : requestAnimationFrame(wait)); wait(); });
+      out[how] = message;
+    }
+    return { ...out, before, after: memory.buffer.byteLength };
+  });
+  const limit = 'attention has 150994944 values (12 × 12 × 1024 × 1024); at most 8388608 are supported: pass fewer layers or heads, or a shorter sentence';
+  assert.equal(r.attribute, limit);
+  assert.equal(r.inline, limit);
+  assert.equal(r.after, r.before);
+  await done(page);
+});
+
+test('a shared link to a model\'s head: the notice\'s Reset (real mouse) shows the author\'s first head again, the stack held once', async () => {
+  const page = await figure(small());
+  const q = await page.evaluate(() => M.thumb(1, 2));
+  await page.mouse.click(q.x, q.y);
+  assert.deepEqual(await page.evaluate(() => [M.el()._cfg().layer, M.el()._cfg().head]), [1, 2]);
+  const url = await page.evaluate(() => M.el().shareURL());
+  await done(page);
+  const shared = await site.page(null);
+  await shared.goto(url);
+  await shared.evaluate(async (c) => {
+    await (await import('/www/attention-viz.js')).ready;
+    const el = document.createElement('attention-viz');
+    el.id = 'fig';
+    el.setAttribute('config', JSON.stringify(c));
+    document.body.append(el);
+  }, small());
+  await whenDrawn(shared, '#fig', installHelpers);
+  assert.deepEqual(await shared.evaluate(() => [M.el()._cfg().layer, M.el()._cfg().head]), [1, 2], 'the link shows the shared head');
+  await shared.locator('#fig').locator('button[data-action="notice-reset"]').click();
+  assert.deepEqual(await shared.evaluate(() => [M.el()._cfg().layer ?? 0, M.el()._cfg().head ?? 0]), [0, 0], 'Reset: the author\'s head');
+  assert.deepEqual(await shared.evaluate(() => JSON.stringify(M.el().config.attention)), JSON.stringify(STACK.attention));
+  await done(shared);
+});

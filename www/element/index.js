@@ -89,8 +89,10 @@ function isState(value) {
  * every value of the JSON is one), so either way the figure gets the numbers the JSON held. Any other value is the
  * core's to judge, as it is.
  */
-function unpack(config) {
+function unpack(config, check) {
   if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
+  // The core's limits from the declared shapes first: an over-limit stack is refused before it is inflated and built.
+  check?.(config);
   const out = { ...config };
   for (const [key, v] of Object.entries(config)) {
     if (!v || typeof v !== 'object' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
@@ -567,18 +569,15 @@ export function defineElement(api) {
         this._pending = undefined;
         return { config, source: 'config property' };
       }
+      const read = (text, what, source) => {
+        let parsed;
+        try { parsed = JSON.parse(text); } catch (e) { return { error: `${what} is not valid JSON: ${e.message}` }; }
+        try { return { config: unpack(parsed, api.checkDeclared), source }; } catch (e) { return { error: e.message }; }
+      };
       const attr = this.getAttribute('config');
-      if (attr !== null) {
-        try { return { config: unpack(JSON.parse(attr)), source: 'config attribute' }; } catch (e) {
-          return { error: `The config attribute is not valid JSON: ${e.message}` };
-        }
-      }
+      if (attr !== null) return read(attr, 'The config attribute', 'config attribute');
       const script = this.querySelector('script[type="application/json"]');
-      if (script) {
-        try { return { config: unpack(JSON.parse(script.textContent)), source: 'inline JSON' }; } catch (e) {
-          return { error: `The inline <script type="application/json"> is not valid JSON: ${e.message}` };
-        }
-      }
+      if (script) return read(script.textContent, 'The inline <script type="application/json">', 'inline JSON');
       const preset = this.getAttribute('preset') || 'seed-001';
       if (!api.presets[preset]) return { error: `Unknown preset "${preset}": use ${Object.keys(api.presets).join(', ')}` };
       return { config: api.presets[preset], source: `preset ${preset}` };

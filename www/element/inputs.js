@@ -81,6 +81,12 @@ export class Inputs {
   }
 
   build() {
+    // Hidden (a read-only figure, a model's weights, `views` without "inputs"): no cells at all. Each input costs
+    // layout and paint whether shown or not (1,045 of them at n = 1024); they are built when the grids show.
+    if (this.root.hidden) {
+      this.root.replaceChildren();
+      return;
+    }
     const cfg = this.host._state.config;
     this.note = null;
     const sets = gridsOf(cfg).map((name) => {

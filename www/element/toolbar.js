@@ -31,6 +31,11 @@ export class Toolbar {
 
   build() {
     const { host } = this;
+    // Hidden (read-only, a model's weights, `views` without "controls"): nothing built. Reset (the notice's) needs none.
+    if (this.root.hidden) {
+      this.root.replaceChildren();
+      return;
+    }
     const cfg = host._state.config;
     const self = cfg.mechanism === 'self';
     const hasProj = self && cfg.w_q !== undefined;
@@ -103,11 +108,12 @@ export class Toolbar {
   }
 
   action(name) {
-    const { host, api } = this;
+    const { host } = this;
     const v = host._viz;
     const cfg = host._state.config;
     const n = cfg.tokens.length;
-    const dims = cfg.mechanism === 'self' ? cfg.embeddings[0].length : cfg.decoder_state.length;
+    // A model's weights have no dimensions (their notice's Reset comes here too).
+    const dims = cfg.mechanism === 'self' ? cfg.embeddings[0].length : cfg.decoder_state?.length;
     switch (name) {
       case 'randomize': {
         const seed = parseCell(this.control('seed').value);
@@ -126,7 +132,8 @@ export class Toolbar {
       case 'remove-dim': host._apply(() => v.removeDim(dims - 1), { rebuild: true }); return;
       case 'reset':
         host._showNaive = false;
-        host._apply(() => api.setConfig(v, host._initial), { rebuild: true, initial: true });
+        // The core holds the author's config: no copy of it (a model's stack) goes to JS and back.
+        host._apply(() => v.resetToAuthored(), { rebuild: true, initial: true });
         return;
       default:
     }
