@@ -5,25 +5,14 @@
 //! relative; and the two identities the figure teaches, checked on the core's own trace.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use attention_viz::attention::{compute, Trace};
 use attention_viz::config::Config;
+use common::{modern_cases as cases, num};
 use serde_json::{json, Value};
 
 const REL: f64 = 1e-12;
-
-fn cases() -> Vec<Value> {
-    let fixture: Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
-    fixture["cases"].as_array().unwrap().clone()
-}
-
-fn num(v: &Value) -> f64 {
-    match v {
-        Value::String(s) if s == "NaN" => f64::NAN,
-        Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
-        Value::String(s) if s == "Infinity" => f64::INFINITY,
-        other => other.as_f64().unwrap_or_else(|| panic!("not a fixture number: {other}")),
-    }
-}
 
 /// A fixture value as (shape, row-major values): a number has no axes.
 fn flatten(v: &Value) -> (Vec<usize>, Vec<f64>) {

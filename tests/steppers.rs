@@ -5,27 +5,17 @@
 //! FlashAttention-2's Algorithm 1), never against the core's own output.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use attention_viz::attention::{compute, Trace};
 use attention_viz::config::Config;
 use attention_viz::heatmap::draw::{inner_ring, outline, Colors, Highlight, HighlightKind, Layout, Style, Theme};
 use attention_viz::heatmap::to_svg;
 use attention_viz::views::{self, DECODE_VIEWS};
+use common::{modern_cases as cases, num};
 use serde_json::Value;
 
 const REL: f64 = 1e-12;
-
-fn cases() -> Vec<Value> {
-    let fixture: Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
-    fixture["cases"].as_array().unwrap().clone()
-}
-
-fn num(v: &Value) -> f64 {
-    match v {
-        Value::String(s) if s == "NaN" => f64::NAN,
-        Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
-        other => other.as_f64().unwrap_or_else(|| panic!("not a fixture number: {other}")),
-    }
-}
 
 fn rows_of(v: &Value) -> Vec<Vec<f64>> {
     v.as_array().unwrap().iter().map(|r| r.as_array().unwrap().iter().map(num).collect()).collect()

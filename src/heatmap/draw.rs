@@ -875,21 +875,10 @@ impl Layout {
     /// glyphs; `None` when the cell carries no number, or when the box would leave less than a
     /// hatch period of lines beside it (the text is drawn over the hatch then).
     pub fn hatch_hole(&self, r: Rect, value: f64) -> Option<Rect> {
-        if !self.annotate || !value.is_infinite() {
+        if !value.is_infinite() {
             return None;
         }
-        let s = self.scale();
-        let chars = self.annotation(value).chars().count();
-        let half_w = (text_width(chars, self.annot_font_px) / 2.0 + 2.0 * s).ceil() as i32;
-        let half_h = (self.annot_font_px * 0.6 + s).ceil() as i32;
-        let (cx, cy) = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
-        let hole = Rect {
-            x0: (cx - half_w).max(r.x0),
-            y0: (cy - half_h).max(r.y0),
-            x1: (cx + half_w).min(r.x1),
-            y1: (cy + half_h).min(r.y1),
-        };
-        (r.width() - hole.width() >= self.hatch_period()).then_some(hole)
+        self.mark_hole(r, value)
     }
 
     /// The "\" lines of a marked cell at `r` ([`super::Marks`]), clipped to it, from upper left to lower right: the
@@ -916,7 +905,8 @@ impl Layout {
         (d.min(p - d) as f64) <= self.hatch_width() as f64 * 0.5
     }
 
-    /// The box left clear of a marked cell's lines behind its number (as [`Layout::hatch_hole`] for ±∞ cells).
+    /// The box left clear of a marked cell's lines behind its number (and of a ±∞ cell's hatch: [`Layout::hatch_hole`]);
+    /// `None` when the cell carries no number, or when the box would leave less than a hatch period of lines beside it.
     pub fn mark_hole(&self, r: Rect, value: f64) -> Option<Rect> {
         if !self.annotate {
             return None;

@@ -15,18 +15,26 @@ pub fn seaborn_goldens() -> Value {
     serde_json::from_str(include_str!("../fixtures/seaborn-goldens.json")).unwrap()
 }
 
-/// A JSON number, or a Python float repr in a string ("nan", "inf", "1e-300").
+/// A JSON number, or a Python float repr in a string ("nan", "inf", "1e-300"), or JavaScript's name of one
+/// (tests/goldens/fixture_json.py writes "NaN", "Infinity", "-Infinity").
 pub fn num(v: &Value) -> f64 {
     match v {
         Value::Number(n) => n.as_f64().unwrap(),
         Value::String(s) => match s.as_str() {
-            "nan" => f64::NAN,
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
+            "nan" | "NaN" => f64::NAN,
+            "inf" | "Infinity" => f64::INFINITY,
+            "-inf" | "-Infinity" => f64::NEG_INFINITY,
             s => s.parse().unwrap(),
         },
         other => panic!("not a number: {other}"),
     }
+}
+
+/// The cases of tests/fixtures/modern-goldens.json (tests/goldens/gen_modern_goldens.py: issue 25's fields in NumPy,
+/// cross-checked against JAX and the papers' other forms).
+pub fn modern_cases() -> Vec<Value> {
+    let fixture: Value = serde_json::from_str(include_str!("../fixtures/modern-goldens.json")).unwrap();
+    fixture["cases"].as_array().unwrap().clone()
 }
 
 pub fn vector(v: &Value) -> Vec<f64> {

@@ -34,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_json import dumps, encode  # noqa: E402 (tests/goldens/fixture_json.py)
+from papers import alibi_bias, sinusoidal, sinusoidal_annotated  # noqa: E402 (tests/goldens/papers.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -44,24 +45,6 @@ F64 = np.float64
 # ---------------------------------------------------------------------------
 # The formulas
 # ---------------------------------------------------------------------------
-
-def sinusoidal(n, d, base):
-    pe = np.zeros((n, d))
-    for p in range(n):
-        for j in range(d):
-            angle = p / base ** (2 * (j // 2) / d)
-            pe[p, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
-    return pe
-
-
-def sinusoidal_annotated(n, d, base):
-    """The Annotated Transformer's form, for the cross-check."""
-    pe = np.zeros((n, d))
-    position = np.arange(n)[:, None].astype(F64)
-    div_term = np.exp(np.arange(0, d, 2) * -(math.log(base) / d))
-    pe[:, 0::2] = np.sin(position * div_term)
-    pe[:, 1::2] = np.cos(position * div_term[: d // 2])
-    return pe
 
 
 def rope(x, base, first=0):
@@ -85,11 +68,6 @@ def rope_complex(x, base, first=0):
     out = np.zeros_like(x)
     out[:, 0::2], out[:, 1::2] = z.real, z.imag
     return out
-
-
-def alibi_bias(n, slope):
-    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    return -slope * np.abs(i - j).astype(F64)
 
 
 def attended(config, n):

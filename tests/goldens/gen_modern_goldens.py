@@ -41,6 +41,7 @@ jax.config.update("jax_platforms", "cpu")
 import jax.numpy as jnp  # noqa: E402
 import jaxlib  # noqa: E402
 from fixture_json import dumps, encode  # noqa: E402 (tests/goldens/fixture_json.py)
+from papers import alibi_bias, sinusoidal, sinusoidal_annotated  # noqa: E402 (tests/goldens/papers.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -79,25 +80,6 @@ def checked_matmul(a, b, what):
 # ---------------------------------------------------------------------------
 # The formulas
 # ---------------------------------------------------------------------------
-
-def sinusoidal(n, d, base):
-    """Vaswani et al. 2017 §3.5: PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(p / base^(2i/d))."""
-    pe = np.zeros((n, d))
-    for p in range(n):
-        for j in range(d):
-            angle = p / base ** (2 * (j // 2) / d)
-            pe[p, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
-    return pe
-
-
-def sinusoidal_annotated(n, d, base):
-    """The Annotated Transformer's form (exp of a log), for the cross-check."""
-    pe = np.zeros((n, d))
-    position = np.arange(n)[:, None].astype(F64)
-    div_term = np.exp(np.arange(0, d, 2) * -(math.log(base) / d))
-    pe[:, 0::2] = np.sin(position * div_term)
-    pe[:, 1::2] = np.cos(position * div_term[: d // 2])
-    return pe
 
 
 def rope(x, base, pairs):
@@ -152,12 +134,6 @@ def alibi_get_slopes_power_of_2(n):
     start = 2 ** (-2 ** -(math.log2(n) - 3))
     ratio = start
     return [start * ratio**i for i in range(n)]
-
-
-def alibi_bias(n, slope):
-    """Press et al. 2022: −m·|i − j|."""
-    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    return -slope * np.abs(i - j).astype(F64)
 
 
 def mask_codes(config, n):

@@ -1,0 +1,34 @@
+"""The papers' position formulas in float64 NumPy, shared by the golden generators (gen_modern_goldens.py,
+gen_chapters.py): one transcription of each, so the two fixtures cannot disagree on a formula."""
+
+import math
+
+import numpy as np
+
+F64 = np.float64
+
+
+def sinusoidal(n, d, base):
+    """Vaswani et al. 2017 §3.5: PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(p / base^(2i/d))."""
+    pe = np.zeros((n, d))
+    for p in range(n):
+        for j in range(d):
+            angle = p / base ** (2 * (j // 2) / d)
+            pe[p, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+    return pe
+
+
+def sinusoidal_annotated(n, d, base):
+    """The Annotated Transformer's form (exp of a log), for the cross-check."""
+    pe = np.zeros((n, d))
+    position = np.arange(n)[:, None].astype(F64)
+    div_term = np.exp(np.arange(0, d, 2) * -(math.log(base) / d))
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term[: d // 2])
+    return pe
+
+
+def alibi_bias(n, slope):
+    """Press et al. 2022: −m·|i − j|."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return -slope * np.abs(i - j).astype(F64)
