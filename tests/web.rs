@@ -207,8 +207,8 @@ fn fmt_and_contrast_through_the_bindings() {
         message(viz.render("weights", c.clone(), 1.0, false, None, vec![0, 0, 1, 1], true, None, None).unwrap_err());
     assert!(e.contains("not a multiple of 5"), "{e}");
     let e =
-        message(viz.render("weights", c.clone(), 1.0, false, None, vec![3, 0, 0, 1, 1], true, None, None).unwrap_err());
-    assert!(e.contains("highlight kind 3"), "{e}");
+        message(viz.render("weights", c.clone(), 1.0, false, None, vec![4, 0, 0, 1, 1], true, None, None).unwrap_err());
+    assert!(e.contains("highlight kind 4"), "{e}");
     assert!(viz.render("weights", c, 1.0, false, None, vec![], true, Some("x".into()), None).is_err());
     assert_eq!(viz.preferred_size("weights", None).unwrap().len(), 2);
     assert!(viz.preferred_size("weights", Some("?".into())).is_err());
