@@ -77,8 +77,9 @@ const BUILDERS = {
     writeFileSync(join(dir, 'reporter.cjs'), `const { Reporter } = require('@parcel/plugin');
 module.exports = new Reporter({ report({ event }) { if (event.type === 'log' && (event.level === 'warn' || event.level === 'error')) globalThis.__parcelLog.push(event.diagnostics.map((d) => d.message).join('; ')); } });\n`);
     globalThis.__parcelLog = [];
+    // defaultConfig: what the `parcel` CLI passes (the API has none), used when the app has no .parcelrc, as here.
     const parcel = new Parcel({
-      entries: join(dir, 'index.html'), mode: 'production', shouldDisableCache: true, cacheDir: join(dir, '.parcel-cache'), logLevel: 'warn',
+      entries: join(dir, 'index.html'), defaultConfig: '@parcel/config-default', mode: 'production', shouldDisableCache: true, cacheDir: join(dir, '.parcel-cache'), logLevel: 'warn',
       defaultTargetOptions: { distDir: join(dir, 'out'), publicUrl: './' },
       additionalReporters: [{ packageName: join(dir, 'reporter.cjs'), resolveFrom: dir }],
     });
