@@ -157,6 +157,7 @@ for (const name of Object.keys(BUILDERS)) {
     const files = listing(out).map((f) => relative(out, f));
     const wasm = files.filter((f) => f.endsWith('.wasm'));
     const models = files.filter((f) => f.endsWith('.bin'));
+    t.diagnostic(`${name} output: ${files.filter((f) => !f.endsWith('.map')).sort().join(', ')}`);
     assert.equal(wasm.length, 1, `one .wasm in the output: ${files.join(', ')}`);
     assert.equal(models.length, 1, `one models file (.bin) in the output: ${files.join(', ')}`);
 
