@@ -9,7 +9,7 @@ build:
 	@scripts/setup.sh build
 	cargo build --release --target wasm32-unknown-unknown
 	wasm-bindgen --target web --omit-default-module-path --out-dir www/pkg $(WASM)
-	node scripts/models.mjs www/pkg/attention_viz_models.json
+	node scripts/models.mjs www/pkg/attention_viz_models.bin
 
 serve: build
 	node scripts/serve.mjs --port $(PORT)

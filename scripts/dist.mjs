@@ -38,7 +38,7 @@ try {
   const glue = join(work, 'attention_viz.js');
   // The shipped models, beside the .wasm (fetched while it compiles; the core does not carry them: scripts/models.mjs).
   const models = modelsText();
-  writeFileSync(join(dist, 'pkg/attention_viz_models.json'), models);
+  writeFileSync(join(dist, 'pkg/attention_viz_models.bin'), models);
 
   /** Bundles the glue wasm-bindgen wrote beside the shipped .wasm instead of www/pkg's (they must be one pair). */
   const shippedGlue = {
@@ -105,7 +105,7 @@ try {
   if (workerStrays.length || workerSource.includes('import.meta')) throw new Error('the training worker cannot use import.meta (it runs from a Blob URL)');
   const define = { TRAIN_WORKER_SOURCE: JSON.stringify(workerSource) };
 
-  // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm and pkg/attention_viz_models.json relative
+  // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm and pkg/attention_viz_models.bin relative
   // to itself (www/wasm-source.js).
   const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue, minifiedStyle], define });
   const esmImports = Object.values(esm.metafile.outputs).flatMap((o) => o.imports);
@@ -150,8 +150,8 @@ try {
       // `new URL(…, import.meta.url)` (esbuild) needs them copied there.
       './wasm': './pkg/attention_viz_bg.wasm',
       './pkg/attention_viz_bg.wasm': './pkg/attention_viz_bg.wasm',
-      './models': './pkg/attention_viz_models.json',
-      './pkg/attention_viz_models.json': './pkg/attention_viz_models.json',
+      './models': './pkg/attention_viz_models.bin',
+      './pkg/attention_viz_models.bin': './pkg/attention_viz_models.bin',
     },
     files: ['attention-viz.js', 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'README.md', 'LICENSE'],
     sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
@@ -165,7 +165,7 @@ try {
 // apart: only the trained models need it), and the single file.
 const gz = (p) => gzipSync(readFileSync(join(dist, p)), { level: 9 }).length;
 const parts = ['attention-viz.js', 'pkg/attention_viz_bg.wasm'];
-const MODELS = 'pkg/attention_viz_models.json';
+const MODELS = 'pkg/attention_viz_models.bin';
 const total = parts.reduce((s, p) => s + gz(p), 0);
 for (const p of [...parts, MODELS, 'attention-viz.inline.js']) console.log(`${p.padEnd(30)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped`);
 console.log(`${'module bundle (JS + WASM)'.padEnd(30)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB; the models file apart)`);

@@ -32,7 +32,7 @@ Copy \`attention-viz.js\`, \`attention-viz.inline.js\` and \`pkg/\` from this pa
 ${module}
 \`\`\`
 
-Keep \`pkg/\` beside the script: the module loads \`pkg/attention_viz_bg.wasm\` and \`pkg/attention_viz_models.json\`
+Keep \`pkg/\` beside the script: the module loads \`pkg/attention_viz_bg.wasm\` and \`pkg/attention_viz_models.bin\`
 (the trained models) relative to itself. Where \`.wasm\` files cannot be served, from \`file://\` and in a notebook
 cell, use the single file instead (a classic script with the WASM and the models inside; it sets
 \`AttentionViz\` on \`globalThis\`, i.e. \`window.AttentionViz\` in a page):
@@ -45,12 +45,11 @@ A site served under a subpath (\`https://you.github.io/project/\`) prefixes the 
 \`relative_url\`, Hugo's \`relURL\`; MkDocs' \`extra_javascript\` does it itself).
 
 With a bundler: \`import { ready, compute } from 'attention-viz'\`. The module fetches \`pkg/attention_viz_bg.wasm\`
-and the trained models, \`pkg/attention_viz_models.json\`, relative to the script it ends up in
+and the trained models, \`pkg/attention_viz_models.bin\`, relative to the script it ends up in
 (\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). webpack 5, Rspack, Vite and Parcel emit both files
-themselves; Parcel needs a \`.parcelrc\` that keeps the models file raw (\`{"extends": "@parcel/config-default",
-"transformers": {"**/attention-viz/pkg/*.json": ["@parcel/transformer-raw"]}}\`), and webpack and Rspack hint that the
-~660 KiB \`.wasm\` is over their asset size hint unless \`performance.assetFilter\` leaves \`.wasm\` out. Rollup and
-esbuild do not emit them: copy them beside the bundle, for \`public/app.js\`:
+themselves, with no config (the models file is \`.bin\`, which no bundler turns into a module); webpack and Rspack
+hint that the ~660 KiB \`.wasm\` is over their asset size hint unless \`performance.assetFilter\` leaves \`.wasm\`
+out. Rollup and esbuild do not emit them: copy them beside the bundle, for \`public/app.js\`:
 \`mkdir -p public/pkg && cp node_modules/attention-viz/pkg/* public/pkg/\` (also exported as \`attention-viz/wasm\`
 and \`attention-viz/models\`). Each recipe is tested: docs/integrations.md in the project repository. Without the models file everything works but the
 shipped trained models, which say that they could not be loaded.

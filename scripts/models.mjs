@@ -1,6 +1,7 @@
 // The shipped models' file: models/*.json (what `cargo run --release --example train -- <task>` writes) as one JSON
-// object {"reversal": …, "induction": …}, which the module fetches beside the .wasm (pkg/attention_viz_models.json)
+// object {"reversal": …, "induction": …}, which the module fetches beside the .wasm (pkg/attention_viz_models.bin)
 // and the single-file build inlines: the WASM core does not carry them (src/web/learn.rs, `loadModels`).
+// JSON text under a .bin name, so that every bundler emits it as an asset (www/wasm-source.js says why).
 // `node scripts/models.mjs <out>` writes it (`make build`: www/pkg/); scripts/dist.mjs imports `modelsText`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

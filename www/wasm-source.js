@@ -2,4 +2,6 @@
 // dist/pkg/ beside the bundle). The single-file build (scripts/dist.mjs) replaces this module with one exporting the
 // .wasm's bytes and the models file's text themselves.
 export const WASM_SOURCE = new URL('./pkg/attention_viz_bg.wasm', import.meta.url);
-export const MODELS_SOURCE = new URL('./pkg/attention_viz_models.json', import.meta.url);
+// JSON text in a .bin: bundlers copy a .bin that `new URL()` names as it is, but Parcel turns a .json into a JS
+// module (parcel-bundler/parcel#7151), and the models would not load without a .parcelrc in the app.
+export const MODELS_SOURCE = new URL('./pkg/attention_viz_models.bin', import.meta.url);

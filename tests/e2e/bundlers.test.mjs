@@ -1,8 +1,8 @@
 // The npm package as a bundler's user has it: `import { ready, compute, presets, models } from 'attention-viz'` in one
 // tiny app.js, built by webpack 5, Rspack, Parcel, Rollup, esbuild and Vite through their Node APIs with the recipe
-// docs/integrations.md ("Bundlers") gives; each build must report no warning, and its page must draw, compute the
-// NumPy golden, load the shipped models and log no error, with the .wasm and the models file fetched from where the
-// bundler emitted them (or, for Rollup and esbuild, which emit only the script, from pkg/ beside it, copied as the
+// docs/integrations.md ("Bundlers") gives (no config file for any of them); each build must report no warning, and its
+// page must draw, compute the NumPy golden, load the shipped models and log no error, with the .wasm and the models
+// file fetched from where the bundler emitted them (or, for Rollup and esbuild, which emit only the script, from pkg/ beside it, copied as the
 // recipe says). The builds run one after another while the browser starts. Needs `make dist` first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,15 +71,15 @@ const BUILDERS = {
   async parcel(dir) {
     const { Parcel } = await import('@parcel/core');
     writeFileSync(join(dir, 'index.html'), page('./app.js'));
-    // Parcel turns a JSON file referenced by `new URL(…, import.meta.url)` into a JS module (parcel-bundler/parcel#7151):
-    // the recipe's .parcelrc keeps the models file as it is.
-    writeFileSync(join(dir, '.parcelrc'), `${JSON.stringify(PARCELRC, null, 2)}\n`);
+    // No .parcelrc: the models file is .bin, which no transformer of Parcel's default config claims, so it is emitted
+    // as it is (a .json would become a JS module: parcel-bundler/parcel#7151).
     // Parcel logs through reporters, loaded in this process: this one collects warnings and errors.
     writeFileSync(join(dir, 'reporter.cjs'), `const { Reporter } = require('@parcel/plugin');
 module.exports = new Reporter({ report({ event }) { if (event.type === 'log' && (event.level === 'warn' || event.level === 'error')) globalThis.__parcelLog.push(event.diagnostics.map((d) => d.message).join('; ')); } });\n`);
     globalThis.__parcelLog = [];
+    // defaultConfig: what the `parcel` CLI passes (the API has none), used when the app has no .parcelrc, as here.
     const parcel = new Parcel({
-      entries: join(dir, 'index.html'), mode: 'production', shouldDisableCache: true, cacheDir: join(dir, '.parcel-cache'), logLevel: 'warn',
+      entries: join(dir, 'index.html'), defaultConfig: '@parcel/config-default', mode: 'production', shouldDisableCache: true, cacheDir: join(dir, '.parcel-cache'), logLevel: 'warn',
       defaultTargetOptions: { distDir: join(dir, 'out'), publicUrl: './' },
       additionalReporters: [{ packageName: join(dir, 'reporter.cjs'), resolveFrom: dir }],
     });
@@ -91,7 +91,6 @@ module.exports = new Reporter({ report({ event }) { if (event.type === 'log' && 
     return webpackLike(webpack, dir);
   },
 };
-const PARCELRC = { extends: '@parcel/config-default', transformers: { '**/attention-viz/pkg/*.json': ['@parcel/transformer-raw'] } };
 
 async function webpackLike(compiler, dir) {
   const stats = await new Promise((ok, fail) => compiler({
@@ -157,9 +156,10 @@ for (const name of Object.keys(BUILDERS)) {
     const out = join(dir, 'out');
     const files = listing(out).map((f) => relative(out, f));
     const wasm = files.filter((f) => f.endsWith('.wasm'));
-    const json = files.filter((f) => f.endsWith('.json'));
+    const models = files.filter((f) => f.endsWith('.bin'));
+    t.diagnostic(`${name} output: ${files.filter((f) => !f.endsWith('.map')).sort().join(', ')}`);
     assert.equal(wasm.length, 1, `one .wasm in the output: ${files.join(', ')}`);
-    assert.equal(json.length, 1, `one models file (.json) in the output: ${files.join(', ')}`);
+    assert.equal(models.length, 1, `one models file (.bin) in the output: ${files.join(', ')}`);
 
     const { server, url } = await serve({ root: out, port: 0 });
     const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -190,7 +190,7 @@ for (const name of Object.keys(BUILDERS)) {
       assert.ok(r.canvases.every(([w, h, css]) => w > 0 && h > 0 && css > 0), `every canvas has a size: ${JSON.stringify(r.canvases)}`);
       assertClose(r.weights, SEED_002_WEIGHTS_ROW_1, 'compute(seed-002).weights[1]');
       assert.deepEqual(r.models, ['reversal', 'induction'], 'the shipped models loaded');
-      for (const f of [...wasm, ...json]) assert.ok(requests.includes(`200 /${f}`), `${f} fetched from where ${COPIED.has(name) ? 'the recipe copies it' : `${name} put it`}: ${requests.join(', ')}`);
+      for (const f of [...wasm, ...models]) assert.ok(requests.includes(`200 /${f}`), `${f} fetched from where ${COPIED.has(name) ? 'the recipe copies it' : `${name} put it`}: ${requests.join(', ')}`);
       assert.deepEqual(errors, []);
     } finally {
       await p.close();

@@ -459,7 +459,7 @@ test('the dist module bundle: compute() and train() (the models fetched beside t
     await page.evaluate(async () => { window.A = await import('/attention-viz.js'); await window.A.ready; });
     const r = await page.evaluate(distChecks);
     assert.deepEqual(r, { prediction: '951413', same: true, models: 'induction,reversal' });
-    assert.deepEqual(requests.sort(), ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_models.json']);
+    assert.deepEqual(requests.sort(), ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_models.bin']);
     await done(page);
   } finally {
     server.close();
@@ -472,7 +472,7 @@ test('the dist module bundle without its models file: `ready` resolves, the rest
   const page = watch(await site.browser.newPage());
   try {
     await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK }));
-    await page.route(`${url}pkg/attention_viz_models.json`, (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' }));
+    await page.route(`${url}pkg/attention_viz_models.bin`, (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' }));
     await page.goto(`${url}__learn.html`);
     const r = await page.evaluate(async () => {
       const A = await import('/attention-viz.js');
@@ -492,7 +492,7 @@ test('the dist module bundle without its models file: `ready` resolves, the rest
         trained: (await A.train({ task: 'reversal', steps: 25 })).trained.steps,
       };
     });
-    const why = `could not be loaded: fetching ${url}pkg/attention_viz_models.json failed: 404 Not Found`;
+    const why = `could not be loaded: fetching ${url}pkg/attention_viz_models.bin failed: 404 Not Found`;
     assert.equal(r.weights, 4);
     assert.equal(r.names, 'induction,reversal');
     assert.equal(r.named, `Error: model: the shipped model "reversal" ${why}`);

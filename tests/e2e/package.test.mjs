@@ -76,7 +76,7 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
   const listing = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listing(join(dir, e.name)) : [relative(DIST, join(dir, e.name))]));
   const files = listing(DIST).sort();
   assert.deepEqual(files.filter((f) => /\.m?js$/.test(f)), ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
-  assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.json']);
+  assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.bin']);
   for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
   // Nothing else: the Python wheel goes to dist-python/ (make wheel), not into the npm package's folder.
   for (const f of files) assert.ok(['package.json', 'sizes.json'].includes(f) || pkg.files.some((e) => f === e || f.startsWith(e)), `${f} is in "files"`);
@@ -87,13 +87,13 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
   assert.deepEqual(pkg.exports['./inline'], { types: './attention-viz.inline.d.ts', default: './attention-viz.inline.js' });
   assert.equal(pkg.exports['./wasm'], './pkg/attention_viz_bg.wasm');
   assert.equal(pkg.exports['./pkg/attention_viz_bg.wasm'], './pkg/attention_viz_bg.wasm');
-  assert.equal(pkg.exports['./models'], './pkg/attention_viz_models.json');
+  assert.equal(pkg.exports['./models'], './pkg/attention_viz_models.bin');
   // Resolved as a consumer's tooling resolves them (Node's exports map), from a project where the package is installed.
   const dir = project();
   const require = createRequire(join(dir, 'index.js'));
   const installed = join(dir, 'node_modules/attention-viz');
   assert.equal(require.resolve('attention-viz/wasm'), join(installed, 'pkg/attention_viz_bg.wasm'));
-  assert.equal(require.resolve('attention-viz/models'), join(installed, 'pkg/attention_viz_models.json'));
+  assert.equal(require.resolve('attention-viz/models'), join(installed, 'pkg/attention_viz_models.bin'));
   assert.equal(require.resolve('attention-viz/inline'), join(installed, 'attention-viz.inline.js'));
   const inline = readFileSync(join(DIST, 'attention-viz.inline.js'), 'utf8');
   assert.ok(!inline.includes('import.meta'), 'no import.meta in the classic script');

@@ -55,11 +55,11 @@ for (const page of PAGES) {
     assert.ok('crossorigin' in wasm[0], 'the .wasm preload has crossorigin');
     assert.equal(at(wasm[0].href), 'www/pkg/attention_viz_bg.wasm');
     // The trained models' file, which `ready` fetches beside the .wasm, the same way.
-    const models = links.filter((l) => l.rel === 'preload' && l.href.endsWith('_models.json'));
+    const models = links.filter((l) => l.rel === 'preload' && l.href.endsWith('_models.bin'));
     assert.equal(models.length, 1);
     assert.equal(models[0].as, 'fetch');
     assert.ok('crossorigin' in models[0], 'the models preload has crossorigin');
-    assert.equal(at(models[0].href), 'www/pkg/attention_viz_models.json');
+    assert.equal(at(models[0].href), 'www/pkg/attention_viz_models.bin');
   });
 }
 
@@ -79,7 +79,7 @@ for (const page of PAGES) {
     await p.evaluate(async () => { await (await import('./' + (location.pathname.includes('/www/') ? '' : 'www/') + 'attention-viz.js')).ready; });
     const wasm = await p.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')).length);
     assert.equal(wasm, 1, 'one request for the .wasm');
-    const models = await p.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('_models.json')).length);
+    const models = await p.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('_models.bin')).length);
     assert.equal(models, 1, 'one request for the models file');
     // Chrome warns ~3 s after the load event about a preload that nothing used.
     await p.waitForTimeout(3500);
