@@ -215,6 +215,14 @@ pub struct Colors {
 }
 
 impl Colors {
+    /// A view's colours: on its fixed range when it has one (`View::range`), else on its values'.
+    pub fn of_view(view: &View, palette: Option<&str>) -> Colors {
+        match view.range {
+            Some((lo, hi)) => Colors::new(&[lo, hi], palette, view.palette),
+            None => Colors::new(view.values.data(), palette, view.palette),
+        }
+    }
+
     pub fn new(values: &[f64], palette: Option<&str>, default: &str) -> Colors {
         let (vmin, vmax) = finite_range(values);
         let requested = palette.and_then(by_name);
@@ -1692,7 +1700,7 @@ pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     let label_chars = max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS);
     let cell_w = (text_width(widest.max(label_chars), FONT) + 14.0).clamp(28.0, 96.0);
     let cell_h = 30.0;
-    let (vmin, vmax) = finite_range(view.values.data());
+    let (vmin, vmax) = view.range.unwrap_or_else(|| finite_range(view.values.data()));
     let (left, right) = side_chrome(view, vmin, vmax, 1.0);
     // Grids too big to annotate get small square cells (the values show on hover):
     // fewer pixels to fill on every edit, and the whole matrix in view.
@@ -1717,7 +1725,7 @@ pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     // A figure that will carry a note (a big grid's hidden numbers) gets the room for it,
     // so its cells keep their size.
     let style = Style { fmt, ..Style::default() };
-    let colors = Colors::new(view.values.data(), None, view.palette);
+    let colors = Colors::of_view(view, None);
     if let Some(note) = Layout::new(view, &colors, &style, w as u32, h as u32).note {
         h = (h + note_band(note.lines.len(), 1.0)).min(900.0).round();
     }
@@ -1743,7 +1751,7 @@ fn finite_range(values: &[f64]) -> (f64, f64) {
 
 /// The whole pipeline for one view onto a backend: colours, layout, shapes, text.
 pub fn render<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, view: &View, style: &Style) -> DrawResult<Layout> {
-    let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
+    let colors = Colors::of_view(view, style.palette.as_deref());
     let (w, h) = root.dim_in_pixel();
     let layout = Layout::new(view, &colors, style, w, h);
     draw(root, view, &colors, &layout, style, true)?;
