@@ -42,3 +42,40 @@ fn mask_colour_bar_is_zero_to_one() {
         assert!(!labels.iter().any(|l| l.contains("1.1") || l.contains("0.9")), "{extra}: {labels:?}");
     }
 }
+
+/// A one-row heatmap (the decode panel's q, scores, weights, context) has a short colour bar, shorter still when a
+/// narrow page (390 px) wraps its title: its tick labels stand at least a label's height apart.
+#[test]
+fn short_colour_bars_ticks_do_not_overlap() {
+    use attention_viz::heatmap::draw::colorbar_drawn;
+    use attention_viz::heatmap::{preferred_size, Colors, Fmt, Layout};
+    let mut bars = 0;
+    for step in 0..5 {
+        let c = Config::from_value(&config(json!({"mask": "causal", "decode_step": step}))).unwrap();
+        let t = compute(&c).unwrap();
+        for name in ["decode.q", "decode.scores", "decode.weights", "decode.context"] {
+            let v = view(&c, &t, name).unwrap();
+            let (w, h) = preferred_size(&v, Fmt::default());
+            // The element's widths: the natural one, and what a phone leaves (it keeps the height).
+            for width in [w, 200, 160, 120] {
+                for dpr in [1.0, 2.0] {
+                    let style = Style { dpr, ..Style::default() };
+                    let colors = Colors::of_view(&v, None);
+                    let layout = Layout::new(&v, &colors, &style, (width as f64 * dpr) as u32, (h as f64 * dpr) as u32);
+                    let ticks = colorbar_drawn(&colors, &layout).ticks;
+                    assert!(!ticks.is_empty(), "{name} at step {step}");
+                    let label = layout.font_px * 0.9;
+                    for pair in ticks.windows(2) {
+                        let gap = (pair[0].0 - pair[1].0).abs() as f64;
+                        assert!(
+                            gap >= label,
+                            "{name} at step {step}, {width} px wide, {dpr}×: {pair:?} are {gap} px apart"
+                        );
+                    }
+                    bars += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(bars, 160);
+}
