@@ -297,6 +297,42 @@ test('flash: the tile size is typed; the memory line follows; a tap steps the ti
   await done(page);
 });
 
+test('the steppers\' lines keep each range whole at 390 px (no break inside "queries 0 … 2", "keys 4 … 5", "0 … 5")', async () => {
+  const page = await load({ viewport: { width: 390, height: 800 } });
+  /** For each range in the line, how many line boxes its characters sit on (1: whole). */
+  const ranges = (id, role) => page.evaluate(([id, role]) => {
+    const out = H.el(id).shadowRoot.querySelector(`[data-role="${role}"]`);
+    const texts = [];
+    const walk = document.createTreeWalker(out, NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) texts.push(walk.currentNode);
+    const chars = texts.flatMap((node) => [...node.data].map((_, k) => [node, k]));
+    const whole = texts.map((t) => t.data).join('');
+    return [...whole.matchAll(/(?:[a-z]+ )?\d+ … \d+/g)].map((m) => {
+      const tops = new Set();
+      for (let k = m.index; k < m.index + m[0].length; k++) {
+        const r = document.createRange();
+        r.setStart(chars[k][0], chars[k][1]);
+        r.setEnd(chars[k][0], chars[k][1] + 1);
+        const rect = r.getBoundingClientRect();
+        if (rect.width > 0) tops.add(Math.round(rect.top));
+      }
+      return [m[0], tops.size];
+    });
+  }, [id, role]);
+  await click(page, inFig('flash', '[data-action="flash-next"]'));
+  for (let s = 1; s < 12; s++) {
+    if (s > 1) await page.keyboard.press('ArrowRight');
+    const got = await ranges('flash', 'flash-step');
+    assert.equal(got.length, 2, JSON.stringify(got));
+    for (const [text, lines] of got) assert.equal(lines, 1, `tile ${s + 1}: "${text}" is on ${lines} lines`);
+  }
+  assert.deepEqual(await focusOf(page), on('flash', 'action flash-next'));
+  const dec = await ranges('dec', 'decode-step');
+  assert.ok(dec.length >= 1, JSON.stringify(dec));
+  for (const [text, lines] of dec) assert.equal(lines, 1, `decode: "${text}" is on ${lines} lines`);
+  await done(page);
+});
+
 test('views names the panels; without views the config\'s use shows them (the core\'s panels); no complaint about the names', async () => {
   const page = await load();
   const panels = (id) => page.evaluate((id) => [...H.el(id).shadowRoot.querySelectorAll('.steppers [data-panel]')].map((p) => p.dataset.panel), id);
