@@ -297,6 +297,26 @@ test('flash: the tile size is typed; the memory line follows; a tap steps the ti
   await done(page);
 });
 
+test('decode: the row being generated is the followed query, so the stage heatmaps outline row t (mouse, keys, the causal offer)', async () => {
+  const page = await load();
+  const state = (id) => page.evaluate((id) => ({ t: H.el(id).config.decode_step, q: H.el(id).config.query }), id);
+  assert.equal(DECODE.config.decode_step, 3);
+  assert.deepEqual(await state('dec'), { t: 3, q: 0 }, 'the config\'s own query until the stepper moves');
+  await click(page, inFig('dec', '[data-action="decode-prev"]'));
+  assert.deepEqual(await state('dec'), { t: 2, q: 2 });
+  await page.keyboard.press('End');
+  assert.deepEqual(await state('dec'), { t: 5, q: 5 });
+  await page.keyboard.press('Home');
+  assert.deepEqual(await state('dec'), { t: 0, q: 0 });
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await state('dec'), { t: 1, q: 1 });
+  assert.deepEqual(await focusOf(page), on('dec', 'action decode-prev'));
+  await click(page, inFig('off', '[data-action="decode-causal"]'));
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await state('off'), { t: 1, q: 1 });
+  await done(page);
+});
+
 test('the steppers\' lines keep each range whole at 390 px (no break inside "queries 0 … 2", "keys 4 … 5", "0 … 5")', async () => {
   const page = await load({ viewport: { width: 390, height: 800 } });
   /** For each range in the line, how many line boxes its characters sit on (1: whole). */

@@ -307,7 +307,8 @@ export class Steppers {
       const now = cfg.decode_step;
       const next = Math.max(0, Math.min(n - 1, to ?? (now === undefined ? 0 : now + by)));
       if (next === now) return;
-      host._apply({ fields: { decode_step: next } });
+      // The row being generated is the followed query: the stage heatmaps outline row t, the breakdown is its.
+      host._apply({ fields: { decode_step: next, query: next } });
     } else {
       const info = this.flashTile();
       if (!info) return;
@@ -329,7 +330,7 @@ export class Steppers {
       case 'decode-off': if (host._apply({ fields: { decode_step: null } })) this.root.querySelector('[data-action="decode-next"]')?.focus(); return;
       case 'decode-causal':
         // The offer goes with the problem: the keyboard lands on the stepper it brought.
-        if (host._apply({ fields: { mask: 'causal', decode_step: 0 } }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
+        if (host._apply({ fields: { mask: 'causal', decode_step: 0, query: 0 } }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
         return;
       default:
     }
