@@ -317,6 +317,22 @@ test('decode: the row being generated is the followed query, so the stage heatma
   await done(page);
 });
 
+test('controls come before what they change: the decode and flash panels above the stage heatmaps, the mask panel above them too', async () => {
+  const page = await load({ viewport: { width: 390, height: 800 } });
+  const tops = (id) => page.evaluate((id) => {
+    const r = H.el(id).shadowRoot;
+    const top = (sel) => { const e = r.querySelector(sel); return e && !e.hidden ? e.getBoundingClientRect().top : null; };
+    return { steppers: top('.steppers'), variants: top('.variants'), stages: top('canvas[data-view="weights"]') };
+  }, id);
+  for (const id of ['dec', 'flash', 'off']) {
+    const t = await tops(id);
+    assert.ok(t.stages !== null && t.steppers !== null, `${id}: ${JSON.stringify(t)}`);
+    assert.ok(t.steppers < t.stages, `${id}: the steppers above the heatmaps (${JSON.stringify(t)})`);
+    if (t.variants !== null) assert.ok(t.variants < t.stages, `${id}: the mask panel above the heatmaps (${JSON.stringify(t)})`);
+  }
+  await done(page);
+});
+
 test('the steppers\' lines keep each range whole at 390 px (no break inside "queries 0 … 2", "keys 4 … 5", "0 … 5")', async () => {
   const page = await load({ viewport: { width: 390, height: 800 } });
   /** For each range in the line, how many line boxes its characters sit on (1: whole). */
