@@ -182,7 +182,7 @@ pub fn heatmap_svg(view: &View, style: &Style) -> Result<(String, f64, f64), Str
     if rows * cols <= SHAPES_MAX_CELLS {
         return Ok((draw::to_svg_sized(view, style, w, h)?, w as f64, h as f64));
     }
-    let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
+    let colors = Colors::of_view(view, style.palette.as_deref());
     let layout = Layout::new(view, &colors, style, w, h);
     let mut svg = String::new();
     {

@@ -269,7 +269,12 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
             };
             let columns = if o.window.is_some() { (0..sinks).collect() } else { vec![] };
             let marks = Marks { cells, columns };
-            View { marks, ..matrix_view(name, title, values, queries.to_vec(), tokens, "sequential") }
+            // Its two values, whatever it holds: a mask of only 1s is not a bar of 0.9 … 1.1.
+            View {
+                marks,
+                range: Some((0.0, 1.0)),
+                ..matrix_view(name, title, values, queries.to_vec(), tokens, "sequential")
+            }
         }
         ("query.features", Scoring::Additive { .. }) => {
             let f = match trace {
@@ -304,7 +309,16 @@ fn matrix_view(
     cols: Vec<String>,
     palette: &'static str,
 ) -> View {
-    View { name: name.to_string(), title, values, row_labels: rows, col_labels: cols, palette, marks: Marks::default() }
+    View {
+        name: name.to_string(),
+        title,
+        values,
+        row_labels: rows,
+        col_labels: cols,
+        palette,
+        marks: Marks::default(),
+        range: None,
+    }
 }
 
 /// The view `name` of this config and its trace, or a message listing the

@@ -34,6 +34,8 @@ mod math_log;
 mod modern;
 #[path = "picture.rs"]
 mod picture;
+#[path = "polish.rs"]
+mod polish;
 #[path = "properties.rs"]
 mod properties;
 #[path = "random.rs"]

@@ -164,6 +164,7 @@ fn golden_view(golden: &Value) -> View {
         values,
         palette: "sequential",
         marks: Default::default(),
+        range: None,
     }
 }
 
@@ -199,6 +200,7 @@ fn nan_cells_are_grey_and_infinite_cells_hatched() {
         values,
         palette: "purple",
         marks: Default::default(),
+        range: None,
     };
     let svg = to_svg(&view, &Style::default()).unwrap();
     assert!(svg.contains("#d0d0d0"), "grey not-a-number fill");
@@ -310,6 +312,7 @@ fn the_colour_bar_draws_its_ticks_and_offset() {
             values,
             palette: "sequential",
             marks: Default::default(),
+            range: None,
         }
     };
     let texts = |v: &View, w: u32, h: u32| -> Vec<String> {
@@ -402,6 +405,7 @@ fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
         values: Matrix::from_rows(&[vec![0.1, 0.2, 0.3], vec![0.4, 0.5, 0.6], vec![0.7, 0.8, 0.9]]).unwrap(),
         palette: "sequential",
         marks: Default::default(),
+        range: None,
     };
     let svg = to_svg(&view, &Style::default()).unwrap();
     let forbidden = |c: char| (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}';

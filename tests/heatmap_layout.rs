@@ -71,6 +71,7 @@ fn plain_view(values: Vec<Vec<f64>>, rows: Vec<&str>, cols: Vec<&str>, title: &s
         col_labels: cols.into_iter().map(String::from).collect(),
         palette: "purple",
         marks: Default::default(),
+        range: None,
     }
 }
 
@@ -211,6 +212,7 @@ fn a_big_grid_says_its_numbers_are_hidden() {
         col_labels: labels,
         palette: "purple",
         marks: Default::default(),
+        range: None,
     };
     let style = Style::default();
     let (w, h) = preferred_size(&v, style.fmt);
@@ -346,6 +348,7 @@ fn one_long_token_does_not_hide_the_other_labels() {
         col_labels: labels,
         palette: "purple",
         marks: Default::default(),
+        range: None,
     };
     let l = layout(&v, &Style::default(), 900, 200);
     let drawn = l.col_labels(&v);
@@ -632,6 +635,7 @@ fn describe_gives_the_corner_of_a_big_grid() {
         col_labels: (0..cols).map(|j| format!("c{j}")).collect(),
         palette: "purple",
         marks: Default::default(),
+        range: None,
     };
     let d = describe(&v, Fmt::Int).unwrap();
     assert_eq!((d.cells.len(), d.cells[0].len(), d.row_labels.len(), d.col_labels.len()), (32, 32, 32, 32));

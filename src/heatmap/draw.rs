@@ -215,6 +215,14 @@ pub struct Colors {
 }
 
 impl Colors {
+    /// A view's colours: on its fixed range when it has one (`View::range`), else on its values'.
+    pub fn of_view(view: &View, palette: Option<&str>) -> Colors {
+        match view.range {
+            Some((lo, hi)) => Colors::new(&[lo, hi], palette, view.palette),
+            None => Colors::new(view.values.data(), palette, view.palette),
+        }
+    }
+
     pub fn new(values: &[f64], palette: Option<&str>, default: &str) -> Colors {
         let (vmin, vmax) = finite_range(values);
         let requested = palette.and_then(by_name);
@@ -1637,26 +1645,45 @@ fn draw_labels<DB: DrawingBackend>(
     }
     // Colour bar ticks.
     let bar = layout.colorbar;
-    let (lo, hi) = palette::nonsingular(colors.vmin, colors.vmax);
     let tick_font = font(layout.font_px * 0.9, theme.text, HPos::Left, VPos::Center);
-    // matplotlib's tick space: the bar's length over twice the tick labels' size.
-    let scale =
-        colorbar_scale(colors.vmin, colors.vmax, colorbar_tick_space(bar.height() as f64, layout.font_px * 0.9));
+    let scale = colorbar_drawn(colors, layout);
     if !scale.offset.is_empty() {
         // Where matplotlib writes a colour bar's common exponent or offset: above its top.
         let at = (bar.x0, bar.y0 - (3.0 * s) as i32);
         let offset_font = font(layout.font_px * 0.9, theme.text, HPos::Left, VPos::Bottom);
         root.draw(&Text::new(scale.offset.clone(), at, offset_font)).map_err(err)?;
     }
-    for (v, label) in scale.ticks {
-        let y = bar.y1 as f64 - (v - lo) / (hi - lo) * bar.height() as f64;
-        let y = y.round() as i32;
+    for (y, label) in scale.ticks {
         let tick = (bar.x1, y);
         root.draw(&PathElement::new(vec![tick, (bar.x1 + (3.0 * s) as i32, y)], rgb(theme.text).stroke_width(1)))
             .map_err(err)?;
         root.draw(&Text::new(label, (bar.x1 + (5.0 * s) as i32, y), tick_font.clone())).map_err(err)?;
     }
     Ok(())
+}
+
+/// The colour bar's ticks as drawn on `layout`: (y in device pixels, label), and the offset text. matplotlib's tick
+/// space (the bar's length over twice the labels' size) leaves a short bar one interval, but its locator still wants
+/// two ticks inside the bar and takes a smaller step for them (0.25, 0.50, 0.75 on a one-row heatmap's bar): there
+/// every k-th tick is kept, k the fewest that keeps labels a label's height apart, so they never overlap.
+pub fn colorbar_drawn(colors: &Colors, layout: &Layout) -> ColorbarMarks {
+    let bar = layout.colorbar;
+    let label = layout.font_px * 0.9;
+    let (lo, hi) = palette::nonsingular(colors.vmin, colors.vmax);
+    let scale = colorbar_scale(colors.vmin, colors.vmax, colorbar_tick_space(bar.height() as f64, label));
+    let at = |v: f64| (bar.y1 as f64 - (v - lo) / (hi - lo) * bar.height() as f64).round() as i32;
+    let ticks: Vec<(i32, String)> = scale.ticks.into_iter().map(|(v, l)| (at(v), l)).collect();
+    let gap = ticks.windows(2).map(|w| (w[0].0 - w[1].0).abs()).min().unwrap_or(i32::MAX) as f64;
+    // Ticks on one pixel row (a bar squeezed to nothing): the first alone.
+    let k = if gap > 0.0 { label_step(gap, label) } else { ticks.len().max(1) };
+    let ticks = ticks.into_iter().step_by(k).collect();
+    ColorbarMarks { ticks, offset: scale.offset }
+}
+
+/// [`colorbar_drawn`]'s ticks: where each is drawn (y, device pixels) and its label; the offset text above the bar.
+pub struct ColorbarMarks {
+    pub ticks: Vec<(i32, String)>,
+    pub offset: String,
 }
 
 /// Draw every k-th label so labels never overlap (1 when they fit).
@@ -1682,7 +1709,7 @@ pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     let label_chars = max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS);
     let cell_w = (text_width(widest.max(label_chars), FONT) + 14.0).clamp(28.0, 96.0);
     let cell_h = 30.0;
-    let (vmin, vmax) = finite_range(view.values.data());
+    let (vmin, vmax) = view.range.unwrap_or_else(|| finite_range(view.values.data()));
     let (left, right) = side_chrome(view, vmin, vmax, 1.0);
     // Grids too big to annotate get small square cells (the values show on hover):
     // fewer pixels to fill on every edit, and the whole matrix in view.
@@ -1707,7 +1734,7 @@ pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     // A figure that will carry a note (a big grid's hidden numbers) gets the room for it,
     // so its cells keep their size.
     let style = Style { fmt, ..Style::default() };
-    let colors = Colors::new(view.values.data(), None, view.palette);
+    let colors = Colors::of_view(view, None);
     if let Some(note) = Layout::new(view, &colors, &style, w as u32, h as u32).note {
         h = (h + note_band(note.lines.len(), 1.0)).min(900.0).round();
     }
@@ -1733,7 +1760,7 @@ fn finite_range(values: &[f64]) -> (f64, f64) {
 
 /// The whole pipeline for one view onto a backend: colours, layout, shapes, text.
 pub fn render<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, view: &View, style: &Style) -> DrawResult<Layout> {
-    let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
+    let colors = Colors::of_view(view, style.palette.as_deref());
     let (w, h) = root.dim_in_pixel();
     let layout = Layout::new(view, &colors, style, w, h);
     draw(root, view, &colors, &layout, style, true)?;

@@ -32,6 +32,9 @@ pub struct View {
     pub palette: &'static str,
     /// Cells and columns drawn marked over their colours (none for most views).
     pub marks: Marks,
+    /// The colour bar's ends when they are not the values' own range: a 0/1 mask is coloured on 0 … 1 (its two
+    /// values) even when it holds only 1s, not on a bar of 0.9 … 1.1 around its one value.
+    pub range: Option<(f64, f64)>,
 }
 
 /// What a view marks besides its values: the drawing knows only where the marks are, not what they mean (the mask

@@ -690,7 +690,7 @@ impl Viz {
     ) -> Result<Option<Layout>, JsError> {
         let style = style(dpr, false, None, &[], true, fmt, None)?;
         let Ok(view) = self.view(view) else { return Ok(None) };
-        let colors = Colors::new(view.values.data(), None, view.palette);
+        let colors = Colors::of_view(&view, None);
         Ok(Some(Layout::new(&view, &colors, &style, width, height)))
     }
 
@@ -804,7 +804,7 @@ impl Viz {
     #[wasm_bindgen(js_name = paletteOf)]
     pub fn palette_of(&self, view: &str, palette: Option<String>) -> Result<String, JsError> {
         let view = self.view(view)?;
-        Ok(Colors::new(view.values.data(), palette.as_deref(), view.palette).palette_name().to_string())
+        Ok(Colors::of_view(&view, palette.as_deref()).palette_name().to_string())
     }
 
     fn view(&self, name: &str) -> Result<views::View, JsError> {
@@ -882,7 +882,7 @@ fn style(
 /// and a fillRect per cell and colour-bar band cost ~80 canvas calls on a 4 × 3 grid), unless a small grid has
 /// NaN or ±∞ cells: their hatches are antialiased lines, drawn by plotters shape by shape.
 fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<(), JsError> {
-    let colors = Colors::new(view.values.data(), style.palette.as_deref(), view.palette);
+    let colors = Colors::of_view(view, style.palette.as_deref());
     let layout = Layout::new(view, &colors, style, canvas.width(), canvas.height());
     let context: CanvasRenderingContext2d = canvas
         .get_context("2d")

@@ -297,6 +297,78 @@ test('flash: the tile size is typed; the memory line follows; a tap steps the ti
   await done(page);
 });
 
+test('decode: the row being generated is the followed query, so the stage heatmaps outline row t (mouse, keys, the causal offer)', async () => {
+  const page = await load();
+  const state = (id) => page.evaluate((id) => ({ t: H.el(id).config.decode_step, q: H.el(id).config.query }), id);
+  assert.equal(DECODE.config.decode_step, 3);
+  assert.deepEqual(await state('dec'), { t: 3, q: 0 }, 'the config\'s own query until the stepper moves');
+  await click(page, inFig('dec', '[data-action="decode-prev"]'));
+  assert.deepEqual(await state('dec'), { t: 2, q: 2 });
+  await page.keyboard.press('End');
+  assert.deepEqual(await state('dec'), { t: 5, q: 5 });
+  await page.keyboard.press('Home');
+  assert.deepEqual(await state('dec'), { t: 0, q: 0 });
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await state('dec'), { t: 1, q: 1 });
+  assert.deepEqual(await focusOf(page), on('dec', 'action decode-prev'));
+  await click(page, inFig('off', '[data-action="decode-causal"]'));
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await state('off'), { t: 1, q: 1 });
+  await done(page);
+});
+
+test('controls come before what they change: the decode and flash panels above the stage heatmaps, the mask panel above them too', async () => {
+  const page = await load({ viewport: { width: 390, height: 800 } });
+  const tops = (id) => page.evaluate((id) => {
+    const r = H.el(id).shadowRoot;
+    const top = (sel) => { const e = r.querySelector(sel); return e && !e.hidden ? e.getBoundingClientRect().top : null; };
+    return { steppers: top('.steppers'), variants: top('.variants'), stages: top('canvas[data-view="weights"]') };
+  }, id);
+  for (const id of ['dec', 'flash', 'off']) {
+    const t = await tops(id);
+    assert.ok(t.stages !== null && t.steppers !== null, `${id}: ${JSON.stringify(t)}`);
+    assert.ok(t.steppers < t.stages, `${id}: the steppers above the heatmaps (${JSON.stringify(t)})`);
+    if (t.variants !== null) assert.ok(t.variants < t.stages, `${id}: the mask panel above the heatmaps (${JSON.stringify(t)})`);
+  }
+  await done(page);
+});
+
+test('the steppers\' lines keep each range whole at 390 px (no break inside "queries 0 … 2", "keys 4 … 5", "0 … 5")', async () => {
+  const page = await load({ viewport: { width: 390, height: 800 } });
+  /** For each range in the line, how many line boxes its characters sit on (1: whole). */
+  const ranges = (id, role) => page.evaluate(([id, role]) => {
+    const out = H.el(id).shadowRoot.querySelector(`[data-role="${role}"]`);
+    const texts = [];
+    const walk = document.createTreeWalker(out, NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) texts.push(walk.currentNode);
+    const chars = texts.flatMap((node) => [...node.data].map((_, k) => [node, k]));
+    const whole = texts.map((t) => t.data).join('');
+    return [...whole.matchAll(/(?:[a-z]+ )?\d+ … \d+/g)].map((m) => {
+      const tops = new Set();
+      for (let k = m.index; k < m.index + m[0].length; k++) {
+        const r = document.createRange();
+        r.setStart(chars[k][0], chars[k][1]);
+        r.setEnd(chars[k][0], chars[k][1] + 1);
+        const rect = r.getBoundingClientRect();
+        if (rect.width > 0) tops.add(Math.round(rect.top));
+      }
+      return [m[0], tops.size];
+    });
+  }, [id, role]);
+  await click(page, inFig('flash', '[data-action="flash-next"]'));
+  for (let s = 1; s < 12; s++) {
+    if (s > 1) await page.keyboard.press('ArrowRight');
+    const got = await ranges('flash', 'flash-step');
+    assert.equal(got.length, 2, JSON.stringify(got));
+    for (const [text, lines] of got) assert.equal(lines, 1, `tile ${s + 1}: "${text}" is on ${lines} lines`);
+  }
+  assert.deepEqual(await focusOf(page), on('flash', 'action flash-next'));
+  const dec = await ranges('dec', 'decode-step');
+  assert.ok(dec.length >= 1, JSON.stringify(dec));
+  for (const [text, lines] of dec) assert.equal(lines, 1, `decode: "${text}" is on ${lines} lines`);
+  await done(page);
+});
+
 test('views names the panels; without views the config\'s use shows them (the core\'s panels); no complaint about the names', async () => {
   const page = await load();
   const panels = (id) => page.evaluate((id) => [...H.el(id).shadowRoot.querySelectorAll('.steppers [data-panel]')].map((p) => p.dataset.panel), id);

@@ -987,8 +987,9 @@ export function defineElement(api) {
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
       root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
-        this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._importer.root, this._inputs.root, this._peek.root, this._predictionEl, this._model.root, this._figures.lesson, this._figures.root,
-        this._steppers.root, this._steps.root, this._breakdown.root), this._figures.tip);
+        this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._importer.root, this._inputs.root, this._peek.root, this._predictionEl, this._model.root,
+        // The steppers (decode, flash) drive the stage heatmaps (the row generated, the tile outlined): above them.
+        this._steppers.root, this._figures.lesson, this._figures.root, this._steps.root, this._breakdown.root), this._figures.tip);
     }
 
     /** Rebuilds every part (`inputs: false`: all but the grids); the keyboard focus stays on the same control. */

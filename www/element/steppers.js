@@ -13,6 +13,19 @@ import { el, clip, fmt, rememberFocus } from './dom.js';
 /** The names the `views` attribute gives these panels. */
 export const STEPPER_PANELS = ['decode', 'flash'];
 /** The core's decode views (views.rs DECODE_VIEWS), in the order the panel shows them. */
+/** A stepper's line with each range ("queries 0 … 2", "0 … 5") in an unbreakable span: a narrow figure wraps the line
+ * between ranges, never inside one. The text stays the line's whole textContent. */
+function setWhole(out, text) {
+  const parts = [];
+  let at = 0;
+  for (const m of text.matchAll(/(?:[a-z]+ )?\d+ … \d+/g)) {
+    parts.push(text.slice(at, m.index), el('span', { class: 'range', text: m[0] }));
+    at = m.index + m[0].length;
+  }
+  parts.push(text.slice(at));
+  out.replaceChildren(...parts.filter((p) => p !== ''));
+}
+
 const DECODE_VIEWS = ['decode.q', 'decode.k_cache', 'decode.v_cache', 'decode.scores', 'decode.weights', 'decode.context'];
 /** Viz.render's outline kind of FlashAttention's current tile. */
 const TILE = 3;
@@ -129,7 +142,7 @@ export class Steppers {
     const { host } = this;
     this.ends('decode', t === undefined ? -1 : t, n);
     const text = t === undefined ? `not generating (→ starts at token 0 of ${n})` : `token ${t} of 0 … ${n - 1}: ${clip(cfg.tokens[t])}`;
-    if (out.textContent !== text) out.textContent = text;
+    if (out.textContent !== text) setWhole(out, text);
     const cost = this.root.querySelector('[data-role="decode-cost"]');
     let say = 'Generating token t, the model attends with q_t to the keys and values of tokens 0 … t: a KV cache keeps them from the earlier steps.';
     if (t !== undefined) {
@@ -193,7 +206,7 @@ export class Steppers {
     const [r0, r1] = info.rows;
     const [c0, c1] = info.cols;
     const text = `tile ${this.tile + 1} of ${info.count}: queries ${r0} … ${r1 - 1} × keys ${c0} … ${c1 - 1}`;
-    if (out.textContent !== text) out.textContent = text;
+    if (out.textContent !== text) setWhole(out, text);
     const [rows, cols] = cfg.tiles;
     const dv = info.o[0]?.length ?? 0;
     const n = cfg.tokens.length;
@@ -294,7 +307,8 @@ export class Steppers {
       const now = cfg.decode_step;
       const next = Math.max(0, Math.min(n - 1, to ?? (now === undefined ? 0 : now + by)));
       if (next === now) return;
-      host._apply({ fields: { decode_step: next } });
+      // The row being generated is the followed query: the stage heatmaps outline row t, the breakdown is its.
+      host._apply({ fields: { decode_step: next, query: next } });
     } else {
       const info = this.flashTile();
       if (!info) return;
@@ -316,7 +330,7 @@ export class Steppers {
       case 'decode-off': if (host._apply({ fields: { decode_step: null } })) this.root.querySelector('[data-action="decode-next"]')?.focus(); return;
       case 'decode-causal':
         // The offer goes with the problem: the keyboard lands on the stepper it brought.
-        if (host._apply({ fields: { mask: 'causal', decode_step: 0 } }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
+        if (host._apply({ fields: { mask: 'causal', decode_step: 0, query: 0 } }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
         return;
       default:
     }

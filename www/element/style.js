@@ -236,6 +236,7 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 .stepper button.step { min-width: 40px; min-height: 36px; touch-action: manipulation; }
 .stepper button[aria-disabled="true"] { opacity: .45; cursor: not-allowed; }
 .stepper output.step-text { font-variant-numeric: tabular-nums; min-width: 12em; }
+.stepper output.step-text .range { white-space: nowrap; }
 .steppers input.tile { width: 4.5em; }
 .steppers [aria-invalid="true"] { border-color: var(--av-invalid); background: var(--av-invalid-bg); }
 .stepper-figs, .flash-body { display: flex; flex-wrap: wrap; gap: 10px 16px; align-items: flex-start; }
