@@ -14,6 +14,8 @@ mod edits;
 mod export;
 #[path = "fuzz.rs"]
 mod fuzz;
+#[path = "heatmap_colorbar.rs"]
+mod heatmap_colorbar;
 #[path = "heatmap_draw.rs"]
 mod heatmap_draw;
 #[path = "heatmap_format.rs"]
@@ -34,8 +36,6 @@ mod math_log;
 mod modern;
 #[path = "picture.rs"]
 mod picture;
-#[path = "polish.rs"]
-mod polish;
 #[path = "properties.rs"]
 mod properties;
 #[path = "random.rs"]

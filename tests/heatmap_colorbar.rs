@@ -1,4 +1,5 @@
-//! Issue 25's panels as a learner sees them: the mask's colour bar, short colour bars' ticks.
+//! Colour bars as a learner sees them: a 0/1 mask barred on 0 … 1 whatever it holds (`View::range`), and a short
+//! bar's tick labels never overlapping (`colorbar_drawn`; the decode panel's one-row heatmaps).
 
 use attention_viz::attention::compute;
 use attention_viz::config::Config;
