@@ -250,7 +250,7 @@ FIGURES = {
     "chapter-10-rope": rose(position={"kind": "rope"}),
     "chapter-10-alibi": rose(position={"kind": "alibi", "slopes": [0.5]}, mask="causal"),
     "chapter-11-gqa": gqa(),
-    "chapter-11-decode": gqa(mask="causal", decode_step=2, head=3),
+    "chapter-11-decode": gqa(mask="causal", decode_step=2, query=2, head=3),
     "chapter-12": long(window=[2, 0], sinks=1),
     "chapter-13": {**CH7, "tiles": [2, 2]},
 }
@@ -308,7 +308,7 @@ TRIES = {
                 "config": with_cell(FIGURES["chapter-11-gqa"], "w_k", 1, 0, 0),
                 "fields": [f"heads.{i}.weights" for i in range(4)]},
     "decode-next": {"figure": "chapter-11-decode", "how": "decode stepper: → to step 3",
-                    "config": gqa(mask="causal", decode_step=3, head=3),
+                    "config": gqa(mask="causal", decode_step=3, query=3, head=3),
                     "fields": ["decode.step", "decode.k_cache", "decode.v_cache", "decode.weights", "decode.context",
                                "decode.cache_size", "decode.recompute_cost"]},
     "window-no-sinks": {"figure": "chapter-12", "how": "window panel: sinks 0",
