@@ -11,6 +11,11 @@ use crate::heatmap::palette::Rgb;
 /// The generated file's path from the crate's root.
 pub const JS_PATH: &str = "www/element/facts.js";
 
+/// Names as a JS array's items: `'a', 'b'`.
+fn quoted(names: &[&str]) -> String {
+    names.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", ")
+}
+
 /// The text of `www/element/facts.js`.
 pub fn js() -> String {
     let hex = |c: Rgb| format!("'#{:02x}{:02x}{:02x}'", c[0], c[1], c[2]);
@@ -40,12 +45,18 @@ pub fn js() -> String {
          export const QUOTE_MAX = {};\n\n\
          /** The most values one RandomState call may ask for (the core's `random::MAX_RANDOM`): refused from the\n \
          * shape before anything is drawn or built. */\n\
-         export const MAX_RANDOM = {};\n",
+         export const MAX_RANDOM = {};\n\n\
+         /** Issue 25's panel names for the `views` attribute, in the core's order (the core's `views::MODERN_PANELS`). */\n\
+         export const MODERN_PANELS = [{}];\n\n\
+         /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */\n\
+         export const DECODE_VIEWS = [{}];\n",
         theme(Theme::light()),
         theme(Theme::dark()),
-        crate::config::MATRICES.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", "),
+        quoted(&crate::config::MATRICES),
         crate::weights::MAX_VALUES,
         crate::text::QUOTE_MAX,
-        crate::random::MAX_RANDOM
+        crate::random::MAX_RANDOM,
+        quoted(&crate::views::MODERN_PANELS),
+        quoted(&crate::views::DECODE_VIEWS)
     )
 }

@@ -23,3 +23,9 @@ export const QUOTE_MAX = 40;
 /** The most values one RandomState call may ask for (the core's `random::MAX_RANDOM`): refused from the
  * shape before anything is drawn or built. */
 export const MAX_RANDOM = 131072;
+
+/** Issue 25's panel names for the `views` attribute, in the core's order (the core's `views::MODERN_PANELS`). */
+export const MODERN_PANELS = ['position', 'kv', 'window', 'decode', 'flash'];
+
+/** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */
+export const DECODE_VIEWS = ['decode.q', 'decode.k_cache', 'decode.v_cache', 'decode.scores', 'decode.weights', 'decode.context'];

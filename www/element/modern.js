@@ -8,9 +8,11 @@
 // stays. Every control is one edit through host._apply; a refused one shows the core's message in its own panel and
 // puts the control back as the config has it (the config itself is unchanged: the core refused it whole).
 import { el, fmt } from './dom.js';
+import { MODERN_PANELS } from './facts.js';
+import { STEPPER_PANELS } from './steppers.js';
 
-/** The names the `views` attribute gives these panels (views::MODERN_PANELS has them with decode and flash). */
-export const MODERN_PANELS = ['position', 'kv', 'window'];
+/** The names the `views` attribute gives these panels: the core's issue-25 panels but the steppers'. */
+const PANELS = MODERN_PANELS.filter((p) => !STEPPER_PANELS.includes(p));
 
 const KINDS = [
   ['none', 'none', 'No position information: attention sees the tokens as a set (shuffle them and each row of weights only moves).'],
@@ -51,14 +53,14 @@ export class Modern {
     this.parts = {}; // panel → its root element while shown
   }
 
-  /** Which of MODERN_PANELS show (see the top of this file). */
+  /** Which of PANELS show (see the top of this file). */
   shown() {
     const { host } = this;
     if (!host.editable || !host._viz || host._state.config.mechanism !== 'self') return new Set();
     const panels = host._state.panels;
-    if (panels) return new Set(MODERN_PANELS.filter((p) => panels.has(p)));
+    if (panels) return new Set(PANELS.filter((p) => panels.has(p)));
     this.sticky ??= new Set();
-    for (const p of host._state.used) if (MODERN_PANELS.includes(p)) this.sticky.add(p);
+    for (const p of host._state.used) if (PANELS.includes(p)) this.sticky.add(p);
     return new Set(this.sticky);
   }
 

@@ -9,10 +9,10 @@
 // A panel shows when `views` names it, or, without `views`, when the config uses it (the snapshot's `panels`: the
 // core's rule), and stays once shown. Every change of the config is one host._apply; the numbers are the core's.
 import { el, clip, fmt, rememberFocus } from './dom.js';
+import { DECODE_VIEWS } from './facts.js';
 
 /** The names the `views` attribute gives these panels. */
 export const STEPPER_PANELS = ['decode', 'flash'];
-/** The core's decode views (views.rs DECODE_VIEWS), in the order the panel shows them. */
 /** A stepper's line with each range ("queries 0 … 2", "0 … 5") in an unbreakable span: a narrow figure wraps the line
  * between ranges, never inside one. The text stays the line's whole textContent. */
 function setWhole(out, text) {
@@ -26,7 +26,6 @@ function setWhole(out, text) {
   out.replaceChildren(...parts.filter((p) => p !== ''));
 }
 
-const DECODE_VIEWS = ['decode.q', 'decode.k_cache', 'decode.v_cache', 'decode.scores', 'decode.weights', 'decode.context'];
 /** Viz.render's outline kind of FlashAttention's current tile. */
 const TILE = 3;
 /** A horizontal swipe this long (CSS px) on a panel steps once. */
