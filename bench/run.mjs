@@ -63,6 +63,10 @@ async function main() {
   if (unknown.length) throw new Error(`no suite ${unknown.join(', ')}; suites are ${available.join(', ')}`);
 
   const site = await open({ root });
+  // Issue 26's rows, gathered from every suite run: a suite's `targets` is a list of
+  // {row, what, measured, target, anchor, ok} (strings, already formatted by the suite, which knows its units), printed
+  // together at the end so each target sits beside its anchor measured in the same run.
+  const targets = [];
   const env = { chromium: site.browser.version(), node: process.version, platform: `${process.platform} ${process.arch}` };
   try {
     console.log(`Chromium ${env.chromium} (headless), node ${env.node}; ${opts.samples} timed runs after ${opts.warmup} warm-up runs; `
@@ -74,6 +78,7 @@ async function main() {
       // `run` returns the rows, or {rows, notes, …}: notes are lines printed under the table; they and any other keys go to the JSON.
       const out = await suite.run({ site, samples: opts.samples, warmup: opts.warmup, log: (m) => process.stderr.write(`${m}\n`) });
       const { rows, notes = [], ...extra } = Array.isArray(out) ? { rows: out } : out;
+      for (const t of extra.targets ?? []) targets.push({ suite: name, ...t });
       console.log(`\n${table(rows, suite.columns)}\n`);
       if (notes.length) console.log(`${notes.join('\n')}\n`);
       const over = rows.filter((r) => r.ok === false).length;
@@ -85,9 +90,21 @@ async function main() {
       writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
       console.log(`wrote ${file.slice(root.length + 1)}\n`);
     }
+    if (targets.length) console.log(`${targetTable(targets)}\n`);
   } finally {
     await site.close();
   }
+}
+
+/** The targets' summary: one line per target, sorted by the issue's row number, then by suite. */
+function targetTable(targets) {
+  const head = ['row', 'what', 'measured', 'target', 'result', 'anchor (same run)', 'suite'];
+  const body = [...targets].sort((a, b) => a.row - b.row || a.suite.localeCompare(b.suite)).map((t) => [
+    String(t.row), t.what, t.measured ?? '—', t.target ?? '—', t.ok == null ? 'info' : t.ok ? 'ok' : 'OVER', t.anchor ?? '—', t.suite,
+  ]);
+  const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
+  const line = (cells) => cells.map((c, k) => c.padEnd(widths[k])).join('  ').trimEnd();
+  return ['Targets (issue 26): measured in this run, each beside its anchor', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
 main().catch((e) => {
