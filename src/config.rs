@@ -169,6 +169,12 @@ impl Options {
         self.kv_heads.unwrap_or(self.heads)
     }
 
+    /// The key/value head counts this config's `heads` allows: its divisors (each K/V head serves heads / kv_heads
+    /// query heads). The kv panel offers exactly these.
+    pub fn kv_heads_choices(&self) -> Vec<usize> {
+        (1..=self.heads).filter(|d| self.heads % d == 0).collect()
+    }
+
     /// Whether any field of issue 25 (position, kv_heads, window, sinks, decode_step, tiles) is set: the
     /// incremental patches know none of them.
     pub fn has_modern(&self) -> bool {
@@ -592,7 +598,7 @@ impl Config {
         let o = &self.options;
         let Mechanism::SelfAttention { embeddings, projections } = &self.mechanism else { return Ok(()) };
         let kv = o.kv_heads();
-        if kv == 0 || o.heads % kv != 0 {
+        if !o.kv_heads_choices().contains(&kv) {
             return err(format!(
                 "kv_heads must be a whole number that divides heads ({}): each key/value head serves heads / kv_heads \
                  query heads (1 = multi-query), got {kv}",

@@ -462,6 +462,11 @@ fn kv_heads_edit_mean_pools_and_repeats() {
         let e = c.with_kv_heads(bad).unwrap_err();
         assert!(e.0.contains("kv_heads must be a whole number that divides heads (4)"), "{e}");
     }
+    // The kv panel's menu is the same rule: exactly the counts with_kv_heads takes.
+    assert_eq!(c.options.kv_heads_choices(), vec![1, 2, 4]);
+    for k in 0..=6 {
+        assert_eq!(c.with_kv_heads(k).is_ok(), c.options.kv_heads_choices().contains(&k), "kv_heads {k}");
+    }
 }
 
 /// The window and sinks on the mask heatmap, drawn by the core: in the raster (the canvas of a big grid) exactly the

@@ -134,7 +134,7 @@ impl Viz {
     }
 
     /// What the element shows of the state now: `{views: {name: {size: [w, h], key}}, fields: {name: {shape, data}},
-    /// shapes: {name: shape} (every trace field's), panels: [name] (the modern panels the config uses), config}`. `views`: the canvases' views — each one's natural CSS size for its numbers written with `fmt` and the
+    /// shapes: {name: shape} (every trace field's), panels: [name] (the modern panels the config uses), kv_choices: [count] (the key/value head counts `heads` allows), config}`. `views`: the canvases' views — each one's natural CSS size for its numbers written with `fmt` and the
     /// key of what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one
     /// that does not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row); `config`: the config as JSON, without a model's stack.
     pub fn snapshot(&self, views: Vec<String>, fmt: Option<String>, fields: Vec<String>) -> Result<Object, JsError> {
@@ -200,6 +200,9 @@ impl Viz {
         // Issue 25's panels this config uses (views::modern_panels): the element shows them without asking.
         let panels: Array = crate::views::modern_panels(self.config()).into_iter().map(JsValue::from_str).collect();
         set(&out, "panels", &panels);
+        // The key/value head counts `heads` allows (Options::kv_heads_choices): the kv panel's menu.
+        let kv: Array = self.config().options.kv_heads_choices().into_iter().map(|d| JsValue::from(d as f64)).collect();
+        set(&out, "kv_choices", &kv);
         if config {
             set(&out, "config", &self.config_json_without_stack().into());
         }

@@ -481,7 +481,7 @@ export function defineElement(api) {
         cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
       }
       this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized,
-        used: new Set(raw.panels ?? []) };
+        used: new Set(raw.panels ?? []), kvChoices: raw.kv_choices ?? [] };
       return this._snap;
     }
 

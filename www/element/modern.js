@@ -1,7 +1,7 @@
 // Owns issue 25's panels of how today's language models attend, in the variants' row (variants.js builds and paints
 // them with its own): `position` (none, sinusoidal, RoPE or ALiBi; the base as a log slider with its value shown and
 // typed; RoPE's pair layout; ALiBi's slopes, read from the trace's bias and editable as a list; "Shift positions",
-// `position.offset`, with what a shift does to the scores), `kv` (the key/value head count, offered as the divisors
+// `position.offset`, with what a shift does to the scores), `kv` (the key/value head count, offered as the core's divisors
 // of `heads`, and which query heads share which K/V head) and `window` (its left and right sides and the sinks; the
 // core draws them on the mask heatmap, which shows with this panel). A panel shows when `views` names it or, without
 // `views`, when the core says the config uses it (the snapshot's `used`: views::modern_panels), and once shown it
@@ -42,7 +42,6 @@ const SHIFT_NOTES = {
 
 const options = (list, value) => list.map(([v, text, title]) => el('option', { value: v, text, title, selected: v === value }));
 const kindOf = (cfg) => cfg.position?.kind ?? 'none';
-const divisors = (h) => Array.from({ length: h }, (_, i) => i + 1).filter((d) => h % d === 0);
 const whole = (t) => /^\d+$/.test(t.trim());
 
 export class Modern {
@@ -129,7 +128,7 @@ export class Modern {
     const label = (d) => (d === 1 && h > 1 ? '1 (multi-query)' : d === h ? `${d} (one per head)` : `${d} (grouped)`);
     const select = el('select', { 'data-control': 'kv-heads', 'aria-label': 'Key/value heads', disabled: Boolean(why),
       title: why ?? 'W_K and W_V have kv_heads × d_k columns; query head h reads K/V head ⌊h / (heads / kv_heads)⌋ (GQA, Ainslie et al. 2023). Changing it mean-pools each group\'s K/V columns.' },
-    ...divisors(h).map((d) => el('option', { value: String(d), text: label(d), selected: d === kv })));
+    ...this.host._state.kvChoices.map((d) => el('option', { value: String(d), text: label(d), selected: d === kv })));
     const group = h / kv;
     const share = Array.from({ length: kv }, (_, g) => {
       const qs = Array.from({ length: group }, (__, k) => g * group + k);

@@ -42,6 +42,9 @@ export class State {
   /** Issue 25's panels the config uses, the core's rule (views::modern_panels), as a set: the snapshot's `panels`. */
   get used() { return this.host._snapshot().used; }
 
+  /** The key/value head counts the config's `heads` allows (Options::kv_heads_choices): the snapshot's `kv_choices`. */
+  get kvChoices() { return this.host._snapshot().kvChoices; }
+
   /** The `views` attribute as a set, or null for "everything". */
   get panels() { return this.host._panels(); }
 }
