@@ -129,6 +129,21 @@ pub fn modern_panels(config: &Config) -> Vec<&'static str> {
     MODERN_PANELS.iter().zip(on).filter(|(_, on)| *on).map(|(p, _)| *p).collect()
 }
 
+/// What a `views` list asks of [`MODERN_PANELS`] that this config cannot show, said to the author: the panels are of
+/// self-attention's n × n scores and its projections, so an encoder–decoder figure (one query) or a model's weights
+/// have none of them. `None` when nothing is asked in vain.
+pub fn modern_panels_message(config: &Config, requested: &[String]) -> Option<String> {
+    let asked: Vec<&str> = MODERN_PANELS.iter().copied().filter(|p| requested.iter().any(|r| r == p)).collect();
+    let what = match config.mechanism {
+        Mechanism::SelfAttention { .. } => return None,
+        Mechanism::Cross { .. } => "encoder–decoder attention, with one query (the decoder state)",
+        Mechanism::Weights { .. } => "a model's attention weights, shown as they are",
+    };
+    let (first, rest) = asked.split_first()?;
+    let names = if rest.is_empty() { format!("the {first} panel is") } else { format!("the {} panels are", asked.join(", ")) };
+    Some(format!("views: {names} for self-attention; this figure is {what}."))
+}
+
 /// The most unknown names a message quotes (the rest are counted).
 const UNKNOWN_SHOWN: usize = 5;
 

@@ -151,6 +151,23 @@ fn a_weights_config_names_its_view() {
     assert_eq!(e, "there is no view \"weights\" here; views are attention");
 }
 
+/// Issue 25's panels asked of a figure that is not self-attention are said, not silently left out.
+#[test]
+fn modern_panels_asked_of_another_mechanism_are_said() {
+    use attention_viz::views::modern_panels_message;
+    let cross = cfg(serde_json::json!({"decoder_state": [1, 0], "annotations": [[1, 0], [0, 1]]}));
+    assert_eq!(
+        modern_panels_message(&cross, &strings(&["context", "decode"])).unwrap(),
+        "views: the decode panel is for self-attention; this figure is encoder–decoder attention, with one query \
+         (the decoder state)."
+    );
+    let weights = cfg(serde_json::json!({"attention": [[0.5, 0.5], [1.0, 0.0]]}));
+    let m = modern_panels_message(&weights, &strings(&["position", "kv"])).unwrap();
+    assert!(m.starts_with("views: the position, kv panels are for self-attention; this figure is a model's"), "{m}");
+    assert_eq!(modern_panels_message(&cross, &strings(&["context"])), None);
+    assert_eq!(modern_panels_message(&chapter_5(), &strings(&["decode", "flash"])), None);
+}
+
 /// The message for unknown `views` names quotes each cut short, and only a few of them (issue 27: one name of
 /// 100,000 characters gave a 100,193-character message).
 #[test]

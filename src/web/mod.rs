@@ -416,8 +416,9 @@ impl Viz {
                 known.push(p.to_string());
             }
         }
-        let message = views::unknown_message(&r.unknown, &known);
-        set(&out, "message", &message.map_or(JsValue::NULL, |m| m.into()));
+        let message = [views::unknown_message(&r.unknown, &known), views::modern_panels_message(self.config(), &requested)];
+        let message: Vec<String> = message.into_iter().flatten().collect();
+        set(&out, "message", &if message.is_empty() { JsValue::NULL } else { message.join(" ").into() });
         out
     }
 

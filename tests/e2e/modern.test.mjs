@@ -123,6 +123,16 @@ test('the panels show as the core says the config uses them (snapshot.used), or 
   await done(page);
 });
 
+test('the panels asked of an encoder–decoder figure are said where the author looks (the core\'s message), not silently left out', async () => {
+  const page = await load(fig('cross', { decoder_state: [1, 0], annotations: [[1, 0], [0, 1], [1, 1]] }, 'controls,weights,decode,kv'));
+  const line = await page.evaluate(() => {
+    const a = H.el('cross').shadowRoot.querySelector('[data-role="attributes"]');
+    return a.hidden ? null : a.textContent;
+  });
+  assert.match(line ?? '', /views: the kv, decode panels are for self-attention; this figure is encoder–decoder attention/);
+  await done(page);
+});
+
 // ---- position -------------------------------------------------------------------------------------------
 
 test('position: the kind menu (keyboard), RoPE pairs, the base slider (mouse, keys) and the typed base; the trace is compute()\'s', async () => {
