@@ -160,6 +160,24 @@ test('decode: ← → by mouse, the arrow keys, Home and End step decode_step; t
   await done(page);
 });
 
+test('toPNG and toSVG of a decode view are the core\'s drawing; an unknown view is refused with the core\'s message', async () => {
+  const page = await load();
+  const out = await page.evaluate(async () => {
+    const el = H.el('dec');
+    const blob = await el.toPNG('decode.weights');
+    const bitmap = await createImageBitmap(blob);
+    const svg = el.toSVG('decode.weights');
+    let refused = null;
+    try { await el.toPNG('decode.nope'); } catch (e) { refused = e.message; }
+    return { type: blob.type, w: bitmap.width, svg: svg.startsWith('<svg') && svg.includes('weights of token 3'), refused };
+  });
+  assert.equal(out.type, 'image/png');
+  assert.ok(out.w > 0);
+  assert.ok(out.svg, 'the SVG has the decode view\'s title');
+  assert.match(out.refused ?? '', /^there is no view "decode.nope" here; views are /);
+  await done(page);
+});
+
 test('decode: a tap on → steps; a swipe to the left steps on, to the right back', async () => {
   const page = await load({ hasTouch: true, viewport: { width: 390, height: 800 } });
   const next = page.locator(inFig('dec', '[data-panel="decode"] [data-action="decode-next"]'));

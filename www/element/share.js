@@ -184,7 +184,6 @@ export class Share {
   offscreen(view) {
     const { host } = this;
     const viz = host._viz;
-    if (!viz.views().includes(view)) throw new Error(`there is no view "${view}" here; views are ${viz.views().join(', ')}`);
     const dpr = window.devicePixelRatio || 1;
     const fmt = host._state.fmt;
     const [w, h] = this.api.callCore(() => viz.preferredSize(view, fmt));
