@@ -178,6 +178,25 @@ test('toPNG and toSVG of a decode view are the core\'s drawing; an unknown view 
   await done(page);
 });
 
+test('the decode heatmaps have hidden tables of their numbers (the core\'s describe), rebuilt when a step changes them', async () => {
+  const page = await load();
+  const table = (view) => page.evaluate((view) => {
+    const t = H.el('dec').shadowRoot.querySelector(`[data-text-of="${view}"] table`);
+    return t && { caption: t.querySelector('caption').textContent, rows: [...t.querySelectorAll('tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)) };
+  }, view);
+  let w = await table('decode.weights');
+  assert.equal(w.caption, 'weights of token 3 = softmax(scaled)');
+  assert.equal(w.rows.length, 1);
+  assert.equal(w.rows[0].length, 1 + 4, 'the row label and keys 0 … 3');
+  assert.equal((await table('decode.k_cache')).rows.length, 4, 'the cache holds tokens 0 … 3');
+  await click(page, inFig('dec', '[data-panel="decode"] [data-action="decode-next"]'));
+  w = await table('decode.weights');
+  assert.equal(w.caption, 'weights of token 4 = softmax(scaled)');
+  assert.equal(w.rows[0].length, 1 + 5);
+  assert.equal((await table('decode.k_cache')).rows.length, 5);
+  await done(page);
+});
+
 test('decode: a tap on → steps; a swipe to the left steps on, to the right back', async () => {
   const page = await load({ hasTouch: true, viewport: { width: 390, height: 800 } });
   const next = page.locator(inFig('dec', '[data-panel="decode"] [data-action="decode-next"]'));

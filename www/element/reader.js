@@ -15,6 +15,17 @@ export const headOf = (view) => { const m = /^heads\.(\d+)\.weights$/.exec(view)
 /** A header cell never names nothing: an empty label reads as its index. */
 const label = (text, k) => (String(text).trim() ? String(text) : String(k));
 
+/**
+ * One heatmap as a table, from the core's `describe`: caption = its title, header cells = its labels, data cells =
+ * its numbers; the note (a large grid's cut) after it. The steppers' heatmaps (steppers.js) use it too.
+ */
+export function numbersTable(d) {
+  const head = el('tr', {}, el('td'), ...d.colLabels.map((c, j) => el('th', { scope: 'col', text: label(c, j) })));
+  const body = d.cells.map((row, i) => el('tr', {}, el('th', { scope: 'row', text: label(d.rowLabels[i], i) }),
+    ...row.map((x) => el('td', { text: x }))));
+  return el('table', {}, el('caption', { text: d.title }), el('thead', {}, head), el('tbody', {}, ...body));
+}
+
 export class Reader {
   /** `figures`: the heatmaps part (its canvases, outlines, tooltip, and `follow(q)`). */
   constructor(host, figures) {
@@ -86,17 +97,10 @@ export class Reader {
       if (slot.text === text) return;
       slot.text = text;
       if (canvas.getAttribute('aria-label') !== d.title) canvas.setAttribute('aria-label', d.title);
-      slot.node.replaceChildren(this.table(d), d.note ? el('p', { text: `Table: ${d.note}.` }) : null);
+      slot.node.replaceChildren(numbersTable(d), d.note ? el('p', { text: `Table: ${d.note}.` }) : null);
     });
   }
 
-  /** One heatmap as a table: caption = its title, header cells = its labels, data cells = its numbers. */
-  table(d) {
-    const head = el('tr', {}, el('td'), ...d.colLabels.map((c, j) => el('th', { scope: 'col', text: label(c, j) })));
-    const body = d.cells.map((row, i) => el('tr', {}, el('th', { scope: 'row', text: label(d.rowLabels[i], i) }),
-      ...row.map((x) => el('td', { text: x }))));
-    return el('table', {}, el('caption', { text: d.title }), el('thead', {}, head), el('tbody', {}, ...body));
-  }
 
   // ---- the keyboard cursor -----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@
 // core's rule), and stays once shown. Every change of the config is one host._apply; the numbers are the core's.
 import { el, clip, fmt, rememberFocus } from './dom.js';
 import { DECODE_VIEWS } from './facts.js';
+import { numbersTable } from './reader.js';
 
 /** The names the `views` attribute gives these panels. */
 export const STEPPER_PANELS = ['decode', 'flash'];
@@ -106,7 +107,20 @@ export class Steppers {
   canvas(view, label) {
     const c = el('canvas', { 'data-view': view, role: 'img', 'aria-label': label });
     this.canvases.set(view, c);
-    return el('figure', { class: 'stepper-fig' }, c);
+    // Its text alternative right after it, as the stage heatmaps have (reader.js): filled by paintCanvas.
+    return el('figure', { class: 'stepper-fig' }, c, el('div', { class: 'sr-only', 'data-text-of': view }));
+  }
+
+  /** The canvas's hidden table of its numbers (the core's `describe`), rebuilt when what it draws changes. */
+  describe(view, canvas, key) {
+    const holder = canvas.nextElementSibling;
+    if (!holder || holder.dataset.described === key) return;
+    let d;
+    try { [d] = this.host._viz.describeViews([view], this.host._state.fmt); } catch { return; }
+    if (!d) return; // a refused fmt: the status line says why
+    holder.dataset.described = key;
+    canvas.setAttribute('aria-label', d.title);
+    holder.replaceChildren(numbersTable(d), d.note ? el('p', { text: `Table: ${d.note}.` }) : null);
   }
 
   // ---- decode ------------------------------------------------------------------------------------------------
@@ -286,6 +300,7 @@ export class Steppers {
     }
     api.callCore(() => host._viz.render(view, canvas, dpr, host._state.dark, palette, highlights, true, fmtSpec, host.contrast));
     canvas.dataset.painted = key;
+    this.describe(view, canvas, `${drawKey}|${fmtSpec}`);
   }
 
   /** ← and → of a stepper at `at` of `count` steps: past an end a button is aria-disabled (it keeps the focus). */
