@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_json import dumps, encode  # noqa: E402 (tests/goldens/fixture_json.py)
-from papers import alibi_bias, sinusoidal, sinusoidal_annotated  # noqa: E402 (tests/goldens/papers.py)
+from papers import alibi_bias, sinusoidal, sinusoidal_annotated, softmax_rows  # noqa: E402 (tests/goldens/papers.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -80,15 +80,6 @@ def attended(config, n):
     if window is not None:
         ok &= ((i - window[0] <= j) & (j <= i + window[1])) | (j < sinks)
     return ok
-
-
-def softmax_rows(scaled, ok):
-    weights = np.zeros_like(scaled)
-    for i in range(scaled.shape[0]):
-        x = scaled[i, ok[i]]
-        e = np.exp(x - x.max())
-        weights[i, ok[i]] = e / e.sum()
-    return weights
 
 
 def attend(q, k, v, scale, ok, bias=None):

@@ -41,7 +41,7 @@ jax.config.update("jax_platforms", "cpu")
 import jax.numpy as jnp  # noqa: E402
 import jaxlib  # noqa: E402
 from fixture_json import dumps, encode  # noqa: E402 (tests/goldens/fixture_json.py)
-from papers import alibi_bias, sinusoidal, sinusoidal_annotated  # noqa: E402 (tests/goldens/papers.py)
+from papers import alibi_bias, sinusoidal, sinusoidal_annotated, softmax_rows  # noqa: E402 (tests/goldens/papers.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -149,22 +149,6 @@ def mask_codes(config, n):
             by_window = window is not None and not (i - window[0] <= j <= i + window[1]) and j >= sinks
             codes[i, j] = int(by_mask) + 2 * int(by_len) + 4 * int(by_window)
     return codes
-
-
-def softmax_rows(scaled, attended, masked_row):
-    n, m = scaled.shape
-    weights = np.zeros((n, m))
-    for i in range(n):
-        keys = attended[i]
-        if keys.any():
-            x = scaled[i, keys]
-            e = np.exp(x - x.max())
-            weights[i, keys] = e / e.sum()
-        elif masked_row == "uniform":
-            weights[i, :] = 1.0 / m
-        elif masked_row == "nan":
-            weights[i, :] = np.nan
-    return weights
 
 
 def attend(q, k, v, scale, temperature, attended, bias, masked_row, what):
@@ -551,7 +535,10 @@ def build_cases():
 
 # ---------------------------------------------------------------------------
 # Output
-# ---------------------------------------------------------------------------def main():
+# ---------------------------------------------------------------------------
+
+
+def main():
     build_cases()
     names = [c["name"] for c in CASES]
     assert len(names) == len(set(names))

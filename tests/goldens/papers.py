@@ -1,4 +1,4 @@
-"""The papers' position formulas in float64 NumPy, shared by the golden generators (gen_modern_goldens.py,
+"""The papers' position formulas (and the masked softmax) in float64 NumPy, shared by the golden generators (gen_modern_goldens.py,
 gen_chapters.py): one transcription of each, so the two fixtures cannot disagree on a formula."""
 
 import math
@@ -32,3 +32,21 @@ def alibi_bias(n, slope):
     """Press et al. 2022: −m·|i − j|."""
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     return -slope * np.abs(i - j).astype(F64)
+
+
+def softmax_rows(scaled, attended, masked_row="zeros"):
+    """The row softmax over the attended keys only (the stable form: the row's maximum subtracted). A row with no key
+    attended is zeros, uniform (1 / m) or NaN, as `masked_row` says."""
+    n, m = scaled.shape
+    weights = np.zeros((n, m))
+    for i in range(n):
+        keys = attended[i]
+        if keys.any():
+            x = scaled[i, keys]
+            e = np.exp(x - x.max())
+            weights[i, keys] = e / e.sum()
+        elif masked_row == "uniform":
+            weights[i, :] = 1.0 / m
+        elif masked_row == "nan":
+            weights[i, :] = np.nan
+    return weights
