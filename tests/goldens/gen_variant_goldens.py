@@ -65,6 +65,7 @@ jax.config.update("jax_platforms", "cpu")
 import jax.numpy as jnp  # noqa: E402
 import jaxlib  # noqa: E402
 from fixture_json import dumps, encode  # noqa: E402 (tests/goldens/fixture_json.py)
+from papers import softmax_rows  # noqa: E402 (tests/goldens/papers.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -184,26 +185,6 @@ def score_matrix(q, k, config, what):
     raise ValueError(scoring)
 
 
-def masked_softmax(scaled, attended, masked_row):
-    n, m = scaled.shape
-    weights = np.zeros((n, m))
-    for i in range(n):
-        keys = attended[i]
-        if keys.any():
-            x = scaled[i, keys]
-            e = np.exp(x - x.max())
-            weights[i, keys] = e / e.sum()
-        elif masked_row == "zero":
-            weights[i, :] = 0.0
-        elif masked_row == "uniform":
-            weights[i, :] = 1.0 / m
-        elif masked_row == "nan":
-            weights[i, :] = np.nan
-        else:
-            raise ValueError(masked_row)
-    return weights
-
-
 def attend(q, k, v, config, scale, what):
     """One head: scores, scaled, weights, context, and the additive features."""
     n, m = q.shape[0], k.shape[0]
@@ -213,7 +194,7 @@ def attend(q, k, v, config, scale, what):
     scores, features = score_matrix(q, k, config, what)
     scaled = scores / scale / temperature
     scaled = np.where(attended, scaled, -np.inf)
-    weights = masked_softmax(scaled, attended, config.get("masked_row", "zero"))
+    weights = softmax_rows(scaled, attended, config.get("masked_row", "zero"))
     ok = ~np.isnan(weights).any(axis=1)
     context = np.full((n, v.shape[1]), np.nan)
     context[ok] = checked_matmul(weights[ok], v, what + " weights·V")
@@ -666,7 +647,10 @@ def build_cases():
 
 # ---------------------------------------------------------------------------
 # Output
-# ---------------------------------------------------------------------------def check_documents():
+# ---------------------------------------------------------------------------
+
+
+def check_documents():
     """The transcription reproduces the documents' own values (seed-values.json) before anything else."""
     doc = SEED["seed_000_001"]
     expect, _, _ = reference_self(words(1))

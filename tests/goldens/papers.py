@@ -1,5 +1,5 @@
 """The papers' position formulas (and the masked softmax) in float64 NumPy, shared by the golden generators (gen_modern_goldens.py,
-gen_chapters.py): one transcription of each, so the two fixtures cannot disagree on a formula."""
+gen_chapters.py, gen_variant_goldens.py): one transcription of each, so the fixtures cannot disagree on a formula."""
 
 import math
 
@@ -34,9 +34,9 @@ def alibi_bias(n, slope):
     return -slope * np.abs(i - j).astype(F64)
 
 
-def softmax_rows(scaled, attended, masked_row="zeros"):
+def softmax_rows(scaled, attended, masked_row="zero"):
     """The row softmax over the attended keys only (the stable form: the row's maximum subtracted). A row with no key
-    attended is zeros, uniform (1 / m) or NaN, as `masked_row` says."""
+    attended is zeros, uniform (1 / m) or NaN, as `masked_row` ("zero", "uniform", "nan") says."""
     n, m = scaled.shape
     weights = np.zeros((n, m))
     for i in range(n):
@@ -45,8 +45,12 @@ def softmax_rows(scaled, attended, masked_row="zeros"):
             x = scaled[i, keys]
             e = np.exp(x - x.max())
             weights[i, keys] = e / e.sum()
+        elif masked_row == "zero":
+            weights[i, :] = 0.0
         elif masked_row == "uniform":
             weights[i, :] = 1.0 / m
         elif masked_row == "nan":
             weights[i, :] = np.nan
+        else:
+            raise ValueError(masked_row)
     return weights

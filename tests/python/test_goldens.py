@@ -1,7 +1,7 @@
 """The golden generators (tests/goldens/*.py) run only when a fixture is regenerated, with NumPy, seaborn and JAX the
-suite does not install: this keeps them at least valid Python whose `__main__` block calls functions they define, so
-the next regeneration does not start by repairing a file (gen_modern_goldens.py once lost the newline before
-`def main()`, which became part of a comment, and nothing noticed)."""
+suite does not install: this keeps them at least valid Python that calls only names it defines or imports, so the next
+regeneration does not start by repairing a file (gen_modern_goldens.py and gen_variant_goldens.py had each lost the
+newline before a `def`, which became part of a comment, and nothing noticed)."""
 
 import ast
 import builtins
@@ -12,26 +12,26 @@ import pytest
 GOLDENS = pathlib.Path(__file__).resolve().parents[1] / "goldens"
 
 
-def is_main_block(node):
-    return (
-        isinstance(node, ast.If)
-        and isinstance(node.test, ast.Compare)
-        and isinstance(node.test.left, ast.Name)
-        and node.test.left.id == "__name__"
-    )
+def bound_names(tree):
+    """Every name the module binds anywhere: functions, classes, imports, assignments, parameters, loop targets."""
+    names = set(dir(builtins))
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names |= {a.asname or a.name.split(".")[0] for a in n.names}
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, ast.arg):
+            names.add(n.arg)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    return names
 
 
 @pytest.mark.parametrize("path", sorted(GOLDENS.glob("*.py")), ids=lambda p: p.name)
-def test_generator_parses_and_its_main_block_calls_what_it_defines(path):
+def test_generator_parses_and_calls_only_what_it_binds(path):
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    top = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-    top |= {a.asname or a.name.split(".")[0] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-    top |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-    called = {
-        c.func.id
-        for block in filter(is_main_block, tree.body)
-        for c in ast.walk(block)
-        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-    }
-    missing = called - top - set(dir(builtins))
-    assert not missing, f"{path.name}'s __main__ block calls {sorted(missing)}, which it does not define"
+    called = {c.func.id for c in ast.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+    missing = called - bound_names(tree)
+    assert not missing, f"{path.name} calls {sorted(missing)}, which it never defines or imports"
