@@ -102,12 +102,13 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
 
 // ---- Node (a server, a static site's build) ------------------------------------------------------------------------
 
-test("in Node, importing either build fetches nothing and throws nothing; after ready, compute, renderSVG, RandomState and models work", () => {
+test("in Node, importing either build fetches nothing and throws nothing; after ready, compute, renderSVG, RandomState work, and models after loadModels()", () => {
   const dir = project();
   // fetch() made to fail loudly: the package must read its files from disk, never fetch at import or in ready.
   const script = (specifier, api) => `globalThis.fetch = () => { throw new Error('fetch called'); };
 ${api === 'module' ? `import * as m from '${specifier}';` : `await import('${specifier}'); const m = globalThis.AttentionViz;`}
 await m.ready;
+await m.loadModels();
 const svg = m.renderSVG(m.presets['seed-001'], 'weights');
 const rs = new m.RandomState(42);
 console.log(JSON.stringify({ weights: m.compute(m.presets['seed-002']).weights[1], svg: svg.startsWith('<svg'), rand: rs.rand(2), models: Object.keys(m.models), reversal: m.compute({ mechanism: 'model', model: 'reversal', input: [1, 2, 3, 4, 5, 6] }).prediction }));
