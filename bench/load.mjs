@@ -134,7 +134,7 @@ function bundle() {
   return {
     note: `bundle (dist/sizes.json): module JS + WASM ${kb.toFixed(1)} KiB gzipped, target ≤ ${BUNDLE_TARGET_KB} KB: ${kb <= BUNDLE_TARGET_KB ? 'ok' : 'OVER'}`
       + ` (${parts}; single file ${(sizes.inline_gzip_bytes / 1024).toFixed(1)} KiB)`
-      + `${sizes.models_gzip_bytes ? `; the trained models apart: ${sizes.models_file} ${(sizes.models_gzip_bytes / 1024).toFixed(1)} KiB, fetched beside the .wasm` : ''}${stale ? ' — older than the last wasm build: run make dist for current numbers' : ''}`,
+      + `${sizes.models_gzip_bytes ? `; the trained models apart: ${sizes.models_file} ${(sizes.models_gzip_bytes / 1024).toFixed(1)} KiB, fetched only when asked (loadModels(), a figure of a shipped model)` : ''}${stale ? ' — older than the last wasm build: run make dist for current numbers' : ''}`,
     sizes, kb, ok: kb <= BUNDLE_TARGET_KB, stale,
   };
 }
