@@ -23,6 +23,7 @@
 // and the last figure drawn.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadavg, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { median, percentile } from './heatmap.mjs';
 
@@ -30,8 +31,9 @@ export const description = 'index.html → first <attention-viz> drawn (fresh co
 
 export const columns = [['seen by', 'via']];
 
+// Issue 26, row 2: the first figure ≤ 250 ms after navigation on an idle machine, every figure ≤ 600 ms.
 const TARGET_MS = 250;
-const ALL_TARGET_MS = 500;
+const ALL_TARGET_MS = 600;
 const BUNDLE_TARGET_KB = 150;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -132,7 +134,7 @@ function bundle() {
   return {
     note: `bundle (dist/sizes.json): module JS + WASM ${kb.toFixed(1)} KiB gzipped, target ≤ ${BUNDLE_TARGET_KB} KB: ${kb <= BUNDLE_TARGET_KB ? 'ok' : 'OVER'}`
       + ` (${parts}; single file ${(sizes.inline_gzip_bytes / 1024).toFixed(1)} KiB)`
-      + `${sizes.models_gzip_bytes ? `; the trained models apart: ${sizes.models_file} ${(sizes.models_gzip_bytes / 1024).toFixed(1)} KiB, fetched beside the .wasm` : ''}${stale ? ' — older than the last wasm build: run make dist for current numbers' : ''}`,
+      + `${sizes.models_gzip_bytes ? `; the trained models apart: ${sizes.models_file} ${(sizes.models_gzip_bytes / 1024).toFixed(1)} KiB, fetched only when asked (loadModels(), a figure of a shipped model)` : ''}${stale ? ' — older than the last wasm build: run make dist for current numbers' : ''}`,
     sizes, kb, ok: kb <= BUNDLE_TARGET_KB, stale,
   };
 }
@@ -181,5 +183,14 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const extra = [...new Set(runs.map((r) => r.wasm_requests))].filter((k) => k > 1);
   if (extra.length) notes.push(`Odd: the .wasm was requested ${extra.join('/')} times in a load (a preload not taken by www/compile.js's fetch?)`);
   if (cached.length) notes.push(`Odd: served from a cache despite the settings: ${cached.join(', ')}`);
-  return { rows, notes, bundle: b.sizes, bundle_kb: b.kb ?? null, bundle_target_kb: BUNDLE_TARGET_KB, bundle_ok: b.ok ?? null, bundle_stale: b.stale ?? null };
+  notes.push(`Load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${cpus().length} cores (row 2's targets are for an idle machine).`);
+  const first = median(col((r) => r.drawn[0]));
+  const all = median(col((r) => r.drawn[elements - 1]));
+  // No anchor of another library for row 2: the page's own HTML arriving and DOMContentLoaded, in the same loads.
+  const anchor = `HTML ${m((r) => r.html)} ms, DOMContentLoaded ${m((r) => r.dom_content_loaded)} ms, .wasm compiled ${m((r) => r.compiled)} ms`;
+  const targets = [
+    { row: 2, what: 'guided page: first figure drawn', measured: `${first.toFixed(0)} ms`, target: `≤ ${TARGET_MS} ms`, anchor, ok: first <= TARGET_MS },
+    { row: 2, what: `guided page: all ${elements} figures drawn`, measured: `${all.toFixed(0)} ms`, target: `≤ ${ALL_TARGET_MS} ms`, anchor: `load ${loadavg()[0].toFixed(1)}`, ok: all <= ALL_TARGET_MS },
+  ];
+  return { rows, notes, targets, bundle: b.sizes, bundle_kb: b.kb ?? null, bundle_target_kb: BUNDLE_TARGET_KB, bundle_ok: b.ok ?? null, bundle_stale: b.stale ?? null };
 }

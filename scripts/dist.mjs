@@ -12,6 +12,42 @@ import { modelsText } from './models.mjs';
 import { distReadme } from './install-text.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** An unsigned LEB128 at `at`: [value, the offset after it]. */
+function leb(bytes, at) {
+  let value = 0;
+  for (let shift = 0; ; shift += 7) {
+    const b = bytes[at++];
+    value += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return [value, at];
+  }
+}
+const uleb = (n) => { const out = []; do { let b = n % 128; n = Math.floor(n / 128); if (n) b |= 0x80; out.push(b); } while (n); return Buffer.from(out); };
+
+/** A .wasm's bytes with the exports whose name `drop(name)` accepts taken out of its export section (nothing else). */
+function withoutExports(bytes, drop) {
+  const parts = [bytes.subarray(0, 8)];
+  for (let at = 8; at < bytes.length;) {
+    const id = bytes[at];
+    const [size, start] = leb(bytes, at + 1);
+    let body = bytes.subarray(start, start + size);
+    if (id === 7) {
+      const kept = [];
+      let [count, p] = leb(body, 0);
+      for (; count > 0; count--) {
+        const from = p;
+        const [length, nameAt] = leb(body, p);
+        const name = body.subarray(nameAt, nameAt + length).toString('utf8');
+        [, p] = leb(body, nameAt + length + 1); // the kind byte, then the index
+        if (!drop(name)) kept.push(body.subarray(from, p));
+      }
+      body = Buffer.concat([uleb(kept.length), ...kept]);
+    }
+    parts.push(Buffer.from([id]), uleb(body.length), body);
+    at = start + size;
+  }
+  return Buffer.concat(parts);
+}
 const www = join(root, 'www');
 const dist = join(root, 'dist');
 const read = (p) => readFileSync(join(root, p), 'utf8');
@@ -24,16 +60,26 @@ try {
   // 1. The WASM core, minus the name section, and its wasm-bindgen glue (bundled below, not shipped on its own).
   execFileSync('wasm-bindgen', ['--target', 'web', '--omit-default-module-path', '--remove-name-section', '--remove-producers-section', '--out-dir', work,
     join(root, 'target/wasm32-unknown-unknown/release/attention_viz.wasm')], { stdio: 'inherit' });
+  // Two .wasm of one build: the single-file build's (`full`: every export; the Python package runs that one through
+  // wasmtime, scripts/wheel.py), and the module build's, which pages fetch (`wasm`): the same minus the C-ABI exports
+  // only Python calls (`av_*`, src/ffi.rs) and the code only they reach (src/picture.rs, …): 21 KB gzipped less.
+  const full = join(work, 'attention_viz_full.wasm');
   const wasm = join(dist, 'pkg/attention_viz_bg.wasm');
   const wasmOpt = join(root, 'node_modules/binaryen/bin/wasm-opt');
+  const features = ['--enable-reference-types', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
+    '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue'];
   if (existsSync(wasmOpt)) {
     // npm's binaryen (not Debian's wasm-opt 108, which breaks the externref table). -O1, not -Oz: npm's wasm-opt is
-    // binaryen compiled to WebAssembly, one thread; -Oz took 38 CPU-seconds for 293.6 KB gzipped, -O1 takes 12 for
-    // 295.3 KB (0.6 % more; none at all: 299.5 KB), and it runs in every `make dist` and `make test`.
-    execFileSync(wasmOpt, ['-O1', '--enable-reference-types', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
-      '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', join(work, 'attention_viz_bg.wasm'), '-o', wasm]);
+    // binaryen compiled to WebAssembly, one thread; -Oz took 46 CPU-seconds for 3.5 % fewer raw bytes than -O1's 15
+    // (issue 26, on this build), and it runs in every `make dist` and `make test`.
+    execFileSync(wasmOpt, ['-O1', ...features, join(work, 'attention_viz_bg.wasm'), '-o', full]);
+    const browser = join(work, 'attention_viz_browser.wasm');
+    writeFileSync(browser, withoutExports(readFileSync(full), (name) => name.startsWith('av_')));
+    // Only the dead-code pass: what the dropped exports alone reached goes (a second -O1 would take as long again).
+    execFileSync(wasmOpt, ['--remove-unused-module-elements', ...features, browser, '-o', wasm]);
   } else {
-    copyFileSync(join(work, 'attention_viz_bg.wasm'), wasm);
+    copyFileSync(join(work, 'attention_viz_bg.wasm'), full);
+    copyFileSync(full, wasm);
   }
   const glue = join(work, 'attention_viz.js');
   // The shipped models, beside the .wasm (fetched while it compiles; the core does not carry them: scripts/models.mjs).
@@ -56,7 +102,7 @@ try {
       b.onResolve({ filter: /(^|\/)wasm-source\.js$/ }, (args) =>
         (resolve(args.resolveDir, args.path) === join(www, 'wasm-source.js') ? { path: 'wasm-source.js', namespace: 'inline-wasm' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'inline-wasm' }, () => ({
-        contents: `import bytes from ${JSON.stringify(wasm)};\nexport const WASM_SOURCE = bytes;\nexport const MODELS_SOURCE = ${JSON.stringify(models)};\n`,
+        contents: `import bytes from ${JSON.stringify(full)};\nexport const WASM_SOURCE = bytes;\nexport const MODELS_SOURCE = ${JSON.stringify(models)};\n`,
         resolveDir: root,
         loader: 'js',
       }));

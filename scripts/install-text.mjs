@@ -32,8 +32,8 @@ Copy \`attention-viz.js\`, \`attention-viz.inline.js\` and \`pkg/\` from this pa
 ${module}
 \`\`\`
 
-Keep \`pkg/\` beside the script: the module loads \`pkg/attention_viz_bg.wasm\` and \`pkg/attention_viz_models.bin\`
-(the trained models) relative to itself. Where \`.wasm\` files cannot be served, from \`file://\` and in a notebook
+Keep \`pkg/\` beside the script: the module loads \`pkg/attention_viz_bg.wasm\` relative to itself, and
+\`pkg/attention_viz_models.bin\` (the trained models) only when a figure or \`loadModels()\` asks for one. Where \`.wasm\` files cannot be served, from \`file://\` and in a notebook
 cell, use the single file instead (a classic script with the WASM and the models inside; it sets
 \`AttentionViz\` on \`globalThis\`, i.e. \`window.AttentionViz\` in a page):
 

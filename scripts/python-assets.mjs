@@ -8,7 +8,10 @@
 // runs the build's own text as an inline <script>, synchronously: the element is defined when the engine's output
 // script returns, as with the build itself. It runs only where window.AttentionViz is not there yet.
 //
-//   node scripts/python-assets.mjs [dist/attention-viz.inline.js] [out.js]
+//   node scripts/python-assets.mjs [dist/attention-viz.inline.js] [out.js] [core.wasm]
+//
+// With a third path, the build's .wasm is also written there: the core the Python package runs through wasmtime
+// (scripts/wheel.py), the single-file build's, which keeps the C-ABI exports (`av_*`) that the module build's drops.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,5 +57,6 @@ const out = await build({
 });
 const engine = out.outputFiles[0].text;
 writeFileSync(to, engine);
+if (process.argv[4]) writeFileSync(process.argv[4], wasm);
 console.log(`python-assets: ${to.replace(`${ROOT}/`, '')} ${engine.length.toLocaleString('en')} bytes `
   + `(the single-file build: ${text.length.toLocaleString('en')}; .wasm ${packed.wasm.length.toLocaleString('en')}, script ${packed.js.length.toLocaleString('en')} as base64 of deflate)`);

@@ -42,6 +42,12 @@ if [ "$want" = test ]; then
   if need_npm; then
     say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
   fi
+  # bench/page.mjs's anchor: CircuitsVis's one-pattern page needs only the IIFE bundle inside its wheel (no torch).
+  if [ ! -f bench-cache/circuitsvis-1.43.3-py3-none-any.whl ]; then
+    say "downloading circuitsvis 1.43.3 from PyPI into bench-cache/ (the page benchmark's anchor)"
+    python3 -m pip download -q --no-deps --disable-pip-version-check circuitsvis==1.43.3 -d bench-cache \
+      || say "could not download circuitsvis: bench/page.mjs will run without its anchor"
+  fi
 fi
 
 if [ "$want" = python ]; then

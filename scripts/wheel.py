@@ -1,7 +1,8 @@
 """Assembles the Python package's build inputs, then builds the wheel (`make wheel`).
 
-Copies the single-file build dist/attention-viz.inline.js and the shipped core dist/pkg/attention_viz_bg.wasm (the
-one the page loads; Python runs it through wasmtime: python/attention_viz/_core.py) into python/attention_viz/static/,
+Copies the single-file build dist/attention-viz.inline.js into python/attention_viz/static/, and its .wasm (the core
+with every export: Python runs it through wasmtime, python/attention_viz/_core.py; the module build's
+dist/pkg/attention_viz_bg.wasm leaves out the `av_*` exports only Python calls) as static/attention_viz_bg.wasm,
 writes the engine the HTML outputs carry (static/attention-viz.engine.js: that build deflated, scripts/python-assets.mjs),
 then runs
 `python -m build --wheel --no-isolation python --outdir dist-python` (not dist/: that folder is the npm package, and
@@ -17,16 +18,16 @@ from pathlib import Path
 root = Path(__file__).resolve().parent.parent
 static = root / "python" / "attention_viz" / "static"
 build = root / "dist" / "attention-viz.inline.js"
-core = root / "dist" / "pkg" / "attention_viz_bg.wasm"
 
-for need in (build, core):
+for need in (build,):
     if not need.is_file():
         sys.exit(f"wheel: {need.relative_to(root)} is missing: run `make dist` first")
 static.mkdir(parents=True, exist_ok=True)
 shutil.copyfile(build, static / "attention-viz.inline.js")
-shutil.copyfile(core, static / "attention_viz_bg.wasm")
-# The notebooks' engine: the same build, its .wasm and text deflated (scripts/python-assets.mjs).
-engine = subprocess.run(["node", str(root / "scripts" / "python-assets.mjs"), str(build), str(static / "attention-viz.engine.js")],
+# The notebooks' engine: the same build, its .wasm and text deflated; its .wasm, the core Python runs
+# (scripts/python-assets.mjs).
+engine = subprocess.run(["node", str(root / "scripts" / "python-assets.mjs"), str(build), str(static / "attention-viz.engine.js"),
+                         str(static / "attention_viz_bg.wasm")],
                         cwd=root, capture_output=True, text=True)
 if engine.returncode:
     sys.exit(f"wheel: scripts/python-assets.mjs failed:\n{engine.stdout}{engine.stderr}")

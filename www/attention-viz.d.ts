@@ -298,8 +298,16 @@ export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
 export const ready: Promise<void>;
 /** The four seed documents' configs, by name. */
 export const presets: Record<PresetName, SelfConfig | CrossConfig>;
-/** The shipped trained models by name, filled in when `ready` resolves. */
+/**
+ * The shipped trained models by name, readable once `loadModels()` has resolved (reading one before throws an Error
+ * saying to await it): `ready` does not fetch them.
+ */
 export const models: Record<ModelName, TrainedModel>;
+/**
+ * Fetches the shipped models' file (`pkg/attention_viz_models.bin` beside the module) on the first call; resolves
+ * with `models` once they can be read (also when the fetch failed: reading a model then says why).
+ */
+export function loadModels(): Promise<Record<ModelName, TrainedModel>>;
 /**
  * A vector or matrix of a typed trace: its values row-major (a copy: it stays valid after later calls), and its shape.
  * With one head, heads[0]'s fields share `data` with the top-level q, k, v, scores, scaled, weights and context.

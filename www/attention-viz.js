@@ -10,33 +10,52 @@ import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element/index.js';
 import { MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
-import { fillModels, isModelConfig, startTraining } from './train.js';
-// The .wasm compiled and the models' file fetched, begun when compile.js ran (the single-file build inlines both).
+import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
+// The .wasm compiled, begun when compile.js ran; the models' file fetched when first asked (the single-file build
+// inlines both).
 import { coreModule, modelsFile } from './compile.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
 
-/** The shipped trained models by name (`reversal`, `induction`): plain JSON model objects, filled in when `ready` resolves. */
+/**
+ * The shipped trained models by name (`reversal`, `induction`): plain JSON model objects, readable once `loadModels()`
+ * has resolved (before that, reading one throws an Error saying to await it). Their names are there once `ready` resolves.
+ */
 export const models = {};
 
 let initialised = false;
 /** The WASM instance's memory, where `computeFlat`'s traces are read in place. */
 let memory = null;
 
-/** Resolves once the WASM module is initialised (and `presets` and `models` are filled). */
+/** Resolves once the WASM module is initialised (and `presets` is filled). */
 // Compiled first (www/compile.js, begun as early as the page can) and kept (train.js), so that train()'s worker gets
-// the same Module instead of fetching it again. The shipped models are fetched meanwhile (they are not in the .wasm);
-// if that fails, `ready` still resolves and only the shipped models say why (fillModels).
-export const ready = coreModule.then((module) => init({ module_or_path: module })).then(async (exports) => {
+// the same Module instead of fetching it again. The shipped models are not waited for: loadModels().
+export const ready = coreModule.then((module) => init({ module_or_path: module })).then((exports) => {
   memory = exports.memory;
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
-  fillModels(models, await modelsFile);
+  declareModels(models);
   initialised = true;
 });
 // A failure is for whoever awaits `ready` (or calls the API) to see: never an unhandled rejection at import, which
 // ends a Node process (a static site's build importing this module for its types or its SVG).
 ready.catch(() => {});
+
+let modelsLoading = null;
+let modelsLoaded = false;
+/**
+ * Fetches the shipped models' file (pkg/attention_viz_models.bin beside the module; 92 KB gzipped, which no figure
+ * of the seed presets needs, so `ready` does not wait for it) on the first call, and resolves with `models` once
+ * they can be read. A failed fetch resolves too: reading a model, or a config naming one, then says why.
+ */
+export function loadModels() {
+  modelsLoading ??= ready.then(() => modelsFile()).then((file) => {
+    handOverModels(file);
+    modelsLoaded = true;
+    return models;
+  });
+  return modelsLoading;
+}
 
 function assertReady() {
   if (!initialised) throw new Error('attention-viz is still loading: await `ready` before calling it');
@@ -668,7 +687,7 @@ function draw(rs, name, args) {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready, presets, compute, models, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)),
+  defineElement({ ready, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)),
     // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
     // until the core is there (a persist key asked early: the load checks again).
     checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); } });

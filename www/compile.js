@@ -1,5 +1,6 @@
-// Owns the core's head start: fetching and compiling the .wasm, and fetching the trained models' file, begin when this
-// module runs. index.html and www/embed.html also run it on its own, as an async module script that imports only
+// Owns the core's head start: fetching and compiling the .wasm begin when this module runs; the trained models' file
+// is fetched only when something asks for it (`modelsFile()`: loadModels(), a figure of a shipped model), so a page of
+// seed figures never downloads it (issue 26: 92 KB gzipped of a one-figure page's 415). index.html and www/embed.html also run it on its own, as an async module script that imports only
 // wasm-source.js, so both start as soon as it arrives (bench/load.mjs: the .wasm fetched at ~90 ms, but compiled only
 // once the whole module graph had arrived and run, ~300 ms) instead of after the other ~27 modules. `ready`
 // (www/attention-viz.js) and train()'s workers (www/train.js) take what it began. In Node (a server, a static site's
@@ -33,9 +34,9 @@ async function compileCore(source) {
 }
 
 /**
- * The shipped models' file (`{reversal: …, induction: …}`; scripts/models.mjs) from `source`: a URL, fetched at once
- * (beside the .wasm, while it compiles), or its text (the single-file build). Resolves to the text, or to an Error
- * saying why it could not be had; never rejects, so that `ready` resolves without the models.
+ * The shipped models' file (`{reversal: …, induction: …}`; scripts/models.mjs) from `source`: a URL, fetched (a page
+ * that knows it needs them early preloads it: index.html, www/embed.html), or its text (the single-file build). Resolves to the text, or to an Error
+ * saying why it could not be had; never rejects, so that `loadModels()` resolves without them.
  */
 function fetchModels(source) {
   if (typeof source === 'string') return Promise.resolve(source);
@@ -50,5 +51,9 @@ function fetchModels(source) {
 export const coreModule = compileCore(WASM_SOURCE);
 coreModule.catch(() => {});
 
-/** The shipped models' file: its text, or an Error saying why it could not be had (never rejects). */
-export const modelsFile = fetchModels(MODELS_SOURCE);
+let models = null;
+/** The shipped models' file, fetched on the first call: its text, or an Error saying why it could not be had (never rejects). */
+export function modelsFile() {
+  models ??= fetchModels(MODELS_SOURCE);
+  return models;
+}

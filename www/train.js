@@ -1,6 +1,6 @@
 // Trained models on the JavaScript side (issue 14, README "Trained models"): which configs take compute()'s
 // `mechanism: "model"` path (the core reads and runs them: `computeModel`), the shipped `models` (www/compile.js
-// fetches their file beside the .wasm: the core does not carry them), the compiled core that train()'s worker is
+// fetches their file when loadModels() first asks: the core does not carry them), the compiled core that train()'s worker is
 // handed, and train()'s main-thread side (its options, the worker's protocol, pause/resume/cancel). The numbers are
 // the core's; the training itself runs in www/train-worker.js, so the page's main thread only parses reports (a page
 // that cannot start a worker gets the same protocol answered in short main-thread slices).
@@ -17,15 +17,22 @@ let compiled = null;
 coreModule.then((module) => { compiled = module; }, () => {});
 
 /**
- * The shipped models by name (`models`): the plain JSON of each, as train() resolves with it. `file` is what
- * fetchModels resolved to: its text goes to the core, which parses it on first use (a named model's compute() or a
- * read of `models`); an Error is kept there too, so that a config naming a shipped model, and reading
- * `models.<name>`, throw "the shipped model "…" could not be loaded: fetching … failed: 404 Not Found". Each is parsed
- * on first reading (then kept as a plain property): induction's 200 kB of JSON would otherwise cost every page's `ready`.
+ * The models' file as compile.js's `modelsFile()` resolved (loadModels()): its text goes to the core, which parses it
+ * on first use (a named model's compute() or a read of `models`); an Error is kept there too, so that a config naming
+ * a shipped model, and reading `models.<name>`, throw "the shipped model "…" could not be loaded: fetching … failed:
+ * 404 Not Found".
  */
-export function fillModels(target, file) {
+export function handOverModels(file) {
   if (typeof file === 'string') core.loadModels(file);
   else core.modelsFailed(file instanceof Error ? file.message : String(file));
+}
+
+/**
+ * The shipped models by name (`models`): the plain JSON of each, as train() resolves with it, parsed on first reading
+ * (then kept as a plain property): induction's 200 kB of JSON would otherwise cost every page. Until loadModels() has
+ * handed the file over, reading one throws the core's "is not loaded yet: await `loadModels()` first" (and is not kept).
+ */
+export function declareModels(target) {
   for (const name of core.modelNames()) {
     Object.defineProperty(target, name, {
       enumerable: true,

@@ -1,4 +1,4 @@
-"""The Rust core, run in Python: the very .wasm the browser loads (``static/attention_viz_bg.wasm``), through wasmtime.
+"""The Rust core, run in Python: the .wasm of the single-file build (``static/attention_viz_bg.wasm``), through wasmtime.
 
 Every rule, limit, message, colour and number of the figure is the core's: this module only moves bytes. It calls
 the module's C-ABI exports (src/ffi.rs): a request (JSON text) and the big matrices (f64s, row-major) go in, an

@@ -17,15 +17,15 @@ use wasm_bindgen::prelude::*;
 const HELD_OUT: usize = 200;
 
 thread_local! {
-    /// The shipped models: not in the .wasm (they would be a third of it) but fetched beside it by `ready`
-    /// (www/attention-viz.js) and handed over as text, parsed on first use: `compute()` on a named model runs on
+    /// The shipped models: not in the .wasm (they would be a third of it) but fetched beside it by `loadModels()`
+    /// (www/attention-viz.js; a page of seed figures never asks) and handed over as text, parsed on first use: `compute()` on a named model runs on
     /// every keystroke of a figure, and parsing the induction model's JSON costs more than its forward pass.
     static SHIPPED: RefCell<Shipped> = const { RefCell::new(Shipped::Missing) };
 }
 
 /// Where the shipped models are.
 enum Shipped {
-    /// Not handed over (yet): `ready` has not resolved, or the bare wasm-bindgen module is used.
+    /// Not handed over (yet): `loadModels()` has not resolved, or the bare wasm-bindgen module is used.
     Missing,
     /// The models file's text (`{"reversal": <model>, "induction": <model>}`), not parsed yet.
     Text(String),
@@ -74,7 +74,7 @@ fn shipped(name: &str) -> Result<Option<Rc<Model>>, String> {
                 Err(format!("the shipped model {} could not be loaded: {why}", crate::text::quote(name)))
             }
             Shipped::Missing | Shipped::Text(_) => {
-                Err(format!("the shipped model {} is not loaded yet: await `ready` first", crate::text::quote(name)))
+                Err(format!("the shipped model {} is not loaded yet: await `loadModels()` first", crate::text::quote(name)))
             }
         }
     })

@@ -16,12 +16,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const SEED_002_WEIGHTS_ROW_1 = [0.2983894767152018, 0.201157324162317, 0.247106611820161, 0.2533465873023202];
 
-const APP = `import { ready, compute, presets, models } from 'attention-viz';
+const APP = `import { ready, compute, presets, models, loadModels } from 'attention-viz';
 const el = document.createElement('attention-viz');
 el.setAttribute('preset', 'seed-003');
 document.body.append(el);
 await ready;
-window.__models = Object.keys(models);
+await loadModels();
+window.__models = Object.keys(models).filter((name) => models[name].params);
 window.__weights = compute(presets['seed-002']).weights;
 `;
 /** The page; `attrs` of its script: a module, or (webpack, Rspack: a classic script, as html-webpack-plugin writes it) `defer`. */

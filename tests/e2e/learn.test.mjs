@@ -28,12 +28,12 @@ let site;
 before(async () => { site = await open({ root: ROOT }); });
 after(() => site?.close());
 
-/** A blank page of the served site with the API imported as `window.A` (and `ready` awaited). */
+/** A blank page of the served site with the API imported as `window.A` (and the shipped models loaded: `loadModels()`). */
 async function apiPage(module = '/www/attention-viz.js') {
   const page = await site.page(null);
   await page.route(`${site.url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK }));
   await page.goto(`${site.url}__learn.html`);
-  await page.evaluate(async (m) => { window.A = await import(m); await window.A.ready; }, module);
+  await page.evaluate(async (m) => { window.A = await import(m); await window.A.loadModels(); }, module);
   return page;
 }
 
@@ -447,7 +447,7 @@ async function distChecks() {
   return { prediction: t.prediction.join(''), same: JSON.stringify(trained) === JSON.stringify(A.models.reversal), models: Object.keys(A.models).sort().join() };
 }
 
-test('the dist module bundle: compute() and train() (the models fetched beside the .wasm; the worker from a Blob URL, handed the compiled module: no other request)', async () => {
+test('the dist module bundle: compute() and train() (the models fetched by loadModels(); the worker from a Blob URL, handed the compiled module: no other request)', async () => {
   distFile('attention-viz.js');
   const { server, url } = await serve({ root: DIST, port: 0 });
   const page = watch(await site.browser.newPage());
@@ -456,7 +456,7 @@ test('the dist module bundle: compute() and train() (the models fetched beside t
   try {
     await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK }));
     await page.goto(`${url}__learn.html`);
-    await page.evaluate(async () => { window.A = await import('/attention-viz.js'); await window.A.ready; });
+    await page.evaluate(async () => { window.A = await import('/attention-viz.js'); await window.A.loadModels(); });
     const r = await page.evaluate(distChecks);
     assert.deepEqual(r, { prediction: '951413', same: true, models: 'induction,reversal' });
     assert.deepEqual(requests.sort(), ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_models.bin']);
@@ -466,7 +466,7 @@ test('the dist module bundle: compute() and train() (the models fetched beside t
   }
 });
 
-test('the dist module bundle without its models file: `ready` resolves, the rest works, a named model says why it is missing', async () => {
+test('the dist module bundle without its models file: `ready` and `loadModels()` resolve, the rest works, a named model says why it is missing', async () => {
   distFile('attention-viz.js');
   const { server, url } = await serve({ root: DIST, port: 0 });
   const page = watch(await site.browser.newPage());
@@ -476,7 +476,7 @@ test('the dist module bundle without its models file: `ready` resolves, the rest
     await page.goto(`${url}__learn.html`);
     const r = await page.evaluate(async () => {
       const A = await import('/attention-viz.js');
-      await A.ready;
+      await A.loadModels(); // resolves: a missing file is said where a model is used
       const error = (f) => { try { f(); return 'no error'; } catch (e) { return `${e.constructor.name}: ${e.message}`; } };
       const model = { mechanism: 'model', model: 'reversal', input: [3, 1, 4, 1, 5, 9] };
       const el = document.createElement('attention-viz');
@@ -516,7 +516,7 @@ test('the single-file build from file://: compute() and train() without any requ
     const requests = [];
     page.on('request', (q) => { if (!/^(blob|data):/.test(q.url())) requests.push(q.url().slice(q.url().lastIndexOf('/') + 1)); });
     await page.goto(pathToFileURL(join(dir, 'index.html')).href);
-    await page.evaluate(async () => { window.A = window.AttentionViz; await window.A.ready; });
+    await page.evaluate(async () => { window.A = window.AttentionViz; await window.A.loadModels(); });
     const r = await page.evaluate(distChecks);
     assert.deepEqual(r, { prediction: '951413', same: true, models: 'induction,reversal' });
     assert.deepEqual(requests.sort(), ['attention-viz.inline.js', 'index.html']);
@@ -537,7 +537,7 @@ test("under the strict CSP: www/'s module worker trains; the dist bundle, refuse
     try {
       await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK, headers: { 'Content-Security-Policy': CSP } }));
       await page.goto(`${url}__learn.html`);
-      await page.evaluate(async (m) => { window.A = await import(m); await window.A.ready; }, module);
+      await page.evaluate(async (m) => { window.A = await import(m); await window.A.loadModels(); }, module);
       const r = await page.evaluate(pageTrain, { task: 'reversal', every: 25 });
       assert.equal(r.json, r.shipped, `${module}: models.reversal, bit for bit`);
       assert.equal(r.reports.at(-1).accuracy, 1);
@@ -572,7 +572,7 @@ test("under Trusted Types (require-trusted-types-for 'script'; trusted-types att
     try {
       await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK, headers: { 'Content-Security-Policy': trusted } }));
       await page.goto(`${url}__learn.html`);
-      await page.evaluate(async (m) => { window.A = await import(m); await window.A.ready; }, module);
+      await page.evaluate(async (m) => { window.A = await import(m); await window.A.loadModels(); }, module);
       const r = await page.evaluate(async () => {
         const model = await window.A.train({ task: 'reversal', steps: 50 });
         return { steps: model.trained.steps, trustedTypes: typeof window.trustedTypes };

@@ -100,14 +100,27 @@ test('dist/ is the package: one ES module, the single file, the .wasm, types, RE
   assert.match(inline, /^\/\*! attention-viz single-file build/, 'the banner (a legal comment) is kept');
 });
 
+test("the .wasm pages fetch has the figure's exports but not the C-ABI ones only Python calls; the single file's has both", () => {
+  const exports = (bytes) => WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
+  const page = exports(readFileSync(join(DIST, 'pkg/attention_viz_bg.wasm')));
+  assert.ok(page.includes('viz_render') && page.includes('computeFlat') && page.some((n) => n.startsWith('trainercore_')), 'the figure\'s and train()\'s exports');
+  assert.deepEqual(page.filter((n) => n.startsWith('av_')), [], 'no av_* (scripts/dist.mjs takes them out)');
+  const inline = readFileSync(join(DIST, 'attention-viz.inline.js'), 'utf8');
+  const [, base64] = /\("(AGFzbQ[A-Za-z0-9+/=]*)"\)/.exec(inline);
+  const full = exports(Buffer.from(base64, 'base64'));
+  for (const name of ['av_alloc', 'av_check', 'av_compute', 'av_picture', 'av_facts']) assert.ok(full.includes(name), `the single file's .wasm exports ${name}`);
+  assert.deepEqual(full.filter((n) => !n.startsWith('av_')), page, 'otherwise the same exports');
+});
+
 // ---- Node (a server, a static site's build) ------------------------------------------------------------------------
 
-test("in Node, importing either build fetches nothing and throws nothing; after ready, compute, renderSVG, RandomState and models work", () => {
+test("in Node, importing either build fetches nothing and throws nothing; after ready, compute, renderSVG, RandomState work, and models after loadModels()", () => {
   const dir = project();
   // fetch() made to fail loudly: the package must read its files from disk, never fetch at import or in ready.
   const script = (specifier, api) => `globalThis.fetch = () => { throw new Error('fetch called'); };
 ${api === 'module' ? `import * as m from '${specifier}';` : `await import('${specifier}'); const m = globalThis.AttentionViz;`}
 await m.ready;
+await m.loadModels();
 const svg = m.renderSVG(m.presets['seed-001'], 'weights');
 const rs = new m.RandomState(42);
 console.log(JSON.stringify({ weights: m.compute(m.presets['seed-002']).weights[1], svg: svg.startsWith('<svg'), rand: rs.rand(2), models: Object.keys(m.models), reversal: m.compute({ mechanism: 'model', model: 'reversal', input: [1, 2, 3, 4, 5, 6] }).prediction }));

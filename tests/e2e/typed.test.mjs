@@ -17,7 +17,7 @@ before(async () => {
   page = await site.page('tests/fixtures/blank.html');
   await page.evaluate(async () => {
     window.av = await import('/www/attention-viz.js');
-    await window.av.ready;
+    await window.av.loadModels();
     /**
      * The first difference between a nested trace and its typed twin, or null: the same keys at every level, and
      * where the nested one has a rectangular list of numbers, the typed one has exactly {shape, data} with that

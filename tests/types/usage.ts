@@ -1,6 +1,6 @@
 // A typed use of the published package: the ES module, the element and the single-file build's global.
 // Checked by tests/types/types.test.mjs against dist/ (strict, no emit).
-import { compute, models, normalizeConfig, parseArray, parseArrays, presets, ready, RandomState, renderSVG, train } from 'attention-viz';
+import { compute, loadModels, models, normalizeConfig, parseArray, parseArrays, presets, ready, RandomState, renderSVG, train } from 'attention-viz';
 import type { AttentionVizElement, Config, FigureState, SelfTrace, Trace, ViewName } from 'attention-viz';
 // The single-file build, imported for its side effect: it types window.AttentionViz.
 import 'attention-viz/inline';
@@ -45,7 +45,9 @@ export async function module(): Promise<string> {
   void learned;
   const model: Config = { mechanism: 'weights', attention: [[[0.5, 0.5], [0, 1]]], tokens: ['a', 'b'], layer: 0, head: 0 };
   void compute(model);
-  // Trained models: compute() of a model config, and train() in a worker.
+  // Trained models: fetched on request (loadModels()), compute() of a model config, and train() in a worker.
+  const shipped: Record<'reversal' | 'induction', { params: { w_u: number[][] } }> = await loadModels();
+  void shipped.reversal.params.w_u;
   const predicted: number[] = compute({ mechanism: 'model', model: 'reversal', input: [1, 2, 3, 4, 5, 6] }).prediction;
   const job = train({ task: 'reversal', onProgress: (p) => { void p.model.params.w_u; void p.accuracy; } });
   job.pause(); job.resume();

@@ -164,6 +164,17 @@ function fromModel(api, config) {
   };
 }
 
+/**
+ * A promise of the shipped models when `config` names one (`mechanism: "model"`, `model: "reversal"`) and they are not
+ * loaded yet: the figure waits for it (only such a figure fetches the models' file). Else null.
+ */
+function modelsNeeded(api, config) {
+  try {
+    if (config === null || typeof config !== 'object' || config.mechanism !== 'model' || typeof config.model !== 'string') return null;
+  } catch { return null; } // a throwing config is the core's to report
+  return typeof api.loadModels === 'function' && !api.modelsLoaded() ? api.loadModels() : null;
+}
+
 function revealShared(host) {
   if (revealed) return;
   revealed = true;
@@ -266,6 +277,10 @@ export function defineElement(api) {
         if (this._failed) this._load(); // the author's config failed and nothing is shown: this one may do
         return;
       }
+      // A config naming a shipped model waits for the models' file; a later config replaces it meanwhile.
+      const wait = modelsNeeded(api, value);
+      this._modelsWait = wait;
+      if (wait) { wait.then(() => { if (this._modelsWait === wait) { this._modelsWait = null; this.config = value; } }); return; }
       if (!this._usable()) { this._renew(value); return; }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
       let state;
@@ -585,6 +600,8 @@ export function defineElement(api) {
 
     _load() {
       let { config, error } = this._initialConfig();
+      const wait = config !== undefined && modelsNeeded(api, config);
+      if (wait) { wait.then(() => this._built && this._load()); return; }
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
       this._configHash = config === undefined ? shortHash(`error:${error}`) : configHash(config);

@@ -8,7 +8,7 @@
 // W_V, W_O, whose edits go back into a copy of the model, so the prediction breaks and recovers. Each section has a
 // training panel (learned-train.js). Every number shown comes from compute() or train(); this file only moves them
 // between the model, the page and the figures.
-import { ready, compute, models, _taskExample } from '../attention-viz.js';
+import { loadModels, compute, models, _taskExample } from '../attention-viz.js';
 import { el } from '../element/dom.js';
 import { queueLoad } from '../element/loads.js';
 import { TrainPanel } from './learned-train.js';
@@ -467,9 +467,9 @@ class Induction {
   }
 }
 
-// After the figures queued before it have drawn (element/loads.js): building both sections costs ~100 ms, which
-// must not hold back the first figure of the page.
-ready.then(() => new Promise((ok) => queueLoad(ok))).then(() => {
+// Once the shipped models are there (loadModels(): index.html preloads their file) and the figures queued before it
+// have drawn (element/loads.js): building both sections costs ~100 ms, which must not hold back the first figure.
+loadModels().then(() => new Promise((ok) => queueLoad(ok))).then(() => {
   // A section that cannot start (a build without the trained models) says so where its figure would be.
   const start = (Section, where) => {
     try { return new Section(); } catch (e) {
