@@ -62,6 +62,7 @@ import { Steppers } from './steppers.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Model } from './model.js';
+import { Large } from './large.js';
 import { State } from './state.js';
 import { inflateSync } from '../../node_modules/fflate/esm/browser.js';
 
@@ -257,15 +258,17 @@ export function defineElement(api) {
     // ---- public API -------------------------------------------------------
 
     /** The current config (a plain object with every default filled in). */
-    get config() { return this._viz ? JSON.parse(this._viz.configJson()) : null; }
+    get config() { return this._large?.shown ? this._large.config : this._viz ? JSON.parse(this._viz.configJson()) : null; }
 
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
     set config(value) {
       if (!this._viz) {
         this._pending = value;
-        if (this._failed) this._load(); // the author's config failed and nothing is shown: this one may do
+        // The author's config failed and nothing is shown, or a large figure is: this one may do.
+        if (this._failed || this._large?.shown) this._load();
         return;
       }
+      if (this._large.take(value)) return;
       if (!this._usable()) { this._renew(value); return; }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
       let state;
@@ -572,7 +575,7 @@ export function defineElement(api) {
       const read = (text, what, source) => {
         let parsed;
         try { parsed = JSON.parse(text); } catch (e) { return { error: `${what} is not valid JSON: ${e.message}` }; }
-        try { return { config: unpack(parsed, api.checkDeclared), source }; } catch (e) { return { error: e.message }; }
+        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared), source }; } catch (e) { return { error: e.message }; }
       };
       const attr = this.getAttribute('config');
       if (attr !== null) return read(attr, 'The config attribute', 'config attribute');
@@ -584,7 +587,10 @@ export function defineElement(api) {
     }
 
     _load() {
+      // A read-only figure over the page's cost bound that a worker computes (large.js): the page's config first.
+      if (this._pending !== undefined && this._large.take(this._pending)) { this._pending = undefined; this._failed = false; return; }
       let { config, error } = this._initialConfig();
+      if (config !== undefined && this._large.take(config)) { this._failed = false; return; }
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
       this._configHash = config === undefined ? shortHash(`error:${error}`) : configHash(config);
@@ -983,6 +989,7 @@ export function defineElement(api) {
       this._steppers = new Steppers(this, api);
       this._peek = new Peek(this);
       this._peek.watch(this._inputs.root);
+      this._large = new Large(this, api);
       // Tabbing through every cell of every grid to reach the heatmaps is 64 stops a figure: one stop skips them.
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
@@ -1013,6 +1020,7 @@ export function defineElement(api) {
       if (weights) this._steppers.root.hidden = true; else this._steppers.build();
       this._model.build();
       this._attributeProblems();
+      this._large.hideOthers();
       refocus();
       this._repaint({ silent });
     }
