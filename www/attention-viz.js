@@ -13,6 +13,7 @@ export { parseArray, parseArrays } from './arrays.js';
 import { fillModels, isModelConfig, startTraining } from './train.js';
 // The .wasm compiled and the models' file fetched, begun when compile.js ran (the single-file build inlines both).
 import { coreModule, modelsFile } from './compile.js';
+import { WASM_SOURCE } from './wasm-source.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -703,7 +704,11 @@ if (typeof customElements !== 'undefined') {
     largeTakes: (config) => initialised && callCore(() => largeTakes(config)),
     largeCellText: (row, col, value) => core.largeCellText(row, col, value),
     flatConfig,
-    computeWorker: () => coreModule.then((module) => ({
-      module, worker: new Worker(new URL('./compute-worker.js', import.meta.url), { type: 'module', name: 'attention-viz-compute' }),
-    })) });
+    computeWorker: () => coreModule.then((module) => {
+      // Beside the .wasm's folder, as www/ has it (www/pkg/ → www/compute-worker.js); the single-file build carries
+      // the .wasm's bytes and no worker file: no large figures there (the element says so).
+      if (!(WASM_SOURCE instanceof URL)) throw new Error('this build of attention-viz has no compute worker');
+      const url = new URL('../compute-worker.js', WASM_SOURCE);
+      return { module, worker: new Worker(url, { type: 'module', name: 'attention-viz-compute' }) };
+    }) });
 }

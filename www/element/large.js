@@ -115,7 +115,7 @@ export class Large {
     this.api.computeWorker().then(({ module, worker }) => {
       if (run !== this.run) { worker.terminate(); return; }
       this.worker = worker;
-      worker.onerror = (e) => { e.preventDefault?.(); fail(`The background worker could not run: ${e.message || 'its script was refused'}`); };
+      worker.onerror = (e) => { e.preventDefault?.(); fail(`This figure is computed by a background worker, which could not run: ${e.message || 'its script was refused'}`); };
       worker.onmessage = ({ data }) => {
         if (run !== this.run) return;
         if (data.type === 'progress') progress.textContent = data.text;
@@ -135,7 +135,7 @@ export class Large {
       const flat = this.api.flatConfig(config);
       worker.postMessage({ module, flat, config: flat ? null : config, views: this.wanted(), maxPx: Math.round(side * dpr),
         barPx: side, palette: this.host.getAttribute('palette') }, flat ? [flat.data.buffer] : []);
-    }, (e) => fail(`The core could not be loaded: ${e?.message ?? e}`));
+    }, (e) => fail(`This figure is computed by a background worker, which could not start: ${e?.message ?? e}`));
   }
 
   /** The picture's side: SIDE, or the figure's width less the colour bar on a narrow screen. */
