@@ -116,7 +116,7 @@ function pageBench() {
     await new Promise((ok) => setTimeout(ok, 100));
     const during = longTasks.filter((t) => t.start + t.ms >= t0 && t.start <= t0 + toFrame);
     const status = el.shadowRoot.querySelector('.status')?.textContent ?? '';
-    return { toChange, toFrame, large: !!detail?.large, longest: Math.max(0, ...during.map((t) => t.ms)), tasks: during.length, progress, status };
+    return { t0, toChange, toFrame, large: !!detail?.large, longest: Math.max(0, ...during.map((t) => t.ms)), tasks: during.length, progress, status };
   };
   window.hoverTarget = () => {
     const c = document.querySelector('attention-viz').shadowRoot.querySelector('canvas[data-view="weights"]');
@@ -125,7 +125,7 @@ function pageBench() {
     return { left: r.left, top: r.top, width: r.width, height: r.height };
   };
   window.tipShown = async (t0) => {
-    const tip = document.querySelector('attention-viz').shadowRoot.querySelector('[role="tooltip"]');
+    const tip = document.querySelector('attention-viz').shadowRoot.querySelector('[data-role="large-tip"]');
     const shown = performance.now() - t0;
     await frame();
     return { text: tip.hidden ? null : tip.textContent, toHandler: shown, toFrame: performance.now() - t0 };

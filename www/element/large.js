@@ -22,7 +22,7 @@ export class Large {
     this.host = host;
     this.api = api;
     this.root = el('div', { class: 'large', 'data-role': 'large', hidden: true });
-    this.tip = el('div', { class: 'tip', role: 'tooltip', hidden: true });
+    this.tip = el('div', { class: 'tip', role: 'tooltip', 'data-role': 'large-tip', hidden: true });
     this.live = el('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
     this.worker = null;
     this.run = 0;
@@ -112,7 +112,10 @@ export class Large {
       progress.remove();
       this.host._fail(message);
     };
-    this.api.computeWorker().then(({ module, worker }) => {
+    // A task of its own for the worker's start and the flattening (~10 ms a 4096 × 64 matrix): the caller's task
+    // (an element connecting, a page setting its config) has its own work, and together they would pass 50 ms.
+    const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
+    nextTask().then(() => this.api.computeWorker()).then(({ module, worker }) => {
       if (run !== this.run) { worker.terminate(); return; }
       this.worker = worker;
       worker.onerror = (e) => { e.preventDefault?.(); fail(`This figure is computed by a background worker, which could not run: ${e.message || 'its script was refused'}`); };
@@ -121,14 +124,21 @@ export class Large {
         if (data.type === 'progress') progress.textContent = data.text;
         else if (data.type === 'error') fail(data.message);
         else if (data.type === 'done') {
-          // Its memory goes with it: the views' buffers were transferred out.
-          this.worker.terminate();
+          // Its memory goes with it (the views' buffers were transferred out), in a task of its own.
+          const done = this.worker;
           this.worker = null;
+          setTimeout(() => done.terminate(), 0);
           this.tokens = data.tokens;
-          progress.remove();
-          this.draw(data.views, side);
-          this.took = performance.now() - started;
-          this.host.dispatchEvent(new CustomEvent('change', { detail: { config, trace: null, large: true } }));
+          this.draw(data.views, side, async () => {
+            // One view a task: receiving the message and putting three images would be one long task otherwise.
+            await nextTask();
+            return run === this.run;
+          }).then((drawn) => {
+            if (!drawn) return;
+            progress.remove();
+            this.took = performance.now() - started;
+            this.host.dispatchEvent(new CustomEvent('change', { detail: { config, trace: null, large: true } }));
+          });
         }
       };
       // Flat (one Float64Array, transferred) rather than a structured clone of n lists: ~10× less of the main thread.
@@ -144,9 +154,10 @@ export class Large {
     return Math.max(120, Math.min(SIDE, Math.floor(width - 80)));
   }
 
-  draw(views, side) {
-    const figures = [];
+  /** Puts the views, each after `between()` (false: this figure was replaced meanwhile, stop); resolves to done. */
+  async draw(views, side, between) {
     for (const v of views) {
+      if (!(await between())) return false;
       // Tall and narrow (the context, n × d_v): as wide as its columns at the rows' scale, but readable.
       const h = side;
       const w = v.cols === v.rows ? side : Math.max(48, Math.min(side, Math.round((side * v.cols) / v.rows)));
@@ -178,10 +189,10 @@ export class Large {
       const view = { name: v.name, values: v.values, rows: v.rows, cols: v.cols, canvas, overlay, cursor: null };
       this.listen(view);
       this.views.push(view);
-      figures.push(figure);
+      this.root.append(figure);
       canvas.dataset.painted = '';
     }
-    this.root.replaceChildren(...figures);
+    return true;
   }
 
   /** Row i's and column j's labels of a view: tokens, and the context's dimensions. */
