@@ -22,9 +22,15 @@ fn n_4096_self_attention_over_the_page_bound_goes_to_the_worker() {
 #[test]
 fn what_the_page_computes_itself_or_the_worker_cannot_show_stays_refused() {
     // Within the page's bound: the usual figure.
-    assert!(!takes(json!({}), &[("embeddings", &[512, 64]), ("w_q", &[64, 64]), ("w_k", &[64, 64]), ("w_v", &[64, 64])]));
+    assert!(!takes(
+        json!({}),
+        &[("embeddings", &[512, 64]), ("w_q", &[64, 64]), ("w_k", &[64, 64]), ("w_v", &[64, 64])]
+    ));
     // Over the worker's bound.
-    assert!(!takes(json!({}), &[("embeddings", &[4096, 1024]), ("w_q", &[1024, 1024]), ("w_k", &[1024, 1024]), ("w_v", &[1024, 1024])]));
+    assert!(!takes(
+        json!({}),
+        &[("embeddings", &[4096, 1024]), ("w_q", &[1024, 1024]), ("w_k", &[1024, 1024]), ("w_v", &[1024, 1024])]
+    ));
     // Parts the worker's stages do not show.
     for extra in [json!({"position": {"kind": "rope"}}), json!({"tiles": [64, 64]}), json!({"decode_step": 3})] {
         assert!(!takes(extra.clone(), &PROJECTED), "{extra}");
@@ -40,7 +46,8 @@ fn what_the_page_computes_itself_or_the_worker_cannot_show_stays_refused() {
 #[test]
 fn the_worker_parses_under_its_own_bound_and_only_there() {
     // 2048 tokens × 4 dimensions: 4.5e8 multiply-adds, over MAX_COST, within MAX_WORKER_COST.
-    let rows: Vec<Vec<f64>> = (0..2048).map(|i| (0..4).map(|j| ((i * 7 + j * 3) % 11) as f64 / 11.0).collect()).collect();
+    let rows: Vec<Vec<f64>> =
+        (0..2048).map(|i| (0..4).map(|j| ((i * 7 + j * 3) % 11) as f64 / 11.0).collect()).collect();
     let text = json!({ "embeddings": rows }).to_string();
     let refused = Config::from_json(&text).unwrap_err().0;
     assert!(refused.contains(&format!("the limit is {MAX_COST:.1e}")), "{refused}");

@@ -83,7 +83,12 @@ impl LargeJob {
     /// `new` for a config whose matrices come flat, as `computeFlat` takes them (the page sends them so: one
     /// transferred Float64Array instead of a structured clone of n lists); `undefined` when `rest_json` does not parse.
     #[wasm_bindgen(js_name = fromFlat)]
-    pub fn from_flat(rest_json: &str, names: Vec<String>, shapes: &[u32], data: &[f64]) -> Result<Option<LargeJob>, JsError> {
+    pub fn from_flat(
+        rest_json: &str,
+        names: Vec<String>,
+        shapes: &[u32],
+        data: &[f64],
+    ) -> Result<Option<LargeJob>, JsError> {
         let config = config::with_worker_limit(|| super::compute::flat_config(rest_json, &names, shapes, data))?;
         config.map(LargeJob::of).transpose()
     }
@@ -102,7 +107,6 @@ impl LargeJob {
 
 #[wasm_bindgen]
 impl LargeJob {
-
     /// The line the figure shows while step `step` (0, 1, 2) runs.
     pub fn progress(&self, step: usize) -> String {
         let n = self.config.len();
@@ -132,7 +136,11 @@ impl LargeJob {
         let (dk, dv) = (q.cols() / o.heads, v.cols() / kv_heads);
         self.scale = resolve_scale(self.config.scale, dk);
         let (h, g) = (o.head, o.head / (o.heads / kv_heads));
-        self.qkv = Some(if o.heads == 1 { (q, k, v) } else { (q.columns(h * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv)) });
+        self.qkv = Some(if o.heads == 1 {
+            (q, k, v)
+        } else {
+            (q.columns(h * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
+        });
         Ok(())
     }
 
@@ -145,7 +153,11 @@ impl LargeJob {
         let how = Attend::of(o, self.scale, allowed.as_ref());
         let stages = attention::attend(&q, &k, &v, &how);
         let named = |e: attention::Overflow| {
-            if o.heads == 1 { e.0 } else { format!("head {}: {}", o.head, e.0) }
+            if o.heads == 1 {
+                e.0
+            } else {
+                format!("head {}: {}", o.head, e.0)
+            }
         };
         check_stages(&stages, allowed.as_ref()).map_err(|e| JsError::new(&named(e)))?;
         self.stages = Some(stages);
@@ -175,7 +187,11 @@ impl LargeJob {
             "scaled" => (&s.scaled, "sequential", Pooling::Mean),
             "weights" => (&s.weights, "sequential", Pooling::Max),
             "context" => (&s.context, "Blue", Pooling::Mean),
-            _ => return Err(JsError::new(&format!("a large figure shows scores, scaled, weights or context, not {name}"))),
+            _ => {
+                return Err(JsError::new(&format!(
+                    "a large figure shows scores, scaled, weights or context, not {name}"
+                )))
+            }
         };
         let title = views::stage_title(&self.config, name, self.scale, false).unwrap_or_default();
         let colors = Colors::new(m.data(), palette.as_deref(), default);
