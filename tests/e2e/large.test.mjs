@@ -63,12 +63,12 @@ test('n = 4096, editable="false": computed in a worker with a progress line; sco
   const page = await site.page('tests/fixtures/blank.html');
   await figure(page, false);
   const host = page.locator('#big');
-  await host.locator('canvas[data-view="context"][data-painted]').waitFor({ timeout: WAIT * 2 });
+  await host.locator('[data-role="large"] canvas[data-view="context"][data-painted]').waitFor({ timeout: WAIT * 2 });
   const progress = await page.evaluate(() => window.progress);
   assert.ok(progress.some((t) => /Computing 4096 tokens in a background worker .*step 2 of 3/.test(t)), progress.join(' | '));
   assert.equal(await page.evaluate(() => document.querySelector('#big').shadowRoot.querySelector('.status').textContent), '');
   for (const view of ['scores', 'weights', 'context']) {
-    assert.equal(await host.locator(`canvas[data-view="${view}"][data-painted]`).count(), 1, view);
+    assert.equal(await host.locator(`[data-role="large"] canvas[data-view="${view}"][data-painted]`).count(), 1, view);
   }
   // The weights' pixels are each block's largest weight, said in its caption.
   assert.match(await host.locator('figure[data-view="weights"] .caption').textContent(), /largest value of its block of \d+ × \d+ cells/);
@@ -81,7 +81,7 @@ test('n = 4096, editable="false": computed in a worker with a progress line; sco
   assert.ok(colours > 2, `${colours} colours`);
 
   // The mouse: a point whose cell is its row's peak (a cell is 1/8 of a CSS pixel: integer points reach every 8th).
-  const weights = host.locator('canvas[data-view="weights"]');
+  const weights = host.locator('[data-role="large"] canvas[data-view="weights"]');
   await weights.scrollIntoViewIfNeeded();
   const rect = await weights.evaluate((c) => { const r = c.getBoundingClientRect(); return { left: r.left, top: r.top, width: r.width, height: r.height }; });
   const { argmax } = numpy([]);
@@ -125,5 +125,36 @@ test('the same config in an editable figure keeps the core\'s cost refusal (no w
   assert.match(await status.textContent(), /multiply-adds .* the limit is 3\.0e8/);
   assert.equal(await page.locator('#big').locator('[data-role="large"]:not([hidden])').count(), 0);
   // The refusal is the page's: an error on the console is not expected, only the figure's message.
+  await done(page);
+});
+
+test('a read-only figure goes from a large config to a small one and back: each time only its own parts show', { timeout: WAIT * 2 }, async () => {
+  const page = await site.page('tests/fixtures/blank.html');
+  const host = page.locator('#f');
+  await page.evaluate(async () => {
+    const av = await import('/www/attention-viz.js');
+    await av.ready;
+    const rs = new av.RandomState(1);
+    const rows = (k) => Array.from({ length: k }, () => rs.randn(64));
+    // 2048 tokens × 64: 9.6e8 multiply-adds, over the page's bound.
+    window.big = { embeddings: rows(2048), w_q: rows(64), w_k: rows(64), w_v: rows(64) };
+    window.small = av.presets['seed-000'];
+    const el = Object.assign(document.createElement('attention-viz'), { id: 'f' });
+    el.setAttribute('editable', 'false');
+    el.config = big;
+    document.body.append(el);
+  });
+  const largeShown = host.locator('[data-role="large"]');
+  await host.locator('[data-role="large"] canvas[data-view="context"][data-painted]').waitFor();
+  assert.ok(await largeShown.isVisible());
+  const figureCanvas = host.locator('.stages canvas').first();
+  await page.evaluate(() => { document.querySelector('#f').config = small; });
+  await figureCanvas.waitFor({ state: 'visible' });
+  assert.equal(await largeShown.isVisible(), false);
+  assert.equal(await page.evaluate(() => 'large' in document.querySelector('#f').shadowRoot.querySelector('.av').dataset), false);
+  await page.evaluate(() => { document.querySelector('#f').config = big; });
+  await host.locator('[data-role="large"] canvas[data-view="weights"][data-painted]').waitFor();
+  assert.ok(await largeShown.isVisible());
+  assert.equal(await figureCanvas.isVisible(), false);
   await done(page);
 });

@@ -1044,7 +1044,6 @@ export function defineElement(api) {
       if (weights) this._steppers.root.hidden = true; else this._steppers.build();
       this._model.build();
       this._attributeProblems();
-      this._large.hideOthers();
       refocus();
       this._repaint({ silent });
     }

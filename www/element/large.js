@@ -17,6 +17,20 @@ const SIDE = 512;
 /** A cursor or a hovered cell is outlined at least this wide (a cell of 4096 is an eighth of a pixel here). */
 const MIN_OUTLINE = 5;
 
+/** While a large figure shows: every part of the element but it, the status lines and the live region, hidden. */
+const HIDE_OTHERS = '.av[data-large] > :not([data-role="large"]):not(.status):not(.sr-only) { display: none !important; }';
+
+/** The rule above in the element's shadow root: a constructed sheet (no 'unsafe-inline' under a CSP), else a <style>. */
+function hideOthers(root) {
+  if (typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype && root.adoptedStyleSheets) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(HIDE_OTHERS);
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  } else {
+    root.append(el('style', { text: HIDE_OTHERS }));
+  }
+}
+
 export class Large {
   constructor(host, api) {
     this.host = host;
@@ -50,18 +64,7 @@ export class Large {
     return true;
   }
 
-  /** The element's own parts hidden while a large figure shows (after any rebuild of theirs). */
-  hideOthers() {
-    if (!this.shown) return;
-    const container = this.root.parentNode;
-    if (!container) return;
-    for (const child of container.children) {
-      if (child === this.root || child === this.host._statusEl || child.dataset.role === 'attributes') continue;
-      child.hidden = true;
-    }
-  }
-
-  /** Back to the small path: the worker (if any) ended, this figure's DOM gone, the element's parts rebuilt. */
+  /** Back to the small path: the worker (if any) ended, this figure's DOM gone, the element's own parts shown. */
   clear() {
     this.stop();
     this.config = null;
@@ -69,6 +72,7 @@ export class Large {
     this.root.replaceChildren();
     this.root.hidden = true;
     this.tip.hidden = true;
+    delete this.root.parentNode?.dataset.large;
     if (this.host._viz) this.host._rebuild({ silent: true });
   }
 
@@ -96,8 +100,11 @@ export class Large {
       container.append(this.root);
       this.host.shadowRoot.append(this.tip);
       container.append(this.live);
+      hideOthers(this.host.shadowRoot);
     }
-    this.hideOthers();
+    // The element's other parts stay as they are, hidden by a rule while this attribute is there (their own `hidden`
+    // flags are theirs: a rebuild sets them, and they are right again when a small config comes).
+    this.root.parentNode.dataset.large = '';
     this.root.hidden = false;
     const progress = el('p', { class: 'status', 'data-role': 'progress', role: 'status', 'aria-live': 'polite',
       text: 'Starting a background worker for this figure…' });
