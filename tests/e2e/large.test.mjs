@@ -74,8 +74,11 @@ test('n = 4096, editable="false": computed in a worker with a progress line; sco
   assert.match(await host.locator('figure[data-view="weights"] .caption').textContent(), /largest value of its block of \d+ × \d+ cells/);
   // A canvas that was drawn: not one colour.
   const colours = await page.evaluate(() => {
-    const c = document.querySelector('#big').shadowRoot.querySelector('canvas[data-view="weights"]');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const c = document.querySelector('#big').shadowRoot.querySelector('[data-role="large"] canvas[data-view="weights"]');
+    // Its pixels through a 2D copy (the figure shows the worker's ImageBitmap through a 'bitmaprenderer' context).
+    const copy = Object.assign(document.createElement('canvas'), { width: c.width, height: c.height }).getContext('2d');
+    copy.drawImage(c, 0, 0);
+    const d = copy.getImageData(0, 0, c.width, c.height).data;
     return new Set(Array.from({ length: d.length / 4 }, (_, k) => d[4 * k] * 65536 + d[4 * k + 1] * 256 + d[4 * k + 2])).size;
   });
   assert.ok(colours > 2, `${colours} colours`);

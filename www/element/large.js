@@ -171,7 +171,8 @@ export class Large {
       const canvas = el('canvas', { width: v.width, height: v.height, tabindex: '0', role: 'img', 'data-view': v.name,
         'aria-label': `${v.title}. ${v.caption}. Arrow keys move a cursor cell by cell, with Shift 64 cells.` });
       canvas.style.cssText = `width:${w}px;height:${h}px;image-rendering:pixelated;display:block;cursor:crosshair;touch-action:none`;
-      canvas.getContext('2d').putImageData(new ImageData(v.image, v.width, v.height), 0, 0);
+      if (v.bitmap) canvas.getContext('bitmaprenderer').transferFromImageBitmap(v.bitmap);
+      else canvas.getContext('2d').putImageData(new ImageData(v.image, v.width, v.height), 0, 0);
       const dpr = Math.min(window.devicePixelRatio || 1, 2);
       const overlay = el('canvas', { width: Math.round(w * dpr), height: Math.round(h * dpr), 'aria-hidden': 'true' });
       overlay.style.cssText = `position:absolute;left:0;top:0;width:${w}px;height:${h}px;pointer-events:none`;
