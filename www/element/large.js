@@ -31,6 +31,36 @@ function hideOthers(root) {
   }
 }
 
+/** Numbers copied per task when a large config is flattened (~2 ms of a quiet laptop's main thread). */
+const SLICE = 1 << 16;
+
+/**
+ * compute()'s flat form of a large config (`api.flatConfig`), its embeddings copied SLICE numbers per task (`between`):
+ * 4096 × 64 in one go was most of a 124 ms task on a loaded machine. Undefined where compute() would send JSON
+ * (a row of another length, a value that is not a finite number): the worker then reads the config itself.
+ */
+async function flatInSlices(api, config, between) {
+  const rows = config.embeddings;
+  const { embeddings, ...others } = config;
+  const rest = api.flatConfig(others);
+  if (!rest || !Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0])) return undefined;
+  const cols = rows[0].length;
+  const data = new Float64Array(rows.length * cols + rest.data.length);
+  let k = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (!Array.isArray(row) || row.length !== cols || cols === 0) return undefined;
+    for (let j = 0; j < cols; j++) {
+      const x = row[j];
+      if (typeof x !== 'number' || x - x !== 0) return undefined; // NaN, ±Infinity: the JSON path names them
+      data[k++] = x + 0;
+    }
+    if (k % SLICE < cols) await between();
+  }
+  data.set(rest.data, k);
+  return { json: rest.json, names: ['embeddings', ...rest.names], shapes: [2, rows.length, cols, ...rest.shapes], data };
+}
+
 export class Large {
   constructor(host, api) {
     this.host = host;
@@ -122,7 +152,7 @@ export class Large {
     // A task of its own for the worker's start and the flattening (~10 ms a 4096 × 64 matrix): the caller's task
     // (an element connecting, a page setting its config) has its own work, and together they would pass 50 ms.
     const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
-    nextTask().then(() => this.api.computeWorker()).then(({ module, worker }) => {
+    nextTask().then(() => this.api.computeWorker()).then(async ({ module, worker }) => {
       if (run !== this.run) { worker.terminate(); return; }
       this.worker = worker;
       worker.onerror = (e) => { e.preventDefault?.(); fail(`This figure is computed by a background worker, which could not run: ${e.message || 'its script was refused'}`); };
@@ -148,8 +178,10 @@ export class Large {
           });
         }
       };
-      // Flat (one Float64Array, transferred) rather than a structured clone of n lists: ~10× less of the main thread.
-      const flat = this.api.flatConfig(config);
+      // Flat (one Float64Array, transferred) rather than a structured clone of n lists: ~10× less of the main thread,
+      // and the embeddings copied a slice per task.
+      const flat = await flatInSlices(this.api, config, nextTask);
+      if (run !== this.run) { worker.terminate(); return; }
       worker.postMessage({ module, flat, config: flat ? null : config, views: this.wanted(), maxPx: Math.round(side * dpr),
         barPx: side, palette: this.host.getAttribute('palette') }, flat ? [flat.data.buffer] : []);
     }, (e) => fail(`This figure is computed by a background worker, which could not start: ${e?.message ?? e}`));
