@@ -85,6 +85,16 @@ function pageBench() {
   window.longTasks = [];
   new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push({ start: e.startTime, ms: e.duration }); })
     .observe({ type: 'longtask' });
+  // Long animation frames name the scripts in them (invoker, function, duration): what a long task was.
+  window.longFrames = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        longFrames.push({ start: e.startTime, ms: e.duration, render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
+          scripts: (e.scripts ?? []).map((x) => `${x.invoker || x.name} ${x.sourceFunctionName || ''} ${Math.round(x.duration)} ms`.trim()) });
+      }
+    }).observe({ type: 'long-animation-frame' });
+  } catch { /* no LoAF: the notes say nothing more */ }
   window.benchLarge = async ({ n, d }) => {
     const rs = new av.RandomState(0);
     // Row by row: one RandomState call draws at most 131,072 values (the same sequence).
@@ -116,7 +126,9 @@ function pageBench() {
     await new Promise((ok) => setTimeout(ok, 100));
     const during = longTasks.filter((t) => t.start + t.ms >= t0 && t.start <= t0 + toFrame);
     const status = el.shadowRoot.querySelector('.status')?.textContent ?? '';
-    return { t0, toChange, toFrame, large: !!detail?.large, longest: Math.max(0, ...during.map((t) => t.ms)), tasks: during.length, progress, status };
+    const frames = longFrames.filter((f) => f.start + f.ms >= t0 && f.start <= t0 + toFrame && f.ms > 50)
+      .map((f) => `${Math.round(f.start - t0)} ms in: ${Math.round(f.ms)} ms frame (render ${Math.round(f.render)}) ${f.scripts.join(', ')}`);
+    return { t0, frames, toChange, toFrame, large: !!detail?.large, longest: Math.max(0, ...during.map((t) => t.ms)), tasks: during.length, progress, status };
   };
   window.hoverTarget = () => {
     const c = document.querySelector('attention-viz').shadowRoot.querySelector('canvas[data-view="weights"]');
@@ -192,6 +204,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     note: last.large ? `${last.progress.length} progress lines; ${results.map((r) => r.tasks).join('/')} tasks > 50 ms` : `not large: ${last.status}`,
     samples: results.length,
   });
+  results.forEach((r, k) => { if (r.frames.length) notes.push(`run ${k + 1}: long frames (LoAF) ${r.frames.join('; ')}`); });
   notes.push(`progress lines of the last run: ${last.progress.map((p) => JSON.stringify(p)).join(' → ')}`);
 
   // Hover: real mouse moves over the weights; each value checked against NumPy's.
