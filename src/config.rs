@@ -22,6 +22,42 @@ pub const MAX_DIMS: usize = 1024;
 /// 0.25 s for 4.3e8 (0.58 ns). At 3e8, about 0.18 s natively, 0.35 s in a browser.
 pub const MAX_COST: f64 = 3e8;
 
+/// The most work a read-only self-attention figure may need when a Web Worker computes it (issue 26): the page's
+/// main thread then only puts the worker's images and reads values under the cursor, so the bound is the worker's
+/// time and memory, not a frame's. n = 4096, d = 64 with projections costs 3.9e9 (a few seconds in the worker; its
+/// three 4096 × 4096 stages hold 400 MB, which the worker releases when it ends); 8e9 admits d_k = 128 at n = 4096.
+pub const MAX_WORKER_COST: f64 = 8e9;
+
+std::thread_local! {
+    /// The bound [`Work::check`] applies: [`MAX_COST`] but inside [`with_worker_limit`].
+    static COST_LIMIT: std::cell::Cell<f64> = const { std::cell::Cell::new(MAX_COST) };
+}
+
+/// Runs `f` (a config's parsing, for the worker's large figure) with [`MAX_WORKER_COST`] as the cost bound. A bound
+/// kept beside the parser instead of passed through each parse function: only the worker's one call changes it.
+pub fn with_worker_limit<T>(f: impl FnOnce() -> T) -> T {
+    let old = COST_LIMIT.with(|c| c.replace(MAX_WORKER_COST));
+    let out = f();
+    COST_LIMIT.with(|c| c.set(old));
+    out
+}
+
+/// Whether a config the page's bound refuses is one the worker's large figure computes: self-attention (with or
+/// without projections, any heads, scoring, mask and temperature) within [`MAX_WORKER_COST`], with none of the parts
+/// its stages do not show (positions, W_O, the decode step, FlashAttention's tiles). `rest` and `shapes` as
+/// [`check_declared_shapes`] reads them.
+pub fn worker_takes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> bool {
+    let Value::Object(obj) = rest else { return false };
+    let self_attention = matches!(obj.get("mechanism").and_then(Value::as_str), None | Some("self"))
+        && shapes.iter().any(|(k, _)| *k == "embeddings")
+        && !shapes.iter().any(|(k, _)| matches!(*k, "attention" | "annotations" | "decoder_state" | "w_o"));
+    let plain = ["position", "decode_step", "tiles", "w_o"].iter().all(|k| obj.get(*k).is_none_or(Value::is_null));
+    self_attention
+        && plain
+        && check_declared_shapes(rest, shapes).is_err()
+        && with_worker_limit(|| check_declared_shapes(rest, shapes)).is_ok()
+}
+
 /// What each entry of an n × n attention matrix costs beyond its multiply-adds, in
 /// multiply-adds: the stable softmax's exponential and division, the naive one's where
 /// it runs, and the four n × n stages of the trace (measured: ~58 ns an entry natively
@@ -720,7 +756,8 @@ impl Work {
     /// An error saying the size and the limit when the cost passes [`MAX_COST`].
     fn check(&self) -> Result<()> {
         let cost = self.cost();
-        if cost <= MAX_COST {
+        let limit = COST_LIMIT.with(|c| c.get());
+        if cost <= limit {
             return Ok(());
         }
         let (size, fewer) = match *self {
@@ -743,7 +780,7 @@ impl Work {
             ),
         };
         err(format!(
-            "this config needs {cost:.1e} multiply-adds ({size}); the limit is {MAX_COST:.1e} (about half a second \
+            "this config needs {cost:.1e} multiply-adds ({size}); the limit is {limit:.1e} (about half a second \
              of computing): use fewer {fewer}"
         ))
     }

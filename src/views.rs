@@ -399,8 +399,6 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
             // With several heads the stage views follow the picked head.
             let followed = t.head(config.options.head.min(t.head_count() - 1));
             let head_note = if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
-            let sub = if projections.is_some() { "k" } else { "model" };
-            let scale_text = if t.scale == 1.0 { String::new() } else { format!(" / {}", short(t.scale)) };
             let extras = t.extras.get(config.options.head);
             Ok(match name {
                 "embeddings" => {
@@ -444,30 +442,16 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     };
                     matrix_view(name, title.into(), m.clone(), tokens, d(m), palette)
                 }
-                "scores" => {
-                    let title = format!("scores = {}{head_note}", score_formula(&config.options.scoring));
-                    matrix_view(name, title, followed.scores.clone(), tokens.clone(), tokens, "sequential")
-                }
-                "scaled" => {
-                    let temp = temperature_text(config.options.temperature);
-                    let title = match config.scale {
-                        crate::config::Scale::SqrtDk => {
-                            format!("scaled = scores / √d_{sub}{temp} = scores / {}{temp}", short(t.scale))
-                        }
-                        _ => format!("scaled = scores{scale_text}{temp}"),
+                "scores" | "scaled" | "weights" => {
+                    let biased = extras.is_some_and(|e| e.bias.is_some());
+                    let title = stage_title(config, name, t.scale, biased).ok_or_else(unknown)?;
+                    let m = match name {
+                        "scores" => followed.scores,
+                        "scaled" => followed.scaled,
+                        _ => followed.weights,
                     };
-                    let bias = if extras.is_some_and(|e| e.bias.is_some()) { " + bias" } else { "" };
-                    let title = format!("{title}{bias}{head_note}");
-                    matrix_view(name, title, followed.scaled.clone(), tokens.clone(), tokens, "sequential")
+                    matrix_view(name, title, m.clone(), tokens.clone(), tokens, "sequential")
                 }
-                "weights" => matrix_view(
-                    name,
-                    format!("weights = softmax(scaled){head_note}"),
-                    followed.weights.clone(),
-                    tokens.clone(),
-                    tokens,
-                    "sequential",
-                ),
                 "naive_weights" => matrix_view(
                     name,
                     "naive softmax: exp(x) / Σ exp(x)".into(),
@@ -481,7 +465,8 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     matrix_view(name, title, t.context.clone(), tokens, d(&t.context), "Blue")
                 }
                 "context" => {
-                    matrix_view(name, "context = weights·V".into(), t.context.clone(), tokens, d(&t.context), "Blue")
+                    let title = stage_title(config, name, t.scale, false).ok_or_else(unknown)?;
+                    matrix_view(name, title, t.context.clone(), tokens, d(&t.context), "Blue")
                 }
                 "output" => {
                     let out = t.output.as_ref().ok_or_else(unknown)?;
@@ -598,6 +583,38 @@ fn queries(config: &Config) -> Vec<String> {
         Mechanism::SelfAttention { .. } | Mechanism::Weights { .. } => config.tokens.clone(),
         Mechanism::Cross { .. } => vec!["h".into()],
     }
+}
+
+/// The title of the followed head's stage `name` of a self-attention config (`scores`, `scaled`, `weights`, and
+/// `context`: that head's, which is the whole context with one head), `scale` the resolved divisor, `biased` when
+/// ALiBi adds its bias; `None` for any other name. Shared by [`view`] and the worker's large figure
+/// (`web/large.rs`), which has the stages but no trace.
+pub fn stage_title(config: &Config, name: &str, scale: f64, biased: bool) -> Option<String> {
+    let heads = config.options.heads;
+    let head_note = if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
+    let sub = match &config.mechanism {
+        Mechanism::SelfAttention { projections: Some(_), .. } => "k",
+        Mechanism::SelfAttention { projections: None, .. } => "model",
+        _ => return None,
+    };
+    Some(match name {
+        "scores" => format!("scores = {}{head_note}", score_formula(&config.options.scoring)),
+        "scaled" => {
+            let temp = temperature_text(config.options.temperature);
+            let scale_text = if scale == 1.0 { String::new() } else { format!(" / {}", short(scale)) };
+            let title = match config.scale {
+                crate::config::Scale::SqrtDk => {
+                    format!("scaled = scores / √d_{sub}{temp} = scores / {}{temp}", short(scale))
+                }
+                _ => format!("scaled = scores{scale_text}{temp}"),
+            };
+            let bias = if biased { " + bias" } else { "" };
+            format!("{title}{bias}{head_note}")
+        }
+        "weights" => format!("weights = softmax(scaled){head_note}"),
+        "context" => format!("context = weights·V{head_note}"),
+        _ => return None,
+    })
 }
 
 fn score_formula(scoring: &Scoring) -> &'static str {

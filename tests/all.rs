@@ -26,6 +26,8 @@ mod heatmap_layout;
 mod heatmap_palette;
 #[path = "incremental.rs"]
 mod incremental;
+#[path = "large.rs"]
+mod large;
 #[path = "learn.rs"]
 mod learn;
 #[path = "math.rs"]

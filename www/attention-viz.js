@@ -14,6 +14,7 @@ import { declareModels, handOverModels, isModelConfig, startTraining } from './t
 // The .wasm compiled, begun when compile.js ran; the models' file fetched when first asked (the single-file build
 // inlines both).
 import { coreModule, modelsFile } from './compile.js';
+import { WASM_SOURCE } from './wasm-source.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -335,6 +336,33 @@ function checkDeclared(config) {
     }
   } catch { return; } // a throwing getter or Proxy: the full path reports it
   core.checkDeclared(JSON.stringify(rest), JSON.stringify(shapes));
+}
+
+/**
+ * Whether a read-only figure of `config` is computed by a Worker (www/element/large.js): the core's
+ * `config::worker_takes`, from the declared shapes and the few fields it names (no matrix is read or copied).
+ */
+function largeTakes(config) {
+  let rest, shapes;
+  try {
+    if (config === null || typeof config !== 'object' || isList(config)) return false;
+    rest = {};
+    shapes = {};
+    for (const key of ['mechanism', 'heads', 'kv_heads', 'scoring', 'position', 'decode_step', 'tiles']) {
+      const v = config[key];
+      if (v !== undefined && (v === null || typeof v !== 'object' || isList(v) || key === 'position')) rest[key] = v;
+    }
+    if (rest.position !== undefined && rest.position !== null) rest.position = { kind: String(rest.position.kind) };
+    for (const key of [...MATRICES, 'decoder_state']) {
+      const value = config[key];
+      if (isPacked(value)) { shapes[key] = value.shape.slice(0, 4); continue; }
+      if (!isList(value)) continue;
+      const shape = [];
+      for (let x = value; isList(x) && shape.length < 4; x = x[0]) shape.push(x.length);
+      shapes[key] = key === 'attention' ? shape : [value.length, shape[1] ?? 0];
+    }
+  } catch { return false; }
+  return core.largeTakes(JSON.stringify(rest), JSON.stringify(shapes));
 }
 
 /**
@@ -690,5 +718,16 @@ if (typeof customElements !== 'undefined') {
   defineElement({ ready, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)),
     // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
     // until the core is there (a persist key asked early: the load checks again).
-    checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); } });
+    checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); },
+    // A read-only figure over the page's cost bound that a Worker computes (www/element/large.js).
+    largeTakes: (config) => initialised && callCore(() => largeTakes(config)),
+    largeCellText: (row, col, value) => core.largeCellText(row, col, value),
+    flatConfig,
+    computeWorker: () => coreModule.then((module) => {
+      // Beside the .wasm's folder, as www/ has it (www/pkg/ → www/compute-worker.js); the single-file build carries
+      // the .wasm's bytes and no worker file: no large figures there (the element says so).
+      if (!(WASM_SOURCE instanceof URL)) throw new Error('this build of attention-viz has no compute worker');
+      const url = new URL('../compute-worker.js', WASM_SOURCE);
+      return { module, worker: new Worker(url, { type: 'module', name: 'attention-viz-compute' }) };
+    }) });
 }

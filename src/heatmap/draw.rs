@@ -1114,7 +1114,7 @@ fn colorbar_raster(colors: &Colors, bar: Rect, band: usize) -> Blit {
 }
 
 /// Colour of the colour bar's pixel row y of h (top = vmax).
-fn colorbar_color(colors: &Colors, y: usize, h: usize) -> Rgb {
+pub fn colorbar_color(colors: &Colors, y: usize, h: usize) -> Rgb {
     let t = 1.0 - (y as f64 + 0.5) / h.max(1) as f64;
     let (lo, hi) = palette::nonsingular(colors.vmin, colors.vmax);
     let v = lo + t * (hi - lo);

@@ -27,6 +27,7 @@ thread_local! {
 
 mod canvas;
 mod compute;
+mod large;
 mod learn;
 mod model;
 mod snapshot;

@@ -316,3 +316,23 @@ def test_hugging_face_whole_output_is_taken():
     layers = [softmaxed((1, 2, 3, 3), seed=i) for i in range(2)]
     f = av.show_attention(FakeModelOutput(tuple(FakeTensor(a) for a in layers)))
     assert np.array_equal(np.asarray(f.config["attention"]), np.stack([a[0] for a in layers]))
+
+
+def test_shortest_decimals_are_numpys_str_without_the_strings():
+    # _config.shortest_decimals replaced x.astype(str).astype(np.float64) (seconds for a model's stack): the same
+    # float64 numbers, bit for bit, for random bit patterns (every exponent: the far ones take the strings' way),
+    # values in (0, 1) like attention weights, and the edges (ties of the rounding, powers of ten, ±0, ±inf, NaN).
+    from attention_viz._config import shortest_decimals
+    rng = np.random.default_rng(0)
+    edges = [0.1, 0.2, 0.3, 1 / 3, 2.5, 0.015625, 1e-45, 3.4e38, 1e22, 1e-13, 100, 1000, 0.001, -0.0, 0.0,
+             np.inf, -np.inf, np.nan, 16777216, 65504, 6e-8]
+    for dtype, bits in ((np.float32, np.uint32), (np.float16, np.uint16)):
+        with np.errstate(all="ignore"):
+            x = np.concatenate([rng.integers(0, np.iinfo(bits).max, 20000, dtype=np.uint64).astype(bits).view(dtype),
+                                rng.random(20000).astype(dtype), (rng.random(20000) / 1024).astype(dtype),
+                                np.array(edges).astype(dtype)]).reshape(-1, 3)
+            want = x.astype(str).astype(np.float64)
+        got = shortest_decimals(x)
+        assert got.shape == x.shape
+        same = (got.view(np.uint64) == want.view(np.uint64)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (x[~same][:5], got[~same][:5], want[~same][:5])

@@ -62,6 +62,7 @@ import { Steppers } from './steppers.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Model } from './model.js';
+import { Large } from './large.js';
 import { State } from './state.js';
 import { inflateSync } from '../../node_modules/fflate/esm/browser.js';
 
@@ -98,7 +99,7 @@ function unpack(config, check) {
     if (!v || typeof v !== 'object' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
     const size = { float64: 8, float32: 4 }[v.dtype];
     if (!size) continue;
-    let bytes = Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0));
+    let bytes = fromBase64(v.base64);
     const count = v.shape.reduce((a, b) => a * b, 1);
     if (v.deflate === true) {
       const grouped = inflateSync(bytes);
@@ -107,12 +108,36 @@ function unpack(config, check) {
       for (let k = 0; k < size; k++) for (let i = 0, at = k * count; i < count; i++) bytes[i * size + k] = grouped[at + i];
     }
     if (count * size !== bytes.length) throw new Error(`${key}: ${bytes.length / size} values for shape [${v.shape}]`);
-    const view = new DataView(bytes.buffer);
+    const values = littleEndianFloats(bytes, size);
     let at = 0;
-    const read = size === 8 ? () => view.getFloat64(8 * at++, true) : () => shortest32(view.getFloat32(4 * at++, true));
-    const build = (d) => Array.from({ length: v.shape[d] }, () => (d + 1 < v.shape.length ? build(d + 1) : read()));
+    // The last axis a slice at a time (a 12 × 12 × 128 stack read value by value through a DataView took seconds).
+    const last = v.shape[v.shape.length - 1];
+    const row = size === 8 ? () => Array.from(values.subarray(at, (at += last)))
+      : () => { const r = new Array(last); for (let j = 0; j < last; j++) r[j] = shortest32(values[at++]); return r; };
+    const build = (d) => (d + 1 === v.shape.length ? row() : Array.from({ length: v.shape[d] }, () => build(d + 1)));
     out[key] = build(0);
   }
+  return out;
+}
+
+/** Base64 text's bytes: the platform's decoder where it has one, else atob's characters copied in a loop. */
+function fromBase64(text) {
+  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(text);
+  const chars = atob(text);
+  const bytes = new Uint8Array(chars.length);
+  for (let i = 0; i < chars.length; i++) bytes[i] = chars.charCodeAt(i);
+  return bytes;
+}
+
+/** Little-endian float64 or float32 bytes as a typed array (a copy read through a DataView on a big-endian host). */
+function littleEndianFloats(bytes, size) {
+  const Type = size === 8 ? Float64Array : Float32Array;
+  if (new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 && bytes.byteOffset % size === 0) {
+    return new Type(bytes.buffer, bytes.byteOffset, bytes.length / size);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const out = new Type(bytes.length / size);
+  for (let i = 0; i < out.length; i++) out[i] = size === 8 ? view.getFloat64(8 * i, true) : view.getFloat32(4 * i, true);
   return out;
 }
 
@@ -268,19 +293,21 @@ export function defineElement(api) {
     // ---- public API -------------------------------------------------------
 
     /** The current config (a plain object with every default filled in). */
-    get config() { return this._viz ? JSON.parse(this._viz.configJson()) : null; }
+    get config() { return this._large?.shown ? this._large.config : this._viz ? JSON.parse(this._viz.configJson()) : null; }
 
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
     set config(value) {
       if (!this._viz) {
         this._pending = value;
-        if (this._failed) this._load(); // the author's config failed and nothing is shown: this one may do
+        // The author's config failed and nothing is shown, or a large figure is: this one may do.
+        if (this._failed || this._large?.shown) this._load();
         return;
       }
       // A config naming a shipped model waits for the models' file; a later config replaces it meanwhile.
       const wait = modelsNeeded(api, value);
       this._modelsWait = wait;
       if (wait) { wait.then(() => { if (this._modelsWait === wait) { this._modelsWait = null; this.config = value; } }); return; }
+      if (this._large.take(value)) return;
       if (!this._usable()) { this._renew(value); return; }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
       let state;
@@ -587,7 +614,7 @@ export function defineElement(api) {
       const read = (text, what, source) => {
         let parsed;
         try { parsed = JSON.parse(text); } catch (e) { return { error: `${what} is not valid JSON: ${e.message}` }; }
-        try { return { config: unpack(parsed, api.checkDeclared), source }; } catch (e) { return { error: e.message }; }
+        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared), source }; } catch (e) { return { error: e.message }; }
       };
       const attr = this.getAttribute('config');
       if (attr !== null) return read(attr, 'The config attribute', 'config attribute');
@@ -599,9 +626,12 @@ export function defineElement(api) {
     }
 
     _load() {
+      // A read-only figure over the page's cost bound that a worker computes (large.js): the page's config first.
+      if (this._pending !== undefined && this._large.take(this._pending)) { this._pending = undefined; this._failed = false; return; }
       let { config, error } = this._initialConfig();
       const wait = config !== undefined && modelsNeeded(api, config);
       if (wait) { wait.then(() => this._built && this._load()); return; }
+      if (config !== undefined && this._large.take(config)) { this._failed = false; return; }
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
       this._configHash = config === undefined ? shortHash(`error:${error}`) : configHash(config);
@@ -1000,6 +1030,7 @@ export function defineElement(api) {
       this._steppers = new Steppers(this, api);
       this._peek = new Peek(this);
       this._peek.watch(this._inputs.root);
+      this._large = new Large(this, api);
       // Tabbing through every cell of every grid to reach the heatmaps is 64 stops a figure: one stop skips them.
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
