@@ -42,6 +42,13 @@ if [ "$want" = test ]; then
   if need_npm; then
     say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
   fi
+  # bench/core.mjs's browser anchor (issue 26), kept out of the root package.json: the package never uses it.
+  if [ ! -f bench/.tools/node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js ]; then
+    say "installing tfjs-core and tfjs-backend-wasm 4.22.0 into bench/.tools/ (the core bench's anchor)"
+    mkdir -p bench/.tools
+    npm install --prefix bench/.tools --no-save --no-audit --no-fund --loglevel=error \
+      @tensorflow/tfjs-core@4.22.0 @tensorflow/tfjs-backend-wasm@4.22.0
+  fi
 fi
 
 if [ "$want" = python ]; then
