@@ -67,21 +67,21 @@ const LOG2_E: f64 = std::f64::consts::LOG2_E;
 /// reduction): LN2_HI keeps only the top 32 bits of ln 2's mantissa.
 const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
-/// e^r on |r| ≤ ln2/2 as a degree-11 polynomial, highest power first: the Chebyshev fit of e^r there (mpmath's
-/// `chebyfit(exp, [-ln2/2, ln2/2], 12)` at 40 digits, each coefficient rounded to the nearest f64). Its own error
-/// with those rounded coefficients is ≤ 1.7e-17 relative (0.15 ulp), so Horner's roundings are what is left (about
-/// an ulp); the degree-13 Taylor polynomial it replaces was as exact and two multiply-adds longer per value (issue 26).
-const POLY: [f64; 12] = [
-    2.511_003_760_596_377_7e-8,
-    2.763_263_963_904_103e-7,
-    2.755_724_091_857_897e-6,
-    2.480_148_548_232_849_4e-5,
-    1.984_126_989_004_711_3e-4,
-    1.388_888_895_231_477_5e-3,
-    8.333_333_333_319_601e-3,
-    4.166_666_666_648_81e-2,
-    0.166_666_666_666_666_8,
-    0.500_000_000_000_001_9,
+/// 1/n! for n = 13 down to 0: on |r| ≤ ln2/2 the degree-13 Taylor polynomial's
+/// truncation error, r^14/14! < 5e-18, is below half an ulp of e^r.
+const TAYLOR: [f64; 14] = [
+    1.0 / 6_227_020_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 39_916_800.0,
+    1.0 / 3_628_800.0,
+    1.0 / 362_880.0,
+    1.0 / 40_320.0,
+    1.0 / 5_040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
     1.0,
     1.0,
 ];
@@ -97,8 +97,8 @@ pub fn exp(x: f64) -> f64 {
     let x = x.clamp(EXP_MIN, EXP_MAX);
     let k = (x * LOG2_E).round_ties_even();
     let r = (x - k * LN2_HI) - k * LN2_LO;
-    let mut p = POLY[0];
-    for &c in &POLY[1..] {
+    let mut p = TAYLOR[0];
+    for &c in &TAYLOR[1..] {
         p = p * r + c;
     }
     // 2^k as 2^k1 · 2^k2 (k1 = ⌊k/2⌋): each factor is a normal number, so
@@ -178,7 +178,7 @@ pub fn divide(x: &mut [f64], divisor: f64) {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
     //! The f64x2 kernels. Every function mirrors its scalar twin lane by lane.
-    use super::{EXP_MAX, EXP_MIN, LN2_HI, LN2_LO, LOG2_E, POW2_MAGIC, POLY};
+    use super::{EXP_MAX, EXP_MIN, LN2_HI, LN2_LO, LOG2_E, POW2_MAGIC, TAYLOR};
     use core::arch::wasm32::*;
 
     #[inline(always)]
@@ -281,8 +281,8 @@ mod simd {
         let x = f64x2_pmin(f64x2_pmax(x, splat(EXP_MIN)), splat(EXP_MAX));
         let k = f64x2_nearest(f64x2_mul(x, splat(LOG2_E)));
         let r = f64x2_sub(f64x2_sub(x, f64x2_mul(k, splat(LN2_HI))), f64x2_mul(k, splat(LN2_LO)));
-        let mut p = splat(POLY[0]);
-        for &c in &POLY[1..] {
+        let mut p = splat(TAYLOR[0]);
+        for &c in &TAYLOR[1..] {
             p = f64x2_add(f64x2_mul(p, r), splat(c));
         }
         let k1 = f64x2_floor(f64x2_mul(k, splat(0.5)));
