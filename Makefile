@@ -46,7 +46,7 @@ test-types:
 	node --test tests/types/
 
 bench: build
-	@scripts/setup.sh test
+	@scripts/setup.sh bench
 	node bench/run.mjs
 
 # dist/: the drop-in bundle, the single-file build and the npm package files.

@@ -13,7 +13,7 @@
 // painted pixel (a MutationObserver and a requestAnimationFrame poll: to within a frame). Loads alternate between the
 // two pages. Reported, never asserted.
 //
-// CircuitsVis comes from PyPI (`pip download --no-deps circuitsvis==1.43.3`, which scripts/setup.sh test does into
+// CircuitsVis comes from PyPI (`pip download --no-deps circuitsvis==1.43.3`, which scripts/setup.sh bench does into
 // bench-cache/); without it the suite measures ours alone and says so.
 import { createServer } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -156,7 +156,7 @@ async function sample(browser, url) {
   }
 }
 
-/** CircuitsVis's IIFE from its wheel in bench-cache/ (pip download: scripts/setup.sh test); null when absent. */
+/** CircuitsVis's IIFE from its wheel in bench-cache/ (pip download: scripts/setup.sh bench); null when absent. */
 function circuitsVis() {
   if (existsSync(CV_JS)) return CV_JS;
   if (!existsSync(CV_WHEEL)) return null;
@@ -213,7 +213,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     const list = last.requests.map((r) => `${new URL(r.url).pathname} ${(r.bytes / 1024).toFixed(1)}`).join(', ');
     notes.push(`${name}: ${(last.bytes / 1024).toFixed(1)} KiB on the wire (headers included): ${list}`);
   }
-  if (!cv) notes.push(`No CircuitsVis in bench-cache/ (scripts/setup.sh test downloads circuitsvis==${CV_VERSION} from PyPI): no anchor.`);
+  if (!cv) notes.push(`No CircuitsVis in bench-cache/ (scripts/setup.sh bench downloads circuitsvis==${CV_VERSION} from PyPI): no anchor.`);
   const anchor = (f) => (stat.CircuitsVis ? f(stat.CircuitsVis) : 'no CircuitsVis in bench-cache/');
   const targets = [
     { row: 1, what: 'one-figure page, bytes on the wire (gzip)', measured: `${stat.ours.kib.toFixed(1)} KiB`, target: `≤ ${TARGET_KB} KB`,

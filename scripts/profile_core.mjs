@@ -24,7 +24,9 @@ const module = await WebAssembly.compile(bytes);
 // The crate's wasm-bindgen imports survive in the example but are never called: stubs.
 const imports = {
   env: {
-    now: () => performance.now(),
+    // This process's CPU time, not the wall clock: on a shared machine waiting for a core is not the core's time
+    // (PROFILE_WALL=1 for wall-clock times).
+    now: process.env.PROFILE_WALL ? () => performance.now() : () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e3; },
     print: (ptr, len) => console.log(new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len))),
   },
 };

@@ -2,6 +2,7 @@
 # Installs what the project needs, skipping whatever is already there.
 #   scripts/setup.sh build   — Rust wasm32 target and wasm-bindgen-cli (to build and serve)
 #   scripts/setup.sh test    — the above, plus Chromium + ChromeDriver and the npm packages (to test)
+#   scripts/setup.sh bench   — the test set, plus the anchors make bench measures beside ours (CircuitsVis, tfjs-backend-wasm)
 #   scripts/setup.sh python  — the virtual environment .venv/ of tests/requirements-python.txt (wheel, notebooks, MkDocs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ if [ "$want" = build ] && need_npm; then
   say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
 fi
 
-if [ "$want" = test ]; then
+if [ "$want" = test ] || [ "$want" = bench ]; then
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing Debian's chromium and chromium-driver"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
@@ -42,11 +43,22 @@ if [ "$want" = test ]; then
   if need_npm; then
     say "installing npm packages from package-lock.json"; npm ci --no-audit --no-fund --loglevel=error
   fi
+fi
+
+# make bench only: the anchors measured beside our numbers (not needed by any test, so CI never fetches them).
+if [ "$want" = bench ]; then
   # bench/page.mjs's anchor: CircuitsVis's one-pattern page needs only the IIFE bundle inside its wheel (no torch).
   if [ ! -f bench-cache/circuitsvis-1.43.3-py3-none-any.whl ]; then
     say "downloading circuitsvis 1.43.3 from PyPI into bench-cache/ (the page benchmark's anchor)"
     python3 -m pip download -q --no-deps --disable-pip-version-check circuitsvis==1.43.3 -d bench-cache \
       || say "could not download circuitsvis: bench/page.mjs will run without its anchor"
+  fi
+  # bench/core.mjs's browser anchor (issue 26), kept out of the root package.json: the package never uses it.
+  if [ ! -f bench/.tools/node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js ]; then
+    say "installing tfjs-core and tfjs-backend-wasm 4.22.0 into bench/.tools/ (the core bench's anchor)"
+    mkdir -p bench/.tools
+    npm install --prefix bench/.tools --no-save --no-audit --no-fund --loglevel=error \
+      @tensorflow/tfjs-core@4.22.0 @tensorflow/tfjs-backend-wasm@4.22.0
   fi
 fi
 

@@ -10,7 +10,7 @@
 //! callers.
 
 use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Pairs, Position, Projections, Scale, Scoring};
-use crate::math::kernels::{exp_shifted_into, min_max};
+use crate::math::kernels::{exact_reciprocal, exp_shifted_into, min_max};
 use crate::math::{dot, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
 use crate::math::{exp, position};
 use crate::weights::{Stack, SUMMARY_NAMES};
@@ -113,8 +113,11 @@ pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Opt
     let scores = how.scoring.scores(q, k);
     let (scale, temperature) = (how.scale, how.temperature);
     // One pass either way; the two divisions stay two (s / scale / temperature).
-    let mut scaled =
-        if temperature == 1.0 { scores.map(|s| s / scale) } else { scores.map(|s| s / scale / temperature) };
+    let mut scaled = match exact_reciprocal(scale) {
+        Some(r) if temperature == 1.0 => scores.map(|s| s * r), // s / scale bit for bit
+        _ if temperature == 1.0 => scores.map(|s| s / scale),
+        _ => scores.map(|s| s / scale / temperature),
+    };
     if let Some(bias) = bias {
         for i in 0..scaled.rows() {
             for (x, b) in scaled.row_mut(i).iter_mut().zip(bias.row(i)) {

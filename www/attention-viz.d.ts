@@ -310,7 +310,8 @@ export const models: Record<ModelName, TrainedModel>;
 export function loadModels(): Promise<Record<ModelName, TrainedModel>>;
 /**
  * A vector or matrix of a typed trace: its values row-major (a copy: it stays valid after later calls), and its shape.
- * With one head, heads[0]'s fields share `data` with the top-level q, k, v, scores, scaled, weights and context.
+ * With one head, heads[0]'s fields share `data` with the top-level q, k, v, scores, scaled, weights and context, and
+ * `naive_weights` shares `weights`' `data` when their values are the same bits (no row near float64's limits).
  */
 export interface TypedField {
   shape: number[];

@@ -168,10 +168,11 @@ function nested(shape, data) {
  * outlives the next call into the core (which may move or reuse that memory).
  *
  * With one head, heads[0]'s fields are the top-level q, k, v, scores, scaled, weights
- * and context, in the same memory. Typed, the two fields share one Float64Array (a
- * second copy would cost as much again, mostly in allocating it); nested, each is
- * built from that memory (separate arrays, as always; copying the first's rows
- * measured slower than reading the memory again).
+ * and context, in the same memory, and naive_weights is weights' when the core finds
+ * their bits equal (layout() gives both one offset). Fields read from one place are one
+ * value: typed, one Float64Array (a second copy would cost as much again, mostly in
+ * allocating fresh pages); nested, one list of rows (issue 26: building 7 n × n fields
+ * instead of 3 made the nested form 1.5× the typed one, mostly in garbage collection).
  */
 function toTrace(raw, heap = null, typed = false) {
   const trace = raw.mechanism === 'weights'
@@ -185,12 +186,11 @@ function toTrace(raw, heap = null, typed = false) {
     else if (data) value = typed ? { shape, data } : nested(shape, data);
     else {
       const end = offset + shape.reduce((a, b) => a * b, 1);
-      if (typed) {
-        const key = `${offset} ${shape}`;
-        const first = read.get(key);
-        value = { shape, data: first?.data ?? heap.slice(offset, end) };
-        if (!first) read.set(key, value);
-      } else value = nested(shape, heap.subarray(offset, end));
+      const key = `${offset} ${shape}`;
+      const first = read.get(key);
+      if (typed) value = { shape, data: first?.data ?? heap.slice(offset, end) };
+      else value = first ?? nested(shape, heap.subarray(offset, end));
+      if (!first) read.set(key, value);
     }
     // Dotted names nest: a number part is an index into a list (heads.{i}.{stage}, flash.steps.{s}.m), any other
     // part a key (query.masked, decode.q).

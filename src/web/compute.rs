@@ -153,10 +153,30 @@ impl TraceInMemory {
     /// `{mechanism, scale, query_index, fields: {name: {shape, offset}}}`: `computeJson`'s result, except
     /// that a field's values start at `offset` in a Float64Array over the module's memory. Make that view
     /// after this call, and read it before the next call into the module, which may move the memory.
+    ///
+    /// `naive_weights` is given `weights`' offset when their values are the same bits (no row near float64's
+    /// edges, the usual case): the reader then copies one n × n field fewer (typed: one Float64Array for both, as
+    /// heads[0]'s fields share the top-level ones').
     pub fn layout(&self) -> Object {
-        trace_object_with(self.query, &self.trace, |entry, field| {
+        let out = trace_object_with(self.query, &self.trace, |entry, field| {
             let offset = field.data.as_ptr() as usize / std::mem::size_of::<f64>();
             set(entry, "offset", &(offset as f64).into());
-        })
+        });
+        if let (Some(naive), Some(weights)) = (self.trace.field("naive_weights"), self.trace.field("weights")) {
+            if naive.shape == weights.shape && same_bits(naive.data, weights.data) {
+                let fields = js_sys::Reflect::get(&out, &"fields".into()).unwrap_or(JsValue::UNDEFINED);
+                let get = |name: &str| js_sys::Reflect::get(&fields, &name.into()).ok().map(Object::from);
+                if let (Some(naive), Some(weights)) = (get("naive_weights"), get("weights")) {
+                    let offset = js_sys::Reflect::get(&weights, &"offset".into()).unwrap_or(JsValue::UNDEFINED);
+                    set(&naive, "offset", &offset);
+                }
+            }
+        }
+        out
     }
+}
+
+/// Whether `a` and `b` hold the same bits (NaN equal to the same NaN, 0 and −0 apart).
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
