@@ -1535,6 +1535,21 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
     }
+    draw_highlights(root, layout, style)?;
+    root.present().map_err(err)
+}
+
+/// The style's outlines alone, over whatever `root` holds: the last thing [`draw`] paints, and all that a canvas
+/// layered over a heatmap's (the element's overlay: a hover redraws it, not the cells) needs. Every outline is opaque
+/// rectangles on whole device pixels, so the overlay over the heatmap shows the pixels `draw` would have drawn.
+pub fn draw_highlights<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    layout: &Layout,
+    style: &Style,
+) -> DrawResult<()> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing failed: {e}");
+    let theme = &style.theme;
+    let s = style.scale();
     for h in &style.highlights {
         if h.r0 >= h.r1 || h.c0 >= h.c1 || h.r1 > layout.rows || h.c1 > layout.cols {
             continue;
@@ -1556,7 +1571,7 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
     }
-    root.present().map_err(err)
+    Ok(())
 }
 
 /// The keyboard cursor's second ring: 1.5 px (× `s`) just inside its outline, over the cells' edges.
