@@ -1010,8 +1010,20 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
     // The marked cells of the row at hand (view.marks): their lines' colour and the box behind their number.
     let marked_view = view.marks.cells.contains(&true);
     let mut marks: Vec<Option<(Rgb, Option<Rect>)>> = vec![None; cols + 1];
+    // A grid with more rows or columns than pixels (n = 1024 on a 900 px canvas) has cells no pixel wide or high:
+    // their colours are never looked up (a fifth of a scrub's palette lookups at n = 1024).
+    let shown_cols: Vec<bool> = {
+        let mut shown = vec![false; cols + 1];
+        for &j in &column_at {
+            shown[j] = true;
+        }
+        shown
+    };
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
+        if r.y1 <= r.y0 {
+            continue;
+        }
         let mut plain = true;
         if marked_view {
             for (j, (mark, &v)) in marks.iter_mut().zip(view.values.row(i)).enumerate() {
@@ -1023,6 +1035,9 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         }
         for (j, ((slot, px), &v)) in row_paints.iter_mut().zip(row_rgba.iter_mut()).zip(view.values.row(i)).enumerate()
         {
+            if !shown_cols[j] {
+                continue;
+            }
             *slot = Paint::of(colors, v);
             match *slot {
                 Paint::Color(c) => *px = [c[0], c[1], c[2], 255],
