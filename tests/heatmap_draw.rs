@@ -238,6 +238,40 @@ fn raster_matches_the_shapes() {
 }
 
 #[test]
+fn raster_of_more_cells_than_pixels_paints_every_pixel_its_cells_colour() {
+    // 400 × 400 values on a 300 × 300 canvas: most cells are a pixel or none (the n = 1024 case); the raster skips the
+    // colours of rows and columns no pixel shows, and every pixel it paints is still its own cell's colour.
+    let n = 400;
+    let values: Vec<f64> = (0..n * n).map(|k| ((k * 7919) % 1000) as f64 / 999.0).collect();
+    let v = View { values: Matrix::from_vec(n, n, values).unwrap(), ..seed_view("seed-003", "annotations") };
+    let v = View { row_labels: (0..n).map(|i| i.to_string()).collect(), col_labels: (0..n).map(|i| i.to_string()).collect(), ..v };
+    let style = Style::default();
+    let colors = Colors::new(v.values.data(), None, v.palette);
+    let layout = Layout::new(&v, &colors, &style, 300, 300);
+    let grid = &raster(&v, &colors, &layout, &style.theme)[0];
+    let px = |x: i32, y: i32| {
+        let o = (((y - grid.y) as u32 * grid.width + (x - grid.x) as u32) * 4) as usize;
+        [grid.rgba[o], grid.rgba[o + 1], grid.rgba[o + 2]]
+    };
+    // Where cells share a pixel, the later row and column own it (cells are drawn in reading order).
+    let mut want = std::collections::HashMap::new();
+    for i in 0..layout.rows {
+        for j in 0..layout.cols {
+            let r = layout.cell(i, j);
+            for y in r.y0..r.y1 {
+                for x in r.x0..r.x1 {
+                    want.insert((x, y), (i, j));
+                }
+            }
+        }
+    }
+    for (&(x, y), &(i, j)) in &want {
+        assert_eq!(px(x, y), colors.color(v.values.get(i, j)).unwrap(), "cell [{i}, {j}] at ({x}, {y})");
+    }
+    assert!(want.len() > 10_000, "{} pixels checked", want.len());
+}
+
+#[test]
 fn bitmap_backend_draws_the_same_cells() {
     let v = seed_view("seed-003", "decoder_state");
     // The bitmap backend has no font here: cells, gaps and colour bar only.

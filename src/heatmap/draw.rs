@@ -1010,8 +1010,20 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
     // The marked cells of the row at hand (view.marks): their lines' colour and the box behind their number.
     let marked_view = view.marks.cells.contains(&true);
     let mut marks: Vec<Option<(Rgb, Option<Rect>)>> = vec![None; cols + 1];
+    // A grid with more rows or columns than pixels (n = 1024 on a 900 px canvas) has cells no pixel wide or high:
+    // their colours are never looked up (a fifth of a scrub's palette lookups at n = 1024).
+    let shown_cols: Vec<bool> = {
+        let mut shown = vec![false; cols + 1];
+        for &j in &column_at {
+            shown[j] = true;
+        }
+        shown
+    };
     for i in 0..layout.rows {
         let r = layout.cell(i, 0);
+        if r.y1 <= r.y0 {
+            continue;
+        }
         let mut plain = true;
         if marked_view {
             for (j, (mark, &v)) in marks.iter_mut().zip(view.values.row(i)).enumerate() {
@@ -1023,6 +1035,9 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         }
         for (j, ((slot, px), &v)) in row_paints.iter_mut().zip(row_rgba.iter_mut()).zip(view.values.row(i)).enumerate()
         {
+            if !shown_cols[j] {
+                continue;
+            }
             *slot = Paint::of(colors, v);
             match *slot {
                 Paint::Color(c) => *px = [c[0], c[1], c[2], 255],
@@ -1535,6 +1550,21 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
     }
+    draw_highlights(root, layout, style)?;
+    root.present().map_err(err)
+}
+
+/// The style's outlines alone, over whatever `root` holds: the last thing [`draw`] paints, and all that a canvas
+/// layered over a heatmap's (the element's overlay: a hover redraws it, not the cells) needs. Every outline is opaque
+/// rectangles on whole device pixels, so the overlay over the heatmap shows the pixels `draw` would have drawn.
+pub fn draw_highlights<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    layout: &Layout,
+    style: &Style,
+) -> DrawResult<()> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing failed: {e}");
+    let theme = &style.theme;
+    let s = style.scale();
     for h in &style.highlights {
         if h.r0 >= h.r1 || h.c0 >= h.c1 || h.r1 > layout.rows || h.c1 > layout.cols {
             continue;
@@ -1556,7 +1586,7 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
     }
-    root.present().map_err(err)
+    Ok(())
 }
 
 /// The keyboard cursor's second ring: 1.5 px (× `s`) just inside its outline, over the cells' edges.

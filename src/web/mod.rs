@@ -14,6 +14,9 @@ use crate::incremental::Session;
 use crate::random::{self, RandomState};
 use crate::{export, presets, share, views};
 use canvas::TextCachingCanvas;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 use js_sys::{Array, Float64Array, Object, Reflect};
 use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::prelude::*;
@@ -255,6 +258,10 @@ pub struct Viz {
     stack_authored: bool,
     /// That config (Reset's), read only when asked (`authoredJson`): a model's stack is shared, not copied.
     authored_config: Config,
+    /// Per view, the layout of its drawing on screen and the element's key of that drawing (the view's snapshot key,
+    /// size, fmt…): a hover redraws outlines and hit-tests many times a second over cells that do not change, and at
+    /// n = 1024 building the view and its layout again was most of that (`renderOverlay`, `cellAt`, `cellRect`).
+    layouts: RefCell<HashMap<String, (String, Rc<Layout>)>>,
 }
 
 fn js_err(message: impl std::fmt::Display) -> JsError {
@@ -556,6 +563,7 @@ impl Viz {
             authored,
             stack_authored: true,
             authored_config,
+            layouts: RefCell::default(),
         })
     }
 
@@ -637,7 +645,7 @@ impl Viz {
     ) -> Result<(), JsError> {
         let view = self.view(view)?;
         let style = style(dpr, dark, palette, &highlights, show_title, fmt, contrast)?;
-        draw_on_canvas(&view, &style, canvas)
+        draw_on_canvas(&view, &style, canvas).map(|_| ())
     }
 
     /// The cell of `view` under a device-pixel point of a canvas of that size, as [row, col]
@@ -654,8 +662,9 @@ impl Viz {
         x: f64,
         y: f64,
         fmt: Option<String>,
+        key: Option<String>,
     ) -> Result<Option<Vec<u32>>, JsError> {
-        let Some(layout) = self.layout(view, width, height, dpr, fmt)? else { return Ok(None) };
+        let Some(layout) = self.kept_layout(view, key, width, height, dpr, fmt)? else { return Ok(None) };
         Ok(layout.cell_at(x, y).map(|(i, j)| vec![i as u32, j as u32]))
     }
 
@@ -672,13 +681,89 @@ impl Viz {
         i: usize,
         j: usize,
         fmt: Option<String>,
+        key: Option<String>,
     ) -> Result<Option<Vec<i32>>, JsError> {
-        let Some(layout) = self.layout(view, width, height, dpr, fmt)? else { return Ok(None) };
+        let Some(layout) = self.kept_layout(view, key, width, height, dpr, fmt)? else { return Ok(None) };
         if i >= layout.rows || j >= layout.cols {
             return Ok(None);
         }
         let r = layout.cell(i, j);
         Ok(Some(vec![r.x0, r.y0, r.x1, r.y1]))
+    }
+
+    /// `layout`, kept per view while the caller's `key` of the drawing on screen (which changes whenever the view's
+    /// numbers, labels, size or fmt do: figures.js's repaint key without the outlines) stays the same. No key: made anew.
+    fn kept_layout(
+        &self,
+        view: &str,
+        key: Option<String>,
+        width: u32,
+        height: u32,
+        dpr: f64,
+        fmt: Option<String>,
+    ) -> Result<Option<Rc<Layout>>, JsError> {
+        let Some(key) = key else { return Ok(self.layout(view, width, height, dpr, fmt)?.map(Rc::new)) };
+        if let Some((k, layout)) = self.layouts.borrow().get(view) {
+            if *k == key && layout.width == width && layout.height == height {
+                return Ok(Some(layout.clone()));
+            }
+        }
+        let Some(layout) = self.layout(view, width, height, dpr, fmt)? else { return Ok(None) };
+        let layout = Rc::new(layout);
+        self.layouts.borrow_mut().insert(view.to_string(), (key, layout.clone()));
+        Ok(Some(layout))
+    }
+
+    /// The element's heatmap: `view` on `canvas` without outlines (when `base`), and the `highlights` (as `render`
+    /// takes them) alone on `overlay`, a transparent canvas of the same size laid over it. A hover or a cursor move
+    /// redraws the overlay only (`base` false): at n = 1024 a raster was ~50 ms a canvas, the outlines are a few
+    /// rectangles. The overlay is redrawn when `outlines` (its highlights, size or theme changed) or when the base's
+    /// layout moved its cells. The outlines are opaque whole-pixel rectangles, so the two canvases show what `render`
+    /// with the highlights draws (and the SVG export: one `draw`). `key` names the base drawing (the element's repaint
+    /// key without the outlines: the view's snapshot key, size, fmt…); while it is the same, its layout is kept for
+    /// this, `cellAt` and `cellRect`.
+    #[wasm_bindgen(js_name = renderLayers)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn render_layers(
+        &self,
+        view: &str,
+        canvas: HtmlCanvasElement,
+        overlay: HtmlCanvasElement,
+        key: String,
+        dpr: f64,
+        dark: bool,
+        palette: Option<String>,
+        highlights: Vec<u32>,
+        fmt: Option<String>,
+        contrast: Option<String>,
+        base: bool,
+        outlines: bool,
+    ) -> Result<(), JsError> {
+        let style = style(dpr, dark, palette, &highlights, true, fmt.clone(), contrast)?;
+        let (layout, moved) = if base {
+            let plain = Style { highlights: vec![], ..style.clone() };
+            let layout = Rc::new(draw_on_canvas(&self.view(view)?, &plain, canvas)?);
+            let old = self.layouts.borrow_mut().insert(view.to_string(), (key, layout.clone()));
+            let moved = old.is_none_or(|(_, l)| *l != *layout);
+            (layout, moved)
+        } else {
+            let Some(layout) = self.kept_layout(view, Some(key), canvas.width(), canvas.height(), dpr, fmt)? else {
+                return Ok(());
+            };
+            (layout, false)
+        };
+        if !(outlines || moved) {
+            return Ok(());
+        }
+        let context = context_2d(&overlay)?;
+        context.clear_rect(0.0, 0.0, f64::from(overlay.width()), f64::from(overlay.height()));
+        if highlights.is_empty() {
+            return Ok(());
+        }
+        let backend = TextCachingCanvas::new(overlay, context).ok_or_else(|| js_err("cannot draw on this canvas"))?;
+        let root = backend.into_drawing_area();
+        heatmap::draw::draw_highlights(&root, &layout, &style).map_err(js_err)?;
+        root.present().map_err(|e| js_err(format!("drawing failed: {e}")))
     }
 
     /// The layout `render` draws `view` with on a canvas of that size (colours aside: they move no cell).
@@ -883,15 +968,10 @@ fn style(
 /// The cells and the colour bar are rasterised in Rust and copied with one `putImageData` per buffer (a fillStyle
 /// and a fillRect per cell and colour-bar band cost ~80 canvas calls on a 4 × 3 grid), unless a small grid has
 /// NaN or ±∞ cells: their hatches are antialiased lines, drawn by plotters shape by shape.
-fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<(), JsError> {
+fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<Layout, JsError> {
     let colors = Colors::of_view(view, style.palette.as_deref());
     let layout = Layout::new(view, &colors, style, canvas.width(), canvas.height());
-    let context: CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| js_err("this canvas has no 2D context"))?;
+    let context = context_2d(&canvas)?;
     let backend =
         TextCachingCanvas::new(canvas, context.clone()).ok_or_else(|| js_err("cannot draw on this canvas"))?;
     let root = backend.into_drawing_area();
@@ -909,5 +989,15 @@ fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) 
             context.put_image_data(&image, blit.x as f64, blit.y as f64).map_err(|_| js_err("putImageData failed"))?;
         }
     }
-    heatmap::draw::draw(&root, view, &colors, &layout, style, shapes).map_err(js_err)
+    heatmap::draw::draw(&root, view, &colors, &layout, style, shapes).map_err(js_err)?;
+    Ok(layout)
+}
+
+fn context_2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, JsError> {
+    canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or_else(|| js_err("this canvas has no 2D context"))
 }

@@ -2,7 +2,7 @@
 // method of the core's `Viz` and every function the wasm-bindgen module exports is wrapped in a counter before the
 // element loads, and the 2D context's methods and property setters the core's drawing reaches are counted too.
 // A reader types one digit into a cell of seed-001 with the real keyboard: at most 1 + (the canvases it changed)
-// JS→WASM calls (one `Viz.edit`, then one `render` per changed canvas), none later when the edit settles, and one
+// JS→WASM calls (one `Viz.edit`, then one `renderLayers` per changed canvas: its heatmap and its outlines' overlay), none later when the edit settles, and one
 // `fillStyle` per colour run when the heatmaps are drawn (not one per cell).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -110,7 +110,7 @@ test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM call
   assert.equal(focus, 'embeddings:1:2', 'the keyboard stays in the typed cell');
   assert.ok(typed.changed > 0, 'the edit repainted some canvases');
   assert.ok(typed.wasm.length <= 1 + typed.changed, `${typed.wasm.length} JS→WASM calls for ${typed.changed} changed canvases: ${typed.wasm.join(', ')}`);
-  assert.deepEqual(settled.wasm.filter((c) => c !== 'Viz.render'), ['Viz.snapshot', 'Viz.describeViews'],
+  assert.deepEqual(settled.wasm.filter((c) => c !== 'Viz.renderLayers'), ['Viz.snapshot', 'Viz.describeViews'],
     'the settle timer measures the views once and asks for the changed ones\' text alternatives once');
   assert.equal(settled.wasm.length, 2 + settled.resized, `the settle timer repaints only the resized canvases: ${settled.wasm.join(', ')}`);
   // One fillStyle per colour run, not per cell: the background, the labels' colour and the numbers' two or three
@@ -120,7 +120,7 @@ test('one typed digit in seed-001: at most 1 + (changed canvases) JS→WASM call
   await done(page);
 }, { timeout: WAIT });
 
-test('following another query with a click on the weights: one Viz.edit, then only the canvases whose outline moved', async () => {
+test('following another query with a click on the weights: one Viz.edit, then only the outlines that moved, on their overlay', async () => {
   const page = await figure({ views: 'q,weights,context,breakdown' });
   await page.waitForTimeout(700);
   const weights = page.locator('#fig').locator('canvas[data-view="weights"]');
@@ -139,21 +139,24 @@ test('following another query with a click on the weights: one Viz.edit, then on
     window.calls.wasm = [];
     const e = document.querySelector('#fig');
     window.painted = new Map([...e.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, c.dataset.painted]));
+    window.outlined = new Map([...e.shadowRoot.querySelectorAll('canvas[data-overlay]')].map((c) => [c.dataset.overlay, c.dataset.painted]));
   });
   await page.mouse.down();
   await page.mouse.up();
   const clicked = await page.evaluate(() => {
     const e = document.querySelector('#fig');
     const changed = [...e.shadowRoot.querySelectorAll('canvas[data-view]')].filter((c) => window.painted.get(c.dataset.view) !== c.dataset.painted);
-    return { wasm: [...window.calls.wasm], views: changed.map((c) => c.dataset.view), query: e.config.query,
+    const outlined = [...e.shadowRoot.querySelectorAll('canvas[data-overlay]')].filter((c) => window.outlined.get(c.dataset.overlay) !== c.dataset.painted);
+    return { wasm: [...window.calls.wasm], views: changed.map((c) => c.dataset.view), overlays: outlined.map((c) => c.dataset.overlay), query: e.config.query,
       summary: e.shadowRoot.querySelector('details.breakdown summary')?.textContent ?? '' };
   });
-  console.log(`clicked: ${clicked.wasm.join(', ')}; repainted ${clicked.views}`);
+  console.log(`clicked: ${clicked.wasm.join(', ')}; repainted ${clicked.views}; outlines redrawn ${clicked.overlays}`);
   assert.equal(clicked.query, 2, 'the click follows query 2');
   assert.match(clicked.summary, /query 2/, 'the breakdown follows it');
-  assert.deepEqual(clicked.views, ['weights'], 'only the canvas whose outline moved is repainted');
-  // Besides the pointer's own (the hit-test, cellAt; the shown tooltip's new text, cellText): the edit and the renders.
+  assert.deepEqual(clicked.views, [], 'no heatmap is repainted: its numbers did not change');
+  assert.deepEqual(clicked.overlays, ['weights'], 'only the overlay whose outline moved is redrawn');
+  // Besides the pointer's own (the hit-test, cellAt; the shown tooltip's new text, cellText): the edit and the overlay.
   const edit = clicked.wasm.filter((c) => c !== 'Viz.cellAt' && c !== 'Viz.cellText');
-  assert.deepEqual(edit, ['Viz.edit', ...clicked.views.map(() => 'Viz.render')], `JS→WASM calls: ${clicked.wasm.join(', ')}`);
+  assert.deepEqual(edit, ['Viz.edit', 'Viz.renderLayers'], `JS→WASM calls: ${clicked.wasm.join(', ')}`);
   await done(page);
 }, { timeout: WAIT });

@@ -42,13 +42,13 @@ function installHelpers() {
       };
     },
     /** The colour of a pixel of a canvas, as [r, g, b]. */
-    pixel(el, view, x, y) { return [...F.canvas(el, view).getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)]; },
+    pixel(el, view, x, y) { return [...T.seen(F.canvas(el, view)).getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)]; },
     /** The fill of cell [i, j]: a pixel just inside its top-left corner (the number is drawn in the middle). */
     fill(el, view, i, j) { const { px } = F.box(el, view, i, j); return F.pixel(el, view, px.x0 + 3, px.y0 + 3); },
     /** Every pixel of cell [i, j] as "r,g,b" → count. */
     colours(el, view, i, j) {
       const { px } = F.box(el, view, i, j);
-      const d = F.canvas(el, view).getContext('2d').getImageData(px.x0, px.y0, px.x1 - px.x0 + 1, px.y1 - px.y0 + 1).data;
+      const d = T.seen(F.canvas(el, view)).getContext('2d').getImageData(px.x0, px.y0, px.x1 - px.x0 + 1, px.y1 - px.y0 + 1).data;
       const out = new Map();
       for (let k = 0; k < d.length; k += 4) { const key = `${d[k]},${d[k + 1]},${d[k + 2]}`; out.set(key, (out.get(key) ?? 0) + 1); }
       return out;
@@ -56,7 +56,7 @@ function installHelpers() {
     /** How many pixels of a canvas are within 24 (summed over r, g, b) of `rgb`. */
     count(el, view, rgb) {
       const c = F.canvas(el, view);
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const d = T.seen(c).getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let n = 0;
       for (let k = 0; k < d.length; k += 4) if (Math.abs(d[k] - rgb[0]) + Math.abs(d[k + 1] - rgb[1]) + Math.abs(d[k + 2] - rgb[2]) <= 24) n++;
       return n;

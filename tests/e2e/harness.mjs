@@ -96,11 +96,25 @@ export function pageHelpers() {
       }
       return got === want ? null : `${path}: ${got} ≠ ${want}`;
     },
-    /** FNV-1a of a canvas's pixels, with its size. */
+    /**
+     * A heatmap canvas as the reader sees it: a copy with the outlines' overlay (figures.js draws them on a canvas
+     * laid over the heatmap's) drawn over it. Any other canvas is itself.
+     */
+    seen(canvas) {
+      const overlay = canvas.parentElement?.querySelector(`:scope > canvas.overlay[data-overlay="${canvas.dataset?.view}"]`);
+      if (!overlay || !canvas.width || !canvas.height) return canvas;
+      const out = document.createElement('canvas');
+      out.width = canvas.width; out.height = canvas.height;
+      const ctx = out.getContext('2d');
+      ctx.drawImage(canvas, 0, 0);
+      if (overlay.width === canvas.width && overlay.height === canvas.height) ctx.drawImage(overlay, 0, 0);
+      return out;
+    },
+    /** FNV-1a of a canvas's pixels as seen (with its outlines' overlay), with its size. */
     hash(canvas) {
       const { width, height } = canvas;
       if (!width || !height) return `${width}x${height}`;
-      const d = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+      const d = T.seen(canvas).getContext('2d').getImageData(0, 0, width, height).data;
       let h = 0x811c9dc5;
       for (let i = 0; i < d.length; i++) { h ^= d[i]; h = Math.imul(h, 16777619); }
       return `${width}x${height}:${(h >>> 0).toString(16)}`;

@@ -53,7 +53,7 @@ function installHelpers() {
     /** How many pixels of a canvas are within 24 (summed over r, g, b) of `rgb`; `cols`: only those columns of cells. */
     count(v, rgb, id = 'fig') {
       const c = H.canvas(v, id);
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const d = T.seen(c).getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let n = 0;
       for (let k = 0; k < d.length; k += 4) if (Math.abs(d[k] - rgb[0]) + Math.abs(d[k + 1] - rgb[1]) + Math.abs(d[k + 2] - rgb[2]) <= 24) n++;
       return n;
@@ -70,7 +70,7 @@ function installHelpers() {
     /** Link-coloured pixels of a canvas between device x0 and x1 (whole height). */
     countIn(v, rgb, x0, x1, id = 'fig') {
       const c = H.canvas(v, id);
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const d = T.seen(c).getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let n = 0;
       for (let y = 0; y < c.height; y++) for (let x = Math.max(0, x0 - 3); x < Math.min(c.width, x1 + 3); x++) {
         const k = (y * c.width + x) * 4;

@@ -30,7 +30,12 @@ test('390 px: while a cell is edited, the weights stay in view and follow every 
     const src = root.querySelector('canvas[data-view="weights"]');
     const copy = p.querySelector('canvas');
     const r = p.getBoundingClientRect();
-    const same = copy.width === src.width && copy.toDataURL() === src.toDataURL();
+    // What the heatmap shows: its canvas and, over it, its outlines' overlay (figures.js).
+    const seen = document.createElement('canvas');
+    seen.width = src.width; seen.height = src.height;
+    seen.getContext('2d').drawImage(src, 0, 0);
+    seen.getContext('2d').drawImage(root.querySelector('canvas[data-overlay="weights"]'), 0, 0);
+    const same = copy.width === src.width && copy.toDataURL() === seen.toDataURL();
     return { top: r.top, bottom: r.bottom, inView: r.top >= 0 && r.bottom <= innerHeight, same, hidden: p.hidden };
   });
   let s = await state();

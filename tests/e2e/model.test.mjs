@@ -232,7 +232,7 @@ test('hovering a token marks its row in every head and focuses the line view: a 
     const el = M.el(); const c = M.heat(); const dpr = c.width / parseFloat(c.style.width);
     const a = el._viz.cellRect('attention', c.width, c.height, dpr, 2, 0, el._fmtSpec());
     const b = el._viz.cellRect('attention', c.width, c.height, dpr, 2, 5, el._fmtSpec());
-    const d = c.getContext('2d').getImageData(a[0], a[1] - 2, b[2] - a[0], 4).data;
+    const d = T.seen(c).getContext('2d').getImageData(a[0], a[1] - 2, b[2] - a[0], 4).data;
     let n = 0;
     for (let k = 0; k < d.length; k += 4) if (Math.abs(d[k] - 0x9a) + Math.abs(d[k + 1] - 0x67) + d[k + 2] < 40) n++;
     return n > (b[2] - a[0]) / 3;

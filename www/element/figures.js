@@ -36,6 +36,7 @@ export class Figures {
     this.host = host;
     this.api = api;
     this.canvases = new Map();
+    this.overlays = new Map(); // view → the transparent canvas over its heatmap that holds the outlines (Viz.renderLayers)
     this.sizes = new Map(); // view → [w, h]: kept between rebuilds and edits, so an edit never reflows the page
     this.palettes = null; // view → palette name, while a scrub lasts
     this.hover = null; // {view, cell} under the mouse, or tapped
@@ -101,6 +102,7 @@ export class Figures {
   build() {
     const { host, reader } = this;
     this.canvases.clear();
+    this.overlays.clear();
     this.sizes = new Map();
     clearTimeout(this.settleTimer);
     reader.reset();
@@ -125,8 +127,11 @@ export class Figures {
         if (head === followed) canvas.setAttribute('aria-current', 'true');
       }
       this.canvases.set(view, canvas);
+      // The outlines and cursors on a canvas of their own over the heatmap: a hover redraws them, not the cells.
+      const overlay = el('canvas', { class: 'overlay', 'data-overlay': view, 'aria-hidden': 'true' });
+      this.overlays.set(view, overlay);
       // The canvas's text alternative right after it: a hidden table of its numbers (reader.js).
-      const fig = el('figure', { class: 'stage', 'data-view': view }, canvas, reader.holder(view, canvas));
+      const fig = el('figure', { class: 'stage', 'data-view': view }, canvas, overlay, reader.holder(view, canvas));
       if (head === null) { figs.push(fig); continue; }
       if (!group) { group = this.headsGroup(cfg); figs.push(group); }
       group.append(fig);
@@ -275,19 +280,27 @@ export class Figures {
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).
       const palette = this.palettes?.get(view) ?? host.palette ?? undefined;
       // A canvas whose inputs are all unchanged (an edit that leaves its view's numbers and labels as they were, a
-      // hover that moves another view's outline, a resize that keeps its size) is not redrawn.
-      const key = `${views.get(view)?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${host.contrast}|${highlights[view] || ''}`;
-      if (canvas.dataset.painted === key) continue;
+      // hover that moves only outlines, a resize that keeps its size) is not redrawn; its overlay of outlines is
+      // redrawn when they change (or, the core decides, when the heatmap under it moved its cells).
+      const key = `${views.get(view)?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${host.contrast}`;
+      const overlay = this.overlays.get(view);
+      const outlines = `${cw}x${ch}|${dark}|${highlights[view] || ''}`;
+      const base = canvas.dataset.painted !== key;
+      if (!base && overlay.dataset.painted === outlines) continue;
       if (canvas.width !== cw || canvas.height !== ch) {
         canvas.width = cw; canvas.height = ch;
         canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
+        overlay.width = cw; overlay.height = ch;
+        overlay.style.width = `${w}px`; overlay.style.height = `${h}px`;
       }
-      stale.push([view, canvas, palette, key]);
+      stale.push([view, canvas, palette, key, base, outlines]);
     }
-    for (const [view, canvas, palette] of stale) {
-      api.callCore(() => viz.render(view, canvas, dpr, dark, palette, highlights[view] || [], true, fmt, host.contrast));
+    for (const [view, canvas, palette, key, base, outlines] of stale) {
+      const overlay = this.overlays.get(view);
+      api.callCore(() => viz.renderLayers(view, canvas, overlay, key, dpr, dark, palette, highlights[view] || [], fmt, host.contrast,
+        base, overlay.dataset.painted !== outlines));
     }
-    for (const [, canvas, , key] of stale) canvas.dataset.painted = key;
+    for (const [view, canvas, , key, , outlines] of stale) { canvas.dataset.painted = key; this.overlays.get(view).dataset.painted = outlines; }
     // The text alternatives: made at once for new canvases; after an edit, once edits stop.
     if (this.reader.key === null) {
       this.seen = host._state.version;
@@ -424,7 +437,8 @@ export class Figures {
   /** The [row, column] of the cell at device pixel (x, y) of a canvas, as the core laid it out, or null. */
   cellAtPx(canvas, f, x, y) {
     const { host } = this;
-    const hit = host._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, f.dpr, x, y, host._state.fmt);
+    // The key of what the canvas shows: the core keeps its layout while it is the same (no view built per move).
+    const hit = host._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, f.dpr, x, y, host._state.fmt, canvas.dataset.painted);
     return hit ? [hit[0], hit[1]] : null;
   }
 
@@ -439,7 +453,7 @@ export class Figures {
     const f = this.frameOf(canvas);
     if (!f.rect.width || !f.rect.height) return null;
     const { host } = this;
-    const r = host._viz.cellRect(canvas.dataset.view, canvas.width, canvas.height, f.dpr, i, j, host._state.fmt);
+    const r = host._viz.cellRect(canvas.dataset.view, canvas.width, canvas.height, f.dpr, i, j, host._state.fmt, canvas.dataset.painted);
     if (!r) return null;
     const [x0, y0, x1, y1] = r;
     return { left: f.rect.left + x0 / f.sx, right: f.rect.left + x1 / f.sx, top: f.rect.top + y0 / f.sy, bottom: f.rect.top + y1 / f.sy };

@@ -54,7 +54,11 @@ export class Peek {
       this.canvas.height = src.height;
     }
     this.canvas.style.width = src.style.width;
-    this.canvas.getContext('2d').drawImage(src, 0, 0);
+    const ctx = this.canvas.getContext('2d');
+    ctx.drawImage(src, 0, 0);
+    // The outlines are on the heatmap's overlay (figures.js): the followed query's row shows in the copy too.
+    const overlay = this.host._figures.overlays.get(src.dataset.view);
+    if (overlay?.width === src.width && overlay.height === src.height) ctx.drawImage(overlay, 0, 0);
     this.label.textContent = `${src.dataset.view} (live)`;
   }
 }

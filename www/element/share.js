@@ -213,7 +213,12 @@ export class Share {
     const ctx = out.getContext('2d');
     ctx.fillStyle = getComputedStyle(host).getPropertyValue('--av-bg').trim() || '#ffffff';
     ctx.fillRect(0, 0, out.width, out.height);
-    for (const { c, x, y } of placed) ctx.drawImage(c, x, y);
+    for (const { c, x, y } of placed) {
+      ctx.drawImage(c, x, y);
+      // Its outlines, on the canvas over it (figures.js): the PNG shows what the page does.
+      const overlay = host._figures.overlays.get(c.dataset.view);
+      if (overlay?.width === c.width && overlay.height === c.height) ctx.drawImage(overlay, x, y);
+    }
     return out;
   }
 }

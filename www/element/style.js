@@ -71,6 +71,9 @@ figure.stage { margin: 0; max-width: 100%; }
 .inputs, fieldset.matrix, figure.stage, details.breakdown, .steps { contain: layout paint style; overflow-clip-margin: 4px; }
 figure.stage canvas { display: block; max-width: 100%; touch-action: manipulation; border-radius: 4px; }
 figure.stage canvas.pickable { cursor: pointer; }
+/* The outlines' own canvas (figures.js), exactly over the heatmap's: the pointer and the focus go to the heatmap. */
+figure.stage { position: relative; }
+figure.stage canvas.overlay { position: absolute; left: 0; top: 0; pointer-events: none; }
 .tip { position: fixed; pointer-events: none; background: var(--av-fg); color: var(--av-bg); font-size: 12px; padding: 3px 7px;
   border-radius: 4px; white-space: pre; z-index: 10; font-variant-numeric: tabular-nums; }
 .tip[hidden] { display: none; }
