@@ -102,6 +102,18 @@ class HeadEditor {
     }
     // The element fires `change` for configs set here too: only the learner's edits go back into the model.
     this.viz.addEventListener('change', (e) => { if (!this.setting) this.edited(e.detail.config); });
+    // The grids are behind a disclosure, mostly closed: filling their thousands of cells (150–700 ms of one task on a
+    // loaded machine, at the end of every training and for every typed input) waits until it opens (`fill`).
+    this.box = where.closest('details');
+    this.pending = null;
+    this.box?.addEventListener('toggle', () => { if (this.box.open && this.pending) this.fill(this.pending); });
+  }
+
+  /** The grids get `config` now, or when their disclosure opens if it is closed. */
+  fill(config) {
+    if (this.box && !this.box.open) { this.pending = config; return; }
+    this.pending = null;
+    this.quietly(() => { this.viz.config = config; });
   }
 
   /** The element's config for the section's model, input and this editor's layer. */
@@ -129,14 +141,13 @@ class HeadEditor {
 
   /**
    * Shows the section's current model and input: the heatmap always, the grids unless `grids` is false (while it
-   * trains: their numbers would churn unreadably, and refilling hundreds of cells per redraw takes the main thread).
+   * trains: their numbers would churn unreadably, and refilling hundreds of cells per redraw takes the main thread),
+   * and then only once their disclosure is open (`fill`).
    */
   show({ grids = true } = {}) {
     const config = this.config();
-    this.quietly(() => {
-      if (this.heat) this.heat.config = config;
-      if (grids) this.viz.config = config;
-    });
+    if (this.heat) this.quietly(() => { this.heat.config = config; });
+    if (grids) this.fill(config);
   }
 
   /**
