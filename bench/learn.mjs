@@ -26,6 +26,7 @@ import { execFile, spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { percentile } from './heatmap.mjs';
 
 export const description = 'training the tiny transformers (src/learn) in WASM vs NumPy, and train() in the page';
@@ -151,10 +152,12 @@ function watchChapterTraining(which) {
     };
   };
   const started = performance.now();
+  console.timeStamp('av-train'); // the traced run's window (traceTasks)
   window.benchChapter = new Promise((resolve) => {
     const finish = panel.finish.bind(panel);
     panel.finish = (job, model) => {
       const ms = performance.now() - started;
+      console.timeStamp('av-train-end');
       // The long tasks up to the end of training (the redraw of the trained model after it is not "while it trains").
       const during = [...longTasks];
       finish(job, model);
@@ -194,6 +197,53 @@ function target(what, busy, runs, anchors) {
     anchor: `no training: ${taskText({ longest: anchorLongest, long: anchorLong })} in ${secs.toFixed(1)} s`,
   };
 }
+
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'toplevel', 'v8.execute'];
+
+/**
+ * The renderer main thread's tasks in a Chromium trace between the page's "av-train" and "av-train-end" marks: each
+ * top-level task's wall time and CPU time (thread clock: what the page itself spent, whatever else the machine ran),
+ * what started it, and how much of its CPU was layout, style and paint. On a loaded machine a task's wall time is its
+ * CPU time stretched by waiting for a core; the CPU time says what the page asks of the thread.
+ */
+export function traceTasks(events) {
+  const threads = new Map();
+  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args.name);
+  const marks = events.filter((e) => e.name === 'TimeStamp' && /^av-train(-end)?$/.test(e.args?.data?.message ?? '')).sort((a, b) => a.ts - b.ts);
+  const from = marks.find((e) => e.args.data.message === 'av-train');
+  const to = marks.find((e) => e.args.data.message === 'av-train-end');
+  if (!from || !to) return null;
+  const main = events.filter((e) => e.ph === 'X' && e.dur && e.pid === from.pid && threads.get(`${e.pid}:${e.tid}`) === 'CrRendererMain'
+    && e.ts >= from.ts && e.ts < to.ts).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const tasks = [];
+  let end = -1;
+  for (const e of main) if (e.ts >= end) { tasks.push({ e, inside: [] }); end = e.ts + e.dur; } else tasks.at(-1).inside.push(e);
+  const part = (inside, re) => {
+    // The outermost matching events only (nested ones are inside them).
+    let sum = 0, until = -1;
+    for (const e of inside) if (re.test(e.name) && e.ts >= until) { sum += e.tdur ?? 0; until = e.ts + e.dur; }
+    return sum / 1000;
+  };
+  const describe = ({ e, inside }) => {
+    const first = inside.find((x) => /^(FunctionCall|TimerFire|FireAnimationFrame|HandlePostMessage|EventDispatch|WebFrameWidgetImpl::UpdateLifecycle|ParseHTML|EvaluateScript)$/.test(x.name));
+    const d = first?.args?.data ?? {};
+    const where = d.url ? ` ${d.url.split('/').pop()}:${d.lineNumber}` : d.type ? ` ${d.type}` : '';
+    return {
+      wall_ms: e.dur / 1000, cpu_ms: (e.tdur ?? 0) / 1000, what: first ? `${first.name}${where}` : e.name,
+      layout_ms: part(inside, /^Layout$/), style_ms: part(inside, /^UpdateLayoutTree$/), paint_ms: part(inside, /^(Paint|PrePaint)$/),
+    };
+  };
+  const all = tasks.map(describe);
+  const byCpu = [...all].sort((a, b) => b.cpu_ms - a.cpu_ms);
+  return {
+    tasks: all.length, seconds: (to.ts - from.ts) / 1e6,
+    longest_wall_ms: Math.max(0, ...all.map((t) => t.wall_ms)), longest_cpu_ms: byCpu[0]?.cpu_ms ?? 0,
+    over_50_wall: all.filter((t) => t.wall_ms > 50).length, over_50_cpu: all.filter((t) => t.cpu_ms > 50).length,
+    over_16_cpu: all.filter((t) => t.cpu_ms > 16).length, top: byCpu.slice(0, 3),
+  };
+}
+
+const taskLine = (t) => `${t.cpu_ms.toFixed(1)} ms CPU (${t.wall_ms.toFixed(0)} ms wall; layout ${t.layout_ms.toFixed(1)}, style ${t.style_ms.toFixed(1)}, paint ${t.paint_ms.toFixed(1)}): ${t.what}`;
 
 export async function run({ site, samples, warmup, log }) {
   const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()) : null;
@@ -304,6 +354,28 @@ export async function run({ site, samples, warmup, log }) {
               + `${taskText({ longest: Math.max(...anchors.map((a) => a.longest)), long: anchors.reduce((n, a) => n + a.long, 0) })}; `
               + `showing the trained model at the end: ${results.map((r) => msText(r.after)).join(' / ')}`);
             targets.push(target(`chapter 9, ${which}`, busy, results, anchors));
+          }
+          // One more induction training under a Chromium trace: each main-thread task's CPU time beside its wall time.
+          log(`learn: chapter 9, induction, traced${tag}…`);
+          const traced = await beside(busy, async () => {
+            await site.browser.startTracing(chapter, { categories: TRACE_CATEGORIES });
+            let raw;
+            try {
+              await chapterTraining(chapter, 'induction');
+            } finally {
+              raw = await site.browser.stopTracing();
+            }
+            if (process.env.BENCH_TRACE) writeFileSync(join(process.env.BENCH_TRACE, `learn-induction${busy ? '-busy' : ''}.json`), raw);
+            return traceTasks(JSON.parse(String(raw)).traceEvents);
+          });
+          if (traced) {
+            rows.push({
+              what: `chapter 9, induction: longest main-thread task's CPU time (traced)${tag}`, median_ms: traced.longest_cpu_ms, p90_ms: null, target_ms: null, ok: null,
+              longest_task_ms: traced.longest_wall_ms, long_tasks: String(traced.over_50_wall), trace: traced,
+            });
+            notes.push(`chapter 9, induction, traced${tag}: ${traced.tasks} main-thread tasks in ${traced.seconds.toFixed(1)} s; over 50 ms: ${traced.over_50_wall} by wall time, `
+              + `${traced.over_50_cpu} by CPU time (${traced.over_16_cpu} over 16 ms of CPU); the longest by CPU:`);
+            for (const t of traced.top) notes.push(`  ${taskLine(t)}`);
           }
         }
       } finally {
