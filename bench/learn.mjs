@@ -166,7 +166,7 @@ function watchChapterTraining(which) {
       // The task that shows the trained model, for the notes: the first long task after the end, if any.
       setTimeout(() => {
         observer.disconnect();
-        resolve({ ms, longest: Math.max(0, ...during), long: during.length, after: Math.max(0, ...longTasks.slice(during.length)), redraws, steps, accuracy: panel.latest?.accuracy ?? null, steps: panel.steps });
+        resolve({ ms, longest: Math.max(0, ...during), long: during.length, after: Math.max(0, ...longTasks.slice(during.length)), redraws, redrawSteps: steps, accuracy: panel.latest?.accuracy ?? null, steps: panel.steps });
       }, 300);
     };
   });
@@ -215,9 +215,14 @@ export function traceTasks(events) {
   if (!from || !to) return null;
   const main = events.filter((e) => e.ph === 'X' && e.dur && e.pid === from.pid && threads.get(`${e.pid}:${e.tid}`) === 'CrRendererMain'
     && e.ts >= from.ts && e.ts < to.ts).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  // The task that ends training (its report, which shows the trained model) is not "while it trains".
+  const last = main.filter((e) => e.ts + e.dur > to.ts).reduce((a, e) => Math.min(a, e.ts), Infinity);
   const tasks = [];
   let end = -1;
-  for (const e of main) if (e.ts >= end) { tasks.push({ e, inside: [] }); end = e.ts + e.dur; } else tasks.at(-1).inside.push(e);
+  for (const e of main) {
+    if (e.ts >= last) break;
+    if (e.ts >= end) { tasks.push({ e, inside: [] }); end = e.ts + e.dur; } else tasks.at(-1).inside.push(e);
+  }
   const part = (inside, re) => {
     // The outermost matching events only (nested ones are inside them).
     let sum = 0, until = -1;
@@ -346,7 +351,7 @@ export async function run({ site, samples, warmup, log }) {
               ok: longestTask <= 50, longest_task_ms: longestTask, long_tasks: String(long), runs: results, anchors,
             });
             rows.push({ what: `chapter 9, ${which}: one redraw of the figures (onModel, all its steps)${tag}`, ...stats(redraws), target_ms: null, ok: null, samples: redraws });
-            const steps = results.flatMap((r) => r.steps);
+            const steps = results.flatMap((r) => r.redrawSteps);
             rows.push({ what: `chapter 9, ${which}: one step of a redraw (a task of its own)${tag}`, ...stats(steps), target_ms: null, ok: null, longest_task_ms: Math.max(...steps), samples: steps });
             notes.push(`chapter 9, ${which}${tag}: ${results.length} trainings of ${results[0].steps} steps in ${results.map((r) => (r.ms / 1000).toFixed(1)).join(' / ')} s, `
               + `held-out accuracy ${results.map((r) => `${(100 * r.accuracy).toFixed(0)} %`).join(' / ')}, ${redraws.length} redraws; `
