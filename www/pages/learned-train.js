@@ -2,8 +2,9 @@
 // (Train from scratch, Pause/Resume, Cancel) with their disabled states and where the keyboard focus goes, the
 // <progress> bar and its text, the loss curve (an SVG polyline, with the numbers as text beside it), and the line
 // that says the held-out accuracy and the time taken. The training itself is `train()` (a Web Worker); this file
-// hands each progress report's model to the chapter at most once per animation frame, so a fast worker never
-// queues more redraws than the screen can show.
+// hands the latest progress report's model to the chapter, which redraws its figures in a few short tasks (a redraw
+// done in one task was 40 ms of main-thread CPU for induction, 60–300 ms of wall time on a loaded machine: issue 26),
+// one redraw at a time, so a fast worker never queues more redraws than the page can show.
 import { train } from '../attention-viz.js';
 import { el } from '../element/dom.js';
 
@@ -23,16 +24,21 @@ const num = (x) => (x >= 0.01 ? x.toFixed(3) : x.toPrecision(2));
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 /**
  * The figures follow the training at most every MODEL_EVERY_MS, and never take more than 1 / MODEL_SHARE of the main
- * thread (the bar and the text follow every frame): redrawing a figure rebuilds the element, tens of milliseconds,
- * and the worker that trains shares the machine's cores with this thread.
+ * thread (the bar and the text follow every frame): redrawing the figures rebuilds an element, and the worker that
+ * trains shares the machine's cores with this thread.
  */
 const MODEL_EVERY_MS = 100;
 const MODEL_SHARE = 5;
 
+/** `fn` in a task of its own, after whatever the page has queued. */
+const later = (fn) => setTimeout(fn, 0);
+
 export class TrainPanel {
   /**
    * `root`: the empty container; `task`: "reversal" | "induction"; `steps`: how many to train; `title`: the model's
-   * name in texts; `onModel(model, progress)`: a model to show (once per frame while training); `onDone(model,
+   * name in texts; `onModel(model, progress)`: a model to show while training, which may return an iterator: each
+   * `next()` is one step of the redraw, run in a task of its own (none of them long), the next one only after it;
+   * `onDone(model,
    * summary)`: the trained model; `onStop()`: training cancelled or failed (the chapter goes back to its model);
    * `onStart()`: training begins.
    */
@@ -40,6 +46,10 @@ export class TrainPanel {
     Object.assign(this, { root, task, steps, title, onModel, onDone, onStop, onStart });
     this.job = null;
     this.points = [];
+    /** Bumped whenever the figures are set otherwise (the end, a cancel): a redraw still running is dropped. */
+    this.generation = 0;
+    /** A redraw running (its steps in tasks of their own); `again`: show the latest model when it ends. */
+    this.redraw = null;
     const id = `${task}-train`;
     this.trainButton = el('button', { type: 'button', 'data-action': 'train', text: 'Train from scratch', onclick: () => this.start() });
     this.pauseButton = el('button', { type: 'button', 'data-action': 'pause', text: 'Pause', disabled: true, onclick: () => this.togglePause() });
@@ -106,25 +116,62 @@ export class TrainPanel {
       this.bar.value = q.step;
       this.drawCurve();
       this.say(this.progressText());
-      // The figures in a task of their own: in this frame's callback their redraw and the frame's style, layout and
-      // paint of the page made one task of 60–120 ms (a Chromium trace); apart, each stays well under 50 ms.
-      setTimeout(() => { if (this.job) this.showModel(); }, 0);
+      // The figures in tasks of their own, after the next frame (showModel): in this frame's callback their redraw and
+      // the frame's style, layout and paint of the page made one task of 60–120 ms (a Chromium trace).
+      this.showModel();
     });
   }
 
-  /** The latest model to the chapter, unless the last one was shown too recently (`force`: now). */
+  /**
+   * The latest model to the chapter, unless the last one was shown too recently (`force`: now, or as soon as a redraw
+   * running ends). The chapter's redraw runs step by step (see the constructor), each step in the task right after a
+   * frame: the frame has laid the page out, so the panel's place is read at no cost before the step, and read again
+   * after it (laying out what the step changed, which the next frame would have done): if the step changed the height
+   * of anything above the panel (a verdict that rewraps), the page scrolls by as much, so the panel and the figure the
+   * reader watches above it stay where they were, in every frame.
+   */
   showModel(force = false) {
-    const start = performance.now();
-    if (!this.latest || (!force && start < this.nextAt)) return;
-    // The reader is watching the figure form above this panel: if a redraw changes the height of anything above
-    // it (a verdict that rewraps), the page scrolls by as much, so the panel and its figure stay where they were.
-    const before = this.onScreen() ? this.root.getBoundingClientRect().top : null;
-    this.onModel(this.latest.model, this.latest);
-    if (before !== null) {
-      const moved = this.root.getBoundingClientRect().top - before;
-      if (Math.abs(moved) >= 0.5) window.scrollBy(0, moved);
+    if (this.redraw) {
+      if (this.latest !== this.redraw.q) this.redraw.again ||= force ? 'force' : true;
+      return;
     }
-    this.nextAt = start + Math.max(MODEL_EVERY_MS, MODEL_SHARE * (performance.now() - start));
+    if (!this.latest || (!force && performance.now() < this.nextAt)) return;
+    const generation = this.generation;
+    const q = this.latest;
+    const redraw = this.redraw = { q, again: false, busy: 0 };
+    let steps = null;
+    /** Runs `fn` (which returns whether more steps follow) after the next frame, unless the figures were set otherwise meanwhile. */
+    const run = (fn) => requestAnimationFrame(() => later(() => {
+      if (generation !== this.generation) return;
+      const t = performance.now();
+      let more = false;
+      try {
+        const before = this.onScreen() ? this.root.getBoundingClientRect().top : null;
+        more = fn();
+        if (before !== null) {
+          const moved = this.root.getBoundingClientRect().top - before;
+          if (Math.abs(moved) >= 0.5) window.scrollBy(0, moved);
+        }
+      } finally {
+        redraw.busy += performance.now() - t;
+        if (!more) this.redraw = null;
+      }
+      if (more) { run(() => !steps.next().done); return; }
+      // The next redraw waits as many times as long as this one's main-thread work took (its steps, not the waits
+      // between them), so the figures never take more than 1 / MODEL_SHARE of the thread.
+      this.nextAt = performance.now() + Math.max(MODEL_EVERY_MS, MODEL_SHARE * redraw.busy);
+      if (redraw.again && this.job) this.showModel(redraw.again === 'force');
+    }));
+    run(() => {
+      steps = this.onModel(q.model, q);
+      return typeof steps?.next === 'function';
+    });
+  }
+
+  /** The figures are about to be set otherwise (the end, a cancel): a redraw still running stops where it is. */
+  drop() {
+    this.generation++;
+    this.redraw = null;
   }
 
   /** Whether any of the panel is in the viewport (a reader elsewhere on the page is not scrolled for it). */
@@ -166,6 +213,7 @@ export class TrainPanel {
   finish(job, model) {
     if (job !== this.job) return;
     this.job = null;
+    this.drop();
     const ms = performance.now() - this.started - this.pausedFor;
     const q = this.latest;
     this.bar.value = this.steps;
@@ -187,6 +235,7 @@ export class TrainPanel {
   stop(text) {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = null;
+    this.drop();
     this.setButtons(false);
     this.say(text);
     this.onStop();

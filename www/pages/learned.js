@@ -102,6 +102,18 @@ class HeadEditor {
     }
     // The element fires `change` for configs set here too: only the learner's edits go back into the model.
     this.viz.addEventListener('change', (e) => { if (!this.setting) this.edited(e.detail.config); });
+    // The grids are behind a disclosure, mostly closed: filling their thousands of cells (150–700 ms of one task on a
+    // loaded machine, at the end of every training and for every typed input) waits until it opens (`fill`).
+    this.box = where.closest('details');
+    this.pending = null;
+    this.box?.addEventListener('toggle', () => { if (this.box.open && this.pending) this.fill(this.pending); });
+  }
+
+  /** The grids get `config` now, or when their disclosure opens if it is closed. */
+  fill(config) {
+    if (this.box && !this.box.open) { this.pending = config; return; }
+    this.pending = null;
+    this.quietly(() => { this.viz.config = config; });
   }
 
   /** The element's config for the section's model, input and this editor's layer. */
@@ -129,14 +141,13 @@ class HeadEditor {
 
   /**
    * Shows the section's current model and input: the heatmap always, the grids unless `grids` is false (while it
-   * trains: their numbers would churn unreadably, and refilling hundreds of cells per redraw takes the main thread).
+   * trains: their numbers would churn unreadably, and refilling hundreds of cells per redraw takes the main thread),
+   * and then only once their disclosure is open (`fill`).
    */
   show({ grids = true } = {}) {
     const config = this.config();
-    this.quietly(() => {
-      if (this.heat) this.heat.config = config;
-      if (grids) this.viz.config = config;
-    });
+    if (this.heat) this.quietly(() => { this.heat.config = config; });
+    if (grids) this.fill(config);
   }
 
   /**
@@ -248,10 +259,22 @@ class Reversal {
       task: 'reversal', steps: this.trained.trained?.steps ?? 1000, title: 'reversal',
       // While it trains the heatmap above the panel follows the model; the grids below it keep their numbers.
       onStart: () => { this.training = true; this.editor.freeze(true, this.stale); },
-      onModel: (model) => { this.model = rounded(model); this.show(); },
+      onModel: (model) => this.follow(model),
       onDone: (model) => { this.trained = rounded(model); this.stopTraining(); },
       onStop: () => this.stopTraining(),
     });
+  }
+
+  /**
+   * A model being trained, shown in steps (each `yield` ends a task: learned-train.js runs the next after a frame):
+   * the prediction, then the heatmap. In one task they were 20–40 ms of main-thread work on a loaded machine.
+   */
+  * follow(model) {
+    this.model = rounded(model);
+    this.detached = null;
+    this.predict();
+    yield;
+    this.editor.show({ grids: false });
   }
 
   stopTraining() {
@@ -355,11 +378,31 @@ class Induction {
       // numbers (its four 32 × 32 grids would churn unreadably, and redrawing them takes the main thread).
       // The layer picker waits too: it would pick a head the frozen grids do not show.
       onStart: () => { this.training = true; this.editor.freeze(true, this.stale); this.pick.disabled = true; },
-      onModel: (model) => { this.model = rounded(model); this.show(); },
+      onModel: (model) => this.follow(model),
       onDone: (model) => { this.trained = rounded(model); this.stopTraining(); },
       onStop: () => this.stopTraining(),
     });
     this.describe(this.trace);
+  }
+
+  /**
+   * A model being trained, shown in steps (each `yield` ends a task: learned-train.js runs the next after a frame):
+   * the forward pass, the heads' grid, then the predictions and what each head does. In one task they were 40 ms of
+   * main-thread CPU (a Chromium trace), 60–300 ms of wall time on a loaded machine.
+   */
+  * follow(model) {
+    this.model = rounded(model);
+    this.detached = null;
+    let trace;
+    try { trace = this.run(); } catch (e) {
+      this.refresh(); // says why, as any other model that cannot run
+      return;
+    }
+    yield;
+    this.trace = trace;
+    this.showHeads(trace);
+    yield;
+    this.describe(trace);
   }
 
   stopTraining() {
@@ -419,9 +462,14 @@ class Induction {
       return;
     }
     this.trace = trace;
+    this.showHeads(trace);
+    this.describe(trace);
+  }
+
+  /** The heads' grid of `trace`, the head the reader picked kept. */
+  showHeads(trace) {
     const { layer = 0, head = 0 } = this.viz.config ?? {};
     this.viz.config = this.figureConfig(trace, { layer, head });
-    this.describe(trace);
   }
 
   /**
