@@ -149,7 +149,12 @@ try {
   const workerSource = worker.outputFiles.find((f) => f.path.endsWith('.js')).text;
   const workerStrays = worker.warnings.filter((w) => w.id === 'empty-import-meta' && !glueMeta(w));
   if (workerStrays.length || workerSource.includes('import.meta')) throw new Error('the training worker cannot use import.meta (it runs from a Blob URL)');
-  const define = { TRAIN_WORKER_SOURCE: JSON.stringify(workerSource) };
+  // The same for a large read-only figure's worker (www/compute-worker.js, started by www/attention-viz.js's
+  // computeWorker): both builds carry it, so a 4,096-token figure draws from npm and in a notebook too.
+  const compute = await bundle({ entryPoints: [join(www, 'compute-worker.js')], format: 'iife', write: false, outfile: join(work, 'compute-worker.js'), plugins: [shippedGlue] }, glueMeta);
+  const computeSource = compute.outputFiles.find((f) => f.path.endsWith('.js')).text;
+  if (computeSource.includes('import.meta')) throw new Error('the compute worker cannot use import.meta (it runs from a Blob URL)');
+  const define = { TRAIN_WORKER_SOURCE: JSON.stringify(workerSource), COMPUTE_WORKER_SOURCE: JSON.stringify(computeSource) };
 
   // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm and pkg/attention_viz_models.bin relative
   // to itself (www/wasm-source.js).

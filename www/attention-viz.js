@@ -42,6 +42,9 @@ export const ready = coreModule.then((module) => init({ module_or_path: module }
 // ends a Node process (a static site's build importing this module for its types or its SVG).
 ready.catch(() => {});
 
+/* global COMPUTE_WORKER_SOURCE -- the compute worker bundled into a string by scripts/dist.mjs (esbuild `define`) */
+/** The Blob URL of the bundled compute worker, made once. */
+let computeWorkerURL = null;
 let modelsLoading = null;
 let modelsLoaded = false;
 /**
@@ -724,8 +727,12 @@ if (typeof customElements !== 'undefined') {
     largeCellText: (row, col, value) => core.largeCellText(row, col, value),
     flatConfig,
     computeWorker: () => coreModule.then((module) => {
-      // Beside the .wasm's folder, as www/ has it (www/pkg/ → www/compute-worker.js); the single-file build carries
-      // the .wasm's bytes and no worker file: no large figures there (the element says so).
+      // The dist builds carry the worker bundled (scripts/dist.mjs: COMPUTE_WORKER_SOURCE), started from a Blob URL;
+      // www/ starts www/compute-worker.js beside the .wasm's folder (www/pkg/ → www/compute-worker.js).
+      if (typeof COMPUTE_WORKER_SOURCE === 'string') {
+        computeWorkerURL ??= URL.createObjectURL(new Blob([COMPUTE_WORKER_SOURCE], { type: 'text/javascript' }));
+        return { module, worker: new Worker(computeWorkerURL, { name: 'attention-viz-compute' }) };
+      }
       if (!(WASM_SOURCE instanceof URL)) throw new Error('this build of attention-viz has no compute worker');
       const url = new URL('../compute-worker.js', WASM_SOURCE);
       return { module, worker: new Worker(url, { type: 'module', name: 'attention-viz-compute' }) };

@@ -120,6 +120,35 @@ test('n = 4096, editable="false": computed in a worker with a progress line; sco
   await done(page);
 });
 
+// The dist builds carry the worker inside (scripts/dist.mjs: COMPUTE_WORKER_SOURCE): from npm's module and in the
+// single-file build (the notebooks' engine), a read-only figure over the cost bound draws too. 1,600 tokens × 64 is
+// just over the page's bound (3.5e8 multiply-adds), so the worker takes it; needs `make dist`.
+for (const build of ['attention-viz.js', 'attention-viz.inline.js']) {
+  test(`dist/${build}: a read-only figure over the page's bound is computed by the bundled worker and drawn`, { timeout: WAIT * 2 }, async () => {
+    const page = await site.page('tests/fixtures/blank.html');
+    await page.evaluate(async ([build, n, d]) => {
+      let av;
+      if (build.endsWith('.inline.js')) {
+        await new Promise((ok, fail) => document.head.append(Object.assign(document.createElement('script'), { src: `/dist/${build}`, onload: ok, onerror: fail })));
+        av = window.AttentionViz;
+      } else {
+        av = await import(`/dist/${build}`);
+      }
+      await av.ready;
+      const rs = new av.RandomState(0);
+      const rows = (k) => Array.from({ length: k }, () => rs.randn(d));
+      const el = document.createElement('attention-viz');
+      el.id = 'big';
+      el.setAttribute('editable', 'false');
+      document.body.append(el);
+      el.config = { embeddings: rows(n), w_q: rows(d), w_k: rows(d), w_v: rows(d) };
+    }, [build, 1600, D]);
+    await page.locator('#big [data-role="large"] canvas[data-view="weights"][data-painted]').waitFor({ timeout: WAIT * 2 });
+    assert.equal(await page.evaluate(() => document.querySelector('#big').shadowRoot.querySelector('.status').textContent), '');
+    await done(page);
+  });
+}
+
 test('the same config in an editable figure keeps the core\'s cost refusal (no worker)', { timeout: WAIT }, async () => {
   const page = await site.page('tests/fixtures/blank.html');
   await figure(page, true);
