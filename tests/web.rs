@@ -213,8 +213,8 @@ fn fmt_and_contrast_through_the_bindings() {
     assert!(viz.render("weights", c, 1.0, false, None, vec![], true, Some("x".into()), None).is_err());
     assert_eq!(viz.preferred_size("weights", None).unwrap().len(), 2);
     assert!(viz.preferred_size("weights", Some("?".into())).is_err());
-    assert_eq!(viz.cell_at("weights", 362, 164, 1.0, 60.0, 30.0, None).unwrap(), Some(vec![0, 0]));
-    assert_eq!(viz.cell_at("nope", 362, 164, 1.0, 60.0, 30.0, None).unwrap(), None);
+    assert_eq!(viz.cell_at("weights", 362, 164, 1.0, 60.0, 30.0, None, None).unwrap(), Some(vec![0, 0]));
+    assert_eq!(viz.cell_at("nope", 362, 164, 1.0, 60.0, 30.0, None, None).unwrap(), None);
 }
 
 #[wasm_bindgen_test]
@@ -247,11 +247,11 @@ fn the_figure_as_text() {
     for dpr in [1.0, 2.0] {
         let (w, h) = ((362.0 * dpr) as u32, (164.0 * dpr) as u32);
         for (i, j) in [(0, 0), (1, 3), (3, 2)] {
-            let r = viz.cell_rect("weights", w, h, dpr, i, j, None).unwrap().unwrap();
+            let r = viz.cell_rect("weights", w, h, dpr, i, j, None, None).unwrap().unwrap();
             let (x, y) = (f64::from(r[0] + r[2]) / 2.0, f64::from(r[1] + r[3]) / 2.0);
-            assert_eq!(viz.cell_at("weights", w, h, dpr, x, y, None).unwrap().unwrap(), vec![i as u32, j as u32]);
+            assert_eq!(viz.cell_at("weights", w, h, dpr, x, y, None, None).unwrap().unwrap(), vec![i as u32, j as u32]);
         }
-        assert!(viz.cell_rect("weights", w, h, dpr, 4, 0, None).unwrap().is_none());
+        assert!(viz.cell_rect("weights", w, h, dpr, 4, 0, None, None).unwrap().is_none());
     }
 }
 

@@ -50,20 +50,28 @@ pub fn compute_json_in_memory(config_json: &str) -> Result<TraceInMemory, JsErro
 /// config without its matrices) or the shapes do not parse: the full validation then says what is wrong.
 #[wasm_bindgen(js_name = checkDeclared)]
 pub fn check_declared(rest_json: &str, shapes_json: &str) -> Result<(), JsError> {
+    let Some((rest, shapes)) = declared(rest_json, shapes_json) else { return Ok(()) };
+    let shapes: Vec<(&str, Vec<usize>)> = shapes.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
+    crate::config::check_declared_shapes(&rest, &shapes).map_err(|e| JsError::new(&e.0))
+}
+
+/// `checkDeclared`'s and `largeTakes`' arguments read: the config without its matrices, and each matrix's declared
+/// dimensions (a dimension past usize is usize::MAX, which every limit refuses); `None` when either does not parse.
+pub(crate) fn declared(rest_json: &str, shapes_json: &str) -> Option<(Value, Vec<(String, Vec<usize>)>)> {
     let (Ok(rest), Ok(Value::Object(shapes))) =
         (serde_json::from_str::<Value>(rest_json), serde_json::from_str::<Value>(shapes_json))
     else {
-        return Ok(());
+        return None;
     };
-    let shapes: Vec<(&str, Vec<usize>)> = shapes
+    let shapes = shapes
         .iter()
         .filter_map(|(name, s)| {
             let dims: Option<Vec<usize>> =
                 s.as_array()?.iter().map(|d| d.as_u64().map(|d| d.min(usize::MAX as u64) as usize)).collect();
-            Some((name.as_str(), dims?))
+            Some((name.clone(), dims?))
         })
         .collect();
-    crate::config::check_declared_shapes(&rest, &shapes).map_err(|e| JsError::new(&e.0))
+    Some((rest, shapes))
 }
 
 /// The config of a flat call (see `computeFlat`), validated; `None` when `rest_json` does not parse.

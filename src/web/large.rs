@@ -15,7 +15,6 @@ use crate::heatmap::format::format_g;
 use crate::math::Matrix;
 use crate::views;
 use js_sys::{Array, Float64Array, Object, Uint8ClampedArray};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 /// How a block of cells becomes one pixel: the weights' largest (a query's one peak among near-zero weights would
@@ -34,19 +33,8 @@ const BAR_ROWS: usize = 256;
 /// and `shapes_json` as `checkDeclared` reads them.
 #[wasm_bindgen(js_name = largeTakes)]
 pub fn large_takes(rest_json: &str, shapes_json: &str) -> bool {
-    let (Ok(rest), Ok(Value::Object(shapes))) =
-        (serde_json::from_str::<Value>(rest_json), serde_json::from_str::<Value>(shapes_json))
-    else {
-        return false;
-    };
-    let shapes: Vec<(&str, Vec<usize>)> = shapes
-        .iter()
-        .filter_map(|(name, s)| {
-            let dims: Option<Vec<usize>> =
-                s.as_array()?.iter().map(|d| d.as_u64().map(|d| d.min(usize::MAX as u64) as usize)).collect();
-            Some((name.as_str(), dims?))
-        })
-        .collect();
+    let Some((rest, shapes)) = super::compute::declared(rest_json, shapes_json) else { return false };
+    let shapes: Vec<(&str, Vec<usize>)> = shapes.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
     config::worker_takes(&rest, &shapes)
 }
 
