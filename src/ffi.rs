@@ -147,6 +147,24 @@ pub unsafe extern "C" fn av_options(text: *const u8, text_len: usize, data: *con
     run(text, text_len, data, data_len, |req| options_of(req).map(|_| ("{}".into(), Vec::new())))
 }
 
+/// User text as the core's messages quote it (`{"quote": text}`: [`crate::text::quote`]) or cut it (`{"cut": text}`:
+/// [`crate::text::cut`]): 0 and the text, or 1 and a message for any other request. Python's messages of its own
+/// (element options, unknown names) quote the user's text through this, so the rule has one home.
+///
+/// # Safety
+/// As [`av_check`].
+#[no_mangle]
+pub unsafe extern "C" fn av_text(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    run(text, text_len, data, data_len, |req| {
+        let arg = |key: &str| req.request.get(key).and_then(Value::as_str);
+        match (arg("quote"), arg("cut")) {
+            (Some(t), None) => Ok((crate::text::quote(t), Vec::new())),
+            (None, Some(t)) => Ok((crate::text::cut(t), Vec::new())),
+            _ => Err("attention-viz internal error: av_text takes {\"quote\": text} or {\"cut\": text}".into()),
+        }
+    })
+}
+
 /// The core's facts a shell needs as data: the config's fields, the limits, the presets' configs.
 #[no_mangle]
 pub extern "C" fn av_facts() -> u32 {

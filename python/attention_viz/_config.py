@@ -11,7 +11,6 @@ are the core's to judge).
 from __future__ import annotations
 
 import functools
-import json
 import math
 import numbers
 import reprlib
@@ -37,18 +36,17 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _text(kind: str, text: str) -> str:
+    """The user's text as the core's messages write it (``av_text``: its ``text::quote`` or ``text::cut``). Only the
+    first ``QUOTE_MAX`` + 1 characters can show, so only they are sent: a 1 MB name costs nothing."""
+    from ._core import call
+
+    return call("av_text", {kind: text[: quote_max() + 1]})[0]
+
+
 def cut(text: str) -> str:
-    """Text the user wrote that is not quoted (a number), cut as the core's ``text::cut`` cuts it."""
-    return text if len(text) <= quote_max() else text[: quote_max() - 1] + "…"
-
-
-def _cut_quoted(quoted: str, whole: bool) -> str:
-    """A quoted text (its quotes at both ends) whose inside is cut to ``QUOTE_MAX`` characters with "…";
-    ``whole``: the quoted text is all of the user's, not its head."""
-    inner = quoted[1:-1]
-    if len(inner) <= quote_max() and whole:
-        return quoted
-    return quoted[0] + inner[: quote_max() - 1] + "…" + quoted[-1]
+    """Text the user wrote that is not quoted (a number), cut to ``QUOTE_MAX`` characters with "…" by the core."""
+    return _text("cut", text)
 
 
 def whole_number_text(x: int) -> str:
@@ -79,8 +77,9 @@ class _Short(reprlib.Repr):
 def quote(x) -> str:
     """A value for a message as Python quotes it (``repr``), cut to ``QUOTE_MAX`` characters."""
     if isinstance(x, str):
-        head = x[: quote_max() + 1]  # only this much can be shown: escaping the rest is wasted
-        return _cut_quoted(repr(head), len(head) == len(x))
+        # Only the first QUOTE_MAX + 1 characters can show (escaping the rest is wasted); the core cuts the inside.
+        quoted = repr(x[: quote_max() + 1])
+        return quoted[0] + cut(quoted[1:-1]) + quoted[-1]
     if isinstance(x, int) and not isinstance(x, bool):
         text = whole_number_text(x)
         return text if text.startswith("a ") else cut(text)
@@ -91,9 +90,8 @@ def quote(x) -> str:
 
 
 def dquote(text: str) -> str:
-    """A name the user wrote, in double quotes (as the core's ``text::quote`` writes it), cut the same way."""
-    head = text[: quote_max() + 1]
-    return _cut_quoted(json.dumps(head, ensure_ascii=False), len(head) == len(text))
+    """A name the user wrote, in double quotes and cut, as the core's messages quote it."""
+    return _text("quote", text)
 
 
 def edit_distance(a: str, b: str) -> int:
