@@ -43,6 +43,16 @@ pub fn js() -> String {
          export const MAX_VALUES = {};\n\n\
          /** The longest user text a message quotes, in characters (the core's `text::QUOTE_MAX`). */\n\
          export const QUOTE_MAX = {};\n\n\
+         /**\n \
+         * Input quoted in a message, cut as the core's `text::cut` cuts it: at most QUOTE_MAX characters, the last one\n \
+         * `text::CUT_MARK`. For the code that runs without the core (parseArray needs no `ready`). Characters are code\n \
+         * points, as Rust counts them; only the first QUOTE_MAX + 1 are looked at, so a 1 MB token costs nothing.\n \
+         */\n\
+         export function cut(s) {{\n  \
+         const head = [];\n  \
+         for (const ch of s) {{ if (head.push(ch) > QUOTE_MAX) break; }}\n  \
+         return head.length > QUOTE_MAX ? `${{head.slice(0, QUOTE_MAX - 1).join('')}}{}` : s;\n\
+         }}\n\n\
          /** The most values one RandomState call may ask for (the core's `random::MAX_RANDOM`): refused from the\n \
          * shape before anything is drawn or built. */\n\
          export const MAX_RANDOM = {};\n\n\
@@ -55,6 +65,7 @@ pub fn js() -> String {
         quoted(&crate::config::MATRICES),
         crate::weights::MAX_VALUES,
         crate::text::QUOTE_MAX,
+        crate::text::CUT_MARK,
         crate::random::MAX_RANDOM,
         quoted(&crate::views::MODERN_PANELS),
         quoted(&crate::views::DECODE_VIEWS)

@@ -19,11 +19,14 @@ pub fn quote(text: &str) -> String {
     }
 }
 
-/// Text the user wrote that is not quoted (a number): cut to [`QUOTE_MAX`] characters.
+/// Text the user wrote that is not quoted (a number): cut to [`QUOTE_MAX`] characters, the last one [`CUT_MARK`].
 pub fn cut(text: &str) -> String {
     if text.chars().count() <= QUOTE_MAX {
         text.to_string()
     } else {
-        format!("{}…", text.chars().take(QUOTE_MAX - 1).collect::<String>())
+        format!("{}{CUT_MARK}", text.chars().take(QUOTE_MAX - 1).collect::<String>())
     }
 }
+
+/// What ends a cut text ([`cut`]; JavaScript's `cut`, generated from this by src/facts.rs).
+pub const CUT_MARK: char = '…';

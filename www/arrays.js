@@ -5,13 +5,14 @@
 // 1, as an editor counts). The input cells read a paste through parseArray too (element/cells.js): one text reader.
 
 import { Inflate } from '../node_modules/fflate/esm/browser.js';
-import { MAX_VALUES, QUOTE_MAX } from './element/facts.js';
+import { MAX_VALUES, cut } from './element/facts.js';
+export { cut }; // the tests check it against the core's text::cut
 
 /** NumPy's limit on dimensions (NPY_MAXDIMS); deeper nesting is refused before it can exhaust the stack. */
 const MAX_DIMS = 64;
 // MAX_VALUES, the most values one array may hold (the most a figure takes): a header or a shape asking for more is
 // refused before anything is built, as nested arrays of 10^8 numbers would take the tab's memory. Re-exported for
-// the tests. MAX_VALUES and QUOTE_MAX are the core's, generated into facts.js: this file runs without the .wasm.
+// the tests. MAX_VALUES and `cut` (QUOTE_MAX) are the core's, generated into facts.js: this file runs without the .wasm.
 export { MAX_VALUES };
 /** The most empty lists an empty array may need (`(10000000, 0)` is ten million of them, and holds nothing). */
 export const MAX_EMPTY_LISTS = 2 ** 20;
@@ -516,16 +517,6 @@ function lineCol(text, i) {
 }
 
 const failAt = (text, i, what) => { throw new Error(`${what} (${lineCol(text, i)})`); };
-/**
- * Input quoted in a message, cut to QUOTE_MAX characters with “…” — the core's `text::cut`, copied because this
- * file runs without the core (tests/e2e/hostile-files.test.mjs checks the copy against the core's). Characters are
- * code points, as Rust counts them; only the first QUOTE_MAX + 1 are looked at, so a 1 MB token costs nothing.
- */
-export function cut(s) {
-  const head = [];
-  for (const ch of s) { if (head.push(ch) > QUOTE_MAX) break; }
-  return head.length > QUOTE_MAX ? `${head.slice(0, QUOTE_MAX - 1).join('')}…` : s;
-}
 
 /** Text of one array → nested arrays: bracketed forms (Python lists, JSON, reprs, print) or rows of numbers. */
 function readText(raw) {

@@ -20,6 +20,17 @@ export const MAX_VALUES = 8388608;
 /** The longest user text a message quotes, in characters (the core's `text::QUOTE_MAX`). */
 export const QUOTE_MAX = 40;
 
+/**
+ * Input quoted in a message, cut as the core's `text::cut` cuts it: at most QUOTE_MAX characters, the last one
+ * `text::CUT_MARK`. For the code that runs without the core (parseArray needs no `ready`). Characters are code
+ * points, as Rust counts them; only the first QUOTE_MAX + 1 are looked at, so a 1 MB token costs nothing.
+ */
+export function cut(s) {
+  const head = [];
+  for (const ch of s) { if (head.push(ch) > QUOTE_MAX) break; }
+  return head.length > QUOTE_MAX ? `${head.slice(0, QUOTE_MAX - 1).join('')}…` : s;
+}
+
 /** The most values one RandomState call may ask for (the core's `random::MAX_RANDOM`): refused from the
  * shape before anything is drawn or built. */
 export const MAX_RANDOM = 131072;
