@@ -148,8 +148,9 @@ pub unsafe extern "C" fn av_options(text: *const u8, text_len: usize, data: *con
 }
 
 /// User text as the core's messages quote it (`{"quote": text}`: [`crate::text::quote`]) or cut it (`{"cut": text}`:
-/// [`crate::text::cut`]): 0 and the text, or 1 and a message for any other request. Python's messages of its own
-/// (element options, unknown names) quote the user's text through this, so the rule has one home.
+/// [`crate::text::cut`]), or as its SVGs write it (`{"xml": text}`: the characters XML 1.0 forbids made U+FFFD): 0 and
+/// the text, or 1 and a message for any other request. Python's own messages (element options, unknown names) and its
+/// HTML outputs go through this, so each rule has one home.
 ///
 /// # Safety
 /// As [`av_check`].
@@ -157,10 +158,11 @@ pub unsafe extern "C" fn av_options(text: *const u8, text_len: usize, data: *con
 pub unsafe extern "C" fn av_text(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
     run(text, text_len, data, data_len, |req| {
         let arg = |key: &str| req.request.get(key).and_then(Value::as_str);
-        match (arg("quote"), arg("cut")) {
-            (Some(t), None) => Ok((crate::text::quote(t), Vec::new())),
-            (None, Some(t)) => Ok((crate::text::cut(t), Vec::new())),
-            _ => Err("attention-viz internal error: av_text takes {\"quote\": text} or {\"cut\": text}".into()),
+        match (arg("quote"), arg("cut"), arg("xml")) {
+            (Some(t), None, None) => Ok((crate::text::quote(t), Vec::new())),
+            (None, Some(t), None) => Ok((crate::text::cut(t), Vec::new())),
+            (None, None, Some(t)) => Ok((crate::heatmap::draw::xml_chars(t), Vec::new())),
+            _ => Err("attention-viz internal error: av_text takes {\"quote\": text}, {\"cut\": text} or {\"xml\": text}".into()),
         }
     })
 }

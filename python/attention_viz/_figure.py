@@ -92,8 +92,11 @@ ENGINE_NOTE = ('<p class="attention-viz-engine-note" style="display:none;font:13
 
 
 def xml_text(text) -> str:
-    """Text for an XML attribute or element: the characters XML 1.0 forbids become U+FFFD (as the core's SVGs)."""
-    return re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]", "\ufffd", str(text))
+    """Text for an XML attribute or element: the characters XML 1.0 forbids become U+FFFD, by the core's rule for its
+    SVGs (``av_text``; a lone surrogate too, as every text Python hands the core)."""
+    from ._core import call
+
+    return call("av_text", {"xml": str(text)})[0]
 
 
 # Arrays of at least this many numbers go as base64 when that is shorter than their JSON.
