@@ -162,7 +162,10 @@ pub unsafe extern "C" fn av_text(text: *const u8, text_len: usize, data: *const 
             (Some(t), None, None) => Ok((crate::text::quote(t), Vec::new())),
             (None, Some(t), None) => Ok((crate::text::cut(t), Vec::new())),
             (None, None, Some(t)) => Ok((crate::heatmap::draw::xml_chars(t), Vec::new())),
-            _ => Err("attention-viz internal error: av_text takes {\"quote\": text}, {\"cut\": text} or {\"xml\": text}".into()),
+            _ => {
+                Err("attention-viz internal error: av_text takes {\"quote\": text}, {\"cut\": text} or {\"xml\": text}"
+                    .into())
+            }
         }
     })
 }

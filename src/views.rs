@@ -140,7 +140,8 @@ pub fn modern_panels_message(config: &Config, requested: &[String]) -> Option<St
         Mechanism::Weights { .. } => "a model's attention weights, shown as they are",
     };
     let (first, rest) = asked.split_first()?;
-    let names = if rest.is_empty() { format!("the {first} panel is") } else { format!("the {} panels are", asked.join(", ")) };
+    let names =
+        if rest.is_empty() { format!("the {first} panel is") } else { format!("the {} panels are", asked.join(", ")) };
     Some(format!("views: {names} for self-attention; this figure is {what}."))
 }
 

@@ -244,7 +244,11 @@ fn raster_of_more_cells_than_pixels_paints_every_pixel_its_cells_colour() {
     let n = 400;
     let values: Vec<f64> = (0..n * n).map(|k| ((k * 7919) % 1000) as f64 / 999.0).collect();
     let v = View { values: Matrix::from_vec(n, n, values).unwrap(), ..seed_view("seed-003", "annotations") };
-    let v = View { row_labels: (0..n).map(|i| i.to_string()).collect(), col_labels: (0..n).map(|i| i.to_string()).collect(), ..v };
+    let v = View {
+        row_labels: (0..n).map(|i| i.to_string()).collect(),
+        col_labels: (0..n).map(|i| i.to_string()).collect(),
+        ..v
+    };
     let style = Style::default();
     let colors = Colors::new(v.values.data(), None, v.palette);
     let layout = Layout::new(&v, &colors, &style, 300, 300);

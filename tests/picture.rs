@@ -115,7 +115,10 @@ fn pngs(svg: &str) -> Vec<(usize, usize, bool, Vec<[u8; 3]>)> {
                 }
                 at += 12 + len;
             }
-            let (w, h) = (u32::from_be_bytes(ihdr[0..4].try_into().unwrap()) as usize, u32::from_be_bytes(ihdr[4..8].try_into().unwrap()) as usize);
+            let (w, h) = (
+                u32::from_be_bytes(ihdr[0..4].try_into().unwrap()) as usize,
+                u32::from_be_bytes(ihdr[4..8].try_into().unwrap()) as usize,
+            );
             let mut raw = Vec::new();
             let mut at = 2; // zlib header; then stored blocks: BFINAL/BTYPE byte, LEN, NLEN, the bytes
             loop {
@@ -170,11 +173,18 @@ fn a_model_s_grid_is_max_pooled_thumbnails_in_an_indexed_png() {
     assert_eq!((w, h, indexed), (12 * 16 + 11, 12 * 16 + 11, true));
     let want: Vec<[u8; 3]> = grid.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
     assert!(pixels == want, "the PNG's pixels are not the grid raster's");
-    assert!(svg.contains(&format!(r#"width="{:.1}" height="{:.1}""#, (w * 3) as f64, (h * 3) as f64)), "not shown 3 times as large");
+    assert!(
+        svg.contains(&format!(r#"width="{:.1}" height="{:.1}""#, (w * 3) as f64, (h * 3) as f64)),
+        "not shown 3 times as large"
+    );
 
     // A small head: a whole number of pixels a cell (10 tokens: 1 pixel, shown 4 times as large).
     let small = serde_json::json!({"attention": vec![vec![vec![vec![0.1; 10]; 10]; 4]; 2]});
     let config = Config::from_json(&small.to_string()).unwrap();
     let (svg, _) = picture::picture(&config, &attention::compute(&config).unwrap(), &Options::default()).unwrap();
-    assert!(pngs(&svg).iter().any(|i| (i.0, i.1) == (4 * 10 + 3, 2 * 10 + 1)), "{:?}", pngs(&svg).iter().map(|i| (i.0, i.1)).collect::<Vec<_>>());
+    assert!(
+        pngs(&svg).iter().any(|i| (i.0, i.1) == (4 * 10 + 3, 2 * 10 + 1)),
+        "{:?}",
+        pngs(&svg).iter().map(|i| (i.0, i.1)).collect::<Vec<_>>()
+    );
 }

@@ -73,9 +73,10 @@ fn shipped(name: &str) -> Result<Option<Rc<Model>>, String> {
             Shipped::Failed(why) => {
                 Err(format!("the shipped model {} could not be loaded: {why}", crate::text::quote(name)))
             }
-            Shipped::Missing | Shipped::Text(_) => {
-                Err(format!("the shipped model {} is not loaded yet: await `loadModels()` first", crate::text::quote(name)))
-            }
+            Shipped::Missing | Shipped::Text(_) => Err(format!(
+                "the shipped model {} is not loaded yet: await `loadModels()` first",
+                crate::text::quote(name)
+            )),
         }
     })
 }

@@ -14,11 +14,11 @@ use crate::incremental::Session;
 use crate::random::{self, RandomState};
 use crate::{export, presets, share, views};
 use canvas::TextCachingCanvas;
+use js_sys::{Array, Float64Array, Object, Reflect};
+use plotters::prelude::IntoDrawingArea;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use js_sys::{Array, Float64Array, Object, Reflect};
-use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -424,7 +424,8 @@ impl Viz {
                 known.push(p.to_string());
             }
         }
-        let message = [views::unknown_message(&r.unknown, &known), views::modern_panels_message(self.config(), &requested)];
+        let message =
+            [views::unknown_message(&r.unknown, &known), views::modern_panels_message(self.config(), &requested)];
         let message: Vec<String> = message.into_iter().flatten().collect();
         set(&out, "message", &if message.is_empty() { JsValue::NULL } else { message.join(" ").into() });
         out
