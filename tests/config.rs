@@ -251,3 +251,61 @@ fn declared_shapes_are_refused_with_the_full_validations_words() {
     assert!(check_declared_shapes(&serde_json::json!({}), &[("embeddings", vec![3, 4])]).is_ok());
     assert!(check_declared_shapes(&serde_json::json!({"mechanism": "cross"}), &[("embeddings", vec![4000, 4])]).is_ok());
 }
+
+/// `Config::from_parts` (compute()'s fast path: the clean matrices sent flat) equals `Config::from_value`.
+mod from_parts {
+    use attention_viz::config::{Config, Flat, MATRICES};
+    use attention_viz::math::Matrix;
+    use serde_json::{json, Value};
+
+    /// `value` with its clean matrices taken out, as compute()'s fast path sends it; `None` if none is clean.
+    fn split(value: &Value) -> Option<(Value, Vec<(&'static str, Matrix)>)> {
+        let mut rest = value.as_object()?.clone();
+        let mut flat = vec![];
+        for &name in MATRICES {
+            let Some(Value::Array(rows)) = rest.get(name) else { continue };
+            let cols = rows.first().and_then(Value::as_array).map_or(0, Vec::len);
+            let data: Option<Vec<f64>> = rows
+                .iter()
+                .map(|r| r.as_array().filter(|r| r.len() == cols && cols > 0))
+                .collect::<Option<Vec<_>>>()
+                .and_then(|rows| rows.iter().flat_map(|r| r.iter().map(Value::as_f64)).collect());
+            if let Some(data) = data.filter(|d| d.iter().all(|x| x.is_finite())) {
+                flat.push((name, Matrix::from_vec(rows.len(), cols, data)?));
+                rest.remove(name);
+            }
+        }
+        (!flat.is_empty()).then_some((Value::Object(rest), flat))
+    }
+
+    #[test]
+    fn from_parts_gives_from_values_config_or_message() {
+        let fixture: Value = serde_json::from_str(include_str!("fixtures/malformed-configs.json")).unwrap();
+        let mut configs: Vec<Value> =
+            fixture["cases"].as_array().unwrap().iter().map(|c| c["config"].clone()).collect();
+        configs.extend(
+            attention_viz::presets::NAMES.iter().map(|n| attention_viz::presets::preset(n).unwrap().to_value()),
+        );
+        configs.push(json!({"embeddings": [[1.5, -2], [0, 3]], "w_q": [[1], [2]], "w_k": [[1], [2]], "w_v": [[1, 2, 3], [4, 5, 6]]}));
+        configs.push(json!({"embeddings": [[1, 2]], "w_q": [[1], [2], [3]], "w_k": [[1], [2]], "w_v": [[1], [2]]}));
+        configs.push(json!({"decoder_state": [1, 2], "annotations": [[1, 2, 3]], "tokens": ["a"]}));
+        let mut split_count = 0;
+        for config in &configs {
+            let Some((rest, flat)) = split(config) else { continue };
+            split_count += 1;
+            let flat: Vec<(&str, Flat)> =
+                flat.iter().map(|(name, m)| (*name, Flat::new(m.rows(), m.cols(), m.data()).unwrap())).collect();
+            assert_eq!(Config::from_parts(&rest, &flat), Config::from_value(config), "{config}");
+        }
+        assert!(split_count >= 30, "{split_count} configs with clean matrices");
+    }
+
+    #[test]
+    fn flat_needs_its_shape_and_finite_values() {
+        assert!(Flat::new(2, 2, &[1.0, 2.0, 3.0]).is_none());
+        assert!(Flat::new(1, 2, &[1.0, f64::NAN]).is_none());
+        assert!(Flat::new(usize::MAX, 2, &[]).is_none());
+        let flat = [("tokens", Flat::new(1, 1, &[1.0]).unwrap())];
+        assert!(Config::from_parts(&json!({}), &flat).unwrap_err().0.contains("cannot be sent flat"));
+    }
+}

@@ -255,3 +255,16 @@ fn infinities_and_nan_in_every_spec() {
         }
     }
 }
+
+/// `format_g` at precisions seaborn never asks for.
+mod precisions {
+    use attention_viz::heatmap::format::format_g;
+
+    #[test]
+    fn other_precisions() {
+        assert_eq!(format_g(1.0 / 3.0, 0), "0.3");
+        assert_eq!(format_g(1.0 / 3.0, 17), "0.33333333333333331");
+        assert_eq!(format_g(123456789.0, 6), "1.23457e+08");
+        assert_eq!(format_g(0.1, usize::MAX).len(), 57);
+    }
+}

@@ -334,3 +334,26 @@ fn unknown_palette_names_are_said() {
     assert!(e.contains("purple, orange, blue"), "{e}");
     assert!(check_name(&"x".repeat(100_000)).unwrap_err().chars().count() < 700, "the name is cut");
 }
+
+/// Every colour function is total: NaN, infinities and a colormap with no entries give a colour, never a panic.
+mod odd_inputs {
+    use attention_viz::heatmap::palette::{diverging_norm, linear_norm, sequential, Colormap};
+
+    #[test]
+    fn total_on_odd_inputs() {
+        let cm = sequential();
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e300, 1e300, -0.0, 1.0, 0.999999999] {
+            let _ = cm.at(x);
+            let _ = cm.text_color_at(x);
+            let _ = linear_norm(x, x, x);
+            let _ = diverging_norm(x, -x, x);
+            let _ = cm.recentred(x, -x, 0.0);
+        }
+        assert_eq!(cm.index_of(f64::NAN), 0);
+        assert_eq!(cm.index_of(1.0), 255);
+        assert_eq!(cm.index_of(2.0), 255);
+        assert_eq!(cm.index_of(-0.5), 0);
+        assert_eq!(linear_norm(0.0, 0.0, 0.0), 0.5);
+        assert_eq!(Colormap::from_f64("x", vec![]).at(0.5), [0, 0, 0]);
+    }
+}

@@ -42,3 +42,47 @@ fn matmul_and_transpose() {
     assert_eq!(a.transpose().shape(), (2, 3));
     assert!(Matrix::from_rows(&[vec![1.0], vec![1.0, 2.0]]).is_none());
 }
+
+/// The core's own exp (one polynomial for the scalar and SIMD kernels) and its exact reciprocals of powers of two.
+mod kernels {
+    use attention_viz::math::kernels::{exact_reciprocal, exp};
+
+    #[test]
+    fn exp_is_within_an_ulp_or_two_of_libm() {
+        let mut worst = 0u64;
+        for i in 0..200_000 {
+            let x = -745.0 + 1454.0 * (i as f64) / 200_000.0;
+            let (ours, libm) = (exp(x), x.exp());
+            worst = worst.max(ours.to_bits().abs_diff(libm.to_bits()));
+        }
+        assert!(worst <= 2, "worst {worst} ulp");
+    }
+
+    #[test]
+    fn exact_reciprocal_multiplies_as_the_division_divides() {
+        let xs = [1.0, -3.7, 1e308, -1e-310, 5e-324, 2.2250738585072014e-308, 0.1, f64::INFINITY, -0.0, 123456.789];
+        for k in [-1022, -60, -3, -1, 0, 1, 3, 8, 60, 1023] {
+            let d = 2f64.powi(k);
+            let r = exact_reciprocal(d).expect("a power of two");
+            for x in xs {
+                assert_eq!((x * r).to_bits(), (x / d).to_bits(), "{x} / 2^{k}");
+            }
+        }
+        for d in [3.0, 8.000000000000002, 0.0, -8.0, f64::INFINITY, f64::NAN, 5e-324] {
+            assert_eq!(exact_reciprocal(d), None, "{d}");
+        }
+    }
+
+    #[test]
+    fn exp_edges() {
+        assert_eq!(exp(0.0), 1.0);
+        assert_eq!(exp(-800.0), 0.0);
+        assert_eq!(exp(f64::NEG_INFINITY), 0.0);
+        assert_eq!(exp(710.0), f64::INFINITY);
+        assert_eq!(exp(f64::INFINITY), f64::INFINITY);
+        assert_eq!(exp(1e300), f64::INFINITY);
+        assert!(exp(709.7).to_bits().abs_diff(709.7f64.exp().to_bits()) <= 2);
+        assert!(exp(f64::NAN).is_nan());
+        assert!(exp(-740.0) > 0.0 && exp(-740.0) < 1e-320, "subnormal results");
+    }
+}

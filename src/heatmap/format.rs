@@ -332,16 +332,3 @@ fn format_d(x: f64) -> String {
         s
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn other_precisions() {
-        assert_eq!(format_g(1.0 / 3.0, 0), "0.3");
-        assert_eq!(format_g(1.0 / 3.0, 17), "0.33333333333333331");
-        assert_eq!(format_g(123456789.0, 6), "1.23457e+08");
-        assert_eq!(format_g(0.1, usize::MAX).len(), 57);
-    }
-}

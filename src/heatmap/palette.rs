@@ -1273,29 +1273,6 @@ const VLAG_LUT: [[u32; 3]; 256] = [
     [66080672, 21526712, 23069468],
 ];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn total_on_odd_inputs() {
-        let cm = sequential();
-        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e300, 1e300, -0.0, 1.0, 0.999999999] {
-            let _ = cm.at(x);
-            let _ = cm.text_color_at(x);
-            let _ = linear_norm(x, x, x);
-            let _ = diverging_norm(x, -x, x);
-            let _ = cm.recentred(x, -x, 0.0);
-        }
-        assert_eq!(cm.index_of(f64::NAN), 0);
-        assert_eq!(cm.index_of(1.0), 255);
-        assert_eq!(cm.index_of(2.0), 255);
-        assert_eq!(cm.index_of(-0.5), 0);
-        assert_eq!(linear_norm(0.0, 0.0, 0.0), 0.5);
-        assert_eq!(Colormap::from_f64("x", vec![]).at(0.5), [0, 0, 0]);
-    }
-}
-
 /// seaborn 0.13.2 `mako` (seaborn/cm.py), 256 RGB entries: the 8-decimal floats times 1e8.
 const MAKO_LUT: [[u32; 3]; 256] = [
     [4503935, 1482344, 2092227],
