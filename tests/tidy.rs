@@ -15,6 +15,22 @@ fn the_js_facts_file_is_what_the_core_writes() {
     assert!(have == want, "{} is stale: run `UPDATE_FACTS=1 cargo test --test all tidy::`", facts::JS_PATH);
 }
 
+/// Cargo.toml says `[lib] test = false` (a second, cfg(test) compile of the crate costs a minute of CPU on a fresh
+/// clone), so a `#[test]` under src/ would never run: every test lives in tests/.
+#[test]
+fn no_test_is_written_under_src() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = vec![];
+    for name in modules(root).iter().chain(["lib".to_string()].iter()) {
+        for (i, text) in sources_uncut(root, name).iter().enumerate() {
+            if text.contains("#[test]") || text.contains("#[cfg(test)]") {
+                found.push(format!("{name} (file {i})"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "tests under src/ never run ([lib] test = false): move them into tests/: {found:?}");
+}
+
 /// The crate's top-level modules (src/lib.rs's `pub mod`s).
 fn modules(root: &Path) -> Vec<String> {
     let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
@@ -23,6 +39,12 @@ fn modules(root: &Path) -> Vec<String> {
 
 /// Every `.rs` file of module `name` (src/name.rs, or src/name/ and below), its test modules cut off.
 fn sources(root: &Path, name: &str) -> Vec<String> {
+    // Tests may use anything: what a module depends on is its code above `#[cfg(test)]`.
+    sources_uncut(root, name).iter().map(|t| t.split("#[cfg(test)]").next().unwrap().to_string()).collect()
+}
+
+/// Every `.rs` file of module `name` (src/name.rs, or src/name/ and below), whole.
+fn sources_uncut(root: &Path, name: &str) -> Vec<String> {
     fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
@@ -42,12 +64,7 @@ fn sources(root: &Path, name: &str) -> Vec<String> {
     if dir.is_dir() {
         walk(&dir, &mut files);
     }
-    // Tests may use anything: what a module depends on is its code above `#[cfg(test)]`.
-    files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .map(|t| t.split("#[cfg(test)]").next().unwrap().to_string())
-        .collect()
+    files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect()
 }
 
 /// ARCHITECTURE.md's module map: each module and the crate modules its "may depend on" column names.
