@@ -1,12 +1,9 @@
 // What a tutorial author meets (issue 22, "Author defects"): the page's <meta name="color-scheme">, figures on paper
-// (light, whatever the screen; headings kept with their figures; nothing cut at the page edge), a config mistake
+// (light, whatever the screen; the guided page's print is checked in pages.test.mjs), a config mistake
 // shown as a message and not as another figure's numbers, and one install instruction everywhere.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { open, done } from './harness.mjs';
 import { installSnippets, distReadme } from '../../scripts/install-text.mjs';
 
@@ -121,68 +118,7 @@ test('printed from a dark screen, figures are light (theme auto and theme="dark"
   await done(page);
 });
 
-// ---- the guided page on paper ----
-
-/** The printed index.html as one text per page (pdftotext), or null without poppler-utils. */
-function pdfPages(pdf) {
-  const dir = mkdtempSync(join(tmpdir(), 'attention-viz-print-'));
-  try {
-    writeFileSync(join(dir, 'p.pdf'), pdf);
-    return execFileSync('pdftotext', ['-layout', join(dir, 'p.pdf'), '-'], { encoding: 'utf8', maxBuffer: 1 << 26 }).split('\f');
-  } catch (e) {
-    if (e.code === 'ENOENT') return null;
-    throw e;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-test('the guided page printed dark-mode: headings stay with what follows, nothing wider than the paper, no near-empty page', async (t) => {
-  const page = await site.page(null, { viewport: { width: 1280, height: 800 } });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.goto(`${site.url}index.html`);
-  await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 60000 });
-  await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
-  await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.getAttribute('data-av-theme') === 'light'));
-  // Laid out for paper (A4 less the margins: 180 mm ≈ 680 CSS px), nothing reaches past the right edge.
-  await page.setViewportSize({ width: 680, height: 800 });
-  const layout = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const wide = [];
-    const visit = (root, where) => {
-      for (const n of root.querySelectorAll('*')) {
-        const r = n.getBoundingClientRect();
-        // A visually hidden text alternative (.sr-only: 1 px, clipped) is not on paper, however wide its table.
-        if (r.width && r.right > width + 1 && getComputedStyle(n).display !== 'none' && !n.closest('.sr-only')) wide.push(`${where}${n.localName}.${n.className} right ${Math.round(r.right)}`);
-        if (n.shadowRoot) visit(n.shadowRoot, `#${n.id} › `);
-      }
-    };
-    visit(document, '');
-    const h2 = [...document.querySelectorAll('h2')].map((h) => getComputedStyle(h).breakAfter);
-    const canvas = document.getElementById('chapter-8').shadowRoot.querySelector('canvas[data-view="weights"]');
-    const px = canvas.getContext('2d').getImageData(1, 1, 1, 1).data;
-    return { width, wide: wide.slice(0, 5), h2, pixel: `${px[0]},${px[1]},${px[2]}` };
-  });
-  assert.deepEqual(layout.wide, [], `nothing wider than the page (${layout.width} px)`);
-  assert.ok(layout.h2.every((b) => b === 'avoid'), `headings: break-after ${layout.h2}`);
-  assert.equal(layout.pixel, '255,255,255', 'chapter 8\'s weights drawn light for paper');
-  const pdf = await page.pdf({ format: 'A4', printBackground: true });
-  const pages = pdfPages(pdf);
-  if (!pages) {
-    t.diagnostic('pdftotext (poppler-utils) is not installed: the printed pages were not read');
-  } else {
-    // Chapter 8's heading is on the page of its first figure (whose title is the scores heatmap's or its inputs').
-    const at = pages.findIndex((p) => /Luong.s and Bahdanau.s scores/.test(p));
-    assert.ok(at >= 0, 'chapter 8 is printed');
-    assert.match(pages[at], /decoder state h \(3\)/, 'chapter 8\'s heading shares its page with its first figure (its first grid\'s legend)');
-    // No page but the last (the footer may end up alone there) holds only a line or two of text: a paragraph's
-    // last line left behind ("above follow.") when the figure after it moved on.
-    const printed = pages.map((p, i) => [i + 1, p.trim()]).filter(([, p]) => p.length > 0);
-    const thin = printed.slice(0, -1).filter(([, p]) => p.split('\n').length < 3);
-    assert.deepEqual(thin, [], 'no page holds only a line or two');
-  }
-  await done(page);
-});
+// The guided page on paper: pages.test.mjs prints the dark index.html it has open.
 
 // ---- one install instruction ----
 

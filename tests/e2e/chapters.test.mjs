@@ -17,7 +17,6 @@ import { fileURLToPath } from 'node:url';
 import { open, done, typeInCell, fixture, pageHelpers } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const GOLD = fixture('chapters-goldens.json');
 const CHAPTERS = ['word-order', 'sharing-keys', 'long-contexts', 'flash-attention'];
 /** Decimals the prose writes that are inputs, not results: a section number (§3.5) and ALiBi's slope (m = 0.5). */
@@ -348,25 +347,5 @@ test('chapters 12 and 13: the window panel\'s sinks and left side, the tile step
   }
 });
 
-for (const [scheme, width] of [['light', 1280], ['dark', 390]]) {
-  test(`axe-core: no violation in chapters 10–13 (${scheme}, ${width} px), every figure drawn, no console error`, async () => {
-    const page = await chapter(CHAPTERS[0], { width, scheme });
-    try {
-      for (const id of CHAPTERS) {
-        await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-        await page.waitForFunction((id) => [...document.querySelectorAll(`#${id} attention-viz`)].every((e) => e.trace
-          && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0)), id);
-      }
-      await page.evaluate(AXE_SOURCE);
-      const violations = await page.evaluate(async (ids) => {
-        const r = await window.axe.run({ include: ids.map((id) => [`#${id}`]) }, { resultTypes: ['violations'] });
-        return r.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' >>> ')).join(', ')}`);
-      }, CHAPTERS);
-      assert.deepEqual(violations, []);
-      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
-      assert.ok(wide <= width, `the page fits ${width} px (${wide})`);
-    } finally {
-      await done(page);
-    }
-  });
-}
+// axe-core over chapters 10–13, every figure drawn, light at 1280 px and dark at 390 px: pages.test.mjs runs it on the
+// whole of index.html.

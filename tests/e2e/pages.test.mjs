@@ -10,7 +10,9 @@
 // Needs `make dist` first (examples/ load ../dist/).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open, WAIT } from './harness.mjs';
@@ -251,26 +253,65 @@ test('index.html: the chapter list links to every chapter, in order', async () =
   }
 });
 
-test('index.html in print: no navigation or "Try:" hints, black on white in dark mode too, figures kept whole, A4 margins', async () => {
-  // The dark page the checks above left open, else one loaded here (this test run alone).
+/** The printed index.html as one text per page (pdftotext), or null without poppler-utils. */
+function pdfPages(pdf) {
+  const dir = mkdtempSync(join(tmpdir(), 'attention-viz-print-'));
+  try {
+    writeFileSync(join(dir, 'p.pdf'), pdf);
+    return execFileSync('pdftotext', ['-layout', join(dir, 'p.pdf'), '-'], { encoding: 'utf8', maxBuffer: 1 << 26 }).split('\f');
+  } catch (e) {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// The guided page on paper (www/element/style.js `@media print`, index.js's print resolution), printed from the dark
+// page a reader has open: one load and one PDF for every print check (each load of index.html costs seconds).
+test('index.html in print (dark system): no navigation, "Try:" hints or controls, black on white, figures kept whole at print resolution, A4, no near-empty page', async (t) => {
+  // The dark page the checks above left open (1280 px), else one loaded here (this test run alone).
   const page = darkIndex ?? await load('index.html', 'dark', WIDTHS[0]);
   darkIndex = null;
   try {
+    // A full-page capture of a normal viewport renders every panel: nothing is skipped as off-screen.
+    const skipped = await page.evaluate(() => [...document.querySelectorAll('attention-viz')].flatMap((e) => [...e.shadowRoot.querySelectorAll('*')]
+      .filter((n) => getComputedStyle(n).contentVisibility !== 'visible').map((n) => `${e.id} ${n.localName}.${n.className}`)));
+    assert.deepEqual(skipped, [], 'no content-visibility placeholder in a capture');
+    const lastInputs = await page.evaluate(() => {
+      const fs = document.getElementById('chapter-4').shadowRoot.querySelector('fieldset.matrix');
+      return { h: fs.getBoundingClientRect().height, cells: fs.querySelectorAll('input.cell').length };
+    });
+    assert.ok(lastInputs.h > 40 && lastInputs.cells > 0, `chapter 4's inputs, far below the fold, have their size: ${JSON.stringify(lastInputs)}`);
+
     await page.emulateMedia({ colorScheme: 'dark', media: 'print' });
     await drawn(page);
+    await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.getAttribute('data-av-theme') === 'light'), null, { timeout: WAIT });
+    await page.waitForFunction(() => {
+      const c = document.getElementById('chapter-2').shadowRoot.querySelector('canvas[data-view="weights"]');
+      return c.width >= 2.9 * parseFloat(c.style.width);
+    }, null, { timeout: WAIT });
     const got = await page.evaluate(() => {
       const css = (sel, prop) => getComputedStyle(document.querySelector(sel))[prop];
       const rule = [...document.styleSheets].flatMap((sh) => [...sh.cssRules])
         .flatMap((r) => (r.media && [...r.media].includes('print') ? [...r.cssRules] : []))
         .find((r) => r instanceof CSSPageRule);
+      const root = document.getElementById('chapter-2').shadowRoot;
+      const shown = (sel) => [...root.querySelectorAll(sel)].filter((n) => getComputedStyle(n).display !== 'none').length;
+      const wrap = root.querySelector('.breakdown .wrap');
+      const c = root.querySelector('canvas[data-view="weights"]');
       return {
         nav: css('nav', 'display'),
         tries: [...document.querySelectorAll('.try')].map((e) => getComputedStyle(e).display),
         color: css('body', 'color'),
         background: css('body', 'backgroundColor'),
         figures: [...document.querySelectorAll('attention-viz')].map((e) => getComputedStyle(e).breakInside),
-        heading: css('h2', 'breakAfter'),
+        headings: [...document.querySelectorAll('h2')].map((h) => getComputedStyle(h).breakAfter),
         page: rule ? { size: rule.style.size, margin: rule.style.margin } : null,
+        controls: shown('.toolbar, details.menu, .window, .skip'),
+        overflow: getComputedStyle(wrap).overflowX,
+        clipped: wrap.scrollWidth > wrap.clientWidth + 1,
+        ratio: c.width / parseFloat(c.style.width),
       };
     });
     assert.equal(got.nav, 'none');
@@ -278,8 +319,58 @@ test('index.html in print: no navigation or "Try:" hints, black on white in dark
     assert.equal(got.color, 'rgb(0, 0, 0)');
     assert.equal(got.background, 'rgb(255, 255, 255)');
     assert.deepEqual([...new Set(got.figures)], ['avoid']);
-    assert.equal(got.heading, 'avoid');
+    assert.deepEqual([...new Set(got.headings)], ['avoid'], 'headings stay with what follows');
     assert.ok(got.page && /A4/i.test(got.page.size) && got.page.margin, `an @page rule with A4 and margins: ${JSON.stringify(got.page)}`);
+    assert.equal(got.controls, 0, 'no toolbar, menu, window arrows or skip link on paper');
+    assert.equal(got.overflow, 'visible');
+    assert.equal(got.clipped, false, 'the breakdown is not cut at the right edge');
+    assert.ok(got.ratio >= 2.9, `heatmaps drawn at ≥ 3 device pixels per CSS pixel for print (got ${got.ratio})`);
+
+    // Laid out for paper (A4 less the margins: 180 mm ≈ 680 CSS px), nothing reaches past the right edge.
+    await page.setViewportSize({ width: 680, height: 800 });
+    const layout = await page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      const wide = [];
+      const visit = (root, where) => {
+        for (const n of root.querySelectorAll('*')) {
+          const r = n.getBoundingClientRect();
+          // A visually hidden text alternative (.sr-only: 1 px, clipped) is not on paper, however wide its table.
+          if (r.width && r.right > width + 1 && getComputedStyle(n).display !== 'none' && !n.closest('.sr-only')) wide.push(`${where}${n.localName}.${n.className} right ${Math.round(r.right)}`);
+          if (n.shadowRoot) visit(n.shadowRoot, `#${n.id} › `);
+        }
+      };
+      visit(document, '');
+      const canvas = document.getElementById('chapter-8').shadowRoot.querySelector('canvas[data-view="weights"]');
+      const px = canvas.getContext('2d').getImageData(1, 1, 1, 1).data;
+      return { width, wide: wide.slice(0, 5), pixel: `${px[0]},${px[1]},${px[2]}` };
+    });
+    assert.deepEqual(layout.wide, [], `nothing wider than the page (${layout.width} px)`);
+    assert.equal(layout.pixel, '255,255,255', 'chapter 8\'s weights drawn light for paper');
+    const pdf = await page.pdf({ format: 'A4', printBackground: true });
+    assert.ok(pdf.length > 10000);
+    const pages = pdfPages(pdf);
+    if (!pages) {
+      t.diagnostic('pdftotext (poppler-utils) is not installed: the printed pages were not read');
+    } else {
+      // Chapter 8's heading is on the page of its first figure (whose title is the scores heatmap's or its inputs').
+      const at = pages.findIndex((p) => /Luong.s and Bahdanau.s scores/.test(p));
+      assert.ok(at >= 0, 'chapter 8 is printed');
+      assert.match(pages[at], /decoder state h \(3\)/, 'chapter 8\'s heading shares its page with its first figure (its first grid\'s legend)');
+      // No page but the last (the footer may end up alone there) holds only a line or two of text: a paragraph's
+      // last line left behind ("above follow.") when the figure after it moved on.
+      const printed = pages.map((p, i) => [i + 1, p.trim()]).filter(([, p]) => p.length > 0);
+      const thin = printed.slice(0, -1).filter(([, p]) => p.split('\n').length < 3);
+      assert.deepEqual(thin, [], 'no page holds only a line or two');
+    }
+
+    // Back on screen, the screen's colours and resolution again.
+    await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+    await page.emulateMedia({ colorScheme: 'dark', media: 'screen' });
+    await page.waitForFunction(() => {
+      const c = document.getElementById('chapter-2').shadowRoot.querySelector('canvas[data-view="weights"]');
+      return Math.abs(c.width / parseFloat(c.style.width) - devicePixelRatio) < 0.05;
+    }, null, { timeout: WAIT });
+    assert.deepEqual(page.errors, []);
   } finally {
     await page.close();
   }
