@@ -21,21 +21,42 @@ pytestmark = pytest.mark.skipif(not (shutil.which("node") and CHROMIUM and PLAYW
                                 reason="needs node, chromium and node_modules/playwright-core")
 
 
+# What every script below starts with: `openPage(viewport)` gives Chromium with one page whose console errors and
+# uncaught errors collect in `errors`; `serveDir(dir)` serves a folder over HTTP (scripts as JavaScript).
+PRELUDE = """
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+async function openPage(viewport = { width: 1280, height: 900 }) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return { browser, page, errors };
+}
+async function serveDir(dir) {
+  const server = createServer((req, res) => {
+    if (req.url === '/favicon.ico') { res.statusCode = 204; res.end(); return; }
+    try { res.setHeader('content-type', /\\.m?js$/.test(req.url) ? 'text/javascript' : 'text/html'); res.end(readFileSync(dir + req.url)); }
+    catch { res.statusCode = 404; res.end(); }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { server, url: `http://127.0.0.1:${server.address().port}/` };
+}
+"""
+
+
 def run_node(script: str, tmp_path: Path) -> dict:
     path = tmp_path / "check.mjs"
     path.write_text(f"import {{ chromium }} from {json.dumps(PLAYWRIGHT.as_uri())};\n"
-                    f"const CHROMIUM = {json.dumps(CHROMIUM)};\n" + script, encoding="utf-8")
+                    f"const CHROMIUM = {json.dumps(CHROMIUM)};\n" + PRELUDE + script, encoding="utf-8")
     out = subprocess.run(["node", str(path)], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 PAGE = """
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-const errors = [];
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-page.on('pageerror', (e) => errors.push(e.message));
+const { browser, page, errors } = await openPage();
 await page.goto(process.argv[2]);
 await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 180000 });
 await page.waitForTimeout(400);
@@ -76,20 +97,9 @@ def test_refused_config_keeps_the_picture(tmp_path):
 
 
 WIDGET = """
-import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-const dir = process.argv[2];
-const server = createServer((req, res) => {
-  if (req.url === '/favicon.ico') { res.statusCode = 204; res.end(); return; }
-  try { res.setHeader('content-type', req.url.endsWith('.mjs') ? 'text/javascript' : 'text/html'); res.end(readFileSync(dir + req.url)); }
-  catch { res.statusCode = 404; res.end(); }
-}).listen(0);
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-await page.goto(`http://127.0.0.1:${server.address().port}/widget.html`);
+const { server, url } = await serveDir(process.argv[2]);
+const { browser, page, errors } = await openPage();
+await page.goto(`${url}widget.html`);
 await page.waitForFunction(() => window.state.trace, null, { timeout: 180000 });
 const cell = page.locator('attention-viz input.cell[data-matrix="embeddings"][data-row="1"][data-col="1"]');
 await cell.click(); await page.keyboard.press('Control+A'); await page.keyboard.type('5');

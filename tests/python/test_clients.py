@@ -100,8 +100,7 @@ NOTEBOOK = {
 }
 
 OFFLINE = """
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const { browser, page, errors } = await openPage();
 const asked = [];
 await page.route(/^https?:/, (route) => { asked.push(route.request().url()); route.abort(); });
 await page.goto(process.argv[2]);
@@ -161,20 +160,9 @@ window.dispose = mod.default.render({ model, el: document.getElementById('host')
 </script>"""
 
 THROTTLE = """
-import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-const dir = process.argv[2];
-const server = createServer((req, res) => {
-  if (req.url === '/favicon.ico') { res.statusCode = 204; res.end(); return; }
-  try { res.setHeader('content-type', req.url.endsWith('.mjs') ? 'text/javascript' : 'text/html'); res.end(readFileSync(dir + req.url)); }
-  catch { res.statusCode = 404; res.end(); }
-}).listen(0);
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-await page.goto(`http://127.0.0.1:${server.address().port}/widget.html`);
+const { server, url } = await serveDir(process.argv[2]);
+const { browser, page, errors } = await openPage();
+await page.goto(`${url}widget.html`);
 await page.waitForFunction(() => window.state.trace, null, { timeout: 180000 });
 const pictureLive = await page.evaluate(() => getComputedStyle(document.getElementById('picture')).display);
 // Timers stand still from here: however slow the machine, the keystrokes below come within one throttle interval.
@@ -214,21 +202,10 @@ def test_widget_sync_is_throttled_and_its_view_hides_the_picture(tmp_path):
 
 
 SHADOW = """
-import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-const dir = process.argv[2];
-const server = createServer((req, res) => {
-  if (req.url === '/favicon.ico') { res.statusCode = 204; res.end(); return; }
-  try { res.setHeader('content-type', req.url.endsWith('.js') ? 'text/javascript' : 'text/html'); res.end(readFileSync(dir + req.url)); }
-  catch { res.statusCode = 404; res.end(); }
-}).listen(0);
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-await page.goto(`http://127.0.0.1:${server.address().port}/page.html`);
-const fragments = JSON.parse(readFileSync(dir + '/fragments.json', 'utf8'));
+const { server, url } = await serveDir(process.argv[2]);
+const { browser, page, errors } = await openPage();
+await page.goto(`${url}page.html`);
+const fragments = JSON.parse(readFileSync(process.argv[2] + '/fragments.json', 'utf8'));
 // Panel's HTML pane: the output's HTML as a shadow root's innerHTML; Gradio's gr.HTML: a div's innerHTML.
 await page.evaluate((f) => {
   const panel = document.createElement('div');
@@ -277,11 +254,7 @@ def test_marimo_shows_the_page_in_its_frame(monkeypatch):
 
 
 FRAME = """
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+const { browser, page, errors } = await openPage({ width: 800, height: 900 });
 await page.goto(process.argv[2]);
 const frame = page.frames()[1];
 await frame.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 180000 });
@@ -340,20 +313,9 @@ def test_streamlit_figure_mounts_a_v2_component_once(monkeypatch):
 
 
 MOUNT = """
-import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-const dir = process.argv[2];
-const server = createServer((req, res) => {
-  if (req.url === '/favicon.ico') { res.statusCode = 204; res.end(); return; }
-  try { res.setHeader('content-type', req.url.endsWith('.mjs') ? 'text/javascript' : 'text/html'); res.end(readFileSync(dir + req.url)); }
-  catch { res.statusCode = 404; res.end(); }
-}).listen(0);
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-const page = await browser.newPage({ viewport: { width: 700, height: 900 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-await page.goto(`http://127.0.0.1:${server.address().port}/page.html`);
+const { server, url } = await serveDir(process.argv[2]);
+const { browser, page, errors } = await openPage({ width: 700, height: 900 });
+await page.goto(`${url}page.html`);
 await page.waitForFunction(() => window.root?.querySelector('attention-viz')?.trace, null, { timeout: 180000 });
 const out = await page.evaluate(async () => {
   const el = window.root.querySelector('attention-viz');
