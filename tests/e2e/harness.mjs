@@ -137,6 +137,14 @@ export function pageHelpers() {
       const a = document.activeElement;
       return { doc: a?.localName === 'attention-viz' ? a.id : a?.localName ?? null, shadow: a?.shadowRoot ? describe(a.shadowRoot.activeElement) : null };
     },
+    /** The client point at the middle of cell [i, j] of `el`'s canvas for `view` ('mask': the mask grid), where the core drew it. */
+    cellPoint(el, view, i, j) {
+      const c = el.shadowRoot.querySelector(view === 'mask' ? 'canvas[data-control="mask-grid"]' : `canvas[data-view="${view}"]`);
+      const r = c.getBoundingClientRect();
+      const dpr = c.width / parseFloat(c.style.width);
+      const [x0, y0, x1, y1] = el._viz.cellRect(view, c.width, c.height, dpr, i, j, el._fmtSpec());
+      return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
+    },
     /** Starts counting `el`'s `change` events and collecting its `error` messages (from zero); returns the log. */
     record(el) {
       if (!el._log) {
@@ -149,6 +157,25 @@ export function pageHelpers() {
     },
   };
   window.T = T;
+}
+
+/**
+ * A page that is not on disk: `html` served at `path` of `site` (playwright's page.route), opened in a fresh context
+ * (`opts`: viewport, hasTouch…; `url`: open this address instead, e.g. with a fragment), then every figure on it waited
+ * for (its trace and a heatmap) and `pageHelpers` and `helpers` installed.
+ */
+export async function openHTML(site, path, html, helpers, { url = null, ...opts } = {}) {
+  const page = await site.page(null, opts);
+  await page.route(`**/${path}`, (r) => r.fulfill({ body: html, contentType: 'text/html' }));
+  await page.goto(url ?? site.url + path);
+  await page.waitForFunction(() => {
+    const els = [...document.querySelectorAll('attention-viz')];
+    return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]')
+      && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0));
+  });
+  await page.evaluate(pageHelpers);
+  await page.evaluate(helpers);
+  return page;
 }
 
 /** Waits until the figure at `selector` has its trace and every heatmap drawn, then installs `pageHelpers` and `helpers`. */

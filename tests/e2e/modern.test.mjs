@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, pageHelpers } from './harness.mjs';
+import { open, done, openHTML } from './harness.mjs';
 
 const AXE = join(fileURLToPath(new URL('../../', import.meta.url)), 'node_modules/axe-core/axe.min.js');
 const PAGE = 'tests/e2e/modern-page.html'; // no such file: served by page.route below
@@ -49,15 +49,7 @@ function installHelpers() {
     },
     scores: (id) => H.el(id).trace.heads.map((h) => h.scores),
     qRot: (id) => H.el(id).trace.heads.map((h) => h.q_rot),
-    /** The client point at the middle of mask cell [i, j], where the core drew it. */
-    maskCell(id, i, j, view = 'mask') {
-      const el = H.el(id);
-      const c = el.shadowRoot.querySelector(view === 'mask' ? 'canvas[data-control="mask-grid"]' : `canvas[data-view="${view}"]`);
-      const r = c.getBoundingClientRect();
-      const dpr = c.width / parseFloat(c.style.width);
-      const [x0, y0, x1, y1] = el._viz.cellRect(view, c.width, c.height, dpr, i, j, el._fmtSpec());
-      return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
-    },
+    maskCell: (id, i, j, view = 'mask') => T.cellPoint(H.el(id), view, i, j),
     maskHash: (id) => T.hash(H.el(id).shadowRoot.querySelector('canvas[data-control="mask-grid"]')),
     panels(id) {
       const v = H.el(id).shadowRoot.querySelector('.variants');
@@ -67,18 +59,7 @@ function installHelpers() {
   };
 }
 
-async function load(body = DEFAULT_BODY, { dark = false, url = null, ...opts } = {}) {
-  const page = await site.page(null, opts);
-  await page.route(`**/${PAGE}`, (r) => r.fulfill({ body: HTML(body, dark), contentType: 'text/html' }));
-  await page.goto(url ?? site.url + PAGE);
-  await page.waitForFunction(() => {
-    const els = [...document.querySelectorAll('attention-viz')];
-    return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
-  });
-  await page.evaluate(pageHelpers);
-  await page.evaluate(installHelpers);
-  return page;
-}
+const load = (body = DEFAULT_BODY, { dark = false, ...opts } = {}) => openHTML(site, PAGE, HTML(body, dark), installHelpers, opts);
 
 const inFig = (id, sel) => `#${id} >> ${sel}`;
 const focusOf = (page) => page.evaluate(() => H.focus());

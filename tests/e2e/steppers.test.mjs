@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, pageHelpers, fixture } from './harness.mjs';
+import { open, done, fixture, openHTML } from './harness.mjs';
 
 const AXE = join(fileURLToPath(new URL('../../', import.meta.url)), 'node_modules/axe-core/axe.min.js');
 const PAGE = 'tests/e2e/steppers-page.html'; // no such file: served by page.route below
@@ -64,18 +64,7 @@ function installHelpers() {
   };
 }
 
-async function load({ theme = 'light', viewport, hasTouch = false } = {}) {
-  const page = await site.page(null, { viewport, hasTouch });
-  await page.route(`**/${PAGE}`, (r) => r.fulfill({ body: HTML(BODY(theme), theme === 'dark'), contentType: 'text/html' }));
-  await page.goto(site.url + PAGE);
-  await page.waitForFunction(() => ['dec', 'flash', 'off'].every((id) => {
-    const e = document.getElementById(id);
-    return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
-  }));
-  await page.evaluate(pageHelpers);
-  await page.evaluate(installHelpers);
-  return page;
-}
+const load = ({ theme = 'light', viewport, hasTouch = false } = {}) => openHTML(site, PAGE, HTML(BODY(theme), theme === 'dark'), installHelpers, { viewport, hasTouch });
 
 const inFig = (id, sel) => `#${id} >> ${sel}`;
 /** A real mouse click in the middle of `sel` (also on a button past its end: aria-disabled, which playwright's click waits out). */

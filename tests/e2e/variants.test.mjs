@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, typeInCell, pageHelpers } from './harness.mjs';
+import { open, done, typeInCell, openHTML } from './harness.mjs';
 
 const AXE = join(fileURLToPath(new URL('../../', import.meta.url)), 'node_modules/axe-core/axe.min.js');
 const PAGE = 'tests/e2e/variants-page.html'; // no such file: served by page.route below
@@ -53,15 +53,7 @@ function installHelpers() {
     },
     record: (id) => T.record(H.el(id)),
     log: (id) => H.el(id)._log,
-    /** The client point at the middle of mask cell [i, j], where the core drew it. */
-    maskCell(id, i, j) {
-      const el = H.el(id);
-      const c = el.shadowRoot.querySelector('canvas[data-control="mask-grid"]');
-      const r = c.getBoundingClientRect();
-      const dpr = c.width / parseFloat(c.style.width);
-      const [x0, y0, x1, y1] = el._viz.cellRect('mask', c.width, c.height, dpr, i, j, el._fmtSpec());
-      return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
-    },
+    maskCell: (id, i, j, view = 'mask') => T.cellPoint(H.el(id), view, i, j),
     /** The weights the figure follows: head `head`'s (self), or the one row (cross). */
     weights(id) {
       const el = H.el(id);
@@ -74,18 +66,7 @@ function installHelpers() {
   };
 }
 
-async function load(body = DEFAULT_BODY, opts = {}) {
-  const page = await site.page(null, opts);
-  await page.route(`**/${PAGE}`, (r) => r.fulfill({ body: HTML(body), contentType: 'text/html' }));
-  await page.goto(site.url + PAGE);
-  await page.waitForFunction(() => {
-    const els = [...document.querySelectorAll('attention-viz')];
-    return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]'));
-  });
-  await page.evaluate(pageHelpers);
-  await page.evaluate(installHelpers);
-  return page;
-}
+const load = (body = DEFAULT_BODY, opts = {}) => openHTML(site, PAGE, HTML(body), installHelpers, opts);
 
 const inFig = (id, sel) => `#${id} >> ${sel}`;
 const focusOf = (page) => page.evaluate(() => H.focus());
