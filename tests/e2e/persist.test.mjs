@@ -174,8 +174,12 @@ test('persist: edits in chapters 1 and 4, the naive toggle and Randomize in chap
   await done(page);
 });
 
-test('persist: Reset (“Reset to the document”) in chapter 1 brings back the document\'s numbers, also after a reload; the others stay edited', async () => {
+test('persist: opening the page writes nothing; Reset (“Reset to the document”) in chapter 1 brings back the document\'s numbers and leaves nothing saved for it, also after a reload; the others stay edited', async () => {
   const page = await load();
+  // Opening the page writes nothing to storage (a document update would otherwise be hidden by a stale copy).
+  await wait(page, 600);
+  const opened = await page.evaluate(() => [...window.__storage]);
+  assert.deepEqual(opened.filter(([op]) => op === 'set'), [], 'no write when nothing was edited');
   await editChapters(page);
   await wait(page);
   await reload(page);
@@ -188,6 +192,7 @@ test('persist: Reset (“Reset to the document”) in chapter 1 brings back the 
   assert.deepEqual(reset.config, presets['chapter-1'], 'chapter 1 is back to the document at once');
   assert.ok(reset.removed, 'Reset removes the saved edits');
   await wait(page);
+  assert.equal(await page.evaluate(() => localStorage.getItem(H.key('chapter-1'))), null, 'after Reset nothing is saved for chapter 1');
   await reload(page);
   const after = await page.evaluate(() => H.snapshot());
   assert.deepEqual(after['chapter-1'].config, presets['chapter-1'], 'chapter 1 is at the document after the reload');
@@ -201,21 +206,6 @@ test('persist: Reset (“Reset to the document”) in chapter 1 brings back the 
   await done(page);
 });
 
-test('persist: opening the page and Reset write nothing to storage (a document update would otherwise be hidden by a stale copy)', async () => {
-  const page = await load();
-  await wait(page, 600);
-  const opened = await page.evaluate(() => [...window.__storage]);
-  assert.deepEqual(opened.filter(([op]) => op === 'set'), [], 'no write when nothing was edited');
-  await page.evaluate(() => H.type('chapter-1', 'embeddings', 0, 0, '3'));
-  await wait(page);
-  await page.evaluate(() => { window.__storage.length = 0; });
-  await page.locator('#chapter-1 button[data-action="reset"]').click();
-  await wait(page);
-  const afterReset = await page.evaluate(() => ({ ops: [...window.__storage], value: localStorage.getItem(H.key('chapter-1')) }));
-  assert.equal(afterReset.value, null, 'after Reset nothing is saved for chapter 1');
-  await done(page);
-});
-
 /** Storage turned off: every access to window.localStorage throws (as in sandboxed frames / blocked cookies). */
 function storageDenied() {
   Object.defineProperty(window, 'localStorage', { configurable: true, get() { throw new DOMException('denied', 'SecurityError'); } });
@@ -226,8 +216,11 @@ function storageFull() {
 }
 
 for (const [what, init] of [['turned off (localStorage throws SecurityError)', storageDenied], ['full (setItem throws QuotaExceededError)', storageFull]]) {
-  test(`persist with storage ${what}: the page works, an edit says it cannot be saved, no uncaught error`, async () => {
+  test(`persist with storage ${what}: the page works and says nothing until an edit, which says it cannot be saved; no uncaught error`, async () => {
     const page = await load(init);
+    // No message until an edit cannot be saved.
+    await wait(page, 600);
+    assert.deepEqual(await page.evaluate((ids) => ids.map((id) => H.status(id)), IDS), ['', '', '', ''], 'no storage warning on opening');
     const r = await page.evaluate(async () => {
       // Chapters 1–4, which these tests edit: chapter 9's figures wait for the models' file (loaded when asked).
       const out = { loaded: ['chapter-1', 'chapter-2', 'chapter-3', 'chapter-4'].map((id) => Boolean(H.el(id)?.trace)) };
@@ -260,14 +253,6 @@ for (const [what, init] of [['turned off (localStorage throws SecurityError)', s
     await done(page);
   });
 }
-
-test('persist with storage turned off: opening the page without editing shows no storage warning', async () => {
-  const page = await load(storageDenied);
-  await wait(page, 600);
-  const statuses = await page.evaluate((ids) => ids.map((id) => H.status(id)), IDS);
-  assert.deepEqual(statuses, ['', '', '', ''], 'no message until an edit cannot be saved');
-  await done(page);
-});
 
 /** Writes `window.__corrupt` (id → text) into storage before the page's scripts, once (flagged in sessionStorage). */
 function corruptOnce() {
