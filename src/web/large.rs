@@ -13,18 +13,10 @@ use crate::config::{self, Config, Mechanism};
 use crate::heatmap::draw::{colorbar_color, colorbar_scale, colorbar_tick_space, Colors, NAN_FILL};
 use crate::heatmap::format::format_g;
 use crate::math::Matrix;
+use crate::picture::{large_caption, large_svg, LargeView, Pooling};
 use crate::views;
 use js_sys::{Array, Float64Array, Object, Uint8ClampedArray};
 use wasm_bindgen::prelude::*;
-
-/// How a block of cells becomes one pixel: the weights' largest (a query's one peak among near-zero weights would
-/// vanish in a mean: at n = 4096 a row is often one weight of ~1), every other view's mean of its finite cells (grey
-/// when it has none). Said in each view's caption.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Pooling {
-    Mean,
-    Max,
-}
 
 /// The rows of the colour bar's image (drawn stretched to the bar's height).
 const BAR_ROWS: usize = 256;
@@ -43,6 +35,69 @@ pub fn large_takes(rest_json: &str, shapes_json: &str) -> bool {
 #[wasm_bindgen(js_name = largeCellText)]
 pub fn large_cell_text(row: &str, col: &str, value: f64) -> String {
     format!("{row}, {col}: {}", format_g(value, 6))
+}
+
+/// A large view the page shows as a standalone SVG (`toSVG`), from the pieces the worker sent (`LargeJob::view`):
+/// `picture::large_svg`. `ticks_at[k]` and `tick_labels[k]` are one tick; `shown`: the picture's CSS width and height.
+#[wasm_bindgen(js_name = largeSvg)]
+#[allow(clippy::too_many_arguments)]
+pub fn large_svg_of(
+    title: &str,
+    rows: usize,
+    cols: usize,
+    block: &[u32],
+    pooling: &str,
+    image: &[u8],
+    width: usize,
+    height: usize,
+    bar: &[u8],
+    ticks_at: &[f64],
+    tick_labels: Vec<String>,
+    offset: &str,
+    shown: &[f64],
+) -> Result<String, JsError> {
+    let ticks: Vec<(f64, String)> = ticks_at.iter().copied().zip(tick_labels).collect();
+    let block = [block.first().copied().unwrap_or(1) as usize, block.get(1).copied().unwrap_or(1) as usize];
+    let pooling = if pooling == "max" { Pooling::Max } else { Pooling::Mean };
+    let shown = [shown.first().copied().unwrap_or(f64::NAN), shown.get(1).copied().unwrap_or(f64::NAN)];
+    let view = LargeView {
+        title,
+        rows,
+        cols,
+        block,
+        pooling,
+        image,
+        width,
+        height,
+        bar,
+        ticks: &ticks,
+        offset,
+        shown,
+    };
+    large_svg(&view).map_err(|e| JsError::new(&e))
+}
+
+/// What a large figure's element says where it cannot do what a small one does (www/element/large.js):
+/// `what` = "pending" (asked before the worker's views are drawn), "view" (`view` is not one of the `shown` views it
+/// exports), "trace" (the note a large figure's `trace` carries: what it holds).
+#[wasm_bindgen(js_name = largeMessage)]
+pub fn large_message(what: &str, view: &str, shown: Vec<String>) -> String {
+    let shown = shown.join(", ");
+    match what {
+        "pending" => "this figure is still being computed in a background worker: its trace, toSVG() and toPNG() are \
+                      there once it is drawn (its `change` event)"
+            .into(),
+        "view" => format!(
+            "a large figure exports the views it shows ({shown}): {} is not one of them",
+            crate::text::quote(view)
+        ),
+        _ => format!(
+            "a large figure (computed by a background worker) holds only the followed head's {shown}, as \
+             {{shape, data}} with data a Float64Array shared with the figure (copy it before writing to it); its other \
+             stages and heads are not computed: compute(config, {{arrays: \"typed\"}}) in a worker of your own gives \
+             every stage"
+        ),
+    }
 }
 
 /// One large figure's computation, in the worker: the config (parsed under `config::MAX_WORKER_COST`), the followed
@@ -157,6 +212,11 @@ impl LargeJob {
         self.config.tokens.clone()
     }
 
+    /// The scale the scores were divided by (`scale` resolved: √d_k by default), for the figure's `trace`.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
     /// The config as JSON (every default filled in), for the element's `config`.
     #[wasm_bindgen(js_name = configJson)]
     pub fn config_json(&self) -> String {
@@ -217,25 +277,10 @@ impl LargeJob {
         set(&out, "offset", &scale.offset.into());
         set(&out, "vmin", &colors.vmin.into());
         set(&out, "vmax", &colors.vmax.into());
-        set(&out, "caption", &caption(rows, cols, block, pooling).into());
+        set(&out, "caption", &large_caption(rows, cols, block, pooling, true).into());
         set(&out, "pooling", &(if pooling == Pooling::Max { "max" } else { "mean" }).into());
         Ok(out)
     }
-}
-
-/// What the figure says under a large view: its size and how its pixels were made.
-fn caption(rows: usize, cols: usize, [br, bc]: [usize; 2], pooling: Pooling) -> String {
-    if br == 1 && bc == 1 {
-        return format!("{rows} × {cols} cells, one pixel each; the colour bar spans every cell's value");
-    }
-    let how = match pooling {
-        Pooling::Mean => "mean",
-        Pooling::Max => "largest value",
-    };
-    format!(
-        "{rows} × {cols} cells: each pixel is the {how} of its block of {br} × {bc} cells; the colour bar spans every \
-         cell's value; hover or move the cursor for one cell's value"
-    )
 }
 
 /// `m` as RGBA pixels, each a `block` of cells' finite values pooled and coloured by `colors` (NaN's grey where a

@@ -356,8 +356,12 @@ export function defineElement(api) {
 
     set _initial(value) { this._authoredCache = value; }
 
-    /** The trace of the current config (see `compute()`), read-only. */
+    /**
+     * The trace of the current config (see `compute()`), read-only. A large figure (large.js): the stages it shows,
+     * typed, with the core's note on what it holds; null until they are drawn.
+     */
     get trace() {
+      if (this._large?.shown) return this._large.trace();
       if (!this._viz) return null;
       if (!this._traceCache) this._traceCache = api.toTrace(this._viz.trace());
       return this._traceCache;
@@ -427,6 +431,7 @@ export function defineElement(api) {
 
     /** A standalone SVG string of one heatmap, drawn by the same Rust code as the canvas. */
     toSVG(view) {
+      if (this._large?.shown) return this._large.svg(view);
       if (!this._viz) throw notLoaded();
       return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined, this._fmtSpec(), this.contrast));
     }
@@ -436,7 +441,7 @@ export function defineElement(api) {
      * figure (every visible heatmap) when `view` is omitted.
      */
     async toPNG(view) {
-      if (!this._viz) throw notLoaded();
+      if (!this._viz && !this._large?.shown) throw notLoaded();
       return this._share.png(view);
     }
 

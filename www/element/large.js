@@ -71,8 +71,10 @@ export class Large {
     this.worker = null;
     this.run = 0;
     this.config = null; // the config shown (the page's object), null when the element shows its small path
-    this.views = []; // per view: {name, values, rows, cols, canvas, overlay, cursor}
+    this.views = []; // per view: {name, values, rows, cols, canvas, overlay, cursor, sent (the worker's view), …}
     this.tokens = [];
+    this.drawn = false; // every view of this config is on the page: its exports and trace can be read
+    this.scale = null;
   }
 
   get shown() { return this.config !== null; }
@@ -99,6 +101,7 @@ export class Large {
     this.stop();
     this.config = null;
     this.views = [];
+    this.drawn = false;
     this.root.replaceChildren();
     this.root.hidden = true;
     this.tip.hidden = true;
@@ -124,6 +127,7 @@ export class Large {
     const run = this.run;
     this.config = config;
     this.views = [];
+    this.drawn = false;
     this.tip.hidden = true;
     if (!this.root.parentNode) {
       const container = this.host.shadowRoot.querySelector('.av');
@@ -166,6 +170,7 @@ export class Large {
           this.worker = null;
           setTimeout(() => done.terminate(), 0);
           this.tokens = data.tokens;
+          this.scale = data.scale;
           this.draw(data.views, side, async () => {
             // One view a task: receiving the message and putting three images would be one long task otherwise.
             await nextTask();
@@ -173,6 +178,7 @@ export class Large {
           }).then((drawn) => {
             if (!drawn) return;
             progress.remove();
+            this.drawn = true;
             this.took = performance.now() - started;
             this.host.dispatchEvent(new CustomEvent('change', { detail: { config, trace: null, large: true } }));
           });
@@ -226,7 +232,9 @@ export class Large {
       const figure = el('figure', { 'data-view': v.name }, el('figcaption', { class: 'title', text: v.title }), row,
         el('p', { class: 'caption', text: v.caption }));
       figure.style.cssText = 'margin:0 0 16px;font-size:13px';
-      const view = { name: v.name, values: v.values, rows: v.rows, cols: v.cols, canvas, overlay, cursor: null };
+      const view = { name: v.name, values: v.values, rows: v.rows, cols: v.cols, canvas, overlay, bar, figure,
+        texts: [figure.querySelector('figcaption'), ...ticks.children, figure.querySelector('.caption')], sent: v,
+        shown: [w, h], cursor: null };
       this.listen(view);
       this.views.push(view);
       this.root.append(figure);
@@ -288,6 +296,50 @@ export class Large {
     this.tip.style.left = `${Math.round(left)}px`;
     this.tip.style.top = `${Math.round(top)}px`;
     return text;
+  }
+
+  /** An Error of the core's words for `what` (large.rs `largeMessage`), naming `view`. */
+  refuse(what, view = '') {
+    return new Error(this.api.largeMessage(what, view, this.views.map((v) => v.name)));
+  }
+
+  /** The shown view `name` once every view is drawn; else the core's message, thrown. */
+  viewNamed(name) {
+    if (!this.drawn) throw this.refuse('pending');
+    const view = this.views.find((v) => v.name === name);
+    if (!view) throw this.refuse('view', name);
+    return view;
+  }
+
+  /** toSVG(view): the core's SVG of what the view shows (picture::large_svg), its image embedded. */
+  svg(name) {
+    const { sent: v, shown } = this.viewNamed(String(name));
+    return this.api.largeSvg(v.title, v.rows, v.cols, Uint32Array.from(v.block), v.pooling, v.image, v.width, v.height,
+      v.bar, Float64Array.from(v.ticks, (t) => t[0]), v.ticks.map((t) => t[1]), v.offset ?? '', Float64Array.from(shown));
+  }
+
+  /**
+   * What toPNG() composites, as share.js's `composite` takes it (the small figure's PNG path): the images, their
+   * overlays and colour bars stretched to their boxes, and the texts (titles, ticks, captions) where they show.
+   * `name` undefined: every view.
+   */
+  parts(name) {
+    if (!this.drawn) throw this.refuse('pending');
+    const views = name === undefined ? this.views : [this.viewNamed(String(name))];
+    return {
+      origin: name === undefined ? this.root : views[0].figure,
+      canvases: views.flatMap((v) => [{ canvas: v.canvas, overlay: v.overlay, fit: true, pixelated: true }, { canvas: v.bar, fit: true }]),
+      texts: views.flatMap((v) => v.texts),
+    };
+  }
+
+  /** The trace: the shown stages' arrays as sent (typed, shared with the figure) and the core's note on what it holds. */
+  trace() {
+    if (!this.drawn) return null;
+    const trace = { mechanism: 'self', large: true, scale: this.scale, head: this.config?.head ?? 0, tokens: this.tokens,
+      note: this.api.largeMessage('trace', '', this.views.map((v) => v.name)) };
+    for (const v of this.views) trace[v.name] = { shape: [v.rows, v.cols], data: v.values };
+    return trace;
   }
 
   listen(view) {
