@@ -234,6 +234,14 @@ test('the same config in an editable figure keeps the core\'s cost refusal (no w
   await status.waitFor();
   assert.match(await status.textContent(), /multiply-adds .* the limit is 3\.0e8/);
   assert.equal(await page.locator('#big').locator('[data-role="large"]:not([hidden])').count(), 0);
+  // Made read-only, the figure that had nothing to show takes the config to its worker; editable again, the refusal.
+  await page.evaluate(() => document.querySelector('#big').setAttribute('editable', 'false'));
+  await page.locator('#big [data-role="large"] canvas[data-view="weights"][data-painted]').waitFor();
+  assert.equal(await status.count(), 0);
+  await page.evaluate(() => document.querySelector('#big').setAttribute('editable', 'true'));
+  await status.waitFor();
+  assert.match(await status.textContent(), /multiply-adds .* the limit is 3\.0e8/);
+  assert.equal(await page.locator('#big').locator('[data-role="large"]:not([hidden])').count(), 0);
   // The refusal is the page's: an error on the console is not expected, only the figure's message.
   await done(page);
 });
@@ -266,5 +274,57 @@ test('a read-only figure goes from a large config to a small one and back: each 
   await host.locator('[data-role="large"] canvas[data-view="weights"][data-painted]').waitFor();
   assert.ok(await largeShown.isVisible());
   assert.equal(await figureCanvas.isVisible(), false);
+
+  // editable="true" while it shows: the small path takes the config and refuses it in the core's words (the last
+  // small figure stays); editable="false" brings the large figure back, computed again.
+  const refusal = host.locator('.status.error:not([data-role])');
+  await page.evaluate(() => document.querySelector('#f').setAttribute('editable', 'true'));
+  await refusal.waitFor();
+  assert.match(await refusal.textContent(), /multiply-adds .* the limit is 3\.0e8/);
+  assert.equal(await largeShown.isVisible(), false);
+  assert.ok(await figureCanvas.isVisible());
+  await page.evaluate(() => document.querySelector('#f').setAttribute('editable', 'false'));
+  await host.locator('[data-role="large"] canvas[data-view="weights"][data-painted]').waitFor();
+  assert.ok(await largeShown.isVisible());
+  assert.equal(await refusal.count(), 0);
+
+  // A palette change recomputes it in the new colours.
+  const pixel = () => page.evaluate(() => {
+    const c = document.querySelector('#f').shadowRoot.querySelector('[data-role="large"] canvas[data-view="scores"]');
+    const copy = Object.assign(document.createElement('canvas'), { width: 1, height: 1 }).getContext('2d');
+    copy.drawImage(c, c.width / 2, c.height / 2, 1, 1, 0, 0, 1, 1);
+    return [...copy.getImageData(0, 0, 1, 1).data];
+  });
+  const before = await pixel();
+  await page.evaluate(() => new Promise((ok) => {
+    const el = document.querySelector('#f');
+    el.addEventListener('change', ok, { once: true });
+    el.setAttribute('palette', 'mako');
+  }));
+  assert.notDeepEqual(await pixel(), before);
+
+  // No result of an older run is ever drawn over a newer config: a large config replaced at once by a small one, and
+  // a large one made editable while its worker computes. Any large canvas put on the page after that is stale.
+  await page.evaluate(() => {
+    const el = document.querySelector('#f');
+    window.stale = [];
+    window.changes = [];
+    el.addEventListener('change', (e) => changes.push(e.detail.large ? 'large' : 'small'));
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) if (n.querySelector?.('canvas')) stale.push(n.dataset.view);
+    }).observe(el.shadowRoot.querySelector('[data-role="large"]'), { childList: true });
+    el.config = big;
+    el.config = small;
+  });
+  await figureCanvas.waitFor({ state: 'visible' });
+  await page.evaluate(() => { document.querySelector('#f').config = big; });
+  await host.locator('[data-role="progress"]').waitFor();
+  await page.evaluate(() => document.querySelector('#f').setAttribute('editable', 'true'));
+  await refusal.waitFor();
+  // The workers those two runs started would have drawn by now (n = 2048 takes ~1 s here; waiting is not asserting).
+  await page.waitForTimeout(4000);
+  assert.deepEqual(await page.evaluate(() => window.stale), []);
+  assert.equal(await largeShown.isVisible(), false);
+  assert.ok(!(await page.evaluate(() => changes)).includes('large'), await page.evaluate(() => changes.join()));
   await done(page);
 });

@@ -283,7 +283,10 @@ export function defineElement(api) {
     }
 
     attributeChangedCallback(name, old, value) {
-      if (old === value || !this._viz) return;
+      if (old === value) return;
+      // A large figure's config (large.js) is its own: these change what it draws, or (editable) which path takes it.
+      if ((name === 'editable' || name === 'palette' || name === 'views') && this._large?.retake(name)) return;
+      if (!this._viz) return;
       if (name === 'preset' || name === 'config') this._load();
       else if (name === 'theme') this._theme.refresh();
       else if (name === 'fmt') this._setFmt(value);

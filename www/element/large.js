@@ -84,15 +84,35 @@ export class Large {
     if (this.host.editable || !this.api.largeTakes(config)) this.api.checkDeclared(config);
   };
 
-  /** Shows `config` here when the core says a worker computes it for this read-only figure; false: the caller's. */
+  /**
+   * Shows `config` here when the core says a worker computes it for this read-only figure; false: the caller's. A
+   * config it would take were the figure read-only is kept (`refused`: the small path refuses it) so that
+   * editable="false" brings it back.
+   */
   take(config) {
-    let takes = false;
-    try { takes = !this.host.editable && this.api.largeTakes(config); } catch { takes = false; }
-    if (!takes) {
+    let fits = false;
+    try { fits = this.api.largeTakes(config); } catch { fits = false; }
+    this.refused = fits && this.host.editable ? config : null;
+    if (!fits || this.host.editable) {
       if (this.shown) this.clear();
       return false;
     }
     this.show(config);
+    return true;
+  }
+
+  /**
+   * The element's `editable`, `palette` or `views` changed while this figure shows (or `editable` while the small path
+   * refuses a config kept in `refused`): its config again, through the element's setter. Read-only, another worker
+   * computes it (the one running ended: `show` starts a new run, and a result of an older run is never drawn);
+   * editable, the small path takes it and refuses it in the core's words. True when it did.
+   */
+  retake(name) {
+    const config = this.shown ? this.config : name === 'editable' ? this.refused : null;
+    if (!config) return false;
+    // Nothing on the small path yet: the config is what the element shows, refused or not (not its preset).
+    if (!this.host._viz) this.host._failed = true;
+    this.host.config = config;
     return true;
   }
 
