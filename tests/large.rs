@@ -88,7 +88,10 @@ fn a_large_views_svg_embeds_its_image_and_bar_with_the_ticks_and_caption() {
         assert!(texts.contains(&t), "{t} in {texts:?}");
     }
     let caption = texts.iter().skip(4).copied().collect::<Vec<_>>().join(" ");
-    assert!(caption.contains("4096 × 3072 cells: each pixel is the largest value of its block of 64 × 48 cells"), "{caption}");
+    assert!(
+        caption.contains("4096 × 3072 cells: each pixel is the largest value of its block of 64 × 48 cells"),
+        "{caption}"
+    );
     assert!(!caption.contains("hover"), "an export has no cursor: {caption}");
     // Each <image>: a PNG whose IHDR gives the image's own pixels (the picture) and 1 × 256 (the bar).
     let sizes: Vec<(u32, u32)> = doc
@@ -119,4 +122,42 @@ fn base64(text: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The worker computes the followed head alone, so its bound counts that head's work: 4096 tokens with 8 heads of
+/// d_k = 64 cost 3.1e10 multiply-adds in full (every head: refused before) but 3.9e9 for one head, and are taken; the
+/// worker parses them, and says its own limit where one head is still too much.
+#[test]
+fn the_workers_bound_counts_the_followed_head_only() {
+    let eight: [(&str, &[usize]); 4] =
+        [("embeddings", &[4096, 64]), ("w_q", &[64, 512]), ("w_k", &[64, 512]), ("w_v", &[64, 512])];
+    assert!(takes(json!({"heads": 8, "head": 3}), &eight));
+    // Without projections each head reads d / heads columns of X.
+    assert!(takes(json!({"heads": 4}), &[("embeddings", &[4096, 256])]));
+    let one_head_too_big: [(&str, &[usize]); 4] =
+        [("embeddings", &[4096, 64]), ("w_q", &[64, 2048]), ("w_k", &[64, 2048]), ("w_v", &[64, 2048])];
+    assert!(!takes(json!({"heads": 4}), &one_head_too_big));
+
+    let (n, d, heads) = (4096usize, 8usize, 8usize);
+    let row =
+        |i: usize, w: usize| -> Vec<f64> { (0..w).map(|j| ((i * 31 + j * 17) % 13) as f64 / 13.0 - 0.5).collect() };
+    let x: Vec<Vec<f64>> = (0..n).map(|i| row(i, d)).collect();
+    let w: Vec<Vec<f64>> = (0..d).map(|i| row(i + 7, 64 * heads)).collect();
+    let text = json!({ "embeddings": x, "w_q": w, "w_k": w, "w_v": w, "heads": heads, "head": 5 }).to_string();
+    assert!(Config::from_json(&text).is_err(), "over the page's bound");
+    let config = config::with_worker_limit(|| Config::from_json(&text)).expect("one head within the worker's bound");
+    assert!(config.cost() > MAX_WORKER_COST, "every head: {:.2e}", config.cost());
+    assert!(config.worker_cost() <= MAX_WORKER_COST && config.worker_cost() > MAX_COST, "{:.2e}", config.worker_cost());
+    // One head's cost is the same config's with one head of those columns.
+    let dk = 64.0;
+    let (nf, df) = (n as f64, d as f64);
+    let want = nf * df * 3.0 * dk + nf * nf * 2.0 * dk + nf * nf * config::COST_PER_WEIGHT;
+    assert_eq!(config.worker_cost(), want);
+
+    let wide: Vec<Vec<f64>> = (0..d).map(|i| row(i, 1024)).collect();
+    let text = json!({ "embeddings": (0..n).map(|i| row(i, d)).collect::<Vec<_>>(), "w_q": wide, "w_k": wide,
+        "w_v": wide })
+    .to_string();
+    let refused = config::with_worker_limit(|| Config::from_json(&text)).unwrap_err().0;
+    assert!(refused.contains("for its followed head") && refused.contains("background worker is 8.0e9"), "{refused}");
 }

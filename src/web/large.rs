@@ -60,20 +60,7 @@ pub fn large_svg_of(
     let block = [block.first().copied().unwrap_or(1) as usize, block.get(1).copied().unwrap_or(1) as usize];
     let pooling = if pooling == "max" { Pooling::Max } else { Pooling::Mean };
     let shown = [shown.first().copied().unwrap_or(f64::NAN), shown.get(1).copied().unwrap_or(f64::NAN)];
-    let view = LargeView {
-        title,
-        rows,
-        cols,
-        block,
-        pooling,
-        image,
-        width,
-        height,
-        bar,
-        ticks: &ticks,
-        offset,
-        shown,
-    };
+    let view = LargeView { title, rows, cols, block, pooling, image, width, height, bar, ticks: &ticks, offset, shown };
     large_svg(&view).map_err(|e| JsError::new(&e))
 }
 
@@ -156,7 +143,7 @@ impl LargeJob {
         let what = STEPS.get(step).copied().unwrap_or("");
         format!(
             "Computing {n} tokens in a background worker ({:.1e} multiply-adds): step {} of {}, {what}…",
-            self.config.cost(),
+            self.config.worker_cost(),
             step.min(STEPS.len() - 1) + 1,
             STEPS.len()
         )
@@ -167,23 +154,34 @@ impl LargeJob {
         let Mechanism::SelfAttention { embeddings, projections } = &self.config.mechanism else {
             return Err(JsError::new("not self-attention"));
         };
+        let o = &self.config.options;
+        let kv_heads = o.kv_heads();
+        let (h, g) = (o.head, o.head / (o.heads / kv_heads));
+        // The followed head's columns only (what `Config::worker_cost` counts): X times those of W_Q, W_K, W_V, each
+        // entry the same dot product as in the whole product.
         let (q, k, v) = match projections {
-            Some(p) => (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v)),
-            None => (embeddings.clone(), embeddings.clone(), embeddings.clone()),
+            Some(p) if o.heads == 1 => {
+                (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v))
+            }
+            Some(p) => {
+                let (dk, dv) = (p.w_q.cols() / o.heads, p.w_v.cols() / kv_heads);
+                (
+                    embeddings.matmul(&p.w_q.columns(h * dk, dk)),
+                    embeddings.matmul(&p.w_k.columns(g * dk, dk)),
+                    embeddings.matmul(&p.w_v.columns(g * dv, dv)),
+                )
+            }
+            None if o.heads == 1 => (embeddings.clone(), embeddings.clone(), embeddings.clone()),
+            None => {
+                let (dk, dv) = (embeddings.cols() / o.heads, embeddings.cols() / kv_heads);
+                (embeddings.columns(h * dk, dk), embeddings.columns(g * dk, dk), embeddings.columns(g * dv, dv))
+            }
         };
         for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
             attention::check_finite(name, m).map_err(|e| JsError::new(&e.0))?;
         }
-        let o = &self.config.options;
-        let kv_heads = o.kv_heads();
-        let (dk, dv) = (q.cols() / o.heads, v.cols() / kv_heads);
-        self.scale = resolve_scale(self.config.scale, dk);
-        let (h, g) = (o.head, o.head / (o.heads / kv_heads));
-        self.qkv = Some(if o.heads == 1 {
-            (q, k, v)
-        } else {
-            (q.columns(h * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
-        });
+        self.scale = resolve_scale(self.config.scale, q.cols());
+        self.qkv = Some((q, k, v));
         Ok(())
     }
 
