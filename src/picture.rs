@@ -431,51 +431,54 @@ pub fn large_caption(rows: usize, cols: usize, [br, bc]: [usize; 2], pooling: Po
     )
 }
 
-/// One view of a large figure as the page shows it: its title, its image (RGBA, `width` × `height` pixels, one per
-/// `block` of cells of a `rows` × `cols` view) shown `shown` CSS pixels wide and high, its colour bar (RGBA, 1 pixel
-/// wide, vmax at the top) with `ticks` ([fraction from the bottom, label]) and matplotlib's `offset` text.
+/// One view of a large figure as the page shows it: its title, its image (a PNG data URL of the page's canvas: one
+/// pixel per `block` of cells of a `rows` × `cols` view) shown `shown` CSS pixels wide and high, its colour bar (a PNG
+/// data URL, vmax at the top) with `ticks` ([fraction from the bottom, label]) and matplotlib's `offset` text.
 pub struct LargeView<'a> {
     pub title: &'a str,
     pub rows: usize,
     pub cols: usize,
     pub block: [usize; 2],
     pub pooling: Pooling,
-    pub image: &'a [u8],
-    pub width: usize,
-    pub height: usize,
-    pub bar: &'a [u8],
+    pub image: &'a str,
+    pub bar: &'a str,
     pub ticks: &'a [(f64, String)],
     pub offset: &'a str,
     pub shown: [f64; 2],
 }
 
 /// A large view as a standalone SVG (the element's `toSVG` of a large figure): the page's image itself as an embedded
-/// PNG (at most the canvas's pixels a side, so a few hundred KB whatever n is: its n × n cells as shapes would be
-/// 16 M elements at n = 4096), the colour bar as a PNG stretched as the page stretches it, the ticks, title and
-/// caption as text; seaborn's light figure, as every exported heatmap. Errors: an image or bar of the wrong length.
+/// PNG (at most the canvas's pixels a side, so tens of KB whatever n is: its n × n cells as shapes would be 16 M
+/// elements at n = 4096), the colour bar as a PNG stretched as the page stretches it, the ticks, title and caption as
+/// text; seaborn's light figure, as every exported heatmap. The PNGs are the browser's (`toDataURL`, deflated): the
+/// page's .wasm carries no PNG writer. Errors: an image that is not a PNG data URL.
 pub fn large_svg(v: &LargeView) -> Result<String, String> {
-    let (w, h) = (v.width, v.height);
-    if w == 0 || h == 0 || v.image.len() != w * h * 4 {
-        return Err(format!("a large view's image is {} bytes, not {w} × {h} RGBA pixels", v.image.len()));
-    }
-    if v.bar.is_empty() || !v.bar.len().is_multiple_of(4) {
-        return Err(format!("a large view's colour bar is {} bytes, not RGBA pixels", v.bar.len()));
+    for (what, url) in [("image", v.image), ("colour bar", v.bar)] {
+        let b64 = url.strip_prefix("data:image/png;base64,").unwrap_or("");
+        if b64.is_empty() || !b64.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')) {
+            return Err(format!("a large view's {what} is not a PNG data URL"));
+        }
     }
     let theme = Theme::light();
     let text = hex(theme.text);
     let finite = |x: f64, or: f64| if x.is_finite() && x > 0.0 { x } else { or };
-    let (sw, sh) = (finite(v.shown[0], w as f64), finite(v.shown[1], h as f64));
+    let (sw, sh) = (finite(v.shown[0], 512.0), finite(v.shown[1], 512.0));
     let top = PAD + 22.0;
     let bar_x = PAD + sw + 6.0;
     let ticks_x = bar_x + 14.0 + 6.0;
-    let rgb = |rgba: &[u8]| -> Vec<u8> { rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect() };
     let mut body = format!(
         r#"<text x="{PAD}" y="{:.1}" font-size="13" font-weight="600" fill="{text}">{}</text>"#,
         PAD + 13.0,
         escape(v.title)
     );
-    body += &image(&png(w, h, &rgb(v.image)), PAD, top, sw, sh, true);
-    body += &image(&png(1, v.bar.len() / 4, &rgb(v.bar)), bar_x, top, 14.0, sh, false);
+    let embed = |url: &str, x: f64, w: f64, pixelated: bool| {
+        let style = if pixelated { r#" style="image-rendering:pixelated""# } else { "" };
+        format!(
+            r#"<image x="{x:.1}" y="{top:.1}" width="{w:.1}" height="{sh:.1}" preserveAspectRatio="none"{style} href="{url}"/>"#
+        )
+    };
+    body += &embed(v.image, PAD, sw, true);
+    body += &embed(v.bar, bar_x, 14.0, false);
     let mut widest = 0usize;
     for (at, label) in v.ticks {
         let y = top + (1.0 - at.clamp(0.0, 1.0)) * sh;

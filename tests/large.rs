@@ -57,14 +57,14 @@ fn the_worker_parses_under_its_own_bound_and_only_there() {
     assert!(Config::from_json(&text).is_err());
 }
 
-/// A large view's SVG (the element's toSVG of a worker-computed figure): the page's image and colour bar embedded
-/// as PNGs of their own size, the ticks and the caption as text, and XML that parses; a wrong-sized image is refused.
+/// A large view's SVG (the element's toSVG of a worker-computed figure): the page's image and colour bar embedded as
+/// the PNGs given, stretched over the picture's box, the ticks and the caption as text, and XML that parses; anything
+/// but a PNG data URL is refused.
 #[test]
 fn a_large_views_svg_embeds_its_image_and_bar_with_the_ticks_and_caption() {
     use attention_viz::picture::{large_svg, LargeView, Pooling};
-    let (w, h) = (64usize, 48usize);
-    let image: Vec<u8> = (0..w * h).flat_map(|k| [(k % 251) as u8, (k / 7 % 256) as u8, 9, 255]).collect();
-    let bar: Vec<u8> = (0..256).flat_map(|y| [y as u8, 0, 255 - y as u8, 255]).collect();
+    let image = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    let bar = "data:image/png;base64,iVBORw0KGgo=";
     let ticks = vec![(0.0, "0.0".to_string()), (0.5, "0.5".to_string()), (1.0, "1.0".to_string())];
     let view = LargeView {
         title: "weights = softmax(scaled) <&>",
@@ -72,10 +72,8 @@ fn a_large_views_svg_embeds_its_image_and_bar_with_the_ticks_and_caption() {
         cols: 3072,
         block: [64, 48],
         pooling: Pooling::Max,
-        image: &image,
-        width: w,
-        height: h,
-        bar: &bar,
+        image,
+        bar,
         ticks: &ticks,
         offset: "",
         shown: [512.0, 384.0],
@@ -93,35 +91,17 @@ fn a_large_views_svg_embeds_its_image_and_bar_with_the_ticks_and_caption() {
         "{caption}"
     );
     assert!(!caption.contains("hover"), "an export has no cursor: {caption}");
-    // Each <image>: a PNG whose IHDR gives the image's own pixels (the picture) and 1 × 256 (the bar).
-    let sizes: Vec<(u32, u32)> = doc
+    // The image over the picture's 512 × 384 box, the bar 14 px wide beside it, as on the page.
+    let images: Vec<(&str, &str, &str)> = doc
         .descendants()
         .filter(|n| n.has_tag_name("image"))
-        .map(|n| {
-            let href = n.attribute("href").expect("href");
-            let png = base64(href.strip_prefix("data:image/png;base64,").expect("a PNG data URL"));
-            assert_eq!(&png[1..4], b"PNG");
-            (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()))
-        })
+        .map(|n| (n.attribute("href").unwrap(), n.attribute("width").unwrap(), n.attribute("height").unwrap()))
         .collect();
-    assert_eq!(sizes, vec![(w as u32, h as u32), (1, 256)]);
-    let short = LargeView { image: &image[..100], ..view };
-    assert!(large_svg(&short).unwrap_err().contains("not 64 × 48 RGBA pixels"));
-}
-
-fn base64(text: &str) -> Vec<u8> {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in text.bytes().filter(|&c| c != b'=') {
-        acc = acc << 6 | ABC.iter().position(|&a| a == c).expect("base64") as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
+    assert_eq!(images, vec![(image, "512.0", "384.0"), (bar, "14.0", "384.0")]);
+    for bad in ["javascript:alert(1)", "data:image/png;base64,\"/><script>", ""] {
+        let refused = large_svg(&LargeView { image: bad, ..view }).unwrap_err();
+        assert_eq!(refused, "a large view's image is not a PNG data URL");
     }
-    out
 }
 
 /// The worker computes the followed head alone, so its bound counts that head's work: 4096 tokens with 8 heads of

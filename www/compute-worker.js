@@ -7,7 +7,7 @@
 // {json, names, shapes, data}, its Float64Array transferred; else `config`, an object); the worker answers
 //   {type: 'progress', text}    before each step (the core's words: LargeJob.progress)
 //   {type: 'done', tokens, scale, views: [LargeJob.view(…), …]}, every view's buffers transferred, not copied (its
-//                               image also as an ImageBitmap, `bitmap`, where the worker can make one)
+//                               image as an ImageBitmap, `bitmap`, where the worker can make one)
 //   {type: 'error', message}    the core's message (a refused config, an overflow) or a trap's panic message
 
 import { initSync, takeLastPanic, LargeJob } from './pkg/attention_viz.js';
@@ -30,9 +30,8 @@ async function run({ module, flat, config, views, maxPx, barPx, palette }, post)
     // surface to make and fill on its main thread (that took 50–130 ms there on a loaded machine).
     const bitmaps = typeof createImageBitmap === 'function'
       ? await Promise.all(out.map((v) => createImageBitmap(new ImageData(v.image, v.width, v.height), { colorSpaceConversion: 'none', premultiplyAlpha: 'none' }))) : [];
-    // The RGBA pixels go too (a few MB at most): the figure's toSVG() embeds them.
-    bitmaps.forEach((b, k) => { out[k].bitmap = b; });
-    const transfer = out.flatMap((v) => [v.values.buffer, v.bar.buffer, v.image.buffer, ...(v.bitmap ? [v.bitmap] : [])]);
+    bitmaps.forEach((b, k) => { out[k].bitmap = b; out[k].image = null; });
+    const transfer = out.flatMap((v) => [v.values.buffer, v.bar.buffer, ...(v.bitmap ? [v.bitmap] : [v.image.buffer])]);
     post({ type: 'done', tokens: job.tokens(), scale: job.scale(), views: out }, transfer);
   } catch (e) {
     let message = e instanceof Error ? e.message : String(e);

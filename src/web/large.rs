@@ -37,8 +37,9 @@ pub fn large_cell_text(row: &str, col: &str, value: f64) -> String {
     format!("{row}, {col}: {}", format_g(value, 6))
 }
 
-/// A large view the page shows as a standalone SVG (`toSVG`), from the pieces the worker sent (`LargeJob::view`):
-/// `picture::large_svg`. `ticks_at[k]` and `tick_labels[k]` are one tick; `shown`: the picture's CSS width and height.
+/// A large view the page shows as a standalone SVG (`toSVG`), from the pieces the worker sent (`LargeJob::view`) and
+/// the page's canvases as PNG data URLs: `picture::large_svg`. `ticks_at[k]` and `tick_labels[k]` are one tick;
+/// `shown`: the picture's CSS width and height.
 #[wasm_bindgen(js_name = largeSvg)]
 #[allow(clippy::too_many_arguments)]
 pub fn large_svg_of(
@@ -47,10 +48,8 @@ pub fn large_svg_of(
     cols: usize,
     block: &[u32],
     pooling: &str,
-    image: &[u8],
-    width: usize,
-    height: usize,
-    bar: &[u8],
+    image: &str,
+    bar: &str,
     ticks_at: &[f64],
     tick_labels: Vec<String>,
     offset: &str,
@@ -60,7 +59,7 @@ pub fn large_svg_of(
     let block = [block.first().copied().unwrap_or(1) as usize, block.get(1).copied().unwrap_or(1) as usize];
     let pooling = if pooling == "max" { Pooling::Max } else { Pooling::Mean };
     let shown = [shown.first().copied().unwrap_or(f64::NAN), shown.get(1).copied().unwrap_or(f64::NAN)];
-    let view = LargeView { title, rows, cols, block, pooling, image, width, height, bar, ticks: &ticks, offset, shown };
+    let view = LargeView { title, rows, cols, block, pooling, image, bar, ticks: &ticks, offset, shown };
     large_svg(&view).map_err(|e| JsError::new(&e))
 }
 

@@ -331,11 +331,17 @@ export class Large {
     return view;
   }
 
-  /** toSVG(view): the core's SVG of what the view shows (picture::large_svg), its image embedded. */
+  /**
+   * toSVG(view): the core's SVG of what the view shows (picture::large_svg), its image and colour bar embedded as the
+   * browser's PNGs of the page's canvases (the image's own pixels, through a 2D copy: it shows an ImageBitmap).
+   */
   svg(name) {
-    const { sent: v, shown } = this.viewNamed(String(name));
-    return this.api.largeSvg(v.title, v.rows, v.cols, Uint32Array.from(v.block), v.pooling, v.image, v.width, v.height,
-      v.bar, Float64Array.from(v.ticks, (t) => t[0]), v.ticks.map((t) => t[1]), v.offset ?? '', Float64Array.from(shown));
+    const { sent: v, shown, canvas, bar } = this.viewNamed(String(name));
+    const copy = Object.assign(document.createElement('canvas'), { width: canvas.width, height: canvas.height });
+    copy.getContext('2d').drawImage(canvas, 0, 0);
+    return this.api.largeSvg(v.title, v.rows, v.cols, Uint32Array.from(v.block), v.pooling, copy.toDataURL('image/png'),
+      bar.toDataURL('image/png'), Float64Array.from(v.ticks, (t) => t[0]), v.ticks.map((t) => t[1]), v.offset ?? '',
+      Float64Array.from(shown));
   }
 
   /**
