@@ -29,16 +29,18 @@ pub const MAX_COST: f64 = 3e8;
 pub const MAX_WORKER_COST: f64 = 8e9;
 
 std::thread_local! {
-    /// The bound [`Work::check`] applies: [`MAX_COST`] but inside [`with_worker_limit`].
-    static COST_LIMIT: std::cell::Cell<f64> = const { std::cell::Cell::new(MAX_COST) };
+    /// Whether [`Work::check`] applies the worker's bound: [`MAX_WORKER_COST`] to what the worker computes (the
+    /// followed head, [`Config::worker_cost`]) instead of [`MAX_COST`] to every head. True inside [`with_worker_limit`].
+    static WORKER_LIMIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs `f` (a config's parsing, for the worker's large figure) with [`MAX_WORKER_COST`] as the cost bound. A bound
-/// kept beside the parser instead of passed through each parse function: only the worker's one call changes it.
+/// Runs `f` (a config's parsing, for the worker's large figure) under the worker's bound: [`MAX_WORKER_COST`] on the
+/// work of the followed head alone, the only one the worker computes. A bound kept beside the parser instead of passed
+/// through each parse function: only the worker's one call changes it.
 pub fn with_worker_limit<T>(f: impl FnOnce() -> T) -> T {
-    let old = COST_LIMIT.with(|c| c.replace(MAX_WORKER_COST));
+    let old = WORKER_LIMIT.with(|c| c.replace(true));
     let out = f();
-    COST_LIMIT.with(|c| c.set(old));
+    WORKER_LIMIT.with(|c| c.set(old));
     out
 }
 
@@ -592,6 +594,12 @@ impl Config {
         self.work().cost()
     }
 
+    /// The work a large figure's worker does for this config (web/large.rs `LargeJob`): the followed head's Q, K and
+    /// V columns, its scores, weights and context; the other heads are not computed. What [`MAX_WORKER_COST`] bounds.
+    pub fn worker_cost(&self) -> f64 {
+        self.work().followed_head().cost()
+    }
+
     /// The shapes the cost depends on.
     fn work(&self) -> Work {
         let o = &self.options;
@@ -753,10 +761,38 @@ impl Work {
         }
     }
 
-    /// An error saying the size and the limit when the cost passes [`MAX_COST`].
+    /// What a worker computing only the followed head does ([`Config::worker_cost`]): its d_k columns of W_Q and
+    /// W_K and its kv head's d_v of W_V (without projections: its d / heads columns of X), one n × n attention.
+    fn followed_head(self) -> Work {
+        match self {
+            Work::SelfAttention { n, d, projections, heads, w_a_cols, additive, kv_heads, .. } if heads > 1 => {
+                let (d, projections) = match projections {
+                    Some((q, v)) => (d, Some((q / heads, v / kv_heads.max(1)))),
+                    None => (d / heads, None),
+                };
+                Work::SelfAttention {
+                    n,
+                    d,
+                    projections,
+                    heads: 1,
+                    w_o: None,
+                    w_a_cols,
+                    additive,
+                    kv_heads: 1,
+                    bias: false,
+                    tiles: None,
+                }
+            }
+            _ => self,
+        }
+    }
+
+    /// An error saying the size and the limit when the cost passes [`MAX_COST`] (inside [`with_worker_limit`]: when
+    /// the followed head's passes [`MAX_WORKER_COST`]).
     fn check(&self) -> Result<()> {
-        let cost = self.cost();
-        let limit = COST_LIMIT.with(|c| c.get());
+        let worker = WORKER_LIMIT.with(|c| c.get());
+        let (cost, limit) =
+            if worker { (self.followed_head().cost(), MAX_WORKER_COST) } else { (self.cost(), MAX_COST) };
         if cost <= limit {
             return Ok(());
         }
@@ -779,6 +815,12 @@ impl Work {
                 "layers, heads or tokens",
             ),
         };
+        if worker {
+            return err(format!(
+                "this config needs {cost:.1e} multiply-adds for its followed head ({size}); the limit of a \
+                 background worker is {limit:.1e}: use fewer {fewer}"
+            ));
+        }
         err(format!(
             "this config needs {cost:.1e} multiply-adds ({size}); the limit is {limit:.1e} (about half a second \
              of computing): use fewer {fewer}"

@@ -403,3 +403,128 @@ fn adler32(bytes: &[u8]) -> u32 {
     }
     b << 16 | a
 }
+
+/// How a large figure's image (www/element/large.js: a Worker's view of up to 4,096 tokens) made each pixel of a
+/// block of cells: the weights' largest (a query's one peak among near-zero weights would vanish in a mean: at n =
+/// 4096 a row is often one weight of ~1), every other view's mean of its finite cells (grey when it has none). Said in
+/// each view's caption.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pooling {
+    Mean,
+    Max,
+}
+
+/// What the figure says under a large view: its size and how its pixels were made; `live`: the page's, which also
+/// says how to read one cell (an export has no cursor).
+pub fn large_caption(rows: usize, cols: usize, [br, bc]: [usize; 2], pooling: Pooling, live: bool) -> String {
+    if br == 1 && bc == 1 {
+        return format!("{rows} × {cols} cells, one pixel each; the colour bar spans every cell's value");
+    }
+    let how = match pooling {
+        Pooling::Mean => "mean",
+        Pooling::Max => "largest value",
+    };
+    let hover = if live { "; hover or move the cursor for one cell's value" } else { "" };
+    format!(
+        "{rows} × {cols} cells: each pixel is the {how} of its block of {br} × {bc} cells; the colour bar spans every \
+         cell's value{hover}"
+    )
+}
+
+/// One view of a large figure as the page shows it: its title, its image (a PNG data URL of the page's canvas: one
+/// pixel per `block` of cells of a `rows` × `cols` view) shown `shown` CSS pixels wide and high, its colour bar (a PNG
+/// data URL, vmax at the top) with `ticks` ([fraction from the bottom, label]) and matplotlib's `offset` text.
+pub struct LargeView<'a> {
+    pub title: &'a str,
+    pub rows: usize,
+    pub cols: usize,
+    pub block: [usize; 2],
+    pub pooling: Pooling,
+    pub image: &'a str,
+    pub bar: &'a str,
+    pub ticks: &'a [(f64, String)],
+    pub offset: &'a str,
+    pub shown: [f64; 2],
+}
+
+/// A large view as a standalone SVG (the element's `toSVG` of a large figure): the page's image itself as an embedded
+/// PNG (at most the canvas's pixels a side, so tens of KB whatever n is: its n × n cells as shapes would be 16 M
+/// elements at n = 4096), the colour bar as a PNG stretched as the page stretches it, the ticks, title and caption as
+/// text; seaborn's light figure, as every exported heatmap. The PNGs are the browser's (`toDataURL`, deflated): the
+/// page's .wasm carries no PNG writer. Errors: an image that is not a PNG data URL.
+pub fn large_svg(v: &LargeView) -> Result<String, String> {
+    for (what, url) in [("image", v.image), ("colour bar", v.bar)] {
+        let b64 = url.strip_prefix("data:image/png;base64,").unwrap_or("");
+        if b64.is_empty() || !b64.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')) {
+            return Err(format!("a large view's {what} is not a PNG data URL"));
+        }
+    }
+    let theme = Theme::light();
+    let text = hex(theme.text);
+    let finite = |x: f64, or: f64| if x.is_finite() && x > 0.0 { x } else { or };
+    let (sw, sh) = (finite(v.shown[0], 512.0), finite(v.shown[1], 512.0));
+    let top = PAD + 22.0;
+    let bar_x = PAD + sw + 6.0;
+    let ticks_x = bar_x + 14.0 + 6.0;
+    let mut body = format!(
+        r#"<text x="{PAD}" y="{:.1}" font-size="13" font-weight="600" fill="{text}">{}</text>"#,
+        PAD + 13.0,
+        escape(v.title)
+    );
+    let embed = |url: &str, x: f64, w: f64, pixelated: bool| {
+        let style = if pixelated { r#" style="image-rendering:pixelated""# } else { "" };
+        format!(
+            r#"<image x="{x:.1}" y="{top:.1}" width="{w:.1}" height="{sh:.1}" preserveAspectRatio="none"{style} href="{url}"/>"#
+        )
+    };
+    body += &embed(v.image, PAD, sw, true);
+    body += &embed(v.bar, bar_x, 14.0, false);
+    let mut widest = 0usize;
+    for (at, label) in v.ticks {
+        let y = top + (1.0 - at.clamp(0.0, 1.0)) * sh;
+        body += &format!(
+            r#"<line x1="{:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{text}"/><text x="{:.1}" y="{:.1}" font-size="10" fill="{text}">{}</text>"#,
+            bar_x + 14.0,
+            bar_x + 17.0,
+            ticks_x,
+            y + 3.5,
+            escape(label)
+        );
+        widest = widest.max(label.chars().count());
+    }
+    if !v.offset.is_empty() {
+        body += &format!(
+            r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="{text}">{}</text>"#,
+            bar_x,
+            top - 4.0,
+            escape(v.offset)
+        );
+    }
+    // The caption, wrapped to the picture's width (at least 40 characters a line).
+    let width = (ticks_x + draw::text_width(widest.max(4), 10.0) + PAD).max(PAD * 2.0 + 240.0).ceil();
+    let per_line = (((width - 2.0 * PAD) / draw::text_width(1, 11.0)) as usize).max(40);
+    let mut lines = vec![String::new()];
+    for word in large_caption(v.rows, v.cols, v.block, v.pooling, false).split_whitespace() {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > per_line {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    let mut y = top + sh + 6.0;
+    for line in &lines {
+        y += 14.0;
+        body += &format!(r#"<text x="{PAD}" y="{y:.1}" font-size="11" fill="{text}">{}</text>"#, escape(line));
+    }
+    let height = (y + PAD).ceil();
+    let doc = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif"><title>{}</title><rect width="100%" height="100%" fill="{}"/>{body}</svg>"#,
+        escape(v.title),
+        hex(theme.background)
+    );
+    Ok(draw::xml_chars(&doc))
+}

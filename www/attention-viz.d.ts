@@ -319,6 +319,27 @@ export interface TypedField {
 }
 
 /**
+ * The trace of a large figure (a read-only self-attention figure over the page's cost bound, computed by a Worker): only
+ * the followed head's stages the figure shows (its `views`: scores, scaled, weights, context), each a TypedField whose
+ * `data` is the array the figure reads its tooltips from (not a copy: copy it before writing to it). `note` is the
+ * core's sentence saying so. Null while the worker computes.
+ */
+export interface LargeTrace {
+  mechanism: 'self';
+  large: true;
+  /** What the scores were divided by (√d_k by default). */
+  scale: number;
+  /** The followed head (config `head`). */
+  head: number;
+  tokens: string[];
+  note: string;
+  scores?: TypedField;
+  scaled?: TypedField;
+  weights?: TypedField;
+  context?: TypedField;
+}
+
+/**
  * A trace as `compute(config, {arrays: "typed"})` returns it: every vector and matrix (of any rank) a TypedField;
  * numbers, strings, lists of names and nested objects (heads, query, layers, summary) as in T.
  */
@@ -414,7 +435,8 @@ export interface FigureState {
 /** The `<attention-viz>` element. */
 export interface AttentionVizElement extends HTMLElement {
   config: Config | FigureState | null;
-  readonly trace: Trace | null;
+  /** The figure's trace; a large figure's is a LargeTrace (null until its worker's views are drawn). */
+  readonly trace: Trace | LargeTrace | null;
   /**
    * Which panels show, comma-separated (attribute `views`): heatmap view names, `inputs`, `steps`, `breakdown`,
    * `controls`, the variants' `heads`, `mask`, `temperature`, `scoring`, and issue 25's `position`, `kv`, `window`,
@@ -435,7 +457,13 @@ export interface AttentionVizElement extends HTMLElement {
   theme: 'light' | 'dark' | 'auto';
   /** Annotation text colour against the cell: `seaborn` (its light/dark rule), or `more` for higher contrast (attribute `contrast`). */
   contrast: 'seaborn' | 'more';
+  /**
+   * One heatmap as a standalone SVG. A large figure's: one of the views it shows, its image (≤ 512 px a side, as on
+   * the page) embedded as a PNG, with its title, colour bar, ticks and caption.
+   * @throws Error with the core's message for a view the figure does not show, or while a large figure computes.
+   */
   toSVG(view: ViewName): string;
+  /** A PNG of one heatmap, or of the whole figure (a large figure's: its images, colour bars and texts as shown). */
   toPNG(view?: ViewName): Promise<Blob>;
   toJSON(): FigureState;
   toNumPy(): string;

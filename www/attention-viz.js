@@ -725,6 +725,8 @@ if (typeof customElements !== 'undefined') {
     // A read-only figure over the page's cost bound that a Worker computes (www/element/large.js).
     largeTakes: (config) => initialised && callCore(() => largeTakes(config)),
     largeCellText: (row, col, value) => core.largeCellText(row, col, value),
+    largeMessage: (what, view, shown) => core.largeMessage(what, view, shown),
+    largeSvg: (...pieces) => callCore(() => core.largeSvg(...pieces)),
     flatConfig,
     computeWorker: () => coreModule.then((module) => {
       // The dist builds carry the worker bundled (scripts/dist.mjs: COMPUTE_WORKER_SOURCE), started from a Blob URL;

@@ -6,8 +6,8 @@
 // The protocol: the page posts {module, flat, config, views, maxPx, barPx, palette} once (`flat`: compute()'s flat form,
 // {json, names, shapes, data}, its Float64Array transferred; else `config`, an object); the worker answers
 //   {type: 'progress', text}    before each step (the core's words: LargeJob.progress)
-//   {type: 'done', tokens, views: [LargeJob.view(…), …]}, every view's buffers transferred, not copied (its image as
-//                               an ImageBitmap, `bitmap`, where the worker can make one)
+//   {type: 'done', tokens, scale, views: [LargeJob.view(…), …]}, every view's buffers transferred, not copied (its
+//                               image as an ImageBitmap, `bitmap`, where the worker can make one)
 //   {type: 'error', message}    the core's message (a refused config, an overflow) or a trap's panic message
 
 import { initSync, takeLastPanic, LargeJob } from './pkg/attention_viz.js';
@@ -32,7 +32,7 @@ async function run({ module, flat, config, views, maxPx, barPx, palette }, post)
       ? await Promise.all(out.map((v) => createImageBitmap(new ImageData(v.image, v.width, v.height), { colorSpaceConversion: 'none', premultiplyAlpha: 'none' }))) : [];
     bitmaps.forEach((b, k) => { out[k].bitmap = b; out[k].image = null; });
     const transfer = out.flatMap((v) => [v.values.buffer, v.bar.buffer, ...(v.bitmap ? [v.bitmap] : [v.image.buffer])]);
-    post({ type: 'done', tokens: job.tokens(), views: out }, transfer);
+    post({ type: 'done', tokens: job.tokens(), scale: job.scale(), views: out }, transfer);
   } catch (e) {
     let message = e instanceof Error ? e.message : String(e);
     if (e instanceof WebAssembly.RuntimeError) {

@@ -13,18 +13,10 @@ use crate::config::{self, Config, Mechanism};
 use crate::heatmap::draw::{colorbar_color, colorbar_scale, colorbar_tick_space, Colors, NAN_FILL};
 use crate::heatmap::format::format_g;
 use crate::math::Matrix;
+use crate::picture::{large_caption, large_svg, LargeView, Pooling};
 use crate::views;
 use js_sys::{Array, Float64Array, Object, Uint8ClampedArray};
 use wasm_bindgen::prelude::*;
-
-/// How a block of cells becomes one pixel: the weights' largest (a query's one peak among near-zero weights would
-/// vanish in a mean: at n = 4096 a row is often one weight of ~1), every other view's mean of its finite cells (grey
-/// when it has none). Said in each view's caption.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Pooling {
-    Mean,
-    Max,
-}
 
 /// The rows of the colour bar's image (drawn stretched to the bar's height).
 const BAR_ROWS: usize = 256;
@@ -43,6 +35,55 @@ pub fn large_takes(rest_json: &str, shapes_json: &str) -> bool {
 #[wasm_bindgen(js_name = largeCellText)]
 pub fn large_cell_text(row: &str, col: &str, value: f64) -> String {
     format!("{row}, {col}: {}", format_g(value, 6))
+}
+
+/// A large view the page shows as a standalone SVG (`toSVG`), from the pieces the worker sent (`LargeJob::view`) and
+/// the page's canvases as PNG data URLs: `picture::large_svg`. `ticks_at[k]` and `tick_labels[k]` are one tick;
+/// `shown`: the picture's CSS width and height.
+#[wasm_bindgen(js_name = largeSvg)]
+#[allow(clippy::too_many_arguments)]
+pub fn large_svg_of(
+    title: &str,
+    rows: usize,
+    cols: usize,
+    block: &[u32],
+    pooling: &str,
+    image: &str,
+    bar: &str,
+    ticks_at: &[f64],
+    tick_labels: Vec<String>,
+    offset: &str,
+    shown: &[f64],
+) -> Result<String, JsError> {
+    let ticks: Vec<(f64, String)> = ticks_at.iter().copied().zip(tick_labels).collect();
+    let block = [block.first().copied().unwrap_or(1) as usize, block.get(1).copied().unwrap_or(1) as usize];
+    let pooling = if pooling == "max" { Pooling::Max } else { Pooling::Mean };
+    let shown = [shown.first().copied().unwrap_or(f64::NAN), shown.get(1).copied().unwrap_or(f64::NAN)];
+    let view = LargeView { title, rows, cols, block, pooling, image, bar, ticks: &ticks, offset, shown };
+    large_svg(&view).map_err(|e| JsError::new(&e))
+}
+
+/// What a large figure's element says where it cannot do what a small one does (www/element/large.js):
+/// `what` = "pending" (asked before the worker's views are drawn), "view" (`view` is not one of the `shown` views it
+/// exports), "trace" (the note a large figure's `trace` carries: what it holds).
+#[wasm_bindgen(js_name = largeMessage)]
+pub fn large_message(what: &str, view: &str, shown: Vec<String>) -> String {
+    let shown = shown.join(", ");
+    match what {
+        "pending" => "this figure is still being computed in a background worker: its trace, toSVG() and toPNG() are \
+                      there once it is drawn (its `change` event)"
+            .into(),
+        "view" => format!(
+            "a large figure exports the views it shows ({shown}): {} is not one of them",
+            crate::text::quote(view)
+        ),
+        _ => format!(
+            "a large figure (computed by a background worker) holds only the followed head's {shown}, as \
+             {{shape, data}} with data a Float64Array shared with the figure (copy it before writing to it); its other \
+             stages and heads are not computed: compute(config, {{arrays: \"typed\"}}) in a worker of your own gives \
+             every stage"
+        ),
+    }
 }
 
 /// One large figure's computation, in the worker: the config (parsed under `config::MAX_WORKER_COST`), the followed
@@ -101,7 +142,7 @@ impl LargeJob {
         let what = STEPS.get(step).copied().unwrap_or("");
         format!(
             "Computing {n} tokens in a background worker ({:.1e} multiply-adds): step {} of {}, {what}…",
-            self.config.cost(),
+            self.config.worker_cost(),
             step.min(STEPS.len() - 1) + 1,
             STEPS.len()
         )
@@ -112,23 +153,34 @@ impl LargeJob {
         let Mechanism::SelfAttention { embeddings, projections } = &self.config.mechanism else {
             return Err(JsError::new("not self-attention"));
         };
+        let o = &self.config.options;
+        let kv_heads = o.kv_heads();
+        let (h, g) = (o.head, o.head / (o.heads / kv_heads));
+        // The followed head's columns only (what `Config::worker_cost` counts): X times those of W_Q, W_K, W_V, each
+        // entry the same dot product as in the whole product.
         let (q, k, v) = match projections {
-            Some(p) => (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v)),
-            None => (embeddings.clone(), embeddings.clone(), embeddings.clone()),
+            Some(p) if o.heads == 1 => {
+                (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v))
+            }
+            Some(p) => {
+                let (dk, dv) = (p.w_q.cols() / o.heads, p.w_v.cols() / kv_heads);
+                (
+                    embeddings.matmul(&p.w_q.columns(h * dk, dk)),
+                    embeddings.matmul(&p.w_k.columns(g * dk, dk)),
+                    embeddings.matmul(&p.w_v.columns(g * dv, dv)),
+                )
+            }
+            None if o.heads == 1 => (embeddings.clone(), embeddings.clone(), embeddings.clone()),
+            None => {
+                let (dk, dv) = (embeddings.cols() / o.heads, embeddings.cols() / kv_heads);
+                (embeddings.columns(h * dk, dk), embeddings.columns(g * dk, dk), embeddings.columns(g * dv, dv))
+            }
         };
         for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
             attention::check_finite(name, m).map_err(|e| JsError::new(&e.0))?;
         }
-        let o = &self.config.options;
-        let kv_heads = o.kv_heads();
-        let (dk, dv) = (q.cols() / o.heads, v.cols() / kv_heads);
-        self.scale = resolve_scale(self.config.scale, dk);
-        let (h, g) = (o.head, o.head / (o.heads / kv_heads));
-        self.qkv = Some(if o.heads == 1 {
-            (q, k, v)
-        } else {
-            (q.columns(h * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
-        });
+        self.scale = resolve_scale(self.config.scale, q.cols());
+        self.qkv = Some((q, k, v));
         Ok(())
     }
 
@@ -155,6 +207,11 @@ impl LargeJob {
     /// The tokens (rows of every view; columns of the n × n ones).
     pub fn tokens(&self) -> Vec<String> {
         self.config.tokens.clone()
+    }
+
+    /// The scale the scores were divided by (`scale` resolved: √d_k by default), for the figure's `trace`.
+    pub fn scale(&self) -> f64 {
+        self.scale
     }
 
     /// The config as JSON (every default filled in), for the element's `config`.
@@ -217,25 +274,10 @@ impl LargeJob {
         set(&out, "offset", &scale.offset.into());
         set(&out, "vmin", &colors.vmin.into());
         set(&out, "vmax", &colors.vmax.into());
-        set(&out, "caption", &caption(rows, cols, block, pooling).into());
+        set(&out, "caption", &large_caption(rows, cols, block, pooling, true).into());
         set(&out, "pooling", &(if pooling == Pooling::Max { "max" } else { "mean" }).into());
         Ok(out)
     }
-}
-
-/// What the figure says under a large view: its size and how its pixels were made.
-fn caption(rows: usize, cols: usize, [br, bc]: [usize; 2], pooling: Pooling) -> String {
-    if br == 1 && bc == 1 {
-        return format!("{rows} × {cols} cells, one pixel each; the colour bar spans every cell's value");
-    }
-    let how = match pooling {
-        Pooling::Mean => "mean",
-        Pooling::Max => "largest value",
-    };
-    format!(
-        "{rows} × {cols} cells: each pixel is the {how} of its block of {br} × {bc} cells; the colour bar spans every \
-         cell's value; hover or move the cursor for one cell's value"
-    )
 }
 
 /// `m` as RGBA pixels, each a `block` of cells' finite values pooled and coloured by `colors` (NaN's grey where a

@@ -51,9 +51,16 @@ async function figure(page, editable) {
     el.setAttribute('views', 'scores,weights,context');
     document.body.append(el);
     window.progress = [];
+    window.pending = null;
     new MutationObserver(() => {
       const p = el.shadowRoot.querySelector('[data-role=progress]');
       if (p && progress.at(-1) !== p.textContent) progress.push(p.textContent);
+      // While the worker computes: no trace yet, and the exports say why.
+      if (p && !window.pending) {
+        let svg;
+        try { el.toSVG('weights'); svg = 'no error'; } catch (e) { svg = e.message; }
+        window.pending = { trace: el.trace, svg };
+      }
     }).observe(el.shadowRoot, { subtree: true, childList: true, characterData: true });
     el.config = config;
   }, [N, D, editable]);
@@ -117,6 +124,77 @@ test('n = 4096, editable="false": computed in a worker with a progress line; sco
   await page.keyboard.press('Shift+ArrowDown');
   assert.equal(await focused(), 'weights');
   assert.ok(close(tipValue(await tip.textContent()), gold[3]), `${await tip.textContent()} against ${gold[3]}`);
+
+  // What the figure exports once drawn: its trace (the shown stages, typed), an SVG and a PNG of what shows.
+  const pending = await page.evaluate(() => window.pending);
+  assert.equal(pending.trace, null);
+  assert.match(pending.svg, /still being computed in a background worker/);
+  const exported = await page.evaluate(async ([cell, n]) => {
+    const el = document.querySelector('#big');
+    const t = el.trace;
+    const svg = el.toSVG('weights');
+    const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    const images = [...doc.querySelectorAll('image')];
+    const decoded = await Promise.all(images.map((i) => new Promise((ok) => {
+      const img = new Image();
+      img.onload = () => ok([img.naturalWidth, img.naturalHeight]);
+      img.onerror = () => ok(null);
+      img.src = i.getAttribute('href');
+    })));
+    let unknown;
+    try { el.toSVG('scaled'); } catch (e) { unknown = e.message; }
+    // The PNG: decoded, its pixel at the middle of the weights' image against the canvas's own pixel there.
+    const png = await el.toPNG();
+    const bitmap = await createImageBitmap(png);
+    const root = el.shadowRoot.querySelector('[data-role="large"]').getBoundingClientRect();
+    const c = el.shadowRoot.querySelector('[data-role="large"] canvas[data-view="weights"]');
+    const r = c.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const pixel = (source, x, y) => {
+      const copy = Object.assign(document.createElement('canvas'), { width: 1, height: 1 }).getContext('2d');
+      copy.drawImage(source, x, y, 1, 1, 0, 0, 1, 1);
+      return [...copy.getImageData(0, 0, 1, 1).data];
+    };
+    // A point away from the cursor's outline (the keyboard cursor is near the top left).
+    const [fx, fy] = [0.75, 0.75];
+    const one = await createImageBitmap(await el.toPNG('weights'));
+    return {
+      keys: Object.keys(t).sort(), large: t.large, scale: t.scale, note: t.note, shape: t.weights.shape,
+      typed: t.weights.data instanceof Float64Array, length: t.weights.data.length, value: t.weights.data[cell[0] * n + cell[1]],
+      parses: !doc.querySelector('parsererror'), title: doc.querySelector('text')?.textContent, images: images.length,
+      decoded, canvas: [c.width, c.height], unknown, pngType: png.type,
+      pngSize: [bitmap.width, bitmap.height],
+      // Where the figure's pictures and texts end (device pixels from its top left).
+      shownSize: [...el.shadowRoot.querySelectorAll('[data-role="large"] :is(canvas, figcaption, .caption)')].reduce(([w, h], e) => {
+        const b = e.getBoundingClientRect();
+        return [Math.max(w, Math.round((b.right - root.left) * dpr)), Math.max(h, Math.round((b.bottom - root.top) * dpr))];
+      }, [0, 0]),
+      pngPixel: pixel(bitmap, Math.floor((r.left - root.left + fx * r.width) * dpr), Math.floor((r.top - root.top + fy * r.height) * dpr)),
+      canvasPixel: pixel(c, Math.floor(fx * c.width), Math.floor(fy * c.height)),
+      oneSize: [one.width, one.height], viewSize: [Math.round(r.width * dpr), Math.round(r.height * dpr)],
+    };
+  }, [point.cell, N]);
+  assert.deepEqual(exported.keys, ['context', 'head', 'large', 'mechanism', 'note', 'scale', 'scores', 'tokens', 'weights']);
+  assert.equal(exported.large, true);
+  assert.equal(exported.scale, Math.sqrt(D));
+  assert.match(exported.note, /only the followed head's scores, weights, context/);
+  assert.deepEqual(exported.shape, [N, N]);
+  assert.ok(exported.typed);
+  assert.equal(exported.length, N * N);
+  assert.ok(close(exported.value, gold[0]), `trace.weights at ${point.cell}: ${exported.value} against ${gold[0]}`);
+  assert.ok(exported.parses, 'the SVG parses');
+  assert.match(exported.title, /weights/);
+  // The view's own image (the canvas's pixels) and its colour bar, both PNGs that decode.
+  assert.equal(exported.images, 2);
+  assert.deepEqual(exported.decoded[0], exported.canvas);
+  assert.equal(exported.decoded[1]?.[0], 1);
+  assert.match(exported.unknown, /exports the views it shows \(scores, weights, context\): "scaled" is not one of them/);
+  assert.equal(exported.pngType, 'image/png');
+  assert.ok(exported.pngSize[0] >= exported.shownSize[0] && exported.pngSize[1] >= exported.shownSize[1],
+    `PNG ${exported.pngSize} covers the figure ${exported.shownSize}`);
+  assert.deepEqual(exported.pngPixel, exported.canvasPixel);
+  assert.ok(exported.oneSize[0] >= exported.viewSize[0] && exported.oneSize[1] >= exported.viewSize[1] && exported.oneSize[1] < exported.pngSize[1],
+    `toPNG('weights') ${exported.oneSize}: the view ${exported.viewSize}, less than the figure ${exported.pngSize}`);
   await done(page);
 });
 
@@ -156,6 +234,14 @@ test('the same config in an editable figure keeps the core\'s cost refusal (no w
   await status.waitFor();
   assert.match(await status.textContent(), /multiply-adds .* the limit is 3\.0e8/);
   assert.equal(await page.locator('#big').locator('[data-role="large"]:not([hidden])').count(), 0);
+  // Made read-only, the figure that had nothing to show takes the config to its worker; editable again, the refusal.
+  await page.evaluate(() => document.querySelector('#big').setAttribute('editable', 'false'));
+  await page.locator('#big [data-role="large"] canvas[data-view="weights"][data-painted]').waitFor();
+  assert.equal(await status.count(), 0);
+  await page.evaluate(() => document.querySelector('#big').setAttribute('editable', 'true'));
+  await status.waitFor();
+  assert.match(await status.textContent(), /multiply-adds .* the limit is 3\.0e8/);
+  assert.equal(await page.locator('#big').locator('[data-role="large"]:not([hidden])').count(), 0);
   // The refusal is the page's: an error on the console is not expected, only the figure's message.
   await done(page);
 });
@@ -188,5 +274,57 @@ test('a read-only figure goes from a large config to a small one and back: each 
   await host.locator('[data-role="large"] canvas[data-view="weights"][data-painted]').waitFor();
   assert.ok(await largeShown.isVisible());
   assert.equal(await figureCanvas.isVisible(), false);
+
+  // editable="true" while it shows: the small path takes the config and refuses it in the core's words (the last
+  // small figure stays); editable="false" brings the large figure back, computed again.
+  const refusal = host.locator('.status.error:not([data-role])');
+  await page.evaluate(() => document.querySelector('#f').setAttribute('editable', 'true'));
+  await refusal.waitFor();
+  assert.match(await refusal.textContent(), /multiply-adds .* the limit is 3\.0e8/);
+  assert.equal(await largeShown.isVisible(), false);
+  assert.ok(await figureCanvas.isVisible());
+  await page.evaluate(() => document.querySelector('#f').setAttribute('editable', 'false'));
+  await host.locator('[data-role="large"] canvas[data-view="weights"][data-painted]').waitFor();
+  assert.ok(await largeShown.isVisible());
+  assert.equal(await refusal.count(), 0);
+
+  // A palette change recomputes it in the new colours.
+  const pixel = () => page.evaluate(() => {
+    const c = document.querySelector('#f').shadowRoot.querySelector('[data-role="large"] canvas[data-view="scores"]');
+    const copy = Object.assign(document.createElement('canvas'), { width: 1, height: 1 }).getContext('2d');
+    copy.drawImage(c, c.width / 2, c.height / 2, 1, 1, 0, 0, 1, 1);
+    return [...copy.getImageData(0, 0, 1, 1).data];
+  });
+  const before = await pixel();
+  await page.evaluate(() => new Promise((ok) => {
+    const el = document.querySelector('#f');
+    el.addEventListener('change', ok, { once: true });
+    el.setAttribute('palette', 'mako');
+  }));
+  assert.notDeepEqual(await pixel(), before);
+
+  // No result of an older run is ever drawn over a newer config: a large config replaced at once by a small one, and
+  // a large one made editable while its worker computes. Any large canvas put on the page after that is stale.
+  await page.evaluate(() => {
+    const el = document.querySelector('#f');
+    window.stale = [];
+    window.changes = [];
+    el.addEventListener('change', (e) => changes.push(e.detail.large ? 'large' : 'small'));
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) if (n.querySelector?.('canvas')) stale.push(n.dataset.view);
+    }).observe(el.shadowRoot.querySelector('[data-role="large"]'), { childList: true });
+    el.config = big;
+    el.config = small;
+  });
+  await figureCanvas.waitFor({ state: 'visible' });
+  await page.evaluate(() => { document.querySelector('#f').config = big; });
+  await host.locator('[data-role="progress"]').waitFor();
+  await page.evaluate(() => document.querySelector('#f').setAttribute('editable', 'true'));
+  await refusal.waitFor();
+  // The workers those two runs started would have drawn by now (n = 2048 takes ~1 s here; waiting is not asserting).
+  await page.waitForTimeout(4000);
+  assert.deepEqual(await page.evaluate(() => window.stale), []);
+  assert.equal(await largeShown.isVisible(), false);
+  assert.ok(!(await page.evaluate(() => changes)).includes('large'), await page.evaluate(() => changes.join()));
   await done(page);
 });

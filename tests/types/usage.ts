@@ -1,7 +1,7 @@
 // A typed use of the published package: the ES module, the element and the single-file build's global.
 // Checked by tests/types/types.test.mjs against dist/ (strict, no emit).
 import { compute, loadModels, models, normalizeConfig, parseArray, parseArrays, presets, ready, RandomState, renderSVG, train } from 'attention-viz';
-import type { AttentionVizElement, Config, FigureState, SelfTrace, Trace, ViewName } from 'attention-viz';
+import type { AttentionVizElement, Config, FigureState, LargeTrace, SelfTrace, Trace, ViewName } from 'attention-viz';
 // The single-file build, imported for its side effect: it types window.AttentionViz.
 import 'attention-viz/inline';
 
@@ -123,6 +123,15 @@ export function element(): FigureState {
   el.fmt = 3;
   el.addEventListener('change', (e) => { const w: Trace = e.detail.trace; void w; });
   el.addEventListener('error', (e) => { const m: string = e.detail.message; void m; });
+  // A large (worker-computed) figure's trace: the shown stages, typed, and the core's note.
+  const t = el.trace;
+  if (t && 'large' in t) {
+    const large: LargeTrace = t;
+    const weights: Float64Array | undefined = large.weights?.data;
+    const note: string = large.note;
+    void weights;
+    void note;
+  }
   const created = document.createElement('attention-viz');
   created.persist = false;
   return el.toJSON();

@@ -283,7 +283,10 @@ export function defineElement(api) {
     }
 
     attributeChangedCallback(name, old, value) {
-      if (old === value || !this._viz) return;
+      if (old === value) return;
+      // A large figure's config (large.js) is its own: these change what it draws, or (editable) which path takes it.
+      if ((name === 'editable' || name === 'palette' || name === 'views') && this._large?.retake(name)) return;
+      if (!this._viz) return;
       if (name === 'preset' || name === 'config') this._load();
       else if (name === 'theme') this._theme.refresh();
       else if (name === 'fmt') this._setFmt(value);
@@ -356,8 +359,12 @@ export function defineElement(api) {
 
     set _initial(value) { this._authoredCache = value; }
 
-    /** The trace of the current config (see `compute()`), read-only. */
+    /**
+     * The trace of the current config (see `compute()`), read-only. A large figure (large.js): the stages it shows,
+     * typed, with the core's note on what it holds; null until they are drawn.
+     */
     get trace() {
+      if (this._large?.shown) return this._large.trace();
       if (!this._viz) return null;
       if (!this._traceCache) this._traceCache = api.toTrace(this._viz.trace());
       return this._traceCache;
@@ -427,6 +434,7 @@ export function defineElement(api) {
 
     /** A standalone SVG string of one heatmap, drawn by the same Rust code as the canvas. */
     toSVG(view) {
+      if (this._large?.shown) return this._large.svg(view);
       if (!this._viz) throw notLoaded();
       return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined, this._fmtSpec(), this.contrast));
     }
@@ -436,7 +444,7 @@ export function defineElement(api) {
      * figure (every visible heatmap) when `view` is omitted.
      */
     async toPNG(view) {
-      if (!this._viz) throw notLoaded();
+      if (!this._viz && !this._large?.shown) throw notLoaded();
       return this._share.png(view);
     }
 

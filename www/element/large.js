@@ -71,8 +71,10 @@ export class Large {
     this.worker = null;
     this.run = 0;
     this.config = null; // the config shown (the page's object), null when the element shows its small path
-    this.views = []; // per view: {name, values, rows, cols, canvas, overlay, cursor}
+    this.views = []; // per view: {name, values, rows, cols, canvas, overlay, cursor, sent (the worker's view), …}
     this.tokens = [];
+    this.drawn = false; // every view of this config is on the page: its exports and trace can be read
+    this.scale = null;
   }
 
   get shown() { return this.config !== null; }
@@ -82,15 +84,35 @@ export class Large {
     if (this.host.editable || !this.api.largeTakes(config)) this.api.checkDeclared(config);
   };
 
-  /** Shows `config` here when the core says a worker computes it for this read-only figure; false: the caller's. */
+  /**
+   * Shows `config` here when the core says a worker computes it for this read-only figure; false: the caller's. A
+   * config it would take were the figure read-only is kept (`refused`: the small path refuses it) so that
+   * editable="false" brings it back.
+   */
   take(config) {
-    let takes = false;
-    try { takes = !this.host.editable && this.api.largeTakes(config); } catch { takes = false; }
-    if (!takes) {
+    let fits = false;
+    try { fits = this.api.largeTakes(config); } catch { fits = false; }
+    this.refused = fits && this.host.editable ? config : null;
+    if (!fits || this.host.editable) {
       if (this.shown) this.clear();
       return false;
     }
     this.show(config);
+    return true;
+  }
+
+  /**
+   * The element's `editable`, `palette` or `views` changed while this figure shows (or `editable` while the small path
+   * refuses a config kept in `refused`): its config again, through the element's setter. Read-only, another worker
+   * computes it (the one running ended: `show` starts a new run, and a result of an older run is never drawn);
+   * editable, the small path takes it and refuses it in the core's words. True when it did.
+   */
+  retake(name) {
+    const config = this.shown ? this.config : name === 'editable' ? this.refused : null;
+    if (!config) return false;
+    // Nothing on the small path yet: the config is what the element shows, refused or not (not its preset).
+    if (!this.host._viz) this.host._failed = true;
+    this.host.config = config;
     return true;
   }
 
@@ -99,6 +121,7 @@ export class Large {
     this.stop();
     this.config = null;
     this.views = [];
+    this.drawn = false;
     this.root.replaceChildren();
     this.root.hidden = true;
     this.tip.hidden = true;
@@ -124,6 +147,7 @@ export class Large {
     const run = this.run;
     this.config = config;
     this.views = [];
+    this.drawn = false;
     this.tip.hidden = true;
     if (!this.root.parentNode) {
       const container = this.host.shadowRoot.querySelector('.av');
@@ -166,6 +190,7 @@ export class Large {
           this.worker = null;
           setTimeout(() => done.terminate(), 0);
           this.tokens = data.tokens;
+          this.scale = data.scale;
           this.draw(data.views, side, async () => {
             // One view a task: receiving the message and putting three images would be one long task otherwise.
             await nextTask();
@@ -173,6 +198,7 @@ export class Large {
           }).then((drawn) => {
             if (!drawn) return;
             progress.remove();
+            this.drawn = true;
             this.took = performance.now() - started;
             this.host.dispatchEvent(new CustomEvent('change', { detail: { config, trace: null, large: true } }));
           });
@@ -226,7 +252,9 @@ export class Large {
       const figure = el('figure', { 'data-view': v.name }, el('figcaption', { class: 'title', text: v.title }), row,
         el('p', { class: 'caption', text: v.caption }));
       figure.style.cssText = 'margin:0 0 16px;font-size:13px';
-      const view = { name: v.name, values: v.values, rows: v.rows, cols: v.cols, canvas, overlay, cursor: null };
+      const view = { name: v.name, values: v.values, rows: v.rows, cols: v.cols, canvas, overlay, bar, figure,
+        texts: [figure.querySelector('figcaption'), ...ticks.children, figure.querySelector('.caption')], sent: v,
+        shown: [w, h], cursor: null };
       this.listen(view);
       this.views.push(view);
       this.root.append(figure);
@@ -288,6 +316,56 @@ export class Large {
     this.tip.style.left = `${Math.round(left)}px`;
     this.tip.style.top = `${Math.round(top)}px`;
     return text;
+  }
+
+  /** An Error of the core's words for `what` (large.rs `largeMessage`), naming `view`. */
+  refuse(what, view = '') {
+    return new Error(this.api.largeMessage(what, view, this.views.map((v) => v.name)));
+  }
+
+  /** The shown view `name` once every view is drawn; else the core's message, thrown. */
+  viewNamed(name) {
+    if (!this.drawn) throw this.refuse('pending');
+    const view = this.views.find((v) => v.name === name);
+    if (!view) throw this.refuse('view', name);
+    return view;
+  }
+
+  /**
+   * toSVG(view): the core's SVG of what the view shows (picture::large_svg), its image and colour bar embedded as the
+   * browser's PNGs of the page's canvases (the image's own pixels, through a 2D copy: it shows an ImageBitmap).
+   */
+  svg(name) {
+    const { sent: v, shown, canvas, bar } = this.viewNamed(String(name));
+    const copy = Object.assign(document.createElement('canvas'), { width: canvas.width, height: canvas.height });
+    copy.getContext('2d').drawImage(canvas, 0, 0);
+    return this.api.largeSvg(v.title, v.rows, v.cols, Uint32Array.from(v.block), v.pooling, copy.toDataURL('image/png'),
+      bar.toDataURL('image/png'), Float64Array.from(v.ticks, (t) => t[0]), v.ticks.map((t) => t[1]), v.offset ?? '',
+      Float64Array.from(shown));
+  }
+
+  /**
+   * What toPNG() composites, as share.js's `composite` takes it (the small figure's PNG path): the images, their
+   * overlays and colour bars stretched to their boxes, and the texts (titles, ticks, captions) where they show.
+   * `name` undefined: every view.
+   */
+  parts(name) {
+    if (!this.drawn) throw this.refuse('pending');
+    const views = name === undefined ? this.views : [this.viewNamed(String(name))];
+    return {
+      origin: name === undefined ? this.root : views[0].figure,
+      canvases: views.flatMap((v) => [{ canvas: v.canvas, overlay: v.overlay, fit: true, pixelated: true }, { canvas: v.bar, fit: true }]),
+      texts: views.flatMap((v) => v.texts),
+    };
+  }
+
+  /** The trace: the shown stages' arrays as sent (typed, shared with the figure) and the core's note on what it holds. */
+  trace() {
+    if (!this.drawn) return null;
+    const trace = { mechanism: 'self', large: true, scale: this.scale, head: this.config?.head ?? 0, tokens: this.tokens,
+      note: this.api.largeMessage('trace', '', this.views.map((v) => v.name)) };
+    for (const v of this.views) trace[v.name] = { shape: [v.rows, v.cols], data: v.values };
+    return trace;
   }
 
   listen(view) {

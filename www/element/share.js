@@ -175,9 +175,20 @@ export class Share {
     }
   }
 
-  /** A PNG Blob of one heatmap, or of every visible heatmap when `view` is undefined. */
+  /**
+   * A PNG Blob of one heatmap, or of every visible heatmap when `view` is undefined. A large figure's (large.js: a
+   * worker's images) is its canvases and texts composited as a whole figure's are.
+   */
   png(view) {
-    const canvas = view === undefined ? this.composite() : this.offscreen(String(view));
+    const { host } = this;
+    let canvas;
+    if (host._large?.shown) {
+      const { origin, canvases, texts } = host._large.parts(view);
+      canvas = this.composite(origin, canvases, texts);
+    } else if (view === undefined) {
+      const figs = [...host._figures.canvases.values()];
+      canvas = this.composite(host._figures.root, figs.map((c) => ({ canvas: c, overlay: host._figures.overlays.get(c.dataset.view) })));
+    } else canvas = this.offscreen(String(view));
     return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
   }
 
@@ -194,30 +205,58 @@ export class Share {
     return canvas;
   }
 
-  composite() {
+  /**
+   * `canvases` ({canvas, overlay, fit, pixelated}) placed as they are on the page relative to `origin`, on the figure's
+   * background: each at its own pixels, or (`fit`) stretched to its box at device resolution as the page shows it
+   * (a large figure's images and colour bars); its overlay (outlines) over it. `texts`: elements whose text is drawn
+   * where it shows, in its font and colour (a large figure's titles, ticks and captions are DOM text).
+   */
+  composite(origin, canvases, texts = []) {
     const { host } = this;
-    const figs = [...host._figures.canvases.values()];
     const dpr = window.devicePixelRatio || 1;
     const gap = 10 * dpr;
-    const origin = host._figures.root.getBoundingClientRect();
+    const o = origin.getBoundingClientRect();
+    const at = (r) => [Math.round((r.left - o.left) * dpr), Math.round((r.top - o.top) * dpr)];
     let width = 1; let height = 1;
-    const placed = figs.map((c) => {
+    const placed = canvases.map(({ canvas: c, overlay, fit, pixelated }) => {
       const r = c.getBoundingClientRect();
-      const x = Math.round((r.left - origin.left) * dpr);
-      const y = Math.round((r.top - origin.top) * dpr);
-      width = Math.max(width, x + c.width); height = Math.max(height, y + c.height);
-      return { c, x, y };
+      const [x, y] = at(r);
+      const w = fit ? Math.round(r.width * dpr) : c.width;
+      const h = fit ? Math.round(r.height * dpr) : c.height;
+      width = Math.max(width, x + w); height = Math.max(height, y + h);
+      return { c, overlay, x, y, w, h, fit, pixelated };
+    });
+    const lines = texts.flatMap((node) => {
+      const r = node.getBoundingClientRect();
+      const [x, y] = at(r);
+      width = Math.max(width, x + Math.ceil(r.width * dpr)); height = Math.max(height, y + Math.ceil(r.height * dpr));
+      return [{ node, x, y, w: r.width * dpr }];
     });
     const out = document.createElement('canvas');
     out.width = width + gap; out.height = height + gap;
     const ctx = out.getContext('2d');
     ctx.fillStyle = getComputedStyle(host).getPropertyValue('--av-bg').trim() || '#ffffff';
     ctx.fillRect(0, 0, out.width, out.height);
-    for (const { c, x, y } of placed) {
-      ctx.drawImage(c, x, y);
-      // Its outlines, on the canvas over it (figures.js): the PNG shows what the page does.
-      const overlay = host._figures.overlays.get(c.dataset.view);
-      if (overlay?.width === c.width && overlay.height === c.height) ctx.drawImage(overlay, x, y);
+    for (const { c, overlay, x, y, w, h, fit, pixelated } of placed) {
+      ctx.imageSmoothingEnabled = !pixelated;
+      ctx.drawImage(c, x, y, w, h);
+      // Its outlines, on the canvas over it (figures.js, large.js): the PNG shows what the page does.
+      if (overlay && (fit || (overlay.width === c.width && overlay.height === c.height))) ctx.drawImage(overlay, x, y, w, h);
+    }
+    ctx.textBaseline = 'top';
+    for (const { node, x, y, w } of lines) {
+      const cs = getComputedStyle(node);
+      const size = parseFloat(cs.fontSize) * dpr;
+      const lh = (parseFloat(cs.lineHeight) || parseFloat(cs.fontSize) * 1.2) * dpr;
+      ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${size}px ${cs.fontFamily}`;
+      ctx.fillStyle = cs.color;
+      // Wrapped as the page wraps it: word by word to the element's width.
+      let line = ''; let k = 0;
+      for (const word of node.textContent.split(/\s+/).filter(Boolean)) {
+        const next = line ? `${line} ${word}` : word;
+        if (line && ctx.measureText(next).width > w + 1) { ctx.fillText(line, x, y + k++ * lh); line = word; } else line = next;
+      }
+      if (line) ctx.fillText(line, x, y + k * lh);
     }
     return out;
   }
