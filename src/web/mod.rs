@@ -966,48 +966,15 @@ fn style(
     })
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// `document.createElement("canvas")` (without web-sys's Document and Element features for one call).
-    #[wasm_bindgen(js_namespace = document, js_name = createElement)]
-    fn create_canvas(tag: &str) -> HtmlCanvasElement;
-}
-
-thread_local! {
-    /// A canvas in no document that every heatmap is drawn on first (see `draw_on_canvas`), and its context.
-    static SCRATCH: RefCell<Option<(HtmlCanvasElement, CanvasRenderingContext2d)>> = const { RefCell::new(None) };
-}
-
 /// The cells and the colour bar are rasterised in Rust and copied with one `putImageData` per buffer (a fillStyle
 /// and a fillRect per cell and colour-bar band cost ~80 canvas calls on a 4 × 3 grid), unless a small grid has
 /// NaN or ±∞ cells: their hatches are antialiased lines, drawn by plotters shape by shape.
-///
-/// Everything is drawn on a canvas outside the document, then copied onto `canvas` with one `drawImage`: a canvas
-/// in the page resolves each `font` set and each `fillText` against its computed style, and inside the element's
-/// size container (`container-type: inline-size`) that style needs the page laid out. While a page builds its
-/// figures every paint came after DOM writes, so its first text forced a layout of the whole page: index.html's
-/// first load spent 0.6–0.9 s in 277 font sets (bench/load.mjs). A detached canvas has no style to resolve, and the
-/// copy (`copy` compositing, every drawing opaque) is the same pixels.
 fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) -> Result<Layout, JsError> {
-    let (width, height) = (canvas.width(), canvas.height());
     let colors = Colors::of_view(view, style.palette.as_deref());
-    let layout = Layout::new(view, &colors, style, width, height);
-    let (scratch, context) = SCRATCH.with(|s| -> Result<_, JsError> {
-        let mut s = s.borrow_mut();
-        if s.is_none() {
-            let c = create_canvas("canvas");
-            let context = context_2d(&c)?;
-            *s = Some((c, context));
-        }
-        Ok(s.clone().expect("made above"))
-    })?;
-    // Each drawing covers the whole canvas with opaque colour, so the last one's pixels need no clearing.
-    if scratch.width() != width || scratch.height() != height {
-        scratch.set_width(width);
-        scratch.set_height(height);
-    }
+    let layout = Layout::new(view, &colors, style, canvas.width(), canvas.height());
+    let context = context_2d(&canvas)?;
     let backend =
-        TextCachingCanvas::new(scratch.clone(), context.clone()).ok_or_else(|| js_err("cannot draw on this canvas"))?;
+        TextCachingCanvas::new(canvas, context.clone()).ok_or_else(|| js_err("cannot draw on this canvas"))?;
     let root = backend.into_drawing_area();
     let shapes = layout.rows * layout.cols <= heatmap::draw::SHAPES_MAX_CELLS && !heatmap::draw::plain(view, &colors);
     if !shapes {
@@ -1024,11 +991,6 @@ fn draw_on_canvas(view: &views::View, style: &Style, canvas: HtmlCanvasElement) 
         }
     }
     heatmap::draw::draw(&root, view, &colors, &layout, style, shapes).map_err(js_err)?;
-    let shown = context_2d(&canvas)?;
-    shown.set_global_composite_operation("copy").map_err(|_| js_err("cannot set the canvas compositing"))?;
-    let copied = shown.draw_image_with_html_canvas_element(&scratch, 0.0, 0.0);
-    shown.set_global_composite_operation("source-over").map_err(|_| js_err("cannot set the canvas compositing"))?;
-    copied.map_err(|_| js_err("drawImage failed"))?;
     Ok(layout)
 }
 
