@@ -243,6 +243,8 @@ export function defineElement(api) {
         this._resize = new ResizeObserver((entries) => {
           const width = entries[entries.length - 1].contentRect.width;
           if (width !== this._width) { this._width = width; this._figures?.scheduleRepaint(); }
+          // The stylesheet's narrow layout (style.js), as `@container (max-width: 520px)` on the host was.
+          this.toggleAttribute('data-av-narrow', width <= 520);
         });
       }
       this._theme.start();
