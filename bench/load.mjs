@@ -56,6 +56,7 @@ function initScript() {
     seen.add(el);
     const t = performance.now();
     marks.drawn.push(t);
+    performance.mark('av-drawn'); // for the traced loads (mainThreadCpu)
     if (marks.drawn.length === 1) {
       marks.via = via;
       requestAnimationFrame(() => { marks.frame = performance.now(); });
@@ -122,6 +123,41 @@ async function sample(site, expect = null, timeoutMs = 15000) {
   }
 }
 
+/**
+ * The renderer main thread's CPU time (the trace's thread clock, `tdur` of its top-level tasks) from navigation to the
+ * first figure drawn and to the `expect`-th, and how much of it was style and layout: on a loaded machine the wall
+ * clock is mostly waiting for a core, the thread's own time much less so. One more cold load, traced.
+ */
+async function mainThreadCpu(site, expect, timeoutMs = 60000) {
+  const page = await site.page(null);
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await page.addInitScript(initScript);
+    const events = [];
+    cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+    const complete = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
+    await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline,devtools.timeline,blink.user_timing', transferMode: 'ReportEvents' });
+    await page.goto(`${site.url}index.html`, { waitUntil: 'load' });
+    await page.waitForFunction((n) => window.__avLoad.drawn.length >= n, expect, { timeout: timeoutMs, polling: 50 });
+    await cdp.send('Tracing.end');
+    await complete;
+    const marks = events.filter((e) => e.name === 'av-drawn').sort((a, b) => a.ts - b.ts);
+    if (marks.length < expect) return null;
+    const { pid } = marks[0];
+    const main = events.find((e) => e.name === 'thread_name' && e.pid === pid && e.args?.name === 'CrRendererMain');
+    if (!main) return null;
+    const on = (names, until) => events.filter((e) => e.pid === pid && e.tid === main.tid && e.ph === 'X' && names.includes(e.name) && e.ts <= until)
+      .reduce((s, e) => s + (e.tdur ?? e.dur ?? 0), 0) / 1000;
+    const first = marks[0].ts;
+    const last = marks[expect - 1].ts;
+    return { first: on(['RunTask'], first), all: on(['RunTask'], last), style_first: on(['UpdateLayoutTree', 'Layout'], first), style_all: on(['UpdateLayoutTree', 'Layout'], last) };
+  } finally {
+    await page.close();
+  }
+}
+
 function bundle() {
   const file = join(root, 'dist', 'sizes.json');
   if (!existsSync(file)) return { note: `bundle size: no dist/sizes.json — run make dist (target ≤ ${BUNDLE_TARGET_KB} KB gzipped)`, sizes: null };
@@ -168,6 +204,14 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     row('  .wasm compiled', col((r) => r.compiled), null, { via: 'compile promise' }),
     row('  load event (end)', col((r) => r.load), null, { via: 'nav timing' }),
   ];
+  // Three traced loads after the timed ones (tracing slows a load: they are not among the timed ones).
+  const cpu = [];
+  for (let k = 0; k < 3; k++) { const c = await mainThreadCpu(site, expect); if (c) cpu.push(c); }
+  const mc = (f) => (cpu.length ? median(cpu.map(f)) : null);
+  if (cpu.length) {
+    rows.push(row('  main-thread CPU to the first figure (traced)', cpu.map((c) => c.first), null, { via: 'trace tdur' }));
+    rows.push(row(`  main-thread CPU to all ${elements} (traced)`, cpu.map((c) => c.all), null, { via: 'trace tdur' }));
+  }
   const b = bundle();
   const cached = [...new Set(runs.flatMap((r) => r.cached))];
   const notes = [
@@ -183,13 +227,19 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const extra = [...new Set(runs.map((r) => r.wasm_requests))].filter((k) => k > 1);
   if (extra.length) notes.push(`Odd: the .wasm was requested ${extra.join('/')} times in a load (a preload not taken by www/compile.js's fetch?)`);
   if (cached.length) notes.push(`Odd: served from a cache despite the settings: ${cached.join(', ')}`);
+  if (cpu.length) {
+    notes.push(`Main-thread CPU (the trace's thread clock, ${cpu.length} more loads, traced): ${mc((c) => c.first).toFixed(0)} ms to the first figure`
+      + ` (style and layout ${mc((c) => c.style_first).toFixed(0)}), ${mc((c) => c.all).toFixed(0)} ms to all ${elements} (style and layout`
+      + ` ${mc((c) => c.style_all).toFixed(0)}): on a busy machine these move much less than the wall-clock rows.`);
+  }
   notes.push(`Load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${cpus().length} cores (row 2's targets are for an idle machine).`);
   const first = median(col((r) => r.drawn[0]));
   const all = median(col((r) => r.drawn[elements - 1]));
   // No anchor of another library for row 2: the page's own HTML arriving and DOMContentLoaded, in the same loads.
   const anchor = `HTML ${m((r) => r.html)} ms, DOMContentLoaded ${m((r) => r.dom_content_loaded)} ms, .wasm compiled ${m((r) => r.compiled)} ms`;
   const targets = [
-    { row: 2, what: 'guided page: first figure drawn', measured: `${first.toFixed(0)} ms`, target: `≤ ${TARGET_MS} ms`, anchor, ok: first <= TARGET_MS },
+    { row: 2, what: 'guided page: first figure drawn', measured: `${first.toFixed(0)} ms`, target: `≤ ${TARGET_MS} ms`,
+      anchor: `${anchor}${cpu.length ? `; main-thread CPU ${mc((c) => c.first).toFixed(0)} ms` : ''}`, ok: first <= TARGET_MS },
     { row: 2, what: `guided page: all ${elements} figures drawn`, measured: `${all.toFixed(0)} ms`, target: `≤ ${ALL_TARGET_MS} ms`, anchor: `load ${loadavg()[0].toFixed(1)}`, ok: all <= ALL_TARGET_MS },
   ];
   return { rows, notes, targets, bundle: b.sizes, bundle_kb: b.kb ?? null, bundle_target_kb: BUNDLE_TARGET_KB, bundle_ok: b.ok ?? null, bundle_stale: b.stale ?? null };

@@ -4,9 +4,35 @@
 // what is wrong and where: a byte offset in binary input (from 0, as a hex editor counts), line:column in text (from
 // 1, as an editor counts). The input cells read a paste through parseArray too (element/cells.js): one text reader.
 
-import { Inflate } from '../node_modules/fflate/esm/browser.js';
 import { MAX_VALUES, cut } from './element/facts.js';
 export { cut }; // the tests check it against the core's text::cut
+
+/**
+ * fflate (its `Inflate` and `inflateSync`) once `loadInflate()` has loaded it: it builds its tables when it runs (about
+ * 20 ms of index.html's start on a busy machine), and only a compressed .npz member (np.savez_compressed) or an array
+ * Python sent deflated needs it, so a page of figures never runs it. `ready` (www/attention-viz.js) loads it after the
+ * core: after `await ready`, parseArrays reads a compressed .npz at once.
+ */
+let fflate = null;
+let loading = null;
+
+/** Loads the inflater (once); resolves when parseArrays can read a compressed .npz. */
+export function loadInflate() {
+  loading ??= import('./inflate.js').then((m) => { fflate = m; });
+  return loading;
+}
+
+/** Whether the inflater is loaded (a compressed .npz or a deflated array can be read now). */
+export function inflateLoaded() { return fflate !== null; }
+
+/** What reading compressed data before `loadInflate()` has resolved says. */
+const NOT_LOADED = 'it is compressed, and the inflater is not loaded yet: await `ready` first';
+
+/** Raw-deflated bytes inflated whole (Python's packed arrays: www/element/index.js unpack). */
+export function inflateRaw(bytes) {
+  if (!fflate) throw new Error(NOT_LOADED);
+  return fflate.inflateSync(bytes);
+}
 
 /** NumPy's limit on dimensions (NPY_MAXDIMS); deeper nesting is refused before it can exhaust the stack. */
 const MAX_DIMS = 64;
@@ -407,9 +433,10 @@ function memberBytes(b, m) {
  * directory entry declared. A bomb costs what it declares (at most MAX_NPZ_BYTES), never more.
  */
 function inflated(data, declared) {
+  if (!fflate) throw new Error(NOT_LOADED);
   const chunks = [];
   let got = 0;
-  const inflater = new Inflate((chunk) => { chunks.push(chunk); got += chunk.length; });
+  const inflater = new fflate.Inflate((chunk) => { chunks.push(chunk); got += chunk.length; });
   const joined = () => {
     const out = new Uint8Array(got);
     let k = 0;

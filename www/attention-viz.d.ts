@@ -294,7 +294,10 @@ export type ViewName =
 
 export type PresetName = 'seed-000' | 'seed-001' | 'seed-002' | 'seed-003';
 
-/** Resolves once the WASM core is initialised; `presets` is filled then. */
+/**
+ * Resolves once the WASM core is initialised (`presets` is filled then) and the inflater a compressed `.npz` needs is
+ * loaded (after the core: figures do not wait for it).
+ */
 export const ready: Promise<void>;
 /** The four seed documents' configs, by name. */
 export const presets: Record<PresetName, SelfConfig | CrossConfig>;

@@ -10,6 +10,7 @@ import init, * as core from './pkg/attention_viz.js';
 import { defineElement } from './element/index.js';
 import { MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
+import { loadInflate, inflateLoaded, inflateRaw } from './arrays.js';
 import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
 // The .wasm compiled, begun when compile.js ran; the models' file fetched when first asked (the single-file build
 // inlines both).
@@ -29,15 +30,23 @@ let initialised = false;
 /** The WASM instance's memory, where `computeFlat`'s traces are read in place. */
 let memory = null;
 
-/** Resolves once the WASM module is initialised (and `presets` is filled). */
 // Compiled first (www/compile.js, begun as early as the page can) and kept (train.js), so that train()'s worker gets
 // the same Module instead of fetching it again. The shipped models are not waited for: loadModels().
-export const ready = coreModule.then((module) => init({ module_or_path: module })).then((exports) => {
+const coreReady = coreModule.then((module) => init({ module_or_path: module })).then((exports) => {
   memory = exports.memory;
   for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
   declareModels(models);
   initialised = true;
 });
+
+/**
+ * Resolves once the WASM module is initialised (and `presets` is filled), and the inflater a compressed .npz needs
+ * (www/arrays.js loadInflate) is loaded. The element waits for the core alone: its first figure does not wait for the
+ * inflater to run (a figure of Python's deflated arrays waits for it itself). One that cannot be loaded leaves
+ * `ready` resolving, and only a compressed .npz says why.
+ */
+export const ready = coreReady.then(() => loadInflate().catch(() => {}));
+coreReady.catch(() => {});
 // A failure is for whoever awaits `ready` (or calls the API) to see: never an unhandled rejection at import, which
 // ends a Node process (a static site's build importing this module for its types or its SVG).
 ready.catch(() => {});
@@ -53,7 +62,7 @@ let modelsLoaded = false;
  * they can be read. A failed fetch resolves too: reading a model, or a config naming one, then says why.
  */
 export function loadModels() {
-  modelsLoading ??= ready.then(() => modelsFile()).then((file) => {
+  modelsLoading ??= coreReady.then(() => modelsFile()).then((file) => {
     handOverModels(file);
     modelsLoaded = true;
     return models;
@@ -718,7 +727,7 @@ function draw(rs, name, args) {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)),
+  defineElement({ ready: coreReady, loadInflate, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)),
     // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
     // until the core is there (a persist key asked early: the load checks again).
     checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); },

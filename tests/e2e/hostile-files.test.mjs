@@ -10,9 +10,12 @@ import { readFileSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 import { open, done, pageHelpers } from './harness.mjs';
 import { npy, zip, zeroMember, f64 } from './hostile-bytes.mjs';
-import { parseArray, parseArrays, cut, MAX_VALUES, MAX_EMPTY_LISTS, MAX_NPZ_BYTES } from '../../www/arrays.js';
+import { parseArray, parseArrays, cut, MAX_VALUES, MAX_EMPTY_LISTS, MAX_NPZ_BYTES, loadInflate } from '../../www/arrays.js';
 import { parseCell, parseBlock, MAX_PASTE } from '../../www/element/cells.js';
 import * as core from '../../www/pkg/attention_viz.js';
+
+// Compressed .npz members need fflate, which www/arrays.js loads on first use (`ready` loads it in a page).
+await loadInflate();
 
 core.initSync({ module: readFileSync(new URL('../../www/pkg/attention_viz_bg.wasm', import.meta.url)) });
 

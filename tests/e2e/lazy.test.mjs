@@ -3,11 +3,13 @@
 // counted with playwright's `page.on('request')` (counts, never times). Needs `make dist` first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../scripts/serve.mjs';
 import { launch, watch, done } from './harness.mjs';
+import * as core from '../../www/pkg/attention_viz.js';
 
 const DIST = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist');
 const HEAD = '<!doctype html><meta charset="utf-8"><title>blog</title><link rel="icon" href="data:,"><script type="module" src="/attention-viz.js"></script>';
@@ -90,5 +92,28 @@ test('a figure of a shipped model (config naming "reversal") fetches the models 
   });
   assert.equal(set, 'reversal');
   assert.equal(modelRequests(page), 1);
+  await done(page);
+});
+
+test('a figure of arrays Python sent deflated waits for the inflater (run after the core, never before a first figure) and shows their numbers', async () => {
+  // seed-001 with its embeddings as python/attention_viz/_figure.py packs them: float64 little-endian bytes grouped by
+  // byte place, raw-deflated, base64. In the page from the start: it loads when the core is ready, before the inflater.
+  core.initSync({ module: readFileSync(new URL('../../www/pkg/attention_viz_bg.wasm', import.meta.url)) });
+  const config = JSON.parse(core.presetJson('seed-001'));
+  const values = new Float64Array(config.embeddings.flat());
+  const raw = new Uint8Array(values.buffer);
+  const grouped = new Uint8Array(raw.length);
+  for (let k = 0; k < 8; k++) for (let i = 0; i < values.length; i++) grouped[k * values.length + i] = raw[i * 8 + k];
+  const packed = { ...config, embeddings: { dtype: 'float64', shape: [config.embeddings.length, config.embeddings[0].length],
+    base64: deflateRawSync(grouped).toString('base64'), deflate: true } };
+  const page = await blogPage(`<attention-viz id="p" config='${JSON.stringify(packed)}'></attention-viz>`);
+  await page.waitForFunction(() => window.__drawn > 0);
+  const r = await page.evaluate(() => {
+    const el = document.getElementById('p');
+    return { embeddings: el.config.embeddings, status: el.shadowRoot.querySelector('.status')?.textContent };
+  });
+  assert.deepEqual(r, { embeddings: config.embeddings, status: '' });
+  // The inflater is in the bundle, run on first use: nothing more fetched.
+  assert.deepEqual([...page.requests].sort(), ['/__page.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm']);
   await done(page);
 });

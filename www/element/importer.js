@@ -357,7 +357,8 @@ export class Importer {
     const source = files.map((f) => f.name).join(', ');
     try {
       // Loaded on the first import: a figure nobody imports into never needs the parsers.
-      const { parseArray, parseArrays } = await import('../arrays.js');
+      const { parseArray, parseArrays, loadInflate } = await import('../arrays.js');
+      await loadInflate(); // a compressed .npz's inflater
       for (const file of files) {
         const bytes = new Uint8Array(await file.arrayBuffer());
         const kind = kindOf(bytes);

@@ -64,7 +64,6 @@ import { Importer } from './importer.js';
 import { Model } from './model.js';
 import { Large } from './large.js';
 import { State } from './state.js';
-import { inflateSync } from '../../node_modules/fflate/esm/browser.js';
 
 export { parseCell } from './cells.js';
 
@@ -90,7 +89,7 @@ function isState(value) {
  * every value of the JSON is one), so either way the figure gets the numbers the JSON held. Any other value is the
  * core's to judge, as it is.
  */
-function unpack(config, check) {
+function unpack(config, check, inflate) {
   if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
   // The core's limits from the declared shapes first: an over-limit stack is refused before it is inflated and built.
   check?.(config);
@@ -102,7 +101,7 @@ function unpack(config, check) {
     let bytes = fromBase64(v.base64);
     const count = v.shape.reduce((a, b) => a * b, 1);
     if (v.deflate === true) {
-      const grouped = inflateSync(bytes);
+      const grouped = inflate(bytes);
       if (grouped.length !== count * size) throw new Error(`${key}: ${grouped.length / size} values for shape [${v.shape}]`);
       bytes = new Uint8Array(grouped.length);
       for (let k = 0; k < size; k++) for (let i = 0, at = k * count; i < count; i++) bytes[i * size + k] = grouped[at + i];
@@ -243,6 +242,8 @@ export function defineElement(api) {
         this._resize = new ResizeObserver((entries) => {
           const width = entries[entries.length - 1].contentRect.width;
           if (width !== this._width) { this._width = width; this._figures?.scheduleRepaint(); }
+          // The stylesheet's narrow layout (style.js), as `@container (max-width: 520px)` on the host was.
+          this.toggleAttribute('data-av-narrow', width <= 520);
         });
       }
       this._theme.start();
@@ -622,7 +623,7 @@ export function defineElement(api) {
       const read = (text, what, source) => {
         let parsed;
         try { parsed = JSON.parse(text); } catch (e) { return { error: `${what} is not valid JSON: ${e.message}` }; }
-        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared), source }; } catch (e) { return { error: e.message }; }
+        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared, api.inflateRaw), source }; } catch (e) { return { error: e.message }; }
       };
       const attr = this.getAttribute('config');
       if (attr !== null) return read(attr, 'The config attribute', 'config attribute');
@@ -633,9 +634,22 @@ export function defineElement(api) {
       return { config: api.presets[preset], source: `preset ${preset}` };
     }
 
+    /** Whether the config attribute or inline JSON holds an array Python packed deflated (`"deflate": true`). */
+    _deflated() {
+      const text = this.getAttribute('config') ?? this.querySelector('script[type="application/json"]')?.textContent ?? '';
+      return /"deflate"\s*:\s*true/.test(text);
+    }
+
     _load() {
       // A read-only figure over the page's cost bound that a worker computes (large.js): the page's config first.
       if (this._pending !== undefined && this._large.take(this._pending)) { this._pending = undefined; this._failed = false; return; }
+      // Python's deflated arrays wait for the inflater (loaded after the core, not before the page's first figure).
+      // Once: an inflater that cannot be loaded leaves the figure saying so (unpack's message).
+      if (!api.inflateLoaded() && !this._inflateAsked && this._deflated()) {
+        this._inflateAsked = true;
+        api.loadInflate().catch(() => {}).then(() => this._built && this._load());
+        return;
+      }
       let { config, error } = this._initialConfig();
       const wait = config !== undefined && modelsNeeded(api, config);
       if (wait) { wait.then(() => this._built && this._load()); return; }

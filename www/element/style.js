@@ -15,7 +15,7 @@ const SHEET = `
 :host { display: block; --av-bg: var(--av-theme-bg); --av-fg: #1f2328; --av-muted: var(--av-theme-muted); --av-border: #d0d7de;
   --av-panel: #f6f8fa; --av-accent: var(--av-theme-accent); --av-invalid: #cf222e; --av-invalid-bg: #ffebe9;
   color: var(--av-fg); background: var(--av-bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
-  border: 1px solid var(--av-border); border-radius: 8px; container-type: inline-size; }
+  border: 1px solid var(--av-border); border-radius: 8px; contain: inline-size style; }
 /* Dark follows the resolved theme (theme.js: the attribute, JupyterLab, the page's color-scheme, the system), not
    only the system's setting. An author's own --av-* values on the element win over both. */
 :host([data-av-theme="dark"]) { --av-fg: #e6edf3; --av-border: #3d444d; --av-panel: #0d1117; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
@@ -222,14 +222,16 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
   table.grid th { font-size: 9px; padding: 0 2px; }
   input.cell { font-size: 9px; padding: 1px 2px; max-width: calc(7ch + 6px); text-overflow: ellipsis; }
 }
-@container (max-width: 520px) {
-  .av { padding: 8px; gap: 10px; }
-  .toolbar { gap: 6px 10px; }
-  .variants, .variants > .line { gap: 8px 10px; }
-  .variants input[type="range"] { width: 7.5em; }
-  .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
-  label.len { grid-template-columns: auto 4.5em; }
-}
+/* A figure at most 520 px wide (index.js sets data-av-narrow from its ResizeObserver). Not a container query: inside a
+   size container every element's style waits for the page's layout, so each canvas font set and style read while
+   figures were being built forced a layout of the whole page (index.html: 277 font sets, 0.6-0.9 s). The host keeps
+   the containment a container had: its width never follows its content. */
+:host([data-av-narrow]) .av { padding: 8px; gap: 10px; }
+:host([data-av-narrow]) .toolbar { gap: 6px 10px; }
+:host([data-av-narrow]) .variants, :host([data-av-narrow]) .variants > .line { gap: 8px 10px; }
+:host([data-av-narrow]) .variants input[type="range"] { width: 7.5em; }
+:host([data-av-narrow]) .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
+:host([data-av-narrow]) label.len { grid-template-columns: auto 4.5em; }
 /* ---- steppers.js: the decode and flash panels (a stepper: ← the step →; the core's heatmaps; m, l, o tables) ---- */
 .steppers { display: flex; flex-direction: column; gap: 14px; }
 .steppers .panel { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
