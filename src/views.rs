@@ -10,8 +10,8 @@
 use crate::attention::{reason, Trace};
 use crate::config::{Config, Mask, Mechanism, Position, Scoring};
 use crate::math::Matrix;
-use std::borrow::Cow;
 use crate::weights::ROW_SUM_TOLERANCE;
+use std::borrow::Cow;
 
 /// Every view name, in reading order.
 pub const SELF_VIEWS: [&str; 12] =
@@ -403,9 +403,7 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
             let head_note = if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
             let extras = t.extras.get(config.options.head);
             Ok(match name {
-                "embeddings" => {
-                    matrix_view(name, "embeddings X".into(), embeddings, tokens, d(embeddings), "purple")
-                }
+                "embeddings" => matrix_view(name, "embeddings X".into(), embeddings, tokens, d(embeddings), "purple"),
                 "pe" => {
                     let pe = t.pe.as_ref().ok_or_else(unknown)?;
                     let title = "PE: sin / cos(p / base^(2⌊j/2⌋/d_model)), added to X".to_string();

@@ -787,7 +787,8 @@ fn every_fmt_draws_the_masked_cells() {
     let view = masked_view(CAUSAL, "scaled");
     let odd = View {
         values: Matrix::from_rows(&[[f64::NEG_INFINITY, f64::INFINITY, f64::NAN], [1.0, -2.0, 3.0], [0.0, 4.0, 5.0]])
-            .unwrap().into(),
+            .unwrap()
+            .into(),
         ..view.clone()
     };
     for spec in [".2g", ".3g", ".1g", "g", ".2f", ".0f", "f", ".2e", "e", ".1%", ".0%", "%", "d", ".17g", ".100f"] {
