@@ -205,7 +205,10 @@ fn a_stage_view_borrows_the_traces_values_and_the_tokens() {
     for (name, field) in [("weights", "weights"), ("scores", "scores"), ("context", "context"), ("q", "q")] {
         let v = view(&config, &trace, name).unwrap();
         assert!(matches!(v.values, Cow::Borrowed(_)), "{name}: values copied");
-        assert!(std::ptr::eq(v.values.data().as_ptr(), trace.field(field).unwrap().data.as_ptr()), "{name}: not the trace's");
+        assert!(
+            std::ptr::eq(v.values.data().as_ptr(), trace.field(field).unwrap().data.as_ptr()),
+            "{name}: not the trace's"
+        );
         assert!(matches!(v.row_labels, Cow::Borrowed(_)), "{name}: row labels copied");
         assert!(std::ptr::eq(v.row_labels.as_ptr(), config.tokens.as_ptr()), "{name}: not the config's tokens");
     }
