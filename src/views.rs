@@ -11,6 +11,7 @@ use crate::attention::{reason, Trace};
 use crate::config::{Config, Mask, Mechanism, Position, Scoring};
 use crate::math::Matrix;
 use crate::weights::ROW_SUM_TOLERANCE;
+use std::borrow::Cow;
 
 /// Every view name, in reading order.
 pub const SELF_VIEWS: [&str; 12] =
@@ -224,16 +225,16 @@ pub fn head_of(name: &str) -> Option<usize> {
 /// The inputs and stages issue 12 added, shared by both mechanisms; `None` when `name` is none of them.
 const OPTION_VIEWS: [&str; 6] = ["w_a", "u_a", "v_a", "w_o", "mask", "query.features"];
 
-fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -> Option<View> {
+fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[String]) -> Option<View<'a>> {
     let o = &config.options;
-    let tokens = config.tokens.clone();
+    let tokens: &[String] = &config.tokens;
     let m = tokens.len();
     Some(match (name, &o.scoring) {
         ("w_a", Scoring::General { w_a } | Scoring::Additive { w_a, .. }) => {
-            matrix_view(name, "W_a".into(), w_a.clone(), indices(w_a.rows()), indices(w_a.cols()), "sequential")
+            matrix_view(name, "W_a".into(), w_a, indices(w_a.rows()), indices(w_a.cols()), "sequential")
         }
         ("u_a", Scoring::Additive { u_a, .. }) => {
-            matrix_view(name, "U_a".into(), u_a.clone(), indices(u_a.rows()), indices(u_a.cols()), "sequential")
+            matrix_view(name, "U_a".into(), u_a, indices(u_a.rows()), indices(u_a.cols()), "sequential")
         }
         ("v_a", Scoring::Additive { v_a, .. }) => matrix_view(
             name,
@@ -245,7 +246,7 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
         ),
         ("w_o", _) => {
             let w = o.w_o.as_ref()?;
-            matrix_view(name, "W_O".into(), w.clone(), indices(w.rows()), indices(w.cols()), "sequential")
+            matrix_view(name, "W_O".into(), w, indices(w.rows()), indices(w.cols()), "sequential")
         }
         ("mask", _) if o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some() => {
             let title = match o.mask {
@@ -307,7 +308,7 @@ fn option_view(config: &Config, trace: &Trace, name: &str, queries: &[String]) -
                 }
                 Mechanism::Cross { .. } | Mechanism::Weights { .. } => "tanh(h·W_a + a_j·U_a)".to_string(),
             };
-            matrix_view(name, title, f.clone(), tokens, indices(f.cols()), "orange")
+            matrix_view(name, title, f, tokens, indices(f.cols()), "orange")
         }
         _ => return None,
     })
@@ -317,20 +318,20 @@ fn indices(n: usize) -> Vec<String> {
     (0..n).map(|i| i.to_string()).collect()
 }
 
-fn matrix_view(
+fn matrix_view<'a>(
     name: &str,
     title: String,
-    values: Matrix,
-    rows: Vec<String>,
-    cols: Vec<String>,
+    values: impl Into<Cow<'a, Matrix>>,
+    rows: impl Into<Cow<'a, [String]>>,
+    cols: impl Into<Cow<'a, [String]>>,
     palette: &'static str,
-) -> View {
+) -> View<'a> {
     View {
         name: name.to_string(),
         title,
-        values,
-        row_labels: rows,
-        col_labels: cols,
+        values: values.into(),
+        row_labels: rows.into(),
+        col_labels: cols.into(),
         palette,
         marks: Marks::default(),
         range: None,
@@ -339,8 +340,8 @@ fn matrix_view(
 
 /// The view `name` of this config and its trace, or a message listing the
 /// views that exist.
-pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> {
-    let tokens = config.tokens.clone();
+pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View<'a>, String> {
+    let tokens: &'a [String] = &config.tokens;
     let unknown =
         || format!("there is no view {} here; views are {}", crate::text::quote(name), names(config).join(", "));
     // Only these names are option views: the others skip building their labels (this runs on every repaint).
@@ -360,7 +361,7 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                 "layer {layer}, head {head}: attention weights{}",
                 if off { " (rows do not sum to 1)" } else { "" }
             );
-            Ok(matrix_view(name, title, t.selected.clone(), tokens, key_tokens.clone(), "sequential"))
+            Ok(matrix_view(name, title, &t.selected, tokens, key_tokens.as_slice(), "sequential"))
         }
         (Mechanism::SelfAttention { embeddings, projections }, Trace::SelfAttention(t)) => {
             let d = |m: &Matrix| indices(m.cols());
@@ -380,7 +381,7 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                             _ => h.weights,
                         };
                         let title = format!("head {i}: {stage}");
-                        return Ok(matrix_view(name, title, m.clone(), tokens.clone(), tokens, "sequential"));
+                        return Ok(matrix_view(name, title, m, tokens, tokens, "sequential"));
                     }
                     "context" => (h.context, "Blue"),
                     "q_rot" | "k_rot" | "bias" => {
@@ -388,27 +389,25 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                         let (m, palette, cols) = match stage {
                             "q_rot" => (e.q_rot.as_ref().ok_or_else(unknown)?, "purple", None),
                             "k_rot" => (e.k_rot.as_ref().ok_or_else(unknown)?, "orange", None),
-                            _ => (e.bias.as_ref().ok_or_else(unknown)?, "sequential", Some(tokens.clone())),
+                            _ => (e.bias.as_ref().ok_or_else(unknown)?, "sequential", Some(Cow::Borrowed(tokens))),
                         };
-                        let cols = cols.unwrap_or_else(|| d(m));
-                        return Ok(matrix_view(name, format!("head {i}: {stage}"), m.clone(), tokens, cols, palette));
+                        let cols = cols.unwrap_or_else(|| Cow::Owned(d(m)));
+                        return Ok(matrix_view(name, format!("head {i}: {stage}"), m, tokens, cols, palette));
                     }
                     _ => return Err(unknown()),
                 };
-                return Ok(matrix_view(name, format!("head {i}: {stage}"), m.clone(), tokens, d(m), palette));
+                return Ok(matrix_view(name, format!("head {i}: {stage}"), m, tokens, d(m), palette));
             }
             // With several heads the stage views follow the picked head.
             let followed = t.head(config.options.head.min(t.head_count() - 1));
             let head_note = if heads > 1 { format!(" (head {})", config.options.head) } else { String::new() };
             let extras = t.extras.get(config.options.head);
             Ok(match name {
-                "embeddings" => {
-                    matrix_view(name, "embeddings X".into(), embeddings.clone(), tokens, d(embeddings), "purple")
-                }
+                "embeddings" => matrix_view(name, "embeddings X".into(), embeddings, tokens, d(embeddings), "purple"),
                 "pe" => {
                     let pe = t.pe.as_ref().ok_or_else(unknown)?;
                     let title = "PE: sin / cos(p / base^(2⌊j/2⌋/d_model)), added to X".to_string();
-                    matrix_view(name, title, pe.clone(), tokens, d(pe), "sequential")
+                    matrix_view(name, title, pe, tokens, d(pe), "sequential")
                 }
                 "q_rot" | "k_rot" => {
                     let (m, title, palette) = match name {
@@ -416,12 +415,12 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                         _ => (extras.and_then(|e| e.k_rot.as_ref()), "k rotated by RoPE", "orange"),
                     };
                     let m = m.ok_or_else(unknown)?;
-                    matrix_view(name, format!("{title}{head_note}"), m.clone(), tokens, d(m), palette)
+                    matrix_view(name, format!("{title}{head_note}"), m, tokens, d(m), palette)
                 }
                 "bias" => {
                     let m = extras.and_then(|e| e.bias.as_ref()).ok_or_else(unknown)?;
                     let title = format!("ALiBi bias −m·|i − j|{head_note}");
-                    matrix_view(name, title, m.clone(), tokens.clone(), tokens, "sequential")
+                    matrix_view(name, title, m, tokens, tokens, "sequential")
                 }
                 "w_q" | "w_k" | "w_v" => {
                     let p = projections.as_ref().ok_or_else(unknown)?;
@@ -430,7 +429,7 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                         "w_k" => (&p.w_k, "W_K"),
                         _ => (&p.w_v, "W_V"),
                     };
-                    matrix_view(name, label.into(), m.clone(), indices(m.rows()), d(m), "sequential")
+                    matrix_view(name, label.into(), m, indices(m.rows()), d(m), "sequential")
                 }
                 "q" | "k" | "v" => {
                     let (m, title, palette) = match (name, projections.is_some()) {
@@ -441,7 +440,7 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                         ("k", false) => (&t.k, "K = X", "orange"),
                         _ => (&t.v, "V = X", "orange"),
                     };
-                    matrix_view(name, title.into(), m.clone(), tokens, d(m), palette)
+                    matrix_view(name, title.into(), m, tokens, d(m), palette)
                 }
                 "scores" | "scaled" | "weights" => {
                     let biased = extras.is_some_and(|e| e.bias.is_some());
@@ -451,33 +450,33 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                         "scaled" => followed.scaled,
                         _ => followed.weights,
                     };
-                    matrix_view(name, title, m.clone(), tokens.clone(), tokens, "sequential")
+                    matrix_view(name, title, m, tokens, tokens, "sequential")
                 }
                 "naive_weights" => matrix_view(
                     name,
                     "naive softmax: exp(x) / Σ exp(x)".into(),
-                    t.naive_weights.clone(),
-                    tokens.clone(),
+                    &t.naive_weights,
+                    tokens,
                     tokens,
                     "sequential",
                 ),
                 "context" if heads > 1 => {
                     let title = format!("context = concat(head 0 … head {})", heads - 1);
-                    matrix_view(name, title, t.context.clone(), tokens, d(&t.context), "Blue")
+                    matrix_view(name, title, &t.context, tokens, d(&t.context), "Blue")
                 }
                 "context" => {
                     let title = stage_title(config, name, t.scale, false).ok_or_else(unknown)?;
-                    matrix_view(name, title, t.context.clone(), tokens, d(&t.context), "Blue")
+                    matrix_view(name, title, &t.context, tokens, d(&t.context), "Blue")
                 }
                 "output" => {
                     let out = t.output.as_ref().ok_or_else(unknown)?;
-                    matrix_view(name, "output = context·W_O".into(), out.clone(), tokens, d(out), "Blue")
+                    matrix_view(name, "output = context·W_O".into(), out, tokens, d(out), "Blue")
                 }
                 "query.terms" => matrix_view(
                     name,
                     format!("w_j·v_j for query {}", config.tokens[t.query.index]),
-                    t.query.terms.clone(),
-                    config.tokens.clone(),
+                    &t.query.terms,
+                    tokens,
                     d(&t.query.terms),
                     "orange",
                 ),
@@ -520,7 +519,7 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
                     tokens,
                     "sequential",
                 ),
-                "applied" => matrix_view(name, "applied attention".into(), t.applied.clone(), dims, tokens, "orange"),
+                "applied" => matrix_view(name, "applied attention".into(), &t.applied, dims, tokens, "orange"),
                 "context" => {
                     matrix_view(name, "context vector".into(), column(&t.context), dims, vec!["0".into()], "Blue")
                 }
@@ -539,12 +538,12 @@ pub fn view(config: &Config, trace: &Trace, name: &str) -> Result<View, String> 
 pub const DECODE_VIEWS: [&str; 6] =
     ["decode.q", "decode.k_cache", "decode.v_cache", "decode.scores", "decode.weights", "decode.context"];
 
-fn decode_view(config: &Config, trace: &Trace, name: &str) -> Option<View> {
+fn decode_view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Option<View<'a>> {
     let Trace::SelfAttention(t) = trace else { return None };
     let d = t.decode.as_ref()?;
     let step = d.step as usize;
     let now = vec![config.tokens.get(step)?.clone()];
-    let cache = config.tokens.get(..=step)?.to_vec();
+    let cache: &[String] = config.tokens.get(..=step)?;
     let o = &config.options;
     let head = if o.heads > 1 { format!(" (head {})", o.head) } else { String::new() };
     let rotated = if matches!(o.position, Some(Position::Rope { .. })) { ", rotated" } else { "" };
@@ -556,11 +555,11 @@ fn decode_view(config: &Config, trace: &Trace, name: &str) -> Option<View> {
         }
         "decode.k_cache" => {
             let title = format!("K cache: tokens 0 … {step}{rotated}{head}");
-            matrix_view(name, title, d.k_cache.clone(), cache, indices(d.k_cache.cols()), "orange")
+            matrix_view(name, title, &d.k_cache, cache, indices(d.k_cache.cols()), "orange")
         }
         "decode.v_cache" => {
             let title = format!("V cache: tokens 0 … {step}{head}");
-            matrix_view(name, title, d.v_cache.clone(), cache, indices(d.v_cache.cols()), "orange")
+            matrix_view(name, title, &d.v_cache, cache, indices(d.v_cache.cols()), "orange")
         }
         "decode.scores" => {
             let title = format!("scores of token {step} against the cache{head}");

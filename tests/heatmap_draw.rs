@@ -123,10 +123,10 @@ fn assert_like_seaborn(view: &View, palette: Option<&str>, golden: &Value) {
     }
 }
 
-fn seed_view(preset_name: &str, view: &str) -> View {
+fn seed_view(preset_name: &str, view: &str) -> View<'static> {
     let config = preset(preset_name).unwrap();
     let trace = compute(&config).unwrap();
-    views::view(&config, &trace, view).unwrap()
+    views::view(&config, &trace, view).unwrap().into_owned()
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn golden_view(golden: &Value) -> View {
         title: "golden".into(),
         row_labels: (0..values.rows()).map(|i| i.to_string()).collect(),
         col_labels: (0..values.cols()).map(|i| i.to_string()).collect(),
-        values,
+        values: values.into(),
         palette: "sequential",
         marks: Default::default(),
         range: None,
@@ -195,9 +195,9 @@ fn nan_cells_are_grey_and_infinite_cells_hatched() {
     let view = View {
         name: "nan".into(),
         title: "nan".into(),
-        row_labels: vec!["a".into(), "b".into()],
-        col_labels: vec!["x".into(), "y".into()],
-        values,
+        row_labels: vec!["a".into(), "b".into()].into(),
+        col_labels: vec!["x".into(), "y".into()].into(),
+        values: values.into(),
         palette: "purple",
         marks: Default::default(),
         range: None,
@@ -208,7 +208,7 @@ fn nan_cells_are_grey_and_infinite_cells_hatched() {
     let texts: Vec<String> = parse_svg(&svg).into_iter().filter(|e| e.tag == "text").map(|e| e.text).collect();
     assert!(texts.contains(&"nan".to_string()) && texts.contains(&"∞".to_string()), "{texts:?}");
     // A constant matrix draws in one colour, without dividing by zero.
-    let view = View { values: Matrix::from_rows(&[[2.0, 2.0]]).unwrap(), ..view };
+    let view = View { values: Matrix::from_rows(&[[2.0, 2.0]]).unwrap().into(), ..view };
     assert!(to_svg(&view, &Style::default()).unwrap().contains("#ba78ba"));
 }
 
@@ -243,7 +243,7 @@ fn raster_of_more_cells_than_pixels_paints_every_pixel_its_cells_colour() {
     // colours of rows and columns no pixel shows, and every pixel it paints is still its own cell's colour.
     let n = 400;
     let values: Vec<f64> = (0..n * n).map(|k| ((k * 7919) % 1000) as f64 / 999.0).collect();
-    let v = View { values: Matrix::from_vec(n, n, values).unwrap(), ..seed_view("seed-003", "annotations") };
+    let v = View { values: Matrix::from_vec(n, n, values).unwrap().into(), ..seed_view("seed-003", "annotations") };
     let v = View {
         row_labels: (0..n).map(|i| i.to_string()).collect(),
         col_labels: (0..n).map(|i| i.to_string()).collect(),
@@ -347,7 +347,7 @@ fn the_colour_bar_draws_its_ticks_and_offset() {
             title: "t".into(),
             row_labels: (0..values.rows()).map(|i| i.to_string()).collect(),
             col_labels: (0..values.cols()).map(|i| i.to_string()).collect(),
-            values,
+            values: values.into(),
             palette: "sequential",
             marks: Default::default(),
             range: None,
@@ -438,9 +438,9 @@ fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
     let view = View {
         name: "weights".into(),
         title: "#ABCDEF title \u{1} <&>".into(),
-        row_labels: vec!["a\u{1}b".into(), "#ABCDEF".into(), "tab\there".into()],
-        col_labels: vec!["\u{FFFE}x\u{1F}".into(), "#C0FFEE".into(), "'\"".into()],
-        values: Matrix::from_rows(&[vec![0.1, 0.2, 0.3], vec![0.4, 0.5, 0.6], vec![0.7, 0.8, 0.9]]).unwrap(),
+        row_labels: vec!["a\u{1}b".into(), "#ABCDEF".into(), "tab\there".into()].into(),
+        col_labels: vec!["\u{FFFE}x\u{1F}".into(), "#C0FFEE".into(), "'\"".into()].into(),
+        values: Matrix::from_rows(&[vec![0.1, 0.2, 0.3], vec![0.4, 0.5, 0.6], vec![0.7, 0.8, 0.9]]).unwrap().into(),
         palette: "sequential",
         marks: Default::default(),
         range: None,
@@ -480,10 +480,10 @@ fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
 // Masked scores (−∞) and the NaN rows of masked_row "nan"
 // ---------------------------------------------------------------------------
 
-fn masked_view(json: &str, name: &str) -> View {
+fn masked_view(json: &str, name: &str) -> View<'static> {
     let config = Config::from_json(json).unwrap();
     let trace = compute(&config).unwrap();
-    views::view(&config, &trace, name).unwrap()
+    views::view(&config, &trace, name).unwrap().into_owned()
 }
 
 const CAUSAL: &str = r#"{"embeddings": [[1,0],[0,1],[1,1]], "mask": "causal"}"#;
@@ -787,7 +787,8 @@ fn every_fmt_draws_the_masked_cells() {
     let view = masked_view(CAUSAL, "scaled");
     let odd = View {
         values: Matrix::from_rows(&[[f64::NEG_INFINITY, f64::INFINITY, f64::NAN], [1.0, -2.0, 3.0], [0.0, 4.0, 5.0]])
-            .unwrap(),
+            .unwrap()
+            .into(),
         ..view.clone()
     };
     for spec in [".2g", ".3g", ".1g", "g", ".2f", ".0f", "f", ".2e", "e", ".1%", ".0%", "%", "d", ".17g", ".100f"] {

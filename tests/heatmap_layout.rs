@@ -44,8 +44,8 @@ fn contents(svg: &str) -> Vec<String> {
     svg_texts(svg).into_iter().map(|(_, _, t)| t).collect()
 }
 
-fn view_of(config: &Config, name: &str) -> View {
-    views::view(config, &compute(config).unwrap(), name).unwrap()
+fn view_of(config: &Config, name: &str) -> View<'static> {
+    views::view(config, &compute(config).unwrap(), name).unwrap().into_owned()
 }
 
 /// Document 002's figure after the reader sets embedding row 1 to [30, 20, 10] (a score of 1400).
@@ -62,11 +62,11 @@ fn layout(view: &View, style: &Style, w: u32, h: u32) -> Layout {
     Layout::new(view, &colors, style, w, h)
 }
 
-fn plain_view(values: Vec<Vec<f64>>, rows: Vec<&str>, cols: Vec<&str>, title: &str) -> View {
+fn plain_view(values: Vec<Vec<f64>>, rows: Vec<&str>, cols: Vec<&str>, title: &str) -> View<'static> {
     View {
         name: "test".into(),
         title: title.into(),
-        values: Matrix::from_rows(&values).unwrap(),
+        values: Matrix::from_rows(&values).unwrap().into(),
         row_labels: rows.into_iter().map(String::from).collect(),
         col_labels: cols.into_iter().map(String::from).collect(),
         palette: "purple",
@@ -207,9 +207,9 @@ fn a_big_grid_says_its_numbers_are_hidden() {
     let v = View {
         name: "big".into(),
         title: "a big grid".into(),
-        values: Matrix::from_rows(&rows).unwrap(),
-        row_labels: labels.clone(),
-        col_labels: labels,
+        values: Matrix::from_rows(&rows).unwrap().into(),
+        row_labels: labels.clone().into(),
+        col_labels: labels.into(),
         palette: "purple",
         marks: Default::default(),
         range: None,
@@ -343,9 +343,9 @@ fn one_long_token_does_not_hide_the_other_labels() {
     let v = View {
         name: "wide".into(),
         title: "wide".into(),
-        values: Matrix::zeros(2, n),
-        row_labels: vec!["a".into(), "b".into()],
-        col_labels: labels,
+        values: Matrix::zeros(2, n).into(),
+        row_labels: vec!["a".into(), "b".into()].into(),
+        col_labels: labels.into(),
         palette: "purple",
         marks: Default::default(),
         range: None,
@@ -630,7 +630,7 @@ fn describe_gives_the_corner_of_a_big_grid() {
     let v = View {
         name: "big".into(),
         title: "big".into(),
-        values: Matrix::from_vec(rows, cols, (0..rows * cols).map(|k| k as f64).collect()).unwrap(),
+        values: Matrix::from_vec(rows, cols, (0..rows * cols).map(|k| k as f64).collect()).unwrap().into(),
         row_labels: (0..rows).map(|i| format!("r{i}")).collect(),
         col_labels: (0..cols).map(|j| format!("c{j}")).collect(),
         palette: "purple",
@@ -643,17 +643,17 @@ fn describe_gives_the_corner_of_a_big_grid() {
     assert_eq!(d.cells[1][0], "50");
     // 32 × 32 = 1024 cells: whole.
     let small = View {
-        values: Matrix::zeros(32, 32),
-        row_labels: v.row_labels[..32].to_vec(),
-        col_labels: v.col_labels[..32].to_vec(),
+        values: Matrix::zeros(32, 32).into(),
+        row_labels: v.row_labels[..32].to_vec().into(),
+        col_labels: v.col_labels[..32].to_vec().into(),
         ..v.clone()
     };
     assert_eq!(describe(&small, Fmt::default()).unwrap().note, None);
     // A tall, narrow grid: all of its columns.
     let tall = View {
-        values: Matrix::zeros(2000, 1),
+        values: Matrix::zeros(2000, 1).into(),
         row_labels: (0..2000).map(|i| i.to_string()).collect(),
-        col_labels: vec!["0".into()],
+        col_labels: vec!["0".into()].into(),
         ..v
     };
     assert_eq!(

@@ -83,7 +83,7 @@ fn the_decode_views_draw_the_traces_decode_with_the_caches_tokens() {
         let t = case["config"]["decode_step"].as_u64().unwrap() as usize;
         let expect = &case["expect"];
         let k_cache = views::view(&config, &trace, "decode.k_cache").unwrap();
-        assert_eq!(k_cache.row_labels, config.tokens[..=t], "{name}");
+        assert_eq!(k_cache.row_labels[..], config.tokens[..=t], "{name}");
         assert_eq!(k_cache.values.rows(), t + 1);
         let want_k = rows_of(&expect["decode.k_cache"]);
         for (i, row) in want_k.iter().enumerate() {
@@ -93,8 +93,8 @@ fn the_decode_views_draw_the_traces_decode_with_the_caches_tokens() {
         }
         for (view, field) in [("decode.weights", "decode.weights"), ("decode.scores", "decode.scores")] {
             let v = views::view(&config, &trace, view).unwrap();
-            assert_eq!(v.row_labels, [config.tokens[t].clone()], "{name} {view}");
-            assert_eq!(v.col_labels, config.tokens[..=t], "{name} {view}");
+            assert_eq!(v.row_labels[..], [config.tokens[t].clone()], "{name} {view}");
+            assert_eq!(v.col_labels[..], config.tokens[..=t], "{name} {view}");
             let want: Vec<f64> = expect[field].as_array().unwrap().iter().map(num).collect();
             assert_eq!(v.values.cols(), want.len());
             for (j, &w) in want.iter().enumerate() {
@@ -124,7 +124,8 @@ fn the_tile_outline_is_thick_amber_with_an_inner_ring() {
     assert_eq!(HighlightKind::from_code(3), Some(HighlightKind::Tile));
     assert_eq!(HighlightKind::from_code(4), None);
     let config = config_of(&cases()[0]);
-    let v = views::view(&config, &compute(&config).unwrap(), "scaled").unwrap();
+    let trace = compute(&config).unwrap();
+    let v = views::view(&config, &trace, "scaled").unwrap();
     for theme in [Theme::light(), Theme::dark()] {
         for dpr in [1.0, 2.0] {
             let style = Style { dpr, theme: theme.clone(), ..Style::default() };

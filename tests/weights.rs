@@ -67,7 +67,7 @@ fn tokens_key_tokens_and_selection() {
     let view = views::view(&config, &trace, "attention").unwrap();
     assert_eq!(view.title, "layer 0, head 1: attention weights");
     assert_eq!(view.values.row(0), &[1.0, 0.0, 0.0]);
-    assert_eq!(view.col_labels, ["k_1", "k_2", "k_3"]);
+    assert_eq!(view.col_labels[..], ["k_1", "k_2", "k_3"]);
     assert_eq!(views::names(&config), ["attention"]);
     let next = config.with_selection(0, 0).unwrap();
     assert_eq!(views::view(&next, &compute(&next).unwrap(), "attention").unwrap().values.row(1), &[0.2, 0.3, 0.5]);

@@ -982,6 +982,11 @@ pub struct Blit {
 }
 
 /// The cell grid and the colour bar as RGBA buffers (the fast path for big grids).
+///
+/// Each pixel line is painted once, by the row that owns it: where cells are less than a pixel high (n = 1024 on a
+/// 900 px canvas), several rows fall on one line and the last of them shows, as when the cells are drawn one after
+/// another in reading order (columns alike); the rows no line shows are never read, and a row's colours are looked up
+/// only for the columns some pixel shows.
 pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> Vec<Blit> {
     let g = layout.grid;
     let (w, h) = (g.width().max(0) as usize, g.height().max(0) as usize);
@@ -1000,6 +1005,17 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
         let r = layout.cell(0, j);
         column_at[(r.x0 - g.x0) as usize..(r.x1 - g.x0) as usize].fill(j);
     }
+    // Which row owns each pixel line (`rows`: a gap): the last whose cell covers it. Never decreasing down the grid.
+    let rows = layout.rows;
+    let mut row_at = vec![rows; h];
+    for i in 0..rows {
+        let r = layout.cell(i, 0);
+        row_at[(r.y0 - g.y0) as usize..(r.y1 - g.y0) as usize].fill(i);
+    }
+    // The columns some pixel shows, in order: a row's colours are looked up for these only.
+    let mut shown: Vec<usize> = column_at.clone();
+    shown.dedup();
+    shown.retain(|&j| j < cols);
     let hatch = hatch_color(theme);
     // A row's paints, with the gap colour after the last column for the gaps, and the
     // same as whole RGBA pixels for the rows without hatching (one 4-byte copy a pixel).
@@ -1010,60 +1026,57 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
     // The marked cells of the row at hand (view.marks): their lines' colour and the box behind their number.
     let marked_view = view.marks.cells.contains(&true);
     let mut marks: Vec<Option<(Rgb, Option<Rect>)>> = vec![None; cols + 1];
-    // A grid with more rows or columns than pixels (n = 1024 on a 900 px canvas) has cells no pixel wide or high:
-    // their colours are never looked up (a fifth of a scrub's palette lookups at n = 1024).
-    let shown_cols: Vec<bool> = {
-        let mut shown = vec![false; cols + 1];
-        for &j in &column_at {
-            shown[j] = true;
-        }
-        shown
-    };
-    for i in 0..layout.rows {
-        let r = layout.cell(i, 0);
-        if r.y1 <= r.y0 {
+    let mut y = 0;
+    while y < h {
+        let i = row_at[y];
+        // The run of lines this row owns.
+        let end = y + row_at[y..].iter().take_while(|&&k| k == i).count();
+        if i == rows {
+            y = end;
             continue;
         }
+        let values = view.values.row(i);
         let mut plain = true;
         if marked_view {
-            for (j, (mark, &v)) in marks.iter_mut().zip(view.values.row(i)).enumerate() {
-                *mark = view.marks.cell(i, j, cols).then(|| {
+            for &j in &shown {
+                marks[j] = view.marks.cell(i, j, cols).then(|| {
                     plain = false;
-                    (mark_color(colors, theme, v), layout.mark_hole(layout.cell(i, j), v))
+                    (mark_color(colors, theme, values[j]), layout.mark_hole(layout.cell(i, j), values[j]))
                 });
             }
         }
-        for (j, ((slot, px), &v)) in row_paints.iter_mut().zip(row_rgba.iter_mut()).zip(view.values.row(i)).enumerate()
-        {
-            if !shown_cols[j] {
-                continue;
-            }
-            *slot = Paint::of(colors, v);
-            match *slot {
-                Paint::Color(c) => *px = [c[0], c[1], c[2], 255],
-                Paint::Infinite => {
+        for &j in &shown {
+            let v = values[j];
+            match colors.color(v) {
+                Some(c) => {
+                    row_paints[j] = Paint::Color(c);
+                    row_rgba[j] = [c[0], c[1], c[2], 255];
+                }
+                None if v.is_nan() => {
                     plain = false;
+                    row_paints[j] = Paint::Nan;
+                }
+                None => {
+                    plain = false;
+                    row_paints[j] = Paint::Infinite;
                     holes[j] = layout.hatch_hole(layout.cell(i, j), v);
                 }
-                Paint::Nan => plain = false,
             }
         }
-        let (y0, y1) = ((r.y0 - g.y0) as usize, (r.y1 - g.y0) as usize);
         // Without hatching every pixel line of a cell row is the same: paint the
         // first and copy it.
         if plain {
-            if y0 < y1 {
-                let line = &mut rgba[y0 * w * 4..(y0 + 1) * w * 4];
-                for (px, &j) in line.chunks_exact_mut(4).zip(&column_at) {
-                    px.copy_from_slice(&row_rgba[j]);
-                }
+            let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
+            for (px, &j) in line.chunks_exact_mut(4).zip(&column_at) {
+                px.copy_from_slice(&row_rgba[j]);
             }
-            for y in y0 + 1..y1 {
-                rgba.copy_within(y0 * w * 4..(y0 + 1) * w * 4, y * w * 4);
+            for k in y + 1..end {
+                rgba.copy_within(y * w * 4..(y + 1) * w * 4, k * w * 4);
             }
+            y = end;
             continue;
         }
-        for y in y0..y1 {
+        for y in y..end {
             let line = &mut rgba[y * w * 4..(y + 1) * w * 4];
             for (x, (px, &j)) in line.chunks_exact_mut(4).zip(&column_at).enumerate() {
                 match row_paints[j] {
@@ -1090,6 +1103,7 @@ pub fn raster(view: &View, colors: &Colors, layout: &Layout, theme: &Theme) -> V
                 }
             }
         }
+        y = end;
     }
     let trail = (layout.gap.max(0) as usize).min(w).min(h);
     if trail > 0 && gap_rgba != background {

@@ -895,7 +895,7 @@ impl Viz {
         Ok(Colors::of_view(&view, palette.as_deref()).palette_name().to_string())
     }
 
-    fn view(&self, name: &str) -> Result<views::View, JsError> {
+    fn view(&self, name: &str) -> Result<views::View<'_>, JsError> {
         views::view(self.config(), self.session.trace(), name).map_err(js_err)
     }
 }
