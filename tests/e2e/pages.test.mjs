@@ -334,8 +334,10 @@ test('index.html in print (dark system): no navigation, "Try:" hints or controls
       const visit = (root, where) => {
         for (const n of root.querySelectorAll('*')) {
           const r = n.getBoundingClientRect();
-          // A visually hidden text alternative (.sr-only: 1 px, clipped) is not on paper, however wide its table.
-          if (r.width && r.right > width + 1 && getComputedStyle(n).display !== 'none' && !n.closest('.sr-only')) wide.push(`${where}${n.localName}.${n.className} right ${Math.round(r.right)}`);
+          // A visually hidden text alternative (.sr-only: 1 px, clipped) is not on paper, however wide its table; nor is
+          // what is not rendered (checkVisibility: display none, or a closed <details>' content, whose boxes keep the
+          // geometry of an earlier, wider layout).
+          if (r.width && r.right > width + 1 && n.checkVisibility() && !n.closest('.sr-only')) wide.push(`${where}${n.localName}.${n.className} right ${Math.round(r.right)}: "${n.textContent.trim().slice(0, 60)}"`);
           if (n.shadowRoot) visit(n.shadowRoot, `#${n.id} › `);
         }
       };
