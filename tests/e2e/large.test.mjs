@@ -302,6 +302,18 @@ test('a read-only figure goes from a large config to a small one and back: each 
     el.setAttribute('palette', 'mako');
   }));
   assert.notDeepEqual(await pixel(), before);
+  // An unknown palette: drawn in the views' own palettes, and said in the core's words, as a small figure says it.
+  const attributes = host.locator('.status[data-role="attributes"]');
+  const repalette = (name) => page.evaluate((name) => new Promise((ok) => {
+    const el = document.querySelector('#f');
+    el.addEventListener('change', ok, { once: true });
+    el.setAttribute('palette', name);
+  }), name);
+  await repalette('no-such-palette');
+  assert.ok(await attributes.isVisible(), 'the unknown palette is said');
+  assert.match(await attributes.textContent(), /no-such-palette[\s\S]*the heatmaps keep their own palettes/);
+  await repalette('mako');
+  assert.equal(await attributes.isVisible(), false, 'and no longer once the palette is known');
 
   // No result of an older run is ever drawn over a newer config: a large config replaced at once by a small one, and
   // a large one made editable while its worker computes. Any large canvas put on the page after that is stale.

@@ -164,6 +164,8 @@ export class Large {
       text: 'Starting a background worker for this figure…' });
     this.root.replaceChildren(progress);
     this.host._status('');
+    // What the attributes ask that cannot be done (an unknown palette: the views' own), said as on a small figure.
+    this.host._attributeProblems();
     const dpr = Math.min(window.devicePixelRatio || 1, 2);
     const side = this.side();
     const started = performance.now();
