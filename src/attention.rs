@@ -181,8 +181,13 @@ pub fn mask_reasons(options: &Options, n: usize, m: usize) -> Matrix {
     out
 }
 
-/// The rules that forbid query i key j (see [`mask_reasons`]): bit 1 `mask`, 2 `valid_lens`, 4 the window (not a
-/// sink); 0 when key j is attended. Cross-attention's one query is 0.
+/// [`reason`]'s bits: key j is masked by `mask`, lies beyond `valid_lens`, or lies outside the window (not a sink).
+pub const BY_MASK: u8 = 1;
+pub const BY_VALID_LENS: u8 = 2;
+pub const BY_WINDOW: u8 = 4;
+
+/// The rules that forbid query i key j (see [`mask_reasons`]): [`BY_MASK`], [`BY_VALID_LENS`] and [`BY_WINDOW`]
+/// added; 0 when key j is attended. Cross-attention's one query is 0.
 pub fn reason(options: &Options, i: usize, j: usize) -> u8 {
     let by_mask = match &options.mask {
         Mask::None => false,
@@ -191,7 +196,7 @@ pub fn reason(options: &Options, i: usize, j: usize) -> u8 {
     };
     let by_len = options.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
     let by_window = outside_window(options, i, j) && j >= options.sinks;
-    u8::from(by_mask) + 2 * u8::from(by_len) + 4 * u8::from(by_window)
+    BY_MASK * u8::from(by_mask) + BY_VALID_LENS * u8::from(by_len) + BY_WINDOW * u8::from(by_window)
 }
 
 /// Whether key j is outside query i's `window` (sinks aside; false without a window).

@@ -1005,7 +1005,7 @@ fn parse_self(fields: &Fields) -> Result<Config> {
     let decode_step = parse_decode_step(fields.obj, n, &options.mask)?;
     let options = Options { decode_step, ..options };
     Config {
-        tokens: parse_tokens(fields.obj, n, "embeddings", "word")?,
+        tokens: parse_tokens(fields.obj, n, "embeddings", SELF_TOKENS)?,
         scale: parse_scale(fields.obj, default_scale)?,
         query: parse_query(fields.obj, n)?,
         mechanism: Mechanism::SelfAttention { embeddings, projections },
@@ -1059,7 +1059,7 @@ fn parse_cross(fields: &Fields) -> Result<Config> {
         ..Options::default()
     };
     Config {
-        tokens: parse_tokens(fields.obj, m, "annotations", "h")?,
+        tokens: parse_tokens(fields.obj, m, "annotations", CROSS_TOKENS)?,
         scale: parse_scale(fields.obj, Scale::None)?,
         query: parse_query(fields.obj, 1)?,
         mechanism: Mechanism::Cross { decoder_state, annotations },
@@ -1887,9 +1887,19 @@ fn parse_number(value: &Value) -> std::result::Result<f64, String> {
     }
 }
 
+/// The default token names' prefixes: `word_1` … for self-attention's embeddings, `h_1` … for cross-attention's
+/// annotations (the seed documents' names).
+pub const SELF_TOKENS: &str = "word";
+pub const CROSS_TOKENS: &str = "h";
+
+/// The name of row `i` (from 0) of a config whose `tokens` names none: `{prefix}_{i + 1}`.
+pub fn token_name(prefix: &str, i: usize) -> String {
+    format!("{prefix}_{}", i + 1)
+}
+
 fn parse_tokens(obj: &Map<String, Value>, n: usize, rows_of: &str, prefix: &str) -> Result<Vec<String>> {
     let Some(value) = obj.get("tokens") else {
-        return Ok((1..=n).map(|i| format!("{prefix}_{i}")).collect());
+        return Ok((0..n).map(|i| token_name(prefix, i)).collect());
     };
     let Value::Array(items) = value else {
         return err(format!("tokens must be a list of names, got {}", describe(value)));

@@ -59,7 +59,13 @@ pub fn js() -> String {
          /** Issue 25's panel names for the `views` attribute, in the core's order (the core's `views::MODERN_PANELS`). */\n\
          export const MODERN_PANELS = [{}];\n\n\
          /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */\n\
-         export const DECODE_VIEWS = [{}];\n",
+         export const DECODE_VIEWS = [{}];\n\n\
+         /** Why key j is masked for query i, the bits of the code the core gives (`attention::reason`; the trace's\n \
+         * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */\n\
+         export const MASKED_BY = {{ mask: {}, valid_lens: {}, window: {} }};\n\n\
+         /** The bounds of the `height` attribute, CSS pixels (the core's `heatmap::draw::MIN_HEIGHT`, `MAX_HEIGHT`). */\n\
+         export const MIN_HEIGHT = {};\n\
+         export const MAX_HEIGHT = {};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -68,6 +74,11 @@ pub fn js() -> String {
         crate::text::CUT_MARK,
         crate::random::MAX_RANDOM,
         quoted(&crate::views::MODERN_PANELS),
-        quoted(&crate::views::DECODE_VIEWS)
+        quoted(&crate::views::DECODE_VIEWS),
+        crate::attention::BY_MASK,
+        crate::attention::BY_VALID_LENS,
+        crate::attention::BY_WINDOW,
+        crate::heatmap::draw::MIN_HEIGHT,
+        crate::heatmap::draw::MAX_HEIGHT
     )
 }

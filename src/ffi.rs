@@ -188,6 +188,8 @@ pub extern "C" fn av_facts() -> u32 {
         "max_dims": config::MAX_DIMS,
         "max_cost": config::MAX_COST,
         "quote_max": crate::text::QUOTE_MAX,
+        "min_height": crate::heatmap::draw::MIN_HEIGHT,
+        "max_height": crate::heatmap::draw::MAX_HEIGHT,
         "presets": presets,
     });
     answer(Ok(facts.to_string()), Vec::new())

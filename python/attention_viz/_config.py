@@ -333,8 +333,11 @@ def options(opts: dict) -> dict:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or _too_large(value) \
                     or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"height must be a positive number of CSS pixels, got {quote(given)}")
-            if not 40 <= value <= 4000:
-                raise ValueError(f"height must be from 40 to 4000 CSS pixels, got {quote(given)}")
+            from ._core import facts  # the core's bounds, which the element's `height` follows
+
+            low, high = (facts()[k] for k in ("min_height", "max_height"))
+            if not low <= value <= high:
+                raise ValueError(f"height must be from {low} to {high} CSS pixels, got {quote(given)}")
             out[key] = str(int(value)) if float(value).is_integer() else str(value)
         elif key == "theme":
             out[key] = choice(value, "theme", THEMES)

@@ -432,6 +432,10 @@ const BAR: f64 = 12.0;
 const BAR_GAP: f64 = 10.0;
 /// The smallest annotation font, CSS pixels: below it numbers are shortened, then hidden.
 pub const MIN_FONT: f64 = 8.0;
+/// The bounds of a heatmap's height the element's `height` attribute (and Python's `height=`) may ask, CSS pixels:
+/// below them a canvas is empty, above them drawing takes minutes.
+pub const MIN_HEIGHT: u32 = 40;
+pub const MAX_HEIGHT: u32 = 4000;
 /// The smallest title font, CSS pixels, before the title is cut with "…".
 const MIN_TITLE_FONT: f64 = 9.0;
 const NOTE_FONT: f64 = 10.0;

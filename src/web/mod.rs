@@ -157,6 +157,13 @@ pub fn cut_text(text: &str) -> String {
     crate::text::cut(text)
 }
 
+/// The name the core gives row `i` (from 0) of a config that names none (`config::token_name`): what the element's
+/// "+ token" and Import… call the rows they add, so a row added reads as one the core made.
+#[wasm_bindgen(js_name = defaultToken)]
+pub fn default_token(self_attention: bool, i: usize) -> String {
+    crate::config::token_name(if self_attention { crate::config::SELF_TOKENS } else { crate::config::CROSS_TOKENS }, i)
+}
+
 /// The most values a figure takes (`weights::MAX_VALUES`): www/arrays.js refuses larger arrays before building them
 /// (it runs without the core, so it keeps a copy that the tests check against this).
 #[wasm_bindgen(js_name = maxValues)]

@@ -7,6 +7,7 @@
 // come with the edit's snapshot, no call of their own): copying the whole trace per edit is slow. Every number is the
 // core's; this module only writes them out.
 import { el, clip, sub, fmt, factor, vec as vector, ScrollHint, Patcher, tag } from './dom.js';
+import { MASKED_BY } from './facts.js';
 
 const MAX_ROWS = 32;
 const MAX_TERMS = 6;
@@ -41,18 +42,18 @@ export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') 
 
 /**
  * `code` in words: "masked: causal mask", "masked: beyond valid length 2", … joined by "and"; null when key j is
- * attended. The code is the core's (attention::reason: 1 `mask`, 2 `valid_lens`, 4 outside the window): the trace's
- * `query.masked` for the followed query, a cell's `masked` (Viz.cellText) for any other.
+ * attended. The code is the core's (its bits MASKED_BY): the trace's `query.masked` for the followed query, a cell's
+ * `masked` (Viz.cellText) for any other.
  */
 export function maskReason(cfg, i, j, code) {
   if (!code) return null;
   const why = [];
-  if (code & 1) {
+  if (code & MASKED_BY.mask) {
     if (cfg.mask === 'causal') why.push('causal mask');
     else why.push(Array.isArray(cfg.mask?.[0]) ? `mask[${i}][${j}] = 0` : `mask[${j}] = 0`);
   }
-  if (code & 2) why.push(`beyond valid length ${cfg.valid_lens[i]}`);
-  if (code & 4) why.push(`outside the window [${cfg.window?.[0]}, ${cfg.window?.[1]}]`);
+  if (code & MASKED_BY.valid_lens) why.push(`beyond valid length ${cfg.valid_lens[i]}`);
+  if (code & MASKED_BY.window) why.push(`outside the window [${cfg.window?.[0]}, ${cfg.window?.[1]}]`);
   return `masked: ${why.join(' and ')}`;
 }
 

@@ -40,3 +40,11 @@ export const MODERN_PANELS = ['position', 'kv', 'window', 'decode', 'flash'];
 
 /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */
 export const DECODE_VIEWS = ['decode.q', 'decode.k_cache', 'decode.v_cache', 'decode.scores', 'decode.weights', 'decode.context'];
+
+/** Why key j is masked for query i, the bits of the code the core gives (`attention::reason`; the trace's
+ * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */
+export const MASKED_BY = { mask: 1, valid_lens: 2, window: 4 };
+
+/** The bounds of the `height` attribute, CSS pixels (the core's `heatmap::draw::MIN_HEIGHT`, `MAX_HEIGHT`). */
+export const MIN_HEIGHT = 40;
+export const MAX_HEIGHT = 4000;

@@ -17,7 +17,7 @@ export const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w
 const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
 /** The names `views` may hold besides heatmaps and the variants' panels (variants.js VARIANT_PANELS). */
 const PANELS = ['inputs', 'steps', 'breakdown', 'controls'];
-/** The smallest number font (CSS px) a small multiple may be shrunk to; the core's own floor (8 px) is for fitting. */
+/** The smallest number font (CSS px) a small multiple may be shrunk to; the core's own floor (heatmap::draw::MIN_FONT) is for fitting. */
 const LEGIBLE_FONT = 10;
 /** The gap between small multiples, CSS px (style.js .heads). */
 const MULTIPLE_GAP = 10;

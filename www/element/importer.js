@@ -5,6 +5,8 @@
 // or to cancel. Every import is one `setFields` through host._apply: Rust validates the whole config, and a refusal
 // leaves the figure as it was, with the reason shown beside the grid the reader is looking at.
 import { el, rememberFocus } from './dom.js';
+// Import… exists only once the core is ready.
+import { defaultToken } from '../pkg/attention_viz.js';
 
 /** The seed of the random values that fill resized matrices: np.random.seed(42), then one rand(…) per matrix. */
 export const IMPORT_SEED = 42;
@@ -133,8 +135,8 @@ function notHere(cfg, name, names) {
   return null;
 }
 
-/** Token names for rows that have none yet, as the core names them by default (word_1…, h_1…). */
-const newToken = (cfg, i) => `${cfg.mechanism === 'self' ? 'word' : 'h'}_${i + 1}`;
+/** The name of a row added at index `i`: the core's default (word_1…, h_1…). */
+const newToken = (cfg, i) => defaultToken(cfg.mechanism === 'self', i);
 
 /**
  * The fields that keep tokens, mask, valid lengths and the followed query consistent with `n` rows (the core

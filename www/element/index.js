@@ -64,14 +64,12 @@ import { Importer } from './importer.js';
 import { Model } from './model.js';
 import { Large } from './large.js';
 import { State } from './state.js';
+import { MIN_HEIGHT, MAX_HEIGHT } from './facts.js';
 
 export { parseCell } from './cells.js';
 
 /** The first figure restored from a share link is scrolled into view: the reader followed the link to see it. */
 let revealed = false;
-/** Height bounds of a heatmap (attribute `height`), CSS pixels: beyond them a canvas is empty or takes minutes. */
-export const MIN_HEIGHT = 40;
-export const MAX_HEIGHT = 4000;
 
 /** What a figure showing the reader's saved edits says (with its Reset beside it). */
 const SAVED_NOTICE = 'Showing your saved edits, not the document\'s numbers.';

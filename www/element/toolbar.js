@@ -4,6 +4,8 @@
 import { el, clip } from './dom.js';
 import { parseCell } from './cells.js';
 import { INPUT_TITLES } from './inputs.js';
+// The toolbar exists only once the core is ready.
+import { defaultToken } from '../pkg/attention_viz.js';
 
 export class Toolbar {
   constructor(host, api) {
@@ -126,7 +128,7 @@ export class Toolbar {
         host._apply(() => v.randomize(seed.value, dist, high.value ?? 3), { rebuild: true });
         return;
       }
-      case 'add-token': host._apply(() => v.insertToken(n, `${cfg.mechanism === 'self' ? 'word' : 'h'}_${n + 1}`), { rebuild: true }); return;
+      case 'add-token': host._apply(() => v.insertToken(n, defaultToken(cfg.mechanism === 'self', n)), { rebuild: true }); return;
       case 'remove-token': host._apply(() => v.removeToken(n - 1), { rebuild: true }); return;
       case 'add-dim': host._apply(() => v.insertDim(dims), { rebuild: true }); return;
       case 'remove-dim': host._apply(() => v.removeDim(dims - 1), { rebuild: true }); return;
