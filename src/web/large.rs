@@ -157,11 +157,8 @@ impl LargeJob {
         let kv_heads = o.kv_heads();
         let (h, g) = (o.head, o.head / (o.heads / kv_heads));
         // The followed head's columns only (what `Config::worker_cost` counts): X times those of W_Q, W_K, W_V, each
-        // entry the same dot product as in the whole product.
+        // entry the same dot product as in the whole product (one head: its columns are all of them).
         let (q, k, v) = match projections {
-            Some(p) if o.heads == 1 => {
-                (embeddings.matmul(&p.w_q), embeddings.matmul(&p.w_k), embeddings.matmul(&p.w_v))
-            }
             Some(p) => {
                 let (dk, dv) = (p.w_q.cols() / o.heads, p.w_v.cols() / kv_heads);
                 (
@@ -170,7 +167,6 @@ impl LargeJob {
                     embeddings.matmul(&p.w_v.columns(g * dv, dv)),
                 )
             }
-            None if o.heads == 1 => (embeddings.clone(), embeddings.clone(), embeddings.clone()),
             None => {
                 let (dk, dv) = (embeddings.cols() / o.heads, embeddings.cols() / kv_heads);
                 (embeddings.columns(h * dk, dk), embeddings.columns(g * dk, dk), embeddings.columns(g * dv, dv))
