@@ -313,6 +313,30 @@ function stackRows(value) {
 /** An array JSON.stringify writes as a plain list (no toJSON of its own). */
 const isList = (value) => Array.isArray(value) && typeof value.toJSON !== 'function';
 
+/**
+ * A numeric field that Python packed, once the element's `unpack` has read its bytes: its values in row-major order
+ * (a Float64Array) and its shape, standing for the nested arrays of its JSON. `flatConfig` hands the values to the core
+ * as they are: a 12 × 12 × 128 stack built as nested arrays only to be flattened again took ~300 ms of its load. JSON
+ * writes it as those nested arrays (`toJSON`), so the JSON path, a persist key's hash or a saved config read what
+ * they read before.
+ */
+class Shaped {
+  constructor(shape, data) {
+    this.shape = shape;
+    this.data = data;
+    Object.freeze(this);
+  }
+
+  toJSON() {
+    const { shape, data } = this;
+    const last = shape[shape.length - 1];
+    let at = 0;
+    const build = (d) => (d + 1 === shape.length ? Array.from(data.subarray(at, (at += last)))
+      : Array.from({ length: shape[d] }, () => build(d + 1)));
+    return build(0);
+  }
+}
+
 /** A field as python/attention_viz/_figure.py packs it: `{dtype, shape, base64, deflate?}` (www/element/index.js unpack). */
 const isPacked = (value) => value !== null && typeof value === 'object' && typeof value.base64 === 'string'
   && isList(value.shape) && value.shape.every((d) => Number.isSafeInteger(d) && d >= 0);
@@ -334,8 +358,8 @@ function checkDeclared(config) {
     }
     for (const key of [...MATRICES, 'decoder_state']) {
       const value = config[key];
-      if (isPacked(value)) {
-        // Python's bytes (the element's unpack() builds them): their declared shape, before they are inflated.
+      if (isPacked(value) || value instanceof Shaped) {
+        // Python's bytes (the element's unpack() reads them): their declared shape, before they are inflated.
         const s = value.shape;
         shapes[key] = key === 'attention' ? s : key === 'decoder_state' ? [s[0]] : [s[0], s[1] ?? 0];
         continue;
@@ -367,7 +391,7 @@ function largeTakes(config) {
     if (rest.position !== undefined && rest.position !== null) rest.position = { kind: String(rest.position.kind) };
     for (const key of [...MATRICES, 'decoder_state']) {
       const value = config[key];
-      if (isPacked(value)) { shapes[key] = value.shape.slice(0, 4); continue; }
+      if (isPacked(value) || value instanceof Shaped) { shapes[key] = value.shape.slice(0, 4); continue; }
       if (!isList(value)) continue;
       const shape = [];
       for (let x = value; isList(x) && shape.length < 4; x = x[0]) shape.push(x.length);
@@ -399,6 +423,16 @@ function flatConfig(config) {
         rest[key] = value;
         continue;
       }
+      if (value instanceof Shaped) {
+        // Its values as they are: a matrix, or a stack of 1 to 2 leading axes; nothing empty (Python packs none).
+        const { shape } = value;
+        if (shape.length < 2 || shape.length > (key === 'attention' ? 4 : 2) || shape.includes(0)) return undefined;
+        names.push(key);
+        shapes.push(shape.length, ...shape);
+        matrices.push({ values: value.data });
+        total += value.data.length;
+        continue;
+      }
       if (!isList(value) || value.length === 0) return undefined;
       let source = value;
       let lead = [];
@@ -425,7 +459,15 @@ function flatConfig(config) {
     }
     const data = new Float64Array(total);
     let k = 0;
-    for (const { rows, cols } of matrices) {
+    for (const { rows, cols, values } of matrices) {
+      if (values) {
+        for (let j = 0; j < values.length; j++) {
+          const x = values[j];
+          if (x - x !== 0) return undefined;
+          data[k++] = x + 0;
+        }
+        continue;
+      }
       for (const row of rows) {
         for (let j = 0; j < cols; j++) {
           const x = row[j];
@@ -736,7 +778,7 @@ if (typeof customElements !== 'undefined') {
     largeCellText: (row, col, value) => core.largeCellText(row, col, value),
     largeMessage: (what, view, shown) => core.largeMessage(what, view, shown),
     largeSvg: (...pieces) => callCore(() => core.largeSvg(...pieces)),
-    flatConfig,
+    flatConfig, Shaped,
     computeWorker: () => coreModule.then((module) => {
       // The dist builds carry the worker bundled (scripts/dist.mjs: COMPUTE_WORKER_SOURCE), started from a Blob URL;
       // www/ starts www/compute-worker.js beside the .wasm's folder (www/pkg/ → www/compute-worker.js).

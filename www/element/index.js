@@ -21,7 +21,8 @@
 //   _rebuild() _repaint()         rebuild every part / repaint what changed
 //   _status(text, error) _fail(message)           the status line (+ `error`)
 //   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
-//   _configHash _authorHash()     short hash of the author's starting config (part of the persist key)
+//   _configHash _authorHash()     short hash of the author's starting config (part of the persist key; hashed on
+//                                 first use)
 //   _showNaive (set by the toolbar's checkbox) _initial
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
 // _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js), _steppers (the decode and
@@ -82,12 +83,13 @@ function isState(value) {
 /**
  * A config as Python's package writes it (python/attention_viz/_figure.py `packed`): a big numeric field may be
  * `{dtype: 'float64' | 'float32', shape, base64, deflate?}`, its values' little-endian bytes (with `deflate`: grouped
- * by byte place, then raw-deflated), made back into the nested arrays its JSON would hold before anything reads the
- * config. float64: the numbers bit for bit; float32: each value's shortest decimal (Python sends float32 only when
+ * by byte place, then raw-deflated), read before anything reads the config into a `Shaped` (www/attention-viz.js):
+ * its values in row-major order, which JSON writes as the nested arrays the field's JSON would hold and the core takes
+ * as they are. float64: the numbers bit for bit; float32: each value's shortest decimal (Python sends float32 only when
  * every value of the JSON is one), so either way the figure gets the numbers the JSON held. Any other value is the
  * core's to judge, as it is.
  */
-function unpack(config, check, inflate) {
+function unpack(config, check, inflate, Shaped) {
   if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
   // The core's limits from the declared shapes first: an over-limit stack is refused before it is inflated and built.
   check?.(config);
@@ -101,20 +103,34 @@ function unpack(config, check, inflate) {
     if (v.deflate === true) {
       const grouped = inflate(bytes);
       if (grouped.length !== count * size) throw new Error(`${key}: ${grouped.length / size} values for shape [${v.shape}]`);
-      bytes = new Uint8Array(grouped.length);
-      for (let k = 0; k < size; k++) for (let i = 0, at = k * count; i < count; i++) bytes[i * size + k] = grouped[at + i];
+      bytes = ungroup(grouped, size, count);
     }
     if (count * size !== bytes.length) throw new Error(`${key}: ${bytes.length / size} values for shape [${v.shape}]`);
     const values = littleEndianFloats(bytes, size);
-    let at = 0;
-    // The last axis a slice at a time (a 12 × 12 × 128 stack read value by value through a DataView took seconds).
-    const last = v.shape[v.shape.length - 1];
-    const row = size === 8 ? () => Array.from(values.subarray(at, (at += last)))
-      : () => { const r = new Array(last); for (let j = 0; j < last; j++) r[j] = shortest32(values[at++]); return r; };
-    const build = (d) => (d + 1 === v.shape.length ? row() : Array.from({ length: v.shape[d] }, () => build(d + 1)));
-    out[key] = build(0);
+    // No nested arrays: the values go to the core as they are (`Shaped`, www/attention-viz.js).
+    out[key] = new Shaped(v.shape.slice(), size === 8 ? values : Float64Array.from(values, shortest32));
   }
   return out;
+}
+
+/** Bytes grouped by their place in each value (every value's byte 0, then every byte 1…) back in value order. Written
+ * in order, a value at a time, reading the `size` groups side by side: a byte place at a time (a strided write across
+ * the whole array per place) took 190 ms for a 12 × 12 × 128 float64 stack. */
+function ungroup(grouped, size, count) {
+  const bytes = new Uint8Array(grouped.length);
+  if (size === 8) {
+    const [g0, g1, g2, g3, g4, g5, g6, g7] = Array.from({ length: 8 }, (_, k) => grouped.subarray(k * count, (k + 1) * count));
+    for (let i = 0, o = 0; i < count; i++, o += 8) {
+      bytes[o] = g0[i]; bytes[o + 1] = g1[i]; bytes[o + 2] = g2[i]; bytes[o + 3] = g3[i];
+      bytes[o + 4] = g4[i]; bytes[o + 5] = g5[i]; bytes[o + 6] = g6[i]; bytes[o + 7] = g7[i];
+    }
+  } else {
+    const [g0, g1, g2, g3] = Array.from({ length: 4 }, (_, k) => grouped.subarray(k * count, (k + 1) * count));
+    for (let i = 0, o = 0; i < count; i++, o += 4) {
+      bytes[o] = g0[i]; bytes[o + 1] = g1[i]; bytes[o + 2] = g2[i]; bytes[o + 3] = g3[i];
+    }
+  }
+  return bytes;
 }
 
 /** Base64 text's bytes: the platform's decoder where it has one, else atob's characters copied in a loop. */
@@ -604,6 +620,7 @@ export function defineElement(api) {
      * loaded or the page set its config; before that, of the config it will load (another figure's key needs it).
      */
     _authorHash() {
+      if (typeof this._configHash === 'function') this._configHash = this._configHash();
       if (this._configHash !== undefined) return this._configHash;
       let pending = false;
       try { pending = this._pending !== undefined && !isState(this._pending); } catch { /* unreadable: not a config */ }
@@ -621,7 +638,7 @@ export function defineElement(api) {
       const read = (text, what, source) => {
         let parsed;
         try { parsed = JSON.parse(text); } catch (e) { return { error: `${what} is not valid JSON: ${e.message}` }; }
-        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared, api.inflateRaw), source }; } catch (e) { return { error: e.message }; }
+        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared, api.inflateRaw, api.Shaped), source }; } catch (e) { return { error: e.message }; }
       };
       const attr = this.getAttribute('config');
       if (attr !== null) return read(attr, 'The config attribute', 'config attribute');
@@ -654,7 +671,9 @@ export function defineElement(api) {
       if (config !== undefined && this._large.take(config)) { this._failed = false; return; }
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
-      this._configHash = config === undefined ? shortHash(`error:${error}`) : configHash(config);
+      // Hashed when a storage key first asks (a `persist` figure): JSON of a 12 × 12 × 128 stack from Python took half a
+      // second, for figures that never save. The parsed config is the element's own object, which nothing changes.
+      this._configHash = config === undefined ? shortHash(`error:${error}`) : () => configHash(config);
       this._persist.reset();
       let viz = null;
       let model = null;

@@ -41,6 +41,7 @@ const SLICE = 1 << 16;
  */
 async function flatInSlices(api, config, between) {
   const rows = config.embeddings;
+  if (rows instanceof api.Shaped) return api.flatConfig(config); // Python's bytes: already one typed array, copied at once
   const { embeddings, ...others } = config;
   const rest = api.flatConfig(others);
   if (!rest || !Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0])) return undefined;
