@@ -106,13 +106,16 @@ test('a figure of arrays Python sent deflated waits for the inflater (run after 
   for (let k = 0; k < 8; k++) for (let i = 0; i < values.length; i++) grouped[k * values.length + i] = raw[i * 8 + k];
   const packed = { ...config, embeddings: { dtype: 'float64', shape: [config.embeddings.length, config.embeddings[0].length],
     base64: deflateRawSync(grouped).toString('base64'), deflate: true } };
-  const page = await blogPage(`<attention-viz id="p" config='${JSON.stringify(packed)}'></attention-viz>`);
+  const page = await blogPage(`<attention-viz id="p" persist config='${JSON.stringify(packed)}'></attention-viz>`);
   await page.waitForFunction(() => window.__drawn > 0);
   const r = await page.evaluate(() => {
     const el = document.getElementById('p');
-    return { embeddings: el.config.embeddings, status: el.shadowRoot.querySelector('.status')?.textContent };
+    // The storage key's hash, taken when first asked: of the config's JSON with the arrays as nested lists, as it was
+    // when the element built them (the unpacked values stay one typed array until JSON writes them).
+    return { embeddings: el.config.embeddings, status: el.shadowRoot.querySelector('.status')?.textContent, hash: el._authorHash() };
   });
-  assert.deepEqual(r, { embeddings: config.embeddings, status: '' });
+  const fnv = (text) => { let h = 0x811c9dc5; for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 16777619); } return (h >>> 0).toString(36); };
+  assert.deepEqual(r, { embeddings: config.embeddings, status: '', hash: fnv(JSON.stringify(config)) });
   // The inflater is in the bundle, run on first use: nothing more fetched.
   assert.deepEqual([...page.requests].sort(), ['/__page.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm']);
   await done(page);
