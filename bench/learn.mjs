@@ -263,7 +263,7 @@ export async function run({ site, samples, warmup, log }) {
   try {
     await page.route(`${site.url}__bench.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>learn</title><link rel="icon" href="data:,">' }));
     await page.goto(`${site.url}__bench.html`);
-    await page.evaluate(async () => { window.A = await import('/www/attention-viz.js'); await window.A.ready; });
+    await page.evaluate(async () => { window.A = await import('/www/attention-viz.js'); await window.A.ready; await window.A.loadModels(); });
 
     let np = null;
     if (want('numpy')) {

@@ -195,7 +195,7 @@ async function measureMemory(site, json, steps) {
       const out = { after_init: mb() };
       const parsed = JSON.parse(json), names = ['embeddings', 'w_q', 'w_k', 'w_v'];
       const data = new Float64Array(names.flatMap((k) => parsed[k].flat()));
-      const shapes = names.flatMap((k) => [parsed[k].length, parsed[k][0].length]);
+      const shapes = names.flatMap((k) => [2, parsed[k].length, parsed[k][0].length]); // each: its rank, then its axes
       const run = {
         computeFlat: () => pkg.computeFlat('{}', names, shapes, data).free(),
         computeFlat_x4: () => { for (let k = 0; k < 4; k++) pkg.computeFlat('{}', names, shapes, data).free(); },

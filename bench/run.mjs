@@ -67,6 +67,7 @@ async function main() {
   // {row, what, measured, target, anchor, ok} (strings, already formatted by the suite, which knows its units), printed
   // together at the end so each target sits beside its anchor measured in the same run.
   const targets = [];
+  const failed = [];
   const env = { chromium: site.browser.version(), node: process.version, platform: `${process.platform} ${process.arch}` };
   try {
     console.log(`Chromium ${env.chromium} (headless), node ${env.node}; ${opts.samples} timed runs after ${opts.warmup} warm-up runs; `
@@ -76,7 +77,15 @@ async function main() {
       console.log(`${name}: ${suite.description ?? ''}`);
       const started = Date.now();
       // `run` returns the rows, or {rows, notes, …}: notes are lines printed under the table; they and any other keys go to the JSON.
-      const out = await suite.run({ site, samples: opts.samples, warmup: opts.warmup, log: (m) => process.stderr.write(`${m}\n`) });
+      // A suite that throws is said and the others still run: one broken suite must not take the whole report with it.
+      let out;
+      try {
+        out = await suite.run({ site, samples: opts.samples, warmup: opts.warmup, log: (m) => process.stderr.write(`${m}\n`) });
+      } catch (e) {
+        console.log(`\n${name}: the suite failed: ${String(e?.stack ?? e).split('\n').slice(0, 4).join('\n  ')}\n`);
+        failed.push(name);
+        continue;
+      }
       const { rows, notes = [], ...extra } = Array.isArray(out) ? { rows: out } : out;
       for (const t of extra.targets ?? []) targets.push({ suite: name, ...t });
       console.log(`\n${table(rows, suite.columns)}\n`);
@@ -91,6 +100,10 @@ async function main() {
       console.log(`wrote ${file.slice(root.length + 1)}\n`);
     }
     if (targets.length) console.log(`${targetTable(targets)}\n`);
+    if (failed.length) {
+      console.log(`suites that failed (no numbers from them): ${failed.join(', ')}`);
+      process.exitCode = 1;
+    }
   } finally {
     await site.close();
   }
