@@ -1,5 +1,7 @@
 // Nothing a page does not need is fetched (issue 26, row 1): the trained models' file (92 KB gzipped) only when
-// loadModels() or a figure of a shipped model asks. The dist module bundle as README's blog page uses it; requests
+// loadModels() or a figure of a shipped model asks; the module's on-demand chunks (scripts/dist.mjs) only when a
+// figure or a call needs them: a model's weights view (attention-viz-model-*.js), train()'s training side
+// (attention-viz-training-*.js). The dist module bundle as README's blog page uses it; requests
 // counted with playwright's `page.on('request')` (counts, never times). Needs `make dist` first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +42,8 @@ async function blogPage(body) {
 }
 
 const modelRequests = (page) => page.requests.filter((p) => p.endsWith('_models.bin')).length;
+/** How many times `page` fetched the chunk named `name` (attention-viz-<name>-<hash>.js). */
+const chunkRequests = (page, name) => page.requests.filter((p) => new RegExp(`^/attention-viz-${name}-[\\w-]+\\.js$`).test(p)).length;
 
 test('a page of one seed figure fetches the module and the .wasm, never the models file; loadModels() fetches it once', async () => {
   const page = await blogPage('<attention-viz preset="seed-003"></attention-viz>');
@@ -115,5 +119,91 @@ test('a figure of arrays Python sent deflated waits for the inflater (run after 
   assert.deepEqual(r, { embeddings: config.embeddings, status: '' });
   // The inflater is in the bundle, run on first use: nothing more fetched.
   assert.deepEqual([...page.requests].sort(), ['/__page.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm']);
+  await done(page);
+});
+
+test('a figure of a model\'s weights fetches the model view\'s chunk (once, for two figures) and draws it; a seed figure beside it changes nothing', async () => {
+  const stack = JSON.stringify({ mechanism: 'weights', attention: [[[[0.75, 0.25], [0.5, 0.5]], [[1, 0], [0.25, 0.75]]]], tokens: ['a', 'b'] });
+  const page = await blogPage(`<attention-viz id="s" preset="seed-003"></attention-viz><attention-viz id="w" config='${stack}'></attention-viz>
+    <attention-viz id="v" config='${stack}'></attention-viz>`);
+  await page.waitForFunction(() => window.__drawn >= 3);
+  const r = await page.evaluate(() => ['w', 'v'].map((id) => {
+    const root = document.getElementById(id).shadowRoot;
+    return { grid: !root.querySelector('div.model').hidden && root.querySelector('canvas.model-grid')?.width > 0, status: root.querySelector('.status')?.textContent };
+  }));
+  assert.deepEqual(r, [{ grid: true, status: '' }, { grid: true, status: '' }], 'both grids drawn before their first change');
+  assert.equal(chunkRequests(page, 'model'), 1);
+  assert.equal(chunkRequests(page, 'training'), 0);
+  // A seed figure set to a model's weights by the page: the chunk is there, nothing more fetched.
+  const set = await page.evaluate(async (config) => {
+    const el = document.getElementById('s');
+    const changed = new Promise((ok) => el.addEventListener('change', ok, { once: true }));
+    el.config = JSON.parse(config);
+    await changed;
+    return !el.shadowRoot.querySelector('div.model').hidden;
+  }, stack);
+  assert.equal(set, true);
+  assert.equal(chunkRequests(page, 'model'), 1);
+  await done(page);
+});
+
+test('a seed figure set to a model\'s weights by the page waits for the chunk, keeps its figure meanwhile, and takes the newest config', async () => {
+  const page = await blogPage('<attention-viz id="s" preset="seed-003"></attention-viz>');
+  await page.waitForFunction(() => window.__drawn > 0);
+  assert.equal(chunkRequests(page, 'model'), 0);
+  const r = await page.evaluate(async () => {
+    const el = document.getElementById('s');
+    const changes = [];
+    el.addEventListener('change', () => changes.push(el.config.mechanism));
+    el.config = { mechanism: 'weights', attention: [[[[1, 0], [0.5, 0.5]]]] };
+    const meanwhile = el.config.mechanism; // the chunk is on its way: the figure is still seed-003's
+    el.config = { mechanism: 'weights', attention: [[[[0.5, 0.5], [0, 1]]]], tokens: ['x', 'y'] }; // the newest wins
+    await new Promise((ok) => el.addEventListener('change', ok, { once: true }));
+    return { meanwhile, changes, tokens: el.config.tokens, grid: !el.shadowRoot.querySelector('div.model').hidden };
+  });
+  assert.deepEqual(r, { meanwhile: 'cross', changes: ['weights'], tokens: ['x', 'y'], grid: true });
+  assert.equal(chunkRequests(page, 'model'), 1);
+  await done(page);
+});
+
+test('a model view\'s chunk that cannot be fetched: the figure says so on its status line and fires error, no uncaught rejection', async () => {
+  const page = await blogPage('');
+  await page.route(/\/attention-viz-model-[\w-]+\.js$/, (route) => route.fulfill({ status: 404, body: 'gone' }));
+  const r = await page.evaluate(async () => {
+    const el = document.createElement('attention-viz');
+    el.setAttribute('config', JSON.stringify({ mechanism: 'weights', attention: [[[[1, 0], [0.5, 0.5]]]] }));
+    const error = new Promise((ok) => el.addEventListener('error', (e) => ok(e.detail.message), { once: true }));
+    document.body.append(el);
+    return { message: await error, status: el.shadowRoot.querySelector('.status').textContent };
+  });
+  assert.match(r.message, /^This figure's model view could not be loaded \(.+\): reload the page to try again\.$/);
+  assert.equal(r.status, r.message);
+  assert.equal(chunkRequests(page, 'model'), 1);
+  // page.errors (harness's watch) holds uncaught errors and rejections and console errors: only the 404's own line.
+  const errors = page.errors.filter((e) => !/^Failed to load resource: .*404/.test(e));
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('train() fetches the training chunk on its first call only; bad options still throw at once, before any fetch', async () => {
+  const page = await blogPage('<attention-viz preset="seed-003"></attention-viz>');
+  await page.waitForFunction(() => window.__drawn > 0);
+  const r = await page.evaluate(async () => {
+    const m = await import('/attention-viz.js');
+    await m.ready;
+    let thrown = null;
+    try { m.train({ task: 'nope' }); } catch (e) { thrown = e.message; }
+    const before = performance.getEntriesByType('resource').filter((e) => /attention-viz-training-/.test(e.name)).length;
+    const run = m.train({ task: 'reversal', steps: 2, every: 1 });
+    const paused = (run.pause(), run.paused);
+    run.resume();
+    const model = await run;
+    const again = await m.train({ task: 'reversal', steps: 1 });
+    return { thrown, before, paused, task: model.task, again: again.task };
+  });
+  assert.match(r.thrown, /^train: unknown task/);
+  assert.deepEqual({ ...r, thrown: undefined }, { thrown: undefined, before: 0, paused: true, task: 'reversal', again: 'reversal' });
+  assert.equal(chunkRequests(page, 'training'), 1);
+  assert.equal(chunkRequests(page, 'model'), 0);
   await done(page);
 });

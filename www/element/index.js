@@ -24,7 +24,8 @@
 //   _configHash _authorHash()     short hash of the author's starting config (part of the persist key)
 //   _showNaive (set by the toolbar's checkbox) _initial
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
-// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js), _steppers (the decode and
+// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js, imported when a figure first
+// shows one: until then a stand-in with no DOM of its own, `idleModel`), _steppers (the decode and
 // flash panels: steppers.js; their canvases' views join the snapshot request).
 //
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
@@ -61,7 +62,6 @@ import { Steps } from './steps.js';
 import { Steppers } from './steppers.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
-import { Model } from './model.js';
 import { Large } from './large.js';
 import { State } from './state.js';
 import { MIN_HEIGHT, MAX_HEIGHT } from './facts.js';
@@ -197,6 +197,29 @@ function modelsNeeded(api, config) {
   return typeof api.loadModels === 'function' && !api.modelsLoaded() ? api.loadModels() : null;
 }
 
+/** www/element/model.js's `Model`, once imported: the first figure of a model's weights imports it (issue 26: no
+ * other figure needs it). A failed import is tried again by the next figure that needs it. */
+let ModelPart = null;
+let modelLoading = null;
+function loadModelPart() {
+  modelLoading ??= import('./model.js').then((m) => { ModelPart = m.Model; }, (e) => { modelLoading = null; throw e; });
+  return modelLoading;
+}
+
+/** The import a config waits for before it is shown (a model's weights, or a shipped model's: fromModel), or null. */
+function partsNeeded(config) {
+  if (ModelPart) return null;
+  let weights = false;
+  try { weights = config !== null && typeof config === 'object' && (config.mechanism === 'weights' || config.mechanism === 'model'); } catch { /* the core reports a throwing config */ }
+  return weights ? loadModelPart() : null;
+}
+
+/** What the element says when a part's module could not be loaded. */
+const partFailed = (e) => `This figure's model view could not be loaded (${e?.message ?? e}): reload the page to try again.`;
+
+/** The model part's stand-in until model.js is imported: what the other parts read of it, for a figure of no model. */
+const idleModel = () => ({ idle: true, root: el('div', { class: 'model', hidden: true }), shape: null, active: () => false, token: () => null, build() {}, paint() {} });
+
 function revealShared(host) {
   if (revealed) return;
   revealed = true;
@@ -306,9 +329,16 @@ export function defineElement(api) {
         return;
       }
       // A config naming a shipped model waits for the models' file; a later config replaces it meanwhile.
-      const wait = modelsNeeded(api, value);
-      this._modelsWait = wait;
-      if (wait) { wait.then(() => { if (this._modelsWait === wait) { this._modelsWait = null; this.config = value; } }); return; }
+      // So does one showing a model's weights, for model.js (partsNeeded). A failed import keeps the figure and says so.
+      // The newest config wins: each wait is its own token (two configs may wait for the same promise).
+      const wait = modelsNeeded(api, value) || partsNeeded(value);
+      const token = wait ? {} : null;
+      this._modelsWait = token;
+      if (wait) {
+        wait.then(() => { if (this._modelsWait === token) { this._modelsWait = null; this.config = value; } },
+          (e) => { if (this._modelsWait === token) { this._modelsWait = null; this._fail(partFailed(e)); } });
+        return;
+      }
       if (this._large.take(value)) return;
       if (!this._usable()) { this._renew(value); return; }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
@@ -649,8 +679,15 @@ export function defineElement(api) {
         return;
       }
       let { config, error } = this._initialConfig();
-      const wait = config !== undefined && modelsNeeded(api, config);
-      if (wait) { wait.then(() => this._built && this._load()); return; }
+      const wait = config !== undefined && (modelsNeeded(api, config) || partsNeeded(config));
+      if (wait) {
+        wait.then(() => this._built && this._load(), (e) => {
+          if (!this._built) return;
+          if (!this._viz) { this._failed = true; this._picture(true); }
+          this._fail(partFailed(e));
+        });
+        return;
+      }
       if (config !== undefined && this._large.take(config)) { this._failed = false; return; }
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
@@ -1044,7 +1081,7 @@ export function defineElement(api) {
       this._inputs = new Inputs(this, api);
       this._importer = new Importer(this, api);
       this._figures = new Figures(this, api);
-      this._model = new Model(this, api);
+      this._model = ModelPart ? new ModelPart(this, api) : idleModel();
       this._breakdown = new Breakdown(this);
       this._steps = new Steps(this);
       this._steppers = new Steppers(this, api);
@@ -1067,6 +1104,7 @@ export function defineElement(api) {
       const show = (name) => (panels ? panels.has(name) : true);
       // A model's weights (mechanism "weights") have no inputs to edit, no query steps and no options: the model panel instead.
       const weights = this._cfg().mechanism === 'weights';
+      if (weights && this._model.idle && !this._modelPart()) return;
       this._toolbar.root.hidden = weights || !this.editable || !show('controls');
       this._share.root.hidden = panels ? !show('controls') : false;
       this._inputs.root.hidden = weights || !this.editable || !show('inputs');
@@ -1083,6 +1121,23 @@ export function defineElement(api) {
       this._attributeProblems();
       refocus();
       this._repaint({ silent });
+    }
+
+    /**
+     * The model part for a figure showing a model's weights: true when it is there (put in place of the stand-in);
+     * else model.js is imported and the figure rebuilt when it arrives (a weights config that came another way than
+     * a load or the config property, which wait for it first: a share link, saved edits).
+     */
+    _modelPart() {
+      if (ModelPart) {
+        const part = new ModelPart(this, api);
+        this._model.root.replaceWith(part.root);
+        this._model = part;
+        return true;
+      }
+      this._status('Loading the model view…');
+      loadModelPart().then(() => { if (this._built) { this._status(''); this._rebuild(); } }, (e) => this._built && this._fail(partFailed(e)));
+      return false;
     }
 
     /** Says what the page's `views` and `height` ask that cannot be done, until they change. */
