@@ -27,7 +27,7 @@ before(async () => {
 after(async () => { await browser?.close(); server?.close(); });
 
 /** A page of `body` under HEAD, served at /__page.html, with every request's path noted in `page.requests`. */
-async function blogPage(body) {
+async function blogPage(body, { hash = '', init = null } = {}) {
   const page = watch(await browser.newPage());
   page.requests = [];
   page.on('request', (q) => { if (!/^(blob|data):/.test(q.url())) page.requests.push(new URL(q.url()).pathname); });
@@ -37,7 +37,8 @@ async function blogPage(body) {
     window.__drawn = 0;
     addEventListener('change', (e) => { if (e.target?.localName === 'attention-viz') window.__drawn++; }, true);
   });
-  await page.goto(`${url}__page.html`);
+  if (init) await page.addInitScript(init);
+  await page.goto(`${url}__page.html${hash}`);
   return page;
 }
 
@@ -205,5 +206,24 @@ test('train() fetches the training chunk on its first call only; bad options sti
   assert.deepEqual({ ...r, thrown: undefined }, { thrown: undefined, before: 0, paused: true, task: 'reversal', again: 'reversal' });
   assert.equal(chunkRequests(page, 'training'), 1);
   assert.equal(chunkRequests(page, 'model'), 0);
+  await done(page);
+});
+
+test('a share link of a model\'s weights on a seed figure: the chunk is fetched, and the figure\'s first change follows the grid\'s first draw', async () => {
+  const first = await blogPage(`<attention-viz id="s" config='${JSON.stringify({ mechanism: 'weights', attention: [[[[0.75, 0.25], [0.5, 0.5]]]], tokens: ['p', 'q'] })}'></attention-viz>`);
+  await first.waitForFunction(() => window.__drawn > 0);
+  const link = await first.evaluate(() => document.getElementById('s').shareURL());
+  await done(first);
+  const page = await blogPage('<attention-viz id="s" preset="seed-003"></attention-viz>', {
+    hash: `#${link.split('#')[1]}`,
+    init: () => {
+      window.__firsts = [];
+      addEventListener('change', (e) => { if (e.target.id === 's') window.__firsts.push(!e.target.shadowRoot.querySelector('div.model').hidden && e.target.config.mechanism); }, true);
+    },
+  });
+  await page.waitForFunction(() => window.__drawn > 0);
+  const r = await page.evaluate(() => ({ firsts: window.__firsts, tokens: document.getElementById('s').config.tokens }));
+  assert.deepEqual(r, { firsts: ['weights'], tokens: ['p', 'q'] });
+  assert.equal(chunkRequests(page, 'model'), 1);
   await done(page);
 });

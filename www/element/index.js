@@ -210,7 +210,10 @@ function loadModelPart() {
 function partsNeeded(config) {
   if (ModelPart) return null;
   let weights = false;
-  try { weights = config !== null && typeof config === 'object' && (config.mechanism === 'weights' || config.mechanism === 'model'); } catch { /* the core reports a throwing config */ }
+  try {
+    const c = isState(config) ? config.config : config; // a state from toJSON() holds its config
+    weights = c !== null && typeof c === 'object' && (c.mechanism === 'weights' || c.mechanism === 'model');
+  } catch { /* the core reports a throwing config */ }
   return weights ? loadModelPart() : null;
 }
 
@@ -1135,8 +1138,11 @@ export function defineElement(api) {
         this._model = part;
         return true;
       }
+      // Nothing is painted and no `change` fires meanwhile (_repaint): the figure's first change follows its first draw.
+      this._partWait = true;
       this._status('Loading the model view…');
-      loadModelPart().then(() => { if (this._built) { this._status(''); this._rebuild(); } }, (e) => this._built && this._fail(partFailed(e)));
+      loadModelPart().then(() => { this._partWait = false; if (this._built) { this._status(''); this._rebuild(); } },
+        (e) => { this._partWait = false; if (this._built) this._fail(partFailed(e)); });
       return false;
     }
 
@@ -1165,7 +1171,7 @@ export function defineElement(api) {
 
     /** Redraws every heatmap and the breakdown from the Rust state; fires `change` unless `silent`. */
     _repaint({ silent = false } = {}) {
-      if (!this._viz) return;
+      if (!this._viz || this._partWait) return;
       this._figures.paint();
       this._model.paint();
       this._variants.paint();
