@@ -1,7 +1,7 @@
 // Nothing a page does not need is fetched (issue 26, row 1): the trained models' file (92 KB gzipped) only when
 // loadModels() or a figure of a shipped model asks; the module's on-demand chunks (scripts/dist.mjs) only when a
-// figure or a call needs them: a model's weights view (attention-viz-model-*.js), train()'s training side
-// (attention-viz-training-*.js). The dist module bundle as README's blog page uses it; requests
+// figure or a call needs them: a model's weights view (attention-viz-model-*.js), the decode and flash panels
+// (-steppers-), the position, kv and window panels (-modern-), train()'s training side (-training-). The dist module bundle as README's blog page uses it; requests
 // counted with playwright's `page.on('request')` (counts, never times). Needs `make dist` first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -225,5 +225,23 @@ test('a share link of a model\'s weights on a seed figure: the chunk is fetched,
   const r = await page.evaluate(() => ({ firsts: window.__firsts, tokens: document.getElementById('s').config.tokens }));
   assert.deepEqual(r, { firsts: ['weights'], tokens: ['p', 'q'] });
   assert.equal(chunkRequests(page, 'model'), 1);
+  await done(page);
+});
+
+test('a figure showing the decode or the position panel fetches that panel\'s chunk, and its first change follows the panel\'s first draw', async () => {
+  const page = await blogPage(`<attention-viz id="d" preset="seed-001" views="decode,weights"></attention-viz>
+    <attention-viz id="p" preset="seed-001" views="position,weights"></attention-viz><attention-viz id="s" preset="seed-003"></attention-viz>`, {
+    init: () => {
+      window.__firsts = {};
+      addEventListener('change', (e) => {
+        const root = e.target.shadowRoot;
+        window.__firsts[e.target.id] ??= { steppers: !root.querySelector('div.steppers').hidden, position: !!root.querySelector('[data-control="position-kind"]') };
+      }, true);
+    },
+  });
+  await page.waitForFunction(() => window.__drawn >= 3);
+  const r = await page.evaluate(() => ({ firsts: window.__firsts, status: ['d', 'p'].map((id) => document.getElementById(id).shadowRoot.querySelector('.status').textContent) }));
+  assert.deepEqual(r, { firsts: { d: { steppers: true, position: false }, p: { steppers: false, position: true }, s: { steppers: false, position: false } }, status: ['', ''] });
+  assert.deepEqual(['steppers', 'modern', 'model', 'training'].map((n) => chunkRequests(page, n)), [1, 1, 0, 0]);
   await done(page);
 });

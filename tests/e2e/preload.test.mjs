@@ -56,7 +56,7 @@ for (const page of PAGES) {
     assert.equal(new Set(preloaded).size, preloaded.length, 'no module preloaded twice');
     assert.deepEqual([...preloaded].sort(), [...seen].sort());
     const lazy = [...seen].flatMap(lazyImportsOf).filter((f) => !seen.has(f));
-    for (const f of ['www/element/model.js', 'www/training.js']) assert.ok(lazy.includes(f), `${f} is imported on demand: ${lazy.join(', ')}`);
+    for (const f of ['www/element/model.js', 'www/element/steppers.js', 'www/element/modern.js', 'www/training.js']) assert.ok(lazy.includes(f), `${f} is imported on demand: ${lazy.join(', ')}`);
     const wasm = links.filter((l) => l.rel === 'preload' && l.href.endsWith('.wasm'));
     assert.equal(wasm.length, 1);
     // fetch() is a CORS request: a preload without crossorigin (or not as="fetch") would not match it, and the

@@ -25,7 +25,7 @@
 //   _showNaive (set by the toolbar's checkbox) _initial
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
 // _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js, imported when a figure first
-// shows one: until then a stand-in with no DOM of its own, `idleModel`), _steppers (the decode and
+// shows one: until then a stand-in, parts.js), _steppers (the decode and
 // flash panels: steppers.js; their canvases' views join the snapshot request).
 //
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
@@ -59,7 +59,7 @@ import { Figures } from './figures.js';
 import { Breakdown } from './breakdown.js';
 import { ThemeWatch } from './theme.js';
 import { Steps } from './steps.js';
-import { Steppers } from './steppers.js';
+import { loaded, loadPart, idleModel, idleSteppers, PART_NAMES } from './parts.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Large } from './large.js';
@@ -197,31 +197,19 @@ function modelsNeeded(api, config) {
   return typeof api.loadModels === 'function' && !api.modelsLoaded() ? api.loadModels() : null;
 }
 
-/** www/element/model.js's `Model`, once imported: the first figure of a model's weights imports it (issue 26: no
- * other figure needs it). A failed import is tried again by the next figure that needs it. */
-let ModelPart = null;
-let modelLoading = null;
-function loadModelPart() {
-  modelLoading ??= import('./model.js').then((m) => { ModelPart = m.Model; }, (e) => { modelLoading = null; throw e; });
-  return modelLoading;
-}
-
 /** The import a config waits for before it is shown (a model's weights, or a shipped model's: fromModel), or null. */
 function partsNeeded(config) {
-  if (ModelPart) return null;
+  if (loaded.model) return null;
   let weights = false;
   try {
     const c = isState(config) ? config.config : config; // a state from toJSON() holds its config
     weights = c !== null && typeof c === 'object' && (c.mechanism === 'weights' || c.mechanism === 'model');
   } catch { /* the core reports a throwing config */ }
-  return weights ? loadModelPart() : null;
+  return weights ? loadPart('model') : null;
 }
 
 /** What the element says when a part's module could not be loaded. */
-const partFailed = (e) => `This figure's model view could not be loaded (${e?.message ?? e}): reload the page to try again.`;
-
-/** The model part's stand-in until model.js is imported: what the other parts read of it, for a figure of no model. */
-const idleModel = () => ({ idle: true, root: el('div', { class: 'model', hidden: true }), shape: null, active: () => false, token: () => null, build() {}, paint() {} });
+const partFailed = (e, name = 'model') => `This figure's ${PART_NAMES[name]} could not be loaded (${e?.message ?? e}): reload the page to try again.`;
 
 function revealShared(host) {
   if (revealed) return;
@@ -1084,10 +1072,10 @@ export function defineElement(api) {
       this._inputs = new Inputs(this, api);
       this._importer = new Importer(this, api);
       this._figures = new Figures(this, api);
-      this._model = ModelPart ? new ModelPart(this, api) : idleModel();
+      this._model = loaded.model ? new loaded.model(this, api) : idleModel();
       this._breakdown = new Breakdown(this);
       this._steps = new Steps(this);
-      this._steppers = new Steppers(this, api);
+      this._steppers = loaded.steppers ? new loaded.steppers(this, api) : idleSteppers(this);
       this._peek = new Peek(this);
       this._peek.watch(this._inputs.root);
       this._large = new Large(this, api);
@@ -1107,7 +1095,13 @@ export function defineElement(api) {
       const show = (name) => (panels ? panels.has(name) : true);
       // A model's weights (mechanism "weights") have no inputs to edit, no query steps and no options: the model panel instead.
       const weights = this._cfg().mechanism === 'weights';
-      if (weights && this._model.idle && !this._modelPart()) return;
+      // The parts this figure shows that are not imported yet (parts.js): nothing is built before they are.
+      const wanted = [];
+      if (weights && this._model.idle) wanted.push('model');
+      const refused = this._partsRefused ?? new Set(); // panels whose import failed: the figure is drawn without them
+      if (!weights && this._steppers.idle && !refused.has('steppers') && this._steppers.shown().size) wanted.push('steppers');
+      if (!weights && this._variants.modern.idle && !refused.has('modern') && this._variants.modern.shown().size) wanted.push('modern');
+      if (wanted.length && !this._takeParts(wanted)) return;
       this._toolbar.root.hidden = weights || !this.editable || !show('controls');
       this._share.root.hidden = panels ? !show('controls') : false;
       this._inputs.root.hidden = weights || !this.editable || !show('inputs');
@@ -1127,22 +1121,50 @@ export function defineElement(api) {
     }
 
     /**
-     * The model part for a figure showing a model's weights: true when it is there (put in place of the stand-in);
-     * else model.js is imported and the figure rebuilt when it arrives (a weights config that came another way than
-     * a load or the config property, which wait for it first: a share link, saved edits).
+     * Parts the figure shows (parts.js): true when they are imported (each put in place of its stand-in, which hands
+     * over the panels it kept shown); else they are imported and the figure rebuilt when they arrive — a weights
+     * config that came another way than a load or the config property (which wait for model.js first: a share link,
+     * saved edits), a config or an edit that shows a panel. Meanwhile nothing is painted and no `change` fires
+     * (_repaint): the figure's first change follows its first draw; edits go on in the Viz, in order.
      */
-    _modelPart() {
-      if (ModelPart) {
-        const part = new ModelPart(this, api);
-        this._model.root.replaceWith(part.root);
-        this._model = part;
+    _takeParts(names) {
+      if (names.every((name) => loaded[name])) {
+        for (const name of names) {
+          if (name === 'model' || name === 'steppers') {
+            const key = `_${name}`;
+            const part = new loaded[name](this, api);
+            part.sticky = this[key].sticky;
+            this[key].root.replaceWith(part.root);
+            this[key] = part;
+          } else {
+            const part = new loaded.modern(this, api);
+            part.sticky = this._variants.modern.sticky;
+            this._variants.modern = part;
+          }
+        }
         return true;
       }
-      // Nothing is painted and no `change` fires meanwhile (_repaint): the figure's first change follows its first draw.
+      if (this._partWait) return false;
       this._partWait = true;
-      this._status('Loading the model view…');
-      loadModelPart().then(() => { this._partWait = false; if (this._built) { this._status(''); this._rebuild(); } },
-        (e) => { this._partWait = false; if (this._built) this._fail(partFailed(e)); });
+      const loading = `Loading the ${names.map((n) => PART_NAMES[n]).join(' and the ')}…`;
+      this._status(loading);
+      Promise.all(names.map(loadPart)).then(() => {
+        this._partWait = false;
+        if (!this._built) return;
+        if (this._statusEl.textContent === loading) this._status('');
+        this._rebuild();
+      }, (e) => {
+        this._partWait = false;
+        if (!this._built) return;
+        const failed = names.filter((n) => !loaded[n]);
+        if (this._statusEl.textContent === loading) this._status('');
+        // A panel's figure is drawn without it, and says so; a model's weights cannot be shown without model.js.
+        if (!failed.includes('model')) {
+          this._partsRefused = new Set([...(this._partsRefused ?? []), ...failed]);
+          this._rebuild();
+        }
+        this._fail(partFailed(e, failed[0] ?? names[0]));
+      });
       return false;
     }
 
