@@ -1,7 +1,8 @@
-// Builds dist/: the drop-in bundle (one ES module + the .wasm + the trained models' JSON), the single-file build (a classic script with the
-// WASM inlined) and the npm package files. Both scripts are esbuild bundles of www/attention-viz.js and everything it
-// imports (the element modules, the wasm-bindgen glue, train()'s worker as a string). Run by `make dist` after `make build`; prints the gzipped sizes.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
+// Builds dist/: the drop-in bundle (one ES module, its on-demand chunks, the .wasm, the trained models' file), the
+// single-file build (a classic script with the WASM inlined) and the npm package files. Both are bundles of
+// www/attention-viz.js and everything it imports (the element modules, the wasm-bindgen glue, train()'s worker as a
+// string): the module build by Rollup (split, then minified by esbuild), the single file by esbuild. Run by `make dist` after `make build`; prints the gzipped sizes.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -242,7 +243,7 @@ try {
     const name = path.includes('attention-viz-dist-') ? '(wasm-bindgen glue)' : path === 'www/train.js' ? 'www/train.js (+ the training worker)' : path;
     return `  ${name.padEnd(40)} ${size.padStart(7)} ${share.padStart(6)}`;
   });
-  console.log(`dist/attention-viz.js by input (minified, before gzip):\n${rows.join('\n')}`);
+  console.log(`the module build by input, its chunks included (minified, before gzip):\n${rows.join('\n')}`);
   console.log(`training worker (inside both builds): ${(workerSource.length / 1024).toFixed(1)} KiB, ${(gzipSync(workerSource, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped`);
 
   // 5. Types, licence, npm package files.
@@ -279,8 +280,12 @@ const parts = ['attention-viz.js', 'pkg/attention_viz_bg.wasm'];
 const MODELS = 'pkg/attention_viz_models.bin';
 const total = parts.reduce((s, p) => s + gz(p), 0);
 for (const p of [...parts, MODELS, 'attention-viz.inline.js']) console.log(`${p.padEnd(30)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped`);
+// The module's on-demand chunks (not in the total: a page fetches one only when a figure or a call needs it).
+const chunkFiles = readdirSync(dist).filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f)).sort();
+for (const p of chunkFiles) console.log(`${p.padEnd(36)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped (on demand)`);
 console.log(`${'module bundle (JS + WASM)'.padEnd(30)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB; the models file apart)`);
 writeFileSync(join(dist, 'sizes.json'), JSON.stringify({
   gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total,
   models_file: MODELS, models_gzip_bytes: gz(MODELS), inline_gzip_bytes: gz('attention-viz.inline.js'),
+  chunks_gzip_bytes: Object.fromEntries(chunkFiles.map((p) => [p, gz(p)])),
 }, null, 1));
