@@ -1,7 +1,8 @@
 // Nothing a page does not need is fetched (issue 26, row 1): the trained models' file (92 KB gzipped) only when
 // loadModels() or a figure of a shipped model asks; the module's on-demand chunks (scripts/dist.mjs) only when a
 // figure or a call needs them: a model's weights view (attention-viz-model-*.js), the decode and flash panels
-// (-steppers-), the position, kv and window panels (-modern-), train()'s training side (-training-). The dist module bundle as README's blog page uses it; requests
+// (-steppers-), the position, kv and window panels (-modern-), an import's work (-import-plan-), train()'s training
+// side (-training-). The dist module bundle as README's blog page uses it; requests
 // counted with playwright's `page.on('request')` (counts, never times). Needs `make dist` first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -244,4 +245,26 @@ test('a figure showing the decode or the position panel fetches that panel\'s ch
   assert.deepEqual(r, { firsts: { d: { steppers: true, position: false }, p: { steppers: false, position: true }, s: { steppers: false, position: false } }, status: ['', ''] });
   assert.deepEqual(['steppers', 'modern', 'model', 'training'].map((n) => chunkRequests(page, n)), [1, 1, 0, 0]);
   await done(page);
+});
+
+test('an import fetches the import\'s chunk (once), and the grids\' first focus fetches it ahead of a paste', async () => {
+  const page = await blogPage('<attention-viz id="s" preset="seed-001"></attention-viz>');
+  await page.waitForFunction(() => window.__drawn > 0);
+  assert.equal(chunkRequests(page, 'import-plan'), 0, 'no chunk before the reader imports or focuses a grid');
+  const wq = await page.evaluate(() => document.getElementById('s').config.w_q);
+  const csv = wq.map((row) => row.map((_, j) => (j + 1) / 4).join(',')).join('\n');
+  const changed = page.evaluate(() => new Promise((ok) => document.getElementById('s').addEventListener('change', ok, { once: true })));
+  await page.locator('#s input[data-role="import-file"]').setInputFiles({ name: 'w_q.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  await changed;
+  const got = await page.evaluate(() => document.getElementById('s').config.w_q);
+  assert.deepEqual(got, wq.map((row) => row.map((_, j) => (j + 1) / 4)));
+  assert.equal(chunkRequests(page, 'import-plan'), 1);
+  await done(page);
+  // A grid's first focus: fetched then, so that a paste of a whole array finds it there.
+  const other = await blogPage('<attention-viz id="s" preset="seed-001"></attention-viz>');
+  await other.waitForFunction(() => window.__drawn > 0);
+  await other.locator('#s input.cell').first().focus();
+  await other.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /attention-viz-import-plan-/.test(e.name)));
+  assert.equal(chunkRequests(other, 'import-plan'), 1);
+  await done(other);
 });

@@ -3,7 +3,7 @@
 // level) and the .wasm and the trained models' file as <link rel="preload" as="fetch" crossorigin>, which www/compile.js's fetches must take (one
 // request, no second download). The graph is read from the sources here, so a new or dropped import that the list
 // does not follow fails this test instead of silently costing a round trip (or preloading a file nobody imports).
-// A module only imported on demand (`import('…')`: model.js, training.js, issue 26) is not preloaded: its parse would
+// A module only imported on demand (`import('…')`: model.js, steppers.js, modern.js, import-plan.js, training.js; issue 26) is not preloaded: its parse would
 // cost the page's start, which does not need it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,7 +56,7 @@ for (const page of PAGES) {
     assert.equal(new Set(preloaded).size, preloaded.length, 'no module preloaded twice');
     assert.deepEqual([...preloaded].sort(), [...seen].sort());
     const lazy = [...seen].flatMap(lazyImportsOf).filter((f) => !seen.has(f));
-    for (const f of ['www/element/model.js', 'www/element/steppers.js', 'www/element/modern.js', 'www/training.js']) assert.ok(lazy.includes(f), `${f} is imported on demand: ${lazy.join(', ')}`);
+    for (const f of ['www/element/model.js', 'www/element/steppers.js', 'www/element/modern.js', 'www/element/import-plan.js', 'www/training.js']) assert.ok(lazy.includes(f), `${f} is imported on demand: ${lazy.join(', ')}`);
     const wasm = links.filter((l) => l.rel === 'preload' && l.href.endsWith('.wasm'));
     assert.equal(wasm.length, 1);
     // fetch() is a CORS request: a preload without crossorigin (or not as="fetch") would not match it, and the
