@@ -1,7 +1,8 @@
-// Builds dist/: the drop-in bundle (one ES module + the .wasm + the trained models' JSON), the single-file build (a classic script with the
-// WASM inlined) and the npm package files. Both scripts are esbuild bundles of www/attention-viz.js and everything it
-// imports (the element modules, the wasm-bindgen glue, train()'s worker as a string). Run by `make dist` after `make build`; prints the gzipped sizes.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
+// Builds dist/: the drop-in bundle (one ES module, its on-demand chunks, the .wasm, the trained models' file), the
+// single-file build (a classic script with the WASM inlined) and the npm package files. Both are bundles of
+// www/attention-viz.js and everything it imports (the element modules, the wasm-bindgen glue, train()'s worker as a
+// string): the module build by Rollup (split, then minified by esbuild), the single file by esbuild. Run by `make dist` after `make build`; prints the gzipped sizes.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -156,20 +157,80 @@ try {
   if (computeSource.includes('import.meta')) throw new Error('the compute worker cannot use import.meta (it runs from a Blob URL)');
   const define = { TRAIN_WORKER_SOURCE: JSON.stringify(workerSource), COMPUTE_WORKER_SOURCE: JSON.stringify(computeSource) };
 
-  // 3. The module build: one ES module; it fetches pkg/attention_viz_bg.wasm and pkg/attention_viz_models.bin relative
-  // to itself (www/wasm-source.js).
-  const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', outfile: join(dist, 'attention-viz.js'), plugins: [shippedGlue, minifiedStyle], define });
-  const esmImports = Object.values(esm.metafile.outputs).flatMap((o) => o.imports);
-  if (esmImports.length) throw new Error(`dist/attention-viz.js still imports ${esmImports.map((i) => i.path).join(', ')}`);
+  /** The inflater (www/inflate.js: fflate) in the bundles themselves, run by `ready` (www/arrays.js's loadInflate):
+   * after `await ready`, parseArrays reads a compressed .npz at once, and no page fetches a chunk for it. */
+  const eagerInflate = {
+    name: 'eager-inflate',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]www[\\/]arrays\.js$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        const lazy = "import('./inflate.js')";
+        if (!source.includes(lazy)) throw new Error(`www/arrays.js no longer says ${lazy}; update scripts/dist.mjs`);
+        return { contents: `import * as inflateModule from './inflate.js';\n${source.replace(lazy, 'Promise.resolve(inflateModule)')}`, loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+
+  // 3. The module build: an ES module, and beside it the chunks it imports on demand (`attention-viz-<name>-<hash>.js`,
+  // each a dynamic import() of www/: train()'s training side and its worker's script, a model's weights view; issue 26:
+  // a page of seed figures fetches none of them). Rollup splits it: a module the entry imports stays in the entry (an
+  // on-demand chunk imports it from there), where esbuild's splitting moves whatever two chunks share into chunks the
+  // entry would wait for. esbuild then minifies each chunk. It fetches pkg/attention_viz_bg.wasm and
+  // pkg/attention_viz_models.bin relative to itself (www/wasm-source.js, which must stay in the entry, beside pkg/).
+  const { rollup } = await import('rollup');
+  const defines = Object.entries(define);
+  const esmBuild = await rollup({
+    input: { 'attention-viz': join(www, 'attention-viz.js') },
+    // The chunks import what they share with the entry from the entry itself (its extra exports are minified names).
+    preserveEntrySignatures: 'allow-extension',
+    onwarn: (w) => { throw new Error(`rollup: ${w.message}`); },
+    plugins: [{
+      name: 'dist',
+      resolveId(source, importer) {
+        if (!importer || !source.startsWith('.')) return null;
+        const path = resolve(dirname(importer), source);
+        return path === join(www, 'pkg/attention_viz.js') ? glue : null; // shippedGlue's choice
+      },
+      async load(path) {
+        if (/[\\/]www[\\/]element[\\/]style\.js$/.test(path) || /[\\/]www[\\/]arrays\.js$/.test(path)) {
+          // The same sources esbuild's minifiedStyle and eagerInflate give the other build.
+          const plugin = /style\.js$/.test(path) ? minifiedStyle : eagerInflate;
+          let onLoad;
+          plugin.setup({ onLoad: (_filter, fn) => { onLoad = fn; }, onResolve() {} });
+          return (await onLoad({ path })).contents;
+        }
+        return null;
+      },
+      transform(code) {
+        // esbuild's `define` of the two workers' sources: `/* global NAME … */` comments first, then the names.
+        if (!defines.some(([name]) => code.includes(name))) return null;
+        let out = code.replace(/^\/\* global [A-Z_]+ --[^\n]*\*\/$/gm, '');
+        for (const [name, value] of defines) out = out.replace(new RegExp(`\\b${name}\\b`, 'g'), value);
+        return { code: out, map: null };
+      },
+      async renderChunk(code) {
+        const min = await transform(code, { minify: true, format: 'esm', target: 'es2020', legalComments: 'inline', charset: 'utf8' });
+        return { code: min.code, map: null };
+      },
+    }],
+  });
+  const esmOut = await esmBuild.write({ dir: dist, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'attention-viz-[name]-[hash].js' });
+  await esmBuild.close();
+  const esmEntry = esmOut.output.find((o) => o.type === 'chunk' && o.isEntry);
+  if (esmEntry.imports.length) throw new Error(`dist/attention-viz.js imports ${esmEntry.imports.join(', ')} before it runs: a page's first figure would wait for them`);
+  if (!Object.keys(esmEntry.modules).some((p) => p.endsWith('wasm-source.js'))) throw new Error('www/wasm-source.js left dist/attention-viz.js: pkg/ would be looked for beside a chunk');
+  const chunks = esmOut.output.filter((o) => o.type === 'chunk' && !o.isEntry).map((o) => o.fileName);
+  // What the module bundle is made of, by input (esbuild's analysis of one unsplit bundle; not written).
+  const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', write: false, outfile: join(work, 'analysis.js'), plugins: [shippedGlue, minifiedStyle, eagerInflate], define });
 
   // 4. The single-file build: a classic script (file://, notebook cells, hosts that cannot serve .wasm) with the WASM
   // inlined; it sets globalThis.AttentionViz (window.AttentionViz in a page; Node has no window) to the module's
   // exports. The glue has no default `new URL('attention_viz_bg.wasm', import.meta.url)` (--omit-default-module-path
   // above; bundlers would try to resolve it) and this build always gives it the bytes, so import.meta (empty in an
   // IIFE) is never read. Any other module reading import.meta would break here: an error.
-  const inline = await bundle({
+  const inline = await bundle({ plugins: [inlineWasm, shippedGlue, minifiedStyle, eagerInflate],
     stdin: { contents: "import * as api from './attention-viz.js';\nglobalThis.AttentionViz = api;\n", resolveDir: www, sourcefile: 'attention-viz.inline.js', loader: 'js' },
-    format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, plugins: [inlineWasm, shippedGlue, minifiedStyle], define,
+    format: 'iife', outfile: join(dist, 'attention-viz.inline.js'), loader: { '.wasm': 'binary' }, define,
     banner: { js: `/*! attention-viz single-file build: the ES module, the element and the WASM core in one classic script.
  * <script src="attention-viz.inline.js"></script> defines <attention-viz> and window.AttentionViz. */` },
   }, glueMeta);
@@ -182,7 +243,7 @@ try {
     const name = path.includes('attention-viz-dist-') ? '(wasm-bindgen glue)' : path === 'www/train.js' ? 'www/train.js (+ the training worker)' : path;
     return `  ${name.padEnd(40)} ${size.padStart(7)} ${share.padStart(6)}`;
   });
-  console.log(`dist/attention-viz.js by input (minified, before gzip):\n${rows.join('\n')}`);
+  console.log(`the module build by input, its chunks included (minified, before gzip):\n${rows.join('\n')}`);
   console.log(`training worker (inside both builds): ${(workerSource.length / 1024).toFixed(1)} KiB, ${(gzipSync(workerSource, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped`);
 
   // 5. Types, licence, npm package files.
@@ -204,7 +265,7 @@ try {
       './models': './pkg/attention_viz_models.bin',
       './pkg/attention_viz_models.bin': './pkg/attention_viz_models.bin',
     },
-    files: ['attention-viz.js', 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'README.md', 'LICENSE'],
+    files: ['attention-viz.js', ...chunks, 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'README.md', 'LICENSE'],
     sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
   }, null, 2)}\n`);
   writeFileSync(join(dist, 'README.md'), distReadme(version, read('README.md')));
@@ -219,8 +280,12 @@ const parts = ['attention-viz.js', 'pkg/attention_viz_bg.wasm'];
 const MODELS = 'pkg/attention_viz_models.bin';
 const total = parts.reduce((s, p) => s + gz(p), 0);
 for (const p of [...parts, MODELS, 'attention-viz.inline.js']) console.log(`${p.padEnd(30)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped`);
+// The module's on-demand chunks (not in the total: a page fetches one only when a figure or a call needs it).
+const chunkFiles = readdirSync(dist).filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f)).sort();
+for (const p of chunkFiles) console.log(`${p.padEnd(36)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped (on demand)`);
 console.log(`${'module bundle (JS + WASM)'.padEnd(30)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB; the models file apart)`);
 writeFileSync(join(dist, 'sizes.json'), JSON.stringify({
   gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total,
   models_file: MODELS, models_gzip_bytes: gz(MODELS), inline_gzip_bytes: gz('attention-viz.inline.js'),
+  chunks_gzip_bytes: Object.fromEntries(chunkFiles.map((p) => [p, gz(p)])),
 }, null, 1));

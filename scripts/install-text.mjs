@@ -25,7 +25,8 @@ export function distReadme(version, readme) {
 
 Live, editable attention heatmaps for tutorial pages.
 
-Copy \`attention-viz.js\`, \`attention-viz.inline.js\` and \`pkg/\` from this package into one folder of your site,
+Copy \`attention-viz.js\`, its chunks \`attention-viz-*.js\` (what it imports only when a figure or a call needs it: a
+model's weights view, train()), \`attention-viz.inline.js\` and \`pkg/\` from this package into one folder of your site,
 \`attention-viz/\` at its root, and load the script by its address from the root:
 
 \`\`\`html

@@ -323,7 +323,7 @@ test('refusals say why beside the grid and change nothing: a 3-d array, arrays t
 test('planImport says what disagrees with heads, W_O and the scorings\' W_a, U_a, v_a, and refuses what no resize can fix', async () => {
   const page = await load();
   const r = await page.evaluate(async () => {
-    const { planImport } = await import('/www/element/importer.js');
+    const { planImport } = await import('/www/element/import-plan.js');
     const m = (r, c, x = 1) => Array.from({ length: r }, () => new Array(c).fill(x));
     const brief = (p) => (p.error ? { error: p.error } : { disagree: p.disagree, resize: p.resize.map((x) => `${x.name} ${x.shape.join('x')}`), tokens: p.tokens });
     const tokens = ['a', 'b', 'c', 'd'];

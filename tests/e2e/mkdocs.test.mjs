@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,9 +33,10 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'attention-viz-mkdocs-'));
   const src = join(tmp, 'src');
   cpSync(join(ROOT, 'examples/mkdocs'), src, { recursive: true });
-  // The recipe: only the module, its WASM and the models file (dist/README.md copied under docs/ would become a page).
+  // The recipe: only the module and its chunks, its WASM and the models file (dist/README.md copied under docs/ would
+  // become a page).
   mkdirSync(join(src, 'docs/attention-viz/pkg'), { recursive: true });
-  cpSync(join(ROOT, 'dist/attention-viz.js'), join(src, 'docs/attention-viz/attention-viz.js'));
+  for (const f of readdirSync(join(ROOT, 'dist')).filter((f) => /^attention-viz(-[\w-]+)?\.js$/.test(f))) cpSync(join(ROOT, 'dist', f), join(src, 'docs/attention-viz', f));
   cpSync(join(ROOT, 'dist/pkg'), join(src, 'docs/attention-viz/pkg'), { recursive: true });
   // The old advice, for the negative check: dist/ beside the Markdown page.
   mkdirSync(join(src, 'docs/guide/dist'));

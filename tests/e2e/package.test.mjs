@@ -71,11 +71,17 @@ function assertClose(got, want, what) {
 
 // ---- the package files -------------------------------------------------------------------------
 
-test('dist/ is the package: one ES module, the single file, the .wasm, types, README, LICENSE; exports resolve', () => {
+test('dist/ is the package: one ES module and its on-demand chunks, the single file, the .wasm, types, README, LICENSE; exports resolve', () => {
   const pkg = JSON.parse(readFileSync(join(DIST, 'package.json'), 'utf8'));
   const listing = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listing(join(dir, e.name)) : [relative(DIST, join(dir, e.name))]));
   const files = listing(DIST).sort();
-  assert.deepEqual(files.filter((f) => /\.m?js$/.test(f)), ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
+  // The module build's chunks (issue 26): train()'s training side, a model's weights view, the decode/flash and the
+  // position/kv/window panels, an import's work; imported by the module only
+  // when asked, never before it runs (scripts/dist.mjs checks that the module has no static import).
+  const chunks = files.filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f));
+  assert.deepEqual(chunks.map((f) => f.split('-')[2]).sort(), ['import', 'model', 'modern', 'steppers', 'training'], `the chunks: ${chunks.join(', ')}`);
+  for (const c of chunks) assert.match(readFileSync(join(DIST, 'attention-viz.js'), 'utf8'), new RegExp(`import\\(\\s*["']\\./${c.replace(/[.-]/g, '\\$&')}["']\\s*\\)`), `the module imports ${c} on demand`);
+  assert.deepEqual(files.filter((f) => /\.m?js$/.test(f) && !chunks.includes(f)), ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
   assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.bin']);
   for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
   // Nothing else: the Python wheel goes to dist-python/ (make wheel), not into the npm package's folder.

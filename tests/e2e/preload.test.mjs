@@ -3,6 +3,8 @@
 // level) and the .wasm and the trained models' file as <link rel="preload" as="fetch" crossorigin>, which www/compile.js's fetches must take (one
 // request, no second download). The graph is read from the sources here, so a new or dropped import that the list
 // does not follow fails this test instead of silently costing a round trip (or preloading a file nobody imports).
+// A module only imported on demand (`import('…')`: model.js, steppers.js, modern.js, import-plan.js, training.js; issue 26) is not preloaded: its parse would
+// cost the page's start, which does not need it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -26,6 +28,12 @@ function importsOf(file) {
   return specs.map((s) => relative(ROOT, join(ROOT, dirname(file), s)));
 }
 
+/** The modules a module imports on demand (`import('./…')`), as repo paths. */
+function lazyImportsOf(file) {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => relative(ROOT, join(ROOT, dirname(file), m[1])));
+}
+
 /** Every module a page's module scripts import, directly or not (repo paths). */
 function graph(page) {
   const html = readFileSync(join(ROOT, page), 'utf8');
@@ -47,6 +55,8 @@ for (const page of PAGES) {
     const preloaded = links.filter((l) => l.rel === 'modulepreload').map((l) => at(l.href));
     assert.equal(new Set(preloaded).size, preloaded.length, 'no module preloaded twice');
     assert.deepEqual([...preloaded].sort(), [...seen].sort());
+    const lazy = [...seen].flatMap(lazyImportsOf).filter((f) => !seen.has(f));
+    for (const f of ['www/element/model.js', 'www/element/steppers.js', 'www/element/modern.js', 'www/element/import-plan.js', 'www/training.js']) assert.ok(lazy.includes(f), `${f} is imported on demand: ${lazy.join(', ')}`);
     const wasm = links.filter((l) => l.rel === 'preload' && l.href.endsWith('.wasm'));
     assert.equal(wasm.length, 1);
     // fetch() is a CORS request: a preload without crossorigin (or not as="fetch") would not match it, and the

@@ -25,7 +25,8 @@
 //                                 first use)
 //   _showNaive (set by the toolbar's checkbox) _initial
 // and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
-// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js), _steppers (the decode and
+// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js, imported when a figure first
+// shows one: until then a stand-in, parts.js), _steppers (the decode and
 // flash panels: steppers.js; their canvases' views join the snapshot request).
 //
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
@@ -59,10 +60,9 @@ import { Figures } from './figures.js';
 import { Breakdown } from './breakdown.js';
 import { ThemeWatch } from './theme.js';
 import { Steps } from './steps.js';
-import { Steppers } from './steppers.js';
+import { loaded, loadPart, idleModel, idleSteppers, PART_NAMES } from './parts.js';
 import { Peek } from './peek.js';
 import { Importer } from './importer.js';
-import { Model } from './model.js';
 import { Large } from './large.js';
 import { State } from './state.js';
 import { MIN_HEIGHT, MAX_HEIGHT } from './facts.js';
@@ -213,6 +213,20 @@ function modelsNeeded(api, config) {
   return typeof api.loadModels === 'function' && !api.modelsLoaded() ? api.loadModels() : null;
 }
 
+/** The import a config waits for before it is shown (a model's weights, or a shipped model's: fromModel), or null. */
+function partsNeeded(config) {
+  if (loaded.model) return null;
+  let weights = false;
+  try {
+    const c = isState(config) ? config.config : config; // a state from toJSON() holds its config
+    weights = c !== null && typeof c === 'object' && (c.mechanism === 'weights' || c.mechanism === 'model');
+  } catch { /* the core reports a throwing config */ }
+  return weights ? loadPart('model') : null;
+}
+
+/** What the element says when a part's module could not be loaded. */
+const partFailed = (e, name = 'model') => `This figure's ${PART_NAMES[name]} could not be loaded (${e?.message ?? e}): reload the page to try again.`;
+
 function revealShared(host) {
   if (revealed) return;
   revealed = true;
@@ -322,9 +336,16 @@ export function defineElement(api) {
         return;
       }
       // A config naming a shipped model waits for the models' file; a later config replaces it meanwhile.
-      const wait = modelsNeeded(api, value);
-      this._modelsWait = wait;
-      if (wait) { wait.then(() => { if (this._modelsWait === wait) { this._modelsWait = null; this.config = value; } }); return; }
+      // So does one showing a model's weights, for model.js (partsNeeded). A failed import keeps the figure and says so.
+      // The newest config wins: each wait is its own token (two configs may wait for the same promise).
+      const wait = modelsNeeded(api, value) || partsNeeded(value);
+      const token = wait ? {} : null;
+      this._modelsWait = token;
+      if (wait) {
+        wait.then(() => { if (this._modelsWait === token) { this._modelsWait = null; this.config = value; } },
+          (e) => { if (this._modelsWait === token) { this._modelsWait = null; this._fail(partFailed(e)); } });
+        return;
+      }
       if (this._large.take(value)) return;
       if (!this._usable()) { this._renew(value); return; }
       // Whatever the value does when it is read (a throwing Proxy or getter), the figure stays and `error` says why.
@@ -666,8 +687,15 @@ export function defineElement(api) {
         return;
       }
       let { config, error } = this._initialConfig();
-      const wait = config !== undefined && modelsNeeded(api, config);
-      if (wait) { wait.then(() => this._built && this._load()); return; }
+      const wait = config !== undefined && (modelsNeeded(api, config) || partsNeeded(config));
+      if (wait) {
+        wait.then(() => this._built && this._load(), (e) => {
+          if (!this._built) return;
+          if (!this._viz) { this._failed = true; this._picture(true); }
+          this._fail(partFailed(e));
+        });
+        return;
+      }
       if (config !== undefined && this._large.take(config)) { this._failed = false; return; }
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
@@ -1063,10 +1091,10 @@ export function defineElement(api) {
       this._inputs = new Inputs(this, api);
       this._importer = new Importer(this, api);
       this._figures = new Figures(this, api);
-      this._model = new Model(this, api);
+      this._model = loaded.model ? new loaded.model(this, api) : idleModel();
       this._breakdown = new Breakdown(this);
       this._steps = new Steps(this);
-      this._steppers = new Steppers(this, api);
+      this._steppers = loaded.steppers ? new loaded.steppers(this, api) : idleSteppers(this);
       this._peek = new Peek(this);
       this._peek.watch(this._inputs.root);
       this._large = new Large(this, api);
@@ -1086,6 +1114,13 @@ export function defineElement(api) {
       const show = (name) => (panels ? panels.has(name) : true);
       // A model's weights (mechanism "weights") have no inputs to edit, no query steps and no options: the model panel instead.
       const weights = this._cfg().mechanism === 'weights';
+      // The parts this figure shows that are not imported yet (parts.js): nothing is built before they are.
+      const wanted = [];
+      if (weights && this._model.idle) wanted.push('model');
+      const refused = this._partsRefused ?? new Set(); // panels whose import failed: the figure is drawn without them
+      if (!weights && this._steppers.idle && !refused.has('steppers') && this._steppers.shown().size) wanted.push('steppers');
+      if (!weights && this._variants.modern.idle && !refused.has('modern') && this._variants.modern.shown().size) wanted.push('modern');
+      if (wanted.length && !this._takeParts(wanted)) return;
       this._toolbar.root.hidden = weights || !this.editable || !show('controls');
       this._share.root.hidden = panels ? !show('controls') : false;
       this._inputs.root.hidden = weights || !this.editable || !show('inputs');
@@ -1102,6 +1137,54 @@ export function defineElement(api) {
       this._attributeProblems();
       refocus();
       this._repaint({ silent });
+    }
+
+    /**
+     * Parts the figure shows (parts.js): true when they are imported (each put in place of its stand-in, which hands
+     * over the panels it kept shown); else they are imported and the figure rebuilt when they arrive — a weights
+     * config that came another way than a load or the config property (which wait for model.js first: a share link,
+     * saved edits), a config or an edit that shows a panel. Meanwhile nothing is painted and no `change` fires
+     * (_repaint): the figure's first change follows its first draw; edits go on in the Viz, in order.
+     */
+    _takeParts(names) {
+      if (names.every((name) => loaded[name])) {
+        for (const name of names) {
+          if (name === 'model' || name === 'steppers') {
+            const key = `_${name}`;
+            const part = new loaded[name](this, api);
+            part.sticky = this[key].sticky;
+            this[key].root.replaceWith(part.root);
+            this[key] = part;
+          } else {
+            const part = new loaded.modern(this, api);
+            part.sticky = this._variants.modern.sticky;
+            this._variants.modern = part;
+          }
+        }
+        return true;
+      }
+      if (this._partWait) return false;
+      this._partWait = true;
+      const loading = `Loading the ${names.map((n) => PART_NAMES[n]).join(' and the ')}…`;
+      this._status(loading);
+      Promise.all(names.map(loadPart)).then(() => {
+        this._partWait = false;
+        if (!this._built) return;
+        if (this._statusEl.textContent === loading) this._status('');
+        this._rebuild();
+      }, (e) => {
+        this._partWait = false;
+        if (!this._built) return;
+        const failed = names.filter((n) => !loaded[n]);
+        if (this._statusEl.textContent === loading) this._status('');
+        // A panel's figure is drawn without it, and says so; a model's weights cannot be shown without model.js.
+        if (!failed.includes('model')) {
+          this._partsRefused = new Set([...(this._partsRefused ?? []), ...failed]);
+          this._rebuild();
+        }
+        this._fail(partFailed(e, failed[0] ?? names[0]));
+      });
+      return false;
     }
 
     /** Says what the page's `views` and `height` ask that cannot be done, until they change. */
@@ -1129,7 +1212,7 @@ export function defineElement(api) {
 
     /** Redraws every heatmap and the breakdown from the Rust state; fires `change` unless `silent`. */
     _repaint({ silent = false } = {}) {
-      if (!this._viz) return;
+      if (!this._viz || this._partWait) return;
       this._figures.paint();
       this._model.paint();
       this._variants.paint();

@@ -8,11 +8,8 @@
 // stays. Every control is one edit through host._apply; a refused one shows the core's message in its own panel and
 // puts the control back as the config has it (the config itself is unchanged: the core refused it whole).
 import { el, fmt } from './dom.js';
-import { MODERN_PANELS } from './facts.js';
-import { STEPPER_PANELS } from './steppers.js';
-
-/** The names the `views` attribute gives these panels: the core's issue-25 panels but the steppers'. */
-const PANELS = MODERN_PANELS.filter((p) => !STEPPER_PANELS.includes(p));
+// The names the `views` attribute gives these panels (parts.js MODERN_OWN): the core's issue-25 panels but the steppers'.
+import { MODERN_OWN as PANELS, shownPanels } from './parts.js';
 
 const KINDS = [
   ['none', 'none', 'No position information: attention sees the tokens as a set (shuffle them and each row of weights only moves).'],
@@ -56,11 +53,7 @@ export class Modern {
   shown() {
     const { host } = this;
     if (!host.editable || !host._viz || host._state.config.mechanism !== 'self') return new Set();
-    const panels = host._state.panels;
-    if (panels) return new Set(PANELS.filter((p) => panels.has(p)));
-    this.sticky ??= new Set();
-    for (const p of host._state.used) if (PANELS.includes(p)) this.sticky.add(p);
-    return new Set(this.sticky);
+    return shownPanels(host, PANELS, this);
   }
 
   /** The panels' elements, for variants.js to place; empty when none shows. */

@@ -11,9 +11,9 @@
 import { el, clip, fmt, rememberFocus } from './dom.js';
 import { DECODE_VIEWS } from './facts.js';
 import { numbersTable } from './reader.js';
+import { STEPPER_PANELS, shownPanels } from './parts.js';
 
 /** The names the `views` attribute gives these panels. */
-export const STEPPER_PANELS = ['decode', 'flash'];
 /** A stepper's line with each range ("queries 0 … 2", "0 … 5") in an unbreakable span: a narrow figure wraps the line
  * between ranges, never inside one. The text stays the line's whole textContent. */
 function setWhole(out, text) {
@@ -62,11 +62,7 @@ export class Steppers {
     const { host } = this;
     // Generation and tiles are of self-attention's n × n scores: encoder–decoder attention has one query.
     if (host._state.config.mechanism !== 'self') return new Set();
-    const panels = host._state.panels;
-    if (panels) return new Set(STEPPER_PANELS.filter((p) => panels.has(p)));
-    this.sticky ??= new Set();
-    for (const p of host._state.used ?? []) if (STEPPER_PANELS.includes(p)) this.sticky.add(p);
-    return new Set(this.sticky);
+    return shownPanels(host, STEPPER_PANELS, this);
   }
 
   /** What the panels' DOM depends on: a change rebuilds them (at a paint, so an edit anywhere is followed). */

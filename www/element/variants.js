@@ -8,7 +8,7 @@
 // and changes nothing. Entropy is the one number computed here: the trace holds the weights it comes from.
 import { el, clip, fmt } from './dom.js';
 import { maskReason } from './breakdown.js';
-import { Modern } from './modern.js';
+import { loaded, idleModern } from './parts.js';
 
 /** The names the `views` attribute gives these panels. */
 export const VARIANT_PANELS = ['heads', 'mask', 'temperature', 'scoring'];
@@ -80,7 +80,9 @@ export class Variants {
     this.cursor = null; // [i, j] of the mask heatmap's keyboard cursor
     this.canvas = null;
     this.size = null; // the mask heatmap's natural [w, h]
-    this.modern = new Modern(host, api); // issue 25's position, kv and window panels, in this row (modern.js)
+    // Issue 25's position, kv and window panels, in this row (modern.js, imported when a figure first shows one: index.js
+    // `_rebuild` puts it in place of the stand-in, parts.js).
+    this.modern = loaded.modern ? new loaded.modern(host, api) : idleModern(host);
     this.root = el('div', { class: 'variants' });
     this.root.addEventListener('change', (e) => this.onChange(e));
     this.root.addEventListener('input', (e) => this.onInput(e));
