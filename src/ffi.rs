@@ -170,6 +170,25 @@ pub unsafe extern "C" fn av_text(text: *const u8, text_len: usize, data: *const 
     })
 }
 
+/// Float32 or float16 values (`{"dtype": "float32" | "float16"}`, the values as f64s, each one of that type's exactly)
+/// as their shortest decimals ([`crate::math::decimal::shortest`]): 0 and the f64s, or 1 and a message. Python's
+/// `_config.shortest_decimals` is this call.
+///
+/// # Safety
+/// As [`av_check`].
+#[no_mangle]
+pub unsafe extern "C" fn av_shortest(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
+    use crate::math::decimal::{shortest, Narrow};
+    run(text, text_len, data, data_len, |req| {
+        let ty = match req.request.get("dtype").and_then(Value::as_str) {
+            Some("float32") => Narrow::F32,
+            Some("float16") => Narrow::F16,
+            _ => return Err("attention-viz internal error: av_shortest takes {\"dtype\": \"float32\" | \"float16\"}".into()),
+        };
+        Ok(("{}".into(), req.data.iter().map(|&x| shortest(x, ty)).collect()))
+    })
+}
+
 /// The core's facts a shell needs as data: the config's fields, the limits, the presets' configs.
 #[no_mangle]
 pub extern "C" fn av_facts() -> u32 {

@@ -32,6 +32,8 @@ mod large;
 mod learn;
 #[path = "math.rs"]
 mod math;
+#[path = "math_decimal.rs"]
+mod math_decimal;
 #[path = "math_log.rs"]
 mod math_log;
 #[path = "modern.rs"]

@@ -152,7 +152,7 @@ fn seed_001_weights_with_rocket() {
     assert_like_seaborn(&seed_view("seed-001", "scaled"), Some("rocket"), &figure("seed001_scaled_scores"));
 }
 
-fn golden_view(golden: &Value) -> View {
+fn golden_view(golden: &Value) -> View<'_> {
     let rows: Vec<Vec<f64>> =
         strings(&golden["data"]).iter().map(|r| r.iter().map(|x| x.parse().unwrap()).collect()).collect();
     let values = Matrix::from_rows(&rows).unwrap();

@@ -779,6 +779,8 @@ if (typeof customElements !== 'undefined') {
     largeMessage: (what, view, shown) => core.largeMessage(what, view, shown),
     largeSvg: (...pieces) => callCore(() => core.largeSvg(...pieces)),
     flatConfig, Shaped,
+    // Python's float32 bytes as the shortest decimals its JSON held (the core's rule, math::decimal).
+    shortestDecimals: (values) => callCore(() => core.shortestDecimals(values)),
     computeWorker: () => coreModule.then((module) => {
       // The dist builds carry the worker bundled (scripts/dist.mjs: COMPUTE_WORKER_SOURCE), started from a Blob URL;
       // www/ starts www/compute-worker.js beside the .wasm's folder (www/pkg/ → www/compute-worker.js).

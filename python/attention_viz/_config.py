@@ -147,59 +147,16 @@ def to_numpy(value):
 def shortest_decimals(x: np.ndarray) -> np.ndarray:
     """A float32 or float16 array's values as their shortest decimals (NumPy's ``str`` of each, read as float64):
     ``x.astype(str).astype(np.float64)`` without the strings, which took seconds for a 12 × 12 × 128 stack (issue 26).
+    The core's rule (``math::decimal``, ``ffi::av_shortest``), which the element also applies to the float32 bytes
+    Python sends it: one rule for both."""
+    from ._core import call
 
-    Per value, the fewest significant digits p whose decimal reads back as the same value in x's dtype (found by
-    bisection: if p digits read back, so do p + 1), the nearer of the two p-digit decimals around it: ``k / 10**s``
-    with s = p − 1 − its decimal exponent; with 10**|s| exact (|s| ≤ 22) one division (or product) is that decimal
-    correctly rounded to float64, which is what reading its text gives. The few values beyond (|x| under ~1e-13 or
-    over 1e22) take the strings' way."""
     x = np.asarray(x)
+    dtype = "float16" if x.dtype.itemsize <= 2 else "float32"
     with np.errstate(all="ignore"):
-        wide = x.astype(np.float64)
-        out = wide.copy()
-        finite = np.isfinite(wide) & (wide != 0)  # 0, -0, ±inf and NaN are themselves
-        xf, v = x[finite], wide[finite]
-        a = np.abs(v)
-        e = np.floor(np.log10(a)).astype(np.int64)
-        # log10 can land a hair off at powers of ten: the exponent such that 10**e <= a < 10**(e + 1).
-        e -= POW10_TABLE[np.clip(e, -300, 300) + 300] > a
-        e += POW10_TABLE[np.clip(e + 1, -300, 300) + 300] <= a
-        digits = 5 if x.dtype.itemsize <= 2 else 9  # always enough to read back (float16: 5, float32: 9)
-        slow = (e > 22) | (digits - 1 - e > 22)
-        e[slow] = 0
-
-        def nearest(p):
-            """The nearer p-digit decimal of each value (ties: the one that reads back), and whether it reads back."""
-            sh = p - 1 - e
-            scale = POW10_TABLE[np.abs(sh) + 300]
-            up = sh >= 0
-            t = np.where(up, v * scale, v / scale)
-            lo = np.floor(t)
-            cands = [np.where(up, k / scale, k * scale) for k in (lo, lo + 1)]
-            oks = [c.astype(x.dtype) == xf for c in cands]
-            lo_nearer = (t - lo) < 0.5
-            tie = (t - lo) == 0.5
-            pick_lo = np.where(oks[0] & oks[1], lo_nearer | (tie & (lo % 2 == 0)), oks[0])
-            return np.where(pick_lo, cands[0], cands[1]), oks[0] | oks[1]
-
-        lo_p = np.ones(v.shape, dtype=np.int64)  # the answer is in lo_p … hi_p
-        hi_p = np.full(v.shape, digits, dtype=np.int64)
-        while (lo_p < hi_p).any():
-            mid = (lo_p + hi_p) // 2
-            _, ok = nearest(mid)
-            hi_p = np.where(ok, mid, hi_p)
-            lo_p = np.where(ok, lo_p, np.minimum(mid + 1, hi_p))
-        best, ok = nearest(hi_p)
-        rest = slow | ~ok
-        if rest.any():
-            best[rest] = xf[rest].astype(str).astype(np.float64)
-        out[finite] = best
-    return out
-
-
-# 10**k for k in -300 … 300, each the float64 nearest (exact for |k| ≤ 22, which is all that `shortest_decimals`
-# divides or multiplies by).
-POW10_TABLE = np.array([float(f"1e{k}") for k in range(-300, 301)])
+        wide = x.astype(np.float64).ravel()
+    out = call("av_shortest", {"dtype": dtype}, wide)[1]
+    return (out if out is not None else np.zeros(0)).reshape(x.shape)
 
 
 def prepare(value, name: str = "config"):

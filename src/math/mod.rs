@@ -3,6 +3,7 @@
 //! Everything here mirrors what the seed documents do with NumPy/SciPy, in the
 //! same order of operations, so results agree with NumPy to the last few ulps.
 
+pub mod decimal;
 pub mod kernels;
 pub mod log;
 mod matrix;

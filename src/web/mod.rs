@@ -157,6 +157,14 @@ pub fn cut_text(text: &str) -> String {
     crate::text::cut(text)
 }
 
+/// Float32 values as their shortest decimals (`math::decimal::shortest`): the numbers of a field Python sent as float32
+/// bytes (the element's `unpack`), which its JSON held as NumPy prints them.
+#[wasm_bindgen(js_name = shortestDecimals)]
+pub fn shortest_decimals(values: &[f32]) -> Vec<f64> {
+    use crate::math::decimal::{shortest, Narrow};
+    values.iter().map(|&x| shortest(f64::from(x), Narrow::F32)).collect()
+}
+
 /// The name the core gives row `i` (from 0) of a config that names none (`config::token_name`): what the element's
 /// "+ token" and Import… call the rows they add, so a row added reads as one the core made.
 #[wasm_bindgen(js_name = defaultToken)]

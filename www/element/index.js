@@ -85,11 +85,12 @@ function isState(value) {
  * `{dtype: 'float64' | 'float32', shape, base64, deflate?}`, its values' little-endian bytes (with `deflate`: grouped
  * by byte place, then raw-deflated), read before anything reads the config into a `Shaped` (www/attention-viz.js):
  * its values in row-major order, which JSON writes as the nested arrays the field's JSON would hold and the core takes
- * as they are. float64: the numbers bit for bit; float32: each value's shortest decimal (Python sends float32 only when
+ * as they are. float64: the numbers bit for bit; float32: each value's shortest decimal (the core's rule,
+ * `shortestDecimals`, which Python's package applies too; Python sends float32 only when
  * every value of the JSON is one), so either way the figure gets the numbers the JSON held. Any other value is the
  * core's to judge, as it is.
  */
-function unpack(config, check, inflate, Shaped) {
+function unpack(config, check, inflate, Shaped, shortest) {
   if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
   // The core's limits from the declared shapes first: an over-limit stack is refused before it is inflated and built.
   check?.(config);
@@ -108,7 +109,7 @@ function unpack(config, check, inflate, Shaped) {
     if (count * size !== bytes.length) throw new Error(`${key}: ${bytes.length / size} values for shape [${v.shape}]`);
     const values = littleEndianFloats(bytes, size);
     // No nested arrays: the values go to the core as they are (`Shaped`, www/attention-viz.js).
-    out[key] = new Shaped(v.shape.slice(), size === 8 ? values : Float64Array.from(values, shortest32));
+    out[key] = new Shaped(v.shape.slice(), size === 8 ? values : shortest(values));
   }
   return out;
 }
@@ -152,26 +153,6 @@ function littleEndianFloats(bytes, size) {
   const out = new Type(bytes.length / size);
   for (let i = 0; i < out.length; i++) out[i] = size === 8 ? view.getFloat64(8 * i, true) : view.getFloat32(4 * i, true);
   return out;
-}
-
-/** A float32's shortest decimal as a number (NumPy's `str` of it, what Python's JSON held): the fewest significant
- * digits that read back as the same float32 (9 always do). */
-function shortest32(x) {
-  if (x === 0 || !Number.isFinite(x)) return x;
-  let lo = 1, hi = 9;
-  while (lo < hi) {
-    const p = (lo + hi) >> 1;
-    if (Math.fround(Number(x.toPrecision(p))) === x) hi = p; else lo = p + 1;
-  }
-  // x exactly halfway between two such decimals: toPrecision takes the larger, NumPy the even one.
-  const next = x.toExponential(hi);
-  if (/5e/.test(next) && Number(next) === x) {
-    const [m, e] = x.toExponential(hi - 1).split('e');
-    const digits = Number(m.replace(/[-.]/g, ''));
-    const even = Number(`${x < 0 ? '-' : ''}${digits - 1}e${Number(e) - hi + 1}`);
-    if (digits % 2 && Math.fround(even) === x) return even;
-  }
-  return Number(x.toPrecision(hi));
 }
 
 /** The short hash of an author's config in the storage key (`persist`); '0' for a value JSON cannot write. */
@@ -659,7 +640,7 @@ export function defineElement(api) {
       const read = (text, what, source) => {
         let parsed;
         try { parsed = JSON.parse(text); } catch (e) { return { error: `${what} is not valid JSON: ${e.message}` }; }
-        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared, api.inflateRaw, api.Shaped), source }; } catch (e) { return { error: e.message }; }
+        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared, api.inflateRaw, api.Shaped, api.shortestDecimals), source }; } catch (e) { return { error: e.message }; }
       };
       const attr = this.getAttribute('config');
       if (attr !== null) return read(attr, 'The config attribute', 'config attribute');
