@@ -183,7 +183,11 @@ pub unsafe extern "C" fn av_shortest(text: *const u8, text_len: usize, data: *co
         let ty = match req.request.get("dtype").and_then(Value::as_str) {
             Some("float32") => Narrow::F32,
             Some("float16") => Narrow::F16,
-            _ => return Err("attention-viz internal error: av_shortest takes {\"dtype\": \"float32\" | \"float16\"}".into()),
+            _ => {
+                return Err(
+                    "attention-viz internal error: av_shortest takes {\"dtype\": \"float32\" | \"float16\"}".into()
+                )
+            }
         };
         Ok(("{}".into(), req.data.iter().map(|&x| shortest(x, ty)).collect()))
     })

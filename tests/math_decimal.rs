@@ -12,7 +12,8 @@ use attention_viz::math::decimal::{shortest, Narrow};
 use serde_json::Value;
 
 fn cases(name: &str) -> Vec<(u64, f64)> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shortest-decimals.json")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shortest-decimals.json")).unwrap();
     let all: Value = serde_json::from_str(&text).unwrap();
     all[name]
         .as_array()
@@ -30,30 +31,33 @@ fn f16_value(bits: u16) -> f64 {
     sign * if exp == 0 { frac * 2f64.powi(-24) } else { (1.0 + frac / 1024.0) * 2f64.powi(exp - 15) }
 }
 
-#[test]
-fn float32_values_are_numpys_str_read_as_float64() {
-    let cases = cases("float32");
-    assert!(cases.len() > 2000);
+/// Every case of fixture list `name` (at least `min` of them): `value(bits)` through `shortest` is NumPy's str, bit for bit.
+fn agrees_with_numpy(name: &str, min: usize, ty: Narrow, value: impl Fn(u64) -> f64) {
+    let cases = cases(name);
+    assert!(cases.len() > min);
     let wrong: Vec<_> = cases
         .iter()
-        .map(|&(bits, want)| (f64::from(f32::from_bits(bits as u32)), want))
-        .filter(|&(x, want)| shortest(x, Narrow::F32).to_bits() != want.to_bits())
-        .map(|(x, want)| (x, shortest(x, Narrow::F32), want))
+        .map(|&(bits, want)| (value(bits), want))
+        .filter(|&(x, want)| shortest(x, ty).to_bits() != want.to_bits())
+        .map(|(x, want)| (x, shortest(x, ty), want))
         .collect();
-    assert!(wrong.is_empty(), "{} of {} differ from NumPy's str, e.g. (x, ours, NumPy's) {:?}", wrong.len(), cases.len(), &wrong[..wrong.len().min(5)]);
+    assert!(
+        wrong.is_empty(),
+        "{} of {} differ from NumPy's str, e.g. (x, ours, NumPy's) {:?}",
+        wrong.len(),
+        cases.len(),
+        &wrong[..wrong.len().min(5)]
+    );
+}
+
+#[test]
+fn float32_values_are_numpys_str_read_as_float64() {
+    agrees_with_numpy("float32", 3000, Narrow::F32, |bits| f64::from(f32::from_bits(bits as u32)));
 }
 
 #[test]
 fn float16_values_are_numpys_str_read_as_float64() {
-    let cases = cases("float16");
-    assert!(cases.len() > 1000);
-    let wrong: Vec<_> = cases
-        .iter()
-        .map(|&(bits, want)| (f16_value(bits as u16), want))
-        .filter(|&(x, want)| shortest(x, Narrow::F16).to_bits() != want.to_bits())
-        .map(|(x, want)| (x, shortest(x, Narrow::F16), want))
-        .collect();
-    assert!(wrong.is_empty(), "{} of {} differ from NumPy's str, e.g. (x, ours, NumPy's) {:?}", wrong.len(), cases.len(), &wrong[..wrong.len().min(5)]);
+    agrees_with_numpy("float16", 1400, Narrow::F16, |bits| f16_value(bits as u16));
 }
 
 #[test]

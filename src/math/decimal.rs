@@ -41,7 +41,8 @@ impl Narrow {
 /// The float64s nearest 10^k for k in −60 … 60 (those of |k| ≤ 22 exact): a float32's decimal exponent is within.
 fn pow10(k: i32) -> f64 {
     static TABLE: OnceLock<[f64; 121]> = OnceLock::new();
-    let table = TABLE.get_or_init(|| std::array::from_fn(|i| format!("1e{}", i as i32 - 60).parse().unwrap_or(f64::NAN)));
+    let table =
+        TABLE.get_or_init(|| std::array::from_fn(|i| format!("1e{}", i as i32 - 60).parse().unwrap_or(f64::NAN)));
     table[(k.clamp(-60, 60) + 60) as usize]
 }
 
