@@ -15,8 +15,9 @@
 // - `Python: av.show_attention(12 × 12 × 512)` — the notebook path: the Python package's HTML for a stack of random
 //   rows summing to 1 (np.random.seed(0)), loaded in a page as a notebook shows it, to the figure drawn. Needs
 //   `scripts/setup.sh python` and `make wheel`; said in the notes when missing. A refused stack is reported as such
-//   (its message), with the time Python took to refuse it. Informative beside it: 12 × 12 × 128 the same way, split
-//   into Python's time to write the HTML and the page's time to draw it.
+//   (its message), with the time Python took to refuse it. Informative beside it: 12 × 12 × 128 the same way (random
+//   float64 rows, then a float32 softmax stack, what torch gives), split into Python's time to write the HTML and the
+//   page's time to draw it.
 // Nothing here is asserted; tests/e2e/large.test.mjs checks what happens.
 
 import { execFile } from 'node:child_process';
@@ -70,6 +71,11 @@ l, h, n = (int(x) for x in sys.argv[1:4])
 np.random.seed(0)
 a = np.random.rand(l, h, n, n)
 a /= a.sum(axis=-1, keepdims=True)
+if sys.argv[4:] == ['float32']:
+    # A model's attention as torch gives it: a softmax over scores, float32.
+    s = 2 * np.random.default_rng(0).standard_normal((l, h, n, n))
+    a = np.exp(s - s.max(-1, keepdims=True)).astype(np.float32)
+    a /= a.sum(-1, keepdims=True)
 t0 = time.perf_counter()
 try:
     html = av.show_attention(a).to_html()
@@ -156,13 +162,13 @@ async function numpyAnchor(log) {
   return { ...out, best: Number.isFinite(best) ? best : null };
 }
 
-async function pythonStack([l, h, n], site, log) {
+async function pythonStack([l, h, n, dtype = 'float64'], site, log) {
   const py = join(root, '.venv', 'bin', 'python');
   if (!existsSync(py) || !existsSync(join(root, 'python', 'attention_viz', 'static', 'attention-viz.engine.js'))) {
     return { missing: 'no .venv or no python/attention_viz/static: run scripts/setup.sh python and make wheel' };
   }
-  log(`  Python show_attention(${l} × ${h} × ${n}) …`);
-  const made = JSON.parse(await exec(py, ['-c', STACK, String(l), String(h), String(n)], { env: { PYTHONPATH: join(root, 'python') } }));
+  log(`  Python show_attention(${l} × ${h} × ${n}, ${dtype}) …`);
+  const made = JSON.parse(await exec(py, ['-c', STACK, String(l), String(h), String(n), dtype], { env: { PYTHONPATH: join(root, 'python') } }));
   if (made.refused) return { refused: made.refused, python_ms: made.python_ms };
   const page = await site.page(null);
   const html = `<!doctype html><meta charset="utf-8"><body>${made.html}</body>`;
@@ -248,8 +254,10 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   targets.push({ row: 5, what: `n = ${N}: hover shows the cell's value`, measured: `${hoverMs.toFixed(1)} ms to the frame; ${checked}`,
     target: 'within a frame, NumPy\'s value', anchor: '16.7 ms frame', ok: hoverMs <= 16.7 && checked.startsWith('all') });
 
-  for (const shape of [[12, 12, 512], [12, 12, 128]]) {
-    const name = shape.join(' × ');
+  // Random float64 rows (the worst case for the wire: their mantissas are noise), and a float32 softmax stack, as a
+  // model's attention from torch is (its values go as their shortest decimals: the core's math::decimal, both sides).
+  for (const shape of [[12, 12, 512], [12, 12, 128], [12, 12, 128, 'float32']]) {
+    const name = shape.join(' × ').replace(' × float32', ', float32');
     let s;
     try { s = await pythonStack(shape, site, log); } catch (e) { s = { error: e.message }; }
     const total = s.page_ms != null ? s.python_ms + s.page_ms : null;
