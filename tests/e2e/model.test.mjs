@@ -564,6 +564,17 @@ test('a stack packed as Python sends it (base64 bytes) is refused from its decla
   assert.equal(r.attribute, limit);
   assert.equal(r.inline, limit);
   assert.equal(r.after, r.before);
+  // A shape of fractions whose product matches its bytes' count (2.5 × 4 = 10 values) is said, not read as [2, 4].
+  const odd = await page.evaluate(async () => {
+    const el = document.createElement('attention-viz');
+    el.setAttribute('config', JSON.stringify({ attention: { dtype: 'float64', shape: [2.5, 4], base64: btoa('\0'.repeat(80)) } }));
+    let message = null;
+    el.addEventListener('error', (e) => { message = e.detail.message; });
+    document.body.append(el);
+    await new Promise((ok) => { const wait = () => (message !== null ? ok() : requestAnimationFrame(wait)); wait(); });
+    return message;
+  });
+  assert.equal(odd, 'attention: its shape [2.5,4] is not a list of whole numbers');
   await done(page);
 });
 

@@ -99,6 +99,8 @@ function unpack(config, check, inflate, Shaped, shortest) {
     if (!v || typeof v !== 'object' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
     const size = { float64: 8, float32: 4 }[v.dtype];
     if (!size) continue;
+    // A shape is whole numbers: [2.5, 4] would match 10 values' bytes and reach the core as [2, 4].
+    if (!v.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) throw new Error(`${key}: its shape [${v.shape}] is not a list of whole numbers`);
     let bytes = fromBase64(v.base64);
     const count = v.shape.reduce((a, b) => a * b, 1);
     if (v.deflate === true) {
