@@ -1959,24 +1959,10 @@ pub(crate) fn describe(value: &Value) -> String {
 
 fn unknown_field(key: &str) -> String {
     let key_short = quote(key);
-    let close = FIELDS.iter().min_by_key(|f| edit_distance(f, key)).filter(|f| edit_distance(f, key) <= 2);
-    match close {
+    match crate::text::closest(key, FIELDS) {
         Some(f) => format!("unknown config field {key_short} (did you mean \"{f}\"?)"),
         None => format!("unknown config field {key_short}; known fields are {}", FIELDS.join(", ")),
     }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().take(64).collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().take(64).enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 fn numbers_value(v: &[f64]) -> Value {

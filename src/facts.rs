@@ -65,7 +65,10 @@ pub fn js() -> String {
          export const MASKED_BY = {{ mask: {}, valid_lens: {}, window: {} }};\n\n\
          /** The bounds of the `height` attribute, CSS pixels (the core's `heatmap::draw::MIN_HEIGHT`, `MAX_HEIGHT`). */\n\
          export const MIN_HEIGHT = {};\n\
-         export const MAX_HEIGHT = {};\n",
+         export const MAX_HEIGHT = {};\n\n\
+         /** The smallest numbers' font (CSS px) the heads' small multiples are shrunk to side by side (the core's\n \
+         * `heatmap::draw::LEGIBLE_FONT`; its `MIN_FONT` is the floor for fitting numbers at all). */\n\
+         export const LEGIBLE_FONT = {};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -79,6 +82,7 @@ pub fn js() -> String {
         crate::attention::BY_VALID_LENS,
         crate::attention::BY_WINDOW,
         crate::heatmap::draw::MIN_HEIGHT,
-        crate::heatmap::draw::MAX_HEIGHT
+        crate::heatmap::draw::MAX_HEIGHT,
+        crate::heatmap::draw::LEGIBLE_FONT
     )
 }

@@ -148,7 +148,8 @@ pub unsafe extern "C" fn av_options(text: *const u8, text_len: usize, data: *con
 }
 
 /// User text as the core's messages quote it (`{"quote": text}`: [`crate::text::quote`]) or cut it (`{"cut": text}`:
-/// [`crate::text::cut`]), or as its SVGs write it (`{"xml": text}`: the characters XML 1.0 forbids made U+FFFD): 0 and
+/// [`crate::text::cut`]), or as its SVGs write it (`{"xml": text}`: the characters XML 1.0 forbids made U+FFFD), or the
+/// name a "did you mean" offers (`{"closest": name, "among": [names]}`: [`crate::text::closest`], "" for none): 0 and
 /// the text, or 1 and a message for any other request. Python's own messages (element options, unknown names) and its
 /// HTML outputs go through this, so each rule has one home.
 ///
@@ -158,6 +159,10 @@ pub unsafe extern "C" fn av_options(text: *const u8, text_len: usize, data: *con
 pub unsafe extern "C" fn av_text(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
     run(text, text_len, data, data_len, |req| {
         let arg = |key: &str| req.request.get(key).and_then(Value::as_str);
+        if let (Some(name), Some(Value::Array(among))) = (arg("closest"), req.request.get("among")) {
+            let known: Vec<&str> = among.iter().filter_map(Value::as_str).collect();
+            return Ok((crate::text::closest(name, &known).unwrap_or("").to_string(), Vec::new()));
+        }
         match (arg("quote"), arg("cut"), arg("xml")) {
             (Some(t), None, None) => Ok((crate::text::quote(t), Vec::new())),
             (None, Some(t), None) => Ok((crate::text::cut(t), Vec::new())),

@@ -30,3 +30,23 @@ pub fn cut(text: &str) -> String {
 
 /// What ends a cut text ([`cut`]; JavaScript's `cut`, generated from this by src/facts.rs).
 pub const CUT_MARK: char = '…';
+
+/// The name of `known` nearest `name` when it is at most two edits away (the first of the nearest), for a message's
+/// "did you mean": the config's unknown fields here, and Python's unknown options, presets and choices (`av_text`).
+pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    known.iter().map(|&k| (edit_distance(k, name), k)).min_by_key(|&(d, _)| d).filter(|&(d, _)| d <= 2).map(|(_, k)| k)
+}
+
+/// Levenshtein distance over the first 64 characters of each (a pasted megabyte costs nothing).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().take(64).collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().take(64).enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

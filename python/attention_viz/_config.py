@@ -94,19 +94,12 @@ def dquote(text: str) -> str:
     return _text("quote", text)
 
 
-def edit_distance(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a[:64]):
-        cur = [i + 1]
-        for j, cb in enumerate(b[:64]):
-            cur.append(min(prev[j] + (ca != cb), prev[j + 1] + 1, cur[j] + 1))
-        prev = cur
-    return prev[len(b[:64])]
-
-
 def closest(name: str, known) -> str | None:
-    best = min(known, key=lambda f: edit_distance(f, name))
-    return best if edit_distance(best, name) <= 2 else None
+    """The name of ``known`` a "did you mean" offers for ``name`` (the core's ``text::closest``), or None."""
+    from ._core import call
+
+    # The core compares the first 64 characters of each: a longer name is sent only that far.
+    return call("av_text", {"closest": str(name)[:64], "among": [str(k) for k in known]})[0] or None
 
 
 def unknown_field(name: str, known, what: str = "config field") -> ValueError:

@@ -432,6 +432,9 @@ const BAR: f64 = 12.0;
 const BAR_GAP: f64 = 10.0;
 /// The smallest annotation font, CSS pixels: below it numbers are shortened, then hidden.
 pub const MIN_FONT: f64 = 8.0;
+/// The smallest numbers' font (CSS px) the element shrinks the heads' small multiples to when it puts several in a row:
+/// [`MIN_FONT`] is the floor for fitting numbers at all, this one for reading them side by side.
+pub const LEGIBLE_FONT: f64 = 10.0;
 /// The bounds of a heatmap's height the element's `height` attribute (and Python's `height=`) may ask, CSS pixels:
 /// below them a canvas is empty, above them drawing takes minutes.
 pub const MIN_HEIGHT: u32 = 40;

@@ -48,3 +48,7 @@ export const MASKED_BY = { mask: 1, valid_lens: 2, window: 4 };
 /** The bounds of the `height` attribute, CSS pixels (the core's `heatmap::draw::MIN_HEIGHT`, `MAX_HEIGHT`). */
 export const MIN_HEIGHT = 40;
 export const MAX_HEIGHT = 4000;
+
+/** The smallest numbers' font (CSS px) the heads' small multiples are shrunk to side by side (the core's
+ * `heatmap::draw::LEGIBLE_FONT`; its `MIN_FONT` is the floor for fitting numbers at all). */
+export const LEGIBLE_FONT = 10;

@@ -11,14 +11,13 @@ import { el, clip } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { maskReason, hasMask } from './breakdown.js';
 import { VARIANT_PANELS } from './variants.js';
+import { LEGIBLE_FONT } from './facts.js';
 
 /** Views the inputs already show as cells: drawn as heatmaps only in a read-only figure. */
 export const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w_a', 'u_a', 'v_a', 'mask']);
 const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
 /** The names `views` may hold besides heatmaps and the variants' panels (variants.js VARIANT_PANELS). */
 const PANELS = ['inputs', 'steps', 'breakdown', 'controls'];
-/** The smallest number font (CSS px) a small multiple may be shrunk to; the core's own floor (heatmap::draw::MIN_FONT) is for fitting. */
-const LEGIBLE_FONT = 10;
 /** The gap between small multiples, CSS px (style.js .heads). */
 const MULTIPLE_GAP = 10;
 /** Outline kinds of `Viz.render`'s highlights. */
