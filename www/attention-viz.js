@@ -778,7 +778,7 @@ if (typeof customElements !== 'undefined') {
     largeCellText: (row, col, value) => core.largeCellText(row, col, value),
     largeMessage: (what, view, shown) => core.largeMessage(what, view, shown),
     largeSvg: (...pieces) => callCore(() => core.largeSvg(...pieces)),
-    flatConfig, Shaped,
+    flatConfig, Shaped, isPacked,
     // Python's float32 bytes as the shortest decimals its JSON held (the core's rule, math::decimal).
     shortestDecimals: (values) => callCore(() => core.shortestDecimals(values)),
     computeWorker: () => coreModule.then((module) => {

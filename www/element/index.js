@@ -90,7 +90,7 @@ function isState(value) {
  * every value of the JSON is one), so either way the figure gets the numbers the JSON held. Any other value is the
  * core's to judge, as it is.
  */
-function unpack(config, check, inflate, Shaped, shortest) {
+function unpack(config, check, { inflateRaw, isPacked, Shaped, shortestDecimals }) {
   if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
   // The core's limits from the declared shapes first: an over-limit stack is refused before it is inflated and built.
   check?.(config);
@@ -99,19 +99,20 @@ function unpack(config, check, inflate, Shaped, shortest) {
     if (!v || typeof v !== 'object' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
     const size = { float64: 8, float32: 4 }[v.dtype];
     if (!size) continue;
-    // A shape is whole numbers: [2.5, 4] would match 10 values' bytes and reach the core as [2, 4].
-    if (!v.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) throw new Error(`${key}: its shape [${v.shape}] is not a list of whole numbers`);
+    // The packed form's own rule (www/attention-viz.js isPacked): a shape of whole numbers; [2.5, 4] would match 10
+    // values' bytes and reach the core as [2, 4].
+    if (!isPacked(v)) throw new Error(`${key}: its shape [${v.shape}] is not a list of whole numbers`);
     let bytes = fromBase64(v.base64);
     const count = v.shape.reduce((a, b) => a * b, 1);
     if (v.deflate === true) {
-      const grouped = inflate(bytes);
+      const grouped = inflateRaw(bytes);
       if (grouped.length !== count * size) throw new Error(`${key}: ${grouped.length / size} values for shape [${v.shape}]`);
       bytes = ungroup(grouped, size, count);
     }
     if (count * size !== bytes.length) throw new Error(`${key}: ${bytes.length / size} values for shape [${v.shape}]`);
     const values = littleEndianFloats(bytes, size);
     // No nested arrays: the values go to the core as they are (`Shaped`, www/attention-viz.js).
-    out[key] = new Shaped(v.shape.slice(), size === 8 ? values : shortest(values));
+    out[key] = new Shaped(v.shape.slice(), size === 8 ? values : shortestDecimals(values));
   }
   return out;
 }
@@ -642,7 +643,7 @@ export function defineElement(api) {
       const read = (text, what, source) => {
         let parsed;
         try { parsed = JSON.parse(text); } catch (e) { return { error: `${what} is not valid JSON: ${e.message}` }; }
-        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared, api.inflateRaw, api.Shaped, api.shortestDecimals), source }; } catch (e) { return { error: e.message }; }
+        try { return { config: unpack(parsed, this._large?.check ?? api.checkDeclared, api), source }; } catch (e) { return { error: e.message }; }
       };
       const attr = this.getAttribute('config');
       if (attr !== null) return read(attr, 'The config attribute', 'config attribute');
