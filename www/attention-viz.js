@@ -429,7 +429,7 @@ function flatConfig(config) {
         if (shape.length < 2 || shape.length > (key === 'attention' ? 4 : 2) || shape.includes(0)) return undefined;
         names.push(key);
         shapes.push(shape.length, ...shape);
-        matrices.push({ values: value.data });
+        matrices.push({ rows: [value.data], cols: value.data.length }); // one row of all its values: read as any row is
         total += value.data.length;
         continue;
       }
@@ -459,15 +459,7 @@ function flatConfig(config) {
     }
     const data = new Float64Array(total);
     let k = 0;
-    for (const { rows, cols, values } of matrices) {
-      if (values) {
-        for (let j = 0; j < values.length; j++) {
-          const x = values[j];
-          if (x - x !== 0) return undefined;
-          data[k++] = x + 0;
-        }
-        continue;
-      }
+    for (const { rows, cols } of matrices) {
       for (const row of rows) {
         for (let j = 0; j < cols; j++) {
           const x = row[j];
