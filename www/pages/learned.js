@@ -23,8 +23,9 @@ const copy = (model) => structuredClone(model);
  * induction model, rounded, predicts its letter at 99.8 % of the repeated positions of 2,000 random sequences.
  */
 const rounded = (model) => ({ ...model, params: round2(model.params) });
-/** Every number of nested objects and lists rounded to two decimals (a walk, not a JSON round trip: it runs per redraw while training). */
-const round2 = (v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : Array.isArray(v) ? v.map(round2)
+/** Every number of nested objects and lists rounded to two decimals (a walk, not a JSON round trip: it runs per redraw while training).
+ * `+ 0`: a weight in (−0.005, 0) rounds to −0, which the figures' configs hold as 0, as JSON writes it. */
+const round2 = (v) => (typeof v === 'number' ? Math.round(v * 100) / 100 + 0 : Array.isArray(v) ? v.map(round2)
   : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, round2(x)])) : v);
 /** A sum of two-decimal numbers without float64's tail (0.30000000000000004 → 0.3): within 2 ulps of it. */
 const tidy = (x) => Number(x.toPrecision(15));
