@@ -28,10 +28,16 @@ test:
 # No debug info (CARGO_PROFILE_TEST_DEBUG=0) here and in test-wasm: it only lengthens compiling and linking; a failed
 # assertion still names its file and line.
 test-native:
-	CARGO_PROFILE_TEST_OPT_LEVEL=2 CARGO_PROFILE_TEST_DEBUG=0 ATTENTION_VIZ_REQUIRE_NUMPY=1 cargo test --no-fail-fast -- --include-ignored
+	@scripts/setup.sh numpy
+	CARGO_PROFILE_TEST_OPT_LEVEL=2 CARGO_PROFILE_TEST_DEBUG=0 cargo test --no-fail-fast -- --include-ignored
 
+# wasm-bindgen-test-runner gives the page 20 s and ChromeDriver 5 s by default, limits a loaded machine passes: the
+# tests wait for their result, not for it to come fast (WASM_BINDGEN_TEST_TIMEOUT also raises its start-up and page-load
+# limits).
+WASM_TEST_WAIT := WASM_BINDGEN_TEST_TIMEOUT=1800 WASM_BINDGEN_TEST_DRIVER_TIMEOUT=600
 test-wasm:
-	CARGO_PROFILE_TEST_DEBUG=0 cargo test --target wasm32-unknown-unknown --test web
+	@scripts/setup.sh browser
+	CARGO_PROFILE_TEST_DEBUG=0 $(WASM_TEST_WAIT) cargo test --target wasm32-unknown-unknown --test web
 
 # Two test files at a time, the longest started first so no long one runs alone at the end: on a 2-core machine with
 # another busy process beside it, the browsers then get their share of the cores (19 → 16 min before the files were
@@ -39,10 +45,12 @@ test-wasm:
 E2E_FIRST := $(addprefix tests/e2e/,pages.test.mjs learned.test.mjs learn.test.mjs persist.test.mjs heads.test.mjs element.test.mjs embed.test.mjs hostile.test.mjs)
 E2E := $(filter $(wildcard tests/e2e/*.test.mjs),$(E2E_FIRST)) $(filter-out $(E2E_FIRST),$(sort $(wildcard tests/e2e/*.test.mjs)))
 test-e2e:
+	@scripts/setup.sh test
 	node --test --test-concurrency=2 $(E2E)
 
 # tsc (strict) on a typed use of dist/ as an installed package; a named import from attention-viz/inline must fail.
 test-types:
+	@scripts/setup.sh build
 	node --test tests/types/
 
 bench: build

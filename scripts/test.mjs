@@ -7,8 +7,7 @@
 // then the short ones that test it (types, python) beside the browser tests, each one's output printed whole as it
 // ends; the build and the browser tests stream through as they run.
 import { spawn } from 'node:child_process';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -109,8 +108,8 @@ async function main() {
   const needBuild = suites.some((s) => s.build);
   const SIDE = new Set(['native', 'wasm', 'types', 'python']);
   // .venv (scripts/setup.sh python: pip, ~1 CPU-minute on a fresh clone) is made beside the .wasm's compile instead of
-  // after dist/; under the lock the notebook and MkDocs tests take, so no two setup runs build it at once.
-  const venv = needBuild ? run('flock', [join(tmpdir(), 'attention-viz-setup-python.lock'), 'scripts/setup.sh', 'python']) : null;
+  // after dist/; setup.sh's lock keeps the notebook and MkDocs tests from building it at the same time.
+  const venv = needBuild ? run('scripts/setup.sh', ['python']) : null;
 
   // The build: www/pkg/, dist/ and the wheel (the notebook tests install it). A failed build is a failed row, and
   // the suites that test its output are reported as not run (also failures), never run against a stale build.

@@ -1,13 +1,14 @@
 //! "Copy as NumPy": the snippet, run by Python with NumPy/SciPy, prints our numbers.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use attention_viz::attention::{compute, Trace};
 use attention_viz::config::Config;
 use attention_viz::edits::Distribution;
 use attention_viz::export::numpy_snippet;
 use attention_viz::presets::preset;
 use serde_json::json;
-use std::process::Command;
 
 #[test]
 fn presets_export_as_the_documents_write_them() {
@@ -28,7 +29,7 @@ fn token_names_cannot_break_out_of_the_string() {
     assert!(py.contains(r#"tokens = ["a\"); import os; (\"", "b\\\x0a"]"#), "{py}");
 }
 
-/// Runs the snippet with python3 when NumPy and SciPy are importable (make test installs them).
+/// Runs the snippet with python3, which must import NumPy and SciPy (`common::numpy_python`; `None`: skipped by name).
 /// `dump` is a Python expression; `_plain(a)` in it turns an array into nested lists whose
 /// non-finite numbers are the strings "-inf", "inf" and "nan" (JSON has no such numbers).
 fn run_python(snippet: &str, dump: &str) -> Option<serde_json::Value> {
@@ -56,21 +57,17 @@ for k, (snippet, dump) in enumerate(json.load(sys.stdin)):
         sys.exit(1)
 "#;
     use std::io::Write;
-    let mut child = Command::new("python3")
+    let mut child = common::numpy_python()?
         .arg("-c")
         .arg(DRIVER)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .ok()?;
+        .expect("python3 starts");
     child.stdin.take().unwrap().write_all(serde_json::to_string(cases).unwrap().as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if stderr.contains("No module named") || stdout.contains("No module named") {
-        eprintln!("skipping: {stderr}{stdout}");
-        return None;
-    }
     if !out.status.success() {
         let failed = stdout.lines().find_map(|l| l.strip_prefix("FAILED ")).and_then(|k| k.parse::<usize>().ok());
         let snippet = failed.map_or("", |k| cases[k].0.as_str());
@@ -109,7 +106,6 @@ fn close(got: &serde_json::Value, want: &[f64], what: &str) {
 
 #[test]
 fn numpy_prints_our_numbers() {
-    let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
     let mut configs = vec![preset("seed-001").unwrap(), preset("seed-002").unwrap(), preset("seed-003").unwrap()];
     configs.push(
         preset("seed-001")
@@ -129,10 +125,7 @@ fn numpy_prints_our_numbers() {
         };
         let snippet = numpy_snippet(config, random);
         let dump = "{'scores': scores.tolist(), 'weights': weights.tolist(), 'context': context.tolist()}";
-        let Some(got) = run_python(&snippet, dump) else {
-            assert!(!must_run, "python3 with numpy and scipy is required");
-            return;
-        };
+        let Some(got) = run_python(&snippet, dump) else { return };
         match &trace {
             Trace::Weights(_) => unreachable!("weights snippets are checked in tests/weights.rs"),
             Trace::SelfAttention(t) => {
@@ -331,7 +324,6 @@ fn snippet_fields(trace: &Trace) -> Vec<(String, String)> {
 
 #[test]
 fn numpy_prints_our_numbers_for_every_option() {
-    let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
     let (mut heads, mut outputs, mut non_finite) = (0, 0, 0);
     let cases = option_cases();
     let traces: Vec<Trace> =
@@ -345,10 +337,7 @@ fn numpy_prints_our_numbers_for_every_option() {
             (numpy_snippet(config, None), format!("{{{}}}", dump.join(", ")))
         })
         .collect();
-    let Some(got) = run_pythons(&runs) else {
-        assert!(!must_run, "python3 with numpy and scipy is required");
-        return;
-    };
+    let Some(got) = run_pythons(&runs) else { return };
     for (((name, _), trace), (got, (snippet, _))) in cases.iter().zip(&traces).zip(got.iter().zip(&runs)) {
         for (field, _) in snippet_fields(trace) {
             let want = trace.field(&field).unwrap();
@@ -436,7 +425,6 @@ fn option_snippets_read_like_the_textbooks() {
 /// slopes and bias, kv heads, the window and sinks, the decode step, FlashAttention's loop) that prints our numbers.
 #[test]
 fn numpy_writes_the_modern_fields() {
-    let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
     let w4 = json!([[2, 0, 2, 1], [2, 0.5, 0, 1], [2, 1, 2, 0]]);
     let w2 = json!([[1, 0.5], [0, 1], [0.25, 1]]);
     let cases = [
@@ -463,10 +451,7 @@ fn numpy_writes_the_modern_fields() {
                 'decode_context': _plain(globals().get('decode_context', [])), \
                 'flash': _plain(globals().get('flash_context', []))}";
     let runs: Vec<(String, String)> = configs.iter().map(|c| (numpy_snippet(c, None), dump.to_string())).collect();
-    let Some(got) = run_pythons(&runs) else {
-        assert!(!must_run, "python3 with numpy and scipy is required");
-        return;
-    };
+    let Some(got) = run_pythons(&runs) else { return };
     for ((config, got), (snippet, _)) in configs.iter().zip(&got).zip(&runs) {
         let Trace::SelfAttention(t) = compute(config).unwrap() else { panic!() };
         let what = |f: &str| format!("{f} of\n{snippet}");

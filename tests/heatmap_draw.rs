@@ -431,8 +431,8 @@ fn colors_norm_is_linear_norm() {
 /// Token names reach the SVG as text: a C0 control (XML 1.0 forbids U+0001–U+0008, U+000B,
 /// U+000C, U+000E–U+001F, U+FFFE, U+FFFF even as character references) must not make the file
 /// unreadable, and a name that looks like a colour (`#ABCDEF`) is text, not a colour to
-/// normalise. Checked with Python's XML parser (xml.etree) when python3 is there, and by
-/// scanning for the forbidden characters either way.
+/// normalise. Checked with Python's XML parser (xml.etree: python3 is one of the project's
+/// requirements), and by scanning for the forbidden characters.
 #[test]
 fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
     let view = View {
@@ -472,7 +472,7 @@ fn svg_export_is_well_formed_xml_and_keeps_texts_as_written() {
             "python3's XML parser refuses the SVG: {}",
             String::from_utf8_lossy(&out.stderr)
         ),
-        Err(e) => eprintln!("skipping the XML parser check: python3 cannot run ({e})"),
+        Err(e) => panic!("python3 cannot run ({e}): it parses the SVG"),
     }
 }
 

@@ -5,6 +5,8 @@
 //! tests/goldens/gen_learn_goldens.py).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use attention_viz::learn::{gradients, loss, preset, Example, Model, Shape, Task, Trainer};
 use attention_viz::math::Matrix;
 use attention_viz::random::RandomState;
@@ -148,20 +150,13 @@ fn initial_weights_are_numpys_rand() {
 }
 
 /// The fixture is what tests/goldens/gen_learn_goldens.py computes from the committed models now
-/// (skipped without NumPy unless ATTENTION_VIZ_REQUIRE_NUMPY is set).
+/// (NumPy is required: `common::numpy_python`).
 #[test]
 fn goldens_are_up_to_date() {
-    let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/goldens/gen_learn_goldens.py");
-    let out = match std::process::Command::new("python3").args(["-W", "error", script, "--print"]).output() {
-        Ok(out) => out,
-        Err(_) if !must_run => return,
-        Err(e) => panic!("python3: {e}"),
-    };
+    let Some(mut python) = common::numpy_python() else { return };
+    let out = python.args(["-W", "error", script, "--print"]).output().expect("python3 starts");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && stderr.contains("No module named 'numpy'") && !must_run {
-        return;
-    }
     assert!(out.status.success(), "{stderr}");
     let now: Value = serde_json::from_slice(&out.stdout).unwrap();
     let fixture = goldens();

@@ -3,11 +3,13 @@
 //! softmax stays a probability distribution for any finite row up to ±1e308; permuting the
 //! tokens of self-attention permutes every stage the same way; `compute` is deterministic and
 //! finite for inputs in ±1e3; configs round-trip bit for bit through JSON and share links;
-//! `RandomState` keeps the guarantees NumPy's legacy generator makes (and, when python3 with
-//! NumPy is available, equals NumPy bit for bit on random seeds and calls); any sequence of
+//! `RandomState` keeps the guarantees NumPy's legacy generator makes (and equals NumPy, run by
+//! python3, bit for bit on random seeds and calls); any sequence of
 //! edits yields a config the parser and `compute` accept with consistent shapes; and the
 //! incremental `Session` always holds the trace a full `compute` of its config gives.
 //! Failures are not persisted to files: proptest prints the minimal failing input instead.
+
+mod common;
 
 use attention_viz::attention::{compute, Trace};
 use attention_viz::config::{Config, Mechanism, Projections, Scale};
@@ -532,17 +534,7 @@ print(json.dumps({"numpy": np.__version__, "out": out}))
 /// with NumPy in one python3 process. Set ATTENTION_VIZ_NUMPY_PLAN_SEED to replay a plan.
 #[test]
 fn random_state_equals_numpy_on_random_seeds_and_calls() {
-    let require = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
-    let have_numpy = std::process::Command::new("python3")
-        .args(["-c", "import numpy"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !have_numpy {
-        assert!(!require, "python3 with numpy is required (ATTENTION_VIZ_REQUIRE_NUMPY is set)");
-        eprintln!("skipping the NumPy comparison: python3 cannot import numpy");
-        return;
-    }
+    let Some(mut python) = common::numpy_python() else { return };
     let plan_seed =
         std::env::var("ATTENTION_VIZ_NUMPY_PLAN_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
@@ -599,7 +591,7 @@ fn random_state_equals_numpy_on_random_seeds_and_calls() {
             })
             .collect(),
     );
-    let mut child = std::process::Command::new("python3")
+    let mut child = python
         .args(["-c", NUMPY_SCRIPT])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

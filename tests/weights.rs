@@ -3,6 +3,8 @@
 //! from their definitions (tests/fixtures/weights-goldens.json, tests/goldens/gen_weights_goldens.py).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use attention_viz::attention::{compute, Trace};
 use attention_viz::config::Config;
 use attention_viz::heatmap::model::{grid, lines_svg, thumb_origin};
@@ -115,7 +117,6 @@ fn line_view_svg_names_every_token() {
 /// "Copy as NumPy" of a weights figure runs in Python and gives NumPy's summaries (the goldens).
 #[test]
 fn numpy_snippet_gives_the_summaries() {
-    let must_run = std::env::var("ATTENTION_VIZ_REQUIRE_NUMPY").is_ok();
     for case in cases() {
         let name = case["name"].as_str().unwrap();
         let config = Config::from_value(&json!({ "attention": case["attention"] })).unwrap();
@@ -124,16 +125,10 @@ fn numpy_snippet_gives_the_summaries() {
             "\nimport json\nprint(json.dumps({k: globals()[k].tolist() for k in \
              ['entropy', 'distance', 'previous', 'first', 'row_sum_error']}))\n",
         );
-        let out = match std::process::Command::new("python3").args(["-W", "error", "-c", &py]).output() {
-            Ok(out) => out,
-            Err(_) if !must_run => return,
-            Err(e) => panic!("python3: {e}"),
-        };
+        let Some(mut python) = common::numpy_python() else { return };
+        let out = python.args(["-W", "error", "-c", &py]).output().expect("python3 starts");
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() && stderr.contains("No module named 'numpy'") && !must_run {
-            return;
-        }
         assert!(out.status.success(), "{name}: the snippet failed:\n{stderr}\n{py}");
         let got: Value = serde_json::from_str(stdout.trim()).unwrap();
         for key in SUMMARY_NAMES {

@@ -72,3 +72,34 @@ pub fn assert_near(what: &str, got: &[f64], printed: &[f64], tol: f64) {
         assert!((g - p).abs() <= tol, "{what}[{i}]: got {g}, document printed {p}");
     }
 }
+
+/// `python3`, checked once to import NumPy and SciPy: the tests that compare our numbers with NumPy's run it.
+/// Without them those tests fail (a machine where they quietly passed would prove nothing); `make test-native`
+/// installs them first (scripts/setup.sh numpy). A skip must be asked for by name: `ATTENTION_VIZ_SKIP=numpy`
+/// (a comma-separated list) gives `None`, and the caller returns.
+pub fn numpy_python() -> Option<std::process::Command> {
+    static CHECKED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let checked = CHECKED.get_or_init(|| {
+        match std::process::Command::new("python3").args(["-c", "import numpy, scipy"]).output() {
+            Ok(out) if out.status.success() => Ok(()),
+            Ok(out) => Err(String::from_utf8_lossy(&out.stderr).trim().to_string()),
+            Err(e) => Err(format!("python3 does not start: {e}")),
+        }
+    });
+    match checked {
+        Ok(()) => Some(std::process::Command::new("python3")),
+        Err(_) if skipped("numpy") => {
+            eprintln!("skipped by ATTENTION_VIZ_SKIP=numpy: this test compares with NumPy");
+            None
+        }
+        Err(why) => panic!(
+            "python3 with NumPy and SciPy is required: {why}\n`make test-native` installs them (scripts/setup.sh \
+             numpy); to skip the NumPy comparisons on purpose, set ATTENTION_VIZ_SKIP=numpy"
+        ),
+    }
+}
+
+/// Whether `ATTENTION_VIZ_SKIP` (a comma-separated list) names `what`.
+pub fn skipped(what: &str) -> bool {
+    std::env::var("ATTENTION_VIZ_SKIP").is_ok_and(|v| v.split(',').any(|s| s.trim() == what))
+}

@@ -26,10 +26,8 @@ const PREFIX = '/project/';
 let tmp, server, base, browser;
 before(async () => {
   assert.ok(existsSync(join(ROOT, 'dist/attention-viz.js')), 'dist/ is missing: run `make dist` first');
-  // Under flock: `node --test` may run the files that need .venv side by side, and two setup.sh runs would
-  // build it at once.
-  execFileSync('flock', [join(tmpdir(), 'attention-viz-setup-python.lock'), join(ROOT, 'scripts/setup.sh'), 'python'],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  // setup.sh takes a lock: `node --test` may run the files that need .venv side by side.
+  execFileSync(join(ROOT, 'scripts/setup.sh'), ['python'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   tmp = mkdtempSync(join(tmpdir(), 'attention-viz-mkdocs-'));
   const src = join(tmp, 'src');
   cpSync(join(ROOT, 'examples/mkdocs'), src, { recursive: true });

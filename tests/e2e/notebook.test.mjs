@@ -77,10 +77,8 @@ function findWheel() {
 }
 
 before(async () => {
-  // Under flock: `node --test` may run the files that need .venv side by side, and two setup.sh runs would
-  // build it at once.
-  execFileSync('flock', [join(tmpdir(), 'attention-viz-setup-python.lock'), join(ROOT, 'scripts/setup.sh'), 'python'],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  // setup.sh takes a lock: `node --test` may run the files that need .venv side by side.
+  execFileSync(join(ROOT, 'scripts/setup.sh'), ['python'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   wheel = findWheel();
   tmp = mkdtempSync(join(tmpdir(), 'attention-viz-notebook-'));
   // A fresh environment without pip of its own (.venv's pip installs into it: seconds instead of ensurepip's),
