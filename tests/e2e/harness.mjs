@@ -47,8 +47,13 @@ export async function open({ root = '.', csp = false } = {}) {
   };
 }
 
-/** Collects `page`'s console errors and uncaught page errors in `page.errors` (checked by `done`); returns the page. */
+/** Collects `page`'s console errors and uncaught page errors in `page.errors` (checked by `done`); returns the page.
+ *  Its file choosers stay intercepted: playwright turns the interception on when a 'filechooser' listener is added
+ *  and off when the last one goes, without waiting for the browser, so a test's second `waitForEvent('filechooser')`
+ *  raced a key press that opened the picker (lost under load: no chooser, ever). One listener for the page's life
+ *  keeps it on. */
 export function watch(page) {
+  page.on('filechooser', () => {});
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
