@@ -179,9 +179,17 @@ def test_unknown_field_suggests():
         av.show(embeddings=X, zzzzzzzz=1)
 
 
-def test_unknown_preset():
-    with pytest.raises(ValueError, match=r"unknown preset 'seed-04' \(did you mean \"seed-000\"\?\)|unknown preset 'seed-04'"):
-        av.show(preset="seed-04")
+@pytest.mark.parametrize("name,message", [
+    # Two edits from each of seed-000 … seed-003: the first of them is offered.
+    ("seed-04", 'unknown preset \'seed-04\' (did you mean "seed-000"?); presets are seed-000, seed-001, seed-002, seed-003'),
+    ("seed-001x", 'unknown preset \'seed-001x\' (did you mean "seed-001"?); presets are seed-000, seed-001, seed-002, seed-003'),
+    # Nothing near: no suggestion, only the list.
+    ("zzz", "unknown preset 'zzz'; presets are seed-000, seed-001, seed-002, seed-003"),
+])
+def test_unknown_preset(name, message):
+    with pytest.raises(ValueError) as e:
+        av.show(preset=name)
+    assert str(e.value) == message
 
 
 @pytest.mark.parametrize("options,message", [
