@@ -1,10 +1,10 @@
 """The package's HTML in headless Chromium (playwright-core from the repo's node_modules, Debian's chromium):
 a save_html page draws the live figure with no console errors and hides the picture; a figure the page refuses
 keeps its picture; the Widget's front end (its _esm, with a stand-in for anywidget's model) sends the learner's
-typed edit back and follows a config set from Python. Skipped where node or chromium is missing."""
+typed edit back and follows a config set from Python. Without node, Chromium or playwright-core they fail
+(conftest's browser_tools)."""
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,12 +13,9 @@ import pytest
 
 import attention_viz as av
 
-ROOT = Path(__file__).resolve().parents[2]
-PLAYWRIGHT = ROOT / "node_modules" / "playwright-core" / "index.mjs"
-CHROMIUM = shutil.which("chromium")
+from conftest import CHROMIUM, PLAYWRIGHT
 
-pytestmark = pytest.mark.skipif(not (shutil.which("node") and CHROMIUM and PLAYWRIGHT.exists()),
-                                reason="needs node, chromium and node_modules/playwright-core")
+pytestmark = pytest.mark.usefixtures("browser_tools")
 
 
 # What every script below starts with: `openPage(viewport)` gives Chromium with one page whose console errors and
@@ -153,9 +150,6 @@ mod.default.render({ model, el: document.getElementById('host') });
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_show_attention_draws_live(tmp_path, dtype):
-    build = (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
-    if "key_tokens" not in build:
-        pytest.skip("dist/ predates mechanism \"weights\": run `make dist`")
     # 864 values: the attribute carries them as float32 or float64 bytes, byte-grouped and deflated (a causal
     # stack's zeros deflate), which the element decodes: float32 into their shortest decimals, float64 as they are.
     a = np.tril(np.random.default_rng(5).random((2, 3, 12, 12))).astype(dtype)

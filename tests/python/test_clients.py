@@ -10,15 +10,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anywidget  # noqa: F401 (the widget extra; tests/requirements-python.txt installs it: without it these fail)
+import nbclient
+import nbconvert
+import nbformat
 import numpy as np
 import pytest
 
 import attention_viz as av
 from attention_viz import _figure
-from test_browser import CHROMIUM, PLAYWRIGHT, run_node
+from test_browser import run_node
 
-anywidget = pytest.importorskip("anywidget")
-browser = pytest.mark.skipif(not (CHROMIUM and PLAYWRIGHT.exists()), reason="needs chromium and playwright-core")
+# node, Chromium and playwright-core, or the test fails (conftest's browser_tools).
+browser = pytest.mark.usefixtures("browser_tools")
 
 
 class Handle:
@@ -117,9 +121,6 @@ await browser.close();
 
 @browser
 def test_nbconvert_export_with_widget_state_shows_the_current_picture_offline(tmp_path):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    nbconvert = pytest.importorskip("nbconvert")
     nb = nbformat.from_dict(NOTEBOOK)
     # The default kernel is this interpreter's (the .venv the wheel is installed into); the widget state is stored,
     # as `jupyter nbconvert --execute` and myst-nb do by default.

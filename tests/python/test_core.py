@@ -1,12 +1,12 @@
 """Python runs the Rust core (the page's own .wasm, through wasmtime): what Python says and draws is what the page
 says and draws. The page's side is asked in headless Chromium, through the public API of the single-file build the
-wheel carries (``AttentionViz.compute``, ``checkPalette``) and the live element's canvas pixels: nothing expected
-here is typed by hand. Skipped where node or chromium is missing."""
+wheel carries (``AttentionViz.compute``, ``checkPalette``) and the live element's canvas pixels; the refused configs'
+messages are also written out here, so that both sides saying the same wrong thing fails too. The page's side needs
+node, Chromium and playwright-core, and fails without them (conftest's browser_tools)."""
 
 import base64
 import json
 import re
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from importlib import resources
@@ -18,13 +18,9 @@ import pytest
 import attention_viz as av
 from attention_viz import _figure
 
-ROOT = Path(__file__).resolve().parents[2]
-PLAYWRIGHT = ROOT / "node_modules" / "playwright-core" / "index.mjs"
-CHROMIUM = shutil.which("chromium")
-SVG = "{http://www.w3.org/2000/svg}"
+from conftest import CHROMIUM, PLAYWRIGHT
 
-pytestmark = pytest.mark.skipif(not (shutil.which("node") and CHROMIUM and PLAYWRIGHT.exists()),
-                                reason="needs node, chromium and node_modules/playwright-core")
+SVG = "{http://www.w3.org/2000/svg}"
 
 X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 I2 = [[1.0, 0.0], [0.0, 1.0]]
@@ -123,7 +119,7 @@ await browser.close();
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def page(tmp_path_factory, browser_tools):
     """What the page says and draws: compute()'s messages, checkPalette's, and each palette's live weights colours."""
     tmp = tmp_path_factory.mktemp("core")
     build = Path(str(resources.files("attention_viz").joinpath("static/attention-viz.inline.js")))

@@ -4,12 +4,11 @@ without anywidget."""
 import subprocess
 import sys
 
+import anywidget  # the widget extra; tests/requirements-python.txt installs it, so without it these tests fail
 import numpy as np
 import pytest
 
 import attention_viz as av
-
-anywidget = pytest.importorskip("anywidget")
 
 
 def test_traitlets_exist_and_sync():
