@@ -108,7 +108,7 @@ const { browser, page, errors } = await openPage();
 const asked = [];
 await page.route(/^https?:/, (route) => { asked.push(route.request().url()); route.abort(); });
 await page.goto(process.argv[2]);
-await page.waitForFunction(() => document.querySelector('.attention-viz-widget-picture img')?.complete, null, { timeout: 60000 });
+await page.waitForFunction(() => document.querySelector('.attention-viz-widget-picture img')?.complete, null, { timeout: 600000 });
 const out = await page.evaluate(() => [...document.querySelectorAll('.attention-viz-widget-picture img')].map((img) => {
   const r = img.getBoundingClientRect();
   return { width: r.width, height: r.height, natural: img.naturalWidth, alt: img.alt };
@@ -124,7 +124,9 @@ def test_nbconvert_export_with_widget_state_shows_the_current_picture_offline(tm
     nb = nbformat.from_dict(NOTEBOOK)
     # The default kernel is this interpreter's (the .venv the wheel is installed into); the widget state is stored,
     # as `jupyter nbconvert --execute` and myst-nb do by default.
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", store_widget_state=True).execute()
+    # Ten minutes to start the kernel (nbclient's default is one) and for each cell: a loaded machine is slow, not wrong.
+    nbclient.NotebookClient(nb, timeout=600, startup_timeout=600, kernel_name="python3",
+                            store_widget_state=True).execute()
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     outputs = nb.cells[0].outputs
     assert [o.output_type for o in outputs] == ["display_data", "display_data"]
@@ -164,7 +166,7 @@ THROTTLE = """
 const { server, url } = await serveDir(process.argv[2]);
 const { browser, page, errors } = await openPage();
 await page.goto(`${url}widget.html`);
-await page.waitForFunction(() => window.state.trace, null, { timeout: 180000 });
+await page.waitForFunction(() => window.state.trace, null, { timeout: 600000 });
 const pictureLive = await page.evaluate(() => getComputedStyle(document.getElementById('picture')).display);
 // Timers stand still from here: however slow the machine, the keystrokes below come within one throttle interval.
 await page.clock.install();
@@ -221,7 +223,7 @@ await page.evaluate((f) => {
   window.roots = [panel.shadowRoot, gradio, refused.shadowRoot];
 }, fragments);
 await page.waitForFunction(() => window.roots.slice(0, 2).every((r) => r.querySelector('attention-viz').trace)
-  && window.roots[2].querySelector('attention-viz').shadowRoot?.querySelector('.status.error')?.textContent, null, { timeout: 180000 });
+  && window.roots[2].querySelector('attention-viz').shadowRoot?.querySelector('.status.error')?.textContent, null, { timeout: 600000 });
 const pictures = await page.evaluate(() => window.roots.map((r) => getComputedStyle(r.querySelector('img.attention-viz-picture')).display));
 console.log(JSON.stringify({ errors: errors.filter((e) => !e.includes('cost')), pictures }));
 await browser.close(); server.close();
@@ -258,12 +260,12 @@ FRAME = """
 const { browser, page, errors } = await openPage({ width: 800, height: 900 });
 await page.goto(process.argv[2]);
 const frame = page.frames()[1];
-await frame.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 180000 });
+await frame.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 600000 });
 // The height settles once the figure has drawn (its canvases sized): wait for the frame to fit its page.
 await page.waitForFunction(() => {
   const f = document.querySelector('iframe'), d = f.contentDocument.documentElement;
   return d.scrollHeight <= d.clientHeight && f.getBoundingClientRect().height > 500;
-}, null, { timeout: 60000 }).catch(() => {});
+}, null, { timeout: 600000 }).catch(() => {});
 const out = await page.evaluate(() => {
   const f = document.querySelector('iframe'), d = f.contentDocument.documentElement;
   return { frame: f.getBoundingClientRect().height, content: d.scrollHeight, client: d.clientHeight,
@@ -317,7 +319,7 @@ MOUNT = """
 const { server, url } = await serveDir(process.argv[2]);
 const { browser, page, errors } = await openPage({ width: 700, height: 900 });
 await page.goto(`${url}page.html`);
-await page.waitForFunction(() => window.root?.querySelector('attention-viz')?.trace, null, { timeout: 180000 });
+await page.waitForFunction(() => window.root?.querySelector('attention-viz')?.trace, null, { timeout: 600000 });
 const out = await page.evaluate(async () => {
   const el = window.root.querySelector('attention-viz');
   const first = el;

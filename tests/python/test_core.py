@@ -79,14 +79,17 @@ import { chromium } from %(playwright)s;
 import { writeFileSync } from 'node:fs';
 const page_file = %(dir)s + '/page.html';
 writeFileSync(page_file, `<!doctype html><meta charset=utf-8><body>${%(elements)s}<script src=%(build)s></script>`);
-const browser = await chromium.launch({ executablePath: %(chromium)s, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({ executablePath: %(chromium)s, args: ['--no-sandbox', '--disable-gpu'], timeout: 600000 });
 const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+page.setDefaultTimeout(600000);  // every wait: a loaded machine is slow, not wrong
 const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
 await page.goto('file://' + page_file);
-await page.waitForFunction(() => window.AttentionViz && [...document.querySelectorAll('attention-viz')].every((e) => e.trace),
-  null, { timeout: 180000 });
-await page.waitForTimeout(300);
+// Every figure computed, its weights heatmap painted (its canvas's data-painted set), and the refused palettes said.
+await page.waitForFunction((refused) => window.AttentionViz && [...document.querySelectorAll('attention-viz')].every((e) =>
+  e.trace && e.shadowRoot.querySelector('canvas[data-view="weights"]')?.dataset.painted
+  && (!refused.includes(e.getAttribute('palette')) || e.shadowRoot.textContent.includes('is not a palette'))),
+  %(refused)s, { timeout: 600000 });
 const out = await page.evaluate(async () => {
   await AttentionViz.ready;
   const thrown = (f) => { try { f(); return null; } catch (e) { return e.message; } };
@@ -128,7 +131,7 @@ def page(tmp_path_factory, browser_tools):
     cases = "{" + ",".join(f"{json.dumps(k)}: {js(v)}" for k, (v, _) in MALFORMED.items()) + "}"
     script = SCRIPT % dict(playwright=json.dumps(PLAYWRIGHT.as_uri()), dir=json.dumps(str(tmp)),
                            elements=json.dumps(elements), build=json.dumps(build.as_uri()),
-                           chromium=json.dumps(CHROMIUM), cases=cases, 
+                           chromium=json.dumps(CHROMIUM), cases=cases, refused=json.dumps(REFUSED),
                            layers=HUGE[0], heads=HUGE[1], n=HUGE[2], m=HUGE[3])
     (tmp / "page.mjs").write_text(script, encoding="utf-8")
     done = subprocess.run(["node", str(tmp / "page.mjs")], capture_output=True, text=True, timeout=900)
