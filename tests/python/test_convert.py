@@ -216,10 +216,12 @@ def test_options_become_attributes():
                          "editable": "false", "theme": "dark", "contrast": "more"}
 
 
-def test_presets_and_overrides():
-    base = av.presets()["seed-001"]
+def test_presets_and_overrides(seed_values):
+    # The preset's inputs are the seed document's (tests/fixtures/seed-values.json), not the core's own copy of them.
+    s = seed_values["seed_000_001"]
     f = av.show(preset="seed-001")
-    assert f.config["embeddings"] == base["embeddings"] and f.config["w_q"] == base["w_q"]
+    assert [f.config[k] for k in ("embeddings", "w_q", "w_k", "w_v")] == [s["words"], s["W_Q"], s["W_K"], s["W_V"]]
+    assert f.config["tokens"] == ["word_1", "word_2", "word_3", "word_4"]
     g = av.show(preset="seed-001", temperature=2, query=np.int64(3))
     assert g.config["temperature"] == 2.0 and g.config["query"] == 3
     # A new mechanism's inputs replace the preset's.
