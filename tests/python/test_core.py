@@ -220,15 +220,20 @@ def test_the_limit_is_the_cores():
     assert av.compute(mechanism="weights", attention=ok)["attention"].shape == ok.shape
 
 
-def test_compute_returns_numpy_arrays_in_computes_structure():
+def test_compute_returns_numpy_arrays_in_computes_structure(seed_values):
+    s = seed_values["seed_000_001"]
     t = av.compute(preset="seed-001")
     assert t["mechanism"] == "self" and t["query"]["index"] == 0
     assert isinstance(t["weights"], np.ndarray) and t["weights"].shape == (4, 4)
+    np.testing.assert_allclose(t["weights"], s["weights"], rtol=1e-12)
     assert isinstance(t["heads"], list) and np.array_equal(t["heads"][0]["weights"], t["weights"])
     assert t["query"]["exp"].shape == (4,)
-    # Python's arguments as show() takes them: a preset and fields over it.
+    # Python's arguments as show() takes them: a preset and fields over it. Temperature 2 halves the seed's scaled
+    # scores before the softmax (NumPy's, here).
     hot = av.compute(preset="seed-001", temperature=2)
-    assert not np.array_equal(hot["weights"], t["weights"])
+    z = np.asarray(s["scaled_scores"]) / 2
+    want = np.exp(z - z.max(1, keepdims=True))
+    np.testing.assert_allclose(hot["weights"], want / want.sum(1, keepdims=True), rtol=1e-12)
 
 
 def test_a_panic_is_an_internal_error_and_the_next_call_works():
