@@ -111,7 +111,8 @@ def test_hostile_tokens_stay_text():
     root, _ = picture_svg(out)
     got = texts(root)
     for t in tokens:
-        assert any(t in g or g.rstrip("…") and t.startswith(g.rstrip("…")) for g in got), t
+        # Whole, or cut with an ellipsis: a label that is only the token's start, unmarked, is not it.
+        assert any(t in g or g.endswith("…") and len(g) > 1 and t.startswith(g[:-1]) for g in got), t
 
 
 # Every character XML 1.0 cannot hold, Python's lone surrogates, and the ones markup gives meaning to.
