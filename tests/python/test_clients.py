@@ -244,6 +244,7 @@ def test_picture_gives_way_in_shadow_roots_and_innerhtml_where_no_script_runs(tm
     refused = av.Figure({"embeddings": np.ones((2000, 64)).tolist()}).to_html(script=False)
     (tmp_path / "fragments.json").write_text(json.dumps({"good": good, "refused": refused}), encoding="utf-8")
     got = run_node(SHADOW.replace("process.argv[2]", json.dumps(str(tmp_path))), tmp_path)
+    assert got["errors"] == []  # but the refused figure's own, about its cost
     assert got["pictures"] == ["none", "none", "block"]
 
 
