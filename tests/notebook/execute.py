@@ -50,7 +50,8 @@ def main() -> None:
 
     nb = nbformat.read(args.notebook, as_version=4)
     started = time.monotonic()
-    NotebookClient(nb, kernel_name=KERNEL, timeout=900, store_widget_state=False,
+    # startup_timeout: nbclient gives the kernel one minute to start by default, too short on a loaded machine.
+    NotebookClient(nb, kernel_name=KERNEL, timeout=900, startup_timeout=900, store_widget_state=False,
                    resources={"metadata": {"path": str(out)}}).execute()
     executed = time.monotonic() - started
     nbformat.write(nb, out / "executed.ipynb")

@@ -3,12 +3,18 @@
 python/, so `import attention_viz` is the wheel's package, not the source tree)."""
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+# What the browser tests drive: Debian's chromium through node and the repo's playwright-core.
+PLAYWRIGHT = ROOT / "node_modules" / "playwright-core" / "index.mjs"
+CHROMIUM = shutil.which("chromium")
 
 
 def load(name):
@@ -27,6 +33,21 @@ def golden(value):
         return x
 
     return np.asarray(conv(value), dtype=np.float64)
+
+
+@pytest.fixture(scope="session")
+def browser_tools():
+    """node, Chromium and playwright-core, or the test fails: `make test-python` installs them (its `make dist` runs
+    `scripts/setup.sh test`), so one missing is a broken setup, not a reason to skip. A skip must be asked for by
+    name, as the native tests' NumPy comparisons are: ATTENTION_VIZ_SKIP=browser (a comma-separated list)."""
+    missing = [name for name, there in (("node", shutil.which("node")), ("chromium", CHROMIUM),
+                                        ("node_modules/playwright-core", PLAYWRIGHT.exists())) if not there]
+    if not missing:
+        return
+    if "browser" in [s.strip() for s in os.environ.get("ATTENTION_VIZ_SKIP", "").split(",")]:
+        pytest.skip(f"skipped by ATTENTION_VIZ_SKIP=browser: this test needs {', '.join(missing)}")
+    pytest.fail(f"the browser tests need {', '.join(missing)}: run scripts/setup.sh test, or set "
+                "ATTENTION_VIZ_SKIP=browser to skip them on purpose", pytrace=False)
 
 
 @pytest.fixture(scope="session")

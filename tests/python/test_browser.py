@@ -1,10 +1,10 @@
 """The package's HTML in headless Chromium (playwright-core from the repo's node_modules, Debian's chromium):
 a save_html page draws the live figure with no console errors and hides the picture; a figure the page refuses
 keeps its picture; the Widget's front end (its _esm, with a stand-in for anywidget's model) sends the learner's
-typed edit back and follows a config set from Python. Skipped where node or chromium is missing."""
+typed edit back and follows a config set from Python. Without node, Chromium or playwright-core they fail
+(conftest's browser_tools)."""
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,22 +13,23 @@ import pytest
 
 import attention_viz as av
 
-ROOT = Path(__file__).resolve().parents[2]
-PLAYWRIGHT = ROOT / "node_modules" / "playwright-core" / "index.mjs"
-CHROMIUM = shutil.which("chromium")
+from conftest import CHROMIUM, PLAYWRIGHT
 
-pytestmark = pytest.mark.skipif(not (shutil.which("node") and CHROMIUM and PLAYWRIGHT.exists()),
-                                reason="needs node, chromium and node_modules/playwright-core")
+pytestmark = pytest.mark.usefixtures("browser_tools")
 
 
 # What every script below starts with: `openPage(viewport)` gives Chromium with one page whose console errors and
-# uncaught errors collect in `errors`; `serveDir(dir)` serves a folder over HTTP (scripts as JavaScript).
+# uncaught errors collect in `errors`, and whose every wait (navigation, clicks, waitForFunction without its own
+# timeout) lasts up to 10 minutes: a loaded machine is slow, not wrong; `serveDir(dir)` serves a folder over HTTP
+# (scripts as JavaScript). `frames()` resolves after two animation frames: whatever the element painted in one is on
+# the page.
 PRELUDE = """
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 async function openPage(viewport = { width: 1280, height: 900 }) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'], timeout: 600000 });
   const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(600000);
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -43,6 +44,7 @@ async function serveDir(dir) {
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   return { server, url: `http://127.0.0.1:${server.address().port}/` };
 }
+const frames = (page) => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
 """
 
 
@@ -58,8 +60,8 @@ def run_node(script: str, tmp_path: Path) -> dict:
 PAGE = """
 const { browser, page, errors } = await openPage();
 await page.goto(process.argv[2]);
-await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 180000 });
-await page.waitForTimeout(400);
+await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 600000 });
+await frames(page);
 const out = await page.evaluate(() => [...document.querySelectorAll('.attention-viz-output')].map((r) => ({
   picture: getComputedStyle(r.querySelector('img')).display,
   mechanism: r.querySelector('attention-viz').config?.mechanism ?? null,
@@ -87,10 +89,10 @@ def test_refused_config_keeps_the_picture(tmp_path):
     fig = av.Figure({"embeddings": x.tolist()})
     path = fig.save_html(tmp_path / "big.html")
     script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
-        "await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 180000 });",
+        "await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.trace), null, { timeout: 600000 });",
         # Refused, the figure draws nothing (no other figure's numbers either): wait for its message.
         "await page.waitForFunction(() => window.AttentionViz && document.querySelector('attention-viz')"
-        ".shadowRoot?.querySelector('.status.error')?.textContent, null, { timeout: 180000 });")
+        ".shadowRoot?.querySelector('.status.error')?.textContent, null, { timeout: 600000 });")
     got = run_node(script, tmp_path)
     (out,) = got["out"]
     assert out["picture"] == "block"
@@ -100,16 +102,16 @@ WIDGET = """
 const { server, url } = await serveDir(process.argv[2]);
 const { browser, page, errors } = await openPage();
 await page.goto(`${url}widget.html`);
-await page.waitForFunction(() => window.state.trace, null, { timeout: 180000 });
+await page.waitForFunction(() => window.state.trace, null, { timeout: 600000 });
 const cell = page.locator('attention-viz input.cell[data-matrix="embeddings"][data-row="1"][data-col="1"]');
 await cell.click(); await page.keyboard.press('Control+A'); await page.keyboard.type('5');
-await page.waitForFunction(() => window.state.config.embeddings[1][1] === 5, null, { timeout: 180000 });
+await page.waitForFunction(() => window.state.config.embeddings[1][1] === 5, null, { timeout: 600000 });
 const edited = await page.evaluate(() => ({ config: window.state.config, weights: window.state.trace.weights, saves: window.saves }));
 await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3, 4]], tokens: ['x', 'y'] }));
-await page.waitForFunction(() => document.querySelector('attention-viz').config.tokens[0] === 'x', null, { timeout: 180000 });
+await page.waitForFunction(() => document.querySelector('attention-viz').config.tokens[0] === 'x', null, { timeout: 600000 });
 const fromPython = await page.evaluate(() => ({ shown: document.querySelector('attention-viz').config.embeddings, weights: window.state.trace.weights }));
 await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3]] }));
-await page.waitForFunction(() => window.state.error, null, { timeout: 180000 });
+await page.waitForFunction(() => window.state.error, null, { timeout: 600000 });
 const error = await page.evaluate(() => window.state.error);
 console.log(JSON.stringify({ errors, edited, fromPython, error }));
 await browser.close(); server.close();
@@ -153,9 +155,6 @@ mod.default.render({ model, el: document.getElementById('host') });
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_show_attention_draws_live(tmp_path, dtype):
-    build = (ROOT / "dist" / "attention-viz.inline.js").read_text(encoding="utf-8")
-    if "key_tokens" not in build:
-        pytest.skip("dist/ predates mechanism \"weights\": run `make dist`")
     # 864 values: the attribute carries them as float32 or float64 bytes, byte-grouped and deflated (a causal
     # stack's zeros deflate), which the element decodes: float32 into their shortest decimals, float64 as they are.
     a = np.tril(np.random.default_rng(5).random((2, 3, 12, 12))).astype(dtype)

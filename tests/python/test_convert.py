@@ -179,9 +179,17 @@ def test_unknown_field_suggests():
         av.show(embeddings=X, zzzzzzzz=1)
 
 
-def test_unknown_preset():
-    with pytest.raises(ValueError, match=r"unknown preset 'seed-04' \(did you mean \"seed-000\"\?\)|unknown preset 'seed-04'"):
-        av.show(preset="seed-04")
+@pytest.mark.parametrize("name,message", [
+    # Two edits from each of seed-000 … seed-003: the first of them is offered.
+    ("seed-04", 'unknown preset \'seed-04\' (did you mean "seed-000"?); presets are seed-000, seed-001, seed-002, seed-003'),
+    ("seed-001x", 'unknown preset \'seed-001x\' (did you mean "seed-001"?); presets are seed-000, seed-001, seed-002, seed-003'),
+    # Nothing near: no suggestion, only the list.
+    ("zzz", "unknown preset 'zzz'; presets are seed-000, seed-001, seed-002, seed-003"),
+])
+def test_unknown_preset(name, message):
+    with pytest.raises(ValueError) as e:
+        av.show(preset=name)
+    assert str(e.value) == message
 
 
 @pytest.mark.parametrize("options,message", [
@@ -208,10 +216,12 @@ def test_options_become_attributes():
                          "editable": "false", "theme": "dark", "contrast": "more"}
 
 
-def test_presets_and_overrides():
-    base = av.presets()["seed-001"]
+def test_presets_and_overrides(seed_values):
+    # The preset's inputs are the seed document's (tests/fixtures/seed-values.json), not the core's own copy of them.
+    s = seed_values["seed_000_001"]
     f = av.show(preset="seed-001")
-    assert f.config["embeddings"] == base["embeddings"] and f.config["w_q"] == base["w_q"]
+    assert [f.config[k] for k in ("embeddings", "w_q", "w_k", "w_v")] == [s["words"], s["W_Q"], s["W_K"], s["W_V"]]
+    assert f.config["tokens"] == ["word_1", "word_2", "word_3", "word_4"]
     g = av.show(preset="seed-001", temperature=2, query=np.int64(3))
     assert g.config["temperature"] == 2.0 and g.config["query"] == 3
     # A new mechanism's inputs replace the preset's.

@@ -12,6 +12,7 @@ import pytest
 
 import attention_viz as av
 from attention_viz import _config
+from conftest import load
 
 REPO = Path(__file__).resolve().parent.parent.parent
 X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
@@ -102,3 +103,24 @@ def test_bad_input_raises_value_error_with_the_input_cut(name):
     # Nothing the caller wrote is echoed beyond the cut: no run of its characters longer than QUOTE_MAX.
     assert not re.search(r"[0-9x]{%d}" % (_config.QUOTE_MAX + 1), text), text
     assert len(text) < 400, len(text)
+
+
+# The malformed configs the core's and the page's tests share (tests/fixtures/malformed-configs.json), each with a part
+# of the message it must get. Python takes a config as a dict or keyword arguments: the fixture's configs that are
+# not objects cannot be given to it.
+FIXTURE = [c for c in load("malformed-configs.json")["cases"] if isinstance(c["config"], dict)]
+PYTHON_ACCEPTS = {
+    # Python's True is the integer 1 to NumPy, so the conversion passes it; the config keeps True, which the page
+    # then refuses. Strict: once Python refuses it, this fails until the mark goes.
+    "bool in embeddings": "Python accepts [[True, 1]] as embeddings, which the page refuses",
+}
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=PYTHON_ACCEPTS[c["name"]]))
+    if c["name"] in PYTHON_ACCEPTS else c for c in FIXTURE], ids=[c["name"] for c in FIXTURE])
+def test_every_malformed_config_of_the_fixture_gets_its_message(case):
+    for call in (lambda: av.compute(case["config"]), lambda: av.show(**case["config"])):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert case["error"] in str(e.value)
