@@ -456,14 +456,15 @@ fn numpy_writes_the_modern_fields() {
         let Trace::SelfAttention(t) = compute(config).unwrap() else { panic!() };
         let what = |f: &str| format!("{f} of\n{snippet}");
         close(&got["context"], t.context.data(), &what("context"));
-        if let Some(pe) = &t.pe {
-            close(&got["pe"], pe.data(), &what("PE"));
-        }
-        if let Some(d) = &t.decode {
-            close(&got["decode"], &d.weights, &what("decode weights"));
-            close(&got["decode_context"], &d.context, &what("decode context"));
-        }
-        if t.flash.is_some() {
+        // A stage the trace lacks must be absent from the snippet too (dumped as []), not skipped unseen.
+        let pe = t.pe.as_ref().map_or(&[][..], |pe| pe.data());
+        close(&got["pe"], pe, &what("PE"));
+        let (weights, context) = t.decode.as_ref().map_or((&[][..], &[][..]), |d| (&d.weights[..], &d.context[..]));
+        close(&got["decode"], weights, &what("decode weights"));
+        close(&got["decode_context"], context, &what("decode context"));
+        if t.flash.is_none() {
+            close(&got["flash"], &[], &what("o / l"));
+        } else {
             // o / l is the context wherever a query has a key to attend; the snippet leaves 0 where it has none.
             let h = t.head(config.options.head);
             let n = h.weights.rows();

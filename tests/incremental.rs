@@ -205,4 +205,5 @@ fn a_refused_edit_after_patches_changes_no_bit() {
     assert_eq!(bits(&s), before);
     // And the softmax state came back with it: the next edit is still incremental and right.
     s.set_value("embeddings", 0, 0, 1.0).unwrap();
+    assert_same(&s);
 }

@@ -38,8 +38,10 @@ fn matmul_and_transpose() {
     let a = Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).unwrap();
     let b = Matrix::from_rows(&[[1.0, 0.0, 2.0], [0.0, 1.0, 3.0]]).unwrap();
     assert_eq!(a.matmul(&b).to_rows(), vec![vec![1.0, 2.0, 8.0], vec![3.0, 4.0, 18.0], vec![5.0, 6.0, 28.0]]);
-    assert_eq!(a.matmul_transposed(&a), a.matmul(&a.transpose()));
-    assert_eq!(a.transpose().shape(), (2, 3));
+    // A·Aᵀ and Aᵀ worked out by hand: matmul_transposed is its own kernel, not matmul of a transpose.
+    let a_at = vec![vec![5.0, 11.0, 17.0], vec![11.0, 25.0, 39.0], vec![17.0, 39.0, 61.0]];
+    assert_eq!(a.matmul_transposed(&a).to_rows(), a_at);
+    assert_eq!(a.transpose().to_rows(), vec![vec![1.0, 3.0, 5.0], vec![2.0, 4.0, 6.0]]);
     assert!(Matrix::from_rows(&[vec![1.0], vec![1.0, 2.0]]).is_none());
 }
 

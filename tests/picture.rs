@@ -67,7 +67,9 @@ fn ffi_refuses_with_the_cores_message_and_computes_flat_matrices() {
     let config = Config::from_json(r#"{"embeddings": [[1, 0], [0.5, 2]], "tokens": ["a", "b"]}"#).unwrap();
     let trace = attention::compute(&config).unwrap();
     let layout: serde_json::Value = serde_json::from_str(&layout).unwrap();
-    for (entry, field) in layout["fields"].as_array().unwrap().iter().zip(trace.fields()) {
+    let entries = layout["fields"].as_array().unwrap();
+    assert_eq!(entries.len(), trace.fields().len(), "one layout entry a field");
+    for (entry, field) in entries.iter().zip(trace.fields()) {
         assert_eq!(entry[0], field.name.as_ref());
         let at = entry[2].as_u64().unwrap() as usize;
         let got = &values[at..at + field.data.len()];

@@ -1037,7 +1037,11 @@ mod incremental {
             start in extreme_config(),
             edits in prop::collection::vec((prop::bool::weighted(0.2), extreme_edit()), 1..=12),
         ) {
-            let Ok(mut session) = Session::new(start.clone()) else { return Ok(()) };
+            // A start that overflows is rejected, not passed: proptest then draws another, and fails the run if too
+            // many are rejected (a session that refused every config would otherwise pass unseen).
+            let session = Session::new(start.clone());
+            prop_assume!(session.is_ok());
+            let mut session = session.unwrap();
             let mut done = Vec::new();
             for (w_v, (row, col, value)) in edits {
                 let has_w_v = matches!(&session.config().mechanism, Mechanism::SelfAttention { projections: Some(_), .. });

@@ -46,6 +46,7 @@ fn summaries_match_numpy() {
         for (k, key) in SUMMARY_NAMES.iter().enumerate() {
             let mut want = vec![];
             flat(&case["summary"][key], &mut want);
+            assert_eq!(t.summaries[k].len(), want.len(), "{name}: summary.{key}: one per head");
             for (i, (&g, &w)) in t.summaries[k].iter().zip(&want).enumerate() {
                 assert!(close(g, w), "{name}: summary.{key}[{i}] = {g}, NumPy {w}");
             }
