@@ -260,9 +260,13 @@ fn answer(result: Result<String, String>, values: Vec<f64>) -> u32 {
 fn hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
+        // The hook before ours still runs: in a native test binary it prints every later panic's message (a
+        // failed assertion in another test); in the .wasm it writes nowhere.
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
             let message = info.to_string();
             LAST_PANIC.with(|p| *p.borrow_mut() = Some(message));
+            before(info);
         }))
     });
 }
