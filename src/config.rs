@@ -22,7 +22,7 @@ pub const MAX_DIMS: usize = 1024;
 /// 0.25 s for 4.3e8 (0.58 ns). At 3e8, about 0.18 s natively, 0.35 s in a browser.
 pub const MAX_COST: f64 = 3e8;
 
-/// The most work a read-only self-attention figure may need when a Web Worker computes it (issue 26): the page's
+/// The most work a read-only self-attention figure may need when a Web Worker computes it: the page's
 /// main thread then only puts the worker's images and reads values under the cursor, so the bound is the worker's
 /// time and memory, not a frame's. n = 4096, d = 64 with projections costs 3.9e9 (a few seconds in the worker; its
 /// three 4096 × 4096 stages hold 400 MB, which the worker releases when it ends); 8e9 admits d_k = 128 at n = 4096.
@@ -100,7 +100,7 @@ pub struct Config {
     pub scale: Scale,
     /// The query the single-query breakdown follows.
     pub query: usize,
-    /// Heads, W_O, the scoring function, temperature and masks (issue 12); the
+    /// Heads, W_O, the scoring function, temperature, masks and the modern fields; the
     /// defaults are the seed documents' single dot-product head.
     pub options: Options,
 }
@@ -123,7 +123,7 @@ pub struct Options {
     /// Query i may attend keys 0 … valid_lens[i] − 1 (d2l's valid lengths).
     pub valid_lens: Option<Vec<usize>>,
     pub masked_row: MaskedRow,
-    /// How the tokens' order enters (issue 25): absent, sinusoidal (added to X), RoPE (q, k rotated), ALiBi (a bias).
+    /// How the tokens' order enters: absent, sinusoidal (added to X), RoPE (q, k rotated), ALiBi (a bias).
     pub position: Option<Position>,
     /// Key/value heads when fewer than `heads` (GQA; 1 = multi-query): query head h uses kv head
     /// ⌊h / (heads / kv_heads)⌋. `None`: one per query head (kept `None` when it equals `heads`).
@@ -213,7 +213,7 @@ impl Options {
         (1..=self.heads).filter(|d| self.heads % d == 0).collect()
     }
 
-    /// Whether any field of issue 25 (position, kv_heads, window, sinks, decode_step, tiles) is set: the
+    /// Whether any modern field (position, kv_heads, window, sinks, decode_step, tiles) is set: the
     /// incremental patches know none of them.
     pub fn has_modern(&self) -> bool {
         self.position.is_some()
@@ -635,7 +635,7 @@ impl Config {
         Ok(self)
     }
 
-    /// The rules tying issue 25's fields to the shapes and the mask, checked when parsing and again here for the
+    /// The rules tying the modern fields to the shapes and the mask, checked when parsing and again here for the
     /// edits that change a shape or the mask: kv_heads divides heads, ALiBi's slopes are one per head, RoPE's d_k is
     /// even, decode_step is a token's index under a causal mask.
     fn check_tied(&self) -> Result<()> {

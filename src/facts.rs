@@ -56,7 +56,7 @@ pub fn js() -> String {
          /** The most values one RandomState call may ask for (the core's `random::MAX_RANDOM`): refused from the\n \
          * shape before anything is drawn or built. */\n\
          export const MAX_RANDOM = {};\n\n\
-         /** Issue 25's panel names for the `views` attribute, in the core's order (the core's `views::MODERN_PANELS`). */\n\
+         /** The modern panels' names for the `views` attribute, in the core's order (`views::MODERN_PANELS`). */\n\
          export const MODERN_PANELS = [{}];\n\n\
          /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */\n\
          export const DECODE_VIEWS = [{}];\n\n\

@@ -111,7 +111,7 @@ pub fn names(config: &Config) -> Vec<String> {
     out
 }
 
-/// The names the `views` attribute gives issue 25's panels: the position encoding, the key/value heads, the window
+/// The names the `views` attribute gives the modern panels: the position encoding, the key/value heads, the window
 /// and sinks, the decode stepper, FlashAttention's tile stepper.
 pub const MODERN_PANELS: [&str; 5] = ["position", "kv", "window", "decode", "flash"];
 
@@ -222,7 +222,8 @@ pub fn head_of(name: &str) -> Option<usize> {
     name.strip_prefix("heads.")?.strip_suffix(".weights")?.parse().ok()
 }
 
-/// The inputs and stages issue 12 added, shared by both mechanisms; `None` when `name` is none of them.
+/// The inputs and stages of `Options` (W_O, the mask, additive scoring's W_a, U_a, v_a and features), shared by both
+/// mechanisms; `None` when `name` is none of them.
 const OPTION_VIEWS: [&str; 6] = ["w_a", "u_a", "v_a", "w_o", "mask", "query.features"];
 
 fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[String]) -> Option<View<'a>> {
@@ -532,7 +533,7 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
     }
 }
 
-/// The decode panel's views (issue 25's `decode` panel draws them; not in [`names`], so the stage heatmaps do not
+/// The decode panel's views (the `decode` panel draws them; not in [`names`], so the stage heatmaps do not
 /// repeat them): the followed head generating token t at `decode_step` — its query, the KV cache of tokens 0 … t,
 /// row t's scores, weights and context.
 pub const DECODE_VIEWS: [&str; 6] =

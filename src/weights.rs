@@ -31,7 +31,7 @@ pub struct Stack {
     m: usize,
     /// Shared: the config, its trace and the element's authored config hold one copy of a stack (up to 64 MiB).
     /// An `Rc<Vec>`, not an `Rc<[f64]>`: a Vec becomes one without a copy (an `Rc<[f64]>` copies it behind its
-    /// counts), so the buffer a Float64Array arrived in is the stack itself (issue 26: memory ≤ 2× the stack).
+    /// counts), so the buffer a Float64Array arrived in is the stack itself (peak memory ≤ 2× the stack).
     data: std::rc::Rc<Vec<f64>>,
 }
 

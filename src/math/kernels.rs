@@ -168,7 +168,7 @@ pub fn all_finite(x: &[f64]) -> bool {
 
 /// 1 / d when that is exact and `x * (1 / d)` is `x / d` bit for bit for every x: d a normal power of two (both
 /// then round the exact x · 2^−k once, subnormal results included). A multiplication instead of a division per
-/// score: √d_k is 8 for d_k = 64, and f64x2.div issues at a quarter of f64x2.mul's rate (issue 26).
+/// score: √d_k is 8 for d_k = 64, and f64x2.div issues at a quarter of f64x2.mul's rate.
 pub fn exact_reciprocal(d: f64) -> Option<f64> {
     (d.is_normal() && d > 0.0 && d.to_bits() & ((1 << 52) - 1) == 0).then(|| 1.0 / d)
 }

@@ -1,4 +1,4 @@
-//! Position encodings as matrices (issue 25): the sinusoidal table added to the inputs, RoPE's rotation of a head's
+//! Position encodings as matrices: the sinusoidal table added to the inputs, RoPE's rotation of a head's
 //! queries and keys, and ALiBi's distance bias. Each is the paper's formula, one operation at a time, as its NumPy
 //! transcription (tests/goldens/gen_modern_goldens.py) writes it.
 

@@ -86,7 +86,7 @@ pub(crate) fn flat_config(
 
 /// `flat_config` for values the caller hands over (wasm-bindgen's copy of the Float64Array, owned here): a config
 /// whose one matrix is `attention` (a model's stack, as the element sends one) keeps that buffer as its stack, so
-/// the stack is in WASM memory once while it loads, not twice (issue 26: ≤ 2× the stack's bytes).
+/// the stack is in WASM memory once while it loads, not twice (peak memory ≤ 2× the stack's bytes).
 pub(crate) fn flat_config_owned(
     rest_json: &str,
     names: &[String],

@@ -1,4 +1,4 @@
-//! A read-only self-attention figure too costly for the page's main thread (issue 26: 4,096 tokens): a Web Worker
+//! A read-only self-attention figure too costly for the page's main thread (up to 4,096 tokens): a Web Worker
 //! (www/compute-worker.js) runs `LargeJob` on the same core the page runs, one step per call so that it can say
 //! where it is between them, and hands the page each view as its values (a Float64Array, transferred) and an image
 //! of them (one RGBA pixel per block of cells) that the page puts on a canvas as it is (www/element/large.js).

@@ -1,4 +1,4 @@
-//! The bindings of the trained models (issue 14): `compute({mechanism: "model"})`'s forward pass, the shipped
+//! The bindings of the trained models (`crate::learn`): `compute({mechanism: "model"})`'s forward pass, the shipped
 //! models as JSON, and the `TrainerCore` that `train()`'s Web Worker drives a few steps per message.
 //!
 //! Thin, like the rest of `web`: the checks and the numbers are `crate::learn`'s; this file converts. Messages

@@ -421,7 +421,7 @@ impl Viz {
     /// How a `views` list shows on the figure now (see `views::resolve`): `{views, unknown}`, the
     /// heatmaps to draw in reading order and the names that are no view of the author's config nor
     /// of this one, and `message`, what to tell the author about those (null when there are none).
-    /// `panels` are the caller's own names (neither drawn nor unknown); issue 25's panels (`views::MODERN_PANELS`)
+    /// `panels` are the caller's own names (neither drawn nor unknown); the modern panels (`views::MODERN_PANELS`)
     /// are known whatever the caller passes.
     #[wasm_bindgen(js_name = resolveViews)]
     pub fn resolve_views(&self, requested: Vec<String>, panels: Vec<String>) -> Object {

@@ -209,7 +209,7 @@ impl Viz {
             set(&shapes, &f.name, &shape);
         }
         set(&out, "shapes", &shapes);
-        // Issue 25's panels this config uses (views::modern_panels): the element shows them without asking.
+        // The modern panels this config uses (views::modern_panels): the element shows them without asking.
         let panels: Array = crate::views::modern_panels(self.config()).into_iter().map(JsValue::from_str).collect();
         set(&out, "panels", &panels);
         // The key/value head counts `heads` allows (Options::kv_heads_choices): the kv panel's menu.
