@@ -442,8 +442,8 @@ export interface AttentionVizElement extends HTMLElement {
   readonly trace: Trace | LargeTrace | null;
   /**
    * Which panels show, comma-separated (attribute `views`): heatmap view names, `inputs`, `steps`, `breakdown`,
-   * `controls`, the variants' `heads`, `mask`, `temperature`, `scoring`, and issue 25's `position`, `kv`, `window`,
-   * `decode`, `flash`; null: every stage, with each panel whose feature the config uses.
+   * `controls`, the variants' `heads`, `mask`, `temperature`, `scoring`, and the modern panels `position`, `kv`,
+   * `window`, `decode`, `flash`; null: every stage, with each panel whose feature the config uses.
    */
   views: string | null;
   editable: boolean;

@@ -183,7 +183,7 @@ function nested(shape, data) {
  * and context, in the same memory, and naive_weights is weights' when the core finds
  * their bits equal (layout() gives both one offset). Fields read from one place are one
  * value: typed, one Float64Array (a second copy would cost as much again, mostly in
- * allocating fresh pages); nested, one list of rows (issue 26: building 7 n × n fields
+ * allocating fresh pages); nested, one list of rows (building 7 n × n fields
  * instead of 3 made the nested form 1.5× the typed one, mostly in garbage collection).
  */
 function toTrace(raw, heap = null, typed = false) {
@@ -479,7 +479,7 @@ function flatConfig(config) {
  * projections), heads [{q, k, v, scores, scaled, weights, context}, …] (one per
  * head), context (the heads side by side), output (with w_o), and with one head
  * scores, scaled, weights, naive_weights; scale; query {index, scores, scaled,
- * exp, sum, weights, terms, context, masked, features (additive)}; with issue 25's fields pe, each head's q_rot,
+ * exp, sum, weights, terms, context, masked, features (additive)}; with the modern fields: pe, each head's q_rot,
  * k_rot or bias, decode {step, q, k_cache, v_cache, scores, scaled, weights, context, cache_size, recompute_cost} and
  * flash {tiles, steps: [{q_block, k_block, m, l, o}, …]} (README "Trace"); cross: scores,
  * scaled, weights, naive_weights, applied (d × m), context (d), scale, query

@@ -1,6 +1,6 @@
 // Owns the core's head start: fetching and compiling the .wasm begin when this module runs; the trained models' file
 // is fetched only when something asks for it (`modelsFile()`: loadModels(), a figure of a shipped model), so a page of
-// seed figures never downloads it (issue 26: 92 KB gzipped of a one-figure page's 415). index.html and www/embed.html also run it on its own, as an async module script that imports only
+// seed figures never downloads it (92 KB gzipped of a one-figure page's 415). index.html and www/embed.html also run it on its own, as an async module script that imports only
 // wasm-source.js, so both start as soon as it arrives (bench/load.mjs: the .wasm fetched at ~90 ms, but compiled only
 // once the whole module graph had arrived and run, ~300 ms) instead of after the other ~27 modules. `ready`
 // (www/attention-viz.js) and train()'s workers (www/train.js) take what it began. In Node (a server, a static site's

@@ -1,4 +1,4 @@
-// A large read-only figure's computation (issue 26: 4,096 tokens), off the page's main thread. www/element/large.js
+// A large read-only figure's computation (up to 4,096 tokens), off the page's main thread. www/element/large.js
 // starts this file as a module worker, one per figure shown, and ends it once the views are back: the worker's WASM
 // memory (the three n × n stages: 400 MB at n = 4096) goes with it. It instantiates the core from the
 // WebAssembly.Module the page hands it (no fetch, no second compile; the same core the page and train()'s worker run).

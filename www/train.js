@@ -1,11 +1,11 @@
-// Trained models on the JavaScript side (issue 14, README "Trained models"): which configs take compute()'s
+// Trained models on the JavaScript side (README "Trained models"): which configs take compute()'s
 // `mechanism: "model"` path (the core reads and runs them: `computeModel`), the shipped `models` (www/compile.js
 // fetches their file when loadModels() first asks: the core does not carry them), the compiled core that train()'s worker is
 // handed, and train()'s main-thread side (its options, the worker's protocol, pause/resume/cancel). The numbers are
 // the core's; the training itself runs in www/train-worker.js, so the page's main thread only parses reports (a page
 // that cannot start a worker gets the same protocol answered in short main-thread slices). train()'s options are
 // checked here (bad ones throw at once); the rest of its main-thread side, and the worker's script the dist builds
-// carry as a string, is www/training.js, imported on the first train() (issue 26: no figure needs it).
+// carry as a string, is www/training.js, imported on the first train() (no figure needs it).
 
 import * as core from './pkg/attention_viz.js';
 import { coreModule } from './compile.js';

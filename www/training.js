@@ -1,4 +1,4 @@
-// train()'s main-thread side past its options (issue 14, README "Trained models"; imported by www/train.js on the
+// train()'s main-thread side past its options (README "Trained models"; imported by www/train.js on the
 // first train(), so that no page of figures loads it): the training worker (the dist builds carry its script as a
 // string, TRAIN_WORKER_SOURCE, started from a Blob URL; www/ starts www/train-worker.js as a module worker), the
 // Trusted Types policy its URL goes through, the protocol (run, report, pause/resume/cancel, a silent worker

@@ -35,7 +35,7 @@ export function cut(s) {
  * shape before anything is drawn or built. */
 export const MAX_RANDOM = 131072;
 
-/** Issue 25's panel names for the `views` attribute, in the core's order (the core's `views::MODERN_PANELS`). */
+/** The modern panels' names for the `views` attribute, in the core's order (`views::MODERN_PANELS`). */
 export const MODERN_PANELS = ['position', 'kv', 'window', 'decode', 'flash'];
 
 /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */

@@ -1,5 +1,5 @@
 // Owns an import's work, imported on demand (importer.js: the first import, the first paste of a whole array, or a
-// grid's first focus; issue 26: a figure nobody imports into never needs it): reading the files, planning the import
+// grid's first focus; a figure nobody imports into never needs it): reading the files, planning the import
 // against the other inputs (`planImport`, `fitArray`, `fixFields`), the shape-mismatch alertdialog (resize with
 // `np.random.seed(42)` + `rand` values, or cancel) and applying it (one `setFields` through host._apply). Its methods
 // (`Work`'s) are the Importer's: importer.js puts them on its prototype when this module arrives.

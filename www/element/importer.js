@@ -2,7 +2,7 @@
 // matrices, anywhere on the figure), the "Import…" button of each grid, and a whole array of another shape pasted
 // into a grid's first cell (inputs.js hands it over), and the import's messages. The work of an import (reading,
 // planning, the shape dialog, applying: one `setFields` through host._apply) is import-plan.js, imported on the
-// first import, paste of a whole array or focus of a grid (issue 26: a figure nobody imports into never needs it).
+// first import, paste of a whole array or focus of a grid (a figure nobody imports into never needs it).
 import { el } from './dom.js';
 
 /** How the inputs are named in messages (the grids' legends without their symbol). */

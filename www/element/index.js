@@ -167,7 +167,7 @@ function configHash(config) {
 function notLoaded() { return new Error('the figure is not loaded yet'); }
 
 /**
- * A trained model's config (`mechanism: "model"`, `{model, input}`; issue 14) as the figure shows it: the weights config
+ * A trained model's config (`mechanism: "model"`, `{model, input}`) as the figure shows it: the weights config
  * of its forward pass (`attention`: every layer × head's weights, `tokens`: the input's names) and, for the caption,
  * the model's name and its prediction as token names. The Rust Viz knows no models, so `el.config` afterwards returns
  * this weights config (the host's `data-model` attribute names the model). Any other config: `{config}` as given.

@@ -1,4 +1,4 @@
-// A read-only self-attention figure too costly for the page's main thread (issue 26: 4,096 tokens). The core says
+// A read-only self-attention figure too costly for the page's main thread (up to 4,096 tokens). The core says
 // which configs (`largeTakes`: over the page's cost bound, within the worker's); a Worker (www/compute-worker.js)
 // computes them with the same core and sends each view back as its values and an image of them (one pixel per block
 // of cells, the core's pooling, said in the caption). Here: a progress line while it works (the core's words), then

@@ -1,4 +1,4 @@
-// Owns issue 25's panels of how today's language models attend, in the variants' row (variants.js builds and paints
+// Owns three panels of how today's language models attend, in the variants' row (variants.js builds and paints
 // them with its own): `position` (none, sinusoidal, RoPE or ALiBi; the base as a log slider with its value shown and
 // typed; RoPE's pair layout; ALiBi's slopes, read from the trace's bias and editable as a list; "Shift positions",
 // `position.offset`, with what a shift does to the scores), `kv` (the key/value head count, offered as the core's divisors

@@ -1,4 +1,4 @@
-// Owns the element's parts that are imported on demand (issue 26, rows 1–2: a seed figure needs none of them):
+// Owns the element's parts that are imported on demand (a seed figure needs none of them):
 // model.js (a model's weights), steppers.js (the decode and flash panels) and modern.js (the position, kv and window
 // panels). `loadPart` imports one (once; a failed import is tried again by the next figure that needs it); until it has
 // arrived the element holds a stand-in (`idleModel`, `idleSteppers`, `idleModern`) with the part's interface, no DOM
@@ -7,7 +7,7 @@
 import { el } from './dom.js';
 import { MODERN_PANELS } from './facts.js';
 
-/** The panels steppers.js owns; modern.js owns the rest of issue 25's. */
+/** The panels steppers.js owns; modern.js owns the rest of MODERN_PANELS. */
 export const STEPPER_PANELS = ['decode', 'flash'];
 export const MODERN_OWN = MODERN_PANELS.filter((p) => !STEPPER_PANELS.includes(p));
 

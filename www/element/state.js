@@ -39,7 +39,7 @@ export class State {
   /** The element's content width (CSS px), undefined until it was measured. */
   get width() { return this.host._width; }
 
-  /** Issue 25's panels the config uses, the core's rule (views::modern_panels), as a set: the snapshot's `panels`. */
+  /** The modern panels the config uses, the core's rule (views::modern_panels), as a set: the snapshot's `panels`. */
   get used() { return this.host._snapshot().used; }
 
   /** The key/value head counts the config's `heads` allows (Options::kv_heads_choices): the snapshot's `kv_choices`. */

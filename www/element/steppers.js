@@ -1,4 +1,4 @@
-// Owns issue 25's two steppers, the panels `decode` and `flash`. decode: generation token by token — a stepper
+// Owns the two steppers, the panels `decode` and `flash`. decode: generation token by token — a stepper
 // (← →, the arrow keys, a tap or a swipe) over the config's `decode_step` t, and the core's heatmaps of the followed
 // head at step t (decode.q, the KV cache decode.k_cache / decode.v_cache of tokens 0 … t, decode.scores,
 // decode.weights, decode.context) with what the cache holds against recomputing K and V; without a causal mask it says

@@ -3,7 +3,7 @@
 // click or Enter/Space on the keyboard cursor toggles a cell, a valid length per query, what a fully masked query
 // gets), the temperature (a log-scale slider, and each query's entropy of its weights in bits) and the scoring
 // function. Each panel shows when the `views` attribute names it (heads, mask, temperature, scoring) or is absent,
-// in an editable figure; issue 25's position, kv and window panels (modern.js) are placed and painted in the same row.
+// in an editable figure; the position, kv and window panels (modern.js) are placed and painted in the same row.
 // Every control is one edit through host._apply; a refused one says why in the status line
 // and changes nothing. Entropy is the one number computed here: the trace holds the weights it comes from.
 import { el, clip, fmt } from './dom.js';
@@ -80,7 +80,7 @@ export class Variants {
     this.cursor = null; // [i, j] of the mask heatmap's keyboard cursor
     this.canvas = null;
     this.size = null; // the mask heatmap's natural [w, h]
-    // Issue 25's position, kv and window panels, in this row (modern.js, imported when a figure first shows one: index.js
+    // The position, kv and window panels, in this row (modern.js, imported when a figure first shows one: index.js
     // `_rebuild` puts it in place of the stand-in, parts.js).
     this.modern = loaded.modern ? new loaded.modern(host, api) : idleModern(host);
     this.root = el('div', { class: 'variants' });

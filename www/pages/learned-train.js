@@ -3,7 +3,7 @@
 // <progress> bar and its text, the loss curve (an SVG polyline, with the numbers as text beside it), and the line
 // that says the held-out accuracy and the time taken. The training itself is `train()` (a Web Worker); this file
 // hands the latest progress report's model to the chapter, which redraws its figures in a few short tasks (a redraw
-// done in one task was 40 ms of main-thread CPU for induction, 60–300 ms of wall time on a loaded machine: issue 26),
+// done in one task was 40 ms of main-thread CPU for induction, 60–300 ms of wall time on a loaded machine),
 // one redraw at a time, so a fast worker never queues more redraws than the page can show.
 import { train } from '../attention-viz.js';
 import { el } from '../element/dom.js';
