@@ -72,7 +72,7 @@ try {
   if (existsSync(wasmOpt)) {
     // npm's binaryen (not Debian's wasm-opt 108, which breaks the externref table). -O1, not -Oz: npm's wasm-opt is
     // binaryen compiled to WebAssembly, one thread; -Oz took 46 CPU-seconds for 3.5 % fewer raw bytes than -O1's 15
-    // (issue 26, on this build), and it runs in every `make dist` and `make test`.
+    // (on this build), and it runs in every `make dist` and `make test`.
     execFileSync(wasmOpt, ['-O1', ...features, join(work, 'attention_viz_bg.wasm'), '-o', full]);
     const browser = join(work, 'attention_viz_browser.wasm');
     writeFileSync(browser, withoutExports(readFileSync(full), (name) => name.startsWith('av_')));
@@ -172,7 +172,7 @@ try {
   };
 
   // 3. The module build: an ES module, and beside it the chunks it imports on demand (`attention-viz-<name>-<hash>.js`,
-  // each a dynamic import() of www/: train()'s training side and its worker's script, a model's weights view; issue 26:
+  // each a dynamic import() of www/: train()'s training side and its worker's script, a model's weights view:
   // a page of seed figures fetches none of them). Rollup splits it: a module the entry imports stays in the entry (an
   // on-demand chunk imports it from there), where esbuild's splitting moves whatever two chunks share into chunks the
   // entry would wait for. esbuild then minifies each chunk. It fetches pkg/attention_viz_bg.wasm and

@@ -1,4 +1,4 @@
-// The Python package's engine: dist/attention-viz.inline.js made small for notebooks (issue 24 §3), written to
+// The Python package's engine: dist/attention-viz.inline.js made small for notebooks, written to
 // python/attention_viz/static/attention-viz.engine.js (scripts/wheel.py runs this; `make wheel`).
 //
 // A notebook saves its engine output in the .ipynb and its HTML exports: the single-file build as it is carries the

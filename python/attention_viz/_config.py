@@ -139,7 +139,7 @@ def to_numpy(value):
 
 def shortest_decimals(x: np.ndarray) -> np.ndarray:
     """A float32 or float16 array's values as their shortest decimals (NumPy's ``str`` of each, read as float64):
-    ``x.astype(str).astype(np.float64)`` without the strings, which took seconds for a 12 × 12 × 128 stack (issue 26).
+    ``x.astype(str).astype(np.float64)`` without the strings, which took seconds for a 12 × 12 × 128 stack.
     The core's rule (``math::decimal``, ``ffi::av_shortest``), which the element also applies to the float32 bytes
     Python sends it: one rule for both."""
     from ._core import call

@@ -147,7 +147,7 @@ def packed(value, float32: bool = False):
 
 
 # Arrays of more values than this have their JSON's length estimated from a sample instead of written out: writing a
-# 12 × 12 × 128 stack's JSON only to measure it took 10 of the 15 s of its to_html (issue 26).
+# 12 × 12 × 128 stack's JSON only to measure it took 10 of the 15 s of its to_html.
 JSON_SAMPLE = 4096
 
 
