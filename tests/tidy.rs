@@ -1,8 +1,9 @@
 //! The project keeps its plan: generated copies of the core's facts are fresh (`www/element/facts.js`), the module map in
-//! ARCHITECTURE.md is what the code uses, and the TypeScript config types declare the core's fields.
+//! ARCHITECTURE.md is what the code uses, the TypeScript config types declare the core's fields, and no source file
+//! names an issue number.
 
 use attention_viz::facts;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn the_js_facts_file_is_what_the_core_writes() {
@@ -29,6 +30,56 @@ fn no_test_is_written_under_src() {
         }
     }
     assert!(found.is_empty(), "tests under src/ never run ([lib] test = false): move them into tests/: {found:?}");
+}
+
+/// Comments say what the code does and why, never which issue asked for it: no file under src/, www/ (its build output
+/// www/pkg aside), python/attention_viz/ (its built static/ aside) or scripts/ holds "issue" in any case, then an
+/// optional space and '#', then a number (what `grep -i -E "issue ?#?[0-9]+"` finds).
+#[test]
+fn no_source_file_names_an_issue_number() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let skip = [root.join("www/pkg"), root.join("python/attention_viz/static")];
+    let mut files = vec![];
+    for dir in ["src", "www", "python/attention_viz", "scripts"] {
+        files_under(&root.join(dir), &skip, &mut files);
+    }
+    files.sort();
+    let mut found = vec![];
+    for file in &files {
+        // A file that is not UTF-8 (a .wasm, a .pyc) is no source text.
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        for (i, line) in text.lines().enumerate() {
+            if names_an_issue(line) {
+                found.push(format!("{}:{}: {}", file.strip_prefix(root).unwrap().display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "say what the code does, not which issue asked for it:\n{}", found.join("\n"));
+}
+
+/// Whether `line` holds "issue" (any case), then at most one space, at most one '#', then a digit.
+fn names_an_issue(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    lower.match_indices("issue").any(|(at, word)| {
+        let rest = &lower.as_bytes()[at + word.len()..];
+        let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+        let rest = rest.strip_prefix(b"#").unwrap_or(rest);
+        rest.first().is_some_and(u8::is_ascii_digit)
+    })
+}
+
+/// Every file under `dir`, with the directories in `skip` and Python's `__pycache__` left out.
+fn files_under(dir: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            if !skip.contains(&p) && !p.ends_with("__pycache__") {
+                files_under(&p, skip, out);
+            }
+        } else {
+            out.push(p);
+        }
+    }
 }
 
 /// The crate's top-level modules (src/lib.rs's `pub mod`s).
