@@ -16,7 +16,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { open, done, watch } from './harness.mjs';
+import { open, done, watch, WAIT } from './harness.mjs';
 import { serve, CSP } from '../../scripts/serve.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -416,7 +416,7 @@ test('train() always settles: a signal-like object ends cleanly even when it thr
     out.silentWorkers = made.map((w) => `${w.posted} posted, terminated ${w.terminated}`);
     out.after = await settled(train({ task: 'reversal', steps: 5 }));
     return out;
-  }, 120_000);
+  }, WAIT);
   assert.equal(r.like, 'resolved 5', 'an object with aborted, addEventListener and removeEventListener serves as the signal');
   assert.deepEqual(r.calls, ['add abort', 'remove abort']);
   assert.equal(r.throwingEnd, 'resolved 5', 'a signal whose removeEventListener throws does not keep the promise pending');
