@@ -243,7 +243,7 @@ for (const persist of [false, true]) {
       const kept = await page.evaluate(async () => {
         const el = document.getElementById('f');
         el.remove();
-        await new Promise((ok) => setTimeout(ok, 100));
+        await new Promise((ok) => setTimeout(ok, 100)); // the scenario: a framework puts it back later (not a wait for anything)
         document.getElementById('b').append(el);
         await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
         return { v: el.config?.embeddings[1][1], canvases: el.shadowRoot.querySelectorAll('canvas[data-view]').length };
