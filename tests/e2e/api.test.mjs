@@ -2,7 +2,7 @@
 // against the seed documents, RandomState against NumPy, and malformed configs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, fixture } from './harness.mjs';
+import { open, done, fixture, pageHelpers } from './harness.mjs';
 
 let site, page;
 const seeds = fixture('seed-values.json');
@@ -22,7 +22,13 @@ before(async () => {
     };
   });
 });
-after(() => site.close());
+after(async () => {
+  // Whatever order the tests ran in, the shared page's console is checked once they are done (the test "no errors
+  // reached the console" below checks its own page, so it means the same run alone).
+  const errors = page ? [...page.errors] : [];
+  await site.close();
+  assert.deepEqual(errors, [], 'console errors / uncaught page errors on the shared page');
+});
 
 const close = (got, want, rel = 1e-12) => {
   if (Array.isArray(want)) {
@@ -164,8 +170,8 @@ test('hovering a weights cell outside the window: the tooltip says why, in the c
     el.setAttribute('views', 'weights');
     el.config = { embeddings: [[1, 0], [0, 1], [1, 1], [0, 2], [2, 1]], window: [1, 0], sinks: 1, valid_lens: [5, 5, 5, 5, 3] };
     document.body.prepend(el);
-    for (let k = 0; k < 600 && !el.shadowRoot?.querySelector('canvas[data-view="weights"]')?.width; k++) await new Promise((r) => setTimeout(r, 50));
   });
+  await page.waitForFunction(() => document.getElementById('windowed').shadowRoot?.querySelector('canvas[data-view="weights"]')?.width > 0);
   /** The centre of cell [i, j] of the weights canvas, in page pixels, by the core's own hit test. */
   const center = (i, j) => page.evaluate(([i, j]) => {
     const el = document.getElementById('windowed');
@@ -200,14 +206,17 @@ test('hovering a weights cell outside the window: the tooltip says why, in the c
 });
 
 test('the element\'s breakdown names a window and its sink: keys outside it are "masked: outside the window"', async () => {
-  const text = await page.evaluate(async () => {
+  await page.evaluate(() => {
     const el = document.createElement('attention-viz');
+    el.id = 'broken-down';
     el.setAttribute('views', 'breakdown');
     el.config = { embeddings: [[1, 0], [0, 1], [1, 1], [0, 2], [2, 1]], window: [1, 0], sinks: 1, query: 4 };
     document.body.append(el);
-    const root = () => el.shadowRoot ?? el;
-    for (let k = 0; k < 600 && !/word_5/.test(root().textContent); k++) await new Promise((r) => setTimeout(r, 100));
-    const t = root().textContent;
+  });
+  await page.waitForFunction(() => /word_5/.test(document.getElementById('broken-down').shadowRoot?.textContent));
+  const text = await page.evaluate(() => {
+    const el = document.getElementById('broken-down');
+    const t = el.shadowRoot.textContent;
     el.remove();
     return t;
   });
@@ -409,6 +418,48 @@ test('the flat fast path frees what it holds: WASM memory does not grow over rep
   assert.equal(mb[1], mb[0]);
 });
 
-test('no errors reached the console', () => {
-  assert.deepEqual(page.errors, []);
+test('no errors reached the console: computing, refusing, drawing and hovering figures on a page of its own', async () => {
+  // Its own page and its own actions (those of the tests above that may reach the console), so it says the same
+  // whichever tests ran before it, or none.
+  const own = await site.page('tests/fixtures/blank.html');
+  const { cases } = fixture('malformed-configs.json');
+  const refused = await own.evaluate(async (configs) => {
+    const av = await import('/www/attention-viz.js');
+    await av.ready;
+    for (const p of Object.values(av.presets)) { av.compute(p); av._internal.computeViaJson(p); }
+    let n = 0;
+    const cyclic = { embeddings: [[1]] }; cyclic.self = cyclic;
+    for (const c of [...configs, { embeddings: [[1, NaN]] }, { embeddings: [[1e400, 0]] }, cyclic, undefined, 'not json', { embeddings: [[1e200, 1], [1, 1e200]] }]) {
+      try { av.compute(c); } catch { n++; } // refused with an Error, which says it: nothing for the console
+    }
+    new av.RandomState(42).randn(3, 3);
+    const windowed = document.createElement('attention-viz');
+    windowed.id = 'windowed';
+    windowed.setAttribute('views', 'weights');
+    windowed.config = { embeddings: [[1, 0], [0, 1], [1, 1], [0, 2], [2, 1]], window: [1, 0], sinks: 1, valid_lens: [5, 5, 5, 5, 3] };
+    const broken = document.createElement('attention-viz');
+    broken.id = 'breakdown';
+    broken.setAttribute('views', 'breakdown');
+    broken.config = { embeddings: [[1, 0], [0, 1], [1, 1], [0, 2], [2, 1]], window: [1, 0], sinks: 1, query: 4 };
+    document.body.append(windowed, broken);
+    return n;
+  }, cases.map((c) => c.config));
+  assert.equal(refused, cases.length + 6, 'every malformed config was refused (with an Error)');
+  await own.waitForFunction(() => document.getElementById('windowed').shadowRoot?.querySelector('canvas[data-view="weights"]')?.width > 0
+    && /word_5/.test(document.getElementById('breakdown').shadowRoot?.textContent));
+  // The mouse over every cell of the weights (masked, sinks, beyond the valid length), each with its tooltip, then away.
+  await own.evaluate(pageHelpers);
+  for (let i = 0; i < 5; i++) {
+    for (let j = 0; j < 5; j++) {
+      const at = await own.evaluate(([i, j]) => T.cellPoint(document.getElementById('windowed'), 'weights', i, j), [i, j]);
+      await own.mouse.move(at.x, at.y);
+      await own.waitForFunction(([i, j]) => {
+        const t = document.getElementById('windowed').shadowRoot.querySelector('.tip');
+        return !t.hidden && t.textContent.startsWith(`weights[${i}][${j}]`);
+      }, [i, j]);
+    }
+  }
+  await own.mouse.move(0, 0);
+  await own.waitForFunction(() => document.getElementById('windowed').shadowRoot.querySelector('.tip').hidden);
+  await done(own);
 });

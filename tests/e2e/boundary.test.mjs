@@ -6,7 +6,7 @@
 // How long the answers take (a refusal at once, 131 072 values) is `make bench`'s (bench/hostile.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, fixture } from './harness.mjs';
+import { open, fixture, WAIT } from './harness.mjs';
 
 const MAX_RANDOM = 2 ** 17;
 const MB = 2 ** 20;
@@ -52,7 +52,7 @@ after(async () => {
 
 /**
  * Evaluates `fn` in a page, failing if it has not answered after `ms`: a hang, not a slow machine (the limits are
- * minutes for calls that take milliseconds).
+ * the harness's WAIT, or a multiple of it for the fuzz's 6 000 calls: minutes for calls that take milliseconds).
  */
 async function within(p, ms, fn, arg) {
   let timer;
@@ -83,7 +83,7 @@ let hugePage;
 for (const [call, message] of HUGE) {
   test(`RandomState: ${call} throws "${message.slice(0, 40)}…" and grows no memory`, async () => {
     hugePage ??= await freshPage();
-    const r = await within(hugePage, 120_000, async (call) => {
+    const r = await within(hugePage, WAIT, async (call) => {
       const before = await wasmBytes();
       const rs = new av.RandomState(1);
       const got = attempt(() => new Function('rs', `return rs.${call};`)(rs));
@@ -99,7 +99,7 @@ for (const [call, message] of HUGE) {
 test(`RandomState: ${MAX_RANDOM} values (the bound) answer in NumPy's order, without growing WASM memory`, async (t) => {
   const p = await freshPage();
   try {
-    const r = await within(p, 300_000, async () => {
+    const r = await within(p, WAIT, async () => {
       const before = await wasmBytes();
       const out = {};
       for (const [name, call] of [['rand', (rs) => rs.rand(2 ** 17)], ['randn', (rs) => rs.randn(2 ** 8, 2 ** 9)],
@@ -196,9 +196,10 @@ test('RandomState: shapes read through a throwing Proxy become "could not be rea
     return [Symbol('boom'), 7, undefined, { toString() { throw 1; } }, new Error('trap error')]
       .map((thrown) => [attempt(() => rs.rand(trap(thrown))), attempt(() => rs.randint(3, null, trap(thrown)))]).flat();
   });
-  for (const x of r) {
+  // [rand(shape), randint(3, null, size)] for each thrown value: each names its own argument.
+  for (const [i, x] of r.entries()) {
     assert.equal(x.kind, 'Error');
-    assert.match(x.error, /^(rand|size): shape could not be read: /);
+    assert.match(x.error, i % 2 === 0 ? /^rand: shape could not be read: / : /^size: shape could not be read: /, `call ${i}`);
   }
 });
 
@@ -207,7 +208,7 @@ test('RandomState: shapes read through a throwing Proxy become "could not be rea
 test('renderSVG: a non-string view, palette or fmt throws an Error naming the argument and its type, WASM untouched', async () => {
   const p = await freshPage();
   try {
-    const r = await within(p, 120_000, async () => {
+    const r = await within(p, WAIT, async () => {
       const before = await wasmBytes();
       const cfg = av.presets['seed-001'];
       const bad = [5, true, {}, { length: 2 ** 30 }, [], Symbol('p'), 3n, () => 'viridis', NaN];
@@ -280,7 +281,7 @@ test('compute, normalizeConfig: a config of the wrong type says which type', asy
 test('fuzz: 6 000 calls of every entry point with hostile arguments — only Errors with messages, module intact', async (t) => {
   const p = await freshPage();
   try {
-    const r = await within(p, 600_000, async () => {
+    const r = await within(p, WAIT * 2, async () => {
       const before = await wasmBytes();
       let s = 20240611; // mulberry32: the same calls every run
       const rand = () => { s = (s + 0x6d2b79f5) | 0; let x = Math.imul(s ^ (s >>> 15), 1 | s); x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x; return ((x ^ (x >>> 14)) >>> 0) / 4294967296; };

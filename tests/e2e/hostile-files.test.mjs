@@ -4,6 +4,10 @@
 // or generated elsewhere. parseArray is pure: most cases run in Node, with the core's wasm loaded for its text rule
 // and value limit; one browser page then does what a person does. Nothing timed is asserted: `make bench`
 // (bench/hostile.mjs) reports how long each case keeps the main thread.
+//
+// What a message quotes is written out here from the rule (src/text.rs `cut`: at most 40 characters, Unicode scalar
+// values, the 40th of a longer text being "…"), never asked of the code that makes the message: a reader, a cell
+// and the core all cut by the same function, so comparing one with another would pass whatever the rule became.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -91,7 +95,7 @@ test('.npz zip bombs are refused by what they declare before they are inflated; 
 
 test('long digit runs and deep nesting are read in one pass and refused with short messages, the token cut by the core\'s rule', () => {
   const run = '1'.repeat(100_000);
-  const shown = `“${core.cutText(`${run}x`)}”`;
+  const shown = `“${'1'.repeat(39)}…”`; // the first 39 characters and "…": 40 in all
   for (const [label, text] of [['a run and x', `${run}x`], ['in a list', `[${run}x]`], ['a CSV row', `1,${run}x`], ['a repr', `array([${run}x])`],
     ['a tensor', `tensor([[${run}x]])`], ['ending in j', `[${run}xj]`], ['rows', `1 2\n3 ${run}x`]]) {
     const message = refusal(() => parseArray(text), label);
@@ -120,14 +124,26 @@ test('every refusal is an Error a reader understands: a unit on a float dtype, a
 });
 
 test('the readers quote input by the core\'s rule (text::cut) and stop at its value limit (weights::MAX_VALUES)', () => {
-  for (const s of ['', 'x', 'x'.repeat(40), 'x'.repeat(41), '😀'.repeat(40), '😀'.repeat(41), `${'é'.repeat(39)}😀😀`, '1'.repeat(100_000)]) {
-    assert.equal(cut(s), core.cutText(s), JSON.stringify(s.slice(0, 50)));
+  // Up to 40 characters are kept whole; a longer text keeps 39 and ends in "…". Characters are Unicode scalar values
+  // (an emoji is one, as Rust counts it, not two UTF-16 units).
+  const cases = [
+    ['', ''], ['x', 'x'], ['x'.repeat(40), 'x'.repeat(40)], ['x'.repeat(41), `${'x'.repeat(39)}…`],
+    ['😀'.repeat(40), '😀'.repeat(40)], ['😀'.repeat(41), `${'😀'.repeat(39)}…`],
+    [`${'é'.repeat(39)}😀😀`, `${'é'.repeat(39)}…`], [`${'é'.repeat(39)}😀`, `${'é'.repeat(39)}😀`], ['1'.repeat(100_000), `${'1'.repeat(39)}…`],
+  ];
+  for (const [s, want] of cases) {
+    assert.equal(cut(s), want, `the readers' cut of ${JSON.stringify(s.slice(0, 50))}`);
+    assert.equal(core.cutText(s), want, `the core's cut of ${JSON.stringify(s.slice(0, 50))}`);
   }
-  assert.equal(MAX_VALUES, core.maxValues());
+  // 2^23 values: the most a figure takes (README; the readers' own messages say "at most 8,388,608").
+  assert.equal(MAX_VALUES, 2 ** 23);
+  assert.equal(core.maxValues(), 2 ** 23);
   // A cell: a 100,000-digit number once gave a 100,115-character message.
   const digits = '9'.repeat(100_000);
-  assert.equal(parseCell(digits).error, `${core.cutText(digits)} is too large for float64 (the largest is about 1.8e308)`);
-  assert.equal(parseCell(`${digits}x`).error, `“${core.cutText(`${digits}x`)}” is not a number`);
+  const nines = `${'9'.repeat(39)}…`;
+  assert.equal(parseCell(digits).error, `${nines} is too large for float64 (the largest is about 1.8e308)`);
+  assert.equal(parseCell(`${digits}x`).error, `“${nines}” is not a number`);
+  assert.equal(parseCell(`${'9'.repeat(39)}x`).error, `“${'9'.repeat(39)}x” is not a number`, '40 characters are quoted whole');
   assert.equal(parseCell(`  ${'1'.repeat(300)}.5e-300 `).value, Number(`${'1'.repeat(300)}.5e-300`));
   // A paste over the limit is refused with it, before it is read.
   assert.equal(MAX_PASTE, 1_000_000);
@@ -235,7 +251,8 @@ test('in a cell: 100,000 digits typed or pasted say so in a short message; a 10 
   await page.keyboard.press('Control+A');
   await page.keyboard.insertText(digits);
   let s = await state('w_q');
-  assert.equal(s.msg, `w_q[1][1]: ${core.cutText(digits)} is too large for float64 (the largest is about 1.8e308). The figure shows the last valid values.`);
+  const nines = `${'9'.repeat(39)}…`; // the 100,000 digits cut to 40 characters (text::cut)
+  assert.equal(s.msg, `w_q[1][1]: ${nines} is too large for float64 (the largest is about 1.8e308). The figure shows the last valid values.`);
   assert.deepEqual([s.config, s.focus], [start.config, 'w_q:1:1'], 'the figure keeps its values, the keyboard stays in the cell');
   assert.equal(await page.locator(cellAt('w_q', 1, 1)).inputValue(), digits, 'the cell keeps what was typed');
   // …and scrolls it: the cell once grew 890,000 px wide, pushing the rest of W_Q out of reach.
@@ -248,7 +265,7 @@ test('in a cell: 100,000 digits typed or pasted say so in a short message; a 10 
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Control+V');
   s = await state('w_q');
-  assert.equal(s.msg, `w_q[0][0]: “${core.cutText(`${digits}x`)}” is not a number. The figure shows the last valid values.`);
+  assert.equal(s.msg, `w_q[0][0]: “${nines}” is not a number. The figure shows the last valid values.`);
   assert.deepEqual([s.config, s.focus], [start.config, 'w_q:0:0']);
   // Escape gives both cells their values back.
   await page.keyboard.press('Escape');

@@ -15,7 +15,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { open, fixture, pageHelpers } from './harness.mjs';
+import { open, fixture, pageHelpers, WAIT } from './harness.mjs';
 
 const PAGE = 'tests/fixtures/hostile-two.html';
 const seeds = fixture('seed-values.json');
@@ -500,7 +500,7 @@ const FRAGMENT_SAMPLE = /^(random bytes [01] |valid state cut to \d+ of|wrong JS
 const sampled = (frags) => frags.filter((f, i) => FRAGMENT_SAMPLE.test(f.name) && !(/^valid state/.test(f.name) && i > 89));
 
 /** Runs in the page: each fragment goes to location.hash, then a fresh <attention-viz> with that id reads it on its first load. */
-async function applyFragments(fragments) {
+async function applyFragments({ fragments, wait }) {
   const results = [];
   const preset = av.normalizeConfig(av.presets['seed-000']);
   let n = 0;
@@ -517,8 +517,8 @@ async function applyFragments(fragments) {
     el.addEventListener('error', (e) => errors.push(e.detail?.message ?? ''));
     document.body.append(el);
     await av.ready;
-    // It loads in the task that connects it; a generous wait in case a loaded machine delays it.
-    for (let i = 0; i < 6000 && !el.trace; i++) await new Promise((r) => setTimeout(r, 10));
+    // It loads in the task that connects it; the harness's WAIT in case a loaded machine delays it.
+    for (const until = Date.now() + wait; !el.trace && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
     const status = el.shadowRoot.querySelector('.status');
     if (!el.trace) problems.push('not loaded');
     else {
@@ -556,7 +556,7 @@ test('malformed share fragments (fresh elements, a sample of each kind): "share 
   // In batches, so no single evaluate carries megabytes of several fragments.
   const failures = [];
   for (let i = 0; i < sample.length; i += 6) {
-    const r = await page.evaluate(applyFragments, sample.slice(i, i + 6));
+    const r = await page.evaluate(applyFragments, { fragments: sample.slice(i, i + 6), wait: WAIT });
     failures.push(...r.failures);
     assert.equal(r.images, 0, 'no <img> in the page');
   }

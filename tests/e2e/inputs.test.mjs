@@ -79,10 +79,13 @@ test('Alt+wheel over a cell steps its value by one step and does not scroll the 
 
   await page.keyboard.down('Alt');
   await page.mouse.wheel(0, 120); // down: one step less, and a page scroll if the element lets it through
+  // The step must come: wait for the value to move. A page scroll must not: frames and a moment are its only chance.
+  await page.waitForFunction((x) => H.els()[0].config.embeddings[2][0] !== x, x0);
   await page.evaluate(() => H.frames(3));
-  await page.waitForTimeout(200); // a smooth scroll would have moved by now
+  await page.waitForTimeout(200); // only a chance for a (smooth) scroll that must not come: nothing is awaited
   const down = { x: (await config(page)).embeddings[2][0], scrollY: await page.evaluate(() => scrollY) };
   await page.mouse.wheel(0, -120);
+  await page.waitForFunction((x) => H.els()[0].config.embeddings[2][0] !== x, down.x);
   await page.evaluate(() => H.frames(3));
   await page.keyboard.up('Alt');
   const up = { x: (await config(page)).embeddings[2][0], scrollY: await page.evaluate(() => scrollY) };

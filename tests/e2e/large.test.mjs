@@ -319,6 +319,18 @@ test('a read-only figure goes from a large config to a small one and back: each 
   // a large one made editable while its worker computes. Any large canvas put on the page after that is stale.
   await page.evaluate(() => {
     const el = document.querySelector('#f');
+    // Every worker started from here on, and what became of it: a stale run can draw only through a live worker.
+    const W = window.Worker;
+    window.workers = [];
+    window.Worker = class extends W {
+      constructor(...args) {
+        super(...args);
+        this.log = [];
+        workers.push(this);
+        this.addEventListener('message', (e) => this.log.push(e.data?.type));
+      }
+      terminate() { this.log.push('terminated'); super.terminate(); }
+    };
     window.stale = [];
     window.changes = [];
     el.addEventListener('change', (e) => changes.push(e.detail.large ? 'large' : 'small'));
@@ -333,8 +345,12 @@ test('a read-only figure goes from a large config to a small one and back: each 
   await host.locator('[data-role="progress"]').waitFor();
   await page.evaluate(() => document.querySelector('#f').setAttribute('editable', 'true'));
   await refusal.waitFor();
-  // The workers those two runs started would have drawn by now (n = 2048 takes ~1 s here; waiting is not asserting).
-  await page.waitForTimeout(4000);
+  // Each of the two runs started a worker, and each must be stopped (a newer config replaced it): wait for that,
+  // however long a loaded machine takes, then give a result already on its way the chance to be drawn wrongly.
+  await page.waitForFunction(() => workers.length >= 2 && workers.every((w) => w.log.includes('terminated')));
+  await page.waitForTimeout(1000); // only that chance: nothing is awaited by it
+  assert.deepEqual(await page.evaluate(() => workers.map((w) => w.log.filter((t) => t !== 'progress'))), [['terminated'], ['terminated']],
+    'each stale run\'s worker was stopped before its result');
   assert.deepEqual(await page.evaluate(() => window.stale), []);
   assert.equal(await largeShown.isVisible(), false);
   assert.ok(!(await page.evaluate(() => changes)).includes('large'), await page.evaluate(() => changes.join()));

@@ -52,6 +52,7 @@ test('a page of one seed figure fetches the module and the .wasm, never the mode
   await page.waitForFunction(() => window.__drawn > 0);
   // Whatever the page would still start after its figure (the models were once fetched beside the .wasm).
   await page.evaluate(() => import('/attention-viz.js').then((m) => m.ready));
+  // A frame and a moment: only a chance for a request that must not come; nothing is awaited by them.
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 200))));
   assert.deepEqual([...page.requests].sort(), ['/__page.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm']);
   const before = await page.evaluate(async () => {

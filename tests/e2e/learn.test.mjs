@@ -16,7 +16,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { open, done, watch } from './harness.mjs';
+import { open, done, watch, WAIT } from './harness.mjs';
 import { serve, CSP } from '../../scripts/serve.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,6 +35,24 @@ async function apiPage(module = '/www/attention-viz.js') {
   await page.goto(`${site.url}__learn.html`);
   await page.evaluate(async (m) => { window.A = await import(m); await window.A.loadModels(); }, module);
   return page;
+}
+
+/**
+ * In the page, before a train(): each Web Worker's messages sent and heard (`window.workerTraffic`). The training
+ * protocol answers every message (www/training.js), so a worker whose counts are equal has nothing in flight.
+ */
+function countTraffic() {
+  const W = window.Worker;
+  window.workerTraffic = [];
+  window.Worker = class extends W {
+    constructor(...args) {
+      super(...args);
+      this.traffic = { sent: 0, heard: 0 };
+      window.workerTraffic.push(this.traffic);
+      this.addEventListener('message', () => { this.traffic.heard++; });
+    }
+    postMessage(...args) { this.traffic.sent++; return super.postMessage(...args); }
+  };
 }
 
 /** In the page: everything train() reports, and the first step whose report says 100 % held-out. */
@@ -276,21 +294,24 @@ test('train({task: "reversal"}) in a worker: 100 % held-out accuracy, bit for bi
 
 test('train(): pause() holds the worker, resume() continues to the same weights; cancel() and an AbortSignal reject with AbortError', async () => {
   const page = await apiPage();
-  const r = await page.evaluate(async () => {
-    const { train, models } = window.A;
-    const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-    // Pause after step 100; the run already asked for may still report once.
-    const seen = [];
-    let run;
-    const pausedAt = new Promise((ok) => {
-      run = train({ task: 'reversal', every: 10, onProgress: (p) => { seen.push(p.step); if (p.step === 100) { run.pause(); ok(); } } });
+  await page.evaluate(countTraffic);
+  // Pause after step 100; the run already asked for may still report once.
+  const wasPaused = await page.evaluate(async () => {
+    window.seen = [];
+    await new Promise((ok) => {
+      window.run = window.A.train({ task: 'reversal', every: 10, onProgress: (p) => { seen.push(p.step); if (p.step === 100) { run.pause(); ok(); } } });
     });
-    await pausedAt;
-    const wasPaused = run.paused;
-    await sleep(400);
-    const whilePaused = seen.filter((s) => s > 100);
-    await sleep(300);
-    const stillPaused = seen.filter((s) => s > 100);
+    return run.paused;
+  });
+  // The worker answers every message (www/training.js): once it has answered all it was asked, nothing is in flight.
+  await page.waitForFunction(() => workerTraffic.length > 0 && workerTraffic.every((w) => w.sent === w.heard));
+  const whilePaused = await page.evaluate(() => seen.filter((s) => s > 100));
+  await page.waitForTimeout(300); // only a chance for a report that must not come while paused: nothing is awaited
+  const stillPaused = await page.evaluate(() => seen.filter((s) => s > 100));
+  const r = await page.evaluate(async ([wasPaused, whilePaused, stillPaused]) => {
+    const { train, models } = window.A;
+    const { run } = window;
+    const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
     run.resume();
     const model = await run;
     const resumed = { same: JSON.stringify(model) === JSON.stringify(models.reversal), last: seen.at(-1), count: seen.length, paused: run.paused };
@@ -300,7 +321,7 @@ test('train(): pause() holds the worker, resume() continues to the same weights;
     let cancelled = false;
     const c = train({ task: 'reversal', every: 5, onProgress: (p) => { if (cancelled) after.push(p.step); if (p.step === 50) { c.cancel(); cancelled = true; } } });
     const cancel = await c.then(() => 'resolved', (e) => `${e.name}: ${e.message} (${e instanceof Error})`);
-    await sleep(200);
+    await sleep(200); // only a chance for a report after the cancel, which must not come: nothing is awaited
 
     // An AbortSignal, aborted during training and before it.
     const controller = new AbortController();
@@ -313,7 +334,7 @@ test('train(): pause() holds the worker, resume() continues to the same weights;
     const reports = [];
     const short = await train({ task: 'reversal', steps: 12, seed: 7, every: 5, onProgress: (p) => reports.push(p.step) });
     return { wasPaused, whilePaused, stillPaused, resumed, cancel, after, signal, pre, untrained: untrained.trained, short: short.trained, reports };
-  });
+  }, [wasPaused, whilePaused, stillPaused]);
   assert.ok(r.wasPaused, 'paused is true after pause()');
   assert.ok(r.whilePaused.length <= 1, `at most the one run in flight reports after pause(): ${r.whilePaused}`);
   assert.deepEqual(r.stillPaused, r.whilePaused, 'nothing more while paused');
@@ -416,7 +437,7 @@ test('train() always settles: a signal-like object ends cleanly even when it thr
     out.silentWorkers = made.map((w) => `${w.posted} posted, terminated ${w.terminated}`);
     out.after = await settled(train({ task: 'reversal', steps: 5 }));
     return out;
-  }, 120_000);
+  }, WAIT);
   assert.equal(r.like, 'resolved 5', 'an object with aborted, addEventListener and removeEventListener serves as the signal');
   assert.deepEqual(r.calls, ['add abort', 'remove abort']);
   assert.equal(r.throwingEnd, 'resolved 5', 'a signal whose removeEventListener throws does not keep the promise pending');
@@ -477,15 +498,21 @@ test('the dist module bundle without its models file: `ready` and `loadModels()`
     await page.route(`${url}__learn.html`, (route) => route.fulfill({ contentType: 'text/html', body: BLANK }));
     await page.route(`${url}pkg/attention_viz_models.bin`, (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' }));
     await page.goto(`${url}__learn.html`);
-    const r = await page.evaluate(async () => {
+    await page.evaluate(async () => {
       const A = await import('/attention-viz.js');
       await A.loadModels(); // resolves: a missing file is said where a model is used
+      const el = document.createElement('attention-viz');
+      el.id = 'named';
+      el.setAttribute('config', JSON.stringify({ mechanism: 'model', model: 'reversal', input: [3, 1, 4, 1, 5, 9] }));
+      document.body.append(el);
+    });
+    // The figure says why once it has loaded: wait for that, however late.
+    await page.waitForFunction(() => /could not be loaded/.test(document.getElementById('named').shadowRoot?.textContent ?? ''));
+    const r = await page.evaluate(async () => {
+      const A = await import('/attention-viz.js');
       const error = (f) => { try { f(); return 'no error'; } catch (e) { return `${e.constructor.name}: ${e.message}`; } };
       const model = { mechanism: 'model', model: 'reversal', input: [3, 1, 4, 1, 5, 9] };
-      const el = document.createElement('attention-viz');
-      el.setAttribute('config', JSON.stringify(model));
-      document.body.append(el);
-      await new Promise((ok) => setTimeout(ok, 300));
+      const el = document.getElementById('named');
       return {
         weights: A.compute(A.presets['seed-001']).weights.length,
         names: Object.keys(A.models).sort().join(),

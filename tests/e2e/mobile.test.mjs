@@ -48,7 +48,8 @@ test('390 px: while a cell is edited, the weights stay in view and follow every 
   assert.ok(s.same, 'and follows the edit');
   // Focus leaves the grids: the peek goes.
   await fig.locator('select[data-control="query"]').focus();
-  await page.waitForTimeout(250);
+  // It goes a moment after the focus leaves (a move to the next cell is a focusout then a focusin): wait for that.
+  await page.waitForFunction(() => document.getElementById('chapter-2').shadowRoot.querySelector('.peek').hidden);
   assert.equal((await state()).hidden, true);
   await done(page);
 });

@@ -16,6 +16,18 @@ const drawn = (page) => page.waitForFunction(() => {
   return els.length > 0 && els.every((e) => e.trace && e.shadowRoot.querySelector('canvas[data-view]')?.width > 0);
 });
 
+/**
+ * Waits until the debounced save has written `value` at config[m][r][c] into figure `id`'s saved entry (the share-link
+ * state, base64url of `{"v": 1, "config": …}`: src/share.rs), however late a loaded machine runs it.
+ */
+const saved = (page, id, m, r, c, value) => page.waitForFunction(([i, mm, rr, cc, v]) => Object.keys(localStorage)
+  .filter((k) => k.startsWith('attention-viz:') && k.includes(`:${i}:`)).some((k) => {
+    try {
+      const bytes = Uint8Array.from(atob(localStorage.getItem(k).replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0));
+      return JSON.parse(new TextDecoder().decode(bytes)).config?.[mm]?.[rr]?.[cc] === v;
+    } catch { return false; }
+  }), [id, m, r, c, value]);
+
 const status = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.status').textContent, id);
 const focused = (page) => page.evaluate(() => {
   const host = document.activeElement;
@@ -33,7 +45,8 @@ test('a share link scrolls its figure into view and says it was restored from a 
   const reader = await site.page(null);
   await reader.goto(link);
   await drawn(reader);
-  await reader.waitForTimeout(200);
+  // The figure is scrolled to on the frame after it is built: wait for the scroll, then look where it landed.
+  await reader.waitForFunction(() => scrollY > 0);
   const box = await reader.evaluate(() => {
     const r = document.getElementById('chapter-2').getBoundingClientRect();
     return { top: r.top, height: innerHeight, scrollY };
@@ -52,7 +65,7 @@ test('saved edits say so after a reload; the note\'s Reset goes back to the docu
   await drawn(page);
   const original = await page.evaluate(() => document.getElementById('chapter-2').config.embeddings[0][1]);
   await typeInCell(page, 'chapter-2', 'embeddings', 0, 1, '5');
-  await page.waitForTimeout(400); // the save is debounced (250 ms)
+  await saved(page, 'chapter-2', 'embeddings', 0, 1, 5); // the save is debounced
   await page.reload();
   await drawn(page);
   assert.match(await status(page, 'chapter-2'), /saved edits/);

@@ -118,7 +118,11 @@ test('an edit that moves the cells redraws the overlay with them; the PNG export
   await page.keyboard.press('Control+A');
   await page.keyboard.type('-123.456');
   await page.keyboard.press('Enter');
-  await page.waitForTimeout(800); // the settle: canvases measured again
+  // The settle (canvases measured again, a timer after the last edit): wait for it to have run, however late.
+  await page.waitForFunction(() => {
+    const f = O.el()._figures;
+    return f.settleTimer === 0 && f.frame === 0 && f.reader.fresh();
+  });
   const r = await page.evaluate(async () => {
     await O.frames();
     const el = O.el();

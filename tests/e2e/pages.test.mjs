@@ -44,8 +44,8 @@ after(async () => { await site?.close(); });
 
 /**
  * Waits until every <attention-viz> on the page has drawn: its shadow root has canvases and
- * each has a nonzero width. Then lets two frames and a task pass, so anything a page script
- * does after the first `change` (and any error it throws) has happened.
+ * each has a nonzero width. Then lets two frames and a task pass: only a chance for an error a page
+ * script throws after the first `change` to reach the console (the checks after it look for none).
  */
 async function drawn(page, timeout = WAIT) {
   try {

@@ -18,7 +18,6 @@ import { open, pageHelpers } from './harness.mjs';
 const PAGE = 'index.html';
 const IDS = ['chapter-1', 'chapter-2', 'chapter-3', 'chapter-4'];
 const PRESETS = { 'chapter-1': 'seed-000', 'chapter-2': 'seed-001', 'chapter-3': 'seed-002', 'chapter-4': 'seed-003' };
-const SAVE_WAIT = 400; // > the 250 ms debounce
 
 let site;
 before(async () => { site = await open(); });
@@ -69,6 +68,19 @@ function installHelpers() {
     presets: (ids) => Object.fromEntries(Object.entries(ids).map(([id, p]) => [id, av.normalizeConfig(av.presets[p])])),
     saved: (key) => localStorage.getItem(key),
     key: (id) => H.el(id)._persist.key(),
+    /** Figure `id`'s saved entry decoded (src/share.rs: base64url of `{"v": 1, "config", "naive", "random"}`), or null. */
+    savedState(id) {
+      const text = localStorage.getItem(H.key(id));
+      if (text === null) return null;
+      try {
+        return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0))));
+      } catch { return null; }
+    },
+    /** Whether figure `id`'s saved entry holds what it shows now: its config and its naive toggle. */
+    savedNow(id) {
+      const s = H.savedState(id);
+      return s !== null && H.canon(s.config) === H.canon(H.el(id).config) && s.naive === H.control(id, 'naive').checked;
+    },
     diff: (...a) => T.diff(...a),
     canon: (v) => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x)
       ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x)),
@@ -104,7 +116,17 @@ async function reload(page) {
   await ready(page);
 }
 
-const wait = (page, ms = SAVE_WAIT) => page.waitForTimeout(ms);
+/** Waits until the debounced save of each figure `ids` names has written what it shows now, however late it runs. */
+const saves = (page, ids) => page.waitForFunction((list) => list.every((id) => H.savedNow(id)), ids).catch(async (e) => {
+  const unsaved = await page.evaluate((list) => list.filter((id) => !H.savedNow(id)), ids);
+  throw new Error(`not saved as shown: ${unsaved.join(', ')} (${e.message})`);
+});
+
+/**
+ * Only a chance for something that must not happen (a write on opening, a save after Reset, a second tab's write)
+ * to happen before the test looks: nothing is awaited by it. Every save that must happen is awaited by `saves`.
+ */
+const chance = (page) => page.waitForTimeout(600);
 
 async function done(page) {
   const errors = [...page.errors];
@@ -144,7 +166,7 @@ test('persist: edits in chapters 1 and 4, the naive toggle and Randomize in chap
   assert.equal(before['chapter-4'].naive, true);
   assert.deepEqual(before['chapter-2'].state.random, { seed: 7, dist: 'randn', high: 0 }, 'the Randomize record (high is 0 for randn)');
   assert.notDeepEqual(before['chapter-2'].config, presets['chapter-2'], 'Randomize changed chapter 2');
-  await wait(page);
+  await saves(page, ['chapter-1', 'chapter-2', 'chapter-4']);
   const saved = await page.evaluate((ids) => ids.map((id) => localStorage.getItem(H.key(id)) !== null), IDS);
   assert.deepEqual(saved.filter((_, i) => i !== 2), [true, true, true], 'chapters 1, 2 and 4 are saved');
   const keys = await page.evaluate((ids) => ids.map((id) => H.key(id)), IDS);
@@ -167,7 +189,7 @@ test('persist: edits in chapters 1 and 4, the naive toggle and Randomize in chap
   // Still editable after the restore, and the next edit is saved too.
   const again = await page.evaluate(() => { H.type('chapter-4', 'decoder_state', 0, 0, '6'); return H.el('chapter-4').config.decoder_state; });
   assert.deepEqual(again, [6, 1, 7.25]);
-  await wait(page);
+  await saves(page, ['chapter-4']);
   await reload(page);
   assert.deepEqual(await page.evaluate(() => H.el('chapter-4').config.decoder_state), [6, 1, 7.25]);
   assert.deepEqual(await page.evaluate(() => window.__avErrors), []);
@@ -177,11 +199,11 @@ test('persist: edits in chapters 1 and 4, the naive toggle and Randomize in chap
 test('persist: opening the page writes nothing; Reset (“Reset to the document”) in chapter 1 brings back the document\'s numbers and leaves nothing saved for it, also after a reload; the others stay edited', async () => {
   const page = await load();
   // Opening the page writes nothing to storage (a document update would otherwise be hidden by a stale copy).
-  await wait(page, 600);
+  await chance(page);
   const opened = await page.evaluate(() => [...window.__storage]);
   assert.deepEqual(opened.filter(([op]) => op === 'set'), [], 'no write when nothing was edited');
   await editChapters(page);
-  await wait(page);
+  await saves(page, ['chapter-1', 'chapter-2', 'chapter-4']);
   await reload(page);
   const before = await page.evaluate(() => H.snapshot());
   const presets = await page.evaluate((p) => H.presets(p), PRESETS);
@@ -191,7 +213,7 @@ test('persist: opening the page writes nothing; Reset (“Reset to the document�
   const reset = await page.evaluate(() => ({ config: H.el('chapter-1').config, removed: window.__storage.some(([op, k]) => op === 'remove' && k === H.key('chapter-1')) }));
   assert.deepEqual(reset.config, presets['chapter-1'], 'chapter 1 is back to the document at once');
   assert.ok(reset.removed, 'Reset removes the saved edits');
-  await wait(page);
+  await chance(page);
   assert.equal(await page.evaluate(() => localStorage.getItem(H.key('chapter-1'))), null, 'after Reset nothing is saved for chapter 1');
   await reload(page);
   const after = await page.evaluate(() => H.snapshot());
@@ -219,25 +241,25 @@ for (const [what, init] of [['turned off (localStorage throws SecurityError)', s
   test(`persist with storage ${what}: the page works and says nothing until an edit, which says it cannot be saved; no uncaught error`, async () => {
     const page = await load(init);
     // No message until an edit cannot be saved.
-    await wait(page, 600);
+    await chance(page);
     assert.deepEqual(await page.evaluate((ids) => ids.map((id) => H.status(id)), IDS), ['', '', '', ''], 'no storage warning on opening');
-    const r = await page.evaluate(async () => {
+    const r = await page.evaluate(() => {
       // Chapters 1–4, which these tests edit: chapter 9's figures wait for the models' file (loaded when asked).
       const out = { loaded: ['chapter-1', 'chapter-2', 'chapter-3', 'chapter-4'].map((id) => Boolean(H.el(id)?.trace)) };
       H.type('chapter-1', 'embeddings', 0, 0, '4');
       out.value = H.el('chapter-1').config.embeddings[0][0];
       out.trace = H.diff(H.el('chapter-1').trace, av.compute(H.el('chapter-1').config));
-      await new Promise((ok) => setTimeout(ok, 400));
-      out.status = H.status('chapter-1');
-      out.error = H.el('chapter-1').shadowRoot.querySelector('.status').classList.contains('error');
-      // Other chapters keep working and their own edits get the same message.
-      H.naive('chapter-4', true);
-      H.type('chapter-4', 'decoder_state', 0, 2, '1');
-      await new Promise((ok) => setTimeout(ok, 400));
-      out.status4 = H.status('chapter-4');
-      out.config4 = H.el('chapter-4').config.decoder_state;
       return out;
     });
+    // The message comes with the (debounced) save: wait for it, however late.
+    const said = (id) => page.waitForFunction((i) => H.status(i) !== '', id).then(() => page.evaluate((i) => ({
+      status: H.status(i), error: H.el(i).shadowRoot.querySelector('.status').classList.contains('error'),
+    }), id));
+    Object.assign(r, await said('chapter-1'));
+    // Other chapters keep working and their own edits get the same message.
+    await page.evaluate(() => { H.naive('chapter-4', true); H.type('chapter-4', 'decoder_state', 0, 2, '1'); });
+    r.status4 = (await said('chapter-4')).status;
+    r.config4 = await page.evaluate(() => H.el('chapter-4').config.decoder_state);
     assert.ok(r.loaded.length >= 4 && r.loaded.every(Boolean), 'every chapter renders');
     assert.equal(r.value, 4, 'the edit is applied');
     assert.equal(r.trace, null, 'and recomputed (trace = compute(config))');
@@ -272,7 +294,7 @@ test('persist: a corrupted saved value gives a "could not be restored" message, 
   };
   // Chapter 4 gets a valid saved edit: it must still be restored next to the broken ones.
   await page.evaluate(() => H.type('chapter-4', 'decoder_state', 0, 1, '9'));
-  await wait(page);
+  await saves(page, ['chapter-4']);
   // The garbage is written by an init script of the next document, after the old one's pagehide saves.
   await page.evaluate((g) => sessionStorage.setItem('corrupt-plan', JSON.stringify(Object.fromEntries(Object.entries(g).map(([id, t]) => [H.key(id), t])))), garbage);
   await reload(page);
@@ -299,11 +321,11 @@ test('persist: a corrupted saved value gives a "could not be restored" message, 
   assert.ok(!r.errors.some((e) => e.id === 'chapter-4'));
   assert.equal(r.images, 0, 'no <img> from the saved text');
   // The garbage is gone for good, and the chapters work: an edit is saved and restored.
-  await wait(page);
+  await chance(page); // a chance for the garbage to be written back
   const left = await page.evaluate((g) => Object.keys(g).filter((id) => localStorage.getItem(H.key(id)) === g[id]), garbage);
   assert.deepEqual(left, [], 'no garbage is left in storage');
   await page.evaluate(() => H.type('chapter-1', 'embeddings', 1, 1, '8'));
-  await wait(page);
+  await saves(page, ['chapter-1']);
   await reload(page);
   const final = await page.evaluate(() => ({ v: H.el('chapter-1').config.embeddings[1][1], status: H.status('chapter-1') }));
   assert.equal(final.v, 8);
@@ -326,9 +348,9 @@ test('persist: a second tab that is only looked at and then left does not overwr
   try {
     const a = await open2();
     const b = await open2();
-    await wait(b, 600);
+    await chance(b); // a chance for the tab only looked at to write
     await a.evaluate(() => H.type('chapter-1', 'embeddings', 0, 0, '6'));
-    await wait(a);
+    await saves(a, ['chapter-1']);
     await a.goto('about:blank'); // the reader closes tab A (its edit is saved) …
     await b.goto('about:blank'); // … then tab B, where nothing was edited
     const c = await open2(); // and comes back later
@@ -572,7 +594,8 @@ test('persist: a figure too large to save says so after every edit, not only the
     for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
     assert.equal((await page.evaluate(() => T.focus())).shadow, 'control query', 'the keyboard stays on the menu');
     assert.equal(await page.evaluate(() => document.getElementById('big').toJSON().config.query), 3);
-    await page.waitForTimeout(SAVE_WAIT + 200);
+    // The second edit's save must run (debounced, however late): wait until none is pending, then look.
+    await page.waitForFunction(() => document.getElementById('big')._persist.timer === null);
     assert.match(await status(), /too large to save/, 'still said after the second edit');
     assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('attention-viz:'))), [], 'nothing saved');
     assert.deepEqual(page.errors, []);

@@ -55,7 +55,11 @@ test('auto follows JupyterLab\'s data-jp-theme-light, live, over the system sett
   assert.equal((await looks(page)).canvas, '22,27,34');
   await page.evaluate(() => document.body.setAttribute('data-jp-theme-light', 'true'));
   await page.waitForFunction(() => document.querySelector('attention-viz').getAttribute('data-av-theme') === 'light');
-  await page.waitForTimeout(50);
+  // The heatmaps are redrawn on the change: wait for the light background pixel, however late.
+  await page.waitForFunction(() => {
+    const c = document.querySelector('attention-viz').shadowRoot.querySelector('canvas[data-view="weights"]');
+    return c.getContext('2d').getImageData(1, 1, 1, 1).data.slice(0, 3).join() === '255,255,255';
+  });
   assert.equal((await looks(page)).canvas, '255,255,255', 'the heatmaps are redrawn light');
   await page.close();
 });
