@@ -1,4 +1,4 @@
-// Benchmark suite "core" (issue 26, target 3): compute() at n = 512, d = 64 against the platform's own bound.
+// Benchmark suite "core": compute() at n = 512, d = 64 against the platform's own bound.
 //
 // In one page, in interleaved rounds (each round times every case once, in a rotated order, so a busy spell of the
 // machine lands on all of them alike):
@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { percentile } from './heatmap.mjs';
 
-export const description = 'issue 26 row 3: compute() at n = 512, d = 64 against the simd128 f64 multiply-add peak (NumPy, tfjs-backend-wasm beside)';
+export const description = 'compute() at n = 512, d = 64 against the simd128 f64 multiply-add peak (NumPy, tfjs-backend-wasm beside)';
 export const columns = [['GMAC/s', 'gmacs'], ['× bound', 'vs_bound']];
 
 const N = 512;

@@ -23,7 +23,7 @@
 // ≤ 16 ms and the edit is on screen in the next frame (33 ms: within two).
 // Then a few more edits per row run under a Chromium trace: the notes under the table say where their CPU time goes
 // (summariseTrace), and how many <input>s are live. `core calls`: the median count of JS→WASM calls (the Viz's
-// methods) in an edit's handler — one `Viz.edit` and one `render` per canvas the edit changed (issue 23).
+// methods) in an edit's handler — one `Viz.edit` and one `render` per canvas the edit changed.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -160,7 +160,7 @@ const CASES = [
   { what: 'self n=128 × d=64, d_k=d_v=64, + naive_weights', big: { n: 128, d: 64, seed: 0 }, naive: true, target: TARGET_MS },
   { what: 'self n=4 × d=64, d_k=d_v=64', big: { n: 4, d: 64, seed: 0 }, target: TARGET_MS },
   { what: 'self n=512 × d=64, d_k=d_v=64', big: { n: 512, d: 64, seed: 0 }, target: 33 },
-  // Issue 12: the handler within 16 ms and the edit on screen within two frames.
+  // Eight heads: the handler within 16 ms and the edit on screen within two frames.
   { what: 'self n=128 × d_model=64, 8 heads (d_k=8)', big: { n: 128, d: 64, seed: 0, heads: 8 }, target: TARGET_MS, frames: 2 },
   { what: 'self n=512 × d=64, causal mask', big: { n: 512, d: 64, seed: 0, mask: 'causal' }, target: 33 },
 ];

@@ -13,13 +13,14 @@
 //   - a fresh element reading a 1.5 MB malformed share fragment: to its message (target 5 s), with the longest task
 //     meanwhile (target 1 s);
 //   - pasting 1 MB of numbers one a line (200 000 rows) onto a cell: to the message (target 1 s);
-//   - files (issue 27): each hostile file, paste and typed text's main-thread time (no target: reported only).
+//   - files: each hostile file, paste and typed text's main-thread time (no target: reported only).
 //   - persist on a 12 × 12 × 240 model's weights (`mechanism: "weights"`, 8.3 M weights, a whole state of ~100 MB):
 //     one head pick, to the end of its handler, with the longest main-thread task in the 700 ms after it (its save
 //     included: only the selection is saved; once 2.3–2.6 s a pick, the whole stack written out and then refused).
-//   - issue 27 (core, its own block: runCore): 180 000 layers, 1 000 000 heads, a 2896 × 2896 head (el.config) and
-//     8 000 000 × 1 (compute()) refused (target 200 ms each), 12 × 12 heads at n = 240 accepted (BERT-base, at the bound), fmt="d" on seed-001,
-//     and hostile property values; each with the longest main-thread task.
+//   - the bounds that count work (core, its own block: runCore): 180 000 layers, 1 000 000 heads, a 2896 × 2896
+//     head (el.config) and 8 000 000 × 1 (compute()) refused (target 200 ms each), 12 × 12 heads at n = 240 accepted
+//     (BERT-base, at the bound), fmt="d" on seed-001, and hostile property values; each with the longest main-thread
+//     task.
 import { median, percentile } from './heatmap.mjs';
 import { pageHelpers } from '../tests/e2e/harness.mjs';
 import { npy, zip, zeroMember } from '../tests/e2e/hostile-bytes.mjs';
@@ -135,7 +136,7 @@ function install() {
       history.replaceState(null, '', location.pathname);
       return { ms, longest, said };
     },
-    // ---- persist on a model's weights (issue 27): its own block ----
+    // ---- persist on a model's weights: its own block ----
     async weightsPick(samples) {
       const e = document.createElement('attention-viz');
       e.id = 'bench-weights';
@@ -170,7 +171,7 @@ function install() {
   };
 }
 
-// ---- issue 27 (core): the hostile cases of the bounds that count work, timed on the main thread ----------------
+// ---- core: the hostile cases of the bounds that count work, timed on the main thread ---------------------------
 // Each input is built before the clock starts; the time is the call's (el.config = …, compute(), a setter) to the
 // end of its handler, and the longest task (PerformanceObserver 'longtask') from the call to two frames after it.
 function installCore() {
@@ -243,7 +244,7 @@ async function runCore(page, samples, log) {
     ['bert', 'element', '12 × 12 heads at n = 240 (accepted, near the bound): el.config, to its handler\'s end'],
   ];
   for (const [name, how, what] of cases) {
-    log(`  issue 27: ${name} …`);
+    log(`  bounds that count work: ${name} …`);
     const runs = [];
     for (let k = 0; k < n; k++) runs.push(await bench('config', name, how));
     const refused = runs.every((r) => r.said);
@@ -303,7 +304,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   for (let k = 0; k < Math.max(3, Math.round(samples / 5)); k++) pastes.push(await bench('paste'));
   rows.push(row('paste of 1 MB of numbers, one a line (200 000 rows), to its message', pastes, 1000));
 
-  // ---- files (issue 27): hostile files, pastes and typing ----
+  // ---- files: hostile files, pastes and typing ----
   log('  hostile files, pastes and typing …');
   rows.push(...await filesRows(page, samples));
   log('  persist on a 12 × 12 × 240 weights figure …');
@@ -317,7 +318,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   return rows;
 }
 
-// ---- files (issue 27): the main-thread time of each hostile file, paste and typed text --------------------------
+// ---- files: the main-thread time of each hostile file, paste and typed text -------------------------------------
 // Each case is one synchronous call, timed around it: the readers (www/arrays.js through the module's parseArray /
 // parseArrays) on files written byte by byte (tests/e2e/hostile-bytes.mjs: the 192-byte-class .npy of shape
 // (2,)*63 + (0,), (2,)*22 + (0,), (10000000, 0); a 49 KB .npz of 50 M zeros and the same declaring 200 MB), a

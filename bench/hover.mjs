@@ -1,4 +1,4 @@
-// Benchmark suite "hover": issue 26 row 4, hover and scrub at scale in the <attention-viz> element.
+// Benchmark suite "hover": hover and scrub at scale in the <attention-viz> element.
 //
 // A self-attention figure with projections (np.random's RandomState(0): embeddings rand(n, 8), W_Q, W_K, W_V
 // rand(8, 8)) at n = 64 (the anchor), 512 and 1024, editable and read-only (`editable="false"`), at 1280 px.
@@ -16,7 +16,7 @@
 import { loadavg } from 'node:os';
 import { benchPage, median, percentile } from './heatmap.mjs';
 
-export const description = 'hover and scrub in the element at n = 64, 512, 1024 (issue 26 row 4): input to the next frame presented';
+export const description = 'hover and scrub in the element at n = 64, 512, 1024: input to the next frame presented';
 
 export const columns = [['work ms', 'work_median_ms'], ['handler ms', 'handler_median_ms'], ['repaint ms', 'repaint_median_ms'], ['canvases', 'canvases']];
 

@@ -1,4 +1,4 @@
-// Benchmark suite "learn": training the tiny transformers of issue 14 (src/learn) in WASM (headless Chromium) against
+// Benchmark suite "learn": training the tiny transformers of src/learn in WASM (headless Chromium) against
 // the same training in NumPy on this machine, and train() in the page as a learner meets it.
 //
 // Rows:
@@ -9,17 +9,17 @@
 //     steps; `wasm/numpy` compares the two;
 //   - informative: one step of `induction` (2 layers, d = 32, sequences of 16) in WASM;
 //   - train({task: "reversal"}) in the page, a Web Worker training while the page stays responsive: the time to
-//     100 % held-out accuracy (onProgress every 5 steps; target under 10 s, issue 14), and to the end of its 1,000
+//     100 % held-out accuracy (onProgress every 5 steps; target under 10 s), and to the end of its 1,000
 //     steps (every 25, the default), with the longest main-thread task seen meanwhile (PerformanceObserver 'longtask');
 //   - the guided page's chapter 9: "Train from scratch" clicked for each model, its figures redrawn as it trains: the
 //     whole training as steps per second (what README's training-speed sentence quotes, with the machine's cores and
 //     load in the notes), the longest main-thread task until training ends and how many went over 50 ms, and the time
 //     of one redraw;
-//   - issue 26's row 6, "training never blocks the page": the longest main-thread task and the count of tasks over
-//     50 ms while each model trains in chapter 9 and while train() trains reversal, on the machine as it is and again
-//     with a CPU-heavy process beside the page (`python3 -c "while True: pass"`, spawned by the suite and killed after);
-//     each beside its anchor, the same page's longest task with no training running, watched for as long as the
-//     training took, under the same condition (target: ≤ 50 ms in both).
+//   - the target "training never blocks the page" (row 6 of the closing summary): the longest main-thread task and
+//     the count of tasks over 50 ms while each model trains in chapter 9 and while train() trains reversal, on the
+//     machine as it is and again with a CPU-heavy process beside the page (`python3 -c "while True: pass"`, spawned by
+//     the suite and killed after); each beside its anchor, the same page's longest task with no training running,
+//     watched for as long as the training took, under the same condition (target: ≤ 50 ms in both).
 //   BENCH_ONLY=<sections> (comma-separated: numpy, steps, train, chapter, hog) runs only those; `hog` is the rows with
 //   the busy process (chapter and train); the default is all of them.
 import { execFile, spawn } from 'node:child_process';
@@ -184,7 +184,10 @@ async function chapterTraining(chapter, which) {
 const msText = (x) => (x ? `${x.toFixed(0)} ms` : 'none over 50 ms');
 const taskText = (r) => `${msText(r.longest)} (${r.long} task${r.long === 1 ? '' : 's'} > 50 ms)`;
 
-/** Issue 26's row 6 as run.mjs prints it: the longest task while training beside the same page's with none. */
+/**
+ * The target "training never blocks the page" (row 6) as run.mjs prints it: the longest task while training beside
+ * the same page's with none.
+ */
 function target(what, busy, runs, anchors) {
   const longest = Math.max(...runs.map((r) => r.longest));
   const long = runs.reduce((n, r) => n + r.long, 0);

@@ -31,7 +31,7 @@ export const description = 'index.html → first <attention-viz> drawn (fresh co
 
 export const columns = [['seen by', 'via']];
 
-// Issue 26, row 2: the first figure ≤ 250 ms after navigation on an idle machine, every figure ≤ 600 ms.
+// The load targets: the first figure ≤ 250 ms after navigation on an idle machine, every figure ≤ 600 ms.
 const TARGET_MS = 250;
 const ALL_TARGET_MS = 600;
 const BUNDLE_TARGET_KB = 150;

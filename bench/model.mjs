@@ -57,7 +57,7 @@ function pageBench() {
   /** The core's WebAssembly.Memory (the module's instance: init() again returns it). */
   const memory = async () => (await (await import('/www/pkg/attention_viz.js')).default()).memory;
 
-  // Issue 26 target 4: a 12 × 12 × 128 stack loads (el.config = … to drawn) in ≤ 300 ms with WASM memory ≤ 2× the
+  // The stack-load target: a 12 × 12 × 128 stack loads (el.config = … to drawn) in ≤ 300 ms with WASM memory ≤ 2× the
   // stack's bytes. Each run in a fresh page (WASM memory never shrinks): this one's first load, memory before and after.
   window.benchStackLoad = async ({ layers, heads, n }) => {
     const rs = new av.RandomState(0);
@@ -133,7 +133,7 @@ export async function run({ site, samples = 30, log = () => {} }) {
   if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
   await page.close();
 
-  // Issue 26 target 4: a stack's load and an over-limit stack's refusal (fresh pages: WASM memory only grows).
+  // The stack targets: a stack's load and an over-limit stack's refusal (fresh pages: WASM memory only grows).
   const stack = { layers: 12, heads: 12, n: 128 };
   const bytes = stack.layers * stack.heads * stack.n * stack.n * 8;
   const loads = [];
@@ -163,7 +163,8 @@ export async function run({ site, samples = 30, log = () => {} }) {
     wasm_mb: r.after / MB, wasm_before_mb: r.before / MB, stack_mb: (over.layers * over.heads * over.n * over.n * 8) / MB,
     memory_same: r.after === r.before, message: r.message, samples: 1,
   });
-  // Issue 26 row 4's stack lines in make bench's closing summary, each beside what it is measured against.
+  // The stack lines of make bench's closing summary (row 4, beside hover at scale), each beside what it is measured
+  // against.
   const load = median(loadMs);
   const targets = [
     { row: 4, what: 'a 12 × 12 × 128 stack loads (el.config → drawn)', measured: `${load.toFixed(0)} ms (setter ${median(loads.map((x) => x.set)).toFixed(0)} ms)`,

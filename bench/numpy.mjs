@@ -270,7 +270,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
         numpy_median_ms: c?.median_ms ?? null, numpy1_median_ms: c1?.median_ms ?? null,
         numpy_best_median_ms: best, ratio: best != null ? t.median / best : null,
         batch: t.batch, samples: t.ms.length, samples_ms: t.ms,
-        // Public compute() against the core's full recompute (issue 15: ≤ 1.1 at n = 256, 512).
+        // Public compute() against the core's full recompute (target: ≤ 1.1 at n = 256, 512).
         ...(key === 'pub' || key === 'typed' ? { core_median_ms: r.core.median, vs_core: t.median / r.core.median } : {}),
         ...(key === 'pub' ? {
           flatten_median_ms: r.flatten.median, compute_flat_median_ms: r.computeFlat.median, json_path_median_ms: r.viaJson.median,

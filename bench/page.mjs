@@ -1,4 +1,4 @@
-// Benchmark suite "page" (issue 26, row 1): a blog-like page with one <attention-viz preset="seed-003"> loading the
+// Benchmark suite "page": a blog-like page with one <attention-viz preset="seed-003"> loading the
 // drop-in bundle (dist/attention-viz.js, as README's "In your own page" says), beside its anchor measured in the same
 // run: CircuitsVis's one-pattern page (its `attention_pattern` as circuitsvis/utils/render.py writes it, the IIFE
 // bundle loaded as a script file).
@@ -24,7 +24,7 @@ import { dirname, join, normalize, extname } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { median, percentile } from './heatmap.mjs';
 
-export const description = 'issue 26 row 1: a blog page with one seed-003 figure (dist/, gzip, Regular 4G) beside CircuitsVis\'s one-pattern page';
+export const description = 'a blog page with one seed-003 figure (dist/, gzip, Regular 4G) beside CircuitsVis\'s one-pattern page';
 
 export const columns = [['KiB on the wire', 'kib']];
 

@@ -1,4 +1,4 @@
-// Benchmark suite "scale" (issue 26, row 5: 4,096 tokens shown; a 12 × 12 × 512 stack from Python ≤ 1 s).
+// Benchmark suite "scale" (its targets: 4,096 tokens shown; a 12 × 12 × 512 stack from Python ≤ 1 s).
 //
 // Rows:
 // - `n = 4096, d = 64, read-only: el.config → drawn` — a non-editable self-attention figure (`editable="false"`,
@@ -27,7 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchPage, median } from './heatmap.mjs';
 
-export const description = 'issue 26 row 5: a read-only n = 4096 figure computed in a Worker; a model stack from Python';
+export const description = 'a read-only n = 4096 figure computed in a Worker; a model stack from Python';
 
 export const columns = [['longest task ms', 'longtask'], ['anchor ms', 'anchor_ms'], ['note', 'note']];
 

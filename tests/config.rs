@@ -208,9 +208,9 @@ fn the_readme_config_table_documents_every_field_once() {
     assert_eq!(seen, want, "README's config table (left) and the fields the core accepts (right)");
 }
 
-/// compute()'s JS side asks the core about the shapes a config declares before it copies anything (issue 27: an
-/// 8,000,000 × 1 list was refused after seconds of flattening): the same message as the full validation, from the
-/// shapes alone.
+/// compute()'s JS side asks the core about the shapes a config declares before it copies anything (an 8,000,000 × 1
+/// list used to be refused only after seconds of flattening): the same message as the full validation, from the shapes
+/// alone.
 #[test]
 fn declared_shapes_are_refused_with_the_full_validations_words() {
     use attention_viz::config::check_declared_shapes;

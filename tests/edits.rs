@@ -96,7 +96,7 @@ fn query_follows_token_edits() {
 }
 
 // ---------------------------------------------------------------------------
-// Heads, W_O, scoring and masks (issue 12)
+// Heads, W_O, scoring and masks
 // ---------------------------------------------------------------------------
 
 fn cfg(json: serde_json::Value) -> Config {
@@ -244,7 +244,7 @@ fn too_many_heads_for_the_limit_are_refused_naming_the_heads() {
 }
 
 // ---------------------------------------------------------------------------
-// What a reader had is kept while its option is off (issue 22)
+// What a reader had is kept while its option is off
 // ---------------------------------------------------------------------------
 
 type Kept = attention_viz::edits::Kept;

@@ -421,7 +421,7 @@ fn option_snippets_read_like_the_textbooks() {
     }
 }
 
-/// Issue 25's fields in "Copy as NumPy": each written as readable NumPy (sinusoidal PE, a `rope` function, ALiBi's
+/// The modern fields in "Copy as NumPy": each written as readable NumPy (sinusoidal PE, a `rope` function, ALiBi's
 /// slopes and bias, kv heads, the window and sinks, the decode step, FlashAttention's loop) that prints our numbers.
 #[test]
 fn numpy_writes_the_modern_fields() {

@@ -817,7 +817,7 @@ fn hostile_inputs_fail_cleanly_or_compute() {
             ("5 MB mechanism", format!(r#"{{"mechanism": "{five_mb}"}}"#)),
             ("5 MB number", format!(r#"{{"embeddings": [[{}]]}}"#, "1".repeat(5 << 20))),
             ("5 MB of whitespace", format!(r#"{}{{"embeddings": [[1]]}}"#, " ".repeat(5 << 20))),
-            // A model's weights with huge layer and head counts (issue 27: a million 1 × 1 heads panicked in the
+            // A model's weights with huge layer and head counts (a million 1 × 1 heads once panicked in the
             // grid; 180,000 layers froze a tab), at and past the bounds; a head whose drawing is past the cost bound.
             ("180 000 layers", format!(r#"{{"attention": [{}]}}"#, vec!["[[[0]]]"; 180_000].join(","))),
             ("1 000 000 heads", format!(r#"{{"attention": [{}]}}"#, vec!["[[1]]"; 1_000_000].join(","))),

@@ -926,7 +926,7 @@ fn any_mask_draws_hatched_never_coloured() {
     assert!(checked >= 80, "only {checked} views roomy enough to check their hatch: the generator drifted");
 }
 
-/// Every heatmap SVG parses as XML 1.0 whatever the token names hold (issue 27): C0 controls, U+FFFE/U+FFFF and
+/// Every heatmap SVG parses as XML 1.0 whatever the token names hold: C0 controls, U+FFFE/U+FFFF and
 /// markup characters, on every view of a self- and a cross-attention config, in both themes.
 #[test]
 fn heatmap_svgs_are_xml_for_hostile_tokens() {

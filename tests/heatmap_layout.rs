@@ -253,7 +253,7 @@ fn fmt_reaches_every_cell() {
         assert_numbers_drawn(&v, &l, &svg, &format!("{view} {spec}"));
     }
     // seed-003's weights are not whole: Python's format refuses "d" for them, so the figure writes them with .2g and
-    // says why in its note (issue 27: the heatmap stayed blank and the error went uncaught).
+    // says why in its note (the heatmap used to stay blank, its error uncaught).
     let v = view_of(&config, "weights");
     let style = Style { fmt: Fmt::Int, ..Style::default() };
     let (w, h) = preferred_size(&v, Fmt::Int);

@@ -321,7 +321,7 @@ fn normalisation_edge_cases() {
     }
 }
 
-/// A palette name the heatmaps do not know is refused with the names they do (issue 27: `palette="purpel"` drew
+/// A palette name the heatmaps do not know is refused with the names they do (`palette="purpel"` used to draw
 /// the default colours without a word); every name `by_name` takes passes.
 #[test]
 fn unknown_palette_names_are_said() {

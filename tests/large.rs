@@ -1,5 +1,6 @@
-//! Issue 26 row 5: which configs a read-only figure hands to its Worker (`config::worker_takes`, the page asks it with
-//! the declared shapes alone) and the raised bound the worker parses them under (`config::with_worker_limit`).
+//! A read-only figure of up to 4,096 tokens: which configs it hands to its Worker (`config::worker_takes`, the page
+//! asks it with the declared shapes alone) and the raised bound the worker parses them under
+//! (`config::with_worker_limit`).
 
 use attention_viz::config::{self, Config, MAX_COST, MAX_WORKER_COST};
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! Attention as today's language models use it (issue 25): sinusoidal positions, RoPE, ALiBi, kv_heads, windows and
+//! Attention as today's language models use it: sinusoidal positions, RoPE, ALiBi, kv_heads, windows and
 //! sinks, the decode step and FlashAttention's tiles, against tests/fixtures/modern-goldens.json
 //! (tests/goldens/gen_modern_goldens.py: a float64 NumPy transcription of the papers' formulas, cross-checked against
 //! `jax.nn.dot_product_attention`, RoPE's complex and rotate_half forms and FlashAttention-2's Algorithm 1), at 1e-12
@@ -240,7 +240,7 @@ fn tiles_count_in_the_cost_bound() {
     assert!(Config::from_value(&c).is_ok());
 }
 
-/// The element's views of issue 25's inputs: `pe` after the embeddings, RoPE's `q_rot` and `k_rot` before the scores,
+/// The element's views of the modern inputs: `pe` after the embeddings, RoPE's `q_rot` and `k_rot` before the scores,
 /// ALiBi's `bias` before the scaled scores, the mask view when a window is set (its title says the window and sinks);
 /// each head's `q_rot`, `k_rot`, `bias` by name.
 #[test]
@@ -297,7 +297,8 @@ fn incremental_edits_recompute_the_new_fields() {
     }
 }
 
-/// The panels issue 25 adds, by the names the `views` attribute gives them, shown when the config uses their feature.
+/// The modern panels (position, kv, window, decode, flash), by the names the `views` attribute gives them, shown when
+/// the config uses their feature.
 #[test]
 fn modern_panels_follow_the_config() {
     use attention_viz::views::modern_panels;

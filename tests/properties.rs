@@ -1117,7 +1117,7 @@ mod incremental {
 }
 
 // ---------------------------------------------------------------------------
-// Heads, masks, temperature and scorings (issue 12)
+// Heads, masks, temperature and scorings
 // ---------------------------------------------------------------------------
 
 mod options {

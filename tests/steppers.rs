@@ -1,4 +1,4 @@
-//! What the element's decode and flash panels ask of the core (issue 25): the decode views (`decode.q`, `decode.k_cache`,
+//! What the element's decode and flash panels ask of the core: the decode views (`decode.q`, `decode.k_cache`,
 //! …, drawn by the decode panel), FlashAttention's tile as the flash panel shows it (`Flash::tile`: its rows and
 //! columns, o / l, the memory it needs) and the tile's outline (`HighlightKind::Tile`). The numbers are checked against
 //! tests/fixtures/modern-goldens.json (NumPy's transcription of the papers, cross-checked against JAX and

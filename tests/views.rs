@@ -1,4 +1,4 @@
-//! How an author's `views` list shows once the reader's edits have changed the figure (issue 22):
+//! How an author's `views` list shows once the reader's edits have changed the figure:
 //! a named view the edit took away gives way to what remains of it, never to an error; a name that
 //! is no view of the author's config is said.
 #![cfg(not(target_arch = "wasm32"))]
@@ -141,7 +141,7 @@ fn an_authors_typo_is_still_said_and_the_callers_panels_are_not() {
     );
 }
 
-/// A weights config has one view, `attention`: asking for another names it (issue 27: renderSVG said "internal
+/// A weights config has one view, `attention`: asking for another names it (renderSVG used to say "internal
 /// error: the trace does not belong to this config").
 #[test]
 fn a_weights_config_names_its_view() {
@@ -151,7 +151,7 @@ fn a_weights_config_names_its_view() {
     assert_eq!(e, "there is no view \"weights\" here; views are attention");
 }
 
-/// Issue 25's panels asked of a figure that is not self-attention are said, not silently left out.
+/// The modern panels asked of a figure that is not self-attention are said, not silently left out.
 #[test]
 fn modern_panels_asked_of_another_mechanism_are_said() {
     use attention_viz::views::modern_panels_message;
@@ -168,8 +168,8 @@ fn modern_panels_asked_of_another_mechanism_are_said() {
     assert_eq!(modern_panels_message(&chapter_5(), &strings(&["decode", "flash"])), None);
 }
 
-/// The message for unknown `views` names quotes each cut short, and only a few of them (issue 27: one name of
-/// 100,000 characters gave a 100,193-character message).
+/// The message for unknown `views` names quotes each cut short, and only a few of them (one name of
+/// 100,000 characters used to give a 100,193-character message).
 #[test]
 fn unknown_views_are_said_in_a_short_message() {
     use attention_viz::views::unknown_message;

@@ -318,9 +318,9 @@ fn colour_bar_ticks_are_seaborns_on_wasm() {
     }
 }
 
-/// Issue 25's fields (tests/modern.rs natively) through the bindings and the SIMD kernels: every value within 1e-12 of
-/// the float64 NumPy transcription; the decode step's weights are the causal row t and o / l after each query block's
-/// last tile is its context.
+/// The modern fields (position, kv_heads, window, sinks, decode_step, tiles; tests/modern.rs natively) through the
+/// bindings and the SIMD kernels: every value within 1e-12 of the float64 NumPy transcription; the decode step's
+/// weights are the causal row t and o / l after each query block's last tile is its context.
 #[wasm_bindgen_test]
 fn modern_goldens_hold_in_the_browser() {
     let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();

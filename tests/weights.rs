@@ -1,4 +1,4 @@
-//! `mechanism: "weights"` (a model's attention, issue 13 §3): the stack as given, padded to
+//! `mechanism: "weights"` (a model's attention): the stack as given, padded to
 //! layers × heads × n × m, and each head's summaries against NumPy's, computed loop by loop
 //! from their definitions (tests/fixtures/weights-goldens.json, tests/goldens/gen_weights_goldens.py).
 #![cfg(not(target_arch = "wasm32"))]
@@ -161,7 +161,7 @@ fn session_select_head_equals_a_full_compute() {
     assert_eq!(session.config(), &want, "a refused pick changes nothing");
 }
 
-/// Every SVG the core writes parses as XML 1.0, whatever the token names hold (issue 27): controls, U+FFFE/U+FFFF,
+/// Every SVG the core writes parses as XML 1.0, whatever the token names hold: controls, U+FFFE/U+FFFF,
 /// markup characters. XML forbids most C0 controls even as character references: they come out as U+FFFD.
 #[test]
 fn line_view_svg_is_xml_for_hostile_tokens() {
@@ -179,7 +179,7 @@ fn line_view_svg_is_xml_for_hostile_tokens() {
     }
 }
 
-/// The head count is bounded on its own (issue 27): a million 1 × 1 heads are few values but a million summaries and
+/// The head count is bounded on its own: a million 1 × 1 heads are few values but a million summaries and
 /// thumbnails. They are refused before anything is read, on the JSON and the flat path alike; the grid of the most
 /// heads allowed stays within its raster bounds whatever thumbnail is asked (it used to overflow: "capacity overflow").
 #[test]
@@ -216,7 +216,7 @@ fn huge_head_counts_are_refused_and_grids_stay_bounded() {
     }
 }
 
-/// The cost bound counts a weights figure's work (issue 27): each weight is read, summarised and pooled into a
+/// The cost bound counts a weights figure's work: each weight is read, summarised and pooled into a
 /// thumbnail, the selected head's weights are drawn too, and each head costs a summary and a thumbnail. A
 /// 2896 × 2896 head (within 2²³ values, 5 s in a browser) is refused, and 2000 × 2000 too; BERT-base's 12 × 12 heads at
 /// n = 240 (what MAX_VALUES was sized for) are not.

@@ -30,7 +30,7 @@ pub fn num(v: &Value) -> f64 {
     }
 }
 
-/// The cases of tests/fixtures/modern-goldens.json (tests/goldens/gen_modern_goldens.py: issue 25's fields in NumPy,
+/// The cases of tests/fixtures/modern-goldens.json (tests/goldens/gen_modern_goldens.py: the modern fields in NumPy,
 /// cross-checked against JAX and the papers' other forms).
 pub fn modern_cases() -> Vec<Value> {
     let fixture: Value = serde_json::from_str(include_str!("../fixtures/modern-goldens.json")).unwrap();

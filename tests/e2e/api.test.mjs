@@ -121,7 +121,7 @@ test('heads, masks, temperature and scorings through compute(): both paths give 
   assert.deepEqual(bad.slice(0, 10), []);
 });
 
-test('issue 25 through compute(): positions, kv_heads, windows, sinks, decode and tiles give the golden values (NumPy float64, 1e-12) on both paths, typed too; decode = the causal row, o / l = the context', async () => {
+test('the modern fields through compute(): positions, kv_heads, windows, sinks, decode and tiles give the golden values (NumPy float64, 1e-12) on both paths, typed too; decode = the causal row, o / l = the context', async () => {
   const { cases } = fixture('modern-goldens.json');
   const bad = await page.evaluate((cases) => {
     const { number, pick, same } = window.G;

@@ -1,4 +1,4 @@
-// parseArray of NumPy and PyTorch reprs that name a narrower float dtype (issue 22): the numbers are what NumPy's
+// parseArray of NumPy and PyTorch reprs that name a narrower float dtype: the numbers are what NumPy's
 // (or PyTorch's) own eval of the text stores, not the decimal digits read as float64. Golden values from NumPy:
 // tests/goldens/gen_dtype_fixtures.py → tests/fixtures/array-dtypes.json. Node only: www/arrays.js is plain JavaScript
 // (arrays.test.mjs checks the same module runs in Chromium).

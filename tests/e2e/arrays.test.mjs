@@ -149,7 +149,7 @@ test('the same in Node: www/arrays.js is plain JavaScript', async () => {
     const b = readFileSync(new URL(name, DIR));
     return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
   };
-  // fflate runs only once something needs it (issue 26: its tables took ~20 ms of index.html's start): before,
+  // fflate runs only once something needs it (its tables took ~20 ms of index.html's start): before,
   // a compressed member says what to await, and a stored one reads.
   assert.throws(() => parseArrays(readFileSync(new URL('savez_compressed.npz', DIR))),
     { message: /^[^ ]+\.npy in the \.npz archive: it is compressed, and the inflater is not loaded yet: await `ready` first$/ });

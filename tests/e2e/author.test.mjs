@@ -1,4 +1,4 @@
-// What a tutorial author meets (issue 22, "Author defects"): the page's <meta name="color-scheme">, figures on paper
+// What a tutorial author meets: the page's <meta name="color-scheme">, figures on paper
 // (light, whatever the screen; the guided page's print is checked in pages.test.mjs), a config mistake
 // shown as a message and not as another figure's numbers, and one install instruction everywhere.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// What one typed digit costs in calls across the JS ↔ WASM boundary (issue 23 item 3), counted, never timed: every
+// What one typed digit costs in calls across the JS ↔ WASM boundary, counted, never timed: every
 // method of the core's `Viz` and every function the wasm-bindgen module exports is wrapped in a counter before the
 // element loads, and the 2D context's methods and property setters the core's drawing reaches are counted too.
 // A reader types one digit into a cell of seed-001 with the real keyboard: exactly 1 + (the canvases whose view's

@@ -1,5 +1,5 @@
 // The guided page's chapter 9 ("Attention that learned", index.html #learned; www/pages/learned.js, www/pages/learned-train.js)
-// as a reader meets it, with the real mouse, keyboard and file chooser (issue 22 §2):
+// as a reader meets it, with the real mouse, keyboard and file chooser:
 // - "Train from scratch" keeps the training panel and the heatmap above it where they were on the screen, and the
 //   keyboard on Pause, at 1280 × 800 and 390 × 844;
 // - nothing sticky covers the reversal heatmap at any scroll position where the Train button is in view;
@@ -42,7 +42,7 @@ async function chapter(viewport = { width: 1280, height: 800 }) {
   return page;
 }
 
-/** The figure that holds the reversal head's grids (since issue 22 its own figure, behind the disclosure). */
+/** The figure that holds the reversal head's grids (its own figure, behind the disclosure). */
 const gridsId = (page) => page.evaluate(() => (document.getElementById('learned-reversal-edit') ? 'learned-reversal-edit' : 'learned-reversal'));
 
 /** Opens a section's "Edit weights" disclosure, if the page has one, with the keyboard. */

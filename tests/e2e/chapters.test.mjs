@@ -1,4 +1,4 @@
-// The guided page's chapters 10–13 (index.html #word-order, #sharing-keys, #long-contexts, #flash-attention; issue 25):
+// The guided page's chapters 10–13 (index.html #word-order, #sharing-keys, #long-contexts, #flash-attention):
 // - every number the prose prints (each marked `data-q="<key>"`, with `data-i` for an entry of a list) equals the
 //   NumPy fixture tests/fixtures/chapters-goldens.json (tests/goldens/gen_chapters.py, the papers' formulas) at the
 //   digits printed, every quote of the fixture is printed, and no decimal in the prose goes unchecked;

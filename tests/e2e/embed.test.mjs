@@ -1,4 +1,4 @@
-// Embedding attention-viz in other people's pages (issue 5): the dist/ bundle
+// Embedding attention-viz in other people's pages: the dist/ bundle
 // copied into a bare folder, the single-file build from file://, share links
 // (round trip and hostile fragments), "Copy as NumPy" run by real NumPy,
 // hostile token names, a strict Content-Security-Policy, the exports and the

@@ -1,5 +1,5 @@
 // Heads, masks, temperature and the scoring functions as the figure shows them (www/element/figures.js, reader.js,
-// breakdown.js, steps.js; issue 12): each head's weights as small multiples drawn at a legible size, a click, a tap
+// breakdown.js, steps.js): each head's weights as small multiples drawn at a legible size, a click, a tap
 // or Enter on one follows that head (outlined, the stages and the breakdown follow, the focus stays on it), hover
 // links and the keyboard cursor on them, the legend's "−∞ = masked", and the breakdown's and the steps' explanations
 // (the head, each scoring's formula with its numbers, the temperature, which keys are masked and why, a fully masked

@@ -1,5 +1,5 @@
 // Hostile files, pastes and typing against the array readers (www/arrays.js, www/element/cells.js) and the ways a
-// reader brings them in (Import…, paste, typing into a cell); issue 27. The files are written byte by byte here (a
+// reader brings them in (Import…, paste, typing into a cell). The files are written byte by byte here (a
 // .npy's preamble and header, a zip's local headers, directory and end record; zlib deflates), so nothing is fetched
 // or generated elsewhere. parseArray is pure: most cases run in Node, with the core's wasm loaded for its text rule
 // and value limit; one browser page then does what a person does. Nothing timed is asserted: `make bench`

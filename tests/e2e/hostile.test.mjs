@@ -841,7 +841,7 @@ test('zero dimensions: empty matrices and rows give messages (property and compu
   await clean(page);
 });
 
-// ---- 7a. issue 27: panics, bounds that count work, fmt d, property setters, SVG text ------------------------------
+// ---- 7a. panics, bounds that count work, fmt d, property setters, SVG text ----------------------------------------
 
 test('a panic leaves no figure broken: a million 1 × 1 heads are refused, and a Viz a bug locked is replaced on the next config', async () => {
   const page = await fresh();

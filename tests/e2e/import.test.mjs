@@ -1,4 +1,4 @@
-// Bringing a user's arrays into <attention-viz> (www/element/importer.js, issue 13 §2), as a person does it: files
+// Bringing a user's arrays into <attention-viz> (www/element/importer.js), as a person does it: files
 // NumPy itself wrote, dropped on a grid (a DataTransfer made in the page and dragenter/dragover/drop dispatched on
 // the grid, as playwright documents file drops) or on a heatmap (a .npz), picked through a grid's "Import…" button
 // (the real file chooser), and whole arrays pasted from the real clipboard into a grid's first cell. The shape

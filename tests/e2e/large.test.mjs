@@ -1,4 +1,4 @@
-// A read-only figure of 4,096 tokens (issue 26 row 5): over the page's cost bound, so a Web Worker computes it
+// A read-only figure of 4,096 tokens: over the page's cost bound, so a Web Worker computes it
 // (www/compute-worker.js, www/element/large.js) and the page shows a progress line, then scores, weights and context
 // as images with their colour bars. A real mouse move over the weights and the keyboard cursor show a cell's value,
 // checked against NumPy's for that cell: the inputs are drawn with RandomState(0) in the page and np.random.seed(0)

@@ -1,4 +1,4 @@
-// Nothing a page does not need is fetched (issue 26, row 1): the trained models' file (92 KB gzipped) only when
+// Nothing a page does not need is fetched: the trained models' file (92 KB gzipped) only when
 // loadModels() or a figure of a shipped model asks; the module's on-demand chunks (scripts/dist.mjs) only when a
 // figure or a call needs them: a model's weights view (attention-viz-model-*.js), the decode and flash panels
 // (-steppers-), the position, kv and window panels (-modern-), an import's work (-import-plan-), train()'s training

@@ -1,4 +1,4 @@
-// The trained models' JavaScript API (issue 14; www/train.js, www/train-worker.js, src/web/learn.rs) in a real
+// The trained models' JavaScript API (www/train.js, www/train-worker.js, src/web/learn.rs) in a real
 // browser: compute({mechanism: "model"}) on the shipped models (reversal reverses sequences it never trained on, with
 // its weight on the anti-diagonal; induction continues repeated segments through its induction head), its error
 // messages, `models`, train() in a Web Worker (100 % held-out accuracy, bit for bit the shipped reversal model, the
@@ -480,7 +480,7 @@ test('the dist module bundle: compute() and train() (the models fetched by loadM
     await page.evaluate(async () => { window.A = await import('/attention-viz.js'); await window.A.loadModels(); });
     const r = await page.evaluate(distChecks);
     assert.deepEqual(r, { prediction: '951413', same: true, models: 'induction,reversal' });
-    // train()'s training side is a chunk of the module build (issue 26), fetched on the first train(); the worker is not.
+    // train()'s training side is a chunk of the module build, fetched on the first train(); the worker is not.
     const chunks = requests.filter((p) => /^\/attention-viz-training-[\w-]+\.js$/.test(p));
     assert.equal(chunks.length, 1, `one training chunk: ${requests.join(', ')}`);
     assert.deepEqual(requests.filter((p) => !chunks.includes(p)).sort(), ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_models.bin']);

@@ -270,7 +270,7 @@ test('cancel: the figure goes back to the model it showed, the keyboard to Train
 });
 
 test('while a model trains its figures are redrawn in steps of their own tasks; closed grids are filled when opened', async () => {
-  // Issue 26 (training never blocks the page): a redraw done in one task was 40 ms of main-thread CPU, 60–300 ms on a
+  // Training never blocks the page: a redraw done in one task was 40 ms of main-thread CPU, 60–300 ms on a
   // loaded machine; the grids behind the closed disclosure took 150–700 ms at the end of every training. No time is
   // asserted: which task each part of a redraw runs in is. A task's number changes at the microtask checkpoint after it.
   const page = await shared();

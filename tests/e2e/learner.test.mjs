@@ -1,4 +1,4 @@
-// A learner on the guided page (index.html, chapters 1–8), issue 22 part 2: what they do with the real mouse and
+// A learner on the guided page (index.html, chapters 1–8): what they do with the real mouse and
 // keyboard never leaves a figure in an error state (− head, another scoring), their W_O and W_a/U_a/v_a come back
 // when the option does, a heads caption names only what follows a head, the keyboard never drops to <body> after an
 // import dialog or the notice's Reset, and every "Try" line of chapters 1–8 does what it says where it stands.

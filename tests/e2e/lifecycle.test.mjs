@@ -226,7 +226,7 @@ test('persist: saved edits of one config never apply to another (the page change
     await page.reload();
     await drawn(page);
     assert.deepEqual(await page.evaluate(() => document.getElementById('f').config.annotations), [[3, 0], [0, 3]]);
-    // Not applied, and not dropped without a word: offered (issue 27).
+    // Not applied, and not dropped without a word: offered.
     assert.match(await status(page), /^You have saved edits of an earlier version of this figure/);
     assert.deepEqual(p.errors, []);
   } finally { await p.close(); }

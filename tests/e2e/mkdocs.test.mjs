@@ -116,7 +116,7 @@ test('the home page (/project/) draws its seed-001 figure with the document\'s w
   // The module came from the site's own folder, however deep the page: MkDocs wrote the relative path.
   assert.equal(page.statuses.get(`${PREFIX}attention-viz/attention-viz.js`), 200);
   assert.equal(page.statuses.get(`${PREFIX}attention-viz/pkg/attention_viz_bg.wasm`), 200);
-  // A seed figure needs no trained model: the models' file is not fetched (issue 26; loadModels() would).
+  // A seed figure needs no trained model: the models' file is not fetched (loadModels() would).
   assert.equal(page.statuses.get(`${PREFIX}attention-viz/pkg/attention_viz_models.bin`), undefined);
   const weights = await page.evaluate(() => document.querySelector('attention-viz').trace.weights);
   // The second seed document's printed weights (NumPy + SciPy's softmax, 8 digits).

@@ -1,4 +1,4 @@
-// A model's attention (mechanism "weights") as a person uses it (www/element/model.js; issue 13 §3): the grid of every
+// A model's attention (mechanism "weights") as a person uses it (www/element/model.js): the grid of every
 // layer × head (a click, a tap or the arrow keys + Enter pick a head; the heatmap and the line view follow), hovering a
 // token (a heatmap row label or cell, a token of the line view, or the heatmap's keyboard cursor) marks its row in every
 // head and focuses the line view, the ranking of heads by a summary equals a ranking of NumPy's values

@@ -1,9 +1,9 @@
-// Issue 25's panels of <attention-viz> (www/element/modern.js): `position` (kind, base slider and typed base, RoPE's
-// pairs, ALiBi's slopes, "Shift positions"), `kv` (key/value heads) and `window` (sides and sinks, drawn by the core
-// on the mask heatmap), driven only with real input: page.mouse, page.keyboard and page.touchscreen (a touch
-// context), never by calling handlers. After each action the test asserts where the keyboard focus is, and that the
-// figure's trace is what compute() gives for the edited config (compute() is checked against the JAX/NumPy goldens
-// by tests/modern.rs). The page is served from memory (page.route).
+// The position, kv and window panels of <attention-viz> (www/element/modern.js): `position` (kind, base slider and
+// typed base, RoPE's pairs, ALiBi's slopes, "Shift positions"), `kv` (key/value heads) and `window` (sides and sinks,
+// drawn by the core on the mask heatmap), driven only with real input: page.mouse, page.keyboard and page.touchscreen
+// (a touch context), never by calling handlers. After each action the test asserts where the keyboard focus is, and
+// that the figure's trace is what compute() gives for the edited config (compute() is checked against the JAX/NumPy
+// goldens by tests/modern.rs). The page is served from memory (page.route).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

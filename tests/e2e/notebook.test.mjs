@@ -1,4 +1,4 @@
-// The Python package from a notebook, as an author uses it (issue 13 §4 and its Tests):
+// The Python package from a notebook, as an author uses it:
 //   1. the wheel dist-python/attention_viz-<version>-py3-none-any.whl: pure Python, the single-file build inside,
 //      the page's own .wasm inside and no native binary, NumPy and wasmtime its requirements, no CDN address in it;
 //   2. a fresh virtual environment gets it with `pip install <wheel>` (NumPy and wasmtime come along, from pip's cache), and
@@ -371,7 +371,7 @@ test('JupyterLab, untrusted: each figure output keeps an <img> whose SVG shows t
   }
 });
 
-// Issue 24 §3: a notebook with 10 `av.show` figures and one 12 × 12 × 64 × 64 `show_attention`, executed and exported
+// A notebook with 10 `av.show` figures and one 12 × 12 × 64 × 64 `show_attention`, executed and exported
 // as an author does. The engine (the single-file build, deflated: attention-viz.engine.js) is in one output only;
 // every figure draws from it, offline. With that output cleared, each figure keeps its picture and says how to bring
 // the live figure back; loading the engine (what av.init_notebook() displays) then draws them all.

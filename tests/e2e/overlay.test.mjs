@@ -1,4 +1,4 @@
-// The heatmaps' outlines on an overlay (issue 26 row 4): figures.js draws each heatmap without outlines and its
+// The heatmaps' outlines on an overlay: figures.js draws each heatmap without outlines and its
 // outlines (the followed query, a hovered weight's links, the keyboard cursor) on a transparent canvas laid over it
 // (Viz.renderLayers), so a hover redraws outlines, never the cells. What the reader sees must be what one
 // `Viz.render` with the outlines draws, pixel for pixel, in both themes and at both drawing paths (shapes for a small

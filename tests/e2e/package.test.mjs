@@ -75,7 +75,7 @@ test('dist/ is the package: one ES module and its on-demand chunks, the single f
   const pkg = JSON.parse(readFileSync(join(DIST, 'package.json'), 'utf8'));
   const listing = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listing(join(dir, e.name)) : [relative(DIST, join(dir, e.name))]));
   const files = listing(DIST).sort();
-  // The module build's chunks (issue 26): train()'s training side, a model's weights view, the decode/flash and the
+  // The module build's chunks: train()'s training side, a model's weights view, the decode/flash and the
   // position/kv/window panels, an import's work; imported by the module only
   // when asked, never before it runs (scripts/dist.mjs checks that the module has no static import).
   const chunks = files.filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f));

@@ -7,7 +7,7 @@
 // Each test opens its own page (Playwright gives every `browser.newPage()` a fresh
 // context, so storage never leaks between tests); reloads keep that page's storage.
 //
-// Issue 27's tests (the end of this file) use small pages of their own: a config set through the `.config`
+// The tests at the end of this file use small pages of their own: a config set through the `.config`
 // property, figures without ids (`~views~k/N` keys, unmatched saved edits offered), a model's weights (only the
 // selection saved; shareURL() refusing a link too long to open), the core's MAX_LEN, and the too-long message.
 import { test, before, after } from 'node:test';
@@ -361,7 +361,7 @@ test('persist: a second tab that is only looked at and then left does not overwr
   }
 });
 
-// ---- Issue 27: figures identified by more than their position; a config set by the page; a model's stack ----------
+// ---- Figures identified by more than their position; a config set by the page; a model's stack --------------------
 // Small pages of their own (served by a route under /pp/ on the test server's origin, so localStorage is the site's),
 // one browser context each; the reader's actions are the real mouse and keyboard, reloads are real reloads.
 

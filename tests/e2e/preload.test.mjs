@@ -1,9 +1,9 @@
-// The preload hints of index.html and www/embed.html (issue 15, first figure after navigation): each page lists its
+// The preload hints of index.html and www/embed.html (for the first figure after navigation): each page lists its
 // whole static module graph as <link rel="modulepreload"> (so the imports are fetched in one round trip, not one per
 // level) and the .wasm and the trained models' file as <link rel="preload" as="fetch" crossorigin>, which www/compile.js's fetches must take (one
 // request, no second download). The graph is read from the sources here, so a new or dropped import that the list
 // does not follow fails this test instead of silently costing a round trip (or preloading a file nobody imports).
-// A module only imported on demand (`import('…')`: model.js, steppers.js, modern.js, import-plan.js, training.js; issue 26) is not preloaded: its parse would
+// A module only imported on demand (`import('…')`: model.js, steppers.js, modern.js, import-plan.js, training.js) is not preloaded: its parse would
 // cost the page's start, which does not need it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

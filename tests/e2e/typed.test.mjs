@@ -184,7 +184,7 @@ test('with one head, heads[0]\'s fields are the top-level ones\' (typed: one dat
   const r = await page.evaluate((variantsH2) => {
     const c = av.presets['seed-001'];
     const names = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'context'];
-    // Issue 26: one n × n field read from one place is built once (nested: 3 lists instead of 7 at one head).
+    // One n × n field read from one place is built once (nested: 3 lists instead of 7 at one head).
     const check = (t, nt) => ({
       shared: names.every((k) => t[k].data === t.heads[0][k].data && t[k] !== t.heads[0][k])
         && t.naive_weights.data === t.weights.data && t.naive_weights !== t.weights,

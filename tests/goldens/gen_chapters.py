@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Generate tests/fixtures/chapters-goldens.json: the numbers of the guided page's chapters 10–13 (index.html,
-issue 25): word order (sinusoidal positions, RoPE, ALiBi), sharing keys (GQA and the KV cache), long contexts (a
+"""Generate tests/fixtures/chapters-goldens.json: the numbers of the guided page's chapters 10–13 (index.html):
+word order (sinusoidal positions, RoPE, ALiBi), sharing keys (GQA and the KV cache), long contexts (a
 sliding window and sinks) and FlashAttention's tiles.
 
 For each figure of those chapters: its config (index.html's `config` attribute must equal it) and the trace fields

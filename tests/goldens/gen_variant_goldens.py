@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generate tests/fixtures/variant-goldens.json: golden values for the attention
-variants of issue 12 (heads, W_O, masks, valid lengths, masked rows, temperature,
+variants (heads, W_O, masks, valid lengths, masked rows, temperature,
 scale, and the general / additive / cosine scoring functions), for the native
 test tests/variants.rs.
 

@@ -1,4 +1,4 @@
-"""The package where its users show it (issue 24 §3): the Widget as two outputs (its view, and a picture that follows
+"""The package where its users show it: the Widget as two outputs (its view, and a picture that follows
 its state), an nbconvert export of an executed notebook with the widget state stored (nbclient's default) showing
 that picture offline, the widget's throttled sync, and a figure's HTML inserted with innerHTML (Gradio's gr.HTML)
 or into a shadow root (Panel's HTML pane), where no script of the output runs: the element hides the picture itself.

@@ -122,7 +122,7 @@ def dotted(value, prefix=""):
 
 @pytest.mark.parametrize("case", MODERN, ids=[c["name"] for c in MODERN])
 def test_modern_goldens(case):
-    """Issue 25's fields (positions, kv_heads, windows and sinks, the decode step, the tiles) through ``av.compute``:
+    """The modern fields (positions, kv_heads, windows and sinks, the decode step, the tiles) through ``av.compute``:
     the NumPy transcription of the papers' formulas, itself checked against JAX, at 1e-12 relative."""
     trace = dotted(av.compute(case["config"]))
     for name, want in case["expect"].items():

@@ -19,7 +19,7 @@ export async function module(): Promise<string> {
     // The softmax in its two steps: exp(scaled − max) and their sum (a 1-element vector).
     const steps: number = self.query.exp[0] / self.query.sum[0];
     void first;
-    // Issue 25: positions, the decode step and FlashAttention's tiles (present when the config sets them).
+    // The modern fields' traces: positions, the decode step and FlashAttention's tiles (present when the config sets them).
     const rotated: number = (self.heads[0].q_rot?.[0][0] ?? 0) + (self.heads[0].bias?.[0][0] ?? 0) + (self.pe?.[0][0] ?? 0);
     const step: number = (self.decode?.step ?? 0) + (self.decode?.weights[0] ?? 0) + (self.decode?.cache_size ?? 0);
     const tile = self.flash?.steps[0];
