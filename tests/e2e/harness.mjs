@@ -195,3 +195,22 @@ export async function whenDrawn(page, selector, helpers) {
   await page.evaluate(pageHelpers);
   await page.evaluate(helpers);
 }
+
+/**
+ * In the page (an init script, or evaluated before a train()): each Web Worker's messages sent and heard
+ * (`window.workerTraffic`, in the order the workers were made). The training protocol answers every message
+ * (www/training.js), so a worker whose counts are equal has nothing in flight.
+ */
+export function countTraffic() {
+  const W = window.Worker;
+  window.workerTraffic = [];
+  window.Worker = class extends W {
+    constructor(...args) {
+      super(...args);
+      this.traffic = { sent: 0, heard: 0 };
+      window.workerTraffic.push(this.traffic);
+      this.addEventListener('message', () => { this.traffic.heard++; });
+    }
+    postMessage(...args) { this.traffic.sent++; return super.postMessage(...args); }
+  };
+}

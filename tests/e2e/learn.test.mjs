@@ -16,7 +16,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { open, done, watch, WAIT } from './harness.mjs';
+import { open, done, watch, countTraffic, WAIT } from './harness.mjs';
 import { serve, CSP } from '../../scripts/serve.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,24 +35,6 @@ async function apiPage(module = '/www/attention-viz.js') {
   await page.goto(`${site.url}__learn.html`);
   await page.evaluate(async (m) => { window.A = await import(m); await window.A.loadModels(); }, module);
   return page;
-}
-
-/**
- * In the page, before a train(): each Web Worker's messages sent and heard (`window.workerTraffic`). The training
- * protocol answers every message (www/training.js), so a worker whose counts are equal has nothing in flight.
- */
-function countTraffic() {
-  const W = window.Worker;
-  window.workerTraffic = [];
-  window.Worker = class extends W {
-    constructor(...args) {
-      super(...args);
-      this.traffic = { sent: 0, heard: 0 };
-      window.workerTraffic.push(this.traffic);
-      this.addEventListener('message', () => { this.traffic.heard++; });
-    }
-    postMessage(...args) { this.traffic.sent++; return super.postMessage(...args); }
-  };
 }
 
 /** In the page: everything train() reports, and the first step whose report says 100 % held-out. */

@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, typeInCell, pageHelpers, WAIT } from './harness.mjs';
+import { open, done, typeInCell, pageHelpers, countTraffic, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -36,25 +36,6 @@ async function release() {
   const page = sharedPage;
   sharedPage = null;
   if (page) await done(page);
-}
-
-/**
- * Installed before the page's scripts: each Web Worker's messages sent and heard (`window.workerTraffic`, in the order
- * the workers were made). The training protocol answers every message (www/training.js), so a worker whose counts
- * are equal has nothing in flight.
- */
-function countTraffic() {
-  const W = window.Worker;
-  window.workerTraffic = [];
-  window.Worker = class extends W {
-    constructor(...args) {
-      super(...args);
-      this.traffic = { sent: 0, heard: 0 };
-      window.workerTraffic.push(this.traffic);
-      this.addEventListener('message', () => { this.traffic.heard++; });
-    }
-    postMessage(...args) { this.traffic.sent++; return super.postMessage(...args); }
-  };
 }
 
 /** The chapter, loaded: both figures drawn. */
