@@ -50,7 +50,12 @@ pub fn with_worker_limit<T>(f: impl FnOnce() -> T) -> T {
 /// [`check_declared_shapes`] reads them.
 pub fn worker_takes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> bool {
     let Value::Object(obj) = rest else { return false };
-    let self_attention = matches!(obj.get("mechanism").and_then(Value::as_str), None | Some("self"))
+    let has = |name: &str| shapes.iter().any(|(k, _)| *k == name) || obj.contains_key(name);
+    let mechanism = match obj.get("mechanism") {
+        Some(m) => m.as_str(),
+        None => inferred_mechanism(has).ok(),
+    };
+    let self_attention = mechanism == Some("self")
         && shapes.iter().any(|(k, _)| *k == "embeddings")
         && !shapes.iter().any(|(k, _)| matches!(*k, "attention" | "annotations" | "decoder_state" | "w_o"));
     let plain = ["position", "decode_step", "tiles", "w_o"].iter().all(|k| obj.get(*k).is_none_or(Value::is_null));
@@ -321,6 +326,17 @@ pub enum Mechanism {
     },
 }
 
+impl Mechanism {
+    /// Its `mechanism` field's value.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mechanism::SelfAttention { .. } => "self",
+            Mechanism::Cross { .. } => "cross",
+            Mechanism::Weights { .. } => "weights",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Projections {
     pub w_q: Matrix,
@@ -510,9 +526,7 @@ impl Config {
         }
         let fields = Fields { obj, flat };
         let mechanism = match obj.get("mechanism") {
-            None if fields.has("decoder_state") || fields.has("annotations") => "cross",
-            None if fields.has("attention") => "weights",
-            None => "self",
+            None => inferred_mechanism(|name| fields.has(name))?,
             Some(Value::String(s)) if ["self", "cross", "weights"].contains(&s.as_str()) => s.as_str(),
             Some(other) => {
                 return err(format!("mechanism must be \"self\", \"cross\" or \"weights\", got {}", describe(other)))
@@ -829,13 +843,18 @@ impl Work {
 }
 
 /// Refuses a config by the shapes its matrices declare, before anything reads them: `rest` holds the config's
-/// `mechanism`, `heads` and `scoring` (any other field is ignored), `shapes` each matrix's declared shape (a
-/// matrix: its number of rows and its first row's length; `attention`: the lengths down its first elements;
-/// `decoder_state`: its length). A matrix over the size limits, or a config whose
+/// `mechanism`, `heads` and `scoring` (any other field only says it is there: [`inferred_mechanism`]), `shapes` each
+/// matrix's declared shape (a matrix: its number of rows and its first row's length; `attention`: the lengths down its
+/// first elements; `decoder_state`: its length). A matrix over the size limits, or a config whose
 /// compute would pass [`MAX_COST`], gets the message its full validation would give; anything else is left to
 /// it (`Ok`). compute()'s JS side asks this before it copies an 8,000,000-row list.
 pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Result<()> {
     let shape = |name: &str| shapes.iter().find(|(k, _)| *k == name).map(|(_, s)| s.as_slice());
+    // Which mechanism first, as the full validation judges it first.
+    let mechanism = match rest.get("mechanism") {
+        Some(m) => m.as_str().unwrap_or_default(),
+        None => inferred_mechanism(|name| shape(name).is_some() || rest.get(name).is_some())?,
+    };
     for (name, shape) in shapes {
         if *name == "attention" {
             if (2..=4).contains(&shape.len()) && !shape.contains(&0) {
@@ -871,12 +890,6 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
     let scoring = obj.get("scoring").and_then(Value::as_str);
     let (w_a_cols, additive) = (matrix("w_a").map(|(_, c)| c), scoring == Some("additive"));
     let w_a_cols = if matches!(scoring, Some("general" | "additive")) { w_a_cols } else { None };
-    let mechanism = match obj.get("mechanism").and_then(Value::as_str) {
-        Some(m) => m,
-        None if shape("attention").is_some() => "weights",
-        None if shape("annotations").is_some() || shape("decoder_state").is_some() => "cross",
-        None => "self",
-    };
     let work = match mechanism {
         "self" => {
             let Some((n, d)) = matrix("embeddings") else { return Ok(()) };
@@ -926,6 +939,23 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
         _ => return Ok(()),
     };
     work.check()
+}
+
+/// The mechanism of a config without a `mechanism` field, from the fields it holds (`has`): `attention` is a model's
+/// weights ("weights"), `decoder_state` or `annotations` cross-attention ("cross"), anything else self-attention.
+/// A config holding both kinds is refused: which one it shows is the reader's to say. The one rule of every path
+/// (`Config::from_parts`, `check_declared_shapes`; Python's repr asks the core).
+pub fn inferred_mechanism(has: impl Fn(&str) -> bool) -> Result<&'static str> {
+    let cross = ["annotations", "decoder_state"].into_iter().find(|name| has(name));
+    match (has("attention"), cross) {
+        (true, Some(name)) => err(format!(
+            "attention (mechanism \"weights\") and {name} (mechanism \"cross\") are both given: set mechanism to \
+             the one the figure shows"
+        )),
+        (true, None) => Ok("weights"),
+        (false, Some(_)) => Ok("cross"),
+        (false, None) => Ok("self"),
+    }
 }
 
 fn parse_self(fields: &Fields) -> Result<Config> {

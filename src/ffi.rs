@@ -71,13 +71,16 @@ pub extern "C" fn av_last_panic() -> u32 {
     answer(Ok(message), Vec::new())
 }
 
-/// Validates a config (the checks and messages of compute()): 0 and `{}`, or 1 and the message.
+/// Validates a config (the checks and messages of compute()): 0 and `{"mechanism": name}` (the one it shows, as the
+/// core infers it: Python's repr names it), or 1 and the message.
 ///
 /// # Safety
 /// (`text`, `text_len`) and (`data`, `data_len`: a count of f64s) must be readable buffers.
 #[no_mangle]
 pub unsafe extern "C" fn av_check(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
-    run(text, text_len, data, data_len, |req| config_of(req).map(|_| ("{}".into(), Vec::new())))
+    run(text, text_len, data, data_len, |req| {
+        config_of(req).map(|c| (json!({"mechanism": c.mechanism.name()}).to_string(), Vec::new()))
+    })
 }
 
 /// Refuses a config by the shapes its `flat` entries declare, before their values are copied into the module

@@ -43,7 +43,13 @@ pub struct State {
     pub random: Option<(u32, Distribution)>,
 }
 
+/// The share-link fragment of `state`: base64url of [`state_json`].
 pub fn encode(state: &State) -> String {
+    base64url_encode(state_json(state).as_bytes())
+}
+
+/// The versioned JSON text a fragment carries (the element's `toJSON()`, parsed).
+pub fn state_json(state: &State) -> String {
     let random = state.random.map(|(seed, dist)| {
         let (name, high) = match dist {
             Distribution::Randint(h) => ("randint", h),
@@ -52,8 +58,7 @@ pub fn encode(state: &State) -> String {
         };
         json!({"seed": seed, "dist": name, "high": high})
     });
-    let value = json!({"v": VERSION, "config": state.config.to_value(), "naive": state.naive, "random": random});
-    base64url_encode(value.to_string().as_bytes())
+    json!({"v": VERSION, "config": state.config.to_value(), "naive": state.naive, "random": random}).to_string()
 }
 
 /// The selection of a weights figure as `persist` saves it (see [`Selection`]).
@@ -136,17 +141,37 @@ pub fn decode(text: &str) -> Result<State, String> {
     state_of(&decode_value(text)?)
 }
 
+/// The state of [`state_json`]'s text (the element's `.config = toJSON()'s object`): what [`decode`] gives for its
+/// fragment, word for word, without the base64url round trip.
+pub fn decode_json(json: &str) -> Result<State, String> {
+    let len = base64url_len(json.len());
+    if len > MAX_LEN {
+        return Err(too_long_to_read(len));
+    }
+    state_of(&json_value(json)?)
+}
+
+fn too_long_to_read(len: usize) -> String {
+    format!("this share link cannot be read: it is {len} characters long, more than the {MAX_LEN} allowed")
+}
+
 /// The versioned JSON object of a fragment, or why it cannot be read.
 fn decode_value(text: &str) -> Result<Value, String> {
     let fail = |why: String| Err(format!("this share link cannot be read: {why}"));
     if text.len() > MAX_LEN {
-        return fail(format!("it is {} characters long, more than the {MAX_LEN} allowed", text.len()));
+        return Err(too_long_to_read(text.len()));
     }
     let Some(bytes) = base64url_decode(text.trim()) else {
         return fail("it is not base64url text (it may have been cut or edited)".into());
     };
     let Ok(json) = String::from_utf8(bytes) else { return fail("it does not decode to text".into()) };
-    let value: Value = match serde_json::from_str(&json) {
+    json_value(&json)
+}
+
+/// The versioned JSON object of a fragment's text, or why it cannot be read.
+fn json_value(json: &str) -> Result<Value, String> {
+    let fail = |why: String| Err(format!("this share link cannot be read: {why}"));
+    let value: Value = match serde_json::from_str(json) {
         Ok(v) => v,
         Err(e) => return fail(format!("its JSON is broken ({e})")),
     };
@@ -200,6 +225,11 @@ pub fn base64url_encode(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The length of [`base64url_encode`]'s text for `bytes` bytes.
+pub fn base64url_len(bytes: usize) -> usize {
+    bytes / 3 * 4 + [0, 2, 3][bytes % 3]
 }
 
 pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {

@@ -252,6 +252,37 @@ fn declared_shapes_are_refused_with_the_full_validations_words() {
     assert!(check_declared_shapes(&serde_json::json!({"mechanism": "cross"}), &[("embeddings", vec![4000, 4])]).is_ok());
 }
 
+/// A config without `mechanism` holding a model's weights (`attention`) and cross-attention's fields is refused in
+/// the same words by every path that reads it (the full validation, its flat fast path, the declared shapes): which
+/// one it shows is the reader's to say, never an order of checks.
+#[test]
+fn weights_and_cross_fields_without_a_mechanism_are_refused_alike_by_every_path() {
+    use attention_viz::config::{check_declared_shapes, Flat};
+    use serde_json::json;
+    let want = "attention (mechanism \"weights\") and annotations (mechanism \"cross\") are both given: set mechanism \
+                to the one the figure shows";
+    let config = json!({"attention": [[1.0, 0.0], [0.5, 0.5]], "annotations": [[1.0, 2.0], [3.0, 4.0]], "decoder_state": [1.0, 0.0]});
+    assert_eq!(Config::from_value(&config).unwrap_err().0, want);
+    let rest = json!({"attention": [[1.0, 0.0], [0.5, 0.5]], "decoder_state": [1.0, 0.0]});
+    let data = [1.0, 2.0, 3.0, 4.0];
+    let flat = [("annotations", Flat::new(2, 2, &data).unwrap())];
+    assert_eq!(Config::from_parts(&rest, &flat).unwrap_err().0, want);
+    let shapes = [("attention", vec![2, 2]), ("annotations", vec![2, 2]), ("decoder_state", vec![2])];
+    assert_eq!(check_declared_shapes(&json!({}), &shapes).unwrap_err().0, want);
+    // decoder_state alone beside attention is named the same way.
+    let config = json!({"attention": [[1.0]], "decoder_state": [1.0]});
+    let want = want.replace("annotations", "decoder_state");
+    assert_eq!(Config::from_value(&config).unwrap_err().0, want);
+    assert_eq!(
+        check_declared_shapes(&json!({}), &[("attention", vec![1, 1]), ("decoder_state", vec![1])]).unwrap_err().0,
+        want
+    );
+    // Named, each mechanism is judged by its own fields.
+    let named = json!({"mechanism": "cross", "annotations": [[1.0, 2.0]], "decoder_state": [1.0, 0.0]});
+    assert!(Config::from_value(&named).is_ok());
+    assert!(check_declared_shapes(&json!({"mechanism": "weights"}), &shapes).is_ok());
+}
+
 /// `Config::from_parts` (compute()'s fast path: the clean matrices sent flat) equals `Config::from_value`.
 mod from_parts {
     use attention_viz::config::{Config, Flat, MATRICES};

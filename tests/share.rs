@@ -56,6 +56,45 @@ fn malformed_and_hostile_fragments_are_refused_clearly() {
     assert!(decode(&"A".repeat(5_000_000)).unwrap_err().contains("characters long"));
 }
 
+/// The element's `toJSON()` and `.config = state` go through the JSON text a link carries, never a second base64url
+/// codec: the fragment is base64url of exactly that text, and the text restores what its fragment does, refusing in
+/// the same words (the length judged as the fragment's).
+#[test]
+fn a_states_json_is_its_fragments_text_and_is_read_alike() {
+    use attention_viz::share::{decode_json, state_json};
+    for name in NAMES {
+        let state = State { config: preset(name).unwrap(), naive: true, random: Some((7, Distribution::Rand)) };
+        let json = state_json(&state);
+        assert_eq!(encode(&state), base64url_encode(json.as_bytes()), "{name}");
+        assert_eq!(decode_json(&json).unwrap(), state, "{name}");
+    }
+    // A link made before the element stopped encoding in JavaScript (its btoa of the same JSON) still opens.
+    let link = "eyJ2IjoxLCJjb25maWciOnsiZW1iZWRkaW5ncyI6W1sxLDBdLFswLDFdXX0sIm5haXZlIjp0cnVlfQ";
+    let state = decode(link).unwrap();
+    assert!(state.naive);
+    assert_eq!(decode_json(r#"{"v":1,"config":{"embeddings":[[1,0],[0,1]]},"naive":true}"#).unwrap(), state);
+    let long = format!("{{\"v\":1,\"pad\":\"{}\"}}", "x".repeat(3_000_000));
+    for text in [
+        "",
+        "not json",
+        "[1,2]",
+        "{\"v\":2,\"config\":{}}",
+        "{\"v\":1}",
+        "{\"v\":1,\"config\":{\"embeddings\":[[1],[1,2]]}}",
+        &long,
+    ] {
+        assert_eq!(
+            decode_json(text).unwrap_err(),
+            decode(&base64url_encode(text.as_bytes())).unwrap_err(),
+            "{text:.40}"
+        );
+    }
+    assert_eq!(
+        decode_json(&long).unwrap_err(),
+        "this share link cannot be read: it is 4000022 characters long, more than the 4000000 allowed"
+    );
+}
+
 /// Configs holding every field of `Options`, alone and together, on both mechanisms.
 fn option_configs() -> Vec<Config> {
     let self_base = json!({

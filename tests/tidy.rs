@@ -1,6 +1,6 @@
 //! The project keeps its plan: generated copies of the core's facts are fresh (`www/element/facts.js`), the module map in
-//! ARCHITECTURE.md is what the code uses, the TypeScript config types declare the core's fields, and no source file
-//! names an issue number.
+//! ARCHITECTURE.md is what the code uses, the TypeScript config types declare the core's fields, a share link's
+//! base64url is written only in the core, and no source file names an issue number.
 
 use attention_viz::facts;
 use std::path::{Path, PathBuf};
@@ -63,6 +63,31 @@ fn no_source_file_names_an_issue_number() {
         }
     }
     assert!(found.is_empty(), "say what the code does, not which issue asked for it:\n{}", found.join("\n"));
+}
+
+/// A share link's text is the core's (src/share.rs: base64url of its versioned JSON): no file of the element or the
+/// Python package writes a second base64url codec — JavaScript's `btoa` output with `+` and `/` swapped for `-` and
+/// `_` (or back, for `atob`), or Python's `urlsafe_b64encode`/`urlsafe_b64decode`.
+#[test]
+fn the_share_links_base64url_is_written_once_in_the_core() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let skip = [root.join("www/pkg"), root.join("python/attention_viz/static")];
+    let mut files = vec![];
+    for dir in ["www", "python/attention_viz"] {
+        files_under(&root.join(dir), &skip, &mut files);
+    }
+    files.sort();
+    let codec = [r"/\+/g, '-'", r"/-/g, '+'", r#"/\+/g, "-""#, r#"/-/g, "+""#, "urlsafe_b64"];
+    let mut found = vec![];
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        for (i, line) in text.lines().enumerate() {
+            if codec.iter().any(|c| line.contains(c)) {
+                found.push(format!("{}:{}: {}", file.strip_prefix(root).unwrap().display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "share links are the core's text (Viz.shareState, setShareState):\n{}", found.join("\n"));
 }
 
 /// The matcher finds what the grep finds, and this file's own examples do not trip it: each is built from `WORD`.

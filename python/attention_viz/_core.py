@@ -203,10 +203,10 @@ def check_declared(config: dict) -> None:
         call("av_check_declared", {"config": rest, "flat": shapes})
 
 
-def check(config: dict) -> None:
-    """Refuses a config as compute() would (``ValueError``, the core's message)."""
+def check(config: dict) -> str:
+    """Refuses a config as compute() would (``ValueError``, the core's message); else the mechanism it shows."""
     req, data = request(config)
-    call("av_check", req, data)
+    return json.loads(call("av_check", req, data)[0])["mechanism"]
 
 
 def normalize(config: dict) -> dict:

@@ -177,8 +177,12 @@ def element_tag(config: dict, attrs: dict, extra: str = "", float32=()) -> str:
 
 
 def mechanism(config: dict) -> str:
-    return config.get("mechanism") or ("weights" if "attention" in config else
-                                       "cross" if "decoder_state" in config or "annotations" in config else "self")
+    """The mechanism the figure shows, as the core judges ``config`` (its inference, not a copy of it); for a config
+    the core refuses, ``refused (<its message>)``: a repr never raises."""
+    try:
+        return _core.check(config)
+    except (ValueError, TypeError) as e:  # TypeError: a value JSON cannot hold
+        return f"refused ({e})"
 
 
 def _kernel_execution():

@@ -512,10 +512,15 @@ impl Viz {
         export::numpy_snippet(self.config(), self.random)
     }
 
-    /// The share-link fragment of this figure's whole state.
+    /// The share-link fragment of this figure's whole state; with `json`, the JSON text it carries (`toJSON()`).
     #[wasm_bindgen(js_name = shareState)]
-    pub fn share_state(&self, naive: bool) -> String {
-        share::encode(&share::State { config: self.config().clone(), naive, random: self.random })
+    pub fn share_state(&self, naive: bool, json: Option<bool>) -> String {
+        let state = share::State { config: self.config().clone(), naive, random: self.random };
+        if json == Some(true) {
+            share::state_json(&state)
+        } else {
+            share::encode(&state)
+        }
     }
 
     /// What `persist` saves (share-link text, or a weights figure's selection on the author's
@@ -554,10 +559,12 @@ impl Viz {
         }
     }
 
-    /// Restores a share-link fragment; returns whether it showed the naive softmax.
+    /// Restores a share-link fragment (with `json`: the JSON text it carries, `.config = toJSON()'s object`);
+    /// returns whether it showed the naive softmax.
     #[wasm_bindgen(js_name = setShareState)]
-    pub fn set_share_state(&mut self, text: &str) -> Result<bool, JsError> {
-        let state = share::decode(text).map_err(js_err)?;
+    pub fn set_share_state(&mut self, text: &str, json: Option<bool>) -> Result<bool, JsError> {
+        let state = if json == Some(true) { share::decode_json(text) } else { share::decode(text) };
+        let state = state.map_err(js_err)?;
         self.replace(state.config)?;
         self.random = state.random;
         Ok(state.naive)

@@ -124,3 +124,22 @@ def test_every_malformed_config_of_the_fixture_gets_its_message(case):
         with pytest.raises(ValueError) as e:
             call()
         assert case["error"] in str(e.value)
+
+
+MIXED = ('attention (mechanism "weights") and annotations (mechanism "cross") are both given: set mechanism to the one '
+         'the figure shows')
+
+
+def test_weights_and_cross_fields_without_a_mechanism_are_judged_by_the_core_alone():
+    # Which mechanism a config shows is the core's rule, asked by every path: show()'s shape check and full check,
+    # compute(), and a Figure's repr (a hand-made Figure is not checked until it is drawn).
+    mixed = dict(attention=I2, annotations=I2, decoder_state=[1.0, 0.0])
+    for call in (lambda: av.show(**mixed), lambda: av.show(**{k: np.array(v) for k, v in mixed.items()}),
+                 lambda: av.compute(mixed)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == MIXED
+    assert repr(av.Figure(mixed)) == f"<attention_viz.Figure refused ({MIXED})>"
+    cross = dict(mechanism="cross", annotations=I2, decoder_state=[1.0, 0.0])
+    assert repr(av.Figure(cross, {"theme": "dark"})) == "<attention_viz.Figure cross theme='dark'>"
+    assert repr(av.Figure(dict(annotations=I2, decoder_state=[1.0, 0.0]))) == "<attention_viz.Figure cross>"

@@ -181,7 +181,7 @@ def test_eleven_figure_notebook_sizes(kernel, capsys):
     assert all(len(o) < 40_000 for o in outputs[1:])
     # The stack's picture: a thumbnail grid, not 600,000 pixels.
     assert len(re.search(r"<img [^>]*>", big.decode()).group(0)) < 150_000
-    # The README's "saves at about 2.6 MB" and "such a notebook is about 3.6 MB": within 0.1 MB of the outputs.
+    # The README's "saves at about 2.6 MB" and "such a notebook is about 3.7 MB": within 0.1 MB of the outputs.
     readme = (Path(__file__).resolve().parents[2] / "python" / "README.md").read_text(encoding="utf-8")
     causal_mb = float(re.search(r"float32 weights saves at about ([\d.]+) MB", readme).group(1))
     dense_mb = float(re.search(r"such a notebook is about ([\d.]+) MB", readme).group(1))

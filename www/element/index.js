@@ -51,7 +51,7 @@
 import { el, rememberFocus } from './dom.js';
 import { STYLE, sharedSheet } from './style.js';
 import { queueLoad } from './loads.js';
-import { Share, encodeState, decodeState } from './share.js';
+import { Share } from './share.js';
 import { Persist, shortHash } from './persist.js';
 import { Toolbar } from './toolbar.js';
 import { Variants } from './variants.js';
@@ -344,10 +344,10 @@ export function defineElement(api) {
       const hash = this.persist ? configHash(value) : undefined;
       let applied;
       if (state) {
-        // A state from toJSON(): restore it whole, through the share-link validator.
+        // A state from toJSON(): restore it whole, through the share-link validator (its JSON text, as a link carries it).
         let text;
-        try { text = encodeState(api.configJson(value)); } catch (e) { this._fail(e?.message ?? String(e)); return; }
-        applied = this._apply(() => { this._showNaive = this._viz.setShareState(text); }, { rebuild: true, initial: 'page' });
+        try { text = api.configJson(value); } catch (e) { this._fail(e?.message ?? String(e)); return; }
+        applied = this._apply(() => { this._showNaive = this._viz.setShareState(text, true); }, { rebuild: true, initial: 'page' });
       } else {
         // A config of the same structure as the shown one (new numbers only: a model redrawn while it trains, a
         // page's slider) keeps every part's DOM: only the numbers and the heatmaps change (see _structure).
@@ -471,7 +471,7 @@ export function defineElement(api) {
     /** The whole state as JSON: `{v, config, naive, random}`; `.config = state` restores it. */
     toJSON() {
       if (!this._viz) throw notLoaded();
-      return JSON.parse(decodeState(this._viz.shareState(this._showNaive)));
+      return JSON.parse(this._viz.shareState(this._showNaive, true));
     }
 
     /** "Copy as NumPy": a self-contained Python snippet that recomputes this figure. */

@@ -1,20 +1,8 @@
-// Owns getting a figure out of the page: the share-link state (base64url of the core's versioned JSON) and
-// shareURL(), the Share & export menu (link, PNG, SVG, JSON, NumPy), downloads and the clipboard, and PNG export
-// (one heatmap drawn offscreen at device resolution, or the visible heatmaps composited as they are laid out).
+// Owns getting a figure out of the page: shareURL() (its state is the core's text: Viz.shareState, base64url of the
+// versioned JSON, src/share.rs), the Share & export menu (link, PNG, SVG, JSON, NumPy), downloads and the clipboard,
+// and PNG export (one heatmap drawn offscreen at device resolution, or the visible heatmaps composited as they are
+// laid out).
 import { el } from './dom.js';
-
-/** base64url of the UTF-8 text, as the share links carry it. */
-export function encodeState(json) {
-  const bytes = new TextEncoder().encode(json);
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-export function decodeState(text) {
-  const bin = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-}
 
 /** The figure's name in URL fragments: its id, else its position among the page's figures (storage keys: persist.js). */
 export function shareKey(host) {
