@@ -175,39 +175,10 @@ pub fn mask_reasons(options: &Options, n: usize, m: usize) -> Matrix {
     let mut out = Matrix::zeros(n, m);
     for i in 0..n {
         for (j, x) in out.row_mut(i).iter_mut().enumerate() {
-            *x = f64::from(reason(options, i, j));
+            *x = f64::from(options.reason(i, j));
         }
     }
     out
-}
-
-/// [`reason`]'s bits: key j is masked by `mask`, lies beyond `valid_lens`, or lies outside the window (not a sink).
-pub const BY_MASK: u8 = 1;
-pub const BY_VALID_LENS: u8 = 2;
-pub const BY_WINDOW: u8 = 4;
-
-/// The rules that forbid query i key j (see [`mask_reasons`]): [`BY_MASK`], [`BY_VALID_LENS`] and [`BY_WINDOW`]
-/// added; 0 when key j is attended. Cross-attention's one query is 0.
-pub fn reason(options: &Options, i: usize, j: usize) -> u8 {
-    let by_mask = match &options.mask {
-        Mask::None => false,
-        Mask::Causal => j > i,
-        Mask::Matrix(a) => a.get(i, j) == 0.0,
-    };
-    let by_len = options.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
-    let by_window = outside_window(options, i, j) && j >= options.sinks;
-    BY_MASK * u8::from(by_mask) + BY_VALID_LENS * u8::from(by_len) + BY_WINDOW * u8::from(by_window)
-}
-
-/// Whether key j is outside query i's `window` (sinks aside; false without a window).
-fn outside_window(options: &Options, i: usize, j: usize) -> bool {
-    options.window.is_some_and(|[left, right]| j + left < i || j > i + right)
-}
-
-/// Whether key j is attended by query i only as a sink: outside the window, among keys 0 … sinks − 1 (the tooltips
-/// say so).
-pub fn sink_opens(options: &Options, i: usize, j: usize) -> bool {
-    j < options.sinks && outside_window(options, i, j)
 }
 
 /// The naive softmax of every row of `scaled`, given its stable `weights`
@@ -752,7 +723,7 @@ impl Flash {
 
 /// Row i of [`mask_reasons`].
 pub(crate) fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64> {
-    (0..m).map(|j| f64::from(reason(options, i, j))).collect()
+    (0..m).map(|j| f64::from(options.reason(i, j))).collect()
 }
 
 /// W_O applied to the heads' contexts, when there is a W_O.

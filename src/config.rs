@@ -206,7 +206,38 @@ impl Pairs {
     }
 }
 
+/// [`Options::reason`]'s bits: key j is masked by `mask`, lies beyond `valid_lens`, or lies outside the window (not a
+/// sink).
+pub const BY_MASK: u8 = 1;
+pub const BY_VALID_LENS: u8 = 2;
+pub const BY_WINDOW: u8 = 4;
+
 impl Options {
+    /// The rules that forbid query i key j: [`BY_MASK`], [`BY_VALID_LENS`] and [`BY_WINDOW`] added; 0 when key j is
+    /// attended. Cross-attention's one query is 0. The one masking rule: attention masks by it, the mask view and
+    /// the tooltips say it, and a decode step's row is checked by it.
+    pub fn reason(&self, i: usize, j: usize) -> u8 {
+        let by_mask = match &self.mask {
+            Mask::None => false,
+            Mask::Causal => j > i,
+            Mask::Matrix(a) => a.get(i, j) == 0.0,
+        };
+        let by_len = self.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
+        let by_window = self.outside_window(i, j) && j >= self.sinks;
+        BY_MASK * u8::from(by_mask) + BY_VALID_LENS * u8::from(by_len) + BY_WINDOW * u8::from(by_window)
+    }
+
+    /// Whether key j is outside query i's `window` (sinks aside; false without a window).
+    fn outside_window(&self, i: usize, j: usize) -> bool {
+        self.window.is_some_and(|[left, right]| j + left < i || j > i + right)
+    }
+
+    /// Whether key j is attended by query i only as a sink: outside the window, among keys 0 … sinks − 1 (the
+    /// tooltips say so).
+    pub fn sink_opens(&self, i: usize, j: usize) -> bool {
+        j < self.sinks && self.outside_window(i, j)
+    }
+
     /// Key/value heads (`heads` unless fewer were set).
     pub fn kv_heads(&self) -> usize {
         self.kv_heads.unwrap_or(self.heads)
@@ -1034,6 +1065,7 @@ fn parse_self(fields: &Fields) -> Result<Config> {
     };
     let decode_step = parse_decode_step(fields.obj, n, &options.mask)?;
     let options = Options { decode_step, ..options };
+    check_decode_row(&options, n)?;
     Config {
         tokens: parse_tokens(fields.obj, n, "embeddings", SELF_TOKENS)?,
         scale: parse_scale(fields.obj, default_scale)?,
@@ -1510,6 +1542,21 @@ fn parse_decode_step(obj: &Map<String, Value>, n: usize, mask: &Mask) -> Result<
         return err(DECODE_NEEDS_CAUSAL);
     }
     Ok(Some(t as usize))
+}
+
+/// The decode step's weights are row t of the weights, over the KV cache's keys 0 … t. A query whose every key is
+/// masked gets 1/n on each of all n keys under masked_row "uniform": past the cache while t + 1 < n, so that pair is
+/// refused (masked_row "zero" and "nan" fill the cache's part of the row alike).
+fn check_decode_row(options: &Options, n: usize) -> Result<()> {
+    let Some(t) = options.decode_step else { return Ok(()) };
+    if options.masked_row != MaskedRow::Uniform || t + 1 == n || (0..n).any(|j| options.reason(t, j) == 0) {
+        return Ok(());
+    }
+    err(format!(
+        "decode_step {t}: every key of query {t} is masked, and masked_row \"uniform\" gives its row 1/{n} on each \
+         of the {n} keys, but at step {t} the KV cache holds only keys 0 … {t}: choose masked_row \"zero\" or \"nan\", \
+         or another step"
+    ))
 }
 
 fn decode_out_of_range(t: u64, n: usize) -> String {

@@ -60,7 +60,7 @@ pub fn js() -> String {
          export const MODERN_PANELS = [{}];\n\n\
          /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */\n\
          export const DECODE_VIEWS = [{}];\n\n\
-         /** Why key j is masked for query i, the bits of the code the core gives (`attention::reason`; the trace's\n \
+         /** Why key j is masked for query i, the bits of the code the core gives (`config::Options::reason`; the trace's\n \
          * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */\n\
          export const MASKED_BY = {{ mask: {}, valid_lens: {}, window: {} }};\n\n\
          /** The bounds of the `height` attribute, CSS pixels (the core's `heatmap::draw::MIN_HEIGHT`, `MAX_HEIGHT`). */\n\
@@ -78,9 +78,9 @@ pub fn js() -> String {
         crate::random::MAX_RANDOM,
         quoted(&crate::views::MODERN_PANELS),
         quoted(&crate::views::DECODE_VIEWS),
-        crate::attention::BY_MASK,
-        crate::attention::BY_VALID_LENS,
-        crate::attention::BY_WINDOW,
+        crate::config::BY_MASK,
+        crate::config::BY_VALID_LENS,
+        crate::config::BY_WINDOW,
         crate::heatmap::draw::MIN_HEIGHT,
         crate::heatmap::draw::MAX_HEIGHT,
         crate::heatmap::draw::LEGIBLE_FONT

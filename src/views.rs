@@ -7,8 +7,8 @@
 //! one column, the annotations and applied attention with one encoder state per
 //! column (d rows × m columns).
 
-use crate::attention::{reason, Trace, BY_WINDOW};
-use crate::config::{Config, Mask, Mechanism, Position, Scoring};
+use crate::attention::Trace;
+use crate::config::{Config, Mask, Mechanism, Position, Scoring, BY_WINDOW};
 use crate::math::Matrix;
 use crate::weights::ROW_SUM_TOLERANCE;
 use std::borrow::Cow;
@@ -281,7 +281,7 @@ fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[
             let cells = match o.window {
                 Some(_) => (0..rows)
                     .flat_map(|i| (0..m).map(move |j| (i, j)))
-                    .map(|(i, j)| reason(o, i, j) & BY_WINDOW != 0 && values.get(i, j) != 0.0)
+                    .map(|(i, j)| o.reason(i, j) & BY_WINDOW != 0 && values.get(i, j) != 0.0)
                     .collect(),
                 None => vec![],
             };

@@ -506,3 +506,37 @@ fn window_marks_are_drawn_on_the_mask() {
     assert!(lines(&svg(&marked)) > lines(&svg(&cols_only)), "the crossed cells' lines");
     assert!(svg(&cols_only).matches("<rect").count() > svg(&plain).matches("<rect").count(), "the sinks' dashes");
 }
+
+/// A decode step is row t of the weights over the cache's keys 0 … t. When every key of query t is masked, masked_row
+/// "uniform" would give that row 1/n on all n keys, past the cache: the pair is refused, saying why; at the last
+/// token the cache holds every key and the pair is row t; "zero" and "nan" fill the cache's part of the row alike.
+#[test]
+fn a_fully_masked_decode_row_is_row_t_or_refused() {
+    let config = |masked_row: &str, step: usize| {
+        Config::from_value(&json!({
+            "embeddings": [[1, 0], [0, 1], [1, 1], [2, 0]], "mask": "causal", "valid_lens": [1, 0, 3, 0],
+            "masked_row": masked_row, "decode_step": step,
+        }))
+    };
+    assert_eq!(
+        config("uniform", 1).unwrap_err().0,
+        "decode_step 1: every key of query 1 is masked, and masked_row \"uniform\" gives its row 1/4 on each of the 4 \
+         keys, but at step 1 the KV cache holds only keys 0 … 1: choose masked_row \"zero\" or \"nan\", or another step"
+    );
+    // Query 0 attends key 0: a step whose row has an open key is row t whatever masked_row says.
+    let open = Config::from_value(&json!({
+        "embeddings": [[1, 0], [0, 1], [1, 1], [2, 0]], "mask": "causal", "valid_lens": [1, 0, 3, 0],
+        "masked_row": "uniform", "decode_step": 0,
+    }));
+    let Trace::SelfAttention(t) = compute(&open.unwrap()).unwrap() else { panic!() };
+    assert_eq!(t.decode.as_ref().unwrap().weights, [1.0]);
+    let cases = [("uniform", 3, vec![0.25; 4]), ("zero", 1, vec![0.0; 2]), ("nan", 1, vec![f64::NAN; 2])];
+    for (masked_row, step, want) in cases {
+        let Trace::SelfAttention(t) = compute(&config(masked_row, step).unwrap()).unwrap() else { panic!() };
+        let d = t.decode.as_ref().unwrap();
+        let same =
+            |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same(&d.weights, &want), "{masked_row}: decode weights {:?}", d.weights);
+        assert!(same(&t.weights.row(step)[..=step], &want), "{masked_row}: row {step} {:?}", t.weights.row(step));
+    }
+}

@@ -879,20 +879,20 @@ impl Viz {
         set(&out, "col", &c.col.into());
         set(&out, "value", &c.value.into());
         set(&out, "full", &c.full.into());
-        // Why the key is masked (attention::reason's bits), for a view whose rows are queries and columns keys: the
+        // Why the key is masked (`Options::reason`'s bits), for a view whose rows are queries and columns keys: the
         // tooltip says it in words. Present only when some rule masks in this config.
         if let Some(code) = self.masked(view, i, j) {
             set(&out, "masked", &code.into());
             // A key outside the window that a sink keeps open: said too (its code alone is 0, "attended").
             let query = if matches!(self.config().mechanism, Mechanism::Cross { .. }) { 0 } else { i };
-            if attention::sink_opens(&self.config().options, query, j) {
+            if self.config().options.sink_opens(query, j) {
                 set(&out, "sink", &true.into());
             }
         }
         Ok(Some(out))
     }
 
-    /// attention::reason for a cell of a queries × keys view (the weights, scores, mask heatmaps), `None` for any other
+    /// `Options::reason` for a cell of a queries × keys view (the weights, scores, mask heatmaps), `None` for any other
     /// view or a config that masks nothing.
     fn masked(&self, view: &str, i: usize, j: usize) -> Option<u8> {
         let config = self.config();
@@ -905,7 +905,7 @@ impl Viz {
             return None;
         }
         let query = if matches!(config.mechanism, Mechanism::Cross { .. }) { 0 } else { i };
-        Some(attention::reason(o, query, j))
+        Some(o.reason(query, j))
     }
 
     /// The name of the palette `view` is drawn with now for `palette` (`undefined`: its default,
