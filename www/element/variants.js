@@ -389,10 +389,10 @@ export class Variants {
 
   action(name) {
     const { host } = this;
-    const h = host._state.parts.heads.count;
+    // The modern panels' buttons (modern.js) are in this root too: their actions are theirs.
     switch (name) {
       case 'add-head': this.apply(() => host._viz.insertHead(), { rebuild: true }); return;
-      case 'remove-head': this.apply(() => host._viz.removeHead(h - 1), { rebuild: true }); return;
+      case 'remove-head': this.apply(() => host._viz.removeHead(host._state.parts.heads.count - 1), { rebuild: true }); return;
       default:
     }
   }
