@@ -284,7 +284,10 @@ fn kv_choices_labels_and_groups() {
 
 #[test]
 fn position_kinds_base_shift_and_slopes() {
-    let rope = config(seed(), json!({"position": {"kind": "rope", "base": 500000, "offset": 3}}));
+    // RoPE rotates pairs: one head of d_k = 2.
+    let mut even = seed_heads2();
+    even["heads"] = json!(1);
+    let rope = config(even, json!({"position": {"kind": "rope", "base": 500000, "offset": 3}}));
     let p = &model(&rope, &["position"])["position"];
     assert_eq!(values(&p["choices"]), [json!("none"), json!("sinusoidal"), json!("rope"), json!("alibi")]);
     assert_eq!(p["choices"][2]["text"], json!("RoPE"));
