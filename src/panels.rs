@@ -32,6 +32,9 @@ pub const SCORING_SEED: u64 = 42;
 /// The window's sides while it is off (shown in its fields, taken when it is turned on): two keys back, none ahead.
 pub const WINDOW_OFF: [usize; 2] = [2, 0];
 
+/// ALiBi's default slopes, as the panel writes them.
+const DEFAULT_SLOPES: &str = "2^(−8(h+1)/H)";
+
 /// The mask kinds: value, shown text, meaning.
 const MASKS: [(&str, &str, &str); 3] = [
     ("none", "none", "Every query may attend to every key."),
@@ -176,7 +179,7 @@ fn scoring(config: &Config) -> Value {
     json!({"value": value, "formula": formula, "title": title, "seed": SCORING_SEED, "choices": list})
 }
 
-/// `{value, entropy}`: the temperature, and each query's entropy of the followed head's weights in bits.
+/// `{value, title, entropy}`: the temperature, what it does, and each query's entropy of the followed head's weights in bits.
 ///
 /// `entropy`: `{title, max, rows: [{name, bits, masked, bar, title, text}], more, mean}` — `max` = log₂ m (uniform
 /// weights) and `title` saying it (`{max}`); per listed query (the first [`MAX_LISTED`]) its name, its entropy
@@ -225,6 +228,7 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
     let more = (n > MAX_LISTED).then(|| format!("… {} more queries; mean over all {n}: {said} bits", n - MAX_LISTED));
     json!({
         "value": o.temperature,
+        "title": "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform",
         "entropy": {
             "title": format!("Entropy of {whose}, bits: 0 = all on one key, log₂ {m} = {{max}} = uniform"),
             "max": max,
@@ -239,7 +243,7 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
 /// the mask kind and its meaning (a causal mask only where there are queries to look ahead of), what a fully masked
 /// query gets, the queries' and keys' names, the followed query (null with one query), and the valid lengths as the
 /// fields show them: one per query (`lens`, up to [`MAX_LEN_FIELDS`] queries; a length of m or more is every key,
-/// shown empty as typed for none) or one list (`lens_list`).
+/// shown empty as typed for none) or one list (`lens_list`), and what a valid length does (`lens_title`).
 fn mask(config: &Config) -> Value {
     let o = &config.options;
     let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
@@ -273,15 +277,16 @@ fn mask(config: &Config) -> Value {
         "valid_lens": lens,
         "lens": fields,
         "lens_list": list,
+        "lens_title": format!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all {m} keys"),
     })
 }
 
 /// `{kind, title, choices, value, pairs, pairs_title, pair_choices, base, base_title, offset, range, shift_note,
-/// slopes, slopes_text}`: the position encoding and its meaning; each choice's `position`, the field an edit to it
+/// slopes, slopes_text, slopes_label}`: the position encoding and its meaning; each choice's `position`, the field an edit to it
 /// sends (sinusoidal and RoPE keep the base and the shift between them; ALiBi takes neither); `value` the field as it
 /// is (what an edit of one of its parts starts from); RoPE's pair layout; the base (sinusoidal and RoPE) and what it
 /// does; the shift and where the tokens sit after it, and what a shift does to the scores; ALiBi's given slopes (null:
-/// the defaults) and the slopes in use as a sentence (`{m}`: the slopes, one per head).
+/// the defaults) and the slopes in use as a sentence (`{m}`: the slopes, one per head), and what the slopes' field takes.
 fn position(config: &Config) -> Value {
     let o = &config.options;
     let p = o.position.as_ref();
@@ -339,7 +344,8 @@ fn position(config: &Config) -> Value {
             let text = if n < 2 {
                 "One token: no distance to bias.".to_string()
             } else {
-                let defaults = if slopes.is_some() { "" } else { " (the defaults 2^(−8(h+1)/H))" };
+                let defaults =
+                    if slopes.is_some() { String::new() } else { format!(" (the defaults {DEFAULT_SLOPES})") };
                 format!("m = {{m}}{defaults}: head h adds −m_h·|i − j|")
             };
             (Some(q.slopes(o.heads)), Some(text))
@@ -366,6 +372,10 @@ fn position(config: &Config) -> Value {
         "given_slopes": given,
         "slopes": slopes,
         "slopes_text": slopes_text,
+        "slopes_label": format!(
+            "ALiBi slope of each head, {} numbers separated by commas (empty: the defaults {DEFAULT_SLOPES}; Enter applies them)",
+            o.heads
+        ),
     })
 }
 
@@ -419,9 +429,9 @@ fn kv(config: &Config) -> Value {
     })
 }
 
-/// `{on, left, right, sinks, side_max, sinks_max, hint}`: whether the window is on and its sides (while it is off,
+/// `{on, left, right, sinks, side_max, sinks_max, hint, title}`: whether the window is on and its sides (while it is off,
 /// [`WINDOW_OFF`]'s), the sinks, the largest side (n − 1) and sink count (n) the fields take, and what the mask
-/// heatmap shows of them.
+/// heatmap shows of them; what the window does.
 fn window(config: &Config) -> Value {
     let o = &config.options;
     let n = config.tokens.len();
@@ -439,5 +449,6 @@ fn window(config: &Config) -> Value {
         "side_max": n.saturating_sub(1),
         "sinks_max": n,
         "hint": hint,
+        "title": "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)",
     })
 }

@@ -128,6 +128,10 @@ fn masks_and_what_a_fully_masked_query_gets() {
     assert_eq!(lens["mask"]["kind"], json!("none"));
     assert_eq!(lens["mask"]["lens"], json!(["2", "", "1", ""]));
     assert_eq!(lens["mask"]["lens_list"], json!("2, 4, 1, 4"));
+    assert_eq!(
+        lens["mask"]["lens_title"],
+        json!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all 4 keys")
+    );
 
     // One query: nothing to look ahead of, so no causal mask; the mask is a list.
     let c = model(&config(cross(), json!({"mask": [1, 0, 1, 1]})), &["mask"]);
@@ -319,6 +323,10 @@ fn position_kinds_base_shift_and_slopes() {
     assert_eq!(a["given_slopes"], json!(null));
     assert_eq!(a["slopes_text"], json!("m = {m} (the defaults 2^(−8(h+1)/H)): head h adds −m_h·|i − j|"));
     assert_eq!(a["base"], json!(null));
+    assert_eq!(
+        a["slopes_label"],
+        json!("ALiBi slope of each head, 2 numbers separated by commas (empty: the defaults 2^(−8(h+1)/H); Enter applies them)")
+    );
     let given = config(seed_heads2(), json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}}));
     let g = &model(&given, &["position"])["position"];
     assert_eq!(g["given_slopes"], json!([0.5, 0.25]));
@@ -338,6 +346,7 @@ fn window_sides_sinks_and_limits() {
         &json!({
             "on": true, "left": 1, "right": 0, "sinks": 1, "side_max": 3, "sinks_max": 4,
             "hint": "On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed.",
+            "title": "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)",
         })
     );
     let off = &model(&config(seed(), json!({})), &["window"])["window"];

@@ -84,7 +84,7 @@ export class Modern {
     } else if (kind === 'alibi') {
       parts.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'slopes' }),
         el('input', { type: 'text', class: 'lens', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-control': 'position-slopes',
-          'aria-label': `ALiBi slope of each head, ${position.slopes.length} numbers separated by commas (empty: the defaults 2^(−8(h+1)/H); Enter applies them)`,
+          'aria-label': position.slopes_label,
           value: position.given_slopes ? position.given_slopes.join(', ') : '', placeholder: 'default' })));
       parts.push(el('p', { class: 'hint', 'data-role': 'slopes', text: '' }));
     }
@@ -106,7 +106,7 @@ export class Modern {
     const on = el('input', { type: 'checkbox', 'data-control': 'window-on', checked: w.on });
     return this.panel('window', [
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'window' }),
-        el('label', { title: 'Query i may attend keys i − left … i + right only (JAX\'s local_window_size; Mistral\'s sliding window)' }, on, ' sliding window'),
+        el('label', { title: w.title }, on, ' sliding window'),
         el('span', { class: 'sides' },
           el('label', { class: 'side' }, 'left ', num('window-left', w.left, `Window, keys to the left of each query (0 to ${w.side_max}; arrow keys step it)`)),
           el('label', { class: 'side' }, 'right ', num('window-right', w.right, `Window, keys to the right of each query (0 to ${w.side_max}; arrow keys step it)`)))),

@@ -144,7 +144,7 @@ export class Variants {
     const range = el('input', {
       type: 'range', min: String(S_MIN), max: String(S_MAX), step: '1', value: String(sOf(t)), 'data-control': 'temperature',
       'aria-label': 'Temperature (log scale, 0.05 to 20)', 'aria-valuetext': `T = ${fmt(t)}`,
-      title: 'scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform',
+      title: temperature.title,
     });
     this.entropyEl = el('div', { class: 'entropy', 'data-role': 'entropy' });
     return el('div', { class: 'panel', 'data-panel': 'temperature' },
@@ -197,8 +197,7 @@ export class Variants {
   validLens(mask) {
     const n = mask.queries.length;
     const m = mask.keys.length;
-    const title = `Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all ${m} keys`;
-    const box = el('div', { class: 'valid-lens', title }, el('span', { class: 'label', text: 'valid length' }));
+    const box = el('div', { class: 'valid-lens', title: mask.lens_title }, el('span', { class: 'label', text: 'valid length' }));
     if (!mask.lens) {
       box.append(el('input', { type: 'text', class: 'lens', inputmode: 'numeric', 'data-control': 'valid-lens', spellcheck: 'false', autocomplete: 'off',
         placeholder: `${n} lengths, e.g. ${Array.from({ length: 3 }, (_, i) => Math.max(1, m - i)).join(', ')}, …`,
