@@ -9,7 +9,7 @@
 use crate::attention::Trace;
 use crate::config::{Config, Mask, Mechanism, Pairs, Position, Scoring};
 use crate::math::entropy_bits;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The variants panel's parts, as the `views` attribute names them.
 pub const VARIANT_PANELS: [&str; 4] = ["heads", "mask", "temperature", "scoring"];
@@ -98,9 +98,22 @@ const PAIRS: [(&str, &str, &str); 2] = [
     ("halves", "halves", "Pairs (x_i, x_i+d/2): GPT-NeoX's and LLaMA's rotate_half."),
 ];
 
+/// A JSON object of `fields`. Built with `Value::from` rather than `json!`, whose serializer calls put code for each
+/// field's type in the .wasm.
+#[inline(never)]
+fn obj(fields: Vec<(&str, Value)>) -> Value {
+    let mut map = serde_json::Map::new();
+    for (k, v) in fields {
+        map.insert(k.to_string(), v);
+    }
+    Value::Object(map)
+}
+
 /// A select's options: `{value, text, title}` each.
 fn choices(list: &[(&str, &str, &str)]) -> Vec<Value> {
-    list.iter().map(|(v, text, title)| json!({"value": v, "text": text, "title": title})).collect()
+    list.iter()
+        .map(|&(v, text, title)| obj(vec![("value", v.into()), ("text", text.into()), ("title", title.into())]))
+        .collect()
 }
 
 /// The variant panels this config uses (shown without a `views` list, as they were before there were panels): heads
@@ -121,7 +134,7 @@ pub fn used(config: &Config) -> Vec<&'static str> {
 /// of `asked` this figure can show (the modern panels are self-attention's); `modern`: whether it can show them.
 pub fn panels(config: &Config, trace: &Trace, asked: &[String]) -> Value {
     let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
-    let mut out = json!({"modern": own});
+    let mut out = obj(vec![("modern", own.into())]);
     if matches!(config.mechanism, Mechanism::Weights { .. }) {
         return out;
     }
@@ -165,7 +178,7 @@ fn heads(config: &Config) -> Value {
             Some("Encoder–decoder attention here compares the decoder state with the annotations directly: it has one head."),
         ),
     };
-    json!({"count": o.heads, "head": o.head, "w_o": w_o, "disabled": disabled})
+    obj(vec![("count", o.heads.into()), ("head", o.head.into()), ("w_o", w_o.into()), ("disabled", disabled.into())])
 }
 
 /// `{value, formula, title, seed, choices: [{value, text, formula, title}]}`: the scoring, its formula and meaning.
@@ -173,10 +186,18 @@ fn scoring(config: &Config) -> Value {
     let value = config.options.scoring.name();
     let list: Vec<Value> = SCORINGS
         .iter()
-        .map(|(v, text, formula, title)| json!({"value": v, "text": text, "formula": formula, "title": title}))
+        .map(|&(v, text, formula, title)| {
+            obj(vec![("value", v.into()), ("text", text.into()), ("formula", formula.into()), ("title", title.into())])
+        })
         .collect();
-    let (_, _, formula, title) = SCORINGS.iter().find(|s| s.0 == value).unwrap_or(&SCORINGS[0]);
-    json!({"value": value, "formula": formula, "title": title, "seed": SCORING_SEED, "choices": list})
+    let &(_, _, formula, title) = SCORINGS.iter().find(|s| s.0 == value).unwrap_or(&SCORINGS[0]);
+    obj(vec![
+        ("value", value.into()),
+        ("formula", formula.into()),
+        ("title", title.into()),
+        ("seed", SCORING_SEED.into()),
+        ("choices", list.into()),
+    ])
 }
 
 /// `{value, title, entropy}`: the temperature, what it does, and each query's entropy of the followed head's weights in bits.
@@ -210,14 +231,14 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
                 None => (format!("{name}: H = none (every key is masked, weights 0)"), ALL_MASKED.to_string()),
                 Some(_) => (format!("{name}: H = {{bits}} bits"), "{bits}".to_string()),
             };
-            json!({
-                "name": name,
-                "bits": h.filter(|x| !x.is_nan()),
-                "masked": h.is_none(),
-                "bar": bar,
-                "title": title,
-                "text": text,
-            })
+            obj(vec![
+                ("name", name.clone().into()),
+                ("bits", h.filter(|x| !x.is_nan()).into()),
+                ("masked", h.is_none().into()),
+                ("bar", bar.into()),
+                ("title", title.into()),
+                ("text", text.into()),
+            ])
         })
         .collect();
     let finite: Vec<f64> = hs.iter().flatten().copied().filter(|x| !x.is_nan()).collect();
@@ -226,17 +247,22 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
     let whose = if own && o.heads > 1 { format!("head {}'s weights", o.head) } else { "the weights".to_string() };
     let said = if mean.is_some() { "{mean}" } else { ALL_MASKED };
     let more = (n > MAX_LISTED).then(|| format!("… {} more queries; mean over all {n}: {said} bits", n - MAX_LISTED));
-    json!({
-        "value": o.temperature,
-        "title": "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform",
-        "entropy": {
-            "title": format!("Entropy of {whose}, bits: 0 = all on one key, log₂ {m} = {{max}} = uniform"),
-            "max": max,
-            "rows": rows,
-            "more": more,
-            "mean": mean,
-        },
-    })
+    let entropy = obj(vec![
+        ("title", format!("Entropy of {whose}, bits: 0 = all on one key, log₂ {m} = {{max}} = uniform").into()),
+        ("max", max.into()),
+        ("rows", rows.into()),
+        ("more", more.into()),
+        ("mean", mean.into()),
+    ]);
+    obj(vec![
+        ("value", o.temperature.into()),
+        (
+            "title",
+            "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform"
+                .into(),
+        ),
+        ("entropy", entropy),
+    ])
 }
 
 /// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, valid_lens, lens, lens_list}`:
@@ -264,21 +290,24 @@ fn mask(config: &Config) -> Value {
             .collect::<Vec<_>>()
     });
     let list = lens.map_or(String::new(), |l| l.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
-    json!({
-        "kind": kind,
-        "title": meaning(&MASKS, kind),
-        "choices": choices(&kinds),
-        "masked_row": row,
-        "masked_title": meaning(&MASKED_ROWS, row),
-        "masked_rows": choices(&MASKED_ROWS),
-        "queries": names,
-        "keys": config.tokens,
-        "query": own.then_some(config.query),
-        "valid_lens": lens,
-        "lens": fields,
-        "lens_list": list,
-        "lens_title": format!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all {m} keys"),
-    })
+    obj(vec![
+        ("kind", kind.into()),
+        ("title", meaning(&MASKS, kind).into()),
+        ("choices", choices(&kinds).into()),
+        ("masked_row", row.into()),
+        ("masked_title", meaning(&MASKED_ROWS, row).into()),
+        ("masked_rows", choices(&MASKED_ROWS).into()),
+        ("queries", names.into()),
+        ("keys", config.tokens.clone().into()),
+        ("query", own.then_some(config.query).into()),
+        ("valid_lens", lens.cloned().into()),
+        ("lens", fields.into()),
+        ("lens_list", list.into()),
+        (
+            "lens_title",
+            format!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all {m} keys").into(),
+        ),
+    ])
 }
 
 /// `{kind, title, choices, value, pairs, pairs_title, pair_choices, base, base_title, offset, range, shift_note,
@@ -298,21 +327,20 @@ fn position(config: &Config) -> Value {
     };
     let kinds: Vec<Value> = KINDS
         .iter()
-        .map(|(v, text, title)| {
-            let mut send = match *v {
+        .map(|&(v, text, title)| {
+            let mut send = match v {
                 "none" => Value::Null,
-                "alibi" => json!({"kind": "alibi"}),
-                k => json!({"kind": k}),
+                k => obj(vec![("kind", k.into())]),
             };
-            if matches!(*v, "sinusoidal" | "rope") {
+            if matches!(v, "sinusoidal" | "rope") {
                 if let Some(b) = keep {
-                    send["base"] = json!(b);
+                    send["base"] = b.into();
                 }
                 if offset > 0 {
-                    send["offset"] = json!(offset);
+                    send["offset"] = offset.into();
                 }
             }
-            json!({"value": v, "text": text, "title": title, "position": send})
+            obj(vec![("value", v.into()), ("text", text.into()), ("title", title.into()), ("position", send)])
         })
         .collect();
     let value = p.map(Position::to_value);
@@ -356,27 +384,28 @@ fn position(config: &Config) -> Value {
         Some(Position::Alibi { slopes }) => slopes.clone(),
         _ => None,
     };
-    json!({
-        "kind": kind,
-        "title": KINDS.iter().find(|k| k.0 == kind).map(|k| k.2),
-        "choices": kinds,
-        "value": value,
-        "pairs": pairs.map(Pairs::name),
-        "pairs_title": pairs.map(|x| PAIRS.iter().find(|k| k.0 == x.name()).map_or("", |k| k.2)),
-        "pair_choices": choices(&PAIRS),
-        "base": base,
-        "base_title": base_title,
-        "offset": offset,
-        "range": format!("positions {offset} … {}", (offset + n).saturating_sub(1)),
-        "shift_note": shift_note,
-        "given_slopes": given,
-        "slopes": slopes,
-        "slopes_text": slopes_text,
-        "slopes_label": format!(
-            "ALiBi slope of each head, {} numbers separated by commas (empty: the defaults {DEFAULT_SLOPES}; Enter applies them)",
-            o.heads
-        ),
-    })
+    let slopes_label = format!(
+        "ALiBi slope of each head, {} numbers separated by commas (empty: the defaults {DEFAULT_SLOPES}; Enter applies them)",
+        o.heads
+    );
+    obj(vec![
+        ("kind", kind.into()),
+        ("title", KINDS.iter().find(|k| k.0 == kind).map(|k| k.2).into()),
+        ("choices", kinds.into()),
+        ("value", value.into()),
+        ("pairs", pairs.map(Pairs::name).into()),
+        ("pairs_title", pairs.map(|x| PAIRS.iter().find(|k| k.0 == x.name()).map_or("", |k| k.2)).into()),
+        ("pair_choices", choices(&PAIRS).into()),
+        ("base", base.into()),
+        ("base_title", base_title.into()),
+        ("offset", offset.into()),
+        ("range", format!("positions {offset} … {}", (offset + n).saturating_sub(1)).into()),
+        ("shift_note", shift_note.into()),
+        ("given_slopes", given.into()),
+        ("slopes", slopes.into()),
+        ("slopes_text", slopes_text.into()),
+        ("slopes_label", slopes_label.into()),
+    ])
 }
 
 /// `{heads, kv, choices: [{value, text, selected}], disabled, title, note, share}`: the key/value head count, offered
@@ -405,7 +434,7 @@ fn kv(config: &Config) -> Value {
             } else {
                 format!("{d} (grouped)")
             };
-            json!({"value": d, "text": text, "selected": d == kv})
+            obj(vec![("value", d.into()), ("text", text.into()), ("selected", (d == kv).into())])
         })
         .collect();
     let group = h / kv.max(1);
@@ -418,15 +447,15 @@ fn kv(config: &Config) -> Value {
     let title = disabled.unwrap_or(
         "W_K and W_V have kv_heads × d_k columns; query head h reads K/V head ⌊h / (heads / kv_heads)⌋ (GQA, Ainslie et al. 2023). Changing it mean-pools each group's K/V columns.",
     );
-    json!({
-        "heads": h,
-        "kv": kv,
-        "choices": list,
-        "disabled": disabled,
-        "title": title,
-        "note": format!("of {h} query heads"),
-        "share": share,
-    })
+    obj(vec![
+        ("heads", h.into()),
+        ("kv", kv.into()),
+        ("choices", list.into()),
+        ("disabled", disabled.into()),
+        ("title", title.into()),
+        ("note", format!("of {h} query heads").into()),
+        ("share", share.into()),
+    ])
 }
 
 /// `{on, left, right, sinks, side_max, sinks_max, hint, title}`: whether the window is on and its sides (while it is off,
@@ -441,14 +470,18 @@ fn window(config: &Config) -> Value {
     } else {
         "Turn the window on to limit each query to its neighbours."
     };
-    json!({
-        "on": o.window.is_some(),
-        "left": left,
-        "right": right,
-        "sinks": o.sinks,
-        "side_max": n.saturating_sub(1),
-        "sinks_max": n,
-        "hint": hint,
-        "title": "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)",
-    })
+    obj(vec![
+        ("on", o.window.is_some().into()),
+        ("left", left.into()),
+        ("right", right.into()),
+        ("sinks", o.sinks.into()),
+        ("side_max", n.saturating_sub(1).into()),
+        ("sinks_max", n.into()),
+        ("hint", hint.into()),
+        (
+            "title",
+            "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)"
+                .into(),
+        ),
+    ])
 }
