@@ -177,6 +177,35 @@ impl Position {
         }
     }
 
+    /// The `position` field as the config's JSON writes it (the offset only when there is one; the slopes only when
+    /// given).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Position::Sinusoidal { base, offset } => {
+                let mut p = json!({"kind": "sinusoidal", "base": number_value(*base)});
+                if *offset != 0 {
+                    p["offset"] = json!(offset);
+                }
+                p
+            }
+            Position::Rope { base, pairs, offset } => {
+                let mut p = json!({"kind": "rope", "base": number_value(*base), "pairs": pairs.name()});
+                if *offset != 0 {
+                    p["offset"] = json!(offset);
+                }
+                p
+            }
+            Position::Alibi { slopes } => {
+                let mut p = Map::new();
+                p.insert("kind".into(), json!("alibi"));
+                if let Some(s) = slopes {
+                    p.insert("slopes".into(), numbers_value(s));
+                }
+                Value::Object(p)
+            }
+        }
+    }
+
     /// How far every position is shifted (`position.offset`): token r is at position r + offset; 0 for ALiBi.
     pub fn offset(&self) -> usize {
         match self {
@@ -1819,30 +1848,8 @@ impl Options {
         if self.masked_row != MaskedRow::Zero {
             obj.insert("masked_row".into(), json!(self.masked_row.name()));
         }
-        match &self.position {
-            None => {}
-            Some(Position::Sinusoidal { base, offset }) => {
-                let mut p = json!({"kind": "sinusoidal", "base": number_value(*base)});
-                if *offset != 0 {
-                    p["offset"] = json!(offset);
-                }
-                obj.insert("position".into(), p);
-            }
-            Some(Position::Rope { base, pairs, offset }) => {
-                let mut p = json!({"kind": "rope", "base": number_value(*base), "pairs": pairs.name()});
-                if *offset != 0 {
-                    p["offset"] = json!(offset);
-                }
-                obj.insert("position".into(), p);
-            }
-            Some(Position::Alibi { slopes }) => {
-                let mut p = Map::new();
-                p.insert("kind".into(), json!("alibi"));
-                if let Some(s) = slopes {
-                    p.insert("slopes".into(), numbers_value(s));
-                }
-                obj.insert("position".into(), Value::Object(p));
-            }
+        if let Some(p) = &self.position {
+            obj.insert("position".into(), p.to_value());
         }
         if let Some(kv) = self.kv_heads {
             obj.insert("kv_heads".into(), json!(kv));

@@ -17,6 +17,7 @@ pub mod heatmap;
 pub mod incremental;
 pub mod learn;
 pub mod math;
+pub mod panels;
 pub mod picture;
 pub mod presets;
 pub mod random;

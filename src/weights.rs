@@ -80,15 +80,11 @@ impl Stack {
                 continue; // a row of zeros (a fully masked query) attends nowhere: no share to summarise
             }
             rows += 1;
-            let (mut entropy, mut distance) = (0.0, 0.0);
+            let mut distance = 0.0;
             for (j, &x) in row.iter().enumerate() {
-                let p = x / sum;
-                if p > 0.0 {
-                    entropy -= p * p.log2();
-                }
-                distance += p * (i as f64 - j as f64).abs();
+                distance += x / sum * (i as f64 - j as f64).abs();
             }
-            s.entropy += entropy;
+            s.entropy += crate::math::entropy_bits(row).unwrap_or(0.0);
             s.distance += distance;
             s.first += row[0] / sum;
             if i >= 1 && i - 1 < self.m {

@@ -38,6 +38,8 @@ mod math_decimal;
 mod math_log;
 #[path = "modern.rs"]
 mod modern;
+#[path = "panels.rs"]
+mod panels;
 #[path = "picture.rs"]
 mod picture;
 #[path = "properties.rs"]

@@ -12,4 +12,6 @@ mod softmax;
 
 pub use kernels::exp;
 pub use matrix::{dot, Matrix};
-pub use softmax::{naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable, softmax_stable_into};
+pub use softmax::{
+    entropy_bits, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable, softmax_stable_into,
+};

@@ -57,3 +57,18 @@ pub fn naive_equals_stable(row: &[f64]) -> bool {
     let headroom = 700.0 - (row.len().max(1) as f64).ln();
     max <= headroom && min >= -700.0
 }
+
+/// The entropy of a row of weights in bits, −Σ p·log₂ p over the row's shares p = w / Σw (0·log 0 = 0; SciPy's
+/// `entropy(w, base=2)`): 0 when every share is on one key, log₂ m when the m shares are equal. `None` for a row
+/// that sums to 0 (a query whose every key is masked gets weights 0: it attends nowhere); NaN when a weight is NaN.
+pub fn entropy_bits(w: &[f64]) -> Option<f64> {
+    if w.iter().any(|x| x.is_nan()) {
+        return Some(f64::NAN);
+    }
+    let sum: f64 = w.iter().sum();
+    if sum <= 0.0 {
+        return None;
+    }
+    let h: f64 = w.iter().map(|&x| x / sum).filter(|&p| p > 0.0).map(|p| -p * p.log2()).sum();
+    Some(h.max(0.0))
+}

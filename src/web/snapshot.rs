@@ -121,6 +121,7 @@ impl Viz {
         views: Vec<String>,
         fmt: Option<String>,
         fields: Vec<String>,
+        parts: Option<Vec<String>>,
     ) -> Result<Object, JsError> {
         let value = match Command::parse(&command).map_err(js_err)? {
             Command::Value(matrix, row, col, x) => {
@@ -136,7 +137,7 @@ impl Viz {
                 None
             }
         };
-        let out = self.snapshot_of(&views, fmt, &fields, value.is_none(), false)?;
+        let out = self.snapshot_of(&views, fmt, &fields, &parts.unwrap_or_default(), value.is_none(), false)?;
         if let Some((matrix, row, col, x)) = value {
             let v: Array =
                 [JsValue::from_str(&matrix), (row as f64).into(), (col as f64).into(), x.into()].into_iter().collect();
@@ -146,11 +147,18 @@ impl Viz {
     }
 
     /// What the element shows of the state now: `{views: {name: {size: [w, h], key}}, fields: {name: {shape, data}},
-    /// shapes: {name: shape} (every trace field's), panels: [name] (the modern panels the config uses), kv_choices: [count] (the key/value head counts `heads` allows), config}`. `views`: the canvases' views — each one's natural CSS size for its numbers written with `fmt` and the
+    /// shapes: {name: shape} (every trace field's), panels: [name] (the variant and modern panels the config uses), parts: the
+    /// variants and modern panels' model for the panels `parts` names (panels::panels), config}`. `views`: the canvases' views — each one's natural CSS size for its numbers written with `fmt` and the
     /// key of what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one
     /// that does not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row); `config`: the config as JSON, without a model's stack.
-    pub fn snapshot(&self, views: Vec<String>, fmt: Option<String>, fields: Vec<String>) -> Result<Object, JsError> {
-        self.snapshot_of(&views, fmt, &fields, true, true)
+    pub fn snapshot(
+        &self,
+        views: Vec<String>,
+        fmt: Option<String>,
+        fields: Vec<String>,
+        parts: Option<Vec<String>>,
+    ) -> Result<Object, JsError> {
+        self.snapshot_of(&views, fmt, &fields, &parts.unwrap_or_default(), true, true)
     }
 
     /// `describe` of several views at once (the text alternatives, rebuilt when an edit settles): one entry per
@@ -165,6 +173,7 @@ impl Viz {
         names: &[String],
         fmt: Option<String>,
         fields: &[String],
+        parts: &[String],
         config: bool,
         sizes: bool,
     ) -> Result<Object, JsError> {
@@ -209,12 +218,13 @@ impl Viz {
             set(&shapes, &f.name, &shape);
         }
         set(&out, "shapes", &shapes);
-        // The modern panels this config uses (views::modern_panels): the element shows them without asking.
-        let panels: Array = crate::views::modern_panels(self.config()).into_iter().map(JsValue::from_str).collect();
+        // The panels this config uses (panels::used, views::modern_panels): the element shows them without asking.
+        let used = crate::panels::used(self.config()).into_iter().chain(crate::views::modern_panels(self.config()));
+        let panels: Array = used.map(JsValue::from_str).collect();
         set(&out, "panels", &panels);
-        // The key/value head counts `heads` allows (Options::kv_heads_choices): the kv panel's menu.
-        let kv: Array = self.config().options.kv_heads_choices().into_iter().map(|d| JsValue::from(d as f64)).collect();
-        set(&out, "kv_choices", &kv);
+        // What the variants and modern panels show, for the parts the element asks (panels::panels).
+        let model = crate::panels::panels(self.config(), self.session.trace(), parts).to_string();
+        set(&out, "parts", &js_sys::JSON::parse(&model).map_err(|_| js_err("the panels' model is not JSON"))?);
         if config {
             set(&out, "config", &self.config_json_without_stack().into());
         }

@@ -32,11 +32,12 @@
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
 // typed digit is one `Viz.edit` and one `Viz.render` per changed canvas (tests/e2e/calls.test.mjs counts them):
 //   request (_request)   views: the canvases' views (figures.js, the mask panel's); fmt; fields: the trace fields
-//                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js,
-//                        variants.js; `name#i` is row i alone, `name#q` the followed query's). It depends only on
-//                        the parts' structure.
+//                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js; `name#i`
+//                        is row i alone, `name#q` the followed query's); parts: the variants and modern panels
+//                        built (variants.js `asked`). It depends only on the parts' structure.
 //   snapshot             {version, request, views: Map view → {key, size: [w, h] natural CSS size for fmt}, shapes:
-//                        every trace field's shape}; an edit's has no sizes (its canvases keep theirs until it
+//                        every trace field's shape, used: the panels the config uses, parts: the asked panels'
+//                        model (src/panels.rs)}; an edit's has no sizes (its canvases keep theirs until it
 //                        settles), `_snapshot({sizes: true})` asks `Viz.snapshot`, which measures; its
 //                        fields fill the trace cache (_field/_row/_at) and its config the config cache (a one-value
 //                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes
@@ -509,8 +510,8 @@ export function defineElement(api) {
 
     /**
      * What the parts ask the core for in a snapshot: the canvases' views (the figures', the mask panel's), the fmt
-     * they are measured for, and the trace fields the tables read (`name#i`: row i alone, `name#q`: the followed
-     * query's) — the breakdown's, the steps', the entropies'. Only the parts' own structure decides it, so a one-value
+     * they are measured for, the trace fields the tables read (`name#i`: row i alone, `name#q`: the followed
+     * query's) — the breakdown's, the steps' — and the variants and modern panels whose model it carries. Only the parts' own structure decides it, so a one-value
      * edit asks what the last did.
      */
     _request() {
@@ -519,11 +520,13 @@ export function defineElement(api) {
       views.push(...(this._steppers?.views() ?? []));
       const fields = new Set();
       if (this._viz && this._cfg().mechanism !== 'weights') {
-        for (const part of [this._breakdown, this._steps, this._variants]) for (const f of part.traceFields(this._cfg(), this._showNaive)) fields.add(f);
+        for (const part of [this._breakdown, this._steps]) for (const f of part.traceFields(this._cfg(), this._showNaive)) fields.add(f);
       }
       const fmt = this._fmtSpec();
       const list = [...fields];
-      return { views, fmt, fields: list, key: `${views.join(',')}|${fmt}|${list.join(',')}` };
+      // The variants and modern panels built now: the snapshot carries their model (panels.rs).
+      const parts = this._variants?.asked() ?? [];
+      return { views, fmt, fields: list, parts, key: `${views.join(',')}|${fmt}|${list.join(',')}|${parts.join(',')}` };
     }
 
     /**
@@ -534,7 +537,7 @@ export function defineElement(api) {
       const req = this._request();
       const snap = this._snap;
       if (snap?.version === this._version && snap.request === req.key && (snap.sized || !sizes)) return snap;
-      return this._take(api.callCore(() => this._viz.snapshot(req.views, req.fmt, req.fields)), req, true);
+      return this._take(api.callCore(() => this._viz.snapshot(req.views, req.fmt, req.fields, req.parts)), req, true);
     }
 
     /** Keeps a snapshot the core returned (`Viz.snapshot`/`Viz.edit`) for `req`: views, fields and config. */
@@ -551,7 +554,7 @@ export function defineElement(api) {
         cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
       }
       this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized,
-        used: new Set(raw.panels ?? []), kvChoices: raw.kv_choices ?? [] };
+        used: new Set(raw.panels ?? []), parts: raw.parts ?? {} };
       return this._snap;
     }
 
@@ -872,7 +875,7 @@ export function defineElement(api) {
       const req = typeof mutate === 'function' ? null : this._request();
       let raw = null;
       try {
-        if (req) raw = api.callCore(() => this._viz.edit(mutate, req.views, req.fmt, req.fields));
+        if (req) raw = api.callCore(() => this._viz.edit(mutate, req.views, req.fmt, req.fields, req.parts));
         else api.callCore(mutate);
       } catch (e) {
         if (e.message.startsWith('attention-viz internal error')) this._recover();

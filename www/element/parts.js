@@ -55,6 +55,7 @@ export const idleSteppers = (host) => ({
 
 /** modern.js's Modern (variants.js's `modern`) until a figure shows the position, kv or window panel. */
 export const idleModern = (host) => ({
-  idle: 'modern', build: () => [], paint() {}, traceFields: () => [],
-  shown() { return host.editable && host._viz && host._state.config.mechanism === 'self' ? shownPanels(host, MODERN_OWN, this) : new Set(); },
+  idle: 'modern', build: () => [], paint() {},
+  // The panels apply where the core's model says so (`modern`: self-attention).
+  shown() { return host.editable && host._viz && host._state.parts.modern ? shownPanels(host, MODERN_OWN, this) : new Set(); },
 });

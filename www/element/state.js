@@ -42,8 +42,11 @@ export class State {
   /** The modern panels the config uses, the core's rule (views::modern_panels), as a set: the snapshot's `panels`. */
   get used() { return this.host._snapshot().used; }
 
-  /** The key/value head counts the config's `heads` allows (Options::kv_heads_choices): the snapshot's `kv_choices`. */
-  get kvChoices() { return this.host._snapshot().kvChoices; }
+  /**
+   * What the variants and modern panels show (the core's panels.rs: choices, their words, reasons, entropies): the
+   * snapshot's `parts`, one entry per panel the parts ask (variants.js `asked`), and `modern`.
+   */
+  get parts() { return this.host._snapshot().parts; }
 
   /** The `views` attribute as a set, or null for "everything". */
   get panels() { return this.host._panels(); }

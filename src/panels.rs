@@ -1,0 +1,487 @@
+//! The element's variants panel (heads, scoring, temperature, mask) and its modern panels (position, kv, window) as
+//! they show a figure: every choice with its words (the mask kinds, what a fully masked query gets, the scorings'
+//! formulas, the position encodings), every disabled control with its reason, the rules the controls follow (which
+//! query heads share each K/V head, what a switch of position encoding keeps, the window's limits) and the numbers
+//! the panels print (each query's entropy of the followed head's weights). Built from a figure's `Config` and `Trace`
+//! as JSON (`panels`); the element's www/element/variants.js and modern.js render it as it is, so each text and rule
+//! lives here once. Numbers inside a sentence are left as `{name}` for the element's number format (dom.js `fmt`).
+
+use crate::attention::Trace;
+use crate::config::{Config, Mask, Mechanism, Pairs, Position, Scoring};
+use crate::math::entropy_bits;
+use serde_json::Value;
+
+/// The variants panel's parts, as the `views` attribute names them.
+pub const VARIANT_PANELS: [&str; 4] = ["heads", "mask", "temperature", "scoring"];
+
+/// The modern panels built here (the decode and flash panels are the steppers', web/steppers.rs).
+pub const MODERN_OWN: [&str; 3] = ["position", "kv", "window"];
+
+/// Queries whose entropy is listed one by one; past them, the mean over all of them.
+pub const MAX_LISTED: usize = 16;
+
+/// What a query whose every key is masked shows for its entropy.
+const ALL_MASKED: &str = "all masked";
+
+/// Queries with a valid-length field each; past them, one field holding the list.
+pub const MAX_LEN_FIELDS: usize = 16;
+
+/// The seed the additive scoring's starting W_a, U_a, v_a are drawn from (edits::with_scoring).
+pub const SCORING_SEED: u64 = 42;
+
+/// The window's sides while it is off (shown in its fields, taken when it is turned on): two keys back, none ahead.
+pub const WINDOW_OFF: [usize; 2] = [2, 0];
+
+/// ALiBi's default slopes, as the panel writes them.
+const DEFAULT_SLOPES: &str = "2^(−8(h+1)/H)";
+
+/// The mask kinds: value, shown text, meaning.
+const MASKS: [(&str, &str, &str); 3] = [
+    ("none", "none", "Every query may attend to every key."),
+    ("causal", "causal", "Query i may attend to keys 0 … i only: a decoder cannot look ahead."),
+    ("custom", "custom", "Your own 0/1 matrix (1 = may attend): click a cell of the mask to toggle it."),
+];
+
+/// What a query whose every key is masked gets (`masked_row`): value, shown text, meaning.
+const MASKED_ROWS: [(&str, &str, &str); 3] = [
+    ("zero", "zero", "Weights 0 and context 0, as PyTorch ≥ 2.5's scaled_dot_product_attention."),
+    ("uniform", "uniform", "1/m on every key, as d2l's masked_softmax (which fills masked scores with −1e6)."),
+    ("nan", "nan", "NaN: softmax of scores that are all −∞ is 0/0, the literal mathematics."),
+];
+
+/// The scoring functions: value, shown text, formula, meaning.
+const SCORINGS: [(&str, &str, &str, &str); 4] = [
+    ("dot", "dot product", "q·kᵀ", "The dot product of query and key (Vaswani et al.; the documents' scoring)."),
+    (
+        "general",
+        "general (Luong)",
+        "q·W_a·kᵀ",
+        "Luong et al. 2015: q·W_a·kᵀ, with W_a starting as the identity (the dot product).",
+    ),
+    (
+        "additive",
+        "additive (Bahdanau)",
+        "v_a·tanh(q·W_a + k·U_a)",
+        "Bahdanau et al. 2015: v_a·tanh(q·W_a + k·U_a), with W_a, U_a, v_a from seed 42.",
+    ),
+    (
+        "cosine",
+        "cosine",
+        "q·k / (‖q‖‖k‖)",
+        "Cosine similarity (PyTorch's cosine_similarity, eps 1e-8): scores in [−1, 1], usually paired with a low temperature.",
+    ),
+];
+
+/// The position encodings: value, shown text, meaning.
+const KINDS: [(&str, &str, &str); 4] = [
+    (
+        "none",
+        "none",
+        "No position information: attention sees the tokens as a set (shuffle them and each row of weights only moves).",
+    ),
+    (
+        "sinusoidal",
+        "sinusoidal",
+        "Vaswani et al. 2017 §3.5: PE[p, j] = sin/cos(p / base^(2⌊j/2⌋/d_model)) is added to X before the projections.",
+    ),
+    (
+        "rope",
+        "RoPE",
+        "Su et al. 2021: each head's q and k rows are rotated pairwise by the angle p·θ_i, θ_i = base^(−2i/d_k); the scores are of the rotated vectors.",
+    ),
+    ("alibi", "ALiBi", "Press et al. 2022: each head's scaled scores gain the bias −m_h·|i − j|."),
+];
+
+/// RoPE's pair layouts: value, shown text, meaning.
+const PAIRS: [(&str, &str, &str); 2] = [
+    ("interleaved", "interleaved", "Pairs (x_2i, x_2i+1): RoFormer's complex-number form (Su et al. 2021, eq. 34)."),
+    ("halves", "halves", "Pairs (x_i, x_i+d/2): GPT-NeoX's and LLaMA's rotate_half."),
+];
+
+/// A JSON object of `fields`. Built with `Value::from` rather than `json!`, whose serializer calls put code for each
+/// field's type in the .wasm.
+#[inline(never)]
+fn obj(fields: Vec<(&str, Value)>) -> Value {
+    let mut map = serde_json::Map::new();
+    for (k, v) in fields {
+        map.insert(k.to_string(), v);
+    }
+    Value::Object(map)
+}
+
+/// A select's options: `{value, text, title}` each.
+fn choices(list: &[(&str, &str, &str)]) -> Vec<Value> {
+    list.iter()
+        .map(|&(v, text, title)| obj(vec![("value", v.into()), ("text", text.into()), ("title", title.into())]))
+        .collect()
+}
+
+/// The variant panels this config uses (shown without a `views` list, as they were before there were panels): heads
+/// with more than one head or W_O, the mask with a mask or valid lengths, the temperature away from 1, the scoring
+/// when it is not the dot product.
+pub fn used(config: &Config) -> Vec<&'static str> {
+    let o = &config.options;
+    let on = [
+        o.heads > 1 || o.w_o.is_some(),
+        o.mask != Mask::None || o.valid_lens.is_some(),
+        o.temperature != 1.0,
+        !matches!(o.scoring, Scoring::Dot),
+    ];
+    VARIANT_PANELS.iter().zip(on).filter(|(_, on)| *on).map(|(p, _)| *p).collect()
+}
+
+/// The panels' model: `{modern, heads?, scoring?, temperature?, mask?, position?, kv?, window?}`, a part for each name
+/// of `asked` this figure can show (the modern panels are self-attention's); `modern`: whether it can show them.
+pub fn panels(config: &Config, trace: &Trace, asked: &[String]) -> Value {
+    let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
+    let mut out = obj(vec![("modern", own.into())]);
+    if matches!(config.mechanism, Mechanism::Weights { .. }) {
+        return out;
+    }
+    for name in asked {
+        let part = match name.as_str() {
+            "heads" => heads(config),
+            "scoring" => scoring(config),
+            "temperature" => temperature(config, trace),
+            "mask" => mask(config),
+            "position" if own => position(config),
+            "kv" if own => kv(config),
+            "window" if own => window(config),
+            _ => continue,
+        };
+        out[name.as_str()] = part;
+    }
+    out
+}
+
+/// The queries' names as the panels list them: the tokens, or the decoder state (one query).
+fn queries(config: &Config) -> Vec<String> {
+    match config.mechanism {
+        Mechanism::SelfAttention { .. } => config.tokens.clone(),
+        _ => vec!["decoder state".to_string()],
+    }
+}
+
+/// `{count, head, w_o, disabled}`: the head count and the followed head; `w_o`: whether W_O is on (null: no W_O to
+/// choose, encoder–decoder attention); `disabled`: why heads cannot be added or removed, or null.
+fn heads(config: &Config) -> Value {
+    let o = &config.options;
+    let (w_o, disabled) = match &config.mechanism {
+        Mechanism::SelfAttention { projections, .. } => (
+            Some(o.w_o.is_some()),
+            projections.is_none().then_some(
+                "Heads split W_Q, W_K and W_V by columns: this figure has no projections (it attends with the embeddings themselves).",
+            ),
+        ),
+        _ => (
+            None,
+            Some("Encoder–decoder attention here compares the decoder state with the annotations directly: it has one head."),
+        ),
+    };
+    obj(vec![("count", o.heads.into()), ("head", o.head.into()), ("w_o", w_o.into()), ("disabled", disabled.into())])
+}
+
+/// `{value, formula, title, seed, choices: [{value, text, formula, title}]}`: the scoring, its formula and meaning.
+fn scoring(config: &Config) -> Value {
+    let value = config.options.scoring.name();
+    let list: Vec<Value> = SCORINGS
+        .iter()
+        .map(|&(v, text, formula, title)| {
+            obj(vec![("value", v.into()), ("text", text.into()), ("formula", formula.into()), ("title", title.into())])
+        })
+        .collect();
+    let &(_, _, formula, title) = SCORINGS.iter().find(|s| s.0 == value).unwrap_or(&SCORINGS[0]);
+    obj(vec![
+        ("value", value.into()),
+        ("formula", formula.into()),
+        ("title", title.into()),
+        ("seed", SCORING_SEED.into()),
+        ("choices", list.into()),
+    ])
+}
+
+/// `{value, title, entropy}`: the temperature, what it does, and each query's entropy of the followed head's weights in bits.
+///
+/// `entropy`: `{title, max, rows: [{name, bits, masked, bar, title, text}], more, mean}` — `max` = log₂ m (uniform
+/// weights) and `title` saying it (`{max}`); per listed query (the first [`MAX_LISTED`]) its name, its entropy
+/// (`bits`, null with `masked` when every key is masked, null alone when the weights are NaN), its bar's length in
+/// percent of `max`, and its tooltip and text (`{bits}`); past them `more`: the sentence of the mean over all queries
+/// (`{mean}`; `mean` null when no query has a number), else null.
+fn temperature(config: &Config, trace: &Trace) -> Value {
+    let o = &config.options;
+    let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
+    let field = if own { format!("heads.{}.weights", o.head) } else { "weights".to_string() };
+    let m = config.tokens.len();
+    let names = queries(config);
+    let hs: Vec<Option<f64>> = match trace.field(&field) {
+        Some(f) => f.data.chunks(m.max(1)).map(entropy_bits).collect(),
+        None => vec![],
+    };
+    let max = (m as f64).log2();
+    let rows: Vec<Value> = hs
+        .iter()
+        .zip(&names)
+        .take(MAX_LISTED)
+        .map(|(h, name)| {
+            let bar = match h {
+                Some(x) if x.is_finite() && max > 0.0 => (100.0 * x / max).round(),
+                _ => 0.0,
+            };
+            let (title, text) = match h {
+                None => (format!("{name}: H = none (every key is masked, weights 0)"), ALL_MASKED.to_string()),
+                Some(_) => (format!("{name}: H = {{bits}} bits"), "{bits}".to_string()),
+            };
+            obj(vec![
+                ("name", name.clone().into()),
+                ("bits", h.filter(|x| !x.is_nan()).into()),
+                ("masked", h.is_none().into()),
+                ("bar", bar.into()),
+                ("title", title.into()),
+                ("text", text.into()),
+            ])
+        })
+        .collect();
+    let finite: Vec<f64> = hs.iter().flatten().copied().filter(|x| !x.is_nan()).collect();
+    let mean = (!finite.is_empty()).then(|| finite.iter().sum::<f64>() / finite.len() as f64);
+    let n = hs.len();
+    let whose = if own && o.heads > 1 { format!("head {}'s weights", o.head) } else { "the weights".to_string() };
+    let said = if mean.is_some() { "{mean}" } else { ALL_MASKED };
+    let more = (n > MAX_LISTED).then(|| format!("… {} more queries; mean over all {n}: {said} bits", n - MAX_LISTED));
+    let entropy = obj(vec![
+        ("title", format!("Entropy of {whose}, bits: 0 = all on one key, log₂ {m} = {{max}} = uniform").into()),
+        ("max", max.into()),
+        ("rows", rows.into()),
+        ("more", more.into()),
+        ("mean", mean.into()),
+    ]);
+    obj(vec![
+        ("value", o.temperature.into()),
+        (
+            "title",
+            "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform"
+                .into(),
+        ),
+        ("entropy", entropy),
+    ])
+}
+
+/// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, valid_lens, lens, lens_list}`:
+/// the mask kind and its meaning (a causal mask only where there are queries to look ahead of), what a fully masked
+/// query gets, the queries' and keys' names, the followed query (null with one query), and the valid lengths as the
+/// fields show them: one per query (`lens`, up to [`MAX_LEN_FIELDS`] queries; a length of m or more is every key,
+/// shown empty as typed for none) or one list (`lens_list`), and what a valid length does (`lens_title`).
+fn mask(config: &Config) -> Value {
+    let o = &config.options;
+    let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
+    let kind = match o.mask {
+        Mask::None => "none",
+        Mask::Causal => "causal",
+        Mask::Matrix(_) => "custom",
+    };
+    let kinds: Vec<_> = MASKS.iter().filter(|k| own || k.0 != "causal").copied().collect();
+    let row = o.masked_row.name();
+    let meaning = |list: &[(&str, &str, &str)], v: &str| list.iter().find(|c| c.0 == v).map(|c| c.2.to_string());
+    let names = queries(config);
+    let m = config.tokens.len();
+    let lens = o.valid_lens.as_ref();
+    let fields = (names.len() <= MAX_LEN_FIELDS).then(|| {
+        (0..names.len())
+            .map(|i| lens.and_then(|l| l.get(i)).filter(|&&l| l < m).map_or(String::new(), |l| l.to_string()))
+            .collect::<Vec<_>>()
+    });
+    let list = lens.map_or(String::new(), |l| l.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
+    obj(vec![
+        ("kind", kind.into()),
+        ("title", meaning(&MASKS, kind).into()),
+        ("choices", choices(&kinds).into()),
+        ("masked_row", row.into()),
+        ("masked_title", meaning(&MASKED_ROWS, row).into()),
+        ("masked_rows", choices(&MASKED_ROWS).into()),
+        ("queries", names.into()),
+        ("keys", config.tokens.clone().into()),
+        ("query", own.then_some(config.query).into()),
+        ("valid_lens", lens.cloned().into()),
+        ("lens", fields.into()),
+        ("lens_list", list.into()),
+        (
+            "lens_title",
+            format!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all {m} keys").into(),
+        ),
+    ])
+}
+
+/// `{kind, title, choices, value, pairs, pairs_title, pair_choices, base, base_title, offset, range, shift_note,
+/// slopes, slopes_text, slopes_label}`: the position encoding and its meaning; each choice's `position`, the field an edit to it
+/// sends (sinusoidal and RoPE keep the base and the shift between them; ALiBi takes neither); `value` the field as it
+/// is (what an edit of one of its parts starts from); RoPE's pair layout; the base (sinusoidal and RoPE) and what it
+/// does; the shift and where the tokens sit after it, and what a shift does to the scores; ALiBi's given slopes (null:
+/// the defaults) and the slopes in use as a sentence (`{m}`: the slopes, one per head), and what the slopes' field takes.
+fn position(config: &Config) -> Value {
+    let o = &config.options;
+    let p = o.position.as_ref();
+    let kind = p.map_or("none", Position::kind);
+    let offset = p.map_or(0, Position::offset);
+    let keep = match p {
+        Some(Position::Sinusoidal { base, .. } | Position::Rope { base, .. }) => Some(*base),
+        _ => None,
+    };
+    let kinds: Vec<Value> = KINDS
+        .iter()
+        .map(|&(v, text, title)| {
+            let mut send = match v {
+                "none" => Value::Null,
+                k => obj(vec![("kind", k.into())]),
+            };
+            if matches!(v, "sinusoidal" | "rope") {
+                if let Some(b) = keep {
+                    send["base"] = b.into();
+                }
+                if offset > 0 {
+                    send["offset"] = offset.into();
+                }
+            }
+            obj(vec![("value", v.into()), ("text", text.into()), ("title", title.into()), ("position", send)])
+        })
+        .collect();
+    let value = p.map(Position::to_value);
+    let pairs = match p {
+        Some(Position::Rope { pairs, .. }) => Some(*pairs),
+        _ => None,
+    };
+    let base = match p {
+        Some(Position::Sinusoidal { base, .. } | Position::Rope { base, .. }) => Some(*base),
+        _ => None,
+    };
+    let base_title = match kind {
+        "rope" => Some("θ_i = base^(−2i/d_k): a larger base turns the slow pairs more slowly (LLaMA 3: 500000)"),
+        "sinusoidal" => Some("The wavelengths grow from 2π to 2π·base across the columns"),
+        _ => None,
+    };
+    let shift_note = match kind {
+        "rope" => {
+            Some("RoPE: each q and k turns by p·θ, and q_p·k_p′ depends only on p − p′, so every score stays the same.")
+        }
+        "sinusoidal" => Some(
+            "Sinusoidal: the table is added to X before the projections, so shifting the positions changes the scores.",
+        ),
+        _ => None,
+    };
+    let n = config.tokens.len();
+    let (slopes, slopes_text) = match p {
+        Some(q @ Position::Alibi { slopes }) => {
+            let text = if n < 2 {
+                "One token: no distance to bias.".to_string()
+            } else {
+                let defaults =
+                    if slopes.is_some() { String::new() } else { format!(" (the defaults {DEFAULT_SLOPES})") };
+                format!("m = {{m}}{defaults}: head h adds −m_h·|i − j|")
+            };
+            (Some(q.slopes(o.heads)), Some(text))
+        }
+        _ => (None, None),
+    };
+    let given = match p {
+        Some(Position::Alibi { slopes }) => slopes.clone(),
+        _ => None,
+    };
+    let slopes_label = format!(
+        "ALiBi slope of each head, {} numbers separated by commas (empty: the defaults {DEFAULT_SLOPES}; Enter applies them)",
+        o.heads
+    );
+    obj(vec![
+        ("kind", kind.into()),
+        ("title", KINDS.iter().find(|k| k.0 == kind).map(|k| k.2).into()),
+        ("choices", kinds.into()),
+        ("value", value.into()),
+        ("pairs", pairs.map(Pairs::name).into()),
+        ("pairs_title", pairs.map(|x| PAIRS.iter().find(|k| k.0 == x.name()).map_or("", |k| k.2)).into()),
+        ("pair_choices", choices(&PAIRS).into()),
+        ("base", base.into()),
+        ("base_title", base_title.into()),
+        ("offset", offset.into()),
+        ("range", format!("positions {offset} … {}", (offset + n).saturating_sub(1)).into()),
+        ("shift_note", shift_note.into()),
+        ("given_slopes", given.into()),
+        ("slopes", slopes.into()),
+        ("slopes_text", slopes_text.into()),
+        ("slopes_label", slopes_label.into()),
+    ])
+}
+
+/// `{heads, kv, choices: [{value, text, selected}], disabled, title, note, share}`: the key/value head count, offered
+/// as the divisors of `heads` (`Options::kv_heads_choices`) each with its name; why it cannot change (no projections,
+/// or one head), else null; which query heads read each K/V head (query head h reads ⌊h / (heads / kv_heads)⌋).
+fn kv(config: &Config) -> Value {
+    let o = &config.options;
+    let h = o.heads;
+    let kv = o.kv_heads();
+    let projections = matches!(config.mechanism, Mechanism::SelfAttention { projections: Some(_), .. });
+    let disabled = if !projections {
+        Some("Key/value heads share W_K and W_V: this figure has no projections.")
+    } else if h == 1 {
+        Some("One head: add heads (the heads panel) to share keys and values among them.")
+    } else {
+        None
+    };
+    let list: Vec<Value> = o
+        .kv_heads_choices()
+        .into_iter()
+        .map(|d| {
+            let text = if d == 1 && h > 1 {
+                "1 (multi-query)".to_string()
+            } else if d == h {
+                format!("{d} (one per head)")
+            } else {
+                format!("{d} (grouped)")
+            };
+            obj(vec![("value", d.into()), ("text", text.into()), ("selected", (d == kv).into())])
+        })
+        .collect();
+    let group = h / kv.max(1);
+    let share: Vec<String> = (0..kv)
+        .map(|g| {
+            let qs: Vec<String> = (g * group..(g + 1) * group).map(|q| q.to_string()).collect();
+            format!("K/V head {g} ← query head{} {}", if qs.len() > 1 { "s" } else { "" }, qs.join(", "))
+        })
+        .collect();
+    let title = disabled.unwrap_or(
+        "W_K and W_V have kv_heads × d_k columns; query head h reads K/V head ⌊h / (heads / kv_heads)⌋ (GQA, Ainslie et al. 2023). Changing it mean-pools each group's K/V columns.",
+    );
+    obj(vec![
+        ("heads", h.into()),
+        ("kv", kv.into()),
+        ("choices", list.into()),
+        ("disabled", disabled.into()),
+        ("title", title.into()),
+        ("note", format!("of {h} query heads").into()),
+        ("share", share.into()),
+    ])
+}
+
+/// `{on, left, right, sinks, side_max, sinks_max, hint, title}`: whether the window is on and its sides (while it is off,
+/// [`WINDOW_OFF`]'s), the sinks, the largest side (n − 1) and sink count (n) the fields take, and what the mask
+/// heatmap shows of them; what the window does.
+fn window(config: &Config) -> Value {
+    let o = &config.options;
+    let n = config.tokens.len();
+    let [left, right] = o.window.unwrap_or(WINDOW_OFF);
+    let hint = if o.window.is_some() {
+        "On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed."
+    } else {
+        "Turn the window on to limit each query to its neighbours."
+    };
+    obj(vec![
+        ("on", o.window.is_some().into()),
+        ("left", left.into()),
+        ("right", right.into()),
+        ("sinks", o.sinks.into()),
+        ("side_max", n.saturating_sub(1).into()),
+        ("sinks_max", n.into()),
+        ("hint", hint.into()),
+        (
+            "title",
+            "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)"
+                .into(),
+        ),
+    ])
+}

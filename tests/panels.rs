@@ -1,0 +1,355 @@
+//! The variants and modern panels' model (src/panels.rs) against values worked out by hand from the configs below and
+//! from the seed documents' figures, and each query's entropy against SciPy's `entropy(w, base=2)` of the NumPy
+//! transcription's weights (tests/fixtures/panel-goldens.json, tests/goldens/gen_panel_goldens.py).
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_viz::attention::compute;
+use attention_viz::config::Config;
+use attention_viz::panels::{panels, used};
+use serde_json::{json, Value};
+
+/// Seed document 001's figure (tests/fixtures/seed-values.json): four tokens, d_model 3, W_Q, W_K, W_V 3 × 3.
+fn seed() -> Value {
+    json!({
+        "embeddings": [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]],
+        "tokens": ["word_1", "word_2", "word_3", "word_4"],
+        "w_q": [[2, 0, 2], [2, 0, 0], [2, 1, 2]],
+        "w_k": [[2, 2, 2], [0, 2, 1], [0, 1, 1]],
+        "w_v": [[1, 1, 0], [0, 1, 1], [0, 0, 0]],
+    })
+}
+
+/// `base` with `fields` set (null removes one), as a config.
+fn config(base: Value, fields: Value) -> Config {
+    let mut v = base;
+    for (k, x) in fields.as_object().unwrap() {
+        if x.is_null() {
+            v.as_object_mut().unwrap().remove(k);
+        } else {
+            v[k.as_str()] = x.clone();
+        }
+    }
+    Config::from_json(&v.to_string()).unwrap_or_else(|e| panic!("{v}: {e}"))
+}
+
+/// Seed document 003's figure: encoder–decoder attention, one query (the decoder state) over four annotations.
+fn cross() -> Value {
+    json!({"decoder_state": [5, 1, 20], "annotations": [[3, 12, 45], [59, 2, 5], [15, 2, 0], [4, 3, 45.3]]})
+}
+
+/// The model of `parts` for `config`.
+fn model(config: &Config, parts: &[&str]) -> Value {
+    let trace = compute(config).expect("computes");
+    let asked: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+    panels(config, &trace, &asked)
+}
+
+/// The `value` of each of a select's choices.
+fn values(choices: &Value) -> Vec<Value> {
+    choices.as_array().unwrap().iter().map(|c| c["value"].clone()).collect()
+}
+
+#[test]
+fn the_panels_a_config_uses() {
+    assert!(used(&config(seed(), json!({}))).is_empty());
+    assert_eq!(used(&config(seed(), json!({"w_o": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}))), ["heads"]);
+    let busy = config(seed(), json!({"mask": "causal", "temperature": 0.5, "scoring": "cosine"}));
+    assert_eq!(used(&busy), ["mask", "temperature", "scoring"]);
+    assert_eq!(used(&config(seed(), json!({"valid_lens": [4, 4, 4, 4]}))), ["mask"]);
+}
+
+#[test]
+fn only_the_asked_parts_and_the_modern_ones_only_for_self_attention() {
+    let m = model(&config(seed(), json!({})), &["scoring", "kv"]);
+    let mut keys: Vec<&String> = m.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["kv", "modern", "scoring"]);
+    assert_eq!(m["modern"], json!(true));
+    let c = model(&config(cross(), json!({})), &["heads", "position", "kv", "window"]);
+    assert_eq!(c["modern"], json!(false));
+    assert!(c.get("position").is_none() && c.get("kv").is_none() && c.get("window").is_none());
+    assert!(c.get("heads").is_some());
+}
+
+#[test]
+fn heads_and_why_they_cannot_change() {
+    let m = model(&config(seed(), json!({})), &["heads"]);
+    assert_eq!(m["heads"], json!({"count": 1, "head": 0, "w_o": false, "disabled": null}));
+    let none = config(seed(), json!({"w_q": null, "w_k": null, "w_v": null}));
+    assert_eq!(
+        model(&none, &["heads"])["heads"]["disabled"],
+        json!("Heads split W_Q, W_K and W_V by columns: this figure has no projections (it attends with the embeddings themselves).")
+    );
+    let c = model(&config(cross(), json!({})), &["heads"]);
+    assert_eq!(
+        c["heads"],
+        json!({"count": 1, "head": 0, "w_o": null, "disabled": "Encoder–decoder attention here compares the decoder state with the annotations directly: it has one head."})
+    );
+}
+
+#[test]
+fn scorings_with_their_formulas() {
+    let m = model(&config(seed(), json!({"scoring": "cosine"})), &["scoring"]);
+    let s = &m["scoring"];
+    assert_eq!(values(&s["choices"]), [json!("dot"), json!("general"), json!("additive"), json!("cosine")]);
+    let formulas: Vec<&str> = s["choices"].as_array().unwrap().iter().map(|c| c["formula"].as_str().unwrap()).collect();
+    assert_eq!(formulas, ["q·kᵀ", "q·W_a·kᵀ", "v_a·tanh(q·W_a + k·U_a)", "q·k / (‖q‖‖k‖)"]);
+    assert_eq!(s["value"], json!("cosine"));
+    assert_eq!(s["formula"], json!("q·k / (‖q‖‖k‖)"));
+    assert_eq!(
+        s["title"],
+        json!("Cosine similarity (PyTorch's cosine_similarity, eps 1e-8): scores in [−1, 1], usually paired with a low temperature.")
+    );
+    assert_eq!(s["seed"], json!(42));
+    assert_eq!(s["choices"][2]["text"], json!("additive (Bahdanau)"));
+}
+
+#[test]
+fn masks_and_what_a_fully_masked_query_gets() {
+    let m = model(&config(seed(), json!({"mask": "causal", "masked_row": "nan", "query": 2})), &["mask"]);
+    let k = &m["mask"];
+    assert_eq!(k["kind"], json!("causal"));
+    assert_eq!(k["title"], json!("Query i may attend to keys 0 … i only: a decoder cannot look ahead."));
+    assert_eq!(values(&k["choices"]), [json!("none"), json!("causal"), json!("custom")]);
+    assert_eq!(k["masked_row"], json!("nan"));
+    assert_eq!(k["masked_title"], json!("NaN: softmax of scores that are all −∞ is 0/0, the literal mathematics."));
+    assert_eq!(values(&k["masked_rows"]), [json!("zero"), json!("uniform"), json!("nan")]);
+    assert_eq!(
+        k["masked_rows"][1]["title"],
+        json!("1/m on every key, as d2l's masked_softmax (which fills masked scores with −1e6).")
+    );
+    assert_eq!(k["query"], json!(2));
+    assert_eq!(k["queries"], json!(["word_1", "word_2", "word_3", "word_4"]));
+    assert_eq!(k["valid_lens"], json!(null));
+    assert_eq!(k["lens"], json!(["", "", "", ""]));
+
+    // A length of m (4) or more is every key: its field is empty.
+    let lens = model(&config(seed(), json!({"valid_lens": [2, 4, 1, 4]})), &["mask"]);
+    assert_eq!(lens["mask"]["kind"], json!("none"));
+    assert_eq!(lens["mask"]["lens"], json!(["2", "", "1", ""]));
+    assert_eq!(lens["mask"]["lens_list"], json!("2, 4, 1, 4"));
+    assert_eq!(
+        lens["mask"]["lens_title"],
+        json!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all 4 keys")
+    );
+
+    // One query: nothing to look ahead of, so no causal mask; the mask is a list.
+    let c = model(&config(cross(), json!({"mask": [1, 0, 1, 1]})), &["mask"]);
+    assert_eq!(values(&c["mask"]["choices"]), [json!("none"), json!("custom")]);
+    assert_eq!(c["mask"]["kind"], json!("custom"));
+    assert_eq!(c["mask"]["queries"], json!(["decoder state"]));
+    assert_eq!(c["mask"]["query"], json!(null));
+}
+
+#[test]
+fn past_sixteen_queries_one_list_of_lengths_and_the_first_entropies() {
+    let n = 20;
+    let tokens: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+    let embeddings: Vec<[f64; 2]> = (0..n).map(|i| [1.0, i as f64 / 10.0]).collect();
+    let lens: Vec<usize> = (0..n).map(|i| 1 + i % 3).collect();
+    let c = config(json!({"embeddings": embeddings, "tokens": tokens}), json!({"valid_lens": lens}));
+    let m = model(&c, &["mask", "temperature"]);
+    assert_eq!(m["mask"]["lens"], json!(null));
+    assert!(m["mask"]["lens_list"].as_str().unwrap().starts_with("1, 2, 3, 1, 2, 3,"));
+    let e = &m["temperature"]["entropy"];
+    assert_eq!(e["rows"].as_array().unwrap().len(), 16);
+    assert_eq!(e["more"], json!("… 4 more queries; mean over all 20: {mean} bits"));
+    assert_eq!(e["title"], json!("Entropy of the weights, bits: 0 = all on one key, log₂ 20 = {max} = uniform"));
+    // Query 0 may attend key 0 alone: all on one key.
+    assert_eq!(e["rows"][0]["bits"], json!(0.0));
+    assert_eq!(e["rows"][0]["title"], json!("t0: H = {bits} bits"));
+}
+
+/// A fixture number: a JSON number, "NaN", or null (no entropy).
+fn bits(v: &Value) -> Option<f64> {
+    match v {
+        Value::Null => None,
+        Value::String(s) if s == "NaN" => Some(f64::NAN),
+        v => Some(v.as_f64().expect("a number")),
+    }
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-12 * want.abs().max(1.0)
+}
+
+#[test]
+fn entropies_match_scipy() {
+    let fixture: Value = serde_json::from_str(include_str!("fixtures/panel-goldens.json")).unwrap();
+    let cases = fixture["cases"].as_array().unwrap();
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let c = Config::from_json(&case["config"].to_string()).unwrap();
+        let e = &model(&c, &["temperature"])["temperature"]["entropy"];
+        let rows = e["rows"].as_array().unwrap();
+        let want = case["entropy"].as_array().unwrap();
+        assert_eq!(rows.len(), want.len(), "{name}");
+        for (i, (row, w)) in rows.iter().zip(want).enumerate() {
+            match bits(w) {
+                None => {
+                    assert_eq!(row["masked"], json!(true), "{name} row {i}");
+                    assert_eq!(row["text"], json!("all masked"), "{name} row {i}");
+                    assert_eq!(row["bar"], json!(0.0), "{name} row {i}");
+                }
+                Some(w) if w.is_nan() => {
+                    assert_eq!(
+                        (row["masked"].clone(), row["bits"].clone()),
+                        (json!(false), json!(null)),
+                        "{name} row {i}"
+                    );
+                    assert_eq!(row["bar"], json!(0.0), "{name} row {i}");
+                }
+                Some(w) => {
+                    let got = row["bits"].as_f64().unwrap();
+                    assert!(close(got, w), "{name} row {i}: {got} ≠ SciPy's {w}");
+                    // Four keys: log₂ 4 = 2 bits is a full bar.
+                    assert_eq!(row["bar"].as_f64().unwrap(), (100.0 * w / 2.0).round(), "{name} row {i}");
+                }
+            }
+        }
+        assert_eq!(e["max"], json!(2.0), "{name}");
+        match bits(&case["mean"]) {
+            None => assert_eq!(e["mean"], json!(null), "{name}"),
+            Some(w) => assert!(close(e["mean"].as_f64().unwrap(), w), "{name} mean"),
+        }
+    }
+}
+
+#[test]
+fn whose_entropy_and_the_temperature() {
+    let two = seed_heads2();
+    let m = model(&config(two, json!({"head": 1, "temperature": 0.5})), &["temperature"]);
+    assert_eq!(m["temperature"]["value"], json!(0.5));
+    assert_eq!(
+        m["temperature"]["entropy"]["title"],
+        json!("Entropy of head 1's weights, bits: 0 = all on one key, log₂ 4 = {max} = uniform")
+    );
+    assert_eq!(m["temperature"]["entropy"]["more"], json!(null));
+    let c = model(&config(cross(), json!({"mask": [0, 0, 0, 0]})), &["temperature"]);
+    let row = &c["temperature"]["entropy"]["rows"][0];
+    assert_eq!(row["name"], json!("decoder state"));
+    assert_eq!(row["title"], json!("decoder state: H = none (every key is masked, weights 0)"));
+}
+
+/// Seed document 001's tokens with two heads of d_k = 1 (variant-goldens.json's heads2 has d_k 3; any will do here).
+fn seed_heads2() -> Value {
+    let mut v = seed();
+    v["w_q"] = json!([[2, 0], [2, 1], [0, 2]]);
+    v["w_k"] = json!([[1, 1], [0, 0], [1, 2]]);
+    v["w_v"] = json!([[2, 2], [2, 0], [1, 1]]);
+    v["heads"] = json!(2);
+    v
+}
+
+/// Four heads of d_k = 1 over seed document 001's tokens, `kv` key/value heads.
+fn four_heads(kv: usize) -> Config {
+    let mut v = seed();
+    v["w_q"] = json!([[2, 0, 2, 1], [2, 1, 0, 0], [0, 2, 1, 1]]);
+    let cols = |k: usize| -> Vec<Vec<u32>> { (0..3).map(|r| (0..k).map(|c| ((r + c) % 3) as u32).collect()).collect() };
+    v["w_k"] = json!(cols(kv));
+    v["w_v"] = json!(cols(kv));
+    v["heads"] = json!(4);
+    if kv != 4 {
+        v["kv_heads"] = json!(kv);
+    }
+    Config::from_json(&v.to_string()).unwrap()
+}
+
+#[test]
+fn kv_choices_labels_and_groups() {
+    let m = model(&four_heads(2), &["kv"]);
+    assert_eq!(
+        m["kv"]["choices"],
+        json!([
+            {"value": 1, "text": "1 (multi-query)", "selected": false},
+            {"value": 2, "text": "2 (grouped)", "selected": true},
+            {"value": 4, "text": "4 (one per head)", "selected": false},
+        ])
+    );
+    assert_eq!(m["kv"]["share"], json!(["K/V head 0 ← query heads 0, 1", "K/V head 1 ← query heads 2, 3"]));
+    assert_eq!(m["kv"]["disabled"], json!(null));
+    assert_eq!(m["kv"]["note"], json!("of 4 query heads"));
+    assert!(m["kv"]["title"].as_str().unwrap().starts_with("W_K and W_V have kv_heads × d_k columns"));
+    let one = model(&four_heads(1), &["kv"]);
+    assert_eq!(one["kv"]["share"], json!(["K/V head 0 ← query heads 0, 1, 2, 3"]));
+    let all = model(&four_heads(4), &["kv"]);
+    assert_eq!(all["kv"]["kv"], json!(4));
+    assert_eq!(all["kv"]["share"][3], json!("K/V head 3 ← query head 3"));
+
+    let single = model(&config(seed(), json!({})), &["kv"]);
+    assert_eq!(single["kv"]["choices"], json!([{"value": 1, "text": "1 (one per head)", "selected": true}]));
+    let why = "One head: add heads (the heads panel) to share keys and values among them.";
+    assert_eq!(single["kv"]["disabled"], json!(why));
+    assert_eq!(single["kv"]["title"], json!(why));
+    let bare = model(&config(seed(), json!({"w_q": null, "w_k": null, "w_v": null})), &["kv"]);
+    assert_eq!(bare["kv"]["disabled"], json!("Key/value heads share W_K and W_V: this figure has no projections."));
+}
+
+#[test]
+fn position_kinds_base_shift_and_slopes() {
+    // RoPE rotates pairs: one head of d_k = 2.
+    let mut even = seed_heads2();
+    even["heads"] = json!(1);
+    let rope = config(even, json!({"position": {"kind": "rope", "base": 500000, "offset": 3}}));
+    let p = &model(&rope, &["position"])["position"];
+    assert_eq!(values(&p["choices"]), [json!("none"), json!("sinusoidal"), json!("rope"), json!("alibi")]);
+    assert_eq!(p["choices"][2]["text"], json!("RoPE"));
+    // A switch keeps the base and the shift between sinusoidal and RoPE; ALiBi takes neither.
+    assert_eq!(p["choices"][0]["position"], json!(null));
+    assert_eq!(p["choices"][1]["position"], json!({"kind": "sinusoidal", "base": 500000.0, "offset": 3}));
+    assert_eq!(p["choices"][3]["position"], json!({"kind": "alibi"}));
+    assert_eq!(p["kind"], json!("rope"));
+    assert_eq!(p["pairs"], json!("interleaved"));
+    assert_eq!(p["base"], json!(500000.0));
+    assert_eq!(p["offset"], json!(3));
+    assert_eq!(p["range"], json!("positions 3 … 6"));
+    assert_eq!(
+        p["shift_note"],
+        json!("RoPE: each q and k turns by p·θ, and q_p·k_p′ depends only on p − p′, so every score stays the same.")
+    );
+    assert_eq!(p["value"], json!({"kind": "rope", "base": 500000, "pairs": "interleaved", "offset": 3}));
+
+    let sin = &model(&config(seed(), json!({"position": {"kind": "sinusoidal"}})), &["position"])["position"];
+    assert_eq!(sin["base"], json!(10000.0));
+    assert_eq!(sin["range"], json!("positions 0 … 3"));
+    assert_eq!(sin["pairs"], json!(null));
+    assert_eq!(sin["choices"][2]["position"], json!({"kind": "rope", "base": 10000.0}));
+
+    // ALiBi's default slopes for two heads: 2^(−8·1/2) = 1/16 and 2^(−8·2/2) = 1/256.
+    let alibi = config(seed_heads2(), json!({"position": {"kind": "alibi"}}));
+    let a = &model(&alibi, &["position"])["position"];
+    assert_eq!(a["slopes"], json!([0.0625, 0.00390625]));
+    assert_eq!(a["given_slopes"], json!(null));
+    assert_eq!(a["slopes_text"], json!("m = {m} (the defaults 2^(−8(h+1)/H)): head h adds −m_h·|i − j|"));
+    assert_eq!(a["base"], json!(null));
+    assert_eq!(
+        a["slopes_label"],
+        json!("ALiBi slope of each head, 2 numbers separated by commas (empty: the defaults 2^(−8(h+1)/H); Enter applies them)")
+    );
+    let given = config(seed_heads2(), json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}}));
+    let g = &model(&given, &["position"])["position"];
+    assert_eq!(g["given_slopes"], json!([0.5, 0.25]));
+    assert_eq!(g["slopes_text"], json!("m = {m}: head h adds −m_h·|i − j|"));
+
+    let none = &model(&config(seed(), json!({})), &["position"])["position"];
+    assert_eq!(none["kind"], json!("none"));
+    assert_eq!(none["value"], json!(null));
+    assert_eq!(none["shift_note"], json!(null));
+}
+
+#[test]
+fn window_sides_sinks_and_limits() {
+    let on = &model(&config(seed(), json!({"window": [1, 0], "sinks": 1})), &["window"])["window"];
+    assert_eq!(
+        on,
+        &json!({
+            "on": true, "left": 1, "right": 0, "sinks": 1, "side_max": 3, "sinks_max": 4,
+            "hint": "On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed.",
+            "title": "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)",
+        })
+    );
+    let off = &model(&config(seed(), json!({})), &["window"])["window"];
+    assert_eq!((off["on"].clone(), off["left"].clone(), off["right"].clone()), (json!(false), json!(2), json!(0)));
+    assert_eq!(off["hint"], json!("Turn the window on to limit each query to its neighbours."));
+}
