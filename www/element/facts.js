@@ -41,7 +41,7 @@ export const MODERN_PANELS = ['position', 'kv', 'window', 'decode', 'flash'];
 /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */
 export const DECODE_VIEWS = ['decode.q', 'decode.k_cache', 'decode.v_cache', 'decode.scores', 'decode.weights', 'decode.context'];
 
-/** Why key j is masked for query i, the bits of the code the core gives (`attention::reason`; the trace's
+/** Why key j is masked for query i, the bits of the code the core gives (`config::Options::reason`; the trace's
  * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */
 export const MASKED_BY = { mask: 1, valid_lens: 2, window: 4 };
 
