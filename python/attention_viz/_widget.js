@@ -1,10 +1,11 @@
 // The anywidget front end of attention_viz.Widget: one <attention-viz> element whose edits flow back to
-// Python (config, trace) and whose config follows Python's. The single-file build is prepended to this
+// Python and whose config follows Python's. It sends the config and the page's error message, never the trace:
+// Python computes the trace from the config with the same core. The single-file build is prepended to this
 // module by _widget.py, so the widget needs no network and no second file.
 
-// The learner's edits reach the kernel throttled: at most one message (config and trace together) every SYNC_MS
-// while they type or scrub, and always the last one. Every keystroke's trace, re-checked by Python, would queue
-// behind one another in the kernel.
+// The learner's edits reach the kernel throttled: at most one message (the config) every SYNC_MS while they type or
+// scrub, and always the last one. Every keystroke's config, each computed again by Python, would queue behind one
+// another in the kernel.
 const SYNC_MS = 300;
 
 // The picture output Widget._ipython_display_ puts beside the widget view (what a static export shows) is hidden by
@@ -47,10 +48,9 @@ function render({ model, el }) {
     if (!config) return;
     sent = JSON.stringify(config);
     model.set('config', config);
-    model.set('trace', fig.trace);
     model.save_changes();
   };
-  // The learner's edit (or a config from Python, once the element took it): report config and trace, throttled. The
+  // The learner's edit (or a config from Python, once the element took it): report the config, throttled. The
   // error is cleared now, not when the send runs: a config refused meanwhile keeps its message.
   const onChange = () => {
     if (model.get('error')) model.set('error', '');
@@ -70,18 +70,7 @@ function render({ model, el }) {
   model.on('change:options', onOptions);
   el.appendChild(fig);
   const shown = hidePicture(model.get('_uid'));
-  // The first drawing fires no `change`: report the trace once the element has one.
-  let tries = 0;
-  let first = null;
-  const poll = () => {
-    first = null;
-    let trace = null;
-    try { trace = fig.trace; } catch (e) { /* not drawn yet */ }
-    if (trace) { model.set('trace', trace); model.save_changes(); } else if (++tries < 600) first = setTimeout(poll, 50);
-  };
-  poll();
   return () => {
-    clearTimeout(first);
     if (timer !== null) { clearTimeout(timer); send(); } // an edit still waiting is not lost with the view
     shown();
     fig.removeEventListener('change', onChange);

@@ -1,13 +1,14 @@
 """``Widget``: the figure as an anywidget, two-way.
 
-``config`` and ``trace`` follow the learner's edits in the page (the element's ``change``
-event); setting ``config`` from Python checks it like ``show`` does and redraws the figure.
-``error`` holds the page's message when it refused a config. The front end
-(``_widget.js``) carries the single-file build inside, so it works offline.
+Synced with the page: ``config`` (the learner's edits, from the element's ``change`` event; setting it from Python
+checks it like ``show`` does and redraws the figure), ``options`` and ``error`` (the page's message when it refused a
+config). ``trace`` is not synced: Python computes it from ``config`` with the core (``compute``, the same .wasm the
+page runs) each time ``config`` changes, so no trace crosses the wire. The front end (``_widget.js``) carries the
+single-file build inside, so it works offline.
 
-The learner's edits reach the kernel throttled: at most one message every 300 ms while they type or scrub (config
-and trace together), and always the last state. A config from the page is not checked again in Python: the page's
-core checked it.
+The learner's edits reach the kernel throttled: at most one message every 300 ms while they type or scrub (the
+config alone), and always the last state. A config from the page is not checked again in Python: the page's core
+checked it (its trace is computed here, by the same core).
 
 Displayed in a notebook (``_ipython_display_``), the widget is two outputs: the widget view, and the figure's
 picture, which a live view of the widget hides (a stylesheet it adds to the page) and which follows the widget's
@@ -23,7 +24,9 @@ from importlib import resources
 import anywidget
 import traitlets
 
-from . import _api, _config
+import numpy as np
+
+from . import _api, _config, _core
 from ._figure import build_js
 
 
@@ -34,11 +37,14 @@ def _esm() -> str:
 
 class Widget(anywidget.AnyWidget):
     """``Widget(**config)``: any config field (arrays as NumPy/torch/lists), ``preset=``, and the
-    element options as in ``show``. ``.config`` and ``.trace`` follow the learner's edits."""
+    element options as in ``show``. ``.config`` follows the learner's edits; ``.trace`` is its trace (``compute()``'s
+    structure, vectors and matrices as nested lists of floats), computed in Python, None when the core refuses the
+    config (``.error`` then says why)."""
 
     _esm = traitlets.Unicode().tag(sync=True)
     config = traitlets.Dict().tag(sync=True)
-    trace = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    # Not synced: computed from `config` here (_compute_trace), so the page sends the config alone.
+    trace = traitlets.Dict(allow_none=True, default_value=None)
     options = traitlets.Dict().tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
     # Names this widget's picture outputs, for the stylesheet a live view adds to hide them.
@@ -48,7 +54,10 @@ class Widget(anywidget.AnyWidget):
         config, opts = _api.split(kwargs, preset)
         self._from_page = False
         self._pictures = []
+        self._refused = None  # the message this side put in `error`, cleared when a config is accepted again
         super().__init__(_esm=_esm(), config=config, options=opts, _uid=secrets.token_hex(8))
+        if self.trace is None and self._refused is None:
+            self._compute_trace(None)  # a config equal to the default fires no change
 
     def set_state(self, sync_data):
         # What the front end sends: the page's core checked it already.
@@ -67,6 +76,21 @@ class Widget(anywidget.AnyWidget):
     @traitlets.validate("options")
     def _check_options(self, proposal):
         return _config.options(dict(proposal["value"]))
+
+    @traitlets.observe("config")
+    def _compute_trace(self, change):
+        # Every config, from Python or from the page, gets its trace from the core, as compute() gives it in the page.
+        try:
+            trace = _core.compute(dict(self.config))
+        except ValueError as e:
+            self.trace = None
+            self._refused = str(e)
+            self.error = self._refused
+            return
+        if self._refused is not None and self.error == self._refused:
+            self.error = ""
+        self._refused = None
+        self.trace = _lists(trace)
 
     @traitlets.observe("config", "options")
     def _follow(self, change):
@@ -113,6 +137,18 @@ class Widget(anywidget.AnyWidget):
         """The current state as a static ``Figure`` (for ``save_html`` or a picture)."""
         from ._figure import Figure
         return Figure(dict(self.config), dict(self.options))
+
+
+def _lists(value):
+    """compute()'s trace as JSON-like values: each NumPy array as nested lists of Python floats (-inf and NaN
+    included, as the page's trace holds them)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lists(v) for v in value]
+    return value
 
 
 def _figure_repr(w) -> str:
