@@ -1,7 +1,7 @@
 """The package's HTML in headless Chromium (playwright-core from the repo's node_modules, Debian's chromium):
 a save_html page draws the live figure with no console errors and hides the picture; a figure the page refuses
 keeps its picture; the Widget's front end (its _esm, with a stand-in for anywidget's model) sends the learner's
-typed edit back and follows a config set from Python. Without node, Chromium or playwright-core they fail
+typed edit back (the config alone: Python computes the trace) and follows a config set from Python. Without node, Chromium or playwright-core they fail
 (conftest's browser_tools)."""
 
 import json
@@ -102,55 +102,73 @@ WIDGET = """
 const { server, url } = await serveDir(process.argv[2]);
 const { browser, page, errors } = await openPage();
 await page.goto(`${url}widget.html`);
-await page.waitForFunction(() => window.state.trace, null, { timeout: 600000 });
+await page.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 600000 });
+// A moment for anything the front end would send once the figure has drawn (it sends nothing until an edit).
+await page.waitForTimeout(500);
 const cell = page.locator('attention-viz input.cell[data-matrix="embeddings"][data-row="1"][data-col="1"]');
 await cell.click(); await page.keyboard.press('Control+A'); await page.keyboard.type('5');
 await page.waitForFunction(() => window.state.config.embeddings[1][1] === 5, null, { timeout: 600000 });
-const edited = await page.evaluate(() => ({ config: window.state.config, weights: window.state.trace.weights, saves: window.saves }));
-await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3, 4]], tokens: ['x', 'y'] }));
+const edited = await page.evaluate(() => ({ config: window.state.config, weights: document.querySelector('attention-viz').trace.weights }));
+await page.evaluate(() => window.fromKernel('config', { embeddings: [[1, 2], [3, 4]], tokens: ['x', 'y'] }));
 await page.waitForFunction(() => document.querySelector('attention-viz').config.tokens[0] === 'x', null, { timeout: 600000 });
-const fromPython = await page.evaluate(() => ({ shown: document.querySelector('attention-viz').config.embeddings, weights: window.state.trace.weights }));
-await page.evaluate(() => window.model.set('config', { embeddings: [[1, 2], [3]] }));
+const fromPython = await page.evaluate(() => ({ shown: document.querySelector('attention-viz').config.embeddings }));
+await page.evaluate(() => window.fromKernel('config', { embeddings: [[1, 2], [3]] }));
 await page.waitForFunction(() => window.state.error, null, { timeout: 600000 });
 const error = await page.evaluate(() => window.state.error);
-console.log(JSON.stringify({ errors, edited, fromPython, error }));
+const messages = await page.evaluate(() => window.messages);
+console.log(JSON.stringify({ errors, edited, fromPython, error, messages }));
 await browser.close(); server.close();
 """
 
 
-def test_widget_front_end_round_trip(tmp_path):
+def test_widget_front_end_round_trip(tmp_path, seed_values):
     w = av.Widget(preset="seed-001", views="inputs,weights,context")
     (tmp_path / "widget.mjs").write_text(w._esm, encoding="utf-8")
-    state = {"config": w.config, "options": w.options, "trace": None, "error": ""}
+    state = {"config": w.config, "options": w.options, "error": ""}
     (tmp_path / "widget.html").write_text("""<!doctype html><meta charset=utf-8><body><div id=host></div>
 <script type=module>
+// anywidget's model, stood in for: what the front end sets is held until save_changes() sends it to the kernel as
+// one message (window.messages); fromKernel is a change from Python.
 const state = %s, handlers = {};
+let pending = {};
+window.messages = [];
+const changed = (k) => (handlers['change:' + k] || []).forEach((f) => f());
 const model = {
   get: (k) => state[k],
-  set: (k, v) => { state[k] = v; (handlers['change:' + k] || []).forEach((f) => f()); },
+  set: (k, v) => { state[k] = v; pending[k] = v; changed(k); },
   on: (ev, f) => { (handlers[ev] ||= []).push(f); }, off: () => {},
-  save_changes: () => { window.saves = (window.saves || 0) + 1; },
+  save_changes: () => { window.messages.push(JSON.parse(JSON.stringify(pending))); pending = {}; },
 };
+window.fromKernel = (k, v) => { state[k] = v; changed(k); };
 window.model = model; window.state = state;
 const mod = await import('./widget.mjs');
 mod.default.render({ model, el: document.getElementById('host') });
 </script>""" % json.dumps(state), encoding="utf-8")
     got = run_node(WIDGET.replace("process.argv[2]", json.dumps(str(tmp_path))), tmp_path)
     assert got["errors"] == []
-    assert got["edited"]["config"]["embeddings"][1] == [0, 5, 0] and got["edited"]["saves"] >= 1
-    # The page's weights for the edited config are what NumPy gives for it: softmax(Q·Kᵀ / √d_k).
-    cfg = {k: np.asarray(v, dtype=np.float64) for k, v in got["edited"]["config"].items()
-           if k in ("embeddings", "w_q", "w_k")}
-    q, k = cfg["embeddings"] @ cfg["w_q"], cfg["embeddings"] @ cfg["w_k"]
+    assert got["edited"]["config"]["embeddings"][1] == [0, 5, 0]
+    # The messages to the kernel carry the config and the page's error message, never a trace.
+    messages = got["messages"]
+    assert any("config" in m for m in messages) and any("error" in m for m in messages)
+    assert [sorted(set(m) - {"config", "error"}) for m in messages] == [[]] * len(messages)
+    # The page's weights and Python's for the edited config are what NumPy gives for it: softmax(Q·Kᵀ / √d_k), the
+    # seed document's inputs (tests/fixtures/seed-values.json) with the typed 5.
+    s = seed_values["seed_000_001"]
+    x = np.array(s["words"], dtype=np.float64)
+    x[1, 1] = 5
+    q, k = x @ np.array(s["W_Q"], dtype=np.float64), x @ np.array(s["W_K"], dtype=np.float64)
     scaled = q @ k.T / np.sqrt(q.shape[1])
     want = np.exp(scaled - scaled.max(1, keepdims=True))
     want /= want.sum(1, keepdims=True)
     np.testing.assert_allclose(got["edited"]["weights"], want, rtol=1e-12)
     assert got["fromPython"]["shown"] == [[1, 2], [3, 4]]
     assert "row 1 has 1 value" in got["error"]
-    # What the front end sent back, applied in Python as the kernel would.
-    w.set_state({"config": got["edited"]["config"]})
+    # What the front end sent before Python's configs, applied in Python as the kernel would.
+    for message in messages:
+        if "config" in message and message["config"]["embeddings"][1] == [0, 5, 0]:
+            w.set_state(message)
     assert w.config["embeddings"][1] == [0, 5, 0]
+    np.testing.assert_allclose(w.trace["weights"], want, rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -156,11 +156,13 @@ FAKE_MODEL = """<!doctype html><meta charset=utf-8><body>
 <script type=module>
 const state = %(state)s, handlers = {};
 window.saves = [];
+window.sentKeys = [];  // per message to the kernel, the names the front end set since the last one
+let keys = new Set();
 const model = {
   get: (k) => state[k],
-  set: (k, v) => { state[k] = v; (handlers['change:' + k] || []).forEach((f) => f()); },
+  set: (k, v) => { state[k] = v; keys.add(k); (handlers['change:' + k] || []).forEach((f) => f()); },
   on: (ev, f) => { (handlers[ev] ||= []).push(f); }, off: () => {},
-  save_changes: () => { window.saves.push(JSON.stringify(state.config)); },
+  save_changes: () => { window.saves.push(JSON.stringify(state.config)); window.sentKeys.push([...keys].sort()); keys = new Set(); },
 };
 window.model = model; window.state = state;
 const mod = await import('./widget.mjs');
@@ -171,7 +173,7 @@ THROTTLE = """
 const { server, url } = await serveDir(process.argv[2]);
 const { browser, page, errors } = await openPage();
 await page.goto(`${url}widget.html`);
-await page.waitForFunction(() => window.state.trace, null, { timeout: 600000 });
+await page.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 600000 });
 const pictureLive = await page.evaluate(() => getComputedStyle(document.getElementById('picture')).display);
 // Timers stand still from here: however slow the machine, the keystrokes below come within one throttle interval.
 await page.clock.install();
@@ -187,7 +189,8 @@ const saves = (await page.evaluate(() => window.saves)).slice(before);
 const focused = await page.evaluate(() => document.querySelector('attention-viz').shadowRoot.activeElement?.dataset?.col ?? null);
 await page.evaluate(() => window.dispose());
 const pictureAfter = await page.evaluate(() => getComputedStyle(document.getElementById('picture')).display);
-console.log(JSON.stringify({ errors, pictureLive, pictureAfter, changes, whileTyping, saves: saves.map((s) => JSON.parse(s).embeddings[1]), focused }));
+const sentKeys = await page.evaluate(() => window.sentKeys);
+console.log(JSON.stringify({ errors, pictureLive, pictureAfter, changes, whileTyping, saves: saves.map((s) => JSON.parse(s).embeddings[1]), focused, sentKeys }));
 await browser.close(); server.close();
 """
 
@@ -196,7 +199,7 @@ await browser.close(); server.close();
 def test_widget_sync_is_throttled_and_its_view_hides_the_picture(tmp_path):
     w = av.Widget(preset="seed-001", views="inputs,weights")
     (tmp_path / "widget.mjs").write_text(w._esm, encoding="utf-8")
-    state = {"config": w.config, "options": w.options, "trace": None, "error": "", "_uid": w._uid}
+    state = {"config": w.config, "options": w.options, "error": "", "_uid": w._uid}
     (tmp_path / "widget.html").write_text(FAKE_MODEL % {"uid": w._uid, "state": json.dumps(state)}, encoding="utf-8")
     got = run_node(THROTTLE.replace("process.argv[2]", json.dumps(str(tmp_path))), tmp_path)
     assert got["errors"] == []
@@ -206,6 +209,8 @@ def test_widget_sync_is_throttled_and_its_view_hides_the_picture(tmp_path):
     # the last state.
     assert got["whileTyping"] == 0
     assert got["saves"] == [[0, 12345, 0]]  # row 1 of the embeddings in each message sent
+    # Every message since the view opened: the config alone, no trace (Python computes it) and no first-draw report.
+    assert got["sentKeys"] == [["config"]]
     assert got["focused"] == "1"
 
 
