@@ -5,8 +5,8 @@ displays live (the element and its WASM core travel inside the output: no CDN, n
 and, where scripts do not run, as a static picture. ``compute(config)`` returns the figure's
 numbers (the trace) as NumPy arrays. Every check, number and picture is the Rust core's: the
 same .wasm as the page, run in Python by wasmtime. ``Widget(**config)`` is the same figure
-as an anywidget whose ``config`` follows the learner's edits back into Python (the config crosses the wire, the trace never), and
-whose ``trace`` Python computes from it with the core.
+as an anywidget whose ``config`` follows the learner's edits back into Python (the config crosses
+the wire, the trace never), and whose ``trace`` Python computes from it with the core.
 """
 
 from __future__ import annotations

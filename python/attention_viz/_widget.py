@@ -22,9 +22,8 @@ import secrets
 from importlib import resources
 
 import anywidget
-import traitlets
-
 import numpy as np
+import traitlets
 
 from . import _api, _config, _core
 from ._figure import build_js
@@ -55,9 +54,8 @@ class Widget(anywidget.AnyWidget):
         self._from_page = False
         self._pictures = []
         self._refused = None  # the message this side put in `error`, cleared when a config is accepted again
+        # Setting config here runs _compute_trace: the trace is there from the start.
         super().__init__(_esm=_esm(), config=config, options=opts, _uid=secrets.token_hex(8))
-        if self.trace is None and self._refused is None:
-            self._compute_trace(None)  # a config equal to the default fires no change
 
     def set_state(self, sync_data):
         # What the front end sends: the page's core checked it already.
