@@ -148,10 +148,10 @@ pub struct Options {
 pub enum Position {
     /// X + PE, PE[p, j] = sin / cos(p / base^(2⌊j/2⌋/d_model)) (Vaswani et al. 2017 §3.5); token r is at position
     /// p = r + offset (`position.offset`, default 0: every position shifted by it).
-    Sinusoidal { base: f64, offset: usize },
+    Sinusoidal { base: f64, offset: u64 },
     /// Each head's q and k rows rotated pairwise by p·θ_i, θ_i = base^(−2i/d_k) (Su et al. 2021); p = r + offset as
     /// above (the scores stay the same whatever the offset: q_p·k_p' depends on p − p' only).
-    Rope { base: f64, pairs: Pairs, offset: usize },
+    Rope { base: f64, pairs: Pairs, offset: u64 },
     /// scaled += −m_h·|i − j| (Press et al. 2022); `None`: the default m_h = 2^(−8(h+1)/H).
     Alibi { slopes: Option<Vec<f64>> },
 }
@@ -207,7 +207,7 @@ impl Position {
     }
 
     /// How far every position is shifted (`position.offset`): token r is at position r + offset; 0 for ALiBi.
-    pub fn offset(&self) -> usize {
+    pub fn offset(&self) -> u64 {
         match self {
             Position::Sinusoidal { offset, .. } | Position::Rope { offset, .. } => *offset,
             Position::Alibi { .. } => 0,
@@ -1449,7 +1449,7 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
     let offset = match p.get("offset") {
         None | Some(Value::Null) => 0,
         Some(Value::Number(x)) => match x.as_u64().filter(|&k| k <= MAX_OFFSET) {
-            Some(k) => k as usize,
+            Some(k) => k,
             None => return err(offset_message(&x.to_string())),
         },
         Some(other) => return err(offset_message(&describe(other))),

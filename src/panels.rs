@@ -399,7 +399,7 @@ fn position(config: &Config) -> Value {
         ("base", base.into()),
         ("base_title", base_title.into()),
         ("offset", offset.into()),
-        ("range", format!("positions {offset} … {}", (offset + n).saturating_sub(1)).into()),
+        ("range", format!("positions {offset} … {}", (offset + n as u64).saturating_sub(1)).into()),
         ("shift_note", shift_note.into()),
         ("given_slopes", given.into()),
         ("slopes", slopes.into()),

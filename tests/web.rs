@@ -428,3 +428,25 @@ fn the_steppers_bindings() {
         viz.render(v, canvas.clone(), 1.0, true, None, vec![], true, None, None).unwrap();
     }
 }
+
+/// `position.offset` up to 2⁴⁰ is every position shifted, exactly: wasm's 32-bit usize must not wrap it (2³² + 5 read
+/// as 5), in the trace or in the config the page keeps. PE rows from NumPy (p / 10000^(2⌊j/2⌋/4), sin/cos, float64).
+#[wasm_bindgen_test]
+fn position_offsets_past_two_to_the_32_are_not_wrapped() {
+    let cases = [
+        (4294967301u64, [0.719409269064724, -0.6945864262881615, -0.9962855074302945, 0.08611148404458291]),
+        (1099511627776, [-0.40570501153282873, -0.914004071991557, 0.15230681735863497, -0.9883332602852559]),
+    ];
+    for (offset, want) in cases {
+        let config = format!(
+            r#"{{"embeddings": [[1, 0, 0, 1], [0, 2, 1, 0], [1, 1, 2, 2]], "position": {{"kind": "sinusoidal", "offset": {offset}}}}}"#
+        );
+        let trace: JsValue = compute_json(&config).unwrap().into();
+        let pe = field(&trace, "pe");
+        for (j, w) in want.iter().enumerate() {
+            assert!((pe[j] - w).abs() < 1e-12, "offset {offset}: pe[0][{j}] {} vs NumPy {w}", pe[j]);
+        }
+        let kept = normalize_config(&config).unwrap();
+        assert!(kept.contains(&format!("\"offset\":{offset}")), "offset {offset} kept as given: {kept}");
+    }
+}

@@ -6,11 +6,11 @@ use super::Matrix;
 
 /// PE (n × d): PE[p, j] = sin(p / base^(2⌊j/2⌋/d)) for even j, cos(…) for odd j (Vaswani et al. 2017, §3.5), row r
 /// at position p = r + `offset` (`position.offset`: every position shifted).
-pub fn sinusoidal(n: usize, d: usize, base: f64, offset: usize) -> Matrix {
+pub fn sinusoidal(n: usize, d: usize, base: f64, offset: u64) -> Matrix {
     let mut pe = Matrix::zeros(n, d);
     let divisors: Vec<f64> = (0..d).map(|j| base.powf((2 * (j / 2)) as f64 / d as f64)).collect();
     for r in 0..n {
-        let p = (r + offset) as f64;
+        let p = (r as u64 + offset) as f64;
         for (j, (x, div)) in pe.row_mut(r).iter_mut().zip(&divisors).enumerate() {
             let angle = p / div;
             *x = if j % 2 == 0 { angle.sin() } else { angle.cos() };
@@ -27,12 +27,12 @@ pub fn rope_frequencies(d: usize, base: f64) -> Vec<f64> {
 /// Row r of `x` (n × d, d even) at position p = r + `offset`, rotated pairwise by the angles p·θ_i: pair i is (x_2i, x_2i+1) when `interleaved`
 /// (RoFormer, Su et al. 2021, eq. 34: the complex number x_2i + i·x_2i+1 times e^(i·p·θ_i)), else (x_i, x_i+d/2)
 /// (GPT-NeoX's and LLaMA's `rotate_half`). (a, b) ↦ (a·cos − b·sin, a·sin + b·cos).
-pub fn rope(x: &Matrix, base: f64, interleaved: bool, offset: usize) -> Matrix {
+pub fn rope(x: &Matrix, base: f64, interleaved: bool, offset: u64) -> Matrix {
     let d = x.cols();
     let theta = rope_frequencies(d, base);
     let mut out = Matrix::zeros(x.rows(), d);
     for r in 0..x.rows() {
-        let p = (r + offset) as f64;
+        let p = (r as u64 + offset) as f64;
         let (row, rotated) = (x.row(r), out.row_mut(r));
         for (i, &t) in theta.iter().enumerate() {
             let angle = p * t;
