@@ -635,8 +635,10 @@ fn decode_step(
 /// each tile the running row maximum m, the running sum l = Σ exp(scaled − m) and the unnormalised output
 /// o = Σ exp(scaled − m)·v, both rescaled by exp(m_old − m_new). o / l after a query block's last tile is its
 /// context (for every query with a key to attend).
-pub fn flash([rows, cols]: [usize; 2], scaled: &Matrix, v: &Matrix) -> Flash {
+pub fn flash(tiles: [u64; 2], scaled: &Matrix, v: &Matrix) -> Flash {
     let (n, m, d_v) = (scaled.rows(), scaled.cols(), v.cols());
+    // A tile wider than the matrix is the whole of it; the trace reports the tiles as given.
+    let [rows, cols] = [tiles[0].min(n.max(1) as u64) as usize, tiles[1].min(m.max(1) as u64) as usize];
     let mut steps = Vec::with_capacity(n.div_ceil(rows) * m.div_ceil(cols));
     for qb in 0..n.div_ceil(rows) {
         let (r0, r1) = (qb * rows, ((qb + 1) * rows).min(n));
@@ -676,7 +678,7 @@ pub fn flash([rows, cols]: [usize; 2], scaled: &Matrix, v: &Matrix) -> Flash {
             });
         }
     }
-    Flash { tiles: [rows as f64, cols as f64], steps }
+    Flash { tiles: tiles.map(|x| x as f64), steps }
 }
 
 /// Step `s` of FlashAttention's tiles as the flash panel shows it ([`Flash::tile`]).
@@ -700,8 +702,8 @@ impl Flash {
     /// Step `s` over `n` queries and `m` keys, or `None` past the last step.
     pub fn tile(&self, s: usize, n: usize, m: usize) -> Option<FlashTile> {
         let step = self.steps.get(s)?;
-        let [rows, cols] = self.tiles.map(|x| x as usize);
-        let (tr, tc) = (rows.min(n), cols.min(m));
+        let [tr, tc] = [self.tiles[0].min(n.max(1) as f64) as usize, self.tiles[1].min(m.max(1) as f64) as usize];
+        let (rows, cols) = (tr, tc);
         let (qb, kb) = (step.q_block as usize, step.k_block as usize);
         let d_v = step.o.cols();
         let mut normalized = step.o.clone();

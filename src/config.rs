@@ -134,13 +134,13 @@ pub struct Options {
     /// ⌊h / (heads / kv_heads)⌋. `None`: one per query head (kept `None` when it equals `heads`).
     pub kv_heads: Option<usize>,
     /// `[left, right]`: query i may attend keys i − left … i + right only (JAX's `local_window_size`).
-    pub window: Option<[usize; 2]>,
+    pub window: Option<[u64; 2]>,
     /// Keys 0 … sinks − 1 are attended where the window alone would forbid them (StreamingLLM's sinks).
-    pub sinks: usize,
+    pub sinks: u64,
     /// Generation at step t (causal mask only): the trace's `decode` (the query of token t and the KV cache 0 … t).
     pub decode_step: Option<usize>,
     /// `[rows, cols]`: FlashAttention-2's blocks, for the trace's `flash`.
-    pub tiles: Option<[usize; 2]>,
+    pub tiles: Option<[u64; 2]>,
 }
 
 /// How a token's position p (its index) enters the attention.
@@ -252,19 +252,20 @@ impl Options {
             Mask::Matrix(a) => a.get(i, j) == 0.0,
         };
         let by_len = self.valid_lens.as_ref().is_some_and(|lens| j >= lens[i]);
-        let by_window = self.outside_window(i, j) && j >= self.sinks;
+        let by_window = self.outside_window(i, j) && j as u64 >= self.sinks;
         BY_MASK * u8::from(by_mask) + BY_VALID_LENS * u8::from(by_len) + BY_WINDOW * u8::from(by_window)
     }
 
     /// Whether key j is outside query i's `window` (sinks aside; false without a window).
     fn outside_window(&self, i: usize, j: usize) -> bool {
-        self.window.is_some_and(|[left, right]| j + left < i || j > i + right)
+        let (i, j) = (i as u64, j as u64);
+        self.window.is_some_and(|[left, right]| j.saturating_add(left) < i || j > i.saturating_add(right))
     }
 
     /// Whether key j is attended by query i only as a sink: outside the window, among keys 0 … sinks − 1 (the
     /// tooltips say so).
     pub fn sink_opens(&self, i: usize, j: usize) -> bool {
-        j < self.sinks && self.outside_window(i, j)
+        (j as u64) < self.sinks && self.outside_window(i, j)
     }
 
     /// Key/value heads (`heads` unless fewer were set).
@@ -772,7 +773,7 @@ enum Work {
         /// ALiBi: an n × n bias per head.
         bias: bool,
         /// FlashAttention's blocks: the trace keeps m, l and o after every tile.
-        tiles: Option<[usize; 2]>,
+        tiles: Option<[u64; 2]>,
     },
     Cross {
         m: usize,
@@ -963,9 +964,7 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
             let bias = obj.get("position").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("alibi");
             let tiles = match obj.get("tiles").and_then(Value::as_array).map(Vec::as_slice) {
                 Some([r, c]) => match (r.as_u64(), c.as_u64()) {
-                    (Some(r), Some(c)) if r >= 1 && c >= 1 => {
-                        Some([r.min(MAX_TOKENS as u64) as usize, c.min(MAX_TOKENS as u64) as usize])
-                    }
+                    (Some(r), Some(c)) if r >= 1 && c >= 1 => Some([r, c]),
                     _ => None,
                 },
                 _ => None,
@@ -1511,7 +1510,7 @@ fn slopes_count(got: usize, heads: usize) -> String {
 }
 
 /// `window` (`least` 0) or `tiles` (`least` 1): `[a, b]`, two whole numbers ≥ `least`.
-fn parse_pair(obj: &Map<String, Value>, key: &str, least: u64) -> Result<Option<[usize; 2]>> {
+fn parse_pair(obj: &Map<String, Value>, key: &str, least: u64) -> Result<Option<[u64; 2]>> {
     let value = match obj.get(key) {
         None | Some(Value::Null) => return Ok(None),
         Some(v) => v,
@@ -1531,7 +1530,7 @@ fn parse_pair(obj: &Map<String, Value>, key: &str, least: u64) -> Result<Option<
     let mut out = [0; 2];
     for (k, item) in items.iter().enumerate() {
         out[k] = match item.as_u64() {
-            Some(x) if x >= least => x.min(MAX_TOKENS as u64) as usize,
+            Some(x) if x >= least => x,
             _ => {
                 return err(format!(
                     "{key}[{k}] ({}) is {}: it must be a whole number ≥ {least} ({key} is {expected})",
@@ -1545,11 +1544,11 @@ fn parse_pair(obj: &Map<String, Value>, key: &str, least: u64) -> Result<Option<
 }
 
 /// A whole number ≥ 0 (`sinks`), 0 when absent.
-fn parse_count(obj: &Map<String, Value>, key: &str, what: &str) -> Result<usize> {
+fn parse_count(obj: &Map<String, Value>, key: &str, what: &str) -> Result<u64> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(0),
         Some(v) => match v.as_u64() {
-            Some(x) => Ok(x.min(MAX_TOKENS as u64) as usize),
+            Some(x) => Ok(x),
             None => err(format!("{key} must be a whole number ≥ 0 ({what}), got {}", describe(v))),
         },
     }

@@ -30,7 +30,7 @@ pub const MAX_LEN_FIELDS: usize = 16;
 pub const SCORING_SEED: u64 = 42;
 
 /// The window's sides while it is off (shown in its fields, taken when it is turned on): two keys back, none ahead.
-pub const WINDOW_OFF: [usize; 2] = [2, 0];
+pub const WINDOW_OFF: [u64; 2] = [2, 0];
 
 /// ALiBi's default slopes, as the panel writes them.
 const DEFAULT_SLOPES: &str = "2^(−8(h+1)/H)";

@@ -267,7 +267,7 @@ fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[
             // The window and sinks are not in the matrix either (it is the mask a click edits): drawn over it, the
             // cells the window takes away from the mask crossed ("\"; a cell the mask forbids too stays its 0, and
             // its tooltip names both rules), the sinks' columns dashed, and the title says which is which.
-            let sinks = o.sinks.min(m);
+            let sinks = o.sinks.min(m as u64) as usize;
             let title = match (o.window, sinks) {
                 (Some([l, r]), 0) => format!("{title} · window [{l}, {r}]: crossed 1s are outside it"),
                 (Some([l, r]), s) => {

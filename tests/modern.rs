@@ -540,3 +540,23 @@ fn a_fully_masked_decode_row_is_row_t_or_refused() {
         assert!(same(&t.weights.row(step)[..=step], &want), "{masked_row}: row {step} {:?}", t.weights.row(step));
     }
 }
+
+/// Window sides, sinks and tiles past the figure's size are kept as given (the config the page keeps, saves and
+/// shares, and the trace's `flash.tiles`), and mean the whole of it: a window wider than the keys forbids none.
+#[test]
+fn window_sinks_and_tiles_past_the_size_are_kept_as_given() {
+    let base = json!({"embeddings": [[1, 0], [0, 1], [1, 1]], "mask": "causal"});
+    let mut wide = base.clone();
+    wide["window"] = json!([5000, 9_007_199_254_740_993u64]);
+    wide["sinks"] = json!(5000);
+    wide["tiles"] = json!([5000, 4097]);
+    let config = Config::from_value(&wide).unwrap();
+    let kept = config.to_value();
+    assert_eq!(kept["window"], json!([5000, 9_007_199_254_740_993u64]));
+    assert_eq!(kept["sinks"], json!(5000));
+    assert_eq!(kept["tiles"], json!([5000, 4097]));
+    let Trace::SelfAttention(t) = compute(&config).unwrap() else { panic!() };
+    assert_eq!(t.flash.as_ref().unwrap().tiles, [5000.0, 4097.0]);
+    let Trace::SelfAttention(plain) = compute(&Config::from_value(&base).unwrap()).unwrap() else { panic!() };
+    assert_eq!(t.weights.data(), plain.weights.data(), "a window wider than the keys forbids none");
+}
