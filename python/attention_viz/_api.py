@@ -36,8 +36,9 @@ def _with_preset(fields: dict, preset) -> dict:
 def config_of(fields: dict, check: bool = True, float32: set | None = None) -> dict:
     """The config from Python values (conversion only), checked by the core: ``ValueError`` with its message.
     ``check=False``: only its shapes (the caller's next call into the core validates it anyway). ``float32``: a set
-    this adds the fields given as float32 or narrower arrays to (their values become float32s' shortest decimals)."""
-    given = {k: _config.to_numpy(v) for k, v in fields.items() if v is not None}
+    this adds the fields given as float32 or narrower arrays to (their values become float32s' shortest decimals).
+    A field given as None is sent as JSON null, for the core to judge as it judges the page's null (the words match)."""
+    given = {k: _config.to_numpy(v) for k, v in fields.items()}
     if float32 is not None:
         float32.update(k for k, v in given.items()
                        if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.dtype.itemsize <= 4)
@@ -128,8 +129,11 @@ def show_attention(attention, tokens=None, key_tokens=None, *, layer=None, head=
     layers × heads × n × n, or Hugging Face's ``outputs.attentions`` for one sentence.
     ``tokens`` label the queries, ``key_tokens`` the keys when they differ; ``layer`` and
     ``head`` pick the head drawn in full. A stack over the core's limit is refused before any HTML is written."""
-    fields = {"mechanism": "weights", "attention": stack_attention(attention), "tokens": tokens,
-              "key_tokens": key_tokens, "layer": layer, "head": head, "query": query}
+    fields = {"mechanism": "weights", "attention": stack_attention(attention)}
+    # The signature's own defaults: an argument left at None is not given (a config field passed as None to show() or
+    # compute() is, as null).
+    named = {"tokens": tokens, "key_tokens": key_tokens, "layer": layer, "head": head, "query": query}
+    fields.update((k, v) for k, v in named.items() if v is not None)
     for key in element_options:
         if key not in _config.OPTIONS:
             raise _config.unknown_field(key, _config.OPTIONS + ("tokens", "key_tokens", "layer", "head", "query"),

@@ -126,6 +126,41 @@ def test_every_malformed_config_of_the_fixture_gets_its_message(case):
         assert case["error"] in str(e.value)
 
 
+# A config field given as None goes to the core as JSON null, as the page's compute() sends null: the same words for
+# the same config (`{"__proto__": None}` is an unknown field, `embeddings=None` is null rather than missing).
+KNOWN = ("known fields are mechanism, embeddings, w_q, w_k, w_v, tokens, scale, query, decoder_state, annotations, "
+         "heads, head, w_o, scoring, w_a, u_a, v_a, temperature, mask, valid_lens, masked_row, position, kv_heads, "
+         "window, sinks, decode_step, tiles, attention, key_tokens, layer")
+NULL_FIELDS = [
+    ({"__proto__": None}, f'unknown config field "__proto__"; {KNOWN}'),
+    ({"embeddings": X, "bogus": None}, f'unknown config field "bogus"; {KNOWN}'),
+    ({"embeddings": None}, "embeddings must be a list of rows, got null"),
+    ({"embeddings": X, "tokens": None}, "tokens must be a list of names, got null"),
+    ({"embeddings": X, "w_q": None}, "w_q, w_k and w_v go together: w_k and w_v missing"),
+]
+
+
+@pytest.mark.parametrize("config,message", NULL_FIELDS, ids=[next(iter(c)) if len(c) == 1 else list(c)[-1]
+                                                             for c, _ in NULL_FIELDS])
+def test_a_field_given_as_none_gets_the_pages_message_for_null(config, message):
+    for call in (lambda: av.compute(config), lambda: av.compute(**config), lambda: av.show(**config)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == message
+
+
+def test_none_where_the_core_takes_null_as_the_default_is_the_default_as_in_the_page():
+    # The core reads null as "not given" for these (the page's compute() accepts {mask: null} too).
+    plain = av.compute(embeddings=X)
+    for field in ("mask", "temperature", "valid_lens"):
+        got = av.compute(embeddings=X, **{field: None})
+        assert np.array_equal(got["weights"], plain["weights"]), field
+    assert av.show(embeddings=X, mask=None).config == {"embeddings": X, "mask": None}
+    # show_attention's own arguments left at None are not given.
+    fig = av.show_attention(np.array(I2), tokens=None, key_tokens=None, layer=None, head=None, query=None)
+    assert fig.config == {"mechanism": "weights", "attention": I2}
+
+
 MIXED = ('attention (mechanism "weights") and annotations (mechanism "cross") are both given: set mechanism to the one '
          'the figure shows')
 
@@ -143,3 +178,4 @@ def test_weights_and_cross_fields_without_a_mechanism_are_judged_by_the_core_alo
     cross = dict(mechanism="cross", annotations=I2, decoder_state=[1.0, 0.0])
     assert repr(av.Figure(cross, {"theme": "dark"})) == "<attention_viz.Figure cross theme='dark'>"
     assert repr(av.Figure(dict(annotations=I2, decoder_state=[1.0, 0.0]))) == "<attention_viz.Figure cross>"
+
