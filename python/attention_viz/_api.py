@@ -36,8 +36,9 @@ def _with_preset(fields: dict, preset) -> dict:
 def config_of(fields: dict, check: bool = True, float32: set | None = None) -> dict:
     """The config from Python values (conversion only), checked by the core: ``ValueError`` with its message.
     ``check=False``: only its shapes (the caller's next call into the core validates it anyway). ``float32``: a set
-    this adds the fields given as float32 or narrower arrays to (their values become float32s' shortest decimals)."""
-    given = {k: _config.to_numpy(v) for k, v in fields.items() if v is not None}
+    this adds the fields given as float32 or narrower arrays to (their values become float32s' shortest decimals).
+    A field given as None is sent as JSON null, for the core to judge as it judges the page's null (the words match)."""
+    given = {k: _config.to_numpy(v, k) for k, v in fields.items()}
     if float32 is not None:
         float32.update(k for k, v in given.items()
                        if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.dtype.itemsize <= 4)
@@ -105,14 +106,14 @@ def stack_attention(attention):
                          'attn_implementation="eager", e.g. AutoModel.from_pretrained(name, attn_implementation="eager"), '
                          "and call it with output_attentions=True.")
     if isinstance(attention, (tuple, list)) and attention:
-        first = _config.to_numpy(attention[0])
+        first = _config.to_numpy(attention[0], "attention")
         if isinstance(first, np.ndarray) and first.ndim in (3, 4):
-            layers = [np.asarray(_config.to_numpy(a)) for a in attention]
+            layers = [np.asarray(_config.to_numpy(a, "attention")) for a in attention]
             shapes = {a.shape for a in layers}
             if len(shapes) > 1:
                 raise ValueError(f"the layers' attentions differ in shape: {sorted(shapes)}")
             attention = np.stack(layers)
-    arr = _config.to_numpy(attention)
+    arr = _config.to_numpy(attention, "attention")
     if isinstance(arr, np.ndarray) and arr.ndim == 5:  # layers × batch × heads × n × m
         if arr.shape[1] != 1:
             raise ValueError(
@@ -128,8 +129,11 @@ def show_attention(attention, tokens=None, key_tokens=None, *, layer=None, head=
     layers × heads × n × n, or Hugging Face's ``outputs.attentions`` for one sentence.
     ``tokens`` label the queries, ``key_tokens`` the keys when they differ; ``layer`` and
     ``head`` pick the head drawn in full. A stack over the core's limit is refused before any HTML is written."""
-    fields = {"mechanism": "weights", "attention": stack_attention(attention), "tokens": tokens,
-              "key_tokens": key_tokens, "layer": layer, "head": head, "query": query}
+    fields = {"mechanism": "weights", "attention": stack_attention(attention)}
+    # The signature's own defaults: an argument left at None is not given (a config field passed as None to show() or
+    # compute() is, as null).
+    named = {"tokens": tokens, "key_tokens": key_tokens, "layer": layer, "head": head, "query": query}
+    fields.update((k, v) for k, v in named.items() if v is not None)
     for key in element_options:
         if key not in _config.OPTIONS:
             raise _config.unknown_field(key, _config.OPTIONS + ("tokens", "key_tokens", "layer", "head", "query"),

@@ -123,9 +123,12 @@ def _is_number(x) -> bool:
     return isinstance(x, (numbers.Number, np.number, np.bool_)) and not isinstance(x, (complex, np.complexfloating))
 
 
-def to_numpy(value):
+def to_numpy(value, name: str = "config"):
     """A NumPy array (or the value itself if it is not array-like): torch's
-    ``.detach().cpu().numpy()`` by duck typing, then anything with ``__array__``."""
+    ``.detach().cpu().numpy()`` by duck typing, then anything with ``__array__``. A NumPy masked array is its data
+    when nothing is masked, and refused (``ValueError`` naming ``name``) when something is: its mask would be lost."""
+    if isinstance(value, np.ma.MaskedArray):
+        return unmasked(value, name)
     if all(hasattr(value, a) for a in ("detach", "cpu", "numpy")):
         t = value.detach().cpu()
         # bfloat16 has no NumPy dtype: widen it first (torch's float() keeps the values exactly).
@@ -135,6 +138,22 @@ def to_numpy(value):
     if hasattr(value, "__array__") and not isinstance(value, np.ndarray):
         return np.asarray(value)
     return value
+
+
+def unmasked(value: np.ma.MaskedArray, name: str) -> np.ndarray:
+    """A masked array's data when none of its entries is masked. With masked entries: ``ValueError``. The config has
+    no place for NumPy's mask and the data under it is arbitrary, so drawing it would show numbers the caller hid."""
+    count = int(np.ma.count_masked(value))
+    if count == 0:
+        return np.ma.getdata(value)
+    name = cut(name)  # a field's name as the caller wrote it (an unknown one may be long), cut as the core cuts
+    what = f"{count} masked {'entry' if count == 1 else 'entries'}"
+    if name == "attention":
+        how = "fill them with the weights to show, e.g. np.ma.filled(attention, 0)"
+    else:
+        how = (f"fill them with numbers, e.g. np.ma.filled({name}, 0), and give the keys a query must not see as "
+               "the mask or valid_lens field")
+    raise ValueError(f"{name} is a NumPy masked array with {what}, and attention-viz does not read a NumPy mask: {how}")
 
 
 def shortest_decimals(x: np.ndarray) -> np.ndarray:
@@ -156,7 +175,7 @@ def prepare(value, name: str = "config"):
     """``value`` as the core reads it: a numeric array stays an array (float32/float16 as their shortest
     decimals, what NumPy and torch print: 0.1, not 0.10000000149011612); lists, tuples and dicts are walked
     (tensors inside become arrays); NumPy scalars become Python's. Complex numbers, which no JSON holds, are refused."""
-    value = to_numpy(value)
+    value = to_numpy(value, name)
     if isinstance(value, np.ndarray):
         if value.dtype.kind == "c":
             raise ValueError(f"{name} has complex values ({value.dtype}); attention needs real numbers")
@@ -216,7 +235,7 @@ def _texts(rows):
 
 def scalar(value, name: str):
     """A Python int/float/str/bool from a NumPy scalar or a 0-d array or tensor."""
-    value = to_numpy(value)
+    value = to_numpy(value, name)
     if isinstance(value, np.ndarray):
         if value.ndim != 0:
             raise ValueError(f"{name} must be a single value, got an array of shape {value.shape}")

@@ -13,7 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { open, pageHelpers } from './harness.mjs';
+import { open, pageHelpers, typeInCell } from './harness.mjs';
 
 const PAGE = 'index.html';
 const IDS = ['chapter-1', 'chapter-2', 'chapter-3', 'chapter-4'];
@@ -460,6 +460,60 @@ test('persist + a config the page sets through the `.config` property: the reade
     assert.equal(after[0].v, 1, '#q after Reset and a reload: the page\'s numbers');
     assert.doesNotMatch(after[0].status, /saved edits/);
     assert.equal(after[1].status.startsWith('Showing your saved edits'), true, '#p keeps its edits');
+    assert.deepEqual(page.errors, []);
+  } finally { await context.close(); }
+});
+
+test('persist + the page setting the same config right after a typed edit (before its save is due): the edit shows, is saved, and comes back on reload', async () => {
+  // The page sets its config again as soon as the figure reports a change (a page that re-sends its config on every
+  // change, or whose own code runs right after an edit): in a microtask, long before the save's 250 ms are up.
+  const script = `import { ready } from '/www/attention-viz.js';
+    await ready;
+    const el = document.getElementById('q');
+    window.C = () => ({ embeddings: [[1, 2], [3, 4], [5, 6]], tokens: ['a', 'b', 'c'] });
+    el.config = C();
+    window.resent = [];
+    el.addEventListener('change', () => {
+      if (!window.armed) return;
+      window.armed = false;
+      queueMicrotask(() => {
+        const pending = el._persist.timer !== null;
+        el.config = C();
+        window.resent.push({ pending, shown: el.config.embeddings[0][0] });
+      });
+    });`;
+  const { context, page } = await profile({ '/pp/resend.html': tiny('<attention-viz id="q" persist></attention-viz>', script) });
+  try {
+    const ok = "return e.config.tokens[0] === 'a'";
+    const savedFirst = () => page.evaluate(() => {
+      const text = localStorage.getItem(document.getElementById('q')._persist.key());
+      if (text === null) return null;
+      const s = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0))));
+      return s.config.embeddings[0][0];
+    });
+    await page.goto(`${site.url}pp/resend.html`);
+    await drawnAll(page, ok);
+    // An edit saved the usual way: the older saved value the figure must not fall back to.
+    await typeInCell(page, 'q', 'embeddings', 0, 0, '8');
+    await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('attention-viz:')
+      && localStorage.getItem(k) === document.getElementById('q')._persist.current()));
+    assert.equal(await savedFirst(), 8);
+
+    await page.evaluate(() => { window.armed = true; });
+    await typeInCell(page, 'q', 'embeddings', 0, 0, '9');
+    await page.waitForFunction(() => window.resent.length === 1);
+    const [resent] = await page.evaluate(() => window.resent);
+    assert.equal(resent.pending, true, 'the page set its config while the edit\'s save was still waiting');
+    assert.equal(resent.shown, 9, 'the figure shows the typed 9, not the older saved 8');
+    assert.equal(await page.evaluate(() => document.getElementById('q').trace.q?.[0]?.[0] ?? document.getElementById('q').trace.embeddings?.[0]?.[0]), 9, 'the trace too');
+    await page.waitForFunction(() => document.getElementById('q')._persist.timer === null);
+    assert.equal(await savedFirst(), 9, 'localStorage holds the typed 9');
+    assert.match(await page.evaluate(() => document.getElementById('q').shadowRoot.querySelector('.status').textContent), /^Showing your saved edits/);
+
+    await page.reload();
+    await drawnAll(page, ok);
+    assert.equal(await page.evaluate(() => document.getElementById('q').config.embeddings[0][0]), 9, 'the reload keeps the typed 9');
+    assert.equal(await savedFirst(), 9);
     assert.deepEqual(page.errors, []);
   } finally { await context.close(); }
 });

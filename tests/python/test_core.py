@@ -55,6 +55,9 @@ MALFORMED = {
     "temperature": (dict(embeddings=X, temperature=0),
                     "temperature must be a positive number (1 leaves the scores as they are), got 0"),
     "tokens": (dict(embeddings=X, tokens=["a", "b"]), "tokens has 2 names but embeddings has 3 rows"),
+    # A field given as None is null to the core, from Python as from the page.
+    "tokens None": (dict(embeddings=X, tokens=None), "tokens must be a list of names, got null"),
+    "embeddings None": (dict(embeddings=None), "embeddings must be a list of rows, got null"),
 }
 
 # Every kind of palette name the core accepts (its by_name: rocket/vlag and their aliases, mako, Blues, _r,

@@ -126,6 +126,41 @@ def test_every_malformed_config_of_the_fixture_gets_its_message(case):
         assert case["error"] in str(e.value)
 
 
+# A config field given as None goes to the core as JSON null, as the page's compute() sends null: the same words for
+# the same config (`{"__proto__": None}` is an unknown field, `embeddings=None` is null rather than missing).
+KNOWN = ("known fields are mechanism, embeddings, w_q, w_k, w_v, tokens, scale, query, decoder_state, annotations, "
+         "heads, head, w_o, scoring, w_a, u_a, v_a, temperature, mask, valid_lens, masked_row, position, kv_heads, "
+         "window, sinks, decode_step, tiles, attention, key_tokens, layer")
+NULL_FIELDS = [
+    ({"__proto__": None}, f'unknown config field "__proto__"; {KNOWN}'),
+    ({"embeddings": X, "bogus": None}, f'unknown config field "bogus"; {KNOWN}'),
+    ({"embeddings": None}, "embeddings must be a list of rows, got null"),
+    ({"embeddings": X, "tokens": None}, "tokens must be a list of names, got null"),
+    ({"embeddings": X, "w_q": None}, "w_q, w_k and w_v go together: w_k and w_v missing"),
+]
+
+
+@pytest.mark.parametrize("config,message", NULL_FIELDS, ids=[next(iter(c)) if len(c) == 1 else list(c)[-1]
+                                                             for c, _ in NULL_FIELDS])
+def test_a_field_given_as_none_gets_the_pages_message_for_null(config, message):
+    for call in (lambda: av.compute(config), lambda: av.compute(**config), lambda: av.show(**config)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == message
+
+
+def test_none_where_the_core_takes_null_as_the_default_is_the_default_as_in_the_page():
+    # The core reads null as "not given" for these (the page's compute() accepts {mask: null} too).
+    plain = av.compute(embeddings=X)
+    for field in ("mask", "temperature", "valid_lens"):
+        got = av.compute(embeddings=X, **{field: None})
+        assert np.array_equal(got["weights"], plain["weights"]), field
+    assert av.show(embeddings=X, mask=None).config == {"embeddings": X, "mask": None}
+    # show_attention's own arguments left at None are not given.
+    fig = av.show_attention(np.array(I2), tokens=None, key_tokens=None, layer=None, head=None, query=None)
+    assert fig.config == {"mechanism": "weights", "attention": I2}
+
+
 MIXED = ('attention (mechanism "weights") and annotations (mechanism "cross") are both given: set mechanism to the one '
          'the figure shows')
 
@@ -143,3 +178,42 @@ def test_weights_and_cross_fields_without_a_mechanism_are_judged_by_the_core_alo
     cross = dict(mechanism="cross", annotations=I2, decoder_state=[1.0, 0.0])
     assert repr(av.Figure(cross, {"theme": "dark"})) == "<attention_viz.Figure cross theme='dark'>"
     assert repr(av.Figure(dict(annotations=I2, decoder_state=[1.0, 0.0]))) == "<attention_viz.Figure cross>"
+
+
+# A NumPy masked array: the config has no place for its mask, so one with masked entries is refused (drawing the data
+# under the mask would show numbers the caller hid); one with nothing masked is its data.
+MASKED_X = np.ma.masked_array(np.array(X), mask=[[False, True], [False, False], [False, False]])
+MASKED_A = np.ma.masked_array([[0.5, 0.5], [0.2, 0.8]], mask=[[False, True], [True, False]])
+MASKED_EMBEDDINGS = ("embeddings is a NumPy masked array with 1 masked entry, and attention-viz does not read a NumPy "
+                     "mask: fill them with numbers, e.g. np.ma.filled(embeddings, 0), and give the keys a query must "
+                     "not see as the mask or valid_lens field")
+MASKED_ATTENTION = ("attention is a NumPy masked array with 2 masked entries, and attention-viz does not read a NumPy "
+                    "mask: fill them with the weights to show, e.g. np.ma.filled(attention, 0)")
+
+
+def test_a_masked_array_with_masked_entries_is_refused_naming_the_field_and_the_way_to_pass_a_mask():
+    # Given whole, with projections, or as a list of masked rows (one of them holding the masked entry).
+    for call in (lambda: av.compute(embeddings=MASKED_X), lambda: av.compute({"embeddings": MASKED_X}),
+                 lambda: av.show(embeddings=MASKED_X), lambda: av.show(embeddings=MASKED_X, w_q=I2, w_k=I2, w_v=I2),
+                 lambda: av.compute(embeddings=list(MASKED_X))):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == MASKED_EMBEDDINGS
+    w_q = np.ma.masked_array(np.array(I2), mask=[[True, False], [False, False]])
+    with pytest.raises(ValueError) as e:
+        av.compute(embeddings=X, w_q=w_q, w_k=I2, w_v=I2)
+    assert str(e.value) == MASKED_EMBEDDINGS.replace("embeddings", "w_q")
+    for call in (lambda: av.show_attention(MASKED_A), lambda: av.show_attention([MASKED_A[None]]),
+                 lambda: av.compute(mechanism="weights", attention=MASKED_A)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == MASKED_ATTENTION
+
+
+def test_a_masked_array_with_nothing_masked_is_its_data():
+    x = np.ma.masked_array(np.array(X), mask=False)
+    assert np.array_equal(av.compute(embeddings=x)["weights"], av.compute(embeddings=X)["weights"])
+    assert av.show(embeddings=x).config == av.show(embeddings=X).config
+    a = np.ma.masked_array([[0.5, 0.5], [0.2, 0.8]])
+    assert av.show_attention(a).config == av.show_attention(np.array([[0.5, 0.5], [0.2, 0.8]])).config
+    assert av.show_attention(np.ma.masked_array(a, dtype=np.float32)).config["attention"] == [[0.5, 0.5], [0.2, 0.8]]

@@ -320,6 +320,10 @@ export function defineElement(api) {
         if (this._failed || this._large?.shown) this._load();
         return;
       }
+      // The reader's edit whose save is still waiting (persist's 250 ms) is saved first, under the config it was made
+      // on: the saved edits this config brings back are then the newest ones (the same config shows that edit), and
+      // another config never takes over the save of an edit it did not show.
+      this._persist.flush();
       // A config naming a shipped model waits for the models' file; a later config replaces it meanwhile.
       // So does one showing a model's weights, for model.js (partsNeeded). A failed import keeps the figure and says so.
       // The newest config wins: each wait is its own token (two configs may wait for the same promise).
@@ -664,6 +668,8 @@ export function defineElement(api) {
     }
 
     _load() {
+      // A new `config` or `preset` attribute: the reader's edit still waiting to be saved is saved first, as `set config` does.
+      this._persist.flush();
       // A read-only figure over the page's cost bound that a worker computes (large.js): the page's config first.
       if (this._pending !== undefined && this._large.take(this._pending)) { this._pending = undefined; this._failed = false; return; }
       // Python's deflated arrays wait for the inflater (loaded after the core, not before the page's first figure).
