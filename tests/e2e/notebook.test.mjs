@@ -206,7 +206,11 @@ test('the Widget round trip in the kernel: .config set from Python and by a fron
   const [w] = streamLines('WIDGET ');
   assert.deepEqual(w.from_python, [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 2]]);
   assert.deepEqual(w.from_frontend, [[3, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 2]]);
-  for (const t of ['config', 'trace', 'options', 'error']) assert.ok(w.traits.includes(t), `trait ${t} is not synced`);
+  for (const t of ['config', 'options', 'error']) assert.ok(w.traits.includes(t), `trait ${t} is not synced`);
+  assert.ok(!w.traits.includes('trace'), 'the trace is not synced: the kernel computes it from the config');
+  assert.equal(w.trace_weights.length, w.numpy_weights.length);
+  w.trace_weights.forEach((row, i) => row.forEach((x, j) => assert.ok(Math.abs(x - w.numpy_weights[i][j]) <= 1e-12,
+    `the kernel's trace of the frontend's config: weights[${i}][${j}] ${x}, NumPy ${w.numpy_weights[i][j]}`)));
   const view = cell('widget').outputs.find((o) => o.data?.['application/vnd.jupyter.widget-view+json']);
   assert.ok(view, 'the Widget cell has no widget view output');
 });
