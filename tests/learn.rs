@@ -321,8 +321,20 @@ fn forward_trace_is_consistent() {
         let best = (0..16).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap();
         assert_eq!(f.prediction[i], best);
     }
+    // The residual stream each layer reads: the embeddings' sum, then that plus layer 0's heads through its W_O.
+    let p = &model.params;
+    for (t, &id) in input.iter().enumerate() {
+        for j in 0..model.shape.d_model {
+            assert_eq!(f.layers[0].residual.get(t, j), p.tok_emb.get(id, j) + p.pos_emb.get(t, j));
+            let through: f64 = (0..model.shape.d_model)
+                .map(|k| f.layers[0].heads[k / 32].stages.context.get(t, k % 32) * p.layers[0].w_o.get(k, j))
+                .sum();
+            assert!((f.layers[1].residual.get(t, j) - f.layers[0].residual.get(t, j) - through).abs() < 1e-9);
+        }
+    }
     let json = f.to_json();
     assert_eq!(json["prediction"], json!(f.prediction));
+    assert_eq!(json["layers"][1]["residual"][0][0], json!(f.layers[1].residual.get(0, 0)));
     assert_eq!(json["layers"][1]["heads"][0]["scaled"][0][1], Value::Null, "−∞ has no JSON number");
     assert_eq!(json["tokens"][0], "H");
 }

@@ -246,8 +246,12 @@ export interface ModelTrace {
   /** n × vocab. */
   probabilities: Matrix;
   logits: Matrix;
-  /** Every layer's heads; masked (causal) entries of `scaled` are -Infinity, their weights 0. */
-  layers: { heads: HeadTrace[] }[];
+  /**
+   * Every layer: `residual`, the stream entering it (n × d_model: token plus position embeddings at layer 0, then
+   * each layer's input plus its heads' contexts times W_O), and its heads; masked (causal) entries of `scaled` are
+   * -Infinity, their weights 0.
+   */
+  layers: { residual: Matrix; heads: HeadTrace[] }[];
 }
 
 export interface TrainProgress {

@@ -140,6 +140,9 @@ pub struct Model {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerTrace {
+    /// The residual stream entering the layer (n × d): the token and position embeddings' sum at layer 0, then the
+    /// layer before's input plus its heads' contexts times W_O. The figure of a layer's head shows it as X.
+    pub residual: Matrix,
     /// Each head's Q, K, V (n × d_h) and stages: scores = QKᵀ, scaled = scores / √d_h (−∞ where masked),
     /// weights = softmax(scaled), context = weights·V.
     pub heads: Vec<HeadTrace>,
@@ -162,7 +165,7 @@ pub struct Forward {
 
 impl Forward {
     /// The trace as the web API names it: `{tokens, input, prediction, logits, probabilities,
-    /// layers: [{heads: [{q, k, v, scores, scaled, weights, context}]}]}`, matrices as lists of
+    /// layers: [{residual, heads: [{q, k, v, scores, scaled, weights, context}]}]}`, matrices as lists of
     /// rows. JSON has no −∞: masked entries of `scaled` are written as `null`.
     pub fn to_json(&self) -> Value {
         let heads = |l: &LayerTrace| -> Vec<Value> {
@@ -182,7 +185,7 @@ impl Forward {
             "prediction": self.prediction,
             "logits": rows(&self.logits),
             "probabilities": rows(&self.probabilities),
-            "layers": self.layers.iter().map(|l| json!({ "heads": heads(l) })).collect::<Vec<_>>(),
+            "layers": self.layers.iter().map(|l| json!({ "residual": rows(&l.residual), "heads": heads(l) })).collect::<Vec<_>>(),
         })
     }
 }
@@ -315,7 +318,7 @@ impl Model {
                         HeadTrace { q: cols(q), k: cols(k), v: cols(v), stages: run.stages[l][h].clone() }
                     })
                     .collect();
-                LayerTrace { heads }
+                LayerTrace { residual: run.xs[l].clone(), heads }
             })
             .collect();
         let probabilities = softmax_rows(&run.logits);

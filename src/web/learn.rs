@@ -150,6 +150,7 @@ pub fn compute_model(config_json: &str) -> Result<Object, JsError> {
                 })
                 .collect();
             let l = Object::new();
+            set(&l, "residual", &rows(&layer.residual));
             set(&l, "heads", &heads);
             JsValue::from(l)
         })

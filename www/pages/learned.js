@@ -122,20 +122,10 @@ class HeadEditor {
     const { model, ids, trace } = this.section;
     const p = model.params;
     const w = p.layers[this.layer];
-    const sums = ids.map((id, t) => p.tok_emb[id].map((e, j) => e + p.pos_emb[t][j]));
-    let embeddings = sums.map((row) => row.map(tidy));
-    if (this.layer === 1) {
-      // The residual stream after layer 0, summed as the core does (k in order, no fused multiply-add): its weights
-      // are the model's own, to the last bit but for tidy()'s rounding of layer 0.
-      const ctx = trace.layers[0].heads.map((h) => h.context);
-      const concat = ctx[0].map((_, i) => ctx.flatMap((c) => c[i]));
-      const wo = p.layers[0].w_o;
-      embeddings = sums.map((row, i) => row.map((x, j) => {
-        let s = 0;
-        for (let k = 0; k < wo.length; k++) s += concat[i][k] * wo[k][j];
-        return x + s;
-      }));
-    }
+    // The residual stream entering this layer, as the core's forward pass has it (its trace's `residual`): the
+    // model's own numbers, layer 0's rounded by tidy() for the grids.
+    const residual = trace.layers[this.layer].residual;
+    const embeddings = this.layer === 0 ? residual.map((row) => row.map(tidy)) : residual;
     const tokens = ids.map((id) => model.tokens[id]);
     return { embeddings, tokens, w_q: w.w_q, w_k: w.w_k, w_v: w.w_v, w_o: w.w_o, ...(model.causal ? { mask: 'causal' } : {}) };
   }
