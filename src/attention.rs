@@ -637,8 +637,7 @@ fn decode_step(
 /// context (for every query with a key to attend).
 pub fn flash(tiles: [u64; 2], scaled: &Matrix, v: &Matrix) -> Flash {
     let (n, m, d_v) = (scaled.rows(), scaled.cols(), v.cols());
-    // A tile wider than the matrix is the whole of it; the trace reports the tiles as given.
-    let [rows, cols] = [tiles[0].min(n.max(1) as u64) as usize, tiles[1].min(m.max(1) as u64) as usize];
+    let [rows, cols] = tile_size(tiles.map(|x| x as f64), n, m);
     let mut steps = Vec::with_capacity(n.div_ceil(rows) * m.div_ceil(cols));
     for qb in 0..n.div_ceil(rows) {
         let (r0, r1) = (qb * rows, ((qb + 1) * rows).min(n));
@@ -698,12 +697,17 @@ pub struct FlashTile {
     pub full: f64,
 }
 
+/// A tile's rows and columns over n queries and m keys: a tile wider than the matrix is the whole of it (the trace
+/// reports the tiles as given).
+fn tile_size(tiles: [f64; 2], n: usize, m: usize) -> [usize; 2] {
+    [tiles[0].min(n.max(1) as f64) as usize, tiles[1].min(m.max(1) as f64) as usize]
+}
+
 impl Flash {
     /// Step `s` over `n` queries and `m` keys, or `None` past the last step.
     pub fn tile(&self, s: usize, n: usize, m: usize) -> Option<FlashTile> {
         let step = self.steps.get(s)?;
-        let [tr, tc] = [self.tiles[0].min(n.max(1) as f64) as usize, self.tiles[1].min(m.max(1) as f64) as usize];
-        let (rows, cols) = (tr, tc);
+        let [rows, cols] = tile_size(self.tiles, n, m);
         let (qb, kb) = (step.q_block as usize, step.k_block as usize);
         let d_v = step.o.cols();
         let mut normalized = step.o.clone();
@@ -717,7 +721,7 @@ impl Flash {
             cols: [kb * cols, ((kb + 1) * cols).min(m)],
             last: (kb + 1) * cols >= m,
             normalized,
-            memory: (tr * tc + tr * d_v) as f64,
+            memory: (rows * cols + rows * d_v) as f64,
             full: (n * m) as f64,
         })
     }
