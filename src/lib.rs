@@ -22,6 +22,7 @@ pub mod picture;
 pub mod presets;
 pub mod random;
 pub mod share;
+pub mod tables;
 pub mod text;
 pub mod views;
 pub mod weights;

@@ -50,3 +50,67 @@ fn edit_distance(a: &str, b: &str) -> usize {
     }
     prev[b.len()]
 }
+
+/// A number as the element's tables and sentences write it: integers whole (below 1e15), others in [1e-3, 1e6) to 4
+/// significant digits with no trailing zeros, the rest as `d.dde±x`; `nan`, `inf`, `-inf`. It is JavaScript's
+/// `String(Number(x.toPrecision(4)))` and `x.toExponential(2)` (ties of the exact binary value round away from zero,
+/// as ECMAScript says), so a number reads the same in the breakdown, the steps, the panels and the tooltips.
+pub fn number(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{}", x as i64);
+    }
+    if (1e-3..1e6).contains(&x.abs()) {
+        let (digits, exp) = round_digits(x.abs(), 4);
+        let rounded: f64 = format!("{}{}.{}e{exp}", if x < 0.0 { "-" } else { "" }, &digits[..1], &digits[1..])
+            .parse()
+            .unwrap_or(x);
+        return format!("{rounded}");
+    }
+    let (digits, exp) = round_digits(x.abs(), 3);
+    format!("{}{}.{}e{}{}", if x < 0.0 { "-" } else { "" }, &digits[..1], &digits[1..], if exp < 0 { "-" } else { "+" }, exp.abs())
+}
+
+/// The `p` significant digits of `x` (> 0, finite) rounded half away from zero, and the decimal exponent of the first.
+fn round_digits(x: f64, p: usize) -> (String, i32) {
+    // Rust rounds an exact tie to even: one digit more says whether the exact value may be a tie (a last digit 5),
+    // and only then are the exact digits written out to decide it.
+    let longer = format!("{x:.p$e}");
+    let (mantissa, exp) = longer.split_once('e').expect("an exponent");
+    let mut exp: i32 = exp.parse().expect("a decimal exponent");
+    let mut digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let up = match digits[p] {
+        b'5' => {
+            let exact = format!("{x:.800e}");
+            let exact: Vec<u8> = exact.split_once('e').expect("an exponent").0.bytes().filter(u8::is_ascii_digit).collect();
+            exact[p] >= b'5'
+        }
+        d => d > b'5',
+    };
+    // A carry of the longer form's rounding into the first p digits (…4996 → …5000) is already in them.
+    digits.truncate(p);
+    if up {
+        let mut k = p;
+        loop {
+            if k == 0 {
+                digits.insert(0, b'1');
+                digits.truncate(p);
+                exp += 1;
+                break;
+            }
+            k -= 1;
+            if digits[k] == b'9' {
+                digits[k] = b'0';
+            } else {
+                digits[k] += 1;
+                break;
+            }
+        }
+    }
+    (String::from_utf8(digits).expect("ASCII digits"), exp)
+}

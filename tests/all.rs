@@ -48,6 +48,8 @@ mod properties;
 mod random;
 #[path = "share.rs"]
 mod share;
+#[path = "tables.rs"]
+mod tables;
 #[path = "steppers.rs"]
 mod steppers;
 #[path = "tidy.rs"]
