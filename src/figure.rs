@@ -1,0 +1,187 @@
+//! What the element shows of a figure besides its heatmaps, panels and tables: the facts its parts follow (the
+//! mechanism, the followed query, head and layer, the token names), the toolbar (the scale and its choices, the query
+//! menu, what Randomize draws) and the input grids (each editable matrix's name, titles, shape, step, and the window of
+//! values a grid shows). Built from a `Config` as JSON; the element renders it and keeps no config of its own.
+
+use crate::config::{Config, Mechanism, Scale, Scoring};
+use crate::tables::label;
+use serde_json::{Map, Value};
+
+/// A grid shows at most this many rows and columns of its matrix at once, moved a page at a time: every rendered
+/// input costs paint and compositing on each frame (20,000 of them made one edit take ~200 ms to reach the screen).
+pub const WINDOW: [usize; 2] = [16, 16];
+
+/// The editable inputs in reading order: name, legend title, the name in messages, the rows' label (`None`: each row
+/// is a token, named in a field of its own; `Some("")`: the row's index).
+const INPUTS: [(&str, &str, &str, Option<&str>); 10] = [
+    ("embeddings", "embeddings X", "embeddings", None),
+    ("w_q", "W_Q", "W_Q", Some("")),
+    ("w_k", "W_K", "W_K", Some("")),
+    ("w_v", "W_V", "W_V", Some("")),
+    ("decoder_state", "decoder state h", "decoder state", Some("h")),
+    ("annotations", "annotations a_j", "annotations", None),
+    ("w_a", "W_a", "W_a", Some("")),
+    ("u_a", "U_a", "U_a", Some("")),
+    ("v_a", "v_a", "v_a", Some("v")),
+    ("w_o", "W_O", "W_O", Some("")),
+];
+
+/// An input's title in a message ("W_Q", "decoder state"); the name itself for any other field.
+pub fn message_title(name: &str) -> &str {
+    INPUTS.iter().find(|i| i.0 == name).map_or(name, |i| i.2)
+}
+
+/// One editable input of a config: its name, shape, row-major values, and whether it is one vector.
+pub struct Grid<'a> {
+    pub name: &'static str,
+    pub rows: usize,
+    pub cols: usize,
+    pub data: &'a [f64],
+    pub vector: bool,
+}
+
+/// The config's editable inputs in reading order: the documents' inputs, then the scoring's W_a, U_a, v_a and the
+/// output projection W_O when it has them. A model's weights have none.
+pub fn grids(config: &Config) -> Vec<Grid<'_>> {
+    let mut out = Vec::new();
+    match &config.mechanism {
+        Mechanism::SelfAttention { embeddings, projections } => {
+            out.push(matrix("embeddings", embeddings));
+            if let Some(p) = projections {
+                out.extend([matrix("w_q", &p.w_q), matrix("w_k", &p.w_k), matrix("w_v", &p.w_v)]);
+            }
+        }
+        Mechanism::Cross { decoder_state, annotations } => {
+            out.extend([vector("decoder_state", decoder_state), matrix("annotations", annotations)]);
+        }
+        Mechanism::Weights { .. } => return out,
+    }
+    match &config.options.scoring {
+        Scoring::General { w_a } => out.push(matrix("w_a", w_a)),
+        Scoring::Additive { w_a, u_a, v_a } => out.extend([matrix("w_a", w_a), matrix("u_a", u_a), vector("v_a", v_a)]),
+        Scoring::Dot | Scoring::Cosine => {}
+    }
+    if let Some(w_o) = &config.options.w_o {
+        out.push(matrix("w_o", w_o));
+    }
+    out
+}
+
+fn matrix<'a>(name: &'static str, m: &'a crate::math::Matrix) -> Grid<'a> {
+    Grid { name, rows: m.rows(), cols: m.cols(), data: m.data(), vector: false }
+}
+
+fn vector<'a>(name: &'static str, v: &'a [f64]) -> Grid<'a> {
+    Grid { name, rows: 1, cols: v.len(), data: v, vector: true }
+}
+
+fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>())
+}
+
+fn strings<'s>(list: impl IntoIterator<Item = &'s String>) -> Value {
+    Value::Array(list.into_iter().map(|s| Value::from(s.as_str())).collect())
+}
+
+/// The facts the parts follow: `{mechanism, query, head, heads, layer, tokens, key_tokens, masks}` (`layer` and
+/// `key_tokens` a model's weights' only; `masks`: whether anything masks, so −∞ may show).
+pub fn facts(config: &Config) -> Value {
+    let o = &config.options;
+    let mut fields = vec![
+        ("mechanism", config.mechanism.name().into()),
+        ("query", config.query.into()),
+        ("tokens", strings(&config.tokens)),
+        ("masks", crate::tables::masks(config).into()),
+    ];
+    match &config.mechanism {
+        Mechanism::Weights { key_tokens, layer, head, .. } => {
+            fields.extend([("layer", (*layer).into()), ("head", (*head).into()), ("heads", 1.into())]);
+            fields.push(("key_tokens", strings(key_tokens)));
+        }
+        _ => fields.extend([("head", o.head.into()), ("heads", o.heads.into())]),
+    }
+    obj(fields)
+}
+
+/// The toolbar: `{scale: {kind, value, choices: [{value, text}]}, queries: [{value, text, title}] | null, query,
+/// randomize}`: the scale's kind ("sqrt_dk", "none", "custom") and the custom divisor's text, the query menu
+/// (self-attention's), and the Randomize button's title (what one seed draws).
+pub fn toolbar(config: &Config) -> Value {
+    let self_attention = matches!(config.mechanism, Mechanism::SelfAttention { .. });
+    let projected = matches!(config.mechanism, Mechanism::SelfAttention { projections: Some(_), .. });
+    let (kind, value) = match config.scale {
+        Scale::SqrtDk => ("sqrt_dk", "1".to_string()),
+        Scale::None => ("none", "1".to_string()),
+        Scale::Value(v) => ("custom", number_text(v)),
+    };
+    let choices: Vec<Value> = [("sqrt_dk", if projected { "÷ √d_k" } else { "÷ √d" }), ("none", "none"), ("custom", "custom ÷")]
+        .iter()
+        .map(|&(v, t)| obj(vec![("value", v.into()), ("text", t.into())]))
+        .collect();
+    let queries = if self_attention {
+        Value::Array(
+            config
+                .tokens
+                .iter()
+                .enumerate()
+                .map(|(i, t)| obj(vec![("value", i.into()), ("text", format!("{i}: {}", label(t)).into()), ("title", t.as_str().into())]))
+                .collect(),
+        )
+    } else {
+        Value::Null
+    };
+    let targets: Vec<&str> = config.random_targets().into_iter().map(message_title).collect();
+    obj(vec![
+        ("scale", obj(vec![("kind", kind.into()), ("value", value.into()), ("choices", Value::Array(choices))])),
+        ("queries", queries),
+        ("query", config.query.into()),
+        ("randomize", format!("np.random.seed(seed), then one call per matrix: {}", targets.join(", ")).into()),
+    ])
+}
+
+/// A number as a field holding it shows it: every digit (a field is edited, not read at a glance).
+fn number_text(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e21 {
+        format!("{}", x as i128)
+    } else {
+        format!("{x}")
+    }
+}
+
+/// The input grids: per grid `{name, title, shape: [rows, cols], vector, tokens (its rows are the tokens, named in
+/// fields), label (each row's label otherwise: "h", "v" or "" for the index), step (1 for whole numbers, else 0.01),
+/// window: [r0, c0] (kept inside the shape), values: the window's rows}`. `windows`: `{name: [r0, c0]}`, the top-left
+/// cell each grid asks to show (absent: 0, 0).
+pub fn inputs(config: &Config, windows: &Value) -> Value {
+    let grids = grids(config)
+        .into_iter()
+        .map(|g| {
+            let (_, title, _, row_label) = INPUTS.iter().find(|i| i.0 == g.name).copied().expect("every grid is an input");
+            let asked = |k: usize| windows[g.name][k].as_u64().unwrap_or(0) as usize;
+            let r0 = asked(0).min(g.rows.saturating_sub(WINDOW[0]));
+            let c0 = asked(1).min(g.cols.saturating_sub(WINDOW[1]));
+            let (r1, c1) = ((r0 + WINDOW[0]).min(g.rows), (c0 + WINDOW[1]).min(g.cols));
+            let values: Vec<Value> = (r0..r1)
+                .map(|r| Value::Array(g.data[r * g.cols + c0..r * g.cols + c1].iter().map(|&x| json_number(x)).collect()))
+                .collect();
+            let whole = g.data.iter().all(|x| x.fract() == 0.0);
+            obj(vec![
+                ("name", g.name.into()),
+                ("title", title.into()),
+                ("shape", Value::Array(vec![g.rows.into(), g.cols.into()])),
+                ("vector", g.vector.into()),
+                ("tokens", row_label.is_none().into()),
+                ("label", row_label.unwrap_or("").into()),
+                ("step", if whole { 1.0 } else { 0.01 }.into()),
+                ("window", Value::Array(vec![r0.into(), c0.into()])),
+                ("values", Value::Array(values)),
+            ])
+        })
+        .collect();
+    Value::Array(grids)
+}
+
+/// A finite number as JSON (inputs are always finite; anything else would be a bug shown as 0 rather than a throw).
+fn json_number(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::from(0), Value::Number)
+}

@@ -1,0 +1,53 @@
+//! What the element shows besides heatmaps (src/figure.rs): the facts, the toolbar and the input grids.
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_viz::config::Config;
+use attention_viz::figure::{facts, inputs, toolbar};
+use attention_viz::presets::preset;
+use serde_json::json;
+
+#[test]
+fn the_toolbar_names_the_scale_the_queries_and_what_randomize_draws() {
+    let c = preset("seed-000").unwrap();
+    let t = toolbar(&c);
+    assert_eq!(t["scale"]["kind"], "sqrt_dk");
+    assert_eq!(t["scale"]["choices"][0]["text"], "÷ √d_k");
+    assert_eq!(t["randomize"], "np.random.seed(seed), then one call per matrix: W_Q, W_K, W_V");
+    assert_eq!(t["queries"].as_array().unwrap().len(), c.tokens.len());
+    let cross = toolbar(&preset("seed-003").unwrap());
+    assert_eq!(cross["queries"], serde_json::Value::Null, "cross-attention has one query");
+    assert_eq!(cross["randomize"], "np.random.seed(seed), then one call per matrix: decoder state, annotations");
+    let custom = Config::from_json(r#"{"mechanism":"self","embeddings":[[1,2]],"scale":2.5}"#).unwrap();
+    assert_eq!(toolbar(&custom)["scale"], json!({"kind": "custom", "value": "2.5", "choices": toolbar(&custom)["scale"]["choices"]}));
+    assert_eq!(toolbar(&custom)["scale"]["choices"][0]["text"], "÷ √d");
+}
+
+#[test]
+fn a_grid_shows_a_window_kept_inside_its_matrix() {
+    let rows: Vec<Vec<f64>> = (0..20).map(|i| vec![i as f64, 0.5]).collect();
+    let c = Config::from_json(&json!({"mechanism": "self", "embeddings": rows}).to_string()).unwrap();
+    let g = &inputs(&c, &json!({"embeddings": [10, 3]}))[0];
+    assert_eq!(g["name"], "embeddings");
+    assert_eq!(g["title"], "embeddings X");
+    assert_eq!(g["shape"], json!([20, 2]));
+    assert_eq!(g["window"], json!([4, 0]), "20 rows, 16 shown: the window starts at row 4 at the latest");
+    assert_eq!(g["values"][0], json!([4.0, 0.5]));
+    assert_eq!(g["values"].as_array().unwrap().len(), 16);
+    assert_eq!(g["tokens"], true);
+    assert_eq!(g["step"], 0.01, "a matrix with a fraction steps by 0.01");
+}
+
+#[test]
+fn cross_attention_grids_are_the_decoder_state_and_the_annotations_then_the_scoring() {
+    let c = Config::from_json(
+        r#"{"mechanism":"cross","decoder_state":[1,2],"annotations":[[1,0],[0,1],[1,1]],"scoring":"additive",
+            "w_a":[[1,0],[0,1]],"u_a":[[1,0],[0,1]],"v_a":[1,1]}"#,
+    )
+    .unwrap();
+    let names: Vec<String> = inputs(&c, &json!({})).as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap().into()).collect();
+    assert_eq!(names, ["decoder_state", "annotations", "w_a", "u_a", "v_a"]);
+    let h = &inputs(&c, &json!({}))[0];
+    assert_eq!((h["vector"].as_bool(), h["label"].as_str(), h["step"].as_f64()), (Some(true), Some("h"), Some(1.0)));
+    let f = facts(&c);
+    assert_eq!((f["mechanism"].as_str(), f["heads"].as_u64(), f["masks"].as_bool()), (Some("cross"), Some(1), Some(false)));
+}
