@@ -12,7 +12,7 @@ pub mod config;
 pub mod edits;
 pub mod export;
 pub mod facts;
-pub mod figure;
+pub mod controls;
 pub mod ffi;
 pub mod heatmap;
 pub mod incremental;

@@ -14,8 +14,8 @@ mod edits;
 mod export;
 #[path = "fuzz.rs"]
 mod fuzz;
-#[path = "figure.rs"]
-mod figure;
+#[path = "controls.rs"]
+mod controls;
 #[path = "heatmap_colorbar.rs"]
 mod heatmap_colorbar;
 #[path = "heatmap_draw.rs"]

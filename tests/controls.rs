@@ -1,8 +1,8 @@
-//! What the element shows besides heatmaps (src/figure.rs): the facts, the toolbar and the input grids.
+//! What the element shows besides heatmaps (src/controls.rs): the facts, the toolbar and the input grids.
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_viz::config::Config;
-use attention_viz::figure::{facts, inputs, toolbar};
+use attention_viz::controls::{facts, inputs, toolbar};
 use attention_viz::presets::preset;
 use serde_json::json;
 
