@@ -14,6 +14,7 @@ pub mod export;
 pub mod facts;
 pub mod ffi;
 pub mod heatmap;
+pub mod import;
 pub mod incremental;
 pub mod learn;
 pub mod math;
