@@ -122,7 +122,11 @@ impl Import {
     /// this figure cannot take are ignored too, with the reason.
     ///
     /// Returns the import and, when other inputs must change shape, the dialog to ask first (`None`: apply it at
-    /// once); or the refusal to show, word for word (nothing changes).
+    /// once); or the refusal to show, word for word (nothing changes). The element's part, around it: a paste is one
+    /// unnamed array with its grid as `target` and "the pasted array" as `source`; a file that cannot be read is
+    /// refused before (`refused(file name, why)`); once the reader presses Resize, or at once, [`Import::apply`]
+    /// against the config then gives the fields to set and the sentence to say, and a refusal of those fields is
+    /// said through [`Import::refused`].
     pub fn new(
         config: &Config,
         found: Vec<Found>,
@@ -325,13 +329,14 @@ fn list<S: AsRef<str>>(items: &[S]) -> String {
     }
 }
 
-/// A value the plan refuses, as JavaScript writes it: NaN, Infinity, -Infinity.
-fn js_number(x: f64) -> String {
-    match x {
-        x if x.is_nan() => "NaN".into(),
-        f64::INFINITY => "Infinity".into(),
-        f64::NEG_INFINITY => "-Infinity".into(),
-        x => x.to_string(),
+/// A value that is not finite as JavaScript writes it: NaN, Infinity, -Infinity.
+fn js_not_finite(x: f64) -> &'static str {
+    if x.is_nan() {
+        "NaN"
+    } else if x > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
     }
 }
 
@@ -371,7 +376,7 @@ pub fn fit_array(name: &str, array: &Array) -> Result<Array, String> {
             [_, cols] => format!("row {}, column {}", k / cols, k % cols),
             _ => format!("value {k}"),
         };
-        let x = js_number(array.values[k]);
+        let x = js_not_finite(array.values[k]);
         return Err(format!("{what} {at} is {x}: every value must be a finite number"));
     }
     Ok(Array { shape: fitted, values: array.values.clone() })
@@ -462,12 +467,13 @@ fn layout(config: &Config, projections: bool, name: &str) -> Option<Vec<Symbol>>
 /// no input of this figure is refused ([`Import::new`] has left those out, with [`not_here`]'s reason). Pure: the
 /// random values are drawn by [`fix_fields`].
 pub fn plan_import(config: &Config, incoming: &[(&str, &Array)]) -> Result<Plan, String> {
-    let names: Vec<&'static str> = INPUTS.iter().copied().filter(|m| incoming.iter().any(|(n, _)| n == m)).collect();
     let mut values = vec![];
-    for &name in &names {
-        let array = incoming.iter().rev().find(|(n, _)| *n == name).map(|(_, a)| *a).expect("a name of incoming");
-        values.push((name, fit_array(name, array)?));
+    for &name in INPUTS {
+        if let Some((_, array)) = incoming.iter().rev().find(|(n, _)| *n == name) {
+            values.push((name, fit_array(name, array)?));
+        }
     }
+    let names: Vec<&'static str> = values.iter().map(|(n, _)| *n).collect();
     let self_attention = matches!(config.mechanism, Mechanism::SelfAttention { .. });
     let had_projections = config.input_shape("w_q").is_some();
     let projections = had_projections || (self_attention && names.contains(&"w_q"));
