@@ -469,6 +469,37 @@ pub const FIELDS: &[&str] = &[
 /// `www/element/facts.js`).
 pub const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations", "w_o", "w_a", "u_a", "attention"];
 
+/// Every input a reader edits in the grids, matrices and vectors, in the grids' reading order (also the order an
+/// import draws the random values of the inputs it resizes in).
+pub const INPUTS: &[&str] =
+    &["embeddings", "w_q", "w_k", "w_v", "decoder_state", "annotations", "w_a", "u_a", "v_a", "w_o"];
+
+/// The inputs that are one list of numbers rather than rows of them.
+pub const VECTORS: &[&str] = &["decoder_state", "v_a"];
+
+/// The projections, given all three or none.
+pub const PROJECTIONS: [&str; 3] = ["w_q", "w_k", "w_v"];
+
+/// The fields only self-attention has (a cross-attention config holding one is refused).
+pub const SELF_ONLY: &[&str] = &[
+    "embeddings",
+    "w_q",
+    "w_k",
+    "w_v",
+    "heads",
+    "head",
+    "w_o",
+    "position",
+    "kv_heads",
+    "window",
+    "sinks",
+    "decode_step",
+    "tiles",
+];
+
+/// The fields only cross-attention has.
+pub const CROSS_ONLY: &[&str] = &["decoder_state", "annotations"];
+
 /// A matrix sent flat instead of as JSON (compute()'s fast path): `rows` rows
 /// of `cols` finite values, one row after another.
 #[derive(Clone, Copy, Debug)]
@@ -741,6 +772,35 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The shape of input `name` (one of [`INPUTS`]) as this config holds it: `[rows, columns]`, or `[length]` for
+    /// a vector; `None` when this config has no such input.
+    pub fn input_shape(&self, name: &str) -> Option<Vec<usize>> {
+        let matrix = |m: &Matrix| Some(vec![m.rows(), m.cols()]);
+        match (&self.mechanism, name) {
+            (Mechanism::SelfAttention { embeddings, .. }, "embeddings") => matrix(embeddings),
+            (Mechanism::SelfAttention { projections: Some(p), .. }, "w_q") => matrix(&p.w_q),
+            (Mechanism::SelfAttention { projections: Some(p), .. }, "w_k") => matrix(&p.w_k),
+            (Mechanism::SelfAttention { projections: Some(p), .. }, "w_v") => matrix(&p.w_v),
+            (Mechanism::Cross { decoder_state, .. }, "decoder_state") => Some(vec![decoder_state.len()]),
+            (Mechanism::Cross { annotations, .. }, "annotations") => matrix(annotations),
+            (Mechanism::Weights { .. }, _) => None,
+            (_, "w_o") => self.options.w_o.as_ref().and_then(matrix),
+            (_, "w_a") => match &self.options.scoring {
+                Scoring::General { w_a } | Scoring::Additive { w_a, .. } => matrix(w_a),
+                _ => None,
+            },
+            (_, "u_a") => match &self.options.scoring {
+                Scoring::Additive { u_a, .. } => matrix(u_a),
+                _ => None,
+            },
+            (_, "v_a") => match &self.options.scoring {
+                Scoring::Additive { v_a, .. } => Some(vec![v_a.len()]),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Number of rows of the attention (tokens for self, encoder states for cross).
@@ -1018,7 +1078,7 @@ pub fn inferred_mechanism(has: impl Fn(&str) -> bool) -> Result<&'static str> {
 }
 
 fn parse_self(fields: &Fields) -> Result<Config> {
-    for field in ["decoder_state", "annotations"] {
+    for field in CROSS_ONLY {
         if fields.has(field) {
             return err(format!("{field} belongs to cross-attention, but mechanism is \"self\""));
         }
@@ -1028,7 +1088,7 @@ fn parse_self(fields: &Fields) -> Result<Config> {
     };
     let embeddings = parse_matrix("embeddings", emb, None)?;
     let (n, d_model) = embeddings.shape();
-    let weights = ["w_q", "w_k", "w_v"];
+    let weights = PROJECTIONS;
     let projections = match weights.map(|w| fields.matrix(w)) {
         [None, None, None] => None,
         [Some(w_q), Some(w_k), Some(w_v)] => {
@@ -1105,21 +1165,7 @@ fn parse_self(fields: &Fields) -> Result<Config> {
 }
 
 fn parse_cross(fields: &Fields) -> Result<Config> {
-    for field in [
-        "embeddings",
-        "w_q",
-        "w_k",
-        "w_v",
-        "heads",
-        "head",
-        "w_o",
-        "position",
-        "kv_heads",
-        "window",
-        "sinks",
-        "decode_step",
-        "tiles",
-    ] {
+    for field in SELF_ONLY {
         if fields.has(field) {
             return err(format!("{field} belongs to self-attention, but mechanism is \"cross\""));
         }
@@ -1654,7 +1700,8 @@ fn parse_scoring(fields: &Fields, dq: usize, dk: usize, heads: usize, q_what: &s
     })
 }
 
-fn owner(field: &str) -> &'static str {
+/// The scorings a scoring field belongs to: "general or additive" for `w_a`, "additive" for `u_a` and `v_a`.
+pub fn owner(field: &str) -> &'static str {
     if field == "w_a" {
         "general or additive"
     } else {
@@ -2048,7 +2095,8 @@ fn unknown_field(key: &str) -> String {
     }
 }
 
-fn numbers_value(v: &[f64]) -> Value {
+/// Numbers as a JSON list, each as [`number_value`] writes it.
+pub(crate) fn numbers_value(v: &[f64]) -> Value {
     Value::Array(v.iter().map(|&x| number_value(x)).collect())
 }
 
@@ -2064,7 +2112,7 @@ fn matrix_value(m: &Matrix) -> Value {
 }
 
 /// Integral values are written as integers so presets read like the documents.
-fn number_value(x: f64) -> Value {
+pub(crate) fn number_value(x: f64) -> Value {
     // -0.0 stays a float so it reads back as -0.0 (an integer 0 would not).
     if x.fract() == 0.0 && x.abs() < 9.0e15 && !(x == 0.0 && x.is_sign_negative()) {
         json!(x as i64)

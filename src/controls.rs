@@ -11,25 +11,20 @@ use serde_json::{Map, Value};
 /// input costs paint and compositing on each frame (20,000 of them made one edit take ~200 ms to reach the screen).
 pub const WINDOW: [usize; 2] = [16, 16];
 
-/// The editable inputs in reading order: name, legend title, the name in messages, the rows' label (`None`: each row
-/// is a token, named in a field of its own; `Some("")`: the row's index).
-const INPUTS: [(&str, &str, &str, Option<&str>); 10] = [
-    ("embeddings", "embeddings X", "embeddings", None),
-    ("w_q", "W_Q", "W_Q", Some("")),
-    ("w_k", "W_K", "W_K", Some("")),
-    ("w_v", "W_V", "W_V", Some("")),
-    ("decoder_state", "decoder state h", "decoder state", Some("h")),
-    ("annotations", "annotations a_j", "annotations", None),
-    ("w_a", "W_a", "W_a", Some("")),
-    ("u_a", "U_a", "U_a", Some("")),
-    ("v_a", "v_a", "v_a", Some("v")),
-    ("w_o", "W_O", "W_O", Some("")),
+/// The editable inputs' grid legends and the rows' label (`None`: each row is a token, named in a field of its own;
+/// `Some("")`: the row's index). Their names in messages are `import::title`'s.
+const LEGENDS: [(&str, &str, Option<&str>); 10] = [
+    ("embeddings", "embeddings X", None),
+    ("w_q", "W_Q", Some("")),
+    ("w_k", "W_K", Some("")),
+    ("w_v", "W_V", Some("")),
+    ("decoder_state", "decoder state h", Some("h")),
+    ("annotations", "annotations a_j", None),
+    ("w_a", "W_a", Some("")),
+    ("u_a", "U_a", Some("")),
+    ("v_a", "v_a", Some("v")),
+    ("w_o", "W_O", Some("")),
 ];
-
-/// An input's title in a message ("W_Q", "decoder state"); the name itself for any other field.
-pub fn message_title(name: &str) -> &str {
-    INPUTS.iter().find(|i| i.0 == name).map_or(name, |i| i.2)
-}
 
 /// One editable input of a config: its name, shape, row-major values, and whether it is one vector.
 pub struct Grid<'a> {
@@ -130,7 +125,7 @@ pub fn toolbar(config: &Config) -> Value {
     } else {
         Value::Null
     };
-    let targets: Vec<&str> = config.random_targets().into_iter().map(message_title).collect();
+    let targets: Vec<&str> = config.random_targets().into_iter().map(crate::import::title).collect();
     obj(vec![
         ("scale", obj(vec![("kind", kind.into()), ("value", value.into()), ("choices", Value::Array(choices))])),
         ("queries", queries),
@@ -156,7 +151,7 @@ pub fn inputs(config: &Config, windows: &Value) -> Value {
     let grids = grids(config)
         .into_iter()
         .map(|g| {
-            let (_, title, _, row_label) = INPUTS.iter().find(|i| i.0 == g.name).copied().expect("every grid is an input");
+            let (_, title, row_label) = LEGENDS.iter().find(|i| i.0 == g.name).copied().expect("every grid is an input");
             let asked = |k: usize| windows[g.name][k].as_u64().unwrap_or(0) as usize;
             let r0 = asked(0).min(g.rows.saturating_sub(WINDOW[0]));
             let c0 = asked(1).min(g.cols.saturating_sub(WINDOW[1]));

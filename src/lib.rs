@@ -15,6 +15,7 @@ pub mod facts;
 pub mod controls;
 pub mod ffi;
 pub mod heatmap;
+pub mod import;
 pub mod incremental;
 pub mod learn;
 pub mod math;

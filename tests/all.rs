@@ -26,6 +26,8 @@ mod heatmap_format;
 mod heatmap_layout;
 #[path = "heatmap_palette.rs"]
 mod heatmap_palette;
+#[path = "import.rs"]
+mod import;
 #[path = "incremental.rs"]
 mod incremental;
 #[path = "large.rs"]
