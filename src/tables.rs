@@ -658,3 +658,52 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
     }
     table(title, notes, head, body, vec![row(foot, None, 0, Some("sum"))])
 }
+
+/// Views whose rows are queries and columns keys: a hovered cell links a query to a key.
+const WEIGHT_VIEWS: [&str; 4] = ["scores", "scaled", "weights", "naive_weights"];
+
+/// The head of a `heads.{h}.weights` view (the small multiples, each a head's weights).
+pub fn head_of(view: &str) -> Option<usize> {
+    view.strip_prefix("heads.")?.strip_suffix(".weights")?.parse().ok()
+}
+
+/// Whether a click or Enter on a cell of `view` follows its query: self-attention's weight views.
+pub fn pickable(config: &Config, view: &str) -> bool {
+    matches!(config.mechanism, Mechanism::SelfAttention { .. }) && WEIGHT_VIEWS.contains(&view)
+}
+
+/// The tooltip of cell (i, j) of `view`, shown as `cell` (its labels and text): `weights[1][3] = 0.045 (0.0451737)`
+/// (the text and, when it says less, 6 significant digits), then the score's formula (the scores view), the query →
+/// key it links and how to follow that query or head (self-attention's weight views), and why the key is masked.
+pub fn tip(config: &Config, trace: &Trace, view: &str, i: usize, j: usize, cell: &crate::heatmap::CellText) -> String {
+    let precise = crate::text::significant(cell.full, 6);
+    let more = if precise == cell.value || !cell.full.is_finite() { String::new() } else { format!(" ({precise})") };
+    let mut text = format!("{view}[{i}][{j}] = {}{more}", cell.value);
+    let self_attention = matches!(config.mechanism, Mechanism::SelfAttention { .. });
+    let query = if self_attention { i } else { 0 };
+    if view == "scores" {
+        if let Some(f) = score_formula(config, trace, query, j) {
+            text += &format!("\n{f}");
+        }
+    }
+    let head = head_of(view);
+    let weights = WEIGHT_VIEWS.contains(&view) || head.is_some();
+    if weights && self_attention {
+        text += &format!("\nquery {} → key {}", label(&cell.row), label(&cell.col));
+        if pickable(config, view) && i != config.query {
+            text += &format!(" (click or Enter: follow query {i})");
+        }
+        if let Some(h) = head.filter(|&h| h != config.options.head) {
+            text += &format!(" (click or Enter: follow head {h})");
+        }
+    }
+    if masks(config) && (weights || view == "mask") {
+        if let Some(why) = mask_reason(config, query, j, config.options.reason(query, j)) {
+            text += &format!("\n{why}");
+        }
+        if config.options.sink_opens(query, j) {
+            text += "\nattended as a sink, though outside the window";
+        }
+    }
+    text
+}

@@ -66,14 +66,23 @@ pub fn number(x: f64) -> String {
         return format!("{}", x as i64);
     }
     if (1e-3..1e6).contains(&x.abs()) {
-        let (digits, exp) = round_digits(x.abs(), 4);
-        let rounded: f64 = format!("{}{}.{}e{exp}", if x < 0.0 { "-" } else { "" }, &digits[..1], &digits[1..])
-            .parse()
-            .unwrap_or(x);
-        return format!("{rounded}");
+        return significant(x, 4);
     }
     let (digits, exp) = round_digits(x.abs(), 3);
     format!("{}{}.{}e{}{}", if x < 0.0 { "-" } else { "" }, &digits[..1], &digits[1..], if exp < 0 { "-" } else { "+" }, exp.abs())
+}
+
+/// `x` to `p` significant digits, written as briefly as that number reads back (JavaScript's
+/// `String(Number(x.toPrecision(p)))`, for |x| in [1e-7, 1e21) where JavaScript writes no exponent); non-finite as Rust
+/// writes it.
+pub fn significant(x: f64, p: usize) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return if x == 0.0 { "0".into() } else { format!("{x}") };
+    }
+    let (digits, exp) = round_digits(x.abs(), p);
+    let rounded: f64 =
+        format!("{}{}.{}e{exp}", if x < 0.0 { "-" } else { "" }, &digits[..1], &digits[1..]).parse().unwrap_or(x);
+    format!("{rounded}")
 }
 
 /// The `p` significant digits of `x` (> 0, finite) rounded half away from zero, and the decimal exponent of the first.

@@ -117,3 +117,19 @@ fn cross_attention_breaks_down_the_decoder_state() {
     assert!(score_formula(&c, &t, 0, 0).unwrap().starts_with("h·a₀ = "));
     assert_eq!(steps(&c, &t), Value::Null, "the steps strip is self-attention's");
 }
+
+#[test]
+fn a_tooltip_says_the_formula_the_link_and_why_a_key_is_masked() {
+    use attention_viz::heatmap::CellText;
+    use attention_viz::tables::tip;
+    let c = config(r#"{"mechanism":"self","embeddings":[[1,-1],[2,0.5]],"tokens":["a","b"],"query":0,"mask":"causal"}"#);
+    let t = compute(&c).unwrap();
+    let cell = |row: &str, col: &str, value: &str, full: f64| CellText { row: row.into(), col: col.into(), value: value.into(), full };
+    assert_eq!(
+        tip(&c, &t, "scores", 1, 0, &cell("b", "a", "1.5", 1.5)),
+        "scores[1][0] = 1.5\nq₁·k₀ = 2·1 + 0.5·(-1) = 1.5\nquery b → key a (click or Enter: follow query 1)"
+    );
+    assert_eq!(tip(&c, &t, "weights", 0, 1, &cell("a", "b", "0", 0.0)), "weights[0][1] = 0\nquery a → key b\nmasked: causal mask");
+    // A rounded text is followed by the value to 6 significant digits.
+    assert_eq!(tip(&c, &t, "q", 0, 0, &cell("a", "0", "0.33", 1.0 / 3.0)), "q[0][0] = 0.33 (0.333333)");
+}
