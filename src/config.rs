@@ -500,6 +500,20 @@ pub const SELF_ONLY: &[&str] = &[
 /// The fields only cross-attention has.
 pub const CROSS_ONLY: &[&str] = &["decoder_state", "annotations"];
 
+/// The fields of a model's weights config (`mechanism: "weights"`) besides `mechanism`: `attention`, the weights, and
+/// what labels and picks them. Any other field is refused there; Python's `show_attention` takes these as arguments.
+pub const WEIGHTS_FIELDS: &[&str] = &["attention", "tokens", "key_tokens", "layer", "head", "query"];
+
+/// The fields that say which mechanism a config is: `mechanism`, and each mechanism's own input (self: `embeddings`;
+/// cross: `decoder_state`, `annotations`; weights: `attention`). Python's `show(preset=…)` drops the preset's fields
+/// when one of these is given: it is another figure, not the preset's changed.
+pub const MECHANISM_FIELDS: &[&str] = &["mechanism", "embeddings", "decoder_state", "annotations", "attention"];
+
+/// What a shell sends [`check_declared_shapes`] before it reads any value: these fields when each is a text or a
+/// number, and the declared shapes of the matrices ([`MATRICES`]) and of these vectors.
+pub const DECLARED_FIELDS: &[&str] = &["mechanism", "heads", "scoring"];
+pub const DECLARED_VECTORS: &[&str] = &["decoder_state"];
+
 /// A matrix sent flat instead of as JSON (compute()'s fast path): `rows` rows
 /// of `cols` finite values, one row after another.
 #[derive(Clone, Copy, Debug)]
@@ -964,7 +978,7 @@ impl Work {
 }
 
 /// Refuses a config by the shapes its matrices declare, before anything reads them: `rest` holds the config's
-/// `mechanism`, `heads` and `scoring` (any other field only says it is there: [`inferred_mechanism`]), `shapes` each
+/// [`DECLARED_FIELDS`], `mechanism`, `heads` and `scoring` (any other field only says it is there: [`inferred_mechanism`]), `shapes` each
 /// matrix's declared shape (a matrix: its number of rows and its first row's length; `attention`: the lengths down its
 /// first elements; `decoder_state`: its length). A matrix over the size limits, or a config whose
 /// compute would pass [`MAX_COST`], gets the message its full validation would give; anything else is left to
@@ -1205,10 +1219,7 @@ fn parse_cross(fields: &Fields) -> Result<Config> {
 }
 
 fn parse_weights(fields: &Fields) -> Result<Config> {
-    for field in FIELDS
-        .iter()
-        .filter(|f| !["mechanism", "attention", "tokens", "key_tokens", "layer", "head", "query"].contains(f))
-    {
+    for field in FIELDS.iter().filter(|f| **f != "mechanism" && !WEIGHTS_FIELDS.contains(f)) {
         if fields.has(field) {
             return err(format!(
                 "{field} belongs to computed attention (self or cross), but mechanism is \"weights\": a model's weights \

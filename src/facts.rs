@@ -3,10 +3,41 @@
 //! parseArray applies the value and quote limits), are written out as
 //! `www/element/facts.js`: nothing else copies them, `tests/tidy.rs` fails while that file differs
 //! from [`js`], and `UPDATE_FACTS=1 cargo test --test all tidy::` rewrites it. The Python package asks the
-//! .wasm itself for its facts at run time (`ffi::av_facts`).
+//! .wasm itself for its facts at run time ([`python`], through `ffi::av_facts`).
 
+use crate::config;
 use crate::heatmap::draw::Theme;
 use crate::heatmap::palette::Rgb;
+use serde_json::{json, Value};
+
+/// The facts the Python package reads (`_core.facts()`; the presets' configs are added by `ffi::av_facts`): the
+/// config's fields and which of them are matrices, the limits, the element options' names, what a model's weights
+/// config is (`show_attention` builds one from its arguments), which fields say a config's mechanism, and what
+/// `check_declared_shapes` is sent.
+pub fn python() -> Value {
+    let declared: Vec<&str> = config::MATRICES.iter().chain(config::DECLARED_VECTORS).copied().collect();
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "fields": config::FIELDS,
+        "matrices": config::MATRICES,
+        "max_values": crate::weights::MAX_VALUES,
+        "max_heads": crate::weights::MAX_HEADS,
+        "max_tokens": config::MAX_TOKENS,
+        "max_dims": config::MAX_DIMS,
+        "max_cost": config::MAX_COST,
+        "quote_max": crate::text::QUOTE_MAX,
+        "min_height": crate::heatmap::draw::MIN_HEIGHT,
+        "max_height": crate::heatmap::draw::MAX_HEIGHT,
+        "options": crate::options::OPTIONS,
+        "weights": {
+            "config": {"mechanism": "weights"},
+            "stack": "attention",
+            "fields": config::WEIGHTS_FIELDS,
+        },
+        "mechanism_fields": config::MECHANISM_FIELDS,
+        "declared": {"fields": config::DECLARED_FIELDS, "shapes": declared},
+    })
+}
 
 /// The generated file's path from the crate's root.
 pub const JS_PATH: &str = "www/element/facts.js";

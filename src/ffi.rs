@@ -18,7 +18,7 @@
 use crate::attention::{self, Trace};
 use crate::config::{self, Config, Flat};
 use crate::picture::{self, Options};
-use crate::{heatmap, presets, weights};
+use crate::{heatmap, presets};
 use serde_json::{json, Map, Value};
 use std::cell::RefCell;
 
@@ -71,16 +71,14 @@ pub extern "C" fn av_last_panic() -> u32 {
     answer(Ok(message), Vec::new())
 }
 
-/// Validates a config (the checks and messages of compute()): 0 and `{"mechanism": name}` (the one it shows, as the
-/// core infers it: Python's repr names it), or 1 and the message.
+/// Validates a config (the checks and messages of compute()): 0 and the name of the mechanism it shows, as the core
+/// infers it (Python's repr names it), or 1 and the message.
 ///
 /// # Safety
 /// (`text`, `text_len`) and (`data`, `data_len`: a count of f64s) must be readable buffers.
 #[no_mangle]
 pub unsafe extern "C" fn av_check(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
-    run(text, text_len, data, data_len, |req| {
-        config_of(req).map(|c| (json!({"mechanism": c.mechanism.name()}).to_string(), Vec::new()))
-    })
+    run(text, text_len, data, data_len, |req| config_of(req).map(|c| (c.mechanism.name().to_string(), Vec::new())))
 }
 
 /// Refuses a config by the shapes its `flat` entries declare, before their values are copied into the module
@@ -141,13 +139,18 @@ pub unsafe extern "C" fn av_picture(text: *const u8, text_len: usize, data: *con
     })
 }
 
-/// Checks the element options the core reads (`palette`, `fmt`, `contrast`): 0 and `{}`, or 1 and the message.
+/// The element options: one option's attribute text or its message, or an unknown name's message
+/// ([`crate::options::answer`]'s requests); else `{"options": {…}}`, the options the heatmaps judge (`palette`,
+/// `fmt`, `contrast`): 0 and `{}`, or 1 and the message.
 ///
 /// # Safety
 /// As [`av_check`].
 #[no_mangle]
 pub unsafe extern "C" fn av_options(text: *const u8, text_len: usize, data: *const f64, data_len: usize) -> u32 {
-    run(text, text_len, data, data_len, |req| options_of(req).map(|_| ("{}".into(), Vec::new())))
+    run(text, text_len, data, data_len, |req| match crate::options::answer(&req.request) {
+        Some(answer) => answer.map(|text| (text, Vec::new())),
+        None => options_of(req).map(|_| ("{}".into(), Vec::new())),
+    })
 }
 
 /// User text as the core's messages quote it (`{"quote": text}`: [`crate::text::quote`]) or cut it (`{"cut": text}`:
@@ -201,7 +204,7 @@ pub unsafe extern "C" fn av_shortest(text: *const u8, text_len: usize, data: *co
     })
 }
 
-/// The core's facts a shell needs as data: the config's fields, the limits, the presets' configs.
+/// The core's facts a shell needs as data ([`crate::facts::python`]) and the presets' configs.
 #[no_mangle]
 pub extern "C" fn av_facts() -> u32 {
     hook();
@@ -209,20 +212,8 @@ pub extern "C" fn av_facts() -> u32 {
         .iter()
         .map(|&n| (n.to_string(), presets::preset(n).expect("a listed preset").to_value()))
         .collect();
-    let facts = json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "fields": config::FIELDS,
-        "matrices": config::MATRICES,
-        "max_values": weights::MAX_VALUES,
-        "max_heads": weights::MAX_HEADS,
-        "max_tokens": config::MAX_TOKENS,
-        "max_dims": config::MAX_DIMS,
-        "max_cost": config::MAX_COST,
-        "quote_max": crate::text::QUOTE_MAX,
-        "min_height": crate::heatmap::draw::MIN_HEIGHT,
-        "max_height": crate::heatmap::draw::MAX_HEIGHT,
-        "presets": presets,
-    });
+    let mut facts = crate::facts::python();
+    facts["presets"] = Value::Object(presets);
     answer(Ok(facts.to_string()), Vec::new())
 }
 
@@ -344,7 +335,8 @@ fn options_of(req: &Request) -> Result<Options, String> {
     Ok(options)
 }
 
-/// compute()'s trace (`trace_object` of src/web): its layout as JSON, its values one field after another.
+/// compute()'s trace (`trace_object` of src/web): `trace`, its fields that are no arrays as `[name, value]` pairs in
+/// compute()'s order, and `fields`, each array's `[name, shape, offset]`, its values one field after another.
 fn trace_answer(config: &Config, trace: &Trace) -> (String, Vec<f64>) {
     let fields = trace.fields();
     let mut values = Vec::with_capacity(fields.iter().map(|f| f.data.len()).sum());
@@ -353,20 +345,13 @@ fn trace_answer(config: &Config, trace: &Trace) -> (String, Vec<f64>) {
         layout.push(json!([f.name, f.shape, values.len()]));
         values.extend_from_slice(f.data);
     }
-    let mut out = Map::new();
-    match trace {
-        Trace::SelfAttention(_) => out.insert("mechanism".into(), "self".into()),
-        Trace::Cross(_) => out.insert("mechanism".into(), "cross".into()),
-        Trace::Weights(_) => out.insert("mechanism".into(), "weights".into()),
+    // A scale that is not finite (never, for a valid config) would not be JSON: null then.
+    let head = match trace {
+        Trace::SelfAttention(_) => {
+            json!([["mechanism", "self"], ["scale", trace.scale()], ["query", {"index": config.query}]])
+        }
+        Trace::Cross(_) => json!([["mechanism", "cross"], ["scale", trace.scale()]]),
+        Trace::Weights(t) => json!([["mechanism", "weights"], ["tokens", t.tokens], ["key_tokens", t.key_tokens]]),
     };
-    if let Trace::Weights(t) = trace {
-        out.insert("tokens".into(), json!(t.tokens));
-        out.insert("key_tokens".into(), json!(t.key_tokens));
-    } else {
-        // A scale that is not finite (never, for a valid config) would not be JSON: null then.
-        out.insert("scale".into(), json!(trace.scale()));
-        out.insert("query_index".into(), json!(config.query));
-    }
-    out.insert("fields".into(), Value::Array(layout));
-    (Value::Object(out).to_string(), values)
+    (json!({"trace": head, "fields": layout}).to_string(), values)
 }

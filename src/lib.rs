@@ -19,6 +19,7 @@ pub mod import;
 pub mod incremental;
 pub mod learn;
 pub mod math;
+pub mod options;
 pub mod panels;
 pub mod picture;
 pub mod presets;

@@ -42,6 +42,8 @@ mod math_decimal;
 mod math_log;
 #[path = "modern.rs"]
 mod modern;
+#[path = "options.rs"]
+mod options;
 #[path = "panels.rs"]
 mod panels;
 #[path = "picture.rs"]

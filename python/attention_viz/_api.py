@@ -27,8 +27,8 @@ def _with_preset(fields: dict, preset) -> dict:
         hint = f' (did you mean "{near}"?)' if near else ""
         raise ValueError(f"unknown preset {_config.quote(preset)}{hint}; presets are {', '.join(known)}")
     base = known[preset]
-    # A preset's fields, overridden by the ones given; switching mechanism drops the preset's.
-    if "mechanism" in fields or any(k in fields for k in ("embeddings", "decoder_state", "annotations", "attention")):
+    # A preset's fields, overridden by the ones given; a field that says the mechanism (the core's list) drops them.
+    if any(k in fields for k in _core.facts()["mechanism_fields"]):
         base = {}
     return {**base, **fields}
 
@@ -53,14 +53,14 @@ def split(kwargs: dict, preset=None, float32: set | None = None) -> tuple[dict, 
     """(the checked config, as plain JSON values; the element attributes) from ``show``'s keyword arguments;
     ``float32`` as ``config_of``'s."""
     fields, opts = {}, {}
-    known = _config.fields()
+    known, options = _config.fields(), _config.option_names()
     for key, value in kwargs.items():
-        if key in _config.OPTIONS:
+        if key in options:
             opts[key] = value
-        elif key in known or _config.closest(key, known + _config.OPTIONS) not in _config.OPTIONS:
-            fields[key] = value  # an unknown field is the core's to name
+        elif key in known or _config.closest(key, known + options) not in options:
+            fields[key] = value  # an unknown field is the core's config check's to name
         else:
-            raise _config.unknown_field(key, known + _config.OPTIONS, "config field or element option")
+            raise _config.unknown(key, "fields")
     options = _config.options(opts)
     return _config.plain(config_of(_with_preset(fields, preset), float32=float32)), options
 
@@ -78,9 +78,9 @@ def show(preset=None, **kwargs) -> Figure:
 
 def compute(config: dict | None = None, preset=None, **fields) -> dict:
     """The trace of a config, computed by the core (the figure's own numbers): ``compute(preset="seed-001")``,
-    ``compute({"embeddings": X})`` or ``compute(embeddings=X)``. Every vector and matrix is a NumPy array; the
-    structure is ``compute()``'s in JavaScript (``trace["weights"]``, ``trace["heads"][0]["scores"]``,
-    ``trace["query"]["exp"]``…). Raises ``ValueError`` with the core's message for a config it refuses."""
+    ``compute(dict(embeddings=X))`` or ``compute(embeddings=X)``. Every vector and matrix is a NumPy array; the
+    structure is ``compute()``'s in JavaScript, its objects as dicts (its ``weights``, ``heads[0].scores``,
+    ``query.exp``…). Raises ``ValueError`` with the core's message for a config it refuses."""
     given = {**(config or {}), **fields}
     return _core.compute(config_of(_with_preset(given, preset), check=False))
 
@@ -105,15 +105,16 @@ def stack_attention(attention):
                          "(sdpa, transformers 5's default) computes none: load the model with "
                          'attn_implementation="eager", e.g. AutoModel.from_pretrained(name, attn_implementation="eager"), '
                          "and call it with output_attentions=True.")
+    name = _config.weights_stack()  # the config field the weights go to, which messages name
     if isinstance(attention, (tuple, list)) and attention:
-        first = _config.to_numpy(attention[0], "attention")
+        first = _config.to_numpy(attention[0], name)
         if isinstance(first, np.ndarray) and first.ndim in (3, 4):
-            layers = [np.asarray(_config.to_numpy(a, "attention")) for a in attention]
+            layers = [np.asarray(_config.to_numpy(a, name)) for a in attention]
             shapes = {a.shape for a in layers}
             if len(shapes) > 1:
                 raise ValueError(f"the layers' attentions differ in shape: {sorted(shapes)}")
             attention = np.stack(layers)
-    arr = _config.to_numpy(attention, "attention")
+    arr = _config.to_numpy(attention, name)
     if isinstance(arr, np.ndarray) and arr.ndim == 5:  # layers × batch × heads × n × m
         if arr.shape[1] != 1:
             raise ValueError(
@@ -129,15 +130,15 @@ def show_attention(attention, tokens=None, key_tokens=None, *, layer=None, head=
     layers × heads × n × n, or Hugging Face's ``outputs.attentions`` for one sentence.
     ``tokens`` label the queries, ``key_tokens`` the keys when they differ; ``layer`` and
     ``head`` pick the head drawn in full. A stack over the core's limit is refused before any HTML is written."""
-    fields = {"mechanism": "weights", "attention": stack_attention(attention)}
+    arguments = dict(locals())  # the arguments are named as the weights config's fields they give
+    model = _core.facts()["weights"]  # a weights config: its mechanism, the field of its weights, its other fields
+    fields = {**model["config"], model["stack"]: stack_attention(attention)}
     # The signature's own defaults: an argument left at None is not given (a config field passed as None to show() or
     # compute() is, as null).
-    named = {"tokens": tokens, "key_tokens": key_tokens, "layer": layer, "head": head, "query": query}
-    fields.update((k, v) for k, v in named.items() if v is not None)
+    fields.update((k, arguments[k]) for k in model["fields"] if k != model["stack"] and arguments.get(k) is not None)
     for key in element_options:
-        if key not in _config.OPTIONS:
-            raise _config.unknown_field(key, _config.OPTIONS + ("tokens", "key_tokens", "layer", "head", "query"),
-                                        "argument")
+        if key not in _config.option_names():
+            raise _config.unknown(key, "arguments")
     options = _config.options(element_options)
     narrow = set()
     return Figure(_config.plain(config_of(fields, float32=narrow)), options, float32=narrow)

@@ -2,10 +2,9 @@
 
 Arrays arrive as NumPy arrays, torch/jax tensors, pandas frames, nested lists or NumPy scalars; they reach the core
 as float64 arrays (sent flat) or as plain JSON values, a non-finite number as the text "NaN", "Infinity" or
-"-Infinity" (as the browser's compute() sends it). Nothing here judges a config: the core does (``_core.check``),
-and its message is the one raised. What is left here is Python's: reading tensors, float32's shortest decimals,
-and the element's attributes (``views``, ``height``, ``editable``, ``theme``; ``palette``, ``fmt`` and ``contrast``
-are the core's to judge).
+"-Infinity" (as the browser's compute() sends it). Nothing here judges a config or an element option: the core does
+(``_core.check``; ``av_options`` for the options), and its message is the one raised. What is left here is Python's:
+reading tensors, float32's shortest decimals, and how Python writes a value in a message (``quote``).
 """
 
 from __future__ import annotations
@@ -16,10 +15,6 @@ import numbers
 import reprlib
 
 import numpy as np
-
-# Element attributes a keyword argument may set, and the values each accepts.
-OPTIONS = ("views", "palette", "fmt", "height", "editable", "theme", "contrast")
-THEMES = ("auto", "light", "dark")
 
 @functools.cache
 def quote_max() -> int:
@@ -102,11 +97,16 @@ def closest(name: str, known) -> str | None:
     return call("av_text", {"closest": str(name)[:64], "among": [str(k) for k in known]})[0] or None
 
 
-def unknown_field(name: str, known, what: str = "config field") -> ValueError:
-    near = closest(name, known)
-    if near is not None:
-        return ValueError(f'unknown {what} {dquote(name)} (did you mean "{near}"?)')
-    return ValueError(f'unknown {what} {dquote(name)}; known ones are {", ".join(known)}')
+def unknown(name: str, among: str) -> ValueError:
+    """The core's refusal of ``name``, neither a config field nor an element option (``among="fields"``: ``show``,
+    ``Widget``) or none of ``show_attention``'s arguments (``among="arguments"``)."""
+    from ._core import call
+
+    try:
+        call("av_options", {"unknown": str(name), "among": among})
+    except ValueError as e:
+        return e
+    raise RuntimeError("attention-viz internal error: the core took an unknown name")
 
 
 # ---------------------------------------------------------------------------
@@ -117,6 +117,18 @@ def fields() -> tuple:
     """The config's fields, in the core's order (src/config.rs FIELDS, read from the core)."""
     from . import _core
     return tuple(_core.facts()["fields"])
+
+
+def option_names() -> tuple:
+    """The element options' names, in the core's order (src/options.rs OPTIONS, read from the core)."""
+    from . import _core
+    return tuple(_core.facts()["options"])
+
+
+def weights_stack() -> str:
+    """The field that holds a model's weights (n × m up to layers × heads × n × m), the core's."""
+    from . import _core
+    return _core.facts()["weights"]["stack"]
 
 
 def _is_number(x) -> bool:
@@ -148,8 +160,8 @@ def unmasked(value: np.ma.MaskedArray, name: str) -> np.ndarray:
         return np.ma.getdata(value)
     name = cut(name)  # a field's name as the caller wrote it (an unknown one may be long), cut as the core cuts
     what = f"{count} masked {'entry' if count == 1 else 'entries'}"
-    if name == "attention":
-        how = "fill them with the weights to show, e.g. np.ma.filled(attention, 0)"
+    if name == weights_stack():
+        how = f"fill them with the weights to show, e.g. np.ma.filled({name}, 0)"
     else:
         how = (f"fill them with numbers, e.g. np.ma.filled({name}, 0), and give the keys a query must not see as "
                "the mask or valid_lens field")
@@ -245,78 +257,52 @@ def scalar(value, name: str):
     return value
 
 
-def _too_large(x) -> bool:
-    """Whether a number is beyond float64 (a Python int or Fraction can be: float() of it overflows)."""
-    try:
-        float(x)
-    except OverflowError:
-        return True
-    return False
-
-
-def choice(value, name: str, allowed) -> str:
-    x = scalar(value, name)
-    if x not in allowed:
-        near = closest(x, allowed) if isinstance(x, str) else None
-        hint = f' (did you mean "{near}"?)' if near else ""
-        raise ValueError(f"{name} must be {', '.join(repr(a) for a in allowed)}, got {quote(x)}{hint}")
-    return x
-
-
 # ---------------------------------------------------------------------------
 # Element options
 # ---------------------------------------------------------------------------
 
 def options(opts: dict) -> dict:
-    """Element attributes as strings (None: leave the attribute off)."""
+    """Element attributes as strings (an option given as None is left off), each judged by the core
+    (``av_options``): ``ValueError`` with its message for the first option it refuses, in the order given."""
+    from ._core import call
+
     out = {}
     for key, value in opts.items():
         if value is None:
             continue
-        if key not in OPTIONS:
-            raise unknown_field(key, fields() + OPTIONS, "config field or element option")
+        if key not in option_names():
+            raise unknown(key, "fields")
         value = scalar(value, key) if not isinstance(value, (list, tuple)) else value
-        if key == "views":
-            if not isinstance(value, (str, list, tuple)):
-                raise ValueError(f"views must name heatmaps or panels (a list of names, or one text of them "
-                                 f"separated by commas), got {quote(value)}")
-            items = value.split(",") if isinstance(value, str) else list(value)
-            names = [scalar(v, "views") for v in items]
-            if not all(isinstance(v, str) and v.strip() for v in names):
-                raise ValueError(f"views must name heatmaps or panels, got {quote(value)}")
-            names = [v.strip() for v in names]
-            out[key] = ",".join(names)
-        elif key == "editable":
-            if value in ("true", "false"):  # already an attribute value (a Widget's options)
-                value = value == "true"
-            if not isinstance(value, bool):
-                raise ValueError(f"editable must be True or False, got {quote(value)}")
-            out[key] = "true" if value else "false"
-        elif key == "height":
-            given = value
-            if isinstance(value, str):
-                try:
-                    value = float(value)
-                except ValueError:
-                    pass
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or _too_large(value) \
-                    or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"height must be a positive number of CSS pixels, got {quote(given)}")
-            from ._core import facts  # the core's bounds, which the element's `height` follows
-
-            low, high = (facts()[k] for k in ("min_height", "max_height"))
-            if not low <= value <= high:
-                raise ValueError(f"height must be from {low} to {high} CSS pixels, got {quote(given)}")
-            out[key] = str(int(value)) if float(value).is_integer() else str(value)
-        elif key == "theme":
-            out[key] = choice(value, "theme", THEMES)
-        elif key in ("contrast", "fmt", "palette"):
-            # The core judges these (its message names what it takes); a value that is no text is Python's to refuse.
-            if not isinstance(value, str):
-                raise ValueError(f"{key} must be a text (a name or format spec the core knows), got {quote(value)}")
-            out[key] = value
-    core = {k: out[k] for k in ("contrast", "fmt", "palette") if k in out}
-    if core:
-        from . import _core
-        _core.check_options(core)
+        out[key] = call("av_options", {"option": key, "value": _option_value(value), "shown": quote(value)})[0]
+    if out:
+        call("av_options", {"options": out})  # the palette, fmt and contrast the heatmaps know
     return out
+
+
+def _option_value(value):
+    """An option's value as JSON for the core: a text, a bool, a finite number, a list of these; null for anything
+    else (a number beyond float64, NaN, a dict, an object: no option takes one)."""
+    if isinstance(value, (list, tuple)):
+        return [_option_value(_item(v)) for v in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (int, float)):
+        try:
+            x = float(value)
+        except OverflowError:
+            return None
+        if not math.isfinite(x):
+            return None
+        return int(value) if isinstance(value, int) and abs(value) < 2**53 else x
+    return None
+
+
+def _item(value):
+    """A list item as a Python value (a NumPy scalar, a 0-d array or tensor as its number or text); an array that is
+    not one value stays as it is (no option takes one)."""
+    try:
+        return scalar(value, "item")
+    except ValueError:
+        return value

@@ -149,9 +149,9 @@ def request(config: dict, options: dict | None = None) -> tuple[dict, np.ndarray
     from ._config import plain
 
     rest, flat, chunks = {}, [], []
-    matrices = set(facts()["matrices"])
+    matrices, stack = set(facts()["matrices"]), facts()["weights"]["stack"]
     for key, value in config.items():
-        arr = _clean(value, 4 if key == "attention" else 2) if key in matrices else None
+        arr = _clean(value, 4 if key == stack else 2) if key in matrices else None
         if arr is None:
             rest[key] = _js_numbers(plain(value))
             continue
@@ -196,9 +196,13 @@ def _clean(value, most: int) -> np.ndarray | None:
 def check_declared(config: dict) -> None:
     """Refuses a config by the shapes of its arrays alone (compute()'s first check, ``ValueError``): a matrix or a
     stack over the core's limits, or a config over its cost bound, before any value is read or copied."""
-    rest = {k: v for k, v in config.items() if k in ("mechanism", "heads", "scoring") and isinstance(v, (str, int))}
+    from ._config import plain
+
+    declared = facts()["declared"]  # the fields the core reads besides the shapes, and the arrays whose shapes it reads
+    # An int beyond float64 goes as what a JavaScript number holding it is ("Infinity"), as request() sends it.
+    rest = {k: plain(v) for k, v in config.items() if k in declared["fields"] and isinstance(v, (str, int))}
     shapes = [{"name": k, "shape": list(v.shape)} for k, v in config.items()
-              if (k in facts()["matrices"] or k == "decoder_state") and isinstance(v, np.ndarray)]
+              if k in declared["shapes"] and isinstance(v, np.ndarray)]
     if shapes:
         call("av_check_declared", {"config": rest, "flat": shapes})
 
@@ -206,7 +210,7 @@ def check_declared(config: dict) -> None:
 def check(config: dict) -> str:
     """Refuses a config as compute() would (``ValueError``, the core's message); else the mechanism it shows."""
     req, data = request(config)
-    return json.loads(call("av_check", req, data)[0])["mechanism"]
+    return call("av_check", req, data)[0]
 
 
 def normalize(config: dict) -> dict:
@@ -221,12 +225,7 @@ def compute(config: dict) -> dict:
     text, values = call("av_compute", req, data)
     raw = json.loads(text)
     values = values if values is not None else np.zeros(0)
-    if raw["mechanism"] == "weights":
-        trace = {"mechanism": "weights", "tokens": raw["tokens"], "key_tokens": raw["key_tokens"]}
-    else:
-        trace = {"mechanism": raw["mechanism"], "scale": raw["scale"]}
-    if raw["mechanism"] == "self":
-        trace["query"] = {"index": raw["query_index"]}
+    trace = dict(raw["trace"])  # what is no array (the mechanism, its scale or tokens…), in compute()'s order
     for name, shape, offset in raw["fields"]:
         size = int(np.prod(shape)) if shape else 1
         # A shape [] is a number (decode.step, flash.steps.3.q_block); the rest are arrays.
@@ -248,14 +247,9 @@ def compute(config: dict) -> dict:
     return trace
 
 
-def check_options(options: dict) -> None:
-    """The core's refusal of a ``palette``, ``fmt`` or ``contrast`` it does not know."""
-    call("av_options", {"options": options}, None)
-
-
 def picture(config: dict, options: dict) -> tuple[str, str]:
     """(the static picture as an SVG document, its alt text), drawn by the core."""
-    req, data = request(config, {k: options[k] for k in ("palette", "fmt", "contrast", "theme") if k in options})
+    req, data = request(config, dict(options))  # the core reads the options it draws with
     answer = json.loads(call("av_picture", req, data)[0])
     return compress_images(answer["svg"]), answer["alt"]
 

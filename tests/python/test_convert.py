@@ -170,7 +170,8 @@ def test_cross_messages(fields, message):
 
 
 def test_unknown_field_suggests():
-    # A name nearest a config field is the core's to name; one nearest an element option, Python's.
+    # A name nearest a config field is named by the core's config check; one nearest an element option, by its options'
+    # check (src/options.rs).
     with pytest.raises(ValueError, match=r'unknown config field "embedings" \(did you mean "embeddings"\?\)'):
         av.show(embedings=X)
     with pytest.raises(ValueError, match=r'did you mean "palette"\?'):

@@ -2,7 +2,8 @@
 the input cut to the core's length (src/text.rs QUOTE_MAX): a 400-digit number or a 1,000-character name is not
 echoed whole, a list where a name belongs is not a TypeError, a number beyond float64 is not an OverflowError.
 The config's messages are the core's (tests/python/test_core.py compares them with the page's compute()); the
-element options' and presets' are Python's, cut by its copy of the rule (``_config.quote``), checked here."""
+element options' are the core's too (src/options.rs), quoting the value as Python writes it (``_config.quote``, cut as
+the core cuts); the presets' are Python's; all are checked here."""
 
 import re
 from pathlib import Path
@@ -45,7 +46,7 @@ def test_quote_and_cut_cut_as_the_core_does():
 
 # Each: the call, a part of the message, and the quoted input as it must appear (cut). A Python int beyond float64
 # reaches the core as what a JavaScript number holding it is, Infinity (compute() sends it as the text "Infinity");
-# Python's own messages (element options, presets) quote as Python does.
+# the element options' and presets' messages quote the value as Python writes it.
 CUT_INT = "1" + "0" * 38 + "…"
 CUT_TEXT = "'" + "x" * 39 + "…'"
 CORE_TEXT = '"' + "x" * 39 + '…"'
@@ -53,6 +54,7 @@ INF = 'the text "Infinity"'
 CASES = {
     "heads, a big int": (lambda: av.show(**W, heads=BIG), "heads must be a whole number", INF),
     "heads of a preset": (lambda: av.show(preset="seed-001", heads=BIG), "heads must be a whole number", INF),
+    "heads beside arrays": (lambda: av.show(embeddings=np.eye(2), heads=BIG), "heads must be a whole number", INF),
     "head": (lambda: av.show(**W, head=BIG), "head must be a whole number", INF),
     "query": (lambda: av.show(embeddings=X, query=BIG), "query must be a token index", INF),
     "temperature": (lambda: av.show(embeddings=X, temperature=BIG), "temperature must be a positive number", INF),
