@@ -109,17 +109,24 @@ pub fn toolbar(config: &Config) -> Value {
         Scale::None => ("none", "1".to_string()),
         Scale::Value(v) => ("custom", number_text(v)),
     };
-    let choices: Vec<Value> = [("sqrt_dk", if projected { "÷ √d_k" } else { "÷ √d" }), ("none", "none"), ("custom", "custom ÷")]
-        .iter()
-        .map(|&(v, t)| obj(vec![("value", v.into()), ("text", t.into())]))
-        .collect();
+    let choices: Vec<Value> =
+        [("sqrt_dk", if projected { "÷ √d_k" } else { "÷ √d" }), ("none", "none"), ("custom", "custom ÷")]
+            .iter()
+            .map(|&(v, t)| obj(vec![("value", v.into()), ("text", t.into())]))
+            .collect();
     let queries = if self_attention {
         Value::Array(
             config
                 .tokens
                 .iter()
                 .enumerate()
-                .map(|(i, t)| obj(vec![("value", i.into()), ("text", format!("{i}: {}", label(t)).into()), ("title", t.as_str().into())]))
+                .map(|(i, t)| {
+                    obj(vec![
+                        ("value", i.into()),
+                        ("text", format!("{i}: {}", label(t)).into()),
+                        ("title", t.as_str().into()),
+                    ])
+                })
                 .collect(),
         )
     } else {
@@ -151,13 +158,16 @@ pub fn inputs(config: &Config, windows: &Value) -> Value {
     let grids = grids(config)
         .into_iter()
         .map(|g| {
-            let (_, title, row_label) = LEGENDS.iter().find(|i| i.0 == g.name).copied().expect("every grid is an input");
+            let (_, title, row_label) =
+                LEGENDS.iter().find(|i| i.0 == g.name).copied().expect("every grid is an input");
             let asked = |k: usize| windows[g.name][k].as_u64().unwrap_or(0) as usize;
             let r0 = asked(0).min(g.rows.saturating_sub(WINDOW[0]));
             let c0 = asked(1).min(g.cols.saturating_sub(WINDOW[1]));
             let (r1, c1) = ((r0 + WINDOW[0]).min(g.rows), (c0 + WINDOW[1]).min(g.cols));
             let values: Vec<Value> = (r0..r1)
-                .map(|r| Value::Array(g.data[r * g.cols + c0..r * g.cols + c1].iter().map(|&x| json_number(x)).collect()))
+                .map(|r| {
+                    Value::Array(g.data[r * g.cols + c0..r * g.cols + c1].iter().map(|&x| json_number(x)).collect())
+                })
                 .collect();
             let whole = g.data.iter().all(|x| x.fract() == 0.0);
             obj(vec![

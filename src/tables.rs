@@ -302,7 +302,8 @@ fn shared_notes(config: &Config, masked: &[f64], who: &str, notes: &mut Vec<(&st
 
 /// `x·y` written out: the first products, then how many terms there are.
 fn dot_terms(x: &[f64], y: &[f64]) -> String {
-    let terms: Vec<String> = x.iter().zip(y).take(MAX_TERMS).map(|(&a, &b)| format!("{}·{}", factor(a), factor(b))).collect();
+    let terms: Vec<String> =
+        x.iter().zip(y).take(MAX_TERMS).map(|(&a, &b)| format!("{}·{}", factor(a), factor(b))).collect();
     format!("{}{}", terms.join(" + "), more_terms(x.len()))
 }
 
@@ -325,7 +326,14 @@ pub fn score_formula(config: &Config, trace: &Trace, i: usize, j: usize) -> Opti
             if i >= h.q.rows() || j >= h.k.rows() {
                 return None;
             }
-            (h.q.row(i), h.k.row(j), format!("q{}", sub(i)), format!("k{}", sub(j)), h.scores.get(i, j), t.query.features.as_ref())
+            (
+                h.q.row(i),
+                h.k.row(j),
+                format!("q{}", sub(i)),
+                format!("k{}", sub(j)),
+                h.scores.get(i, j),
+                t.query.features.as_ref(),
+            )
         }
         (Trace::Cross(t), Mechanism::Cross { decoder_state, annotations }) => {
             if j >= annotations.rows() {
@@ -433,7 +441,12 @@ fn self_breakdown(config: &Config, trace: &Trace, t: &SelfTrace, naive: bool) ->
     if additive {
         cols.push(Cell::col("hidden = tanh(q·W_a + k_j·U_a)"));
     }
-    cols.extend([Cell::col("score"), Cell::col(scaled_head), Cell::col("exp(scaled − max)"), Cell::col("weight = exp ÷ Σ")]);
+    cols.extend([
+        Cell::col("score"),
+        Cell::col(scaled_head),
+        Cell::col("exp(scaled − max)"),
+        Cell::col("weight = exp ÷ Σ"),
+    ]);
     if naive_row.is_some() {
         cols.push(Cell::col("naive"));
     }
@@ -447,7 +460,11 @@ fn self_breakdown(config: &Config, trace: &Trace, t: &SelfTrace, naive: bool) ->
             cells.push(mask_cell(config, i, j, code));
         }
         if additive {
-            let f = query.features.as_ref().filter(|f| j < f.rows()).map_or(String::new(), |f| vector(f.row(j), MAX_VECTOR));
+            let f = query
+                .features
+                .as_ref()
+                .filter(|f| j < f.rows())
+                .map_or(String::new(), |f| vector(f.row(j), MAX_VECTOR));
             cells.push(Cell::td(f).class("vec"));
         }
         cells.push(Cell::td(score_formula(config, trace, i, j).unwrap_or_default()).class("formula"));
@@ -525,7 +542,8 @@ fn cross_breakdown(config: &Config, trace: &Trace, t: &CrossTrace, naive: bool) 
             cells.push(mask_cell(config, 0, j, code));
         }
         if additive {
-            let f = t.features.as_ref().filter(|f| j < f.rows()).map_or(String::new(), |f| vector(f.row(j), MAX_VECTOR));
+            let f =
+                t.features.as_ref().filter(|f| j < f.rows()).map_or(String::new(), |f| vector(f.row(j), MAX_VECTOR));
             cells.push(Cell::td(f).class("vec"));
         }
         cells.push(Cell::td(score_formula(config, trace, 0, j).unwrap_or_default()).class("formula"));
@@ -636,7 +654,10 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
         Cell::blank(),
         Cell::td(weight_sum),
         Cell::blank(),
-        Cell { sum: Some("context"), ..Cell::td(format!("z{} = {}", sub(i), vector(&query.context, MAX_TERMS))).class("vec") },
+        Cell {
+            sum: Some("context"),
+            ..Cell::td(format!("z{} = {}", sub(i), vector(&query.context, MAX_TERMS))).class("vec")
+        },
     ]);
     let token = config.tokens.get(i).map_or("", String::as_str);
     let of_head = if heads > 1 { format!(", head {h} of {heads}") } else { String::new() };

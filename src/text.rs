@@ -69,7 +69,14 @@ pub fn number(x: f64) -> String {
         return significant(x, 4);
     }
     let (digits, exp) = round_digits(x.abs(), 3);
-    format!("{}{}.{}e{}{}", if x < 0.0 { "-" } else { "" }, &digits[..1], &digits[1..], if exp < 0 { "-" } else { "+" }, exp.abs())
+    format!(
+        "{}{}.{}e{}{}",
+        if x < 0.0 { "-" } else { "" },
+        &digits[..1],
+        &digits[1..],
+        if exp < 0 { "-" } else { "+" },
+        exp.abs()
+    )
 }
 
 /// `x` to `p` significant digits, written as briefly as that number reads back (JavaScript's
@@ -96,7 +103,8 @@ fn round_digits(x: f64, p: usize) -> (String, i32) {
     let up = match digits[p] {
         b'5' => {
             let exact = format!("{x:.800e}");
-            let exact: Vec<u8> = exact.split_once('e').expect("an exponent").0.bytes().filter(u8::is_ascii_digit).collect();
+            let exact: Vec<u8> =
+                exact.split_once('e').expect("an exponent").0.bytes().filter(u8::is_ascii_digit).collect();
             exact[p] >= b'5'
         }
         d => d > b'5',

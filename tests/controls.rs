@@ -18,7 +18,10 @@ fn the_toolbar_names_the_scale_the_queries_and_what_randomize_draws() {
     assert_eq!(cross["queries"], serde_json::Value::Null, "cross-attention has one query");
     assert_eq!(cross["randomize"], "np.random.seed(seed), then one call per matrix: decoder state, annotations");
     let custom = Config::from_json(r#"{"mechanism":"self","embeddings":[[1,2]],"scale":2.5}"#).unwrap();
-    assert_eq!(toolbar(&custom)["scale"], json!({"kind": "custom", "value": "2.5", "choices": toolbar(&custom)["scale"]["choices"]}));
+    assert_eq!(
+        toolbar(&custom)["scale"],
+        json!({"kind": "custom", "value": "2.5", "choices": toolbar(&custom)["scale"]["choices"]})
+    );
     assert_eq!(toolbar(&custom)["scale"]["choices"][0]["text"], "÷ √d");
 }
 
@@ -44,10 +47,14 @@ fn cross_attention_grids_are_the_decoder_state_and_the_annotations_then_the_scor
             "w_a":[[1,0],[0,1]],"u_a":[[1,0],[0,1]],"v_a":[1,1]}"#,
     )
     .unwrap();
-    let names: Vec<String> = inputs(&c, &json!({})).as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap().into()).collect();
+    let names: Vec<String> =
+        inputs(&c, &json!({})).as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap().into()).collect();
     assert_eq!(names, ["decoder_state", "annotations", "w_a", "u_a", "v_a"]);
     let h = &inputs(&c, &json!({}))[0];
     assert_eq!((h["vector"].as_bool(), h["label"].as_str(), h["step"].as_f64()), (Some(true), Some("h"), Some(1.0)));
     let f = facts(&c);
-    assert_eq!((f["mechanism"].as_str(), f["heads"].as_u64(), f["masks"].as_bool()), (Some("cross"), Some(1), Some(false)));
+    assert_eq!(
+        (f["mechanism"].as_str(), f["heads"].as_u64(), f["masks"].as_bool()),
+        (Some("cross"), Some(1), Some(false))
+    );
 }

@@ -39,7 +39,8 @@ fn cells(row: &Value) -> Vec<&str> {
 /// Without projections q = k = x: the written-out products are the embeddings' own, worked here by hand.
 #[test]
 fn a_dot_product_is_written_out_with_its_numbers() {
-    let c = config(r#"{"mechanism":"self","embeddings":[[1,-1],[2,0.5]],"tokens":["a","b"],"query":0,"scale":"sqrt_dk"}"#);
+    let c =
+        config(r#"{"mechanism":"self","embeddings":[[1,-1],[2,0.5]],"tokens":["a","b"],"query":0,"scale":"sqrt_dk"}"#);
     let t = compute(&c).unwrap();
     assert_eq!(score_formula(&c, &t, 0, 1).unwrap(), "q₀·k₁ = 1·2 + (-1)·0.5 = 1.5");
     let b = breakdown(&c, &t, false);
@@ -88,7 +89,10 @@ fn valid_lengths_and_a_window_are_named_with_their_numbers() {
     assert_eq!(mask_reason(&c, 0, 3, 2).as_deref(), Some("masked: beyond valid length 1"));
     let b = breakdown(&c, &t, false);
     let note = b["notes"][0]["text"].as_str().unwrap();
-    assert!(note.starts_with("Masking by valid lengths [1, 2, 3, 4] and a window [1, 0] and a sink, key 0: 1 of 4 keys"), "{note}");
+    assert!(
+        note.starts_with("Masking by valid lengths [1, 2, 3, 4] and a window [1, 0] and a sink, key 0: 1 of 4 keys"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -122,14 +126,23 @@ fn cross_attention_breaks_down_the_decoder_state() {
 fn a_tooltip_says_the_formula_the_link_and_why_a_key_is_masked() {
     use attention_viz::heatmap::CellText;
     use attention_viz::tables::tip;
-    let c = config(r#"{"mechanism":"self","embeddings":[[1,-1],[2,0.5]],"tokens":["a","b"],"query":0,"mask":"causal"}"#);
+    let c =
+        config(r#"{"mechanism":"self","embeddings":[[1,-1],[2,0.5]],"tokens":["a","b"],"query":0,"mask":"causal"}"#);
     let t = compute(&c).unwrap();
-    let cell = |row: &str, col: &str, value: &str, full: f64| CellText { row: row.into(), col: col.into(), value: value.into(), full };
+    let cell = |row: &str, col: &str, value: &str, full: f64| CellText {
+        row: row.into(),
+        col: col.into(),
+        value: value.into(),
+        full,
+    };
     assert_eq!(
         tip(&c, &t, "scores", 1, 0, &cell("b", "a", "1.5", 1.5)),
         "scores[1][0] = 1.5\nq₁·k₀ = 2·1 + 0.5·(-1) = 1.5\nquery b → key a (click or Enter: follow query 1)"
     );
-    assert_eq!(tip(&c, &t, "weights", 0, 1, &cell("a", "b", "0", 0.0)), "weights[0][1] = 0\nquery a → key b\nmasked: causal mask");
+    assert_eq!(
+        tip(&c, &t, "weights", 0, 1, &cell("a", "b", "0", 0.0)),
+        "weights[0][1] = 0\nquery a → key b\nmasked: causal mask"
+    );
     // A rounded text is followed by the value to 6 significant digits.
     assert_eq!(tip(&c, &t, "q", 0, 0, &cell("a", "0", "0.33", 1.0 / 3.0)), "q[0][0] = 0.33 (0.333333)");
 }
