@@ -25,6 +25,7 @@ pub mod picture;
 pub mod presets;
 pub mod random;
 pub mod share;
+pub mod shown;
 pub mod tables;
 pub mod text;
 pub mod views;

@@ -58,3 +58,17 @@ fn cross_attention_grids_are_the_decoder_state_and_the_annotations_then_the_scor
         (Some("cross"), Some(1), Some(false))
     );
 }
+
+#[test]
+fn the_snapshot_parts_hold_the_facts_and_each_asked_part() {
+    use attention_viz::attention::compute;
+    use attention_viz::shown::{parts, Asked};
+    let c = preset("seed-000").unwrap();
+    let t = compute(&c).unwrap();
+    let asked = Asked { parts: vec!["breakdown:naive".into(), "toolbar".into(), "nothing".into()], windows: json!({}) };
+    let p = parts(&c, &t, &asked);
+    assert_eq!(p["facts"]["mechanism"], "self");
+    assert!(p["breakdown"]["head"].as_array().unwrap().iter().any(|h| h["text"] == "naive"), "the naive column asked");
+    assert_eq!(p["toolbar"]["scale"]["kind"], "sqrt_dk");
+    assert!(p.get("nothing").is_none() && p.get("inputs").is_none() && p.get("steps").is_none(), "only what was asked");
+}

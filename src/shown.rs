@@ -1,0 +1,37 @@
+//! The snapshot's `parts`: everything the element's parts show besides the heatmaps, one entry per part the element
+//! asks, built by the module that owns it — the facts, toolbar and input grids (`controls`), the breakdown and the
+//! steps strip (`tables`), the variants and modern panels (`panels`). The element asks only for the parts it has
+//! built and renders each as it comes; it keeps no config and derives nothing.
+
+use crate::attention::Trace;
+use crate::config::Config;
+use crate::{controls, panels, tables};
+use serde_json::Value;
+
+/// What the element asks besides the part names: each input grid's window (`{name: [r0, c0]}`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Asked {
+    pub parts: Vec<String>,
+    pub windows: Value,
+}
+
+/// `{facts, modern, <part>: model…}`: the facts always (every part reads them), then each asked part this figure has:
+/// "toolbar", "inputs", "breakdown" (or "breakdown:naive", with the naive softmax's column), "steps", and the panels
+/// `panels::panels` builds ("heads", "scoring", "temperature", "mask", "position", "kv", "window").
+pub fn parts(config: &Config, trace: &Trace, asked: &Asked) -> Value {
+    let mut out = panels::panels(config, trace, &asked.parts);
+    out["facts"] = controls::facts(config);
+    for name in &asked.parts {
+        let part = match name.as_str() {
+            "toolbar" => controls::toolbar(config),
+            "inputs" => controls::inputs(config, &asked.windows),
+            "breakdown" => tables::breakdown(config, trace, false),
+            "breakdown:naive" => tables::breakdown(config, trace, true),
+            "steps" => tables::steps(config, trace),
+            _ => continue,
+        };
+        // "breakdown:naive" is the breakdown, as the element reads it.
+        out[name.split(':').next().unwrap_or(name)] = part;
+    }
+    out
+}
