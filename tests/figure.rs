@@ -37,10 +37,7 @@ fn weights(layers: usize, heads: usize, n: usize) -> Config {
 fn each_edit_gives_the_config_its_function_gives() {
     let base = preset("seed-001").unwrap();
     let cases: Vec<(Edit, Config)> = vec![
-        (
-            Edit::Value { matrix: "w_q".into(), row: 0, col: 1, value: 0.5 },
-            base.with_value("w_q", 0, 1, 0.5).unwrap(),
-        ),
+        (Edit::Value { matrix: "w_q".into(), row: 0, col: 1, value: 0.5 }, base.with_value("w_q", 0, 1, 0.5).unwrap()),
         (Edit::MaskCell { row: 0, col: 1, value: 0.0 }, base.with_value("mask", 0, 1, 0.0).unwrap()),
         (Edit::Query(2), base.with_query(2).unwrap()),
         (Edit::Fields(json!({"temperature": 0.5})), base.with_fields(&json!({"temperature": 0.5})).unwrap()),

@@ -60,14 +60,14 @@ impl Args<'_> {
     /// An array of strings (absent: empty).
     pub fn strings(&self, key: &str) -> Result<Vec<String>, JsError> {
         let Some(v) = self.get(key).filter(|v| !v.is_null()) else { return Ok(vec![]) };
-        let items: Option<Vec<String>> = list(&v).map(|a| a.iter().map(|x| x.as_string()).collect()).flatten();
+        let items: Option<Vec<String>> = list(&v).and_then(|a| a.iter().map(|x| x.as_string()).collect());
         items.ok_or_else(|| self.wrong(key, "an array of strings"))
     }
 
     /// An array (or typed array) of numbers as `u32`s (absent: empty).
     pub fn uints(&self, key: &str) -> Result<Vec<u32>, JsError> {
         let Some(v) = self.get(key).filter(|v| !v.is_null()) else { return Ok(vec![]) };
-        let items: Option<Vec<u32>> = list(&v).map(|a| a.iter().map(|x| x.as_f64().map(uint)).collect()).flatten();
+        let items: Option<Vec<u32>> = list(&v).and_then(|a| a.iter().map(|x| x.as_f64().map(uint)).collect());
         items.ok_or_else(|| self.wrong(key, "an array of numbers"))
     }
 }

@@ -1,4 +1,4 @@
-// Owns getting a figure out of the page: shareURL() (its state is the core's text: Viz.shareState, base64url of the
+// Owns getting a figure out of the page: shareURL() (its state is the core's text: its shareState, base64url of the
 // versioned JSON, src/share.rs), the Share & export menu (link, PNG, SVG, JSON, NumPy), downloads and the clipboard,
 // and PNG export (one heatmap drawn offscreen at device resolution, or the visible heatmaps composited as they are
 // laid out).
