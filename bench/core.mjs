@@ -10,7 +10,7 @@
 //   - compute(config, {arrays: "typed"}) and compute(config) (nested arrays) at n = 512, d = 64: self-attention with
 //     projections, 3·n·d² + 2·n²·d = 39.8 M multiply-adds; the bound = multiply-adds ÷ the peak of the same round.
 //   - informative: the `computeFlat` export alone (Rust validation and compute, the trace left in WASM memory), and
-//     the core's full recompute (`Viz.setValue(w_q)`), to split compute()'s time into the core's and the JS side's.
+//     the core's full recompute (a `{value}` edit of w_q), to split compute()'s time into the core's and the JS side's.
 //   - tfjs-backend-wasm (float32, SIMD, one thread: the page is not cross-origin isolated), the browser alternative:
 //     the same Q, K, V, softmax(Q·Kᵀ/8)·V, to the context read back with dataSync() (the core returns every stage;
 //     tfjs only the context, which favours tfjs). Installed by `scripts/setup.sh bench` into bench/.tools/.
@@ -128,7 +128,7 @@ function pageBench() {
     const viz = av._viz(config);
     const w0 = config.w_q[0][0];
     let flip = 0;
-    cases.core = { fn: () => { flip ^= 1; viz.setValue('w_q', 0, 0, flip ? w0 + 0.5 : w0); } };
+    cases.core = { fn: () => { flip ^= 1; viz.edit({ value: ['w_q', 0, 0, flip ? w0 + 0.5 : w0] }); } };
     // The context, for the agreement check against NumPy's (first and last rows).
     const t = av.compute(config, typed).context;
     out.context = { first: Array.from(t.data.subarray(0, D)), last: Array.from(t.data.subarray((N - 1) * D, N * D)) };
@@ -239,7 +239,7 @@ export async function run({ site, samples = 11, warmup = 2, log = () => {} }) {
       target_ms: TARGET_NESTED * m.typed, ok: m.nested <= TARGET_NESTED * m.typed, gmacs: f2(MACS / m.nested / 1e6), vs_bound: f2(m.nested / bound),
     }),
     row('computeFlat', 'computeFlat export alone (validate + compute), info', { gmacs: f2(MACS / m.computeFlat / 1e6), vs_bound: f2(m.computeFlat / bound) }),
-    row('core', 'core: Viz.setValue(w_q) full recompute, info', { gmacs: f2(MACS / m.core / 1e6), vs_bound: f2(m.core / bound) }),
+    row('core', 'core: Viz.edit({value: w_q}) full recompute, info', { gmacs: f2(MACS / m.core / 1e6), vs_bound: f2(m.core / bound) }),
     ...(m.tfjs ? [row('tfjs', 'tfjs-backend-wasm float32 SIMD, 1 thread (context only)', { gmacs: f2(MACS / m.tfjs / 1e6), vs_bound: f2(m.tfjs / bound) })] : []),
     ...(numpy ? [{
       what: 'NumPy + OpenBLAS, 1 thread (before the rounds)', median_ms: numpy.median_ms, p90_ms: numpy.p90_ms ?? null, target_ms: null, ok: null,

@@ -11,7 +11,7 @@
 // the trace and repaints every heatmap canvas, the breakdown is rebuilt and
 // `change` fires, all before dispatchEvent returns. Each sample runs in its own
 // animation frame, as typing or scrubbing would. Also recorded per row:
-// `call_median_ms`, the part of a sample spent inside `Viz.render` (the Rust
+// `call_median_ms`, the part of a sample spent inside `Viz.draw` (the Rust
 // repaints, summed over the canvases); `flushed_median_ms`, the sample plus a
 // 1-px getImageData on every canvas, which makes Chromium rasterise the 2D
 // commands it would otherwise defer to the next frame; and `frame_median_ms`,
@@ -23,7 +23,7 @@
 // ≤ 16 ms and the edit is on screen in the next frame (33 ms: within two).
 // Then a few more edits per row run under a Chromium trace: the notes under the table say where their CPU time goes
 // (summariseTrace), and how many <input>s are live. `core calls`: the median count of JS→WASM calls (the Viz's
-// methods) in an edit's handler — one `Viz.edit` and one `render` per canvas the edit changed.
+// methods) in an edit's handler — one `Viz.edit` and one `draw` per canvas the edit changed.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ import { benchPage, median, percentile } from './heatmap.mjs';
 
 export const description = 'edit → repaint of <attention-viz> (input event on a cell to the end of its synchronous handler)';
 
-export const columns = [['render() ms', 'call_median_ms'], ['to next frame ms', 'frame_median_ms'], ['frames', 'frames_shown'], ['core calls', 'core_calls_shown']];
+export const columns = [['draw() ms', 'call_median_ms'], ['to next frame ms', 'frame_median_ms'], ['frames', 'frames_shown'], ['core calls', 'core_calls_shown']];
 
 const TARGET_MS = 16;
 const FRAME_MS = 1000 / 60;
@@ -77,20 +77,20 @@ function pageBench() {
     const matrix = cfg.mechanism === 'cross' ? 'decoder_state' : 'embeddings';
     const cells = [...root.querySelectorAll(`input.cell[data-matrix="${matrix}"]`)];
     const ctxs = canvases.map((c) => c.getContext('2d'));
-    // Time spent in Rust repaints: wrap this element's Viz.render (wasm-bindgen class method). Every other Viz
+    // Time spent in Rust repaints: wrap this element's Viz.draw (wasm-bindgen class method). Every other Viz
     // method is counted: the JS→WASM calls of an edit (a count, not a time).
     const proto = Object.getPrototypeOf(el._viz);
-    const render = proto.render;
+    const render = proto.draw;
     let inRender = 0;
     let calls = 0;
     const originals = new Map();
     for (const name of Object.getOwnPropertyNames(proto)) {
       const f = proto[name];
-      if (name === 'constructor' || name === 'render' || typeof f !== 'function') continue;
+      if (name === 'constructor' || name === 'draw' || typeof f !== 'function') continue;
       originals.set(name, f);
       proto[name] = function counted(...args) { calls++; return f.apply(this, args); };
     }
-    proto.render = function timed(...args) {
+    proto.draw = function timed(...args) {
       calls++;
       const t = performance.now();
       try { return render.apply(this, args); } finally { inRender += performance.now() - t; }
@@ -128,7 +128,7 @@ function pageBench() {
       }
       if (traced) console.timeStamp('av-end');
     } finally {
-      proto.render = render;
+      proto.draw = render;
       for (const [name, f] of originals) proto[name] = f;
       el.removeEventListener('change', onChange);
       el.removeEventListener('error', onError);
@@ -212,7 +212,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
       frame_p90_ms: percentile(r.nextFrame, 90),
       frames, frames_shown: String(frames),
       call_median_ms: median(r.call),
-      // JS→WASM calls (Viz methods) in the edit's handler, median: one `edit` and one `render` per changed canvas.
+      // JS→WASM calls (Viz methods) in the edit's handler, median: one `edit` and one `draw` per changed canvas.
       core_calls: median(r.crossings), core_calls_shown: String(median(r.crossings)),
       flushed_median_ms: median(r.flushed),
       flushed_p90_ms: percentile(r.flushed, 90),

@@ -1,22 +1,22 @@
 // Benchmark suite "heatmap": how long one repaint of a heatmap canvas takes in
-// headless Chromium, from `Viz.render` to pixels on the canvas.
+// headless Chromium, from `Viz.draw` to pixels on the canvas.
 //
 // A suite module exports `description` and `run(ctx)`; bench/run.mjs finds it
 // by file name. `run` returns rows {what, median_ms, p90_ms, target_ms, ...};
 // `target_ms: null` marks a row that is only informative.
 //
-// One repaint = `viz.render(view, canvas, dpr, …)` followed by a 1-pixel
+// One repaint = `viz.draw(canvas, {kind: 'heatmap', view, dpr, …})` followed by a 1-pixel
 // `getImageData`, which makes Chromium rasterise the 2D commands it would
 // otherwise defer to the next frame. `call_median_ms` is the render call alone.
 
-export const description = 'heatmap repaints (Viz.render on a 2D canvas, flushed with a 1-px getImageData)';
+export const description = 'heatmap repaints (Viz.draw on a 2D canvas, flushed with a 1-px getImageData)';
 
 /** Installed in the page: times `samples` repaints of one view after `warmup` untimed ones. */
 function pageBench() {
   window.benchRepaint = ({ config, rand, view, css, dpr, warmup, samples }) => {
     if (rand) config = { embeddings: new av.RandomState(rand.seed).rand(rand.n, rand.d) };
     const viz = av._viz(config);
-    const [w, h] = css ?? viz.preferredSize(view);
+    const [w, h] = css ?? viz.ask({ kind: 'preferredSize', view });
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
@@ -24,7 +24,7 @@ function pageBench() {
     canvas.style.height = `${h}px`;
     document.body.append(canvas);
     const ctx = canvas.getContext('2d');
-    const repaint = () => viz.render(view, canvas, dpr, false, undefined, [], true);
+    const repaint = () => viz.draw(canvas, { kind: 'heatmap', view, dpr });
     for (let k = 0; k < warmup; k++) {
       repaint();
       ctx.getImageData(0, 0, 1, 1);
@@ -48,11 +48,11 @@ function pageBench() {
   window.benchCellAt = ({ rand, view, css, dpr, warmup, samples }) => {
     const viz = av._viz({ embeddings: new av.RandomState(rand.seed).rand(rand.n, rand.d) });
     const [W, H] = css.map((v) => Math.round(v * dpr));
-    for (let k = 0; k < warmup; k++) viz.cellAt(view, W, H, dpr, W / 2, H / 2);
+    for (let k = 0; k < warmup; k++) viz.ask({ kind: 'cellAt', view, width: W, height: H, dpr, x: W / 2, y: H / 2 });
     const total = [];
     for (let k = 0; k < samples; k++) {
       const t0 = performance.now();
-      viz.cellAt(view, W, H, dpr, W / 2 + k, H / 2);
+      viz.ask({ kind: 'cellAt', view, width: W, height: H, dpr, x: W / 2 + k, y: H / 2 });
       total.push(performance.now() - t0);
     }
     viz.free();

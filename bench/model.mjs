@@ -1,7 +1,7 @@
 // Benchmark suite "model": a model's attention (mechanism "weights") in the <attention-viz> element.
 //
 // Rows: loading a stack (el.config = … to the first drawn figure), the layer × head grid raster
-// (Viz.modelGrid alone), and picking a head (a click's path: selectHead through _apply, every repaint,
+// (the core's modelGrid alone), and picking a head (a click's path: a selectHead edit through _apply, every repaint,
 // `change`) to the end of its handler and to the next frame. Stacks are random rows that sum to 1,
 // drawn with np.random.seed(0) + rand(n) per row, so they are the same in every run. Informative rows (no
 // target in the issue beyond "drawn fast at n = 512"); `make bench` reports them, no test asserts them.
@@ -31,13 +31,13 @@ function pageBench() {
     document.body.append(el);
     const t0 = performance.now();
     el.config = { attention };
-    await new Promise((ok) => { const wait = () => (el.trace !== null && el._viz?.modelShape() ? ok() : requestAnimationFrame(wait)); wait(); });
+    await new Promise((ok) => { const wait = () => (el.trace !== null && el._viz?.ask({ kind: 'modelShape' }) ? ok() : requestAnimationFrame(wait)); wait(); });
     const load = performance.now() - t0;
     await frame();
     const grid = [];
     for (let k = 0; k < 5; k++) {
       const t = performance.now();
-      el._viz.modelGrid(46, 4, false);
+      el._viz.ask({ kind: 'modelGrid', thumb: 46, gap: 4, dark: false });
       grid.push(performance.now() - t);
     }
     const handler = [], nextFrame = [];
@@ -45,7 +45,7 @@ function pageBench() {
       await frame();
       const [l, h] = [k % layers, (k * 5) % heads];
       const t = performance.now();
-      el._apply(() => el._viz.selectHead(l, h));
+      el._apply(() => el._edit({ selectHead: [l, h] }));
       const t1 = performance.now();
       await frame();
       handler.push(t1 - t);
@@ -78,7 +78,7 @@ function pageBench() {
     const set = performance.now() - t0; // the setter's own task: the stack flattened, copied, checked, summarised, drawn
     // Not el.trace: reading the trace back (the whole stack as nested arrays) is the page's choice, not the load's.
     await changed;
-    await new Promise((ok) => { const wait = () => (String(el._viz?.modelShape()) === String([layers, heads, n, n]) ? ok() : requestAnimationFrame(wait)); wait(); });
+    await new Promise((ok) => { const wait = () => (String(el._viz?.ask({ kind: 'modelShape' })) === String([layers, heads, n, n]) ? ok() : requestAnimationFrame(wait)); wait(); });
     await frame();
     const load = performance.now() - t0;
     return { load, set, before, loaded, after: mem.buffer.byteLength };

@@ -17,16 +17,16 @@
 //   - `compute(config, {arrays: "typed"})`: the same, the trace's vectors and
 //     matrices as {shape, data: Float64Array}, one slice of WASM memory each
 //     (with one head, heads[0]'s share the top-level fields').
-//   - the core: `Viz.setValue('w_q', 0, 0, x)` on a Viz built from the config:
+//   - the core: `viz.edit({value: ['w_q', 0, 0, x]})` on a Viz built from the config:
 //     a full recompute from the config Rust already holds (W_Q/W_K edits always
 //     recompute fully; embedding and W_V edits are incremental, src/incremental.rs).
 //     No JSON, nothing crosses to JS but the call. It includes a clone of the
 //     config and the trace's extra fields (naive weights, the single-query
 //     breakdown), so it is an upper bound on the bare computation. The value alternates, so a
 //     no-op edit cannot be skipped.
-//   - informative: `Viz.setValue('w_v', 0, 0, x)`, which recomputes one column
+//   - informative: the same edit of `w_v`, which recomputes one column
 //     of V and of the context (O(n·d + n²)).
-//   - informative: `Viz.setValue('embeddings', 0, 0, x)`, the incremental path
+//   - informative: the same edit of `embeddings`, the incremental path
 //     the element takes when one embedding is typed (not the same computation).
 //   - breakdown (notes): the fast path's pieces (flattening in JS, the
 //     `computeFlat` export alone); compute()'s JSON path (taken for inputs
@@ -143,16 +143,16 @@ function pageBench() {
     const viz = av._viz(config);
     const w0 = config.w_q[0][0], x0 = config.embeddings[0][0];
     let flip = 0;
-    const core = timeit(() => { flip ^= 1; viz.setValue('w_q', 0, 0, flip ? w0 + 0.5 : w0); }, { warmup, samples });
-    viz.setValue('w_q', 0, 0, w0);
-    const fullCore = viz.trace().fields.context;
-    const incremental = timeit(() => { flip ^= 1; viz.setValue('embeddings', 0, 0, flip ? x0 + 0.5 : x0); }, { warmup, samples });
-    viz.setValue('embeddings', 0, 0, x0);
-    const incCore = viz.trace().fields.context;
+    const core = timeit(() => { flip ^= 1; viz.edit({ value: ['w_q', 0, 0, flip ? w0 + 0.5 : w0] }); }, { warmup, samples });
+    viz.edit({ value: ['w_q', 0, 0, w0] });
+    const fullCore = viz.ask({ kind: 'trace' }).fields.context;
+    const incremental = timeit(() => { flip ^= 1; viz.edit({ value: ['embeddings', 0, 0, flip ? x0 + 0.5 : x0] }); }, { warmup, samples });
+    viz.edit({ value: ['embeddings', 0, 0, x0] });
+    const incCore = viz.ask({ kind: 'trace' }).fields.context;
     const v0 = config.w_v[0][0];
-    const valueColumn = timeit(() => { flip ^= 1; viz.setValue('w_v', 0, 0, flip ? v0 + 0.5 : v0); }, { warmup, samples });
-    viz.setValue('w_v', 0, 0, v0);
-    const wvCore = viz.trace().fields.context;
+    const valueColumn = timeit(() => { flip ^= 1; viz.edit({ value: ['w_v', 0, 0, flip ? v0 + 0.5 : v0] }); }, { warmup, samples });
+    viz.edit({ value: ['w_v', 0, 0, v0] });
+    const wvCore = viz.ask({ kind: 'trace' }).fields.context;
 
     // Every path's context against NumPy's (max |Δ| over the first and last rows, relative Δ of Σ|C|).
     let agreement = null;
@@ -202,9 +202,9 @@ async function measureMemory(site, json, steps) {
         computeJson: () => pkg.computeJson(json),
         computeJson_x4: () => { for (let k = 0; k < 4; k++) pkg.computeJson(json); },
         new_Viz: () => { window.viz = new pkg.Viz(json); },
-        setValue_embeddings: () => { for (let k = 0; k < 4; k++) window.viz.setValue('embeddings', k, 0, 1.5); },
-        setValue_w_q: () => window.viz.setValue('w_q', 0, 0, 1.5),
-        trace: () => window.viz.trace(),
+        setValue_embeddings: () => { for (let k = 0; k < 4; k++) window.viz.edit({ value: ['embeddings', k, 0, 1.5] }); },
+        setValue_w_q: () => window.viz.edit({ value: ['w_q', 0, 0, 1.5] }),
+        trace: () => window.viz.ask({ kind: 'trace' }),
       };
       for (const step of steps) { run[step](); out[`after_${step}`] = mb(); }
       out.peak = Math.max(...Object.values(out));
@@ -244,9 +244,9 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const PATHS = [
     ['pub', 'compute(config), public API', true],
     ['typed', 'compute(config, {arrays: "typed"})', false],
-    ['core', 'core: Viz.setValue(w_q) full recompute', true],
-    ['incremental', 'Viz.setValue(embeddings), incremental', false],
-    ['valueColumn', 'Viz.setValue(w_v), incremental', false],
+    ['core', 'core: a {value} edit of w_q, full recompute', true],
+    ['incremental', 'a {value} edit of embeddings, incremental', false],
+    ['valueColumn', 'a {value} edit of w_v, incremental', false],
   ];
   for (const n of SIZES) {
     log(`  n=${n} …`);

@@ -82,6 +82,40 @@ impl Config {
         Ok(next)
     }
 
+    /// The config with a block of values written into `matrix` from (`row`, `col`) down and right (a paste; a vector,
+    /// `decoder_state` or `v_a`, is its one row), validated as the whole config it makes: the messages are those of
+    /// that config set whole.
+    pub fn with_block(&self, matrix: &str, row: usize, col: usize, values: &[Vec<f64>]) -> Result<Config> {
+        self.editable()?;
+        let mut value = self.to_value();
+        let vector = matches!(matrix, "decoder_state" | "v_a");
+        let target = value.get_mut(matrix).filter(|_| INPUTS.contains(&matrix) && matrix != "mask");
+        let Some(serde_json::Value::Array(rows)) = target else {
+            return err(format!("this figure has no input {}", crate::text::quote(matrix)));
+        };
+        let (n, m) = if vector {
+            (1, rows.len())
+        } else {
+            (rows.len(), rows.first().and_then(|r| r.as_array()).map_or(0, Vec::len))
+        };
+        let width = values.iter().map(Vec::len).max().unwrap_or(0);
+        if row + values.len() > n || col + width > m {
+            return err(format!(
+                "the pasted block ({} × {width}) does not fit in {matrix} from row {row}, column {col} (it is {n} × {m})",
+                values.len()
+            ));
+        }
+        for (i, line) in values.iter().enumerate() {
+            for (j, &x) in line.iter().enumerate() {
+                let slot = if vector { rows.get_mut(col + j) } else { rows[row + i].get_mut(col + j) };
+                if let Some(slot) = slot {
+                    *slot = serde_json::json!(x);
+                }
+            }
+        }
+        Config::from_value(&value)
+    }
+
     /// A new token (self) or encoder state (cross) of zeros at `at` (≤ len), named `name`.
     pub fn insert_token(&self, at: usize, name: &str) -> Result<Config> {
         self.editable()?;

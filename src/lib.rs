@@ -14,6 +14,7 @@ pub mod export;
 pub mod facts;
 pub mod controls;
 pub mod ffi;
+pub mod figure;
 pub mod heatmap;
 pub mod import;
 pub mod incremental;

@@ -12,6 +12,8 @@ mod config;
 mod edits;
 #[path = "export.rs"]
 mod export;
+#[path = "figure.rs"]
+mod figure;
 #[path = "fuzz.rs"]
 mod fuzz;
 #[path = "controls.rs"]

@@ -168,13 +168,18 @@ fn simd_kernels_match_their_scalar_twins_bit_for_bit() {
 }
 
 /// The message of a binding's error.
-fn message(e: wasm_bindgen::JsError) -> String {
+fn message(e: impl Into<JsValue>) -> String {
     let v: JsValue = e.into();
     Reflect::get(&v, &"message".into()).unwrap().as_string().unwrap()
 }
 
 fn get(o: &JsValue, key: &str) -> JsValue {
     Reflect::get(o, &key.into()).unwrap()
+}
+
+/// A JS object from JSON text: a question, a drawing or an edit as the element sends it.
+fn js(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap()
 }
 
 fn canvas(width: u32, height: u32) -> web_sys::HtmlCanvasElement {
@@ -185,74 +190,172 @@ fn canvas(width: u32, height: u32) -> web_sys::HtmlCanvasElement {
     c
 }
 
+fn viz_of(config: &str) -> attention_viz::web::Viz {
+    attention_viz::web::Viz::create(config, None, None, None).unwrap()
+}
+
+/// `{kind: "heatmap", view, …}` with `rest` (JSON fields) drawn on `c`.
+fn heatmap(
+    viz: &attention_viz::web::Viz,
+    c: &web_sys::HtmlCanvasElement,
+    view: &str,
+    rest: &str,
+) -> Result<(), String> {
+    let what = js(&format!(r#"{{"kind": "heatmap", "view": "{view}", "dpr": 1{rest}}}"#));
+    viz.draw(c.clone(), what).map_err(message)
+}
+
 #[wasm_bindgen_test]
 fn fmt_and_contrast_through_the_bindings() {
-    use attention_viz::web::{render_svg, Viz};
-    let viz = Viz::new(&preset_json("seed-001").unwrap()).unwrap();
-    let svg = viz.to_svg("weights", None, Some(".1%".into()), Some("more".into())).unwrap();
-    assert!(svg.contains("74.9%") && svg.contains("#000000"), "fmt and contrast reach the SVG");
-    let e = message(viz.to_svg("weights", None, Some(".2q".into()), None).unwrap_err());
+    use attention_viz::web::render_svg;
+    let mut viz = viz_of(&preset_json("seed-001").unwrap());
+    let mut svg = |rest: &str| viz.ask(js(&format!(r#"{{"kind": "svg", "view": "weights"{rest}}}"#))).map_err(message);
+    let out = svg(r#", "fmt": ".1%", "contrast": "more""#).unwrap().as_string().unwrap();
+    assert!(out.contains("74.9%") && out.contains("#000000"), "fmt and contrast reach the SVG");
+    let e = svg(r#", "fmt": ".2q""#).unwrap_err();
     assert!(e.starts_with("fmt \".2q\" is not one of seaborn's format specs: use .2g, .3g"), "{e}");
-    assert!(message(viz.to_svg("weights", None, None, Some("most".into())).unwrap_err()).contains("contrast"));
+    assert!(svg(r#", "contrast": "most""#).unwrap_err().contains("contrast"));
     // "d" on weights that are not whole: .2g, and the note says why.
-    let svg = viz.to_svg("weights", None, Some("d".into()), None).unwrap();
-    assert!(svg.contains("fmt d needs whole numbers (0.236… here): written with .2g"), "{svg}");
+    let out = svg(r#", "fmt": "d""#).unwrap().as_string().unwrap();
+    assert!(out.contains("fmt d needs whole numbers (0.236… here): written with .2g"), "{out}");
     assert!(render_svg(&preset_json("seed-003").unwrap(), "decoder_state", None, Some("d".into()))
         .unwrap()
         .contains(">\n20\n<"));
     // The canvas: the same checks, and the outlines as 5-tuples.
     let c = canvas(400, 200);
-    let hl = vec![0, 0, 0, 1, 4, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4];
-    viz.render("weights", c.clone(), 1.0, true, None, hl, true, Some(".3g".into()), Some("more".into())).unwrap();
-    let e =
-        message(viz.render("weights", c.clone(), 1.0, false, None, vec![0, 0, 1, 1], true, None, None).unwrap_err());
+    let hl = r#", "dark": true, "highlights": [0, 0, 0, 1, 4, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4], "fmt": ".3g", "contrast": "more""#;
+    heatmap(&viz, &c, "weights", hl).unwrap();
+    let e = heatmap(&viz, &c, "weights", r#", "highlights": [0, 0, 1, 1]"#).unwrap_err();
     assert!(e.contains("not a multiple of 5"), "{e}");
-    let e =
-        message(viz.render("weights", c.clone(), 1.0, false, None, vec![4, 0, 0, 1, 1], true, None, None).unwrap_err());
+    let e = heatmap(&viz, &c, "weights", r#", "highlights": [4, 0, 0, 1, 1]"#).unwrap_err();
     assert!(e.contains("highlight kind 4"), "{e}");
-    assert!(viz.render("weights", c, 1.0, false, None, vec![], true, Some("x".into()), None).is_err());
-    assert_eq!(viz.preferred_size("weights", None).unwrap().len(), 2);
-    assert!(viz.preferred_size("weights", Some("?".into())).is_err());
-    assert_eq!(viz.cell_at("weights", 362, 164, 1.0, 60.0, 30.0, None, None).unwrap(), Some(vec![0, 0]));
-    assert_eq!(viz.cell_at("nope", 362, 164, 1.0, 60.0, 30.0, None, None).unwrap(), None);
+    assert!(heatmap(&viz, &c, "weights", r#", "fmt": "x""#).is_err());
+    let size = viz.ask(js(r#"{"kind": "preferredSize", "view": "weights"}"#)).unwrap();
+    assert_eq!(js_sys::Array::from(&size).length(), 2);
+    assert!(viz.ask(js(r#"{"kind": "preferredSize", "view": "weights", "fmt": "?"}"#)).is_err());
+    let at = |viz: &mut attention_viz::web::Viz, view: &str| {
+        let q = format!(
+            r#"{{"kind": "cellAt", "view": "{view}", "width": 362, "height": 164, "dpr": 1, "x": 60, "y": 30}}"#
+        );
+        viz.ask(js(&q)).unwrap()
+    };
+    assert_eq!(js_sys::Array::from(&at(&mut viz, "weights")).to_vec(), [JsValue::from(0), JsValue::from(0)]);
+    assert!(at(&mut viz, "nope").is_undefined());
+    // What the figure is not asked or drawn: said.
+    assert!(message(viz.ask(js(r#"{"kind": "colour"}"#)).unwrap_err()).contains("not a question the figure answers"));
+    let e = message(viz.draw(c.clone(), js(r#"{"kind": "pie"}"#)).unwrap_err());
+    assert!(e.contains("not a drawing the figure makes"), "{e}");
 }
 
 #[wasm_bindgen_test]
 fn the_figure_as_text() {
-    use attention_viz::web::Viz;
-    let viz = Viz::new(&preset_json("seed-001").unwrap()).unwrap();
-    let d: JsValue = viz.describe("weights", None).unwrap().into();
+    let mut viz = viz_of(&preset_json("seed-001").unwrap());
+    let described = viz.ask(js(r#"{"kind": "describeViews", "views": ["weights", "nope"]}"#)).unwrap();
+    let described = js_sys::Array::from(&described);
+    assert!(described.get(1).is_null(), "no view of that name: null");
+    let d = described.get(0);
     assert_eq!(get(&d, "title").as_string().unwrap(), "weights = softmax(scaled)");
     let cells = js_sys::Array::from(&get(&d, "cells"));
     let row0: Vec<String> = js_sys::Array::from(&cells.get(0)).iter().map(|v| v.as_string().unwrap()).collect();
     assert_eq!(row0, ["0.24", "0.0074", "0.75", "0.0074"]);
     assert_eq!(js_sys::Array::from(&get(&d, "rowLabels")).get(3).as_string().unwrap(), "word_4");
     assert!(get(&d, "note").is_null());
-    let c: JsValue = viz.cell_text("weights", 0, 2, Some(".3f".into())).unwrap().unwrap().into();
+    let c = viz.ask(js(r#"{"kind": "cellText", "view": "weights", "i": 0, "j": 2, "fmt": ".3f"}"#)).unwrap();
     assert_eq!(get(&c, "value").as_string().unwrap(), "0.749");
     assert_eq!(get(&c, "row").as_string().unwrap(), "word_1");
     assert_eq!(get(&c, "col").as_string().unwrap(), "word_3");
     assert!((get(&c, "full").as_f64().unwrap() - 0.7491303855446881).abs() < 1e-15);
-    assert!(viz.cell_text("weights", 9, 0, None).unwrap().is_none());
-    // paletteOf: a name that, passed back, keeps the colours.
-    assert_eq!(viz.palette_of("weights", None).unwrap(), "sequential");
-    assert_eq!(viz.palette_of("q", None).unwrap(), "purple");
-    assert_eq!(viz.palette_of("weights", Some("rocket".into())).unwrap(), "rocket");
+    assert!(viz.ask(js(r#"{"kind": "cellText", "view": "weights", "i": 9, "j": 0}"#)).unwrap().is_undefined());
+    // The palette: a name that, passed back, keeps the colours.
+    let mut palette =
+        |rest: &str| viz.ask(js(&format!(r#"{{"kind": "palette"{rest}}}"#))).unwrap().as_string().unwrap();
+    assert_eq!(palette(r#", "view": "weights""#), "sequential");
+    assert_eq!(palette(r#", "view": "q""#), "purple");
+    assert_eq!(palette(r#", "view": "weights", "palette": "rocket""#), "rocket");
     // query.exp and query.sum, like the other query fields.
-    assert_eq!(viz.row("query.sum", 0).unwrap().to_vec().len(), 1);
-    let exp = viz.row("query.exp", 0).unwrap().to_vec();
-    assert_eq!(exp[2], 1.0);
-    assert!(viz.field("query.exp").is_some());
+    let row = |viz: &mut attention_viz::web::Viz, name: &str| {
+        Float64Array::from(viz.ask(js(&format!(r#"{{"kind": "row", "name": "{name}", "i": 0}}"#))).unwrap()).to_vec()
+    };
+    assert_eq!(row(&mut viz, "query.sum").len(), 1);
+    assert_eq!(row(&mut viz, "query.exp")[2], 1.0);
+    assert!(!viz.ask(js(r#"{"kind": "field", "name": "query.exp"}"#)).unwrap().is_undefined());
+    assert!(viz.ask(js(r#"{"kind": "field", "name": "nope"}"#)).unwrap().is_undefined());
     // cellRect is cellAt's inverse: the centre of each cell's rectangle is that cell; outside the grid, none.
     for dpr in [1.0, 2.0] {
         let (w, h) = ((362.0 * dpr) as u32, (164.0 * dpr) as u32);
+        let size = format!(r#""view": "weights", "width": {w}, "height": {h}, "dpr": {dpr}"#);
         for (i, j) in [(0, 0), (1, 3), (3, 2)] {
-            let r = viz.cell_rect("weights", w, h, dpr, i, j, None, None).unwrap().unwrap();
-            let (x, y) = (f64::from(r[0] + r[2]) / 2.0, f64::from(r[1] + r[3]) / 2.0);
-            assert_eq!(viz.cell_at("weights", w, h, dpr, x, y, None, None).unwrap().unwrap(), vec![i as u32, j as u32]);
+            let r = viz.ask(js(&format!(r#"{{"kind": "cellRect", {size}, "i": {i}, "j": {j}}}"#))).unwrap();
+            let r: Vec<f64> = js_sys::Array::from(&r).iter().map(|x| x.as_f64().unwrap()).collect();
+            let (x, y) = ((r[0] + r[2]) / 2.0, (r[1] + r[3]) / 2.0);
+            let at = viz.ask(js(&format!(r#"{{"kind": "cellAt", {size}, "x": {x}, "y": {y}}}"#))).unwrap();
+            assert_eq!(js_sys::Array::from(&at).to_vec(), [JsValue::from(i), JsValue::from(j)]);
         }
-        assert!(viz.cell_rect("weights", w, h, dpr, 4, 0, None, None).unwrap().is_none());
+        assert!(viz.ask(js(&format!(r#"{{"kind": "cellRect", {size}, "i": 4, "j": 0}}"#))).unwrap().is_undefined());
     }
+}
+
+/// The embeddings of a figure's config, as the core writes it.
+fn embeddings(viz: &mut attention_viz::web::Viz) -> Vec<Vec<f64>> {
+    let config: serde_json::Value =
+        serde_json::from_str(&viz.ask(js(r#"{"kind": "config"}"#)).unwrap().as_string().unwrap()).unwrap();
+    let rows = config["embeddings"].as_array().unwrap().iter();
+    rows.map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()).collect()
+}
+
+/// `edit`: a command becomes one edit and its snapshot; a refused one throws the core's message and changes nothing;
+/// a flat config whose other fields are not JSON throws `null` (the caller sends JSON); `new Viz` takes a flat config.
+#[wasm_bindgen_test]
+fn edits_and_their_snapshots_through_the_bindings() {
+    use attention_viz::web::Viz;
+    let mut viz = viz_of(&preset_json("seed-001").unwrap());
+    let request = js(r#"{"views": ["weights", "nope"], "fields": ["query.exp#q"], "parts": []}"#);
+    let snap = viz.edit(js(r#"{"value": ["embeddings", 0, 0, -0]}"#), request.clone()).unwrap();
+    let value = js_sys::Array::from(&get(&snap, "value"));
+    assert_eq!(value.get(0).as_string().unwrap(), "embeddings");
+    assert!(value.get(3).as_f64().unwrap().is_sign_negative(), "-0 stays -0");
+    assert!(get(&snap, "config").is_undefined(), "a one-value edit sends its value, not the config");
+    assert!(!get(&get(&get(&snap, "views"), "weights"), "key").is_undefined());
+    assert!(get(&get(&snap, "views"), "nope").is_undefined());
+    assert!(get(&get(&get(&snap, "views"), "weights"), "size").is_undefined(), "an edit measures nothing");
+    let snap = viz.edit(js(r#"{"query": 2}"#), request.clone()).unwrap();
+    assert!(get(&snap, "config").as_string().unwrap().contains("\"query\":2"));
+    // Without a request: the edit alone.
+    let out = viz.edit(js(r#"{"insertToken": [0, "first"]}"#), JsValue::UNDEFINED).unwrap();
+    assert_eq!(js_sys::Object::keys(&out.into()).length(), 0);
+    let config = viz.ask(js(r#"{"kind": "config"}"#)).unwrap().as_string().unwrap();
+    assert!(config.contains("\"first\""), "{config}");
+    // Refused: the core's message, nothing changed.
+    let e = message(viz.edit(js(r#"{"removeHead": 3}"#), request.clone()).unwrap_err());
+    assert!(!e.is_empty());
+    let e = message(viz.edit(js(r#"{"scale": ["sqrt", 1]}"#), JsValue::UNDEFINED).unwrap_err());
+    assert_eq!(e, "scale must be sqrt_dk, none or custom, got \"sqrt\"");
+    let e = message(viz.edit(js(r#"{"paint": 1}"#), JsValue::UNDEFINED).unwrap_err());
+    assert!(e.starts_with("not an edit the figure knows (one of value, block, mask"), "{e}");
+    assert_eq!(viz.ask(js(r#"{"kind": "config"}"#)).unwrap().as_string().unwrap(), config);
+    // A restored state says its naive flag; Reset comes back to the author's config.
+    let state = viz.ask(js(r#"{"kind": "shareState", "naive": true}"#)).unwrap().as_string().unwrap();
+    let edit = js_sys::Object::new();
+    Reflect::set(&edit, &"shareState".into(), &js_sys::Array::of2(&state.into(), &false.into())).unwrap();
+    let out = viz.edit(edit.into(), JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&out, "naive").as_bool(), Some(true));
+    viz.edit(js(r#"{"reset": true}"#), JsValue::UNDEFINED).unwrap();
+    assert_eq!(viz.ask(js(r#"{"kind": "config"}"#)).unwrap(), viz.ask(js(r#"{"kind": "authored"}"#)).unwrap());
+    assert_eq!(viz.ask(js(r#"{"kind": "usable"}"#)).unwrap().as_bool(), Some(true));
+    // Flat configs: the constructor and the {config} edit; other fields that are not JSON: `null`, nothing changed.
+    let names = vec!["embeddings".to_string()];
+    let flat = Viz::create("{}", Some(names.clone()), Some(vec![2, 2, 2]), Some(vec![1.0, 0.0, 0.0, 1.0])).unwrap();
+    let mut flat = flat;
+    assert_eq!(embeddings(&mut flat), [[1.0, 0.0], [0.0, 1.0]]);
+    assert!(Viz::create("{", Some(names), Some(vec![2, 2, 2]), Some(vec![1.0, 0.0, 0.0, 1.0]))
+        .err()
+        .unwrap()
+        .is_null());
+    let edit = js(r#"{"config": {"json": "{", "names": ["embeddings"], "shapes": [2, 1, 1], "data": [3]}}"#);
+    assert!(flat.edit(edit, JsValue::UNDEFINED).unwrap_err().is_null());
+    let edit = js(r#"{"config": {"json": "{}", "names": ["embeddings"], "shapes": [2, 1, 2], "data": [3, 4]}}"#);
+    flat.edit(edit, JsValue::UNDEFINED).unwrap();
+    assert_eq!(embeddings(&mut flat), [[3.0, 4.0]]);
 }
 
 /// A fixture number: "NaN", "-Infinity" and "Infinity" are the floats.
@@ -379,16 +482,18 @@ fn modern_goldens_hold_in_the_browser() {
 /// tile's outline (kind 3) draw.
 #[wasm_bindgen_test]
 fn the_steppers_bindings() {
-    use attention_viz::web::Viz;
     let fixture: serde_json::Value = serde_json::from_str(include_str!("fixtures/modern-goldens.json")).unwrap();
     let case = |name: &str| fixture["cases"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap().clone();
     let flash = case("tiles_causal_3_2");
-    let viz = Viz::new(&flash["config"].to_string()).unwrap();
+    let mut viz = viz_of(&flash["config"].to_string());
     let head = flash["config"]["head"].as_u64().unwrap();
     let context = &flash["expect"][format!("heads.{head}.context")];
     let (mut lasts, mut s) = (0, 0);
-    while let Some(tile) = viz.flash_tile(s).unwrap() {
-        let tile: JsValue = tile.into();
+    loop {
+        let tile = viz.ask(js(&format!(r#"{{"kind": "flashTile", "step": {s}}}"#))).unwrap();
+        if tile.is_undefined() {
+            break;
+        }
         if get(&tile, "last").as_bool().unwrap() {
             let r0 = js_sys::Array::from(&get(&tile, "rows")).get(0).as_f64().unwrap() as usize;
             let rows = js_sys::Array::from(&get(&tile, "normalized"));
@@ -407,25 +512,25 @@ fn the_steppers_bindings() {
     }
     assert_eq!((s, lasts), (12, 3));
     let canvas = canvas(400, 300);
-    viz.render("scaled", canvas.clone(), 1.0, false, None, vec![3, 0, 2, 3, 4], true, None, None).unwrap();
-    assert!(message(
-        viz.render("scaled", canvas.clone(), 1.0, false, None, vec![4, 0, 0, 1, 1], true, None, None).unwrap_err()
-    )
-    .contains("3 (FlashAttention's tile)"));
+    heatmap(&viz, &canvas, "scaled", r#", "highlights": [3, 0, 2, 3, 4]"#).unwrap();
+    let e = heatmap(&viz, &canvas, "scaled", r#", "highlights": [4, 0, 0, 1, 1]"#).unwrap_err();
+    assert!(e.contains("3 (FlashAttention's tile)"), "{e}");
     // No decode step here: no decode views, and the causal mask's reason is the core's.
-    assert!(viz.to_svg("decode.weights", None, None, None).is_err());
+    assert!(viz.ask(js(r#"{"kind": "svg", "view": "decode.weights"}"#)).is_err());
     let decode = case("decode_step_3");
     let mut plain = decode["config"].clone();
     plain.as_object_mut().unwrap().remove("mask");
     plain.as_object_mut().unwrap().remove("decode_step");
-    let viz = Viz::new(&plain.to_string()).unwrap();
-    let why = viz.fields_problem(r#"{"decode_step": 0}"#).unwrap();
+    let mut viz = viz_of(&plain.to_string());
+    let why = viz.ask(js(r#"{"kind": "fieldsProblem", "fields": {"decode_step": 0}}"#)).unwrap().as_string().unwrap();
     assert!(why.starts_with("decode_step needs mask \"causal\""), "{why}");
-    assert_eq!(viz.fields_problem(r#"{"mask": "causal", "decode_step": 0}"#), None);
-    assert!(!viz.config_json().contains("decode_step"), "asking changes nothing");
-    let viz = Viz::new(&decode["config"].to_string()).unwrap();
+    let fine = js(r#"{"kind": "fieldsProblem", "fields": {"mask": "causal", "decode_step": 0}}"#);
+    assert!(viz.ask(fine).unwrap().is_undefined());
+    let config = viz.ask(js(r#"{"kind": "config"}"#)).unwrap().as_string().unwrap();
+    assert!(!config.contains("decode_step"), "asking changes nothing");
+    let viz = viz_of(&decode["config"].to_string());
     for v in ["decode.q", "decode.k_cache", "decode.v_cache", "decode.scores", "decode.weights", "decode.context"] {
-        viz.render(v, canvas.clone(), 1.0, true, None, vec![], true, None, None).unwrap();
+        heatmap(&viz, &canvas, v, r#", "dark": true"#).unwrap();
     }
 }
 

@@ -608,18 +608,27 @@ export function _viz(config) {
   return callCore(() => newViz(config));
 }
 
-/** A Viz of `config`: clean matrices sent flat (as compute() sends them), anything else as JSON. */
+/**
+ * A Viz of `config`: clean matrices sent flat (as compute() sends them), anything else as JSON. The core throws
+ * `null` for a flat config whose other fields it cannot read as JSON: the whole JSON then says where the problem is.
+ */
 function newViz(config) {
   checkDeclared(config);
   const flat = flatConfig(config);
-  return (flat && core.Viz.fromFlat(flat.json, flat.names, flat.shapes, flat.data)) || new core.Viz(configJson(config));
+  if (flat) {
+    try { return new core.Viz(flat.json, flat.names, flat.shapes, flat.data); } catch (e) { if (e !== null) throw e; }
+  }
+  return new core.Viz(configJson(config));
 }
 
-/** `viz.setConfig` for a config object, the same way. */
+/** A `{config}` edit of `viz` for a config object, sent the same way (no snapshot: the element asks it after). */
 function setVizConfig(viz, config) {
   checkDeclared(config);
   const flat = flatConfig(config);
-  if (!flat || !viz.setConfigFlat(flat.json, flat.names, flat.shapes, flat.data)) viz.setConfig(configJson(config));
+  if (flat) {
+    try { viz.edit({ config: flat }); return; } catch (e) { if (e !== null) throw e; }
+  }
+  viz.edit({ config: configJson(config) });
 }
 
 // MAX_RANDOM (facts.js, the core's): the most values one RandomState call may ask for; checked here from the shape,

@@ -1,37 +1,32 @@
-//! The bindings of a model's weights figure (`mechanism: "weights"`): picking the head, the grid
-//! of every layer × head as one RGBA image, and the selected head's line view.
+//! What a model's weights figure (`mechanism: "weights"`) answers (`Viz.ask`): its shape, the grid of every
+//! layer × head as one RGBA image, the selected head's line view (its size, its SVG, the token under a pointer), and
+//! the note over a head whose rows do not sum to 1. Its lines are drawn by draw.rs; its head is picked by an edit.
 
+use super::draw::theme;
 use super::{js_err, set, Viz};
 use crate::attention::Trace;
 use crate::heatmap::format::format_g;
-use crate::heatmap::model::{draw_lines, grid, line_at, lines_size, lines_svg, LINES_MAX_TOKENS};
-use crate::heatmap::Theme;
+use crate::heatmap::model::{grid, line_at, lines_size, lines_svg, LINES_MAX_TOKENS};
 use crate::weights::{Stack, ROW_SUM_TOLERANCE};
 use js_sys::{Object, Uint8ClampedArray};
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
-use web_sys::HtmlCanvasElement;
 
-#[wasm_bindgen]
 impl Viz {
-    /// Shows head (`layer`, `head`) in full; refused (nothing changes) for other figures or a head out of range.
-    #[wasm_bindgen(js_name = selectHead)]
-    pub fn select_head(&mut self, layer: usize, head: usize) -> Result<(), JsError> {
-        self.session.select_head(layer, head).map_err(js_err)
-    }
-
-    /// [layers, heads, n, m] of a model's weights, or `undefined` for other figures.
-    #[wasm_bindgen(js_name = modelShape)]
-    pub fn model_shape(&self) -> Option<Vec<u32>> {
+    /// [layers, heads, n, m] of a model's weights, or `None` for other figures.
+    pub(super) fn model_shape(&self) -> Option<Vec<u32>> {
         self.stack().map(|s| s.shape().iter().map(|&x| x as u32).collect())
     }
 
     /// Every layer × head as `thumb`-pixel squares `gap` pixels apart (rows are layers):
     /// `{width, height, data, thumb, gap}` with `data` RGBA for an `ImageData`, and the thumbnail size and gap
     /// drawn (smaller than asked when the grid would pass the core's raster bounds).
-    #[wasm_bindgen(js_name = modelGrid)]
-    pub fn model_grid(&self, thumb: u32, gap: u32, dark: bool, palette: Option<String>) -> Result<Object, JsError> {
+    pub(super) fn model_grid(
+        &self,
+        thumb: u32,
+        gap: u32,
+        dark: bool,
+        palette: Option<String>,
+    ) -> Result<Object, JsError> {
         let stack = self.stack().ok_or_else(|| js_err("this figure has no model weights"))?;
         let thumb = thumb.clamp(4, 1024) as usize;
         let g = grid(stack, thumb, gap.min(64) as usize, palette.as_deref(), &theme(dark));
@@ -44,58 +39,31 @@ impl Viz {
         Ok(out)
     }
 
-    /// The selected head's line view size in CSS pixels, or `undefined` when it has more
-    /// than `LINES_MAX_TOKENS` tokens a side (the lines would merge into a band).
-    #[wasm_bindgen(js_name = linesSize)]
-    pub fn lines_size(&self) -> Option<Vec<u32>> {
+    /// The selected head's line view size in CSS pixels, or `None` when it has more than `LINES_MAX_TOKENS` tokens a
+    /// side (the lines would merge into a band).
+    pub(super) fn lines_size(&self) -> Option<(u32, u32)> {
         let [_, _, n, m] = self.stack()?.shape();
-        (n.max(m) <= LINES_MAX_TOKENS).then(|| {
-            let (w, h) = lines_size(n, m);
-            vec![w, h]
-        })
-    }
-
-    /// Draws the selected head's lines on `canvas` (already sized `linesSize × dpr` device
-    /// pixels); `focus` shows one query's lines only.
-    #[wasm_bindgen(js_name = renderLines)]
-    pub fn render_lines(
-        &self,
-        canvas: HtmlCanvasElement,
-        dpr: f64,
-        dark: bool,
-        focus: Option<u32>,
-    ) -> Result<(), JsError> {
-        let Trace::Weights(t) = self.session.trace() else {
-            return Err(js_err("this figure has no model weights"));
-        };
-        let backend = CanvasBackend::with_canvas_object(canvas).ok_or_else(|| js_err("cannot draw on this canvas"))?;
-        let root = backend.into_drawing_area();
-        let dpr = if dpr.is_finite() { dpr.clamp(0.5, 4.0) } else { 1.0 };
-        draw_lines(&root, &t.selected, &t.tokens, &t.key_tokens, focus.map(|f| f as usize), &theme(dark), dpr)
-            .map_err(|e| js_err(format!("drawing the lines failed: {e:?}")))
+        (n.max(m) <= LINES_MAX_TOKENS).then(|| lines_size(n, m))
     }
 
     /// The selected head's line view as a standalone SVG.
-    #[wasm_bindgen(js_name = linesSvg)]
-    pub fn lines_svg(&self, dark: bool, focus: Option<u32>) -> Result<String, JsError> {
-        let Trace::Weights(t) = self.session.trace() else {
+    pub(super) fn lines_svg(&self, dark: bool, focus: Option<u32>) -> Result<String, JsError> {
+        let Trace::Weights(t) = self.figure.trace() else {
             return Err(js_err("this figure has no model weights"));
         };
         Ok(lines_svg(&t.selected, &t.tokens, &t.key_tokens, focus.map(|f| f as usize), &theme(dark)))
     }
 
     /// The token under a pointer `y` CSS pixels below the top of the line view: a query's index on the `left`
-    /// side, a key's on the right; `undefined` outside the lists.
-    #[wasm_bindgen(js_name = lineAt)]
-    pub fn line_at(&self, y: f64, left: bool) -> Option<u32> {
+    /// side, a key's on the right; `None` outside the lists.
+    pub(super) fn line_at(&self, y: f64, left: bool) -> Option<u32> {
         let [_, _, n, m] = self.stack()?.shape();
         line_at(y, if left { n } else { m }).map(|i| i as u32)
     }
 
     /// What the figure says above head (`layer`, `head`)'s heatmap when its rows do not sum to 1 (they are
-    /// shown as given), or `undefined` when they do.
-    #[wasm_bindgen(js_name = rowSumNote)]
-    pub fn row_sum_note(&self, layer: usize, head: usize) -> Option<String> {
+    /// shown as given), or `None` when they do.
+    pub(super) fn row_sum_note(&self, layer: usize, head: usize) -> Option<String> {
         let stack = self.stack()?;
         let [layers, heads, _, _] = stack.shape();
         if layer >= layers || head >= heads {
@@ -112,17 +80,9 @@ impl Viz {
     }
 
     fn stack(&self) -> Option<&Stack> {
-        match self.session.trace() {
+        match self.figure.trace() {
             Trace::Weights(t) => Some(&t.attention),
             _ => None,
         }
-    }
-}
-
-fn theme(dark: bool) -> Theme {
-    if dark {
-        Theme::dark()
-    } else {
-        Theme::light()
     }
 }

@@ -1,17 +1,20 @@
 //! Commands and snapshots: the element's one conversation with a figure's state.
 //!
-//! `Viz.edit(command, views, fmt, fields)` applies one edit and answers, in the same call, everything the element
-//! shows that the edit may have changed: per view the natural size of its canvas and a key of what it draws (the key
-//! changes exactly when the drawing's input does, so the element repaints only those canvases), the trace fields the
-//! element's tables read (the breakdown's and the steps' rows), and the config. `Viz.snapshot(…)` answers the same
-//! for the state as it is (after a rebuild, a load). One typed digit is then one `edit` and one `render` per changed
-//! canvas: www/element/index.js (`_apply`, the snapshot contract) reads nothing else. The sizes are measured by
-//! `snapshot` only (a build, and once an edit settles): an edit's canvases keep theirs.
+//! `Viz.edit(command, request)` applies one edit and answers, in the same call, everything the element shows that the
+//! edit may have changed: per view a key of what it draws (the key changes exactly when the drawing's input does, so
+//! the element repaints only those canvases), the trace fields the element's tables read (the breakdown's and the
+//! steps' rows), and the config. `Viz.ask({kind: "snapshot", …})` answers the same for the state as it is (after a
+//! rebuild, a load), with each view's natural size. One typed digit is then one `edit` and one `draw` per changed
+//! canvas: www/element/index.js (`_apply`, the snapshot contract) reads nothing else. The sizes are measured by the
+//! asked snapshot only (a build, and once an edit settles): an edit's canvases keep theirs.
 
+use super::args::Args;
+use super::draw::parse_fmt;
 use super::{copied, field_object, js_err, set, Viz};
-use crate::heatmap::{self, Fmt};
+use crate::figure::Edit;
+use crate::heatmap;
 use crate::views::View;
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 /// FNV-1a, 64 bits: what a view draws from, as one number.
@@ -80,104 +83,64 @@ pub(crate) fn view_key(view: &View) -> String {
     format!("{:016x}", h.0)
 }
 
-/// An edit `Viz.edit` takes, a JS object: `{value: [matrix, row, col, x]}` (one input value, x as typed: -0 stays
-/// -0), `{query: i}`, or `{fields: {…}}` (`setFields`: the object as JSON).
-enum Command {
-    Value(String, usize, usize, f64),
-    Query(usize),
-    Fields(String),
+/// What the element shows, as it asks it in a snapshot: `{views, fmt, fields, parts}` (see [`Viz::snapshot_of`]).
+pub(crate) struct Request {
+    views: Vec<String>,
+    fmt: Option<String>,
+    fields: Vec<String>,
+    parts: Vec<String>,
 }
 
-impl Command {
-    fn parse(command: &JsValue) -> Result<Command, String> {
-        let get = |k: &str| Reflect::get(command, &k.into()).ok().filter(|v| !v.is_undefined());
-        let index = |x: JsValue| x.as_f64().filter(|i| i.fract() == 0.0 && *i >= 0.0).map(|i| i as usize);
-        let parsed = if let Some(v) = get("value") {
-            let a = Array::from(&v);
-            match (a.length(), a.get(0).as_string(), index(a.get(1)), index(a.get(2)), a.get(3).as_f64()) {
-                (4, Some(m), Some(r), Some(c), Some(x)) => Some(Command::Value(m, r, c, x)),
-                _ => None,
-            }
-        } else if let Some(q) = get("query") {
-            index(q).map(Command::Query)
-        } else if let Some(f) = get("fields") {
-            js_sys::JSON::stringify(&f).ok().and_then(|t| t.as_string()).map(Command::Fields)
-        } else {
-            None
-        };
-        parsed.ok_or_else(|| "not an edit the figure knows (value, query or fields)".to_string())
+impl Request {
+    pub(crate) fn parse(request: &JsValue) -> Result<Request, JsError> {
+        let a = Args { object: request, what: "a snapshot request" };
+        Ok(Request {
+            views: a.strings("views")?,
+            fmt: a.opt_string("fmt"),
+            fields: a.strings("fields")?,
+            parts: a.strings("parts")?,
+        })
     }
 }
 
-#[wasm_bindgen]
 impl Viz {
-    /// Applies `command` (see [`Command`]) and returns the snapshot of the new state (see `snapshot`) without the
-    /// views' sizes (a canvas keeps its size while edits go on; measuring a big view lays it out: ~2 ms); throws the
-    /// core's message and changes nothing when the edit is refused. A one-value edit's snapshot has no `config` but
-    /// `value`: [matrix, row, col, x], the one number that changed in it.
-    pub fn edit(
-        &mut self,
-        command: JsValue,
-        views: Vec<String>,
-        fmt: Option<String>,
-        fields: Vec<String>,
-        parts: Option<Vec<String>>,
-    ) -> Result<Object, JsError> {
-        let value = match Command::parse(&command).map_err(js_err)? {
-            Command::Value(matrix, row, col, x) => {
-                self.set_value(&matrix, row, col, x)?;
-                Some((matrix, row, col, x))
-            }
-            Command::Query(q) => {
-                self.set_query(q)?;
-                None
-            }
-            Command::Fields(f) => {
-                self.set_fields(&f)?;
-                None
-            }
+    /// Applies `edit` and, when `request` is an object, returns the snapshot of the new state (see `snapshot_of`)
+    /// without the views' sizes (a canvas keeps its size while edits go on; measuring a big view lays it out: ~2 ms);
+    /// without one, `{}`. Throws the core's message and changes nothing when the edit is refused. A one-value edit's
+    /// snapshot has no `config` but `value`: [matrix, row, col, x], the one number that changed in it; a restored
+    /// state's says `naive`.
+    pub(super) fn edited(&mut self, edit: Edit, request: &JsValue) -> Result<Object, JsError> {
+        let value = match &edit {
+            Edit::Value { matrix, row, col, value } => Some((matrix.clone(), *row, *col, *value)),
+            _ => None,
         };
-        let out = self.snapshot_of(&views, fmt, &fields, &parts.unwrap_or_default(), value.is_none(), false)?;
-        if let Some((matrix, row, col, x)) = value {
+        let naive = self.figure.apply(edit).map_err(js_err)?;
+        let out = if request.is_object() {
+            self.snapshot_of(&Request::parse(request)?, value.is_none(), false)?
+        } else {
+            Object::new()
+        };
+        if let (Some((matrix, row, col, x)), true) = (value, request.is_object()) {
             let v: Array =
                 [JsValue::from_str(&matrix), (row as f64).into(), (col as f64).into(), x.into()].into_iter().collect();
             set(&out, "value", &v);
+        }
+        if let Some(naive) = naive {
+            set(&out, "naive", &naive.into());
         }
         Ok(out)
     }
 
     /// What the element shows of the state now: `{views: {name: {size: [w, h], key}}, fields: {name: {shape, data}},
-    /// shapes: {name: shape} (every trace field's), panels: [name] (the variant and modern panels the config uses), parts: the
-    /// variants and modern panels' model for the panels `parts` names (panels::panels), config}`. `views`: the canvases' views — each one's natural CSS size for its numbers written with `fmt` and the
-    /// key of what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one
-    /// that does not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row); `config`: the config as JSON, without a model's stack.
-    pub fn snapshot(
-        &self,
-        views: Vec<String>,
-        fmt: Option<String>,
-        fields: Vec<String>,
-        parts: Option<Vec<String>>,
-    ) -> Result<Object, JsError> {
-        self.snapshot_of(&views, fmt, &fields, &parts.unwrap_or_default(), true, true)
-    }
-
-    /// `describe` of several views at once (the text alternatives, rebuilt when an edit settles): one entry per
-    /// view, null for a view `fmt` cannot write or that is no view now.
-    #[wasm_bindgen(js_name = describeViews)]
-    pub fn describe_views(&self, views: Vec<String>, fmt: Option<String>) -> Array {
-        views.iter().map(|v| self.describe(v, fmt.clone()).map_or(JsValue::NULL, JsValue::from)).collect()
-    }
-
-    fn snapshot_of(
-        &self,
-        names: &[String],
-        fmt: Option<String>,
-        fields: &[String],
-        parts: &[String],
-        config: bool,
-        sizes: bool,
-    ) -> Result<Object, JsError> {
-        let fmt = fmt.map_or(Ok(Fmt::default()), |f| Fmt::parse(&f).map_err(js_err))?;
+    /// shapes: {name: shape} (every trace field's), panels: [name] (the variant and modern panels the config uses),
+    /// parts: the variants and modern panels' model for the panels `parts` names (panels::panels), config}`. `views`:
+    /// the canvases' views — each one's natural CSS size for its numbers written with `fmt` (when `sizes`) and the key
+    /// of what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one that
+    /// does not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row); `config` (when
+    /// asked): the config as JSON, without a model's stack.
+    pub(super) fn snapshot_of(&self, request: &Request, config: bool, sizes: bool) -> Result<Object, JsError> {
+        let Request { views: names, fmt, fields, parts } = request;
+        let fmt = parse_fmt(fmt.clone())?;
         let out = Object::new();
         let views = Object::new();
         for name in names {
@@ -206,14 +169,14 @@ impl Viz {
                     set(&entry, "data", &row);
                     set(&trace, name, &entry);
                 }
-            } else if let Some(f) = self.session.trace().field(name) {
+            } else if let Some(f) = self.figure.trace().field(name) {
                 set(&trace, name, &field_object(&f, copied));
             }
         }
         set(&out, "fields", &trace);
         // Every field's shape (no values): the outlines and hit-testing read a few of them.
         let shapes = Object::new();
-        for f in self.session.trace().fields() {
+        for f in self.figure.trace().fields() {
             let shape: Array = f.shape.iter().map(|&s| JsValue::from(s as f64)).collect();
             set(&shapes, &f.name, &shape);
         }
@@ -223,10 +186,10 @@ impl Viz {
         let panels: Array = used.map(JsValue::from_str).collect();
         set(&out, "panels", &panels);
         // What the variants and modern panels show, for the parts the element asks (panels::panels).
-        let model = crate::panels::panels(self.config(), self.session.trace(), parts).to_string();
+        let model = crate::panels::panels(self.config(), self.figure.trace(), parts).to_string();
         set(&out, "parts", &js_sys::JSON::parse(&model).map_err(|_| js_err("the panels' model is not JSON"))?);
         if config {
-            set(&out, "config", &self.config_json_without_stack().into());
+            set(&out, "config", &self.config().to_value_without_stack().to_string().into());
         }
         Ok(out)
     }

@@ -18,12 +18,12 @@ fn pair(a: usize, b: usize) -> Array {
     [JsValue::from(a as f64), JsValue::from(b as f64)].into_iter().collect()
 }
 
-#[wasm_bindgen]
 impl Viz {
-    /// The message `setFields(fields_json)` would throw, or `undefined` when it would be taken; nothing changes.
-    #[wasm_bindgen(js_name = fieldsProblem)]
-    pub fn fields_problem(&self, fields_json: &str) -> Option<String> {
-        let fields: serde_json::Value = match serde_json::from_str(fields_json) {
+    /// The message a `{fields}` edit of `fields` (an object, or its JSON text) would throw, or `None` when it would be
+    /// taken; nothing changes.
+    pub(super) fn fields_problem(&self, fields: &JsValue) -> Option<String> {
+        let json = fields.as_string().or_else(|| js_sys::JSON::stringify(fields).ok().and_then(|t| t.as_string()));
+        let fields: serde_json::Value = match serde_json::from_str(json.as_deref().unwrap_or("")) {
             Ok(v) => v,
             Err(e) => return Some(format!("the fields to change are not valid JSON: {e}")),
         };
@@ -32,10 +32,9 @@ impl Viz {
 
     /// Step `s` of the trace's `flash` (see `attention::Flash::tile`): `{count, q_block, k_block, rows: [r0, r1],
     /// cols: [c0, c1], last, m, l, o, normalized (o / l), context (the followed head's context rows r0 … r1 − 1),
-    /// diff (the largest |o / l − context| over rows with l > 0), memory, full}`; `undefined` without tiles or past the last step.
-    #[wasm_bindgen(js_name = flashTile)]
-    pub fn flash_tile(&self, s: usize) -> Result<Option<Object>, JsError> {
-        let Trace::SelfAttention(t) = self.session.trace() else { return Ok(None) };
+    /// diff (the largest |o / l − context| over rows with l > 0), memory, full}`; `None` without tiles or past the last step.
+    pub(super) fn flash_tile(&self, s: usize) -> Result<Option<Object>, JsError> {
+        let Trace::SelfAttention(t) = self.figure.trace() else { return Ok(None) };
         let Some(flash) = &t.flash else { return Ok(None) };
         let head = t.head(self.config().options.head.min(t.head_count() - 1));
         let (n, m) = (head.scaled.rows(), head.scaled.cols());

@@ -181,7 +181,7 @@ test('hovering a weights cell outside the window: the tooltip says why, in the c
     const viz = av._viz(el.config);
     let sx = 0, sy = 0, n = 0;
     for (let y = 0.5; y < canvas.height; y += 2) for (let x = 0.5; x < canvas.width; x += 2) {
-      const hit = viz.cellAt('weights', canvas.width, canvas.height, dpr, x, y);
+      const hit = viz.ask({ kind: 'cellAt', view: 'weights', width: canvas.width, height: canvas.height, dpr, x, y });
       if (hit && hit[0] === i && hit[1] === j) { sx += x; sy += y; n++; }
     }
     viz.free();

@@ -2,7 +2,7 @@
 // method of the core's `Viz` and every function the wasm-bindgen module exports is wrapped in a counter before the
 // element loads, and the 2D context's methods and property setters the core's drawing reaches are counted too.
 // A reader types one digit into a cell of seed-001 with the real keyboard: exactly 1 + (the canvases whose view's
-// numbers changed) JS→WASM calls — one `Viz.edit`, then one `renderLayers` per such canvas (its heatmap and its
+// numbers changed) JS→WASM calls — one `Viz.edit`, then one `layers` draw per such canvas (its heatmap and its
 // outlines' overlay), none for a canvas whose numbers stayed — where which views changed is read from the trace
 // before and after the edit, not from the element's own repaint marks; then, when the edit settles, one measure,
 // one text-alternatives call and a repaint of the resized canvases only; and one `fillStyle` per colour run when the
@@ -24,9 +24,14 @@ function installCounters() {
     const wrap = (owner, name, label) => {
       const f = owner[name];
       if (typeof f !== 'function' || f.__counted) return;
-      // renderLayers(view, canvas, overlay, …, base, outlines): which view it drew, and whether its cells (`base`) or
-      // only its outlines' overlay, is read from its arguments, not asked of the element.
-      const name_ = (args) => (name === 'renderLayers' ? `${label}:${args[0]}${args[10] ? '' : ' (outlines)'}` : label);
+      // ask({kind, …}) is counted by its kind; draw(canvas, {kind: 'layers', view, …, base}): which view it drew, and
+      // whether its cells (`base`) or only its outlines' overlay, is read from its arguments, not asked of the element.
+      const name_ = (args) => {
+        if (name === 'ask') return `${label}:${args[0]?.kind}`;
+        if (name !== 'draw') return label;
+        const what = args[1] ?? {};
+        return what.kind === 'layers' ? `${label}:layers:${what.view}${what.base ? '' : ' (outlines)'}` : `${label}:${what.kind}`;
+      };
       const counted = function counted(...args) { window.calls.wasm.push(name_(args)); return f.apply(this, args); };
       counted.__counted = true;
       owner[name] = counted;
@@ -149,12 +154,12 @@ test('one typed digit in seed-001: exactly 1 + (canvases whose numbers changed) 
   // seed-001's W_V has a zero row 2 (seed 42's third draw): v's numbers cannot change, so the count leaves a canvas out.
   assert.ok(changed.length > 0 && !changed.includes('v'), `changed views: ${changed}`);
   assert.equal(got.typed[0], 'Viz.edit', `the edit comes first: ${got.typed.join(', ')}`);
-  assert.deepEqual(got.typed.slice(1).sort(), changed.map((v) => `Viz.renderLayers:${v}`).sort(),
-    `one renderLayers per canvas whose numbers changed (${changed}), none for the others: ${got.typed.join(', ')}`);
+  assert.deepEqual(got.typed.slice(1).sort(), changed.map((v) => `Viz.draw:layers:${v}`).sort(),
+    `one layers draw per canvas whose numbers changed (${changed}), none for the others: ${got.typed.join(', ')}`);
   assert.equal(got.settles, 1, 'the figure settles once');
-  assert.deepEqual(got.settled.filter((c) => !c.startsWith('Viz.renderLayers')), ['Viz.snapshot', 'Viz.describeViews'],
+  assert.deepEqual(got.settled.filter((c) => !c.startsWith('Viz.draw:layers')), ['Viz.ask:snapshot', 'Viz.ask:describeViews'],
     'the settle timer measures the views once and asks for the changed ones\' text alternatives once');
-  assert.deepEqual(got.settled.filter((c) => c.startsWith('Viz.renderLayers')).sort(), got.resized.map((v) => `Viz.renderLayers:${v}`).sort(),
+  assert.deepEqual(got.settled.filter((c) => c.startsWith('Viz.draw:layers')).sort(), got.resized.map((v) => `Viz.draw:layers:${v}`).sort(),
     `the settle timer repaints only the resized canvases: ${got.settled.join(', ')}`);
   // One fillStyle per colour run, not per cell: the background, the labels' colour and the numbers' two or three
   // colours a canvas (each 4 × 3 grid has 12 cells, 12 numbers and a colour bar of ~60 bands).
@@ -171,7 +176,7 @@ test('following another query with a click on the weights: one Viz.edit, then on
   // Where row 2 is, as the core laid it out (asked before the count starts).
   const at = await page.evaluate(() => {
     const c = document.querySelector('#fig').shadowRoot.querySelector('canvas[data-view="weights"]');
-    const [x0, y0, x1, y1] = document.querySelector('#fig')._viz.cellRect('weights', c.width, c.height, c.width / c.clientWidth, 2, 1, undefined);
+    const [x0, y0, x1, y1] = document.querySelector('#fig')._viz.ask({ kind: 'cellRect', view: 'weights', width: c.width, height: c.height, dpr: c.width / c.clientWidth, i: 2, j: 1 });
     const r = c.getBoundingClientRect();
     const s = c.clientWidth / c.width;
     return { x: r.left + ((x0 + x1) / 2) * s, y: r.top + ((y0 + y1) / 2) * s };
@@ -196,7 +201,7 @@ test('following another query with a click on the weights: one Viz.edit, then on
   assert.deepEqual(changed, [], 'following a query changes no shown view\'s numbers');
   // Besides the pointer's own (the hit-test, cellAt; the shown tooltip's new text, cellText): the edit, then no
   // heatmap's cells (no numbers changed) and only the weights' outlines (the followed row moved), on their overlay.
-  const edit = clicked.wasm.filter((c) => c !== 'Viz.cellAt' && c !== 'Viz.cellText');
-  assert.deepEqual(edit, ['Viz.edit', 'Viz.renderLayers:weights (outlines)'], `JS→WASM calls: ${clicked.wasm.join(', ')}`);
+  const edit = clicked.wasm.filter((c) => c !== 'Viz.ask:cellAt' && c !== 'Viz.ask:cellText');
+  assert.deepEqual(edit, ['Viz.edit', 'Viz.draw:layers:weights (outlines)'], `JS→WASM calls: ${clicked.wasm.join(', ')}`);
   await done(page);
 }, { timeout: WAIT });

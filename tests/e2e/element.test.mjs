@@ -79,7 +79,7 @@ function installHelpers() {
       try {
         for (let y = 0.5; y < canvas.height; y += 2) {
           for (let x = 0.5; x < canvas.width; x += 2) {
-            const hit = viz.cellAt(view, canvas.width, canvas.height, dpr, x, y);
+            const hit = viz.ask({ kind: 'cellAt', view, width: canvas.width, height: canvas.height, dpr, x, y });
             if (hit && hit[0] === i && hit[1] === j) { sx += x; sy += y; n++; }
           }
         }

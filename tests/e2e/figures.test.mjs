@@ -23,7 +23,7 @@ function installHelpers() {
       const r = c.getBoundingClientRect();
       const s = c.width / r.width;
       const at = (x, y) => {
-        const h = el._viz.cellAt(view, c.width, c.height, s, x, y, el._fmtSpec());
+        const h = el._viz.ask({ kind: 'cellAt', view, width: c.width, height: c.height, dpr: s, x, y, fmt: el._fmtSpec() });
         return h && h[0] === i && h[1] === j;
       };
       let p = null;
@@ -166,7 +166,7 @@ test('every heatmap is named by its visible title and has a hidden table of its 
     return [...el.shadowRoot.querySelectorAll('figure.stage')].map((fig) => {
       const view = fig.dataset.view;
       const canvas = fig.querySelector(`canvas[data-view="${view}"]`);
-      const d = el._viz.describe(view, '.3g');
+      const [d] = el._viz.ask({ kind: 'describeViews', views: [view], fmt: '.3g' });
       const table = fig.querySelector('table') ?? el.shadowRoot.getElementById(canvas.getAttribute('aria-describedby') ?? '-')?.querySelector('table');
       const box = table?.getBoundingClientRect();
       const hidden = table && (() => { let n = table; while (n && n !== fig) { const r = n.getBoundingClientRect(); if (r.width <= 1 && r.height <= 1) return true; n = n.parentElement; } return false; })();
@@ -231,7 +231,7 @@ test('keyboard: arrows move a cursor cell over a focused heatmap, each move is a
   }, view);
   const expected = (view, i, j) => page.evaluate(([v, a, b]) => {
     const el = document.getElementById('fig');
-    const c = el._viz.cellText(v, a, b, el._fmtSpec());
+    const c = el._viz.ask({ kind: 'cellText', view: v, i: a, j: b, fmt: el._fmtSpec() });
     return { ...c, box: F.box(el, v, a, b).client };
   }, [view, i, j]);
 
@@ -299,7 +299,7 @@ test('tooltip: the value as fmt writes it plus at most 6 significant digits, pla
   const r = await page.evaluate(async () => {
     await F.frames(2);
     const el = document.getElementById('fig');
-    return { tip: F.tip(el), c: el._viz.cellText('weights', 1, 3, el._fmtSpec()), focus: F.focus(el) };
+    return { tip: F.tip(el), c: el._viz.ask({ kind: 'cellText', view: 'weights', i: 1, j: 3, fmt: el._fmtSpec() }), focus: F.focus(el) };
   });
   assert.ok(r.tip, 'a tooltip');
   const precise = String(Number(r.c.full.toPrecision(6)));
@@ -378,7 +378,7 @@ test('a drag that makes K negative keeps K\'s palette until the pointer is relea
   assert.equal(after.wk, during.wk);
   assert.notDeepEqual(after.fill, before.fill, 'after the release K is redrawn with its new palette');
   assert.ok(after.negFill[2] > after.negFill[0] + 20, `a negative value is blue (diverging) after the release (${after.negFill})`);
-  assert.equal(await page.evaluate(() => document.getElementById('fig')._viz.paletteOf('k', undefined)), 'diverging');
+  assert.equal(await page.evaluate(() => document.getElementById('fig')._viz.ask({ kind: 'palette', view: 'k' })), 'diverging');
   await done(page);
 });
 
@@ -420,7 +420,7 @@ test('index.html chapter 3: typing 30, 20, 10 into embeddings row 1 keeps every 
     return {
       x: el.config.embeddings[1], focus: F.focus(el), cells, text, fill: colours[0][0],
       w: c.getBoundingClientRect().width, h: c.getBoundingClientRect().height,
-      preferred: Array.from(el._viz.preferredSize('scores', el._fmtSpec())), svg: el.toSVG('scores'),
+      preferred: el._viz.ask({ kind: 'preferredSize', view: 'scores', fmt: el._fmtSpec() }), svg: el.toSVG('scores'),
     };
   });
   assert.deepEqual(r.x, [30, 20, 10]);

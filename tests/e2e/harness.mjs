@@ -150,7 +150,7 @@ export function pageHelpers() {
       const c = el.shadowRoot.querySelector(view === 'mask' ? 'canvas[data-control="mask-grid"]' : `canvas[data-view="${view}"]`);
       const r = c.getBoundingClientRect();
       const dpr = c.width / parseFloat(c.style.width);
-      const [x0, y0, x1, y1] = el._viz.cellRect(view, c.width, c.height, dpr, i, j, el._fmtSpec());
+      const [x0, y0, x1, y1] = el._viz.ask({ kind: 'cellRect', view: view, width: c.width, height: c.height, dpr: dpr, i: i, j: j, fmt: el._fmtSpec() });
       return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
     },
     /** Starts counting `el`'s `change` events and collecting its `error` messages (from zero); returns the log. */

@@ -36,7 +36,7 @@ function heads(h, extra = {}) {
   };
 }
 
-/** Page-side helpers, installed as `window.H`. Geometry comes from the core's own layout (Viz.cellRect). */
+/** Page-side helpers, installed as `window.H`. Geometry comes from the core's own layout (its cellRect, asked of the Viz). */
 function installHelpers() {
   const H = {
     el: (id = 'fig') => document.getElementById(id),
@@ -47,7 +47,7 @@ function installHelpers() {
       const c = H.canvas(v, id);
       const r = c.getBoundingClientRect();
       const s = c.width / r.width;
-      const [x0, y0, x1, y1] = el._viz.cellRect(v, c.width, c.height, s, i, j, el._fmtSpec());
+      const [x0, y0, x1, y1] = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: i, j: j, fmt: el._fmtSpec() });
       return { x: r.left + (x0 + x1) / 2 / s, y: r.top + (y0 + y1) / 2 / s };
     },
     /** How many pixels of a canvas are within 24 (summed over r, g, b) of `rgb`; `cols`: only those columns of cells. */
@@ -63,8 +63,8 @@ function installHelpers() {
       const el = H.el(id);
       const c = H.canvas(v, id);
       const s = c.width / c.getBoundingClientRect().width;
-      const a = el._viz.cellRect(v, c.width, c.height, s, i, c0, el._fmtSpec());
-      const b = el._viz.cellRect(v, c.width, c.height, s, i, c1 - 1, el._fmtSpec());
+      const a = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: i, j: c0, fmt: el._fmtSpec() });
+      const b = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: i, j: c1 - 1, fmt: el._fmtSpec() });
       return [a[0], b[2]];
     },
     /** Link-coloured pixels of a canvas between device x0 and x1 (whole height). */
@@ -173,8 +173,8 @@ for (const h of [2, 3, 4]) {
           const v = f.dataset.view;
           const c = f.querySelector('canvas');
           const s = c.width / c.getBoundingClientRect().width;
-          const cell = el._viz.cellRect(v, c.width, c.height, s, 0, 0, el._fmtSpec()).map((x) => x / s);
-          const chars = Math.max(...el._viz.describe(v, el._fmtSpec()).cells.flat().map((t) => [...t].length));
+          const cell = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: 0, j: 0, fmt: el._fmtSpec() }).map((x) => x / s);
+          const chars = Math.max(...el._viz.ask({ kind: 'describeViews', views: [v], fmt: el._fmtSpec() })[0].cells.flat().map((t) => [...t].length));
           return { w: cell[2] - cell[0], h: cell[3] - cell[1], chars };
         }),
       };
@@ -207,8 +207,8 @@ test('390 px: the small multiples are one or two a row, never wider than the fig
       cells: cs.map((c) => {
         const v = c.dataset.view;
         const s = c.width / c.getBoundingClientRect().width;
-        const cell = el._viz.cellRect(v, c.width, c.height, s, 0, 0, el._fmtSpec()).map((x) => x / s);
-        const chars = Math.max(...el._viz.describe(v, el._fmtSpec()).cells.flat().map((t) => [...t].length));
+        const cell = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: 0, j: 0, fmt: el._fmtSpec() }).map((x) => x / s);
+        const chars = Math.max(...el._viz.ask({ kind: 'describeViews', views: [v], fmt: el._fmtSpec() })[0].cells.flat().map((t) => [...t].length));
         return { w: cell[2] - cell[0], chars };
       }),
     };
@@ -273,7 +273,7 @@ test('keyboard: Tab to a head\'s weights, Enter follows it and the focus stays; 
   assert.match(r.summary, /head 1 of 4/);
   // The cursor on a small multiple: starts on the followed query's row, announced, its tooltip shown.
   await page.keyboard.press('ArrowRight');
-  r = await page.evaluate(async () => { await H.frames(2); const c = H.el()._viz.cellText('heads.1.weights', 0, 1, undefined); return { said: H.said(), tip: H.tip(), c, focus: H.focus() }; });
+  r = await page.evaluate(async () => { await H.frames(2); const c = H.el()._viz.ask({ kind: 'cellText', view: 'heads.1.weights', i: 0, j: 1 }); return { said: H.said(), tip: H.tip(), c, focus: H.focus() }; });
   assert.equal(r.said, `head 1 weights, query ${r.c.row} → key ${r.c.col}: ${r.c.value}`);
   assert.match(r.tip, /^heads\.1\.weights\[0\]\[1\] = /);
   assert.equal(r.focus, 'canvas heads.1.weights');

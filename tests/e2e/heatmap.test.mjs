@@ -34,14 +34,14 @@ function pageHelpers() {
   /** Draws `view` of `config` on a new canvas of its preferred CSS size × dpr. */
   window.draw = (config, view, dpr = 1, { dark = false, cssSize = null } = {}) => {
     const viz = av._viz(config);
-    const [w, h] = cssSize ?? viz.preferredSize(view);
+    const [w, h] = cssSize ?? viz.ask({ kind: 'preferredSize', view });
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
     canvas.style.width = `${w}px`;
     canvas.style.height = `${h}px`;
     document.body.append(canvas);
-    viz.render(view, canvas, dpr, dark, undefined, [], true);
+    viz.draw(canvas, { kind: 'heatmap', view, dpr, dark });
     return { viz, canvas };
   };
 
@@ -54,7 +54,7 @@ function pageHelpers() {
     const { width: W, height: H } = canvas;
     const img = canvas.getContext('2d').getImageData(0, 0, W, H).data;
     const at = (x, y) => { const o = (y * W + x) * 4; return (img[o] << 16) | (img[o + 1] << 8) | img[o + 2]; };
-    const cellAt = (x, y) => viz.cellAt(view, W, H, dpr, x, y);
+    const cellAt = (x, y) => viz.ask({ kind: 'cellAt', view, width: W, height: H, dpr, x, y });
     // A point inside the grid (the canvas centre, else a coarse search), then
     // cellAt's spans of every row and column through it.
     let start = cellAt(W / 2, H / 2) ? [Math.floor(W / 2), Math.floor(H / 2)] : null;
@@ -267,7 +267,7 @@ test(`large grid at dpr 2 (${BIG}): uniform cells, 2 px white gaps, same colours
       if (c.color !== svg[i][j].fill || Object.keys(c.pixels).length !== 1 || c.x1 - c.x0 < 16) bad.push({ i, j, c: { ...c, pixels: Object.keys(c.pixels) } });
     }
     return {
-      rows: m.rows, cols: m.cols, size: [m.width, m.height], pref: Array.from(viz.preferredSize('scores')), bad: bad.slice(0, 5), badCount: bad.length,
+      rows: m.rows, cols: m.cols, size: [m.width, m.height], pref: viz.ask({ kind: 'preferredSize', view: 'scores' }), bad: bad.slice(0, 5), badCount: bad.length,
       gaps: [...m.gapsRight, ...m.gapsDown].filter((g) => g.width !== 2 || !g.allWhite).slice(0, 5),
     };
   });
@@ -371,7 +371,7 @@ test('cellAt names the cell that is drawn under every pixel, boundaries included
     // only named as cellAt names its middle (which a cellAt giving the same answer everywhere would pass).
     const wrong = [];
     m.cells.forEach((row, i) => row.forEach((c, j) => {
-      const got = viz.cellAt('naive_weights', m.width, m.height, 1, c.x0 + 0.5, c.qy + 0.5);
+      const got = viz.ask({ kind: 'cellAt', view: 'naive_weights', width: m.width, height: m.height, dpr: 1, x: c.x0 + 0.5, y: c.qy + 0.5 });
       if (String(got) !== String([i, j])) wrong.push({ x: c.x0, got: Array.from(got ?? []), want: [i, j] });
     }));
     return { wrong, rows: m.rows, cols: m.cols };

@@ -857,7 +857,7 @@ test('a panic leaves no figure broken: a million 1 × 1 heads are refused, and a
     const logged = [];
     const original = console.error;
     console.error = (...a) => { logged.push(a.join(' ')); };
-    try { el._viz.forceInternalError(); } catch { /* the trap */ }
+    try { el._viz.ask({ kind: 'forceInternalError' }); } catch { /* the trap */ }
     console.error = original;
     out.logged = logged.some((l) => l.includes('forced internal error'));
     log = H.reset(el);

@@ -44,7 +44,7 @@ function installHelpers() {
       const c = view === 'mask' ? H.root(id).querySelector('canvas[data-control="mask-grid"]') : H.root(id).querySelector(`canvas[data-view="${view}"]`);
       const r = c.getBoundingClientRect();
       const dpr = c.width / parseFloat(c.style.width);
-      const [x0, y0, x1, y1] = el._viz.cellRect(view, c.width, c.height, dpr, i, j, el._fmtSpec());
+      const [x0, y0, x1, y1] = el._viz.ask({ kind: 'cellRect', view: view, width: c.width, height: c.height, dpr: dpr, i: i, j: j, fmt: el._fmtSpec() });
       return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
     },
     hashes: (id, views) => Object.fromEntries(views.map((v) => [v, T.hash(H.root(id).querySelector(`canvas[data-view="${v}"]`))])),

@@ -65,8 +65,8 @@ function installHelpers() {
       const c = M.heat();
       const dpr = c.width / parseFloat(c.style.width);
       const [, , n, m] = M.model().shape;
-      const a = el._viz.cellRect('attention', c.width, c.height, dpr, Math.max(i, 0), Math.max(j, 0), el._fmtSpec());
-      const b = el._viz.cellRect('attention', c.width, c.height, dpr, n - 1, m - 1, el._fmtSpec());
+      const a = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: Math.max(i, 0), j: Math.max(j, 0), fmt: el._fmtSpec() });
+      const b = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: n - 1, j: m - 1, fmt: el._fmtSpec() });
       let x = (a[0] + a[2]) / 2;
       let y = (a[1] + a[3]) / 2;
       if (j < 0) x = a[0] - 10 * dpr;
@@ -88,7 +88,7 @@ function installHelpers() {
       });
     },
     /** The core's full number of heatmap cell (i, j). */
-    cell(i, j) { return M.el()._viz.cellText('attention', i, j, M.el()._fmtSpec()).full; },
+    cell(i, j) { return M.el()._viz.ask({ kind: 'cellText', view: 'attention', i, j, fmt: M.el()._fmtSpec() }).full; },
     live: () => M.root().querySelector('div.model [aria-live]').textContent,
     selected: () => { const c = M.el().config; return [c.layer ?? 0, c.head ?? 0]; },
   };
@@ -216,7 +216,7 @@ test('hovering a token marks its row in every head and focuses the line view: a 
   const linesFor = (q) => page.evaluate((f) => {
     const c = document.createElement('canvas');
     c.width = M.lines().width; c.height = M.lines().height;
-    M.el()._viz.renderLines(c, M.lines().width / parseFloat(M.lines().style.width), false, f ?? undefined);
+    M.el()._viz.draw(c, { kind: 'lines', dpr: M.lines().width / parseFloat(M.lines().style.width), dark: false, focus: f ?? undefined });
     return T.hash(c);
   }, q);
   // A row label of the heatmap (left of the cells).
@@ -230,8 +230,8 @@ test('hovering a token marks its row in every head and focuses the line view: a 
   // The heatmap outlines that row (dashed, in the link colour) across its columns.
   await page.waitForFunction(() => {
     const el = M.el(); const c = M.heat(); const dpr = c.width / parseFloat(c.style.width);
-    const a = el._viz.cellRect('attention', c.width, c.height, dpr, 2, 0, el._fmtSpec());
-    const b = el._viz.cellRect('attention', c.width, c.height, dpr, 2, 5, el._fmtSpec());
+    const a = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: 2, j: 0, fmt: el._fmtSpec() });
+    const b = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: 2, j: 5, fmt: el._fmtSpec() });
     const d = T.seen(c).getContext('2d').getImageData(a[0], a[1] - 2, b[2] - a[0], 4).data;
     let n = 0;
     for (let k = 0; k < d.length; k += 4) if (Math.abs(d[k] - 0x9a) + Math.abs(d[k + 1] - 0x67) + d[k + 2] < 40) n++;
@@ -356,7 +356,7 @@ test('exports: the grid as PNG, the line view as SVG and PNG (the panel\'s butto
   d = await take(() => fig.locator('button[data-action="model-lines-svg"]').click());
   assert.equal(d.name, 'fig-layer1-head2-lines.svg');
   assert.match(d.bytes.toString('utf8'), /^<svg[^>]*width="360"/);
-  assert.equal(d.bytes.toString('utf8'), await page.evaluate(() => M.el()._viz.linesSvg(false, undefined)));
+  assert.equal(d.bytes.toString('utf8'), await page.evaluate(() => M.el()._viz.ask({ kind: 'linesSvg', dark: false })));
   d = await take(() => fig.locator('button[data-action="model-lines-png"]').click());
   assert.equal(d.name, 'fig-layer1-head2-lines.png');
   assert.deepEqual([...d.bytes.subarray(0, 4)], PNG);

@@ -1,7 +1,7 @@
 // The heatmaps' outlines on an overlay: figures.js draws each heatmap without outlines and its
 // outlines (the followed query, a hovered weight's links, the keyboard cursor) on a transparent canvas laid over it
-// (Viz.renderLayers), so a hover redraws outlines, never the cells. What the reader sees must be what one
-// `Viz.render` with the outlines draws, pixel for pixel, in both themes and at both drawing paths (shapes for a small
+// (a `layers` draw), so a hover redraws outlines, never the cells. What the reader sees must be what one
+// `heatmap` draw with the outlines draws, pixel for pixel, in both themes and at both drawing paths (shapes for a small
 // grid, the raster for a big one); a hover must leave every heatmap's cells as they were drawn; the PNG export and the
 // narrow screen's peek carry the outlines. Real mouse and keyboard input; the focus is checked where it moves.
 import { test, before, after } from 'node:test';
@@ -48,7 +48,7 @@ async function figure({ preset = null, n = 0, theme = 'light', editable = true }
           const one = document.createElement('canvas');
           one.width = c.width; one.height = c.height;
           const dpr = c.width / parseFloat(c.style.width);
-          el._viz.render(view, one, dpr, el._state.dark, el.palette ?? undefined, highlights[view] || [], true, el._state.fmt, el.contrast);
+          el._viz.draw(one, { kind: 'heatmap', view, dpr, dark: el._state.dark, palette: el.palette ?? undefined, highlights: highlights[view] || [], fmt: el._state.fmt, contrast: el.contrast });
           out[view] = T.hash(one) === T.hash(c);
         }
         return out;

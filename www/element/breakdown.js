@@ -43,7 +43,7 @@ export const hasMask = (cfg) => (cfg.mask !== undefined && cfg.mask !== 'none') 
 /**
  * `code` in words: "masked: causal mask", "masked: beyond valid length 2", … joined by "and"; null when key j is
  * attended. The code is the core's (its bits MASKED_BY): the trace's `query.masked` for the followed query, a cell's
- * `masked` (Viz.cellText) for any other.
+ * `masked` (the core's cellText) for any other.
  */
 export function maskReason(cfg, i, j, code) {
   if (!code) return null;

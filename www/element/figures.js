@@ -20,7 +20,7 @@ const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
 const PANELS = ['inputs', 'steps', 'breakdown', 'controls'];
 /** The gap between small multiples, CSS px (style.js .heads). */
 const MULTIPLE_GAP = 10;
-/** Outline kinds of `Viz.render`'s highlights. */
+/** Outline kinds of a heatmap drawing's highlights (src/web/draw.rs). */
 const SELECTED = 0;
 const LINK = 1;
 const CURSOR = 2;
@@ -35,7 +35,7 @@ export class Figures {
     this.host = host;
     this.api = api;
     this.canvases = new Map();
-    this.overlays = new Map(); // view → the transparent canvas over its heatmap that holds the outlines (Viz.renderLayers)
+    this.overlays = new Map(); // view → the transparent canvas over its heatmap that holds the outlines (a `layers` drawing)
     this.sizes = new Map(); // view → [w, h]: kept between rebuilds and edits, so an edit never reflows the page
     this.palettes = null; // view → palette name, while a scrub lasts
     this.hover = null; // {view, cell} under the mouse, or tapped
@@ -79,7 +79,7 @@ export class Figures {
     const { host } = this;
     const panels = host._state.panels;
     if (panels) {
-      const { views, unknown, message } = host._viz.resolveViews([...panels], [...PANELS, ...VARIANT_PANELS, ...(host._model.shape ? ['model'] : [])]);
+      const { views, unknown, message } = host._ask({ kind: 'resolveViews', requested: [...panels], panels: [...PANELS, ...VARIANT_PANELS, ...(host._model.shape ? ['model'] : [])] });
       // Names that are no view of the author's config are said by the host (_attributeProblems) until `views`
       // changes; a later status message (an edit's) never hides them. The core writes the message (names cut).
       this.unknown = unknown;
@@ -89,7 +89,7 @@ export class Figures {
     }
     this.unknown = [];
     this.unknownMessage = null;
-    return host._viz.views().filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._state.naive || v !== 'naive_weights'));
+    return host._ask({ kind: 'views' }).filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._state.naive || v !== 'naive_weights'));
   }
 
   /** The scores and weights heatmaps (and each head's weights): query rows against key columns. */
@@ -221,10 +221,10 @@ export class Figures {
     try {
       // A grid too big to annotate shows no numbers at any size: its cells need only stay visible.
       if (rows * cols > 1024) {
-        const cell = host._viz.cellRect(views[0], w, h, 1, 0, 0, host._state.fmt);
+        const cell = host._ask({ kind: 'cellRect', view: views[0], width: w, height: h, dpr: 1, i: 0, j: 0, fmt: host._state.fmt });
         return !!cell && cell[2] - cell[0] >= 3 && cell[3] - cell[1] >= 3;
       }
-      return views.every((v) => host._viz.numbersFont(v, w, h, host._state.fmt) >= LEGIBLE_FONT);
+      return views.every((v) => host._ask({ kind: 'numbersFont', view: v, width: w, height: h, fmt: host._state.fmt }) >= LEGIBLE_FONT);
     } catch {
       return false; // a refused fmt: the status line says why
     }
@@ -242,7 +242,7 @@ export class Figures {
     const size = views.get(view)?.size;
     if (size) return [size[0], size[1]];
     try {
-      return Array.from(api.callCore(() => host._viz.preferredSize(view, host._state.fmt)));
+      return api.callCore(() => host._ask({ kind: 'preferredSize', view, fmt: host._state.fmt }));
     } catch {
       return this.sizes.get(view) ?? [300, 200];
     }
@@ -296,8 +296,8 @@ export class Figures {
     }
     for (const [view, canvas, palette, key, base, outlines] of stale) {
       const overlay = this.overlays.get(view);
-      api.callCore(() => viz.renderLayers(view, canvas, overlay, key, dpr, dark, palette, highlights[view] || [], fmt, host.contrast,
-        base, overlay.dataset.painted !== outlines));
+      api.callCore(() => viz.draw(canvas, { kind: 'layers', view, overlay, key, dpr, dark, palette, highlights: highlights[view] || [], fmt,
+        contrast: host.contrast, base, outlines: overlay.dataset.painted !== outlines }));
     }
     for (const [view, canvas, , key, , outlines] of stale) { canvas.dataset.painted = key; this.overlays.get(view).dataset.painted = outlines; }
     // The text alternatives: made at once for new canvases; after an edit, once edits stop.
@@ -342,7 +342,7 @@ export class Figures {
     const { host } = this;
     this.palettes = new Map();
     for (const view of this.canvases.keys()) {
-      try { this.palettes.set(view, host._viz.paletteOf(view, host.palette ?? undefined)); } catch { /* its own palette */ }
+      try { this.palettes.set(view, host._ask({ kind: 'palette', view, palette: host.palette ?? undefined })); } catch { /* its own palette */ }
     }
     clearTimeout(this.settleTimer);
   }
@@ -355,7 +355,7 @@ export class Figures {
     this.host._repaint({ silent: true });
   }
 
-  /** Outlines as `Viz.render` takes them: [kind, r0, c0, r1, c1, …] per view. */
+  /** Outlines as a heatmap drawing takes them: [kind, r0, c0, r1, c1, …] per view. */
   highlights() {
     const { host, hover } = this;
     const cursor = this.reader.cursor;
@@ -437,7 +437,7 @@ export class Figures {
   cellAtPx(canvas, f, x, y) {
     const { host } = this;
     // The key of what the canvas shows: the core keeps its layout while it is the same (no view built per move).
-    const hit = host._viz.cellAt(canvas.dataset.view, canvas.width, canvas.height, f.dpr, x, y, host._state.fmt, canvas.dataset.painted);
+    const hit = host._ask({ kind: 'cellAt', view: canvas.dataset.view, width: canvas.width, height: canvas.height, dpr: f.dpr, x, y, fmt: host._state.fmt, key: canvas.dataset.painted });
     return hit ? [hit[0], hit[1]] : null;
   }
 
@@ -452,7 +452,7 @@ export class Figures {
     const f = this.frameOf(canvas);
     if (!f.rect.width || !f.rect.height) return null;
     const { host } = this;
-    const r = host._viz.cellRect(canvas.dataset.view, canvas.width, canvas.height, f.dpr, i, j, host._state.fmt, canvas.dataset.painted);
+    const r = host._ask({ kind: 'cellRect', view: canvas.dataset.view, width: canvas.width, height: canvas.height, dpr: f.dpr, i, j, fmt: host._state.fmt, key: canvas.dataset.painted });
     if (!r) return null;
     const [x0, y0, x1, y1] = r;
     return { left: f.rect.left + x0 / f.sx, right: f.rect.left + x1 / f.sx, top: f.rect.top + y0 / f.sy, bottom: f.rect.top + y1 / f.sy };

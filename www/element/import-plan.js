@@ -427,7 +427,7 @@ export class Work {
     try { fields = fixFields(cfg, plan, this.api.RandomState); } catch (e) { this.refuse(`${source}: ${e?.message ?? e}; nothing was imported`, target); return; }
     let refused = null;
     const ok = host._apply(() => {
-      try { host._viz.setFields(JSON.stringify(fields)); } catch (e) { refused = e; throw e; }
+      try { host._edit({ fields }); } catch (e) { refused = e; throw e; }
     }, { rebuild: true });
     if (!ok) {
       // _apply has said it in the status line and fired `error`; say it where the reader is looking too.

@@ -14,10 +14,13 @@
 // only through this small internal interface:
 //   _state                        what they read (state.js): the snapshot's config, trace fields, views' sizes and
 //                                 keys, and the look (dpr, dark, fmt, width, the `views` panels)
-//   _apply(edit, options)         a command ({value: [matrix, row, col, x]}, {query: i}, {fields: {…}}: one call,
-//                                 `Viz.edit`, the edit and its snapshot) or a mutation (a function calling the Viz;
-//                                 its snapshot is asked once, on first use) → repaint → `change`
-//   _viz                          the Rust Viz, for what is not an edit nor in a snapshot (hit-testing, SVG, text)
+//   _apply(edit, options)         a command (src/web/command.rs: {value: [matrix, row, col, x]}, {query: i},
+//                                 {fields: {…}}, {insertHead: true}…: one call, `Viz.edit`, the edit and its
+//                                 snapshot) or a mutation (a function making edits through `_edit`; its snapshot is
+//                                 asked once, on first use) → repaint → `change`
+//   _ask(question)                a question the core answers about the figure, {kind, …} (src/web/ask.rs): what is
+//                                 not an edit nor in a snapshot (hit-testing, SVG, text, export)
+//   _viz                          the Rust Viz: `edit`, `ask`, and `draw` (a heatmap, its layers, a line view)
 //   _rebuild() _repaint()         rebuild every part / repaint what changed
 //   _status(text, error) _fail(message)           the status line (+ `error`)
 //   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
@@ -30,7 +33,7 @@
 // flash panels: steppers.js; their canvases' views join the snapshot request).
 //
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
-// typed digit is one `Viz.edit` and one `Viz.render` per changed canvas (tests/e2e/calls.test.mjs counts them):
+// typed digit is one `Viz.edit` and one `Viz.draw` per changed canvas (tests/e2e/calls.test.mjs counts them):
 //   request (_request)   views: the canvases' views (figures.js, the mask panel's); fmt; fields: the trace fields
 //                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js; `name#i`
 //                        is row i alone, `name#q` the followed query's); parts: the variants and modern panels
@@ -38,13 +41,13 @@
 //   snapshot             {version, request, views: Map view → {key, size: [w, h] natural CSS size for fmt}, shapes:
 //                        every trace field's shape, used: the panels the config uses, parts: the asked panels'
 //                        model (src/panels.rs)}; an edit's has no sizes (its canvases keep theirs until it
-//                        settles), `_snapshot({sizes: true})` asks `Viz.snapshot`, which measures; its
+//                        settles), `_snapshot({sizes: true})` asks the core's `snapshot`, which measures; its
 //                        fields fill the trace cache (_field/_row/_at) and its config the config cache (a one-value
 //                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes
 //                        exactly when what it draws does (its numbers, labels, title): figures.js and variants.js
 //                        repaint a canvas only when its key, size, theme, palette, fmt or outlines changed — the one
-//                        place that decides a repaint; the settle timer measures once (one `Viz.snapshot`) and
-//                        describes only the views whose key changed (reader.js: one `Viz.describeViews`).
+//                        place that decides a repaint; the settle timer measures once (one asked `snapshot`) and
+//                        describes only the views whose key changed (reader.js: one asked `describeViews`).
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
 // holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's
@@ -310,7 +313,7 @@ export function defineElement(api) {
     // ---- public API -------------------------------------------------------
 
     /** The current config (a plain object with every default filled in). */
-    get config() { return this._large?.shown ? this._large.config : this._viz ? JSON.parse(this._viz.configJson()) : null; }
+    get config() { return this._large?.shown ? this._large.config : this._viz ? JSON.parse(this._ask({ kind: 'config' })) : null; }
 
     /** Replaces the config; an invalid one fires `error` and keeps the figure. */
     set config(value) {
@@ -352,7 +355,7 @@ export function defineElement(api) {
         // A state from toJSON(): restore it whole, through the share-link validator (its JSON text, as a link carries it).
         let text;
         try { text = api.configJson(value); } catch (e) { this._fail(e?.message ?? String(e)); return; }
-        applied = this._apply(() => { this._showNaive = this._viz.setShareState(text, true); }, { rebuild: true, initial: 'page' });
+        applied = this._apply(() => { this._showNaive = this._edit({ shareState: [text, true] }).naive; }, { rebuild: true, initial: 'page' });
       } else {
         // A config of the same structure as the shown one (new numbers only: a model redrawn while it trains, a
         // page's slider) keeps every part's DOM: only the numbers and the heatmaps change (see _structure).
@@ -378,7 +381,7 @@ export function defineElement(api) {
      * every config a page sets.
      */
     get _initial() {
-      if (this._authoredCache === undefined) this._authoredCache = this._viz ? JSON.parse(this._viz.authoredJson()) : null;
+      if (this._authoredCache === undefined) this._authoredCache = this._viz ? JSON.parse(this._ask({ kind: 'authored' })) : null;
       return this._authoredCache;
     }
 
@@ -391,7 +394,7 @@ export function defineElement(api) {
     get trace() {
       if (this._large?.shown) return this._large.trace();
       if (!this._viz) return null;
-      if (!this._traceCache) this._traceCache = api.toTrace(this._viz.trace());
+      if (!this._traceCache) this._traceCache = api.toTrace(this._ask({ kind: 'trace' }));
       return this._traceCache;
     }
 
@@ -461,7 +464,7 @@ export function defineElement(api) {
     toSVG(view) {
       if (this._large?.shown) return this._large.svg(view);
       if (!this._viz) throw notLoaded();
-      return api.callCore(() => this._viz.toSvg(String(view), this.palette ?? undefined, this._fmtSpec(), this.contrast));
+      return api.callCore(() => this._ask({ kind: 'svg', view: String(view), palette: this.palette ?? undefined, fmt: this._fmtSpec(), contrast: this.contrast }));
     }
 
     /**
@@ -476,13 +479,13 @@ export function defineElement(api) {
     /** The whole state as JSON: `{v, config, naive, random}`; `.config = state` restores it. */
     toJSON() {
       if (!this._viz) throw notLoaded();
-      return JSON.parse(this._viz.shareState(this._showNaive, true));
+      return JSON.parse(this._ask({ kind: 'shareState', naive: this._showNaive, json: true }));
     }
 
     /** "Copy as NumPy": a self-contained Python snippet that recomputes this figure. */
     toNumPy() {
       if (!this._viz) throw notLoaded();
-      return this._viz.toNumPy();
+      return this._ask({ kind: 'numpy' });
     }
 
     /**
@@ -499,9 +502,18 @@ export function defineElement(api) {
     /** The config as the element reads it internally: parsed once per state, never mutated. */
     _cfg() {
       // Without a model's weights (up to 2^23 numbers): no part reads cfg.attention (the trace has them).
-      if (!this._cfgCache) this._cfgCache = JSON.parse(this._viz.configJsonWithoutStack());
+      if (!this._cfgCache) this._cfgCache = JSON.parse(this._ask({ kind: 'config', withoutStack: true }));
       return this._cfgCache;
     }
+
+    /** One question to the core about the figure, `{kind, …}` (src/web/ask.rs): its answer, the figure unchanged. */
+    _ask(question) { return this._viz.ask(question); }
+
+    /**
+     * One edit of the figure (src/web/command.rs) without its snapshot, for a mutation `_apply` runs (the snapshot is
+     * asked once, on first use): `{}`, or `{naive}` for a restored state. Throws the core's message when refused.
+     */
+    _edit(command) { return this._viz.edit(command); }
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
     _invalidate({ keepConfig = false } = {}) {
@@ -541,10 +553,10 @@ export function defineElement(api) {
       const req = this._request();
       const snap = this._snap;
       if (snap?.version === this._version && snap.request === req.key && (snap.sized || !sizes)) return snap;
-      return this._take(api.callCore(() => this._viz.snapshot(req.views, req.fmt, req.fields, req.parts)), req, true);
+      return this._take(api.callCore(() => this._ask({ kind: 'snapshot', ...req })), req, true);
     }
 
-    /** Keeps a snapshot the core returned (`Viz.snapshot`/`Viz.edit`) for `req`: views, fields and config. */
+    /** Keeps a snapshot the core returned (an asked `snapshot`, or `Viz.edit`'s) for `req`: views, fields and config. */
     _take(raw, req, sized = false) {
       if (typeof raw.config === 'string') this._cfgCache = JSON.parse(raw.config);
       else if (raw.value && this._cfgCache) {
@@ -569,7 +581,7 @@ export function defineElement(api) {
      */
     _field(name) {
       const cache = (this._rawCache ||= new Map());
-      if (!cache.has(name)) cache.set(name, this._viz.field(name) ?? null);
+      if (!cache.has(name)) cache.set(name, this._ask({ kind: 'field', name }) ?? null);
       return cache.get(name);
     }
 
@@ -588,7 +600,7 @@ export function defineElement(api) {
         return Array.from(shape.length === 1 ? data : data.subarray(i * shape[1], (i + 1) * shape[1]));
       }
       // Only the row crosses from Rust: the breakdown reads ~70 rows of n × d fields per edit.
-      return Array.from(this._viz.row(name, i) ?? []);
+      return Array.from(this._ask({ kind: 'row', name, i }) ?? []);
     }
 
     /** Element (i, j) of a matrix field; for a vector, element j (or i when j is null). */
@@ -617,7 +629,7 @@ export function defineElement(api) {
     _setFmt(value) {
       this._badFmt = null;
       if (value !== null) {
-        try { api.callCore(() => this._viz.preferredSize(this._viz.views()[0], value)); } catch (e) {
+        try { api.callCore(() => this._ask({ kind: 'preferredSize', view: this._ask({ kind: 'views' })[0], fmt: value })); } catch (e) {
           this._badFmt = value;
           this._fail(`${e.message} — the numbers keep the default .2g.`);
         }
@@ -855,7 +867,7 @@ export function defineElement(api) {
      */
     _restoreState(text, saved = false) {
       try {
-        this._showNaive = api.callCore(() => (saved ? this._viz.restoreSaved(text) : this._viz.setShareState(text)));
+        this._showNaive = api.callCore(() => (saved ? this._edit({ restoreSaved: text }) : this._edit({ shareState: [text, false] })).naive);
         this._invalidate();
         return null;
       } catch (e) {
@@ -866,8 +878,9 @@ export function defineElement(api) {
     // ---- edits --------------------------------------------------------------
 
     /**
-     * Runs one edit: a command for `Viz.edit` ({value: [matrix, row, column, x]}, {query: i}, {fields: {…}}: the edit
-     * and its snapshot in one call) or a function that mutates the Viz; on success recompute → repaint → `change`.
+     * Runs one edit: a command for `Viz.edit` ({value: [matrix, row, column, x]}, {query: i}, {fields: {…}}, …: the
+     * edit and its snapshot in one call) or a function that edits through `_edit` (its snapshot asked once, on first
+     * use); on success recompute → repaint → `change`.
      * `cell`: the input it came from (its mark is set or cleared); `rebuild`: the shape may
      * have changed (true) or only the token names ('labels': the grids, where they were typed, stay); `initial`: a new
      * document, not a user edit — Reset (true: the saved edits are forgotten) or a config set by the page ('page':
@@ -877,11 +890,11 @@ export function defineElement(api) {
       // `rebuild` may be a function, asked after the mutation (the new state decides: see `set config`).
       // A token name with half a surrogate pair would reach Rust as U+FFFD: refused, never changed silently.
       if (rebuild === 'labels' && this._loneSurrogate()) return false;
-      // A command ({value}, {query}, {fields}) is one call: the edit and the snapshot of what it changed.
+      // A command is one call: the edit and the snapshot of what it changed.
       const req = typeof mutate === 'function' ? null : this._request();
       let raw = null;
       try {
-        if (req) raw = api.callCore(() => this._viz.edit(mutate, req.views, req.fmt, req.fields, req.parts));
+        if (req) raw = api.callCore(() => this._viz.edit(mutate, req));
         else api.callCore(mutate);
       } catch (e) {
         if (e.message.startsWith('attention-viz internal error')) this._recover();
@@ -896,7 +909,7 @@ export function defineElement(api) {
       // A new document is not a user edit: nothing to save. Only Reset forgets the saved edits.
       if (initial) {
         this._initial = undefined; // read back from the core only when asked (the getter above): a stack is not copied
-        this._viz.markAuthored();
+        this._edit({ markAuthored: true });
         if (initial !== 'page') this._persist.forget();
         this._inputs.forget();
         this._share.leaveURL();
@@ -917,7 +930,7 @@ export function defineElement(api) {
       if (!this._viz) return null;
       const matrix = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => Array.isArray(r) && r.every((x) => typeof x === 'number'));
       const cfg = JSON.stringify(this._cfg(), (k, v) => (matrix(v) ? `${v.length}×${v[0].length}` : v));
-      return cfg + (this._cfg().mechanism === 'weights' ? `|${Array.from(this._viz.modelShape())}` : '');
+      return cfg + (this._cfg().mechanism === 'weights' ? `|${this._ask({ kind: 'modelShape' })}` : '');
     }
 
     /**
@@ -951,10 +964,10 @@ export function defineElement(api) {
     /**
      * Whether the Rust state can still change. A panic (a bug: no input may cause one) traps in the middle of a call,
      * and the object it was called on stays borrowed for good: every later change throws wasm-bindgen's "recursive
-     * use of an object detected" (`usable` takes it mutably).
+     * use of an object detected" (`ask` takes it mutably).
      */
     _usable() {
-      try { return this._viz.usable(); } catch { return false; }
+      try { return this._ask({ kind: 'usable' }); } catch { return false; }
     }
 
     /** A config set on a figure whose Rust state a panic left unusable: a fresh Viz of it, said on the figure. */
@@ -970,7 +983,7 @@ export function defineElement(api) {
       this._viz = viz;
       this._modelCaption(model);
       this._invalidate();
-      this._viz.markAuthored();
+      this._edit({ markAuthored: true });
       this._initial = undefined;
       this._persist.forget();
       this._inputs.forget();

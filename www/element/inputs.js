@@ -232,7 +232,7 @@ export class Inputs {
     const spec = host.hasAttribute('fmt') && !VECTORS.has(name) ? host._state.fmt : undefined;
     if (spec === undefined) return null;
     let texts;
-    try { texts = host._viz.cellTexts(name, r0, r1, c0, c1, spec); } catch { return null; }
+    try { texts = host._ask({ kind: 'cellTexts', view: name, r0, r1, c0, c1, fmt: spec }); } catch { return null; }
     return texts.length === (r1 - r0) * (c1 - c0) ? texts.map((t) => (parseCell(t).error ? undefined : t)) : null;
   }
 
@@ -329,7 +329,7 @@ export class Inputs {
     const i = Number(t.dataset.token);
     if (t.value.trim() === '') { t.value = host._state.config.tokens[i]; host._fail('A token needs a name; the old one is kept.'); return; }
     // The grids are not rebuilt: the name is already in its field, and Tab is on its way to the next one.
-    host._apply(() => host._viz.renameToken(i, t.value), { rebuild: 'labels' });
+    host._apply(() => host._edit({ renameToken: [i, t.value] }), { rebuild: 'labels' });
   }
 
   onKey(e) {
@@ -429,9 +429,8 @@ export class Inputs {
     const { matrix } = cell.dataset;
     const r0 = Number(cell.dataset.row);
     const c0 = Number(cell.dataset.col);
-    const { host, api } = this;
-    const cfg = host.config; // a copy of its own to write into
-    const target = rowsOf(cfg, matrix);
+    const { host } = this;
+    const target = rowsOf(host._state.config, matrix);
     let width = 0;
     for (const row of rows) width = Math.max(width, row.length); // not Math.max(...rows): 200 000 rows overflow the stack
     if (r0 + rows.length > target.length || c0 + width > target[0].length) {
@@ -443,10 +442,9 @@ export class Inputs {
       return;
     }
     rows.forEach((row, i) => row.forEach((x, j) => {
-      target[r0 + i][c0 + j] = x;
       this.invalid.delete(`${matrix}:${r0 + i}:${c0 + j}`); // typed text there is replaced
     }));
-    if (VECTORS.has(matrix)) cfg[matrix] = target[0];
-    host._apply(() => api.setConfig(host._viz, cfg), { rebuild: true });
+    // One edit: the core writes the block and checks the config it makes (src/edits.rs with_block).
+    host._apply(() => host._edit({ block: [matrix, r0, c0, rows] }), { rebuild: true });
   }
 }

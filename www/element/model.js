@@ -131,7 +131,7 @@ export class Model {
     }
     const panels = host._state.panels;
     this.root.hidden = Boolean(panels) && !panels.has('model');
-    this.shape = Array.from(host._viz.modelShape());
+    this.shape = host._ask({ kind: 'modelShape' });
     const [layers, heads] = this.shape;
     if (this.cursor && (this.cursor[0] >= layers || this.cursor[1] >= heads)) this.cursor = null;
     this.over = null;
@@ -215,7 +215,7 @@ export class Model {
     const lw = Math.round(LABEL_W * dpr);
     const lh = Math.round(LABEL_H * dpr);
     // The core may draw smaller thumbnails than asked (its raster bounds, for thousands of heads): its sizes place them.
-    const grid = api.callCore(() => host._viz.modelGrid(Math.max(4, Math.round(thumb * dpr)), Math.round(gap * dpr), dark, host.palette ?? undefined));
+    const grid = api.callCore(() => host._ask({ kind: 'modelGrid', thumb: Math.max(4, Math.round(thumb * dpr)), gap: Math.round(gap * dpr), dark, palette: host.palette ?? undefined }));
     const { thumb: t, gap: g } = grid;
     canvas.width = lw + grid.width;
     canvas.height = lh + grid.height;
@@ -320,7 +320,7 @@ export class Model {
     const [sl, sh] = this.selected();
     if (l === sl && h === sh) { this.say(`layer ${l}, head ${h} is shown.`); return; }
     const { host } = this;
-    if (host._apply(() => host._viz.selectHead(l, h))) this.say(`Selected ${this.describe(l, h)}`);
+    if (host._apply(() => host._edit({ selectHead: [l, h] }))) this.say(`Selected ${this.describe(l, h)}`);
   }
 
   /** "layer 3, head 5: entropy 1.2 bits, distance to the diagonal 3.4 tokens, previous token 0.12, first token 0.4". */
@@ -498,7 +498,7 @@ export class Model {
   /** Above the heatmap: the shown head's rows do not sum to 1. */
   paintNote() {
     const [l, h] = this.selected();
-    const text = this.host._viz.rowSumNote(l, h) ?? '';
+    const text = this.host._ask({ kind: 'rowSumNote', layer: l, head: h }) ?? '';
     if (this.note.textContent !== text) this.note.textContent = text;
     this.note.hidden = !text;
   }
@@ -508,7 +508,7 @@ export class Model {
   paintLines() {
     if (!this.shape || !this.linesFig.isConnected) return;
     const { host, lines } = this;
-    const size = host._viz.linesSize();
+    const size = host._ask({ kind: 'linesSize' });
     const [l, h, n, m] = [...this.selected(), ...this.shape.slice(2)];
     if (!size) {
       lines.hidden = true;
@@ -525,11 +525,11 @@ export class Model {
     const key = `${host._state.version}|${dpr}|${dark}|${focus}`;
     if (this.keys.lines === key) return;
     this.keys.lines = key;
-    const [w, hh] = Array.from(size);
+    const [w, hh] = size;
     lines.width = Math.round(w * dpr);
     lines.height = Math.round(hh * dpr);
     lines.style.width = `${w}px`; // its height follows (style.js: height auto), also when a narrow panel shrinks it
-    this.api.callCore(() => host._viz.renderLines(lines, dpr, dark, focus));
+    this.api.callCore(() => host._viz.draw(lines, { kind: 'lines', dpr, dark, focus }));
     lines.setAttribute('aria-label', `Layer ${l}, head ${h} as lines from each query (left) to the keys it attends to (right), as opaque as the weight`
       + `${focus === undefined ? '' : `; only query ${this.tokenName({ kind: 'row', index: focus })}`}. The heatmap beside it has the numbers.`);
   }
@@ -539,7 +539,7 @@ export class Model {
     const r = this.lines.getBoundingClientRect();
     const css = r.height ? this.lines.height / this.host._state.dpr / r.height : 1;
     const left = e.clientX - r.left < r.width / 2;
-    const i = this.host._viz.lineAt((e.clientY - r.top) * css, left);
+    const i = this.host._ask({ kind: 'lineAt', y: (e.clientY - r.top) * css, left });
     const token = i !== undefined ? { kind: left ? 'row' : 'col', index: i, from: 'lines' } : null;
     this.setToken(tap && JSON.stringify(token) === JSON.stringify(this.pointerToken) ? null : token);
   }
@@ -554,8 +554,9 @@ export class Model {
     const [, , n, m] = this.shape;
     let a; let b;
     try {
-      a = host._viz.cellRect('attention', canvas.width, canvas.height, f.dpr, 0, 0, host._state.fmt);
-      b = host._viz.cellRect('attention', canvas.width, canvas.height, f.dpr, n - 1, m - 1, host._state.fmt);
+      const cell = (i, j) => host._ask({ kind: 'cellRect', view: 'attention', width: canvas.width, height: canvas.height, dpr: f.dpr, i, j, fmt: host._state.fmt });
+      a = cell(0, 0);
+      b = cell(n - 1, m - 1);
     } catch { return; }
     if (!a || !b) return;
     const x = (e.clientX - f.rect.left) * f.sx;
@@ -581,17 +582,17 @@ export class Model {
         blob = await toBlob(canvas);
         name = `${host.id || 'attention-viz'}-grid.png`;
       } else {
-        if (!host._viz.linesSize()) { host._fail(`The line view is for up to 128 tokens (this head has ${Math.max(...this.shape.slice(2))}).`); return; }
+        if (!host._ask({ kind: 'linesSize' })) { host._fail(`The line view is for up to 128 tokens (this head has ${Math.max(...this.shape.slice(2))}).`); return; }
         if (action === 'model-lines-svg') {
-          blob = new Blob([host._viz.linesSvg(false, undefined)], { type: 'image/svg+xml' });
+          blob = new Blob([host._ask({ kind: 'linesSvg', dark: false })], { type: 'image/svg+xml' });
           name = `${base}-lines.svg`;
         } else {
           const dpr = window.devicePixelRatio || 1;
-          const [w, hh] = Array.from(host._viz.linesSize());
+          const [w, hh] = host._ask({ kind: 'linesSize' });
           const canvas = document.createElement('canvas');
           canvas.width = Math.round(w * dpr);
           canvas.height = Math.round(hh * dpr);
-          this.api.callCore(() => host._viz.renderLines(canvas, dpr, false, undefined));
+          this.api.callCore(() => host._viz.draw(canvas, { kind: 'lines', dpr, dark: false }));
           blob = await toBlob(canvas);
           name = `${base}-lines.png`;
         }

@@ -201,7 +201,7 @@ export class Modern {
       case 'position-base': this.setBase(t); return;
       case 'position-slopes': this.setSlopes(t); return;
       case 'kv-heads': {
-        this.edit('kv', () => this.host._viz.setKvHeads(Number(t.value)), { rebuild: true, undo: () => { t.value = String(kv.kv); } });
+        this.edit('kv', () => this.host._edit({ kvHeads: Number(t.value) }), { rebuild: true, undo: () => { t.value = String(kv.kv); } });
         return;
       }
       case 'window-on': {

@@ -12,7 +12,7 @@
 // of the page claims and that look like a figure's (its name, or its config) are offered on it, never shown silently
 // or dropped without a word.
 //
-// What is saved and whether it can be is the core's call (`Viz.savedState`): a model's weights figure saves only its
+// What is saved and whether it can be is the core's call (its `savedState`): a model's weights figure saves only its
 // selection (the stack is the page's), and a state longer than the core restores is never written out, nor saved.
 // Another tab saving this figure is said on the figure.
 
@@ -124,7 +124,7 @@ export class Persist {
     let state;
     try {
       // The core decides from the sizes before writing anything out (a weights figure: its selection only).
-      state = host._viz.savedState(host._state.naive);
+      state = host._ask({ kind: 'savedState', naive: host._state.naive });
     } catch (e) {
       // It could not be restored: saving it would only lose it on the next load. The older saved edits go too, or
       // a reload would bring back edits older than the ones on screen.
@@ -146,7 +146,7 @@ export class Persist {
 
   /** What would be saved now (null when it cannot be): to tell another tab's save from this one's. */
   current() {
-    try { return this.host._viz.savedState(this.host._state.naive); } catch { return null; }
+    try { return this.host._ask({ kind: 'savedState', naive: this.host._state.naive }); } catch { return null; }
   }
 
   /**

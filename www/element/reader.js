@@ -86,7 +86,7 @@ export class Reader {
     });
     if (!stale.length) return;
     let described;
-    try { described = host._viz.describeViews(stale, fmt); } catch { return; }
+    try { described = host._ask({ kind: 'describeViews', views: stale, fmt }); } catch { return; }
     stale.forEach((view, k) => {
       const slot = this.texts.get(view);
       const canvas = figures.canvases.get(view);
@@ -163,7 +163,7 @@ export class Reader {
   /** The core's text of a cell, or null off the grid. */
   text(view, i, j) {
     if (i < 0 || j < 0) return null;
-    try { return this.host._viz.cellText(view, i, j, this.host._state.fmt) ?? null; } catch { return null; }
+    try { return this.host._ask({ kind: 'cellText', view, i, j, fmt: this.host._state.fmt }) ?? null; } catch { return null; }
   }
 
   /** "weights, query word_2 → key word_1: 0.24" (self-attention's scores and weights), else "k, row word_1, column 2: 3". */

@@ -1,4 +1,4 @@
-// Owns getting a figure out of the page: shareURL() (its state is the core's text: Viz.shareState, base64url of the
+// Owns getting a figure out of the page: shareURL() (its state is the core's text: its shareState, base64url of the
 // versioned JSON, src/share.rs), the Share & export menu (link, PNG, SVG, JSON, NumPy), downloads and the clipboard,
 // and PNG export (one heatmap drawn offscreen at device resolution, or the visible heatmaps composited as they are
 // laid out).
@@ -75,9 +75,9 @@ export class Share {
     const { host } = this;
     const parts = this.otherParts();
     const head = `${location.href.split('#')[0]}#${parts.map((p) => `${p}&`).join('')}${encodeURIComponent(shareKey(host))}=`;
-    const least = head.length + host._viz.shareStateAtLeast();
+    const least = head.length + host._ask({ kind: 'shareStateAtLeast' });
     if (least > MAX_LINK) throw new LinkTooLong(least, true);
-    const url = head + host._viz.shareState(host._state.naive);
+    const url = head + host._ask({ kind: 'shareState', naive: host._state.naive });
     if (url.length > MAX_LINK) throw new LinkTooLong(url.length);
     return url;
   }
@@ -85,11 +85,11 @@ export class Share {
   buildMenu() {
     const svgView = el('select', { 'data-control': 'export-view', 'aria-label': 'Heatmap to export' });
     const refresh = () => {
-      const viz = this.host._viz;
-      if (!viz) return;
+      const { host } = this;
+      if (!host._viz) return;
       const keep = svgView.value;
-      svgView.replaceChildren(el('option', { value: '', text: 'whole figure' }), ...viz.views().map((v) => el('option', { value: v, text: v })));
-      svgView.value = viz.views().includes(keep) ? keep : '';
+      svgView.replaceChildren(el('option', { value: '', text: 'whole figure' }), ...host._ask({ kind: 'views' }).map((v) => el('option', { value: v, text: v })));
+      svgView.value = host._ask({ kind: 'views' }).includes(keep) ? keep : '';
       svgState();
     };
     const button = (action, text, title) => el('button', { type: 'button', 'data-action': action, title, text, onclick: () => this.export(action, svgView.value) });
@@ -182,14 +182,13 @@ export class Share {
 
   offscreen(view) {
     const { host } = this;
-    const viz = host._viz;
     const dpr = window.devicePixelRatio || 1;
     const fmt = host._state.fmt;
-    const [w, h] = this.api.callCore(() => viz.preferredSize(view, fmt));
+    const [w, h] = this.api.callCore(() => host._ask({ kind: 'preferredSize', view, fmt }));
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round((host.height ?? h) * dpr);
-    this.api.callCore(() => viz.render(view, canvas, dpr, false, host.palette ?? undefined, [], true, fmt, host.contrast));
+    this.api.callCore(() => host._viz.draw(canvas, { kind: 'heatmap', view, dpr, dark: false, palette: host.palette ?? undefined, fmt, contrast: host.contrast }));
     return canvas;
   }
 

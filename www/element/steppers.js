@@ -5,7 +5,7 @@
 // why (the core's message) and offers to turn one on. flash: FlashAttention-2's tiles — the tile size (`tiles`), a
 // stepper over the trace's steps (query blocks outer, key blocks inner; the current tile is this panel's state, not the
 // config's), the scaled scores with the tile outlined by the core (outline kind 3), the running m, l and o after it,
-// its memory against n × n, and after a query block's last tile o / l beside the block's context rows (Viz.flashTile).
+// its memory against n × n, and after a query block's last tile o / l beside the block's context rows (the core's flashTile).
 // A panel shows when `views` names it, or, without `views`, when the config uses it (the snapshot's `panels`: the
 // core's rule), and stays once shown. Every change of the config is one host._apply; the numbers are the core's.
 import { el, clip, fmt, rememberFocus } from './dom.js';
@@ -27,7 +27,7 @@ function setWhole(out, text) {
   out.replaceChildren(...parts.filter((p) => p !== ''));
 }
 
-/** Viz.render's outline kind of FlashAttention's current tile. */
+/** A heatmap drawing's outline kind of FlashAttention's current tile. */
 const TILE = 3;
 /** A horizontal swipe this long (CSS px) on a panel steps once. */
 const SWIPE = 40;
@@ -112,7 +112,7 @@ export class Steppers {
     const holder = canvas.nextElementSibling;
     if (!holder || holder.dataset.described === key) return;
     let d;
-    try { [d] = this.host._viz.describeViews([view], this.host._state.fmt); } catch { return; }
+    try { [d] = this.host._ask({ kind: 'describeViews', views: [view], fmt: this.host._state.fmt }); } catch { return; }
     if (!d) return; // a refused fmt: the status line says why
     holder.dataset.described = key;
     canvas.setAttribute('aria-label', d.title);
@@ -127,7 +127,7 @@ export class Steppers {
     const body = [];
     if (cfg.mask !== 'causal') {
       // The core's reason, asked without changing anything: the offer is the fix it names.
-      const why = host._viz.fieldsProblem(JSON.stringify({ decode_step: 0 })) ?? 'Generating needs a causal mask.';
+      const why = host._ask({ kind: 'fieldsProblem', fields: { decode_step: 0 } }) ?? 'Generating needs a causal mask.';
       body.push(el('p', { class: 'hint', 'data-role': 'decode-why', text: why }));
       if (host.editable) {
         body.push(el('button', { type: 'button', 'data-action': 'decode-causal', text: 'Turn on the causal mask and generate token 0' }));
@@ -191,13 +191,13 @@ export class Steppers {
     return el('div', { class: 'panel', 'data-panel': 'flash' }, head, ...body);
   }
 
-  /** The current tile as the core gives it (Viz.flashTile), for this state and step. */
+  /** The current tile as the core gives it (its flashTile), for this state and step. */
   flashTile() {
     const { host } = this;
     const key = `${host._state.version}|${this.tile}`;
     if (this.tileKey !== key) {
-      let info = this.api.callCore(() => host._viz.flashTile(this.tile));
-      if (!info && this.tile > 0) { this.tile = 0; info = this.api.callCore(() => host._viz.flashTile(0)); }
+      let info = this.api.callCore(() => host._ask({ kind: 'flashTile', step: this.tile }));
+      if (!info && this.tile > 0) { this.tile = 0; info = this.api.callCore(() => host._ask({ kind: 'flashTile', step: 0 })); }
       this.tileInfo = info ?? null;
       this.tileKey = `${host._state.version}|${this.tile}`;
     }
@@ -274,7 +274,7 @@ export class Steppers {
     let size = this.sizes.get(view);
     if (!size || size.key !== `${drawKey}|${fmtSpec}`) {
       // Each step changes these heatmaps' shapes (the cache grows a row): measured again when what they draw changes.
-      const [w, h] = Array.from(api.callCore(() => host._viz.preferredSize(view, fmtSpec)));
+      const [w, h] = api.callCore(() => host._ask({ kind: 'preferredSize', view, fmt: fmtSpec }));
       size = { w, h, key: `${drawKey}|${fmtSpec}` };
       this.sizes.set(view, size);
     }
@@ -294,7 +294,7 @@ export class Steppers {
       canvas.width = cw; canvas.height = ch;
       canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
     }
-    api.callCore(() => host._viz.render(view, canvas, dpr, host._state.dark, palette, highlights, true, fmtSpec, host.contrast));
+    api.callCore(() => host._viz.draw(canvas, { kind: 'heatmap', view, dpr, dark: host._state.dark, palette, highlights, fmt: fmtSpec, contrast: host.contrast }));
     canvas.dataset.painted = key;
     this.describe(view, canvas, `${drawKey}|${fmtSpec}`);
   }

@@ -63,7 +63,7 @@ export class Toolbar {
     dist.value = this.dist;
     const high = el('input', { class: 'num', type: 'text', inputmode: 'numeric', 'data-control': 'high', 'aria-label': 'randint high', value: this.high, hidden: dist.value !== 'randint' });
     const seed = el('input', { class: 'seed', type: 'text', inputmode: 'numeric', 'data-control': 'seed', 'aria-label': 'Random seed', value: this.seed });
-    const targets = host._viz.randomTargets().map((t) => INPUT_TITLES[t] || t).join(', ');
+    const targets = host._ask({ kind: 'randomTargets' }).map((t) => INPUT_TITLES[t] || t).join(', ');
     tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'seed' }), seed, dist, high,
       el('button', { type: 'button', 'data-action': 'randomize', title: `np.random.seed(seed), then one call per matrix: ${targets}`, text: 'Randomize' })));
     tb.push(el('div', { class: 'group' },
@@ -84,7 +84,7 @@ export class Toolbar {
     const p = parseCell(e.target.value);
     if (p.error) { this.host._fail(`scale: ${p.error}`); return; }
     const { host } = this;
-    host._apply(() => host._viz.setScale('custom', p.value));
+    host._apply(() => host._edit({ scale: ['custom', p.value] }));
   }
 
   onChange(e) {
@@ -94,7 +94,7 @@ export class Toolbar {
       case 'scale': {
         this.control('scale-value').hidden = t.value !== 'custom';
         const p = parseCell(this.control('scale-value').value);
-        host._apply(() => host._viz.setScale(t.value, p.value ?? 1));
+        host._apply(() => host._edit({ scale: [t.value, p.value ?? 1] }));
         return;
       }
       case 'query': host._apply({ query: Number(t.value) }); return;
@@ -111,7 +111,6 @@ export class Toolbar {
 
   action(name) {
     const { host } = this;
-    const v = host._viz;
     const cfg = host._state.config;
     const n = cfg.tokens.length;
     // A model's weights have no dimensions (their notice's Reset comes here too).
@@ -125,17 +124,17 @@ export class Toolbar {
         if (dist === 'randint' && high.error) { host._fail(`high: ${high.error}`); return; }
         // Kept for the rebuilt toolbar (the figure's own state, not the config's).
         this.seed = String(seed.value); this.dist = dist; this.high = String(high.value ?? 3);
-        host._apply(() => v.randomize(seed.value, dist, high.value ?? 3), { rebuild: true });
+        host._apply(() => host._edit({ randomize: [seed.value, dist, high.value ?? 3] }), { rebuild: true });
         return;
       }
-      case 'add-token': host._apply(() => v.insertToken(n, defaultToken(cfg.mechanism === 'self', n)), { rebuild: true }); return;
-      case 'remove-token': host._apply(() => v.removeToken(n - 1), { rebuild: true }); return;
-      case 'add-dim': host._apply(() => v.insertDim(dims), { rebuild: true }); return;
-      case 'remove-dim': host._apply(() => v.removeDim(dims - 1), { rebuild: true }); return;
+      case 'add-token': host._apply(() => host._edit({ insertToken: [n, defaultToken(cfg.mechanism === 'self', n)] }), { rebuild: true }); return;
+      case 'remove-token': host._apply(() => host._edit({ removeToken: n - 1 }), { rebuild: true }); return;
+      case 'add-dim': host._apply(() => host._edit({ insertDim: dims }), { rebuild: true }); return;
+      case 'remove-dim': host._apply(() => host._edit({ removeDim: dims - 1 }), { rebuild: true }); return;
       case 'reset':
         host._showNaive = false;
         // The core holds the author's config: no copy of it (a model's stack) goes to JS and back.
-        host._apply(() => v.resetToAuthored(), { rebuild: true, initial: true });
+        host._apply(() => host._edit({ reset: true }), { rebuild: true, initial: true });
         return;
       default:
     }

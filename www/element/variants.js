@@ -31,7 +31,7 @@ const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => say(values[k
 
 /** Entry (i, j) of the mask as the config states it (1 = may attend): the core's mask heatmap's value there. */
 function maskEntry(host, i, j) {
-  const c = host._viz.cellText('mask', i, j, undefined);
+  const c = host._ask({ kind: 'cellText', view: 'mask', i, j });
   return c ? Number(c.full) : 1;
 }
 
@@ -165,7 +165,7 @@ export class Variants {
     const head = el('div', { class: 'group' }, el('span', { class: 'label', text: 'mask' }), select,
       el('span', { class: 'label', text: 'if every key is masked' }), masked);
     const body = el('div', { class: 'mask-body' });
-    if (this.host._viz.views().includes('mask')) {
+    if (this.host._ask({ kind: 'views' }).includes('mask')) {
       this.canvas = el('canvas', {
         'data-control': 'mask-grid', tabindex: '0', role: 'img', 'aria-describedby': 'av-mask-keys',
         'aria-label': `Mask, ${self ? 'queries as rows' : 'the decoder state as the row'}, keys as columns: 1 = may attend, 0 = masked`,
@@ -245,7 +245,7 @@ export class Variants {
     if (!this.size) {
       const size = views.get('mask')?.size;
       if (size) this.size = [size[0], size[1]];
-      else try { this.size = Array.from(api.callCore(() => host._viz.preferredSize('mask', fmtSpec))); } catch { this.size = [240, 160]; }
+      else try { this.size = api.callCore(() => host._ask({ kind: 'preferredSize', view: 'mask', fmt: fmtSpec })); } catch { this.size = [240, 160]; }
     }
     const width = host._state.width ?? 600;
     const avail = Math.max(120, width - (width <= 520 ? 16 : 24) - 2);
@@ -263,7 +263,7 @@ export class Variants {
       canvas.width = cw; canvas.height = ch;
       canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
     }
-    api.callCore(() => host._viz.render('mask', canvas, dpr, dark, palette, highlights, true, fmtSpec, host.contrast));
+    api.callCore(() => host._viz.draw(canvas, { kind: 'heatmap', view: 'mask', dpr, dark, palette, highlights, fmt: fmtSpec, contrast: host.contrast }));
     canvas.dataset.painted = key;
   }
 
@@ -313,9 +313,9 @@ export class Variants {
     switch (t.dataset?.control) {
       case 'head': this.fields({ head: Number(t.value) }, { rebuild: true, undo: () => { t.value = String(model.heads.head); } }); return;
       // On: the reader's last W_O when it still fits, else the identity (the heads' contexts side by side); edits.rs.
-      case 'w-o': this.apply(() => host._viz.setOutputProjection(t.checked), { rebuild: true, undo: () => { t.checked = model.heads.w_o; } }); return;
+      case 'w-o': this.apply(() => host._edit({ outputProjection: t.checked }), { rebuild: true, undo: () => { t.checked = model.heads.w_o; } }); return;
       case 'scoring':
-        this.apply(() => host._viz.setScoring(t.value, model.scoring.seed), { rebuild: true, undo: () => { t.value = model.scoring.value; } });
+        this.apply(() => host._edit({ scoring: [t.value, model.scoring.seed] }), { rebuild: true, undo: () => { t.value = model.scoring.value; } });
         return;
       case 'mask': {
         const undo = () => { t.value = model.mask.kind; };
@@ -323,7 +323,7 @@ export class Variants {
         else if (t.value === 'causal') this.fields({ mask: 'causal' }, { rebuild: true, undo });
         // Custom starts from what the mask is now (causal's triangle, or every key allowed): the core writes the
         // matrix a kind stands for when one of its entries is set, here entry (0, 0) to the 1 it is under both.
-        else if (model.mask.kind !== 'custom') this.apply(() => host._viz.setValue('mask', 0, 0, 1), { rebuild: true, undo });
+        else if (model.mask.kind !== 'custom') this.apply(() => host._edit({ mask: [0, 0, 1] }), { rebuild: true, undo });
         return;
       }
       // The whole list: applied when it is left or Enter is pressed, not at every keystroke of a half-typed list.
@@ -390,8 +390,8 @@ export class Variants {
     const { host } = this;
     // The modern panels' buttons (modern.js) are in this root too: their actions are theirs.
     switch (name) {
-      case 'add-head': this.apply(() => host._viz.insertHead(), { rebuild: true }); return;
-      case 'remove-head': this.apply(() => host._viz.removeHead(host._state.parts.heads.count - 1), { rebuild: true }); return;
+      case 'add-head': this.apply(() => host._edit({ insertHead: true }), { rebuild: true }); return;
+      case 'remove-head': this.apply(() => host._edit({ removeHead: host._state.parts.heads.count - 1 }), { rebuild: true }); return;
       default:
     }
   }
@@ -406,7 +406,7 @@ export class Variants {
     const dpr = canvas.width / (parseFloat(canvas.style.width) || rect.width);
     const px = (x - rect.left) * (canvas.width / rect.width);
     const py = (y - rect.top) * (canvas.height / rect.height);
-    const at = host._viz.cellAt('mask', canvas.width, canvas.height, dpr, px, py, host._state.fmt);
+    const at = host._ask({ kind: 'cellAt', view: 'mask', width: canvas.width, height: canvas.height, dpr, x: px, y: py, fmt: host._state.fmt });
     return at ? [at[0], at[1]] : null;
   }
 
@@ -421,7 +421,7 @@ export class Variants {
   toggle([i, j]) {
     const { host } = this;
     const v = maskEntry(host, i, j);
-    if (this.apply(() => host._viz.setValue('mask', i, j, 1 - v))) this.say(i, j);
+    if (this.apply(() => host._edit({ mask: [i, j, 1 - v] }))) this.say(i, j);
     else this.paint();
   }
 
@@ -436,7 +436,7 @@ export class Variants {
     const { mask } = host._state.parts;
     const v = maskEntry(host, i, j);
     let c = null;
-    try { c = host._viz.cellText('mask', i, j, host._state.fmt); } catch { /* a fmt the core refused: the entry alone */ }
+    try { c = host._ask({ kind: 'cellText', view: 'mask', i, j, fmt: host._state.fmt }); } catch { /* a fmt the core refused: the entry alone */ }
     // The reasons' words are breakdown.js's, from the config it reads.
     const why = c ? maskReason(host._state.config, i, j, c.masked ?? 0) : null;
     const sink = c?.sink ? '; attended as a sink, though outside the window' : '';

@@ -1,0 +1,251 @@
+//! One figure's state as the element edits it, and every change of it as one value, an [`Edit`].
+//!
+//! A [`Figure`] holds a `Session` (the config and its trace), the last Randomize (for "Copy as NumPy" and the share
+//! state), the reader's W_O and scoring matrices while their option is off (`Kept`), and the config the author gave
+//! (Reset's; a `views` list resolves against its views). [`Figure::apply`] takes one `Edit` all-or-nothing: a refused
+//! edit leaves every part of the state as it was and says why, in the core's words. The web bindings parse the
+//! element's command into an `Edit` (src/web/command.rs) and answer it with a snapshot; nothing else changes a figure.
+
+use crate::attention::Trace;
+use crate::config::{Config, Mechanism, Scale};
+use crate::edits::{Distribution, Kept};
+use crate::incremental::Session;
+use crate::{share, views};
+
+/// Every change the element makes to a figure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// One input value: `matrix[row][col] = value` (`Session::set_value`: patched where it can be).
+    Value {
+        matrix: String,
+        row: usize,
+        col: usize,
+        value: f64,
+    },
+    /// A pasted block of values, written from (`row`, `col`) down and right (`Config::with_block`).
+    Block {
+        matrix: String,
+        row: usize,
+        col: usize,
+        values: Vec<Vec<f64>>,
+    },
+    /// One entry of the mask (1 may attend, 0 masked): a "none" or "causal" mask becomes the matrix it stands for.
+    MaskCell {
+        row: usize,
+        col: usize,
+        value: f64,
+    },
+    /// The query the breakdown and the outlines follow.
+    Query(usize),
+    /// Config fields replaced (`null` removes one), validated as a whole config (`Config::with_fields`).
+    Fields(serde_json::Value),
+    Scale(Scale),
+    /// The scoring function by name, additive's matrices drawn with `seed` (the reader's earlier ones when they fit).
+    Scoring {
+        name: String,
+        seed: u32,
+    },
+    /// W_O on (the reader's last one when it still fits, else the identity) or off.
+    OutputProjection(bool),
+    /// One more head (zeros in its columns of W_Q, W_K, W_V and its rows of W_O).
+    InsertHead,
+    RemoveHead(usize),
+    /// Head (`layer`, `head`) of a model's weights shown in full (the stack is not copied).
+    SelectHead {
+        layer: usize,
+        head: usize,
+    },
+    /// Key/value heads: W_K and W_V regrouped (`Config::with_kv_heads`).
+    KvHeads(usize),
+    InsertToken {
+        at: usize,
+        name: String,
+    },
+    RemoveToken(usize),
+    RenameToken {
+        at: usize,
+        name: String,
+    },
+    InsertDim(usize),
+    RemoveDim(usize),
+    /// `np.random.seed(seed)` then one call of `dist` per input Randomize fills.
+    Randomize {
+        seed: u32,
+        dist: Distribution,
+    },
+    /// A whole new config (a page's, a preset, Import…).
+    Config(Config),
+    /// What `share::saved` gave (a whole state, or a weights figure's selection on its stack).
+    RestoreSaved(String),
+    /// A share link's fragment, or (`json`) the JSON text it carries (`.config = toJSON()'s object`).
+    ShareState {
+        text: String,
+        json: bool,
+    },
+    /// The config last marked as the author's, shown again as it is held (a model's stack shared, not copied).
+    ResetToAuthored,
+    /// The config shown now is the author's (loaded, set by the page, Reset): Reset comes back to it, and a `views`
+    /// list's names are checked against its views.
+    MarkAuthored,
+}
+
+/// A scale as the element's menu names it: "sqrt_dk", "none", or "custom" with `value`.
+pub fn scale(kind: &str, value: f64) -> Result<Scale, String> {
+    match kind {
+        "sqrt_dk" => Ok(Scale::SqrtDk),
+        "none" => Ok(Scale::None),
+        "custom" => Ok(Scale::Value(value)),
+        other => Err(format!("scale must be sqrt_dk, none or custom, got {}", crate::text::quote(other))),
+    }
+}
+
+/// One attention figure: its config and trace, and what its edits remember.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// Config, trace, and the softmax state that makes one-value edits incremental.
+    session: Session,
+    /// The last Randomize, so "Copy as NumPy" can write the seeded calls.
+    random: Option<(u32, Distribution)>,
+    /// The reader's W_O, W_a, U_a, v_a while their option is off (brought back when it returns).
+    kept: Kept,
+    /// The views of the config the author wrote: a `views` list resolves against them.
+    authored: Vec<String>,
+    /// A model's stack (`mechanism: "weights"`) is the author's: `persist` then saves only the selection
+    /// (`share::saved`), and restores it onto the stack the page gives again.
+    stack_authored: bool,
+    /// That config (Reset's): a model's stack is shared, not copied.
+    authored_config: Config,
+}
+
+impl Figure {
+    /// A figure of `config`, which is its author's; refused when its trace overflows.
+    pub fn new(config: Config) -> Result<Figure, String> {
+        let authored = views::names(&config);
+        let authored_config = config.clone();
+        Ok(Figure {
+            session: Session::new(config).map_err(|e| e.0)?,
+            random: None,
+            kept: Kept::default(),
+            authored,
+            stack_authored: true,
+            authored_config,
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        self.session.config()
+    }
+
+    pub fn trace(&self) -> &Trace {
+        self.session.trace()
+    }
+
+    /// The last Randomize's seed and distribution, while the inputs are still its numbers.
+    pub fn random(&self) -> Option<(u32, Distribution)> {
+        self.random
+    }
+
+    /// The views of the author's config, in reading order.
+    pub fn authored_views(&self) -> &[String] {
+        &self.authored
+    }
+
+    /// The config last marked as the author's.
+    pub fn authored_config(&self) -> &Config {
+        &self.authored_config
+    }
+
+    /// The whole state a share link or `persist` carries, with the element's naive-softmax flag.
+    pub fn share_state(&self, naive: bool) -> share::State {
+        share::State { config: self.config().clone(), naive, random: self.random }
+    }
+
+    /// What `persist` saves (`share::saved`): a weights figure on its author's stack saves its selection only.
+    pub fn saved_state(&self, naive: bool) -> Result<String, String> {
+        share::saved(&self.share_state(naive), self.stack_authored)
+    }
+
+    /// Applies `edit`, all or nothing. Returns the naive-softmax flag a restored state carries (`RestoreSaved`,
+    /// `ShareState`), else `None`.
+    pub fn apply(&mut self, edit: Edit) -> Result<Option<bool>, String> {
+        let config = self.config();
+        let next = match edit {
+            Edit::Value { matrix, row, col, value } => {
+                return self.session.set_value(&matrix, row, col, value).map(|()| None)
+            }
+            Edit::SelectHead { layer, head } => return self.session.select_head(layer, head).map(|()| None),
+            Edit::MarkAuthored => {
+                let (names, authored) = (views::names(config), config.clone());
+                self.authored = names;
+                self.stack_authored = true;
+                self.authored_config = authored;
+                return Ok(None);
+            }
+            Edit::Randomize { seed, dist } => {
+                let next = config.randomized(seed, dist).map_err(|e| e.0)?;
+                self.replace(next)?;
+                self.random = Some((seed, dist));
+                return Ok(None);
+            }
+            Edit::RestoreSaved(text) => return self.restore_saved(&text).map(Some),
+            Edit::ShareState { text, json } => {
+                let state = if json { share::decode_json(&text) } else { share::decode(&text) }?;
+                self.replace(state.config)?;
+                self.random = state.random;
+                return Ok(Some(state.naive));
+            }
+            Edit::Block { matrix, row, col, values } => config.with_block(&matrix, row, col, &values),
+            Edit::MaskCell { row, col, value } => config.with_value("mask", row, col, value),
+            Edit::Query(q) => config.with_query(q),
+            Edit::Fields(fields) => config.with_fields(&fields),
+            Edit::Scale(scale) => config.with_scale(scale),
+            Edit::Scoring { name, seed } => config.with_scoring_kept(&name, seed, &self.kept),
+            Edit::OutputProjection(on) => config.with_w_o(on, &self.kept),
+            Edit::InsertHead => config.insert_head(),
+            Edit::RemoveHead(at) => config.remove_head(at),
+            Edit::KvHeads(kv) => config.with_kv_heads(kv),
+            Edit::InsertToken { at, name } => config.insert_token(at, &name),
+            Edit::RemoveToken(at) => config.remove_token(at),
+            Edit::RenameToken { at, name } => config.rename_token(at, &name),
+            Edit::InsertDim(at) => config.insert_dim(at),
+            Edit::RemoveDim(at) => config.remove_dim(at),
+            Edit::Config(config) => Ok(config),
+            Edit::ResetToAuthored => Ok(self.authored_config.clone()),
+        };
+        self.replace(next.map_err(|e| e.0)?)?;
+        Ok(None)
+    }
+
+    /// Restores what `saved_state` gave: a whole state, or a selection onto this figure's stack (the author's again
+    /// after a reload). Returns whether it showed the naive softmax.
+    fn restore_saved(&mut self, text: &str) -> Result<bool, String> {
+        match share::decode_saved(text)? {
+            share::Saved::State(state) => {
+                self.replace(state.config)?;
+                self.random = state.random;
+                Ok(state.naive)
+            }
+            share::Saved::Selection(s) => {
+                let config = self.config().with_selection(s.layer, s.head).and_then(|c| c.with_query(s.query));
+                let config = config.map_err(|e| format!("the saved selection does not fit this figure: {e}"))?;
+                self.replace(config)?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Any change but a value or a head picked: a full recompute, then what the change took away kept.
+    fn replace(&mut self, config: Config) -> Result<(), String> {
+        let o = &self.config().options;
+        let (w_o, scoring) = (o.w_o.clone(), o.scoring.clone());
+        // Another stack than the one shown is no longer the author's (a selection keeps it).
+        let same_stack = match (&self.config().mechanism, &config.mechanism) {
+            (Mechanism::Weights { attention: a, .. }, Mechanism::Weights { attention: b, .. }) => a == b,
+            _ => false,
+        };
+        self.session.replace(config).map_err(|e| e.0)?;
+        self.stack_authored &= same_stack;
+        self.kept.keep(w_o, scoring, self.session.config());
+        Ok(())
+    }
+}
