@@ -21,6 +21,7 @@ pub mod panels;
 pub mod picture;
 pub mod presets;
 pub mod random;
+pub mod requests;
 pub mod share;
 pub mod text;
 pub mod views;

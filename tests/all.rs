@@ -46,6 +46,8 @@ mod picture;
 mod properties;
 #[path = "random.rs"]
 mod random;
+#[path = "requests.rs"]
+mod requests;
 #[path = "share.rs"]
 mod share;
 #[path = "steppers.rs"]
