@@ -17,7 +17,7 @@
 //! stub imports that are never called.
 
 use crate::attention::Trace;
-use crate::requests::{kind_of, Answer, Request};
+use crate::requests::{self, kind_of, Answer, Request};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -25,7 +25,6 @@ use std::cell::RefCell;
 thread_local! {
     static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static OUT_F64: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
-    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// `len` bytes for the caller to fill (aligned for f64s); give them back with `av_free(ptr, len)`.
@@ -67,7 +66,7 @@ pub extern "C" fn av_out_f64_len() -> usize {
 /// The last panic's message into the text answer (empty when there was none); 0.
 #[no_mangle]
 pub extern "C" fn av_last_panic() -> u32 {
-    let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
+    let message = requests::take_panic().unwrap_or_default();
     answer(Ok(message), Vec::new())
 }
 
@@ -223,7 +222,7 @@ fn hook() {
         let before = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let message = info.to_string();
-            LAST_PANIC.with(|p| *p.borrow_mut() = Some(message));
+            requests::keep_panic(message);
             before(info);
         }))
     });

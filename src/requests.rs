@@ -20,6 +20,22 @@ use crate::text::{closest, cut, quote};
 use crate::{presets, views, weights};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
+use std::cell::RefCell;
+
+thread_local! {
+    /// The message of the last panic (a bug: it traps), for the shell to ask once the trap is caught.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Keeps a panic's message (the shells' panic hooks call this) for [`Request::LastPanic`].
+pub fn keep_panic(message: String) {
+    LAST_PANIC.with(|p| *p.borrow_mut() = Some(message));
+}
+
+/// The message of the last panic, once (then `None` until the next one).
+pub fn take_panic() -> Option<String> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
+}
 
 /// One question, read.
 pub enum Request {
@@ -61,6 +77,8 @@ pub enum Request {
     ModelNames,
     /// Panics on purpose: the tests prove an internal error leaves the module working.
     Panic,
+    /// The message of the last panic, once ([`take_panic`]); nothing when there was none since.
+    LastPanic,
     /// The shipped models, which the browser's bindings hold (src/web/learn.rs answers these).
     Models(ModelsRequest),
 }
@@ -285,6 +303,7 @@ impl Request {
             }
             "model_names" => Request::ModelNames,
             "panic" => Request::Panic,
+            "last_panic" => Request::LastPanic,
             "load_models" => Request::Models(ModelsRequest::Load(f.text("text")?)),
             "models_failed" => Request::Models(ModelsRequest::Failed(f.text("reason")?)),
             "model" => Request::Models(ModelsRequest::Json(f.text("name")?)),
@@ -354,6 +373,7 @@ impl Request {
             }),
             Request::ModelNames => Ok(Answer::Json(json!(learn::PRESETS))),
             Request::Panic => panic!("forced internal error (a test of the panic path)"),
+            Request::LastPanic => Ok(take_panic().map_or(Answer::Nothing, Answer::Text)),
             Request::Models(_) => Err("attention-viz internal error: the shipped models are the browser's".into()),
         }
     }

@@ -158,6 +158,13 @@ fn svg_and_options() {
 }
 
 #[test]
+fn the_last_panics_message_is_given_once() {
+    attention_viz::requests::keep_panic("it broke".into());
+    assert_eq!(text_of(ask(json!({"kind": "last_panic"}), &[])), "it broke");
+    assert!(matches!(ask(json!({"kind": "last_panic"}), &[]), Ok(Answer::Nothing)));
+}
+
+#[test]
 fn a_bad_request_is_an_internal_error() {
     for request in [
         json!({"kind": "nope"}),

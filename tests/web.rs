@@ -106,6 +106,7 @@ fn the_calls_and_the_objects_requests() {
     let shortest = call(request(json!({"kind": "shortest", "dtype": "float32"})), Some(vec![f64::from(0.1f32)]));
     assert_eq!(Float64Array::from(shortest.unwrap()).to_vec(), vec![0.1]);
     assert!(ask(json!({"kind": "nope"})).is_err());
+    assert!(ask(json!({"kind": "last_panic"})).unwrap().is_undefined(), "no panic since the last one was taken");
     let long = json!([{"name": "embeddings", "shape": [5000, 2]}]);
     assert!(message(ask(json!({"kind": "check_declared", "config_json": "{}", "flat": long})).unwrap_err())
         .contains("5000"));

@@ -8,9 +8,12 @@
 // matrices. Its objects are `Viz` (a figure), `TraceInMemory` (a computed trace, read in place), `LargeJob` (a large
 // figure's worker), `TrainerCore` (train()'s worker) and `RandomStateCore`, each with `call(request)` where it has one.
 
-import init, { initSync, takeLastPanic, call, Viz, LargeJob, TrainerCore, RandomStateCore } from './pkg/attention_viz.js';
+import init, { initSync, call, Viz, LargeJob, TrainerCore, RandomStateCore } from './pkg/attention_viz.js';
 
-export { init, initSync, takeLastPanic, call, Viz, LargeJob, TrainerCore, RandomStateCore };
+export { init, initSync, call, Viz, LargeJob, TrainerCore, RandomStateCore };
+
+/** After a trap (a Rust panic), the panic's message, kept by the core's panic hook; undefined when there was none. */
+export const takeLastPanic = () => call({ kind: 'last_panic' });
 
 /**
  * compute()'s flat form of a config, `{json, names, shapes, data}` (`shapes`: each matrix's rank, then its axes), as a

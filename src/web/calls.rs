@@ -1,6 +1,6 @@
-//! The bindings' free functions: `start` (the panic hook), `takeLastPanic`, and `call`, every question that needs no
-//! object of its own: a request `{kind, …}` (a plain object, read by `crate::requests`, where Python's requests are
-//! read too) and its f64s, answered as a JavaScript value. Also the conversions every `call`-like method shares: a
+//! The bindings' free functions: `start` (the panic hook) and `call`, every question that needs no object of its
+//! own: a request `{kind, …}` (a plain object, read by `crate::requests`, where Python's requests are read too) and
+//! its f64s, answered as a JavaScript value (after a trap, `{kind: "last_panic"}` gives the panic's message). Also the conversions every `call`-like method shares: a
 //! request object into JSON (`value_of`), an answer into a JavaScript value (`js_of`).
 
 use super::compute::TraceInMemory;
@@ -12,11 +12,6 @@ use std::borrow::Cow;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-thread_local! {
-    /// The message of the last panic, for the JS side to report after the trap.
-    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
 #[wasm_bindgen(start)]
 pub fn start() {
     // A panic aborts (traps) the call that hit it; the hook keeps its message so
@@ -25,14 +20,8 @@ pub fn start() {
     std::panic::set_hook(Box::new(|info| {
         let message = info.to_string();
         web_sys::console::error_1(&format!("attention-viz internal error: {message}").into());
-        LAST_PANIC.with(|p| *p.borrow_mut() = Some(message));
+        requests::keep_panic(message);
     }));
-}
-
-/// The message of the last panic, once (then `undefined` until the next one).
-#[wasm_bindgen(js_name = takeLastPanic)]
-pub fn take_last_panic() -> Option<String> {
-    LAST_PANIC.with(|p| p.borrow_mut().take())
 }
 
 /// Answers `request`, `{kind, …}` (`crate::requests::Request::parse` says which kinds and fields), with `data` its f64s

@@ -31,7 +31,7 @@ mod model;
 mod random_state;
 mod snapshot;
 mod steppers;
-pub use calls::{call, start, take_last_panic};
+pub use calls::{call, start};
 pub use compute::TraceInMemory;
 pub use large::LargeJob;
 pub use learn::JsTrainer;
