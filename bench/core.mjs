@@ -9,7 +9,7 @@
 //   - the same with f64x2.relaxed_madd (relaxed SIMD's fused multiply-add, when the browser has it): what FMA would give.
 //   - compute(config, {arrays: "typed"}) and compute(config) (nested arrays) at n = 512, d = 64: self-attention with
 //     projections, 3·n·d² + 2·n²·d = 39.8 M multiply-adds; the bound = multiply-adds ÷ the peak of the same round.
-//   - informative: the `computeFlat` export alone (Rust validation and compute, the trace left in WASM memory), and
+//   - informative: the core's flat `compute` request alone (Rust validation and compute, the trace left in WASM memory), and
 //     the core's full recompute (a `{value}` edit of w_q), to split compute()'s time into the core's and the JS side's.
 //   - tfjs-backend-wasm (float32, SIMD, one thread: the page is not cross-origin isolated), the browser alternative:
 //     the same Q, K, V, softmax(Q·Kᵀ/8)·V, to the context read back with dataSync() (the core returns every stage;
@@ -124,7 +124,8 @@ function pageBench() {
     cases.nested = { fn: () => av.compute(config) };
     const pkg = await import('/www/pkg/attention_viz.js'); // the instance attention-viz.js initialised
     const flat = av._internal.flatConfig(config);
-    cases.computeFlat = { fn: () => pkg.computeFlat(flat.json, flat.names, flat.shapes, flat.data).free() };
+    const request = { kind: 'compute', ...(await import('/www/core.js')).flatRequest(flat) };
+    cases.computeFlat = { fn: () => pkg.call(request, flat.data).free() };
     const viz = av._viz(config);
     const w0 = config.w_q[0][0];
     let flip = 0;
@@ -238,7 +239,7 @@ export async function run({ site, samples = 11, warmup = 2, log = () => {} }) {
     row('nested', 'compute(config), nested arrays', {
       target_ms: TARGET_NESTED * m.typed, ok: m.nested <= TARGET_NESTED * m.typed, gmacs: f2(MACS / m.nested / 1e6), vs_bound: f2(m.nested / bound),
     }),
-    row('computeFlat', 'computeFlat export alone (validate + compute), info', { gmacs: f2(MACS / m.computeFlat / 1e6), vs_bound: f2(m.computeFlat / bound) }),
+    row('computeFlat', 'compute request alone (validate + compute), info', { gmacs: f2(MACS / m.computeFlat / 1e6), vs_bound: f2(m.computeFlat / bound) }),
     row('core', 'core: Viz.edit({value: w_q}) full recompute, info', { gmacs: f2(MACS / m.core / 1e6), vs_bound: f2(m.core / bound) }),
     ...(m.tfjs ? [row('tfjs', 'tfjs-backend-wasm float32 SIMD, 1 thread (context only)', { gmacs: f2(MACS / m.tfjs / 1e6), vs_bound: f2(m.tfjs / bound) })] : []),
     ...(numpy ? [{

@@ -58,7 +58,7 @@ async function stepTimes({ task, samples, warmup }) {
   const out = [];
   for (let i = 0; i < warmup + samples; i++) {
     const t = performance.now();
-    trainer.step(10);
+    trainer.call({ kind: 'step', n: 10 });
     const ms = (performance.now() - t) / 10;
     if (i >= warmup) out.push(ms);
   }

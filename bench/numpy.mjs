@@ -12,7 +12,7 @@
 //   - `compute(config)`: the public API, from a JS object of nested arrays to
 //     the trace of nested arrays. Its fast path: the matrices flattened into
 //     one Float64Array (the rest of the config as a small JSON), Rust validate
-//     + compute (`computeFlat`), and the trace read into nested arrays straight
+//     + compute (the core's `call` of a `compute` request), and the trace read into nested arrays straight
 //     from WASM memory.
 //   - `compute(config, {arrays: "typed"})`: the same, the trace's vectors and
 //     matrices as {shape, data: Float64Array}, one slice of WASM memory each
@@ -29,13 +29,12 @@
 //   - informative: the same edit of `embeddings`, the incremental path
 //     the element takes when one embedding is typed (not the same computation).
 //   - breakdown (notes): the fast path's pieces (flattening in JS, the
-//     `computeFlat` export alone); compute()'s JSON path (taken for inputs
-//     that are not clean: JSON.stringify, the `computeJsonInMemory` export, which
-//     keeps the trace in WASM memory as computeFlat does, nested arrays) in total
-//     and its first two pieces; the `computeJson` export (every field copied out
-//     as a Float64Array; what the JSON path called before); `new Viz(json)` (parse
-//     + compute + softmax state, no output), `normalizeConfig` (parse +
-//     validate + re-serialise); public compute() / the core for both forms.
+//     core's `compute` request alone, `call flat`); compute()'s JSON path (taken for inputs
+//     that are not clean: JSON.stringify, the same request with the whole config as JSON
+//     text, `call json`, which keeps the trace in WASM memory as the flat one does, nested
+//     arrays) in total and its first two pieces; `new Viz(json)` (parse
+//     + compute + softmax state, no output), `normalize` (parse +
+//     validate + re-serialise + JSON.parse); public compute() / the core for both forms.
 // Where the core's time goes, piece by piece (projections, Q·Kᵀ, softmax and its exp, W·V,
 // checks, naive weights): `node scripts/profile_core.mjs` (examples/profile_core.rs in WASM
 // under Node's V8). The products run at ~8.3 GMAC/s (f64x2 multiply + add, no FMA: close to
@@ -51,9 +50,9 @@
 //
 // Memory: a fresh page imports the wasm-bindgen module alone
 // (`/www/pkg/attention_viz.js`), whose init() resolves to the instance's
-// exports, `memory` among them, and runs that instance's own `computeFlat`
-// (the path compute() takes) at n = 1024 (the target); further fresh pages do
-// the same with `computeJson` and with a `Viz` and edits (informative). Linear
+// exports, `memory` among them, and runs that instance's own flat `compute`
+// request (the path compute() takes) at n = 1024 (the target); further fresh pages do
+// the same with the JSON request and with a `Viz` and edits (informative). Linear
 // memory only grows, so its size afterwards is the peak the computation needed.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -133,13 +132,14 @@ function pageBench() {
     const typedOptions = { arrays: 'typed' };
     const typed = timeit(() => av.compute(config, typedOptions), { warmup, samples });
     const flatten = timeit(() => av._internal.flatConfig(config), { warmup, samples });
-    const computeFlat = timeit(() => pkg.computeFlat(flat.json, flat.names, flat.shapes, flat.data).free(), { warmup, samples });
+    const request = { kind: 'compute', ...window.core.flatRequest(flat) };
+    const computeFlat = timeit(() => pkg.call(request, flat.data).free(), { warmup, samples });
     const viaJson = timeit(() => av._internal.computeViaJson(config), { warmup, samples });
     const stringify = timeit(() => JSON.stringify(config, replacer), { warmup, samples });
-    const computeJson = timeit(() => pkg.computeJson(json), { warmup, samples });
-    const computeJsonInMemory = timeit(() => pkg.computeJsonInMemory(json).free(), { warmup, samples });
+    const jsonRequest = { kind: 'compute', config_json: json };
+    const computeJsonInMemory = timeit(() => pkg.call(jsonRequest).free(), { warmup, samples });
     const newViz = timeit(() => new pkg.Viz(json).free(), { warmup, samples });
-    const normalize = timeit(() => pkg.normalizeConfig(json), { warmup, samples });
+    const normalize = timeit(() => pkg.call({ kind: 'normalize', config_json: json }), { warmup, samples });
     const viz = av._viz(config);
     const w0 = config.w_q[0][0], x0 = config.embeddings[0][0];
     let flip = 0;
@@ -175,7 +175,7 @@ function pageBench() {
     const sum = (t) => ({ median: med(t.ms), batch: t.batch, ms: t.ms });
     return {
       randn, agreement, json_bytes: json.length,
-      pub: sum(pub), typed: sum(typed), computeJsonInMemory: sum(computeJsonInMemory), core: sum(core), incremental: sum(incremental), valueColumn: sum(valueColumn), stringify: sum(stringify), computeJson: sum(computeJson),
+      pub: sum(pub), typed: sum(typed), computeJsonInMemory: sum(computeJsonInMemory), core: sum(core), incremental: sum(incremental), valueColumn: sum(valueColumn), stringify: sum(stringify),
       newViz: sum(newViz), normalize: sum(normalize), flatten: sum(flatten), computeFlat: sum(computeFlat), viaJson: sum(viaJson),
     };
   };
@@ -195,12 +195,13 @@ async function measureMemory(site, json, steps) {
       const out = { after_init: mb() };
       const parsed = JSON.parse(json), names = ['embeddings', 'w_q', 'w_k', 'w_v'];
       const data = new Float64Array(names.flatMap((k) => parsed[k].flat()));
-      const shapes = names.flatMap((k) => [2, parsed[k].length, parsed[k][0].length]); // each: its rank, then its axes
+      const flat = names.map((name) => ({ name, shape: [parsed[name].length, parsed[name][0].length] }));
+      const request = { kind: 'compute', config_json: '{}', flat };
       const run = {
-        computeFlat: () => pkg.computeFlat('{}', names, shapes, data).free(),
-        computeFlat_x4: () => { for (let k = 0; k < 4; k++) pkg.computeFlat('{}', names, shapes, data).free(); },
-        computeJson: () => pkg.computeJson(json),
-        computeJson_x4: () => { for (let k = 0; k < 4; k++) pkg.computeJson(json); },
+        computeFlat: () => pkg.call(request, data).free(),
+        computeFlat_x4: () => { for (let k = 0; k < 4; k++) pkg.call(request, data).free(); },
+        computeJson: () => pkg.call({ kind: 'compute', config_json: json }).free(),
+        computeJson_x4: () => { for (let k = 0; k < 4; k++) pkg.call({ kind: 'compute', config_json: json }).free(); },
         new_Viz: () => { window.viz = new pkg.Viz(json); },
         setValue_embeddings: () => { for (let k = 0; k < 4; k++) window.viz.edit({ value: ['embeddings', k, 0, 1.5] }); },
         setValue_w_q: () => window.viz.edit({ value: ['w_q', 0, 0, 1.5] }),
@@ -236,6 +237,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     window.av = await import('/www/attention-viz.js');
     await window.av.ready;
     window.pkg = await import('/www/pkg/attention_viz.js'); // the same module instance attention-viz.js initialised
+    window.core = await import('/www/core.js');
   });
   await page.evaluate(pageBench);
 
@@ -274,7 +276,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
         ...(key === 'pub' || key === 'typed' ? { core_median_ms: r.core.median, vs_core: t.median / r.core.median } : {}),
         ...(key === 'pub' ? {
           flatten_median_ms: r.flatten.median, compute_flat_median_ms: r.computeFlat.median, json_path_median_ms: r.viaJson.median,
-          stringify_median_ms: r.stringify.median, computeJson_median_ms: r.computeJson.median,
+          stringify_median_ms: r.stringify.median,
           computeJsonInMemory_median_ms: r.computeJsonInMemory.median, new_viz_median_ms: r.newViz.median,
           normalize_config_median_ms: r.normalize.median, config_json_bytes: r.json_bytes, agreement: r.agreement,
           numpy_samples_ms: c?.samples_ms, numpy_repeats: c?.repeats,
@@ -283,7 +285,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     }
     breakdown.push([n, r.pub.median, r.typed.median, r.flatten.median, r.computeFlat.median, r.pub.median - r.flatten.median - r.computeFlat.median,
       r.typed.median - r.flatten.median - r.computeFlat.median, r.viaJson.median, r.stringify.median, r.computeJsonInMemory.median,
-      r.computeJson.median, r.newViz.median, r.normalize.median, r.core.median, (r.json_bytes / 1e6).toFixed(2)]);
+      r.newViz.median, r.normalize.median, r.core.median, (r.json_bytes / 1e6).toFixed(2)]);
     vsCore.push({ n, nested: r.pub.median / r.core.median, typed: r.typed.median / r.core.median });
   }
   const after = await page.evaluate(async () => (await window.pkg.default()).memory.buffer.byteLength / 2 ** 20);
@@ -306,28 +308,28 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const memViz = await measureMemory(site, memoryJson, ['new_Viz', 'setValue_embeddings', 'setValue_w_q', 'trace']);
 
   // Notes: where compute()'s time goes, memory, agreement, the NumPy set-up.
-  const head = ['n', 'compute()', 'typed', 'flatten', 'computeFlat', 'to arrays*', 'to typed*', 'JSON path', 'stringify', 'computeJsonInMemory',
-    'computeJson', 'new Viz', 'normalizeConfig', 'setValue(w_q)', 'JSON MB'];
+  const head = ['n', 'compute()', 'typed', 'flatten', 'call flat', 'to arrays*', 'to typed*', 'JSON path', 'stringify', 'call json',
+    'new Viz', 'normalize', 'setValue(w_q)', 'JSON MB'];
   const body = breakdown.map((b) => b.map((x, k) => (k === 0 || typeof x === 'string' ? String(x) : f3(x))));
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
   notes.push('Where compute(config)\'s time goes, median ms per call (* = difference of medians, approximate):',
     `  ${pad(head, widths)}`, ...body.map((b) => `  ${pad(b, widths)}`),
-    '  compute()\'s fast path: flatten = the matrices into one Float64Array, the rest as JSON; computeFlat = the wasm export it',
-    '  calls (Rust validate + compute, the trace kept in WASM memory); to arrays = compute() − flatten − computeFlat (the trace',
-    '  read into nested JS arrays); typed = compute(config, {arrays: "typed"}), to typed = its part after computeFlat (one',
+    '  compute()\'s fast path: flatten = the matrices into one Float64Array, the rest as JSON; call flat = the core\'s compute',
+    '  request it makes (Rust validate + compute, the trace kept in WASM memory); to arrays = compute() − flatten − call flat (the',
+    '  trace read into nested JS arrays); typed = compute(config, {arrays: "typed"}), to typed = its part after call flat (one',
     '  Float64Array slice per field; with one head heads[0]\'s share the top-level fields\'). JSON path = compute() for configs that',
-    '  are not clean (all JSON): stringify = JSON.stringify, computeJsonInMemory = its wasm export (Rust JSON parse + compute, the',
-    '  trace kept in WASM memory), then nested arrays; computeJson = the export that copies every field out as a Float64Array (info).',
-    '  new Viz = Rust JSON parse + compute (what the element does); normalizeConfig = Rust parse + validate + re-serialise.',
+    '  are not clean (all JSON): stringify = JSON.stringify, call json = its compute request (Rust JSON parse + compute, the',
+    '  trace kept in WASM memory), then nested arrays.',
+    '  new Viz = Rust JSON parse + compute (what the element does); normalize = Rust parse + validate + re-serialise + JSON.parse.',
     `Public compute() / the core (setValue(w_q) full recompute), target ≤ 1.1 at n = ${[...TARGET_N].join(', ')}: `
       + vsCore.filter(({ nested, typed }) => Number.isFinite(nested) && Number.isFinite(typed)) // the core at n = 4 can time 0
         .map(({ n, nested, typed }) => `n=${n} nested ${nested.toFixed(2)}, typed ${typed.toFixed(2)}`
         + (TARGET_N.has(n) ? ` (${nested <= 1.1 ? 'ok' : 'over'} / ${typed <= 1.1 ? 'ok' : 'over'})` : '')).join('; ') + '.');
   const memOk = mem.peak <= MEMORY_TARGET_MB;
-  notes.push(`WASM linear memory at n=${MEMORY_N}, d=${D}, fresh instance each: computeFlat ${mem.after_init.toFixed(1)} MB after init → `
+  notes.push(`WASM linear memory at n=${MEMORY_N}, d=${D}, fresh instance each: flat compute ${mem.after_init.toFixed(1)} MB after init → `
     + `${mem.after_computeFlat.toFixed(1)} MB after one call → ${mem.after_computeFlat_x4.toFixed(1)} MB after 4 more; `
     + `peak ${mem.peak.toFixed(1)} MB, target ≤ ${MEMORY_TARGET_MB} MB: ${memOk ? 'ok' : 'OVER'}`);
-  notes.push(`  the JSON path (info): computeJson ${memJson.after_computeJson.toFixed(1)} MB after one call → ${memJson.after_computeJson_x4.toFixed(1)} MB after 4 more`);
+  notes.push(`  the JSON path (info): JSON compute ${memJson.after_computeJson.toFixed(1)} MB after one call → ${memJson.after_computeJson_x4.toFixed(1)} MB after 4 more`);
   notes.push(`  the element's path (info): new Viz ${memViz.after_new_Viz.toFixed(1)} MB → 4 incremental edits ${memViz.after_setValue_embeddings.toFixed(1)} MB`
     + ` → a W_Q edit ${memViz.after_setValue_w_q.toFixed(1)} MB → trace() ${memViz.after_trace.toFixed(1)} MB; `
     + `this suite's page after every n: ${after.toFixed(1)} MB${memViz.peak > MEMORY_TARGET_MB ? ` (over ${MEMORY_TARGET_MB} MB)` : ''}`);

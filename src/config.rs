@@ -593,16 +593,20 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// A config's JSON text as a value, or the message that places what does not parse in it.
+pub fn parse_json(text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| {
+        let e = e.to_string();
+        match e.strip_prefix("number out of range") {
+            Some(at) => ConfigError(format!("config has a number too large for float64 (beyond ±1.8e308){at}")),
+            None => ConfigError(format!("config is not valid JSON: {e}")),
+        }
+    })
+}
+
 impl Config {
     pub fn from_json(text: &str) -> Result<Config> {
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            let e = e.to_string();
-            match e.strip_prefix("number out of range") {
-                Some(at) => ConfigError(format!("config has a number too large for float64 (beyond ±1.8e308){at}")),
-                None => ConfigError(format!("config is not valid JSON: {e}")),
-            }
-        })?;
-        Config::from_value(&value)
+        Config::from_value(&parse_json(text)?)
     }
 
     pub fn from_value(value: &Value) -> Result<Config> {

@@ -25,6 +25,7 @@ pub mod panels;
 pub mod picture;
 pub mod presets;
 pub mod random;
+pub mod requests;
 pub mod share;
 pub mod shown;
 pub mod tables;

@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 pub const VERSION: u64 = 1;
 /// Longer fragments are refused before decoding (a 4096-token figure fits well below). The
-/// element's `persist` never saves a longer state (it could not be restored): the element reads
-/// this number from the core (`shareMaxLen`), so there is no copy to drift.
+/// element's `persist` never saves a longer state (it could not be restored): [`saved`] refuses
+/// one here, so the element keeps no copy of the number to drift.
 pub const MAX_LEN: usize = 4_000_000;
 
 /// What `persist` saves of a model's weights figure (`mechanism: "weights"`) whose stack is still

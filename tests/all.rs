@@ -54,6 +54,8 @@ mod picture;
 mod properties;
 #[path = "random.rs"]
 mod random;
+#[path = "requests.rs"]
+mod requests;
 #[path = "share.rs"]
 mod share;
 #[path = "tables.rs"]

@@ -93,7 +93,7 @@ fn configs_that_cost_too_much_are_refused_by_every_path() {
     assert!(e.contains(&format!("{MAX_COST:.1e}")), "{e}");
     let e = Config::from_value(&sized(4096, 1024, None)).unwrap_err().to_string();
     assert!(e.contains("3.6e10 multiply-adds (4096 tokens × 1024 dimensions)"), "{e}");
-    // The flat path (computeFlat) runs the same checks.
+    // The flat path (the matrices sent as f64s) runs the same checks.
     let data = vec![0.5; 4096 * 1024];
     let flat = attention_viz::config::Flat::new(4096, 1024, &data).unwrap();
     let e = Config::from_parts(&serde_json::json!({}), &[("embeddings", flat)]).unwrap_err().to_string();

@@ -85,6 +85,18 @@ fn ffi_refuses_with_the_cores_message_and_computes_flat_matrices() {
     assert!(message.contains("at most 8388608 are supported"), "{message}");
 }
 
+#[test]
+fn av_call_is_any_request_by_its_kind() {
+    let good = r#"{"config": {"decoder_state": [1, 0], "annotations": [[1, 2]]}}"#;
+    let named = r#"{"kind": "check", "config": {"decoder_state": [1, 0], "annotations": [[1, 2]]}}"#;
+    assert_eq!(call(ffi::av_call, named, &[]), call(ffi::av_check, good, &[]));
+    let (code, text, _) = call(ffi::av_call, r#"{"kind": "default_token", "self_attention": true, "index": 1}"#, &[]);
+    assert_eq!((code, text.as_str()), (0, "word_2"));
+    let (code, text, _) = call(ffi::av_call, r#"{"config": {}}"#, &[]);
+    assert_eq!(code, 1);
+    assert!(text.starts_with("attention-viz internal error"), "{text}");
+}
+
 /// The PNGs of a picture (its `<image href="data:image/png;base64,…">`s) decoded: (width, height, RGB pixels). The core
 /// writes them with stored deflate blocks, read here by hand; an indexed PNG's pixels through its PLTE.
 fn pngs(svg: &str) -> Vec<(usize, usize, bool, Vec<[u8; 3]>)> {

@@ -2,12 +2,60 @@
 //! typed arrays out, errors as exceptions that leave the module usable.
 #![cfg(target_arch = "wasm32")]
 
-use attention_viz::web::{compute_json, normalize_config, preset_json, preset_names, JsRandomState};
+use attention_viz::web::{call, JsRandomState};
 use js_sys::{Float64Array, Reflect};
-use wasm_bindgen::JsValue;
+use serde_json::json;
+use wasm_bindgen::{JsCast, JsError, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
+
+/// A request object as the JS side writes one.
+fn request(fields: serde_json::Value) -> JsValue {
+    js_sys::JSON::parse(&fields.to_string()).unwrap()
+}
+
+/// `method` of a bindings object, called.
+fn method(target: &JsValue, name: &str) -> JsValue {
+    js_sys::Function::from(Reflect::get(target, &name.into()).unwrap()).call0(target).unwrap()
+}
+
+fn preset_json(name: &str) -> Option<String> {
+    attention_viz::presets::preset(name).map(|c| c.to_value().to_string())
+}
+
+/// compute()'s JSON path through `call`: the trace the core holds in its memory, read there as www/attention-viz.js
+/// reads it (each field's `offset` into the module's memory), each field's values copied out as `data`, then freed.
+fn compute_json(config_json: &str) -> Result<JsValue, JsError> {
+    let held = call(request(json!({"kind": "compute", "config_json": config_json})), None)?;
+    let layout = method(&held, "layout");
+    let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>();
+    let heap = Float64Array::new(&memory.buffer());
+    let fields = Reflect::get(&layout, &"fields".into()).unwrap();
+    for name in js_sys::Object::keys(&fields.clone().into()).iter() {
+        let entry = Reflect::get(&fields, &name).unwrap();
+        let shape: Vec<f64> = js_sys::Array::from(&Reflect::get(&entry, &"shape".into()).unwrap())
+            .iter()
+            .map(|d| d.as_f64().unwrap())
+            .collect();
+        let offset = Reflect::get(&entry, &"offset".into()).unwrap().as_f64().unwrap() as u32;
+        let len = shape.iter().product::<f64>() as u32;
+        Reflect::set(&entry, &"data".into(), &heap.slice(offset, offset + len)).unwrap();
+    }
+    method(&held, "free");
+    Ok(layout)
+}
+
+/// normalizeConfig through `call`, as JSON text.
+fn normalize_config(config_json: &str) -> Result<String, JsError> {
+    let config = call(request(json!({"kind": "normalize", "config_json": config_json})), None)?;
+    Ok(js_sys::JSON::stringify(&config).unwrap().into())
+}
+
+/// A `RandomStateCore` request's numbers.
+fn draw(rng: &mut JsRandomState, fields: serde_json::Value) -> Result<Vec<f64>, JsError> {
+    Ok(Float64Array::from(rng.call(request(fields))?).to_vec())
+}
 
 fn field(trace: &JsValue, name: &str) -> Vec<f64> {
     let fields = Reflect::get(trace, &"fields".into()).unwrap();
@@ -44,9 +92,68 @@ fn errors_are_exceptions_and_the_module_keeps_working() {
     assert_eq!(field(&trace, "scores"), vec![1., 0., 0., 1.]);
 }
 
+/// `call` answers each kind with the value its caller reads (text, a flag, a Float64Array, a held trace); a refused or
+/// malformed request throws and the module keeps working; a large figure's job and a trainer answer their own requests.
+#[wasm_bindgen_test]
+fn the_calls_and_the_objects_requests() {
+    use attention_viz::web::{JsTrainer, LargeJob};
+    let ask = |fields: serde_json::Value| call(request(fields), None);
+    assert_eq!(ask(json!({"kind": "text", "cut": "1".repeat(50)})).unwrap().as_string().unwrap().chars().count(), 40);
+    let token = ask(json!({"kind": "default_token", "self_attention": false, "index": 0})).unwrap();
+    assert_eq!(token.as_string().unwrap(), "h_1");
+    let small = json!([{"name": "embeddings", "shape": [2, 2]}]);
+    assert_eq!(ask(json!({"kind": "large_takes", "config_json": "{}", "flat": small})).unwrap().as_bool(), Some(false));
+    let shortest = call(request(json!({"kind": "shortest", "dtype": "float32"})), Some(vec![f64::from(0.1f32)]));
+    assert_eq!(Float64Array::from(shortest.unwrap()).to_vec(), vec![0.1]);
+    assert!(ask(json!({"kind": "nope"})).is_err());
+    assert!(ask(json!({"kind": "last_panic"})).unwrap().is_undefined(), "no panic since the last one was taken");
+    let long = json!([{"name": "embeddings", "shape": [5000, 2]}]);
+    assert!(message(ask(json!({"kind": "check_declared", "config_json": "{}", "flat": long})).unwrap_err())
+        .contains("5000"));
+    // A number that is not finite travels as one (the text "NaN" in the core's JSON).
+    let cell = request(json!({"kind": "large_cell_text", "row": "a", "col": "b"}));
+    Reflect::set(&cell, &"value".into(), &f64::NAN.into()).unwrap();
+    assert_eq!(call(cell, None).unwrap().as_string().unwrap(), "a, b: nan");
+    let held =
+        call(request(json!({"kind": "compute", "config_json": "{}", "flat": small})), Some(vec![1., 0., 0., 1.]));
+    let layout = method(held.as_ref().unwrap(), "layout");
+    assert_eq!(get(&layout, "mechanism").as_string().unwrap(), "self");
+    method(&held.unwrap(), "free");
+    let model = r#"{"mechanism": "model", "model": "reversal", "input": [1, 2]}"#;
+    let e = message(ask(json!({"kind": "compute_model", "config_json": model})).unwrap_err());
+    assert!(e.contains("not loaded yet"), "{e}");
+    // A large figure's job, one step per request.
+    let config = r#"{"embeddings": [[1, 0], [0, 1], [1, 1]]}"#;
+    let mut job = LargeJob::new(request(json!({"config_json": config})), None).unwrap();
+    let progress = job.call(request(json!({"kind": "progress", "step": 0}))).unwrap().as_string().unwrap();
+    assert!(progress.contains("step 1 of 3"), "{progress}");
+    let view = json!({"kind": "view", "name": "weights", "max_px": 64, "bar_px": 100});
+    assert!(job.call(request(view.clone())).is_err(), "no view before the stages");
+    job.call(request(json!({"kind": "project"}))).unwrap();
+    job.call(request(json!({"kind": "attend"}))).unwrap();
+    let weights = job.call(request(view)).unwrap();
+    assert_eq!(get(&weights, "rows").as_f64(), Some(3.0));
+    let result = job.call(request(json!({"kind": "result"}))).unwrap();
+    assert_eq!(js_sys::Array::from(&get(&result, "tokens")).length(), 3);
+    assert_eq!(get(&result, "scale").as_f64(), Some(1.0), "no projections: no scale");
+    // A trainer: steps, then a report.
+    let mut trainer = JsTrainer::new("reversal", 0.0).unwrap();
+    let at = Float64Array::from(trainer.call(request(json!({"kind": "step", "n": 2}))).unwrap()).to_vec();
+    assert_eq!(at[0], 2.0);
+    let report = trainer.call(request(json!({"kind": "report"}))).unwrap();
+    assert_eq!(get(&report, "step").as_f64(), Some(2.0));
+    assert!(get(&report, "model").as_string().unwrap().starts_with('{'));
+    assert!(trainer.call(request(json!({"kind": "jump"}))).is_err());
+}
+
 #[wasm_bindgen_test]
 fn presets_and_normalisation() {
-    assert_eq!(preset_names(), vec!["seed-000", "seed-001", "seed-002", "seed-003"]);
+    let facts = call(request(json!({"kind": "facts"})), None).unwrap();
+    let names = js_sys::Object::keys(&Reflect::get(&facts, &"presets".into()).unwrap().into());
+    assert_eq!(
+        names.iter().map(|n| n.as_string().unwrap()).collect::<Vec<_>>(),
+        ["seed-000", "seed-001", "seed-002", "seed-003"]
+    );
     let normal = normalize_config("{\"embeddings\": [[1]]}").unwrap();
     assert!(normal.contains("\"scale\":\"none\""), "{normal}");
 }
@@ -54,12 +161,15 @@ fn presets_and_normalisation() {
 #[wasm_bindgen_test]
 fn random_state_matches_numpy() {
     let mut rng = JsRandomState::new(42.0).unwrap();
-    assert_eq!(rng.randint(0.0, 3.0, 9.0).unwrap().to_vec(), vec![2., 0., 2., 2., 0., 0., 2., 1., 2.]);
+    let ints = draw(&mut rng, json!({"kind": "randint", "low": 0, "high": 3, "count": 9})).unwrap();
+    assert_eq!(ints, vec![2., 0., 2., 2., 0., 0., 2., 1., 2.]);
     let mut rng = JsRandomState::new(42.0).unwrap();
-    assert_eq!(rng.rand(1.0).unwrap().to_vec(), vec![0.3745401188473625]);
+    assert_eq!(draw(&mut rng, json!({"kind": "rand", "count": 1})).unwrap(), vec![0.3745401188473625]);
     assert!(JsRandomState::new(-1.0).is_err());
     assert!(JsRandomState::new(1.5).is_err());
-    assert!(rng.randint(5.0, 5.0, 1.0).is_err());
+    assert!(draw(&mut rng, json!({"kind": "randint", "low": 5, "high": 5, "count": 1})).is_err());
+    assert!(rng.call(request(json!({"kind": "seed", "seed": 42}))).unwrap().is_undefined());
+    assert_eq!(draw(&mut rng, json!({"kind": "rand", "count": 1})).unwrap(), vec![0.3745401188473625]);
 }
 
 #[wasm_bindgen_test]
@@ -75,7 +185,8 @@ fn randn_in_the_browser_matches_numpy_vectors() {
         1.5792128155073915,
         0.7674347291529088,
     ];
-    assert_eq!(JsRandomState::new(42.0).unwrap().randn(8.0).unwrap().to_vec(), want);
+    let randn = |seed: f64| draw(&mut JsRandomState::new(seed).unwrap(), json!({"kind": "randn", "count": 8})).unwrap();
+    assert_eq!(randn(42.0), want);
     let want0 = [
         1.764052345967664,
         0.4001572083672233,
@@ -86,7 +197,7 @@ fn randn_in_the_browser_matches_numpy_vectors() {
         0.9500884175255894,
         -0.1513572082976979,
     ];
-    assert_eq!(JsRandomState::new(0.0).unwrap().randn(8.0).unwrap().to_vec(), want0);
+    assert_eq!(randn(0.0), want0);
 }
 
 /// The SIMD kernels the browser computes with give their scalar twins' numbers
@@ -207,7 +318,6 @@ fn heatmap(
 
 #[wasm_bindgen_test]
 fn fmt_and_contrast_through_the_bindings() {
-    use attention_viz::web::render_svg;
     let mut viz = viz_of(&preset_json("seed-001").unwrap());
     let mut svg = |rest: &str| viz.ask(js(&format!(r#"{{"kind": "svg", "view": "weights"{rest}}}"#))).map_err(message);
     let out = svg(r#", "fmt": ".1%", "contrast": "more""#).unwrap().as_string().unwrap();
@@ -218,9 +328,9 @@ fn fmt_and_contrast_through_the_bindings() {
     // "d" on weights that are not whole: .2g, and the note says why.
     let out = svg(r#", "fmt": "d""#).unwrap().as_string().unwrap();
     assert!(out.contains("fmt d needs whole numbers (0.236… here): written with .2g"), "{out}");
-    assert!(render_svg(&preset_json("seed-003").unwrap(), "decoder_state", None, Some("d".into()))
-        .unwrap()
-        .contains(">\n20\n<"));
+    let svg =
+        json!({"kind": "svg", "config_json": preset_json("seed-003").unwrap(), "view": "decoder_state", "fmt": "d"});
+    assert!(call(request(svg), None).unwrap().as_string().unwrap().contains(">\n20\n<"));
     // The canvas: the same checks, and the outlines as 5-tuples.
     let c = canvas(400, 200);
     let hl = r#", "dark": true, "highlights": [0, 0, 0, 1, 4, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4], "fmt": ".3g", "contrast": "more""#;

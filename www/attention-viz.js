@@ -6,7 +6,7 @@
 // in Rust; this file only converts between JS values and the core's JSON and
 // typed arrays. See README.md for the API and ARCHITECTURE.md for the data path.
 
-import init, * as core from './pkg/attention_viz.js';
+import * as core from './core.js';
 import { defineElement } from './element/index.js';
 import { MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
@@ -27,14 +27,14 @@ export const presets = {};
 export const models = {};
 
 let initialised = false;
-/** The WASM instance's memory, where `computeFlat`'s traces are read in place. */
+/** The WASM instance's memory, where compute()'s traces are read in place. */
 let memory = null;
 
 // Compiled first (www/compile.js, begun as early as the page can) and kept (train.js), so that train()'s worker gets
 // the same Module instead of fetching it again. The shipped models are not waited for: loadModels().
-const coreReady = coreModule.then((module) => init({ module_or_path: module })).then((exports) => {
+const coreReady = coreModule.then((module) => core.init({ module_or_path: module })).then((exports) => {
   memory = exports.memory;
-  for (const name of core.presetNames()) presets[name] = JSON.parse(core.presetJson(name));
+  Object.assign(presets, core.call({ kind: 'facts' }).presets);
   declareModels(models);
   initialised = true;
 });
@@ -371,8 +371,18 @@ function checkDeclared(config) {
       shapes[key] = key === 'attention' ? shape : [value.length, shape[1] ?? 0];
     }
   } catch { return; } // a throwing getter or Proxy: the full path reports it
-  core.checkDeclared(JSON.stringify(rest), JSON.stringify(shapes));
+  core.call({ kind: 'check_declared', ...declaredRequest(rest, shapes) });
 }
+
+/**
+ * A config's few fields `rest` and its matrices' declared `shapes` ({name: dims}) as a request's config: the shapes by
+ * name (the core judges them in that order), one with a dimension that is not a whole number ≥ 0 left to the full path.
+ */
+const declaredRequest = (rest, shapes) => ({
+  config_json: JSON.stringify(rest),
+  flat: Object.keys(shapes).sort().filter((name) => shapes[name].every((d) => Number.isSafeInteger(d) && d >= 0))
+    .map((name) => ({ name, shape: shapes[name] })),
+});
 
 /**
  * Whether a read-only figure of `config` is computed by a Worker (www/element/large.js): the core's
@@ -398,13 +408,13 @@ function largeTakes(config) {
       shapes[key] = key === 'attention' ? shape : [value.length, shape[1] ?? 0];
     }
   } catch { return false; }
-  return core.largeTakes(JSON.stringify(rest), JSON.stringify(shapes));
+  return core.call({ kind: 'large_takes', ...declaredRequest(rest, shapes) });
 }
 
 /**
  * compute()'s fast path, for a plain object whose matrices are all clean: a
  * non-empty list of equal-length, non-empty rows of finite numbers. Returns
- * `{json, names, shapes, data}` for `core.computeFlat` (the matrices flat in
+ * `{json, names, shapes, data}` for the core's `compute` (the matrices flat in
  * one Float64Array, the rest of the config as JSON), or undefined for anything
  * else, which takes the JSON path. The core validates either way. Every value
  * is read once, as JSON.stringify reads it.
@@ -501,13 +511,13 @@ export function compute(config, options = undefined) {
     checkDeclared(config);
     const flat = flatConfig(config);
     // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
-    const held = flat && core.computeFlat(flat.json, flat.names, flat.shapes, flat.data);
+    const held = flat && core.call({ kind: 'compute', ...core.flatRequest(flat) }, flat.data);
     if (!held) return computeViaJson(config, typed);
     return readHeld(held, typed);
   });
 }
 
-/** A trace the core holds in its memory (computeFlat's, computeJsonInMemory's) as the trace object; frees it. */
+/** A trace the core holds in its memory (its `compute`'s, a `TraceInMemory`) as the trace object; frees it. */
 function readHeld(held, typed) {
   try {
     return toTrace(held.layout(), new Float64Array(memory.buffer), typed); // the view after the last call into the core
@@ -516,9 +526,9 @@ function readHeld(held, typed) {
   }
 }
 
-/** The model path (the core's `computeModel`: a shipped model or a model object on token ids), typed on request. */
+/** The model path (the core's `compute_model`: a shipped model or a model object on token ids), typed on request. */
 function modelTrace(config, typed) {
-  const trace = core.computeModel(configJson(config));
+  const trace = core.call({ kind: 'compute_model', config_json: configJson(config) });
   return typed ? typedTree(trace) : trace;
 }
 
@@ -538,7 +548,7 @@ function computeViaJson(config, typed = false) {
   if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
   callCore(() => checkDeclared(config));
   const json = configJson(config);
-  return readHeld(callCore(() => core.computeJsonInMemory(json)), typed);
+  return readHeld(callCore(() => core.call({ kind: 'compute', config_json: json })), typed);
 }
 
 /** The config with every default filled in (mechanism, tokens, scale, query). */
@@ -547,7 +557,7 @@ export function normalizeConfig(config) {
     assertReady();
     checkDeclared(config);
     const json = configJson(config);
-    return JSON.parse(core.normalizeConfig(json));
+    return core.call({ kind: 'normalize', config_json: json });
   });
 }
 
@@ -582,13 +592,13 @@ export function renderSVG(config, view, palette = undefined, fmt = undefined) {
     const f = textArg(fmt, 'fmt', 'a format spec such as ".2g"', true);
     checkDeclared(config);
     const json = configJson(config);
-    return core.renderSvg(json, v, p, f);
+    return core.call({ kind: 'svg', config_json: json, view: v, palette: p, fmt: f });
   });
 }
 
 /** Test hooks (not part of the documented API). */
 export const _internal = {
-  forceInternalError: () => callCore(() => core.forceInternalError()),
+  forceInternalError: () => callCore(() => core.call({ kind: 'panic' })),
   /** compute() through the JSON path only. */
   computeViaJson: (config, options) => { const typed = wantsTyped(options); assertReady(); return computeViaJson(config, typed); },
   /** What compute()'s fast path sends the core, or undefined if it takes the JSON path. */
@@ -599,7 +609,7 @@ export const _internal = {
  * the documented API). */
 export function _taskExample(task, seed) {
   assertReady();
-  return callCore(() => core.taskExample(task, seed >>> 0));
+  return callCore(() => core.call({ kind: 'task_example', task, seed: seed >>> 0 }));
 }
 
 /** The Rust figure state, for the element (not part of the documented API). */
@@ -733,7 +743,7 @@ export class RandomState {
   }
 
   seed(seed) {
-    callCore(() => this._core.seed(seedArg(seed)));
+    callCore(() => this._core.call({ kind: 'seed', seed: seedArg(seed) }));
   }
 
   /** `randint(low, high=None, size=None)`; a number when size is omitted. */
@@ -744,7 +754,7 @@ export class RandomState {
       const shape = sizeArg(size);
       const n = checkedCount(shape, () => callText('randint', [low, high, shape.length === 1 && !Array.isArray(size) ? shape[0] : shape]));
       const [lo, hi] = high === null || high === undefined ? [0, low] : [low, high];
-      return reshape(this._core.randint(lo, hi, n), shape);
+      return reshape(this._core.call({ kind: 'randint', low: lo, high: hi, count: n }), shape);
     });
   }
 
@@ -764,24 +774,26 @@ export class RandomState {
 function draw(rs, name, args) {
   const s = args.length ? shapeOf(args, name) : null;
   const n = checkedCount(s, () => callText(name, args.length === 1 && Array.isArray(args[0]) ? [s] : s));
-  return reshape(rs[name](n), s);
+  return reshape(rs.call({ kind: name, count: n }), s);
 }
 
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready: coreReady, loadInflate, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.checkPalette(name)),
+  defineElement({ ready: coreReady, loadInflate, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.call({ kind: 'options', options: { palette: name } })),
     // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
     // until the core is there (a persist key asked early: the load checks again).
     checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); },
     // A read-only figure over the page's cost bound that a Worker computes (www/element/large.js).
     largeTakes: (config) => initialised && callCore(() => largeTakes(config)),
-    largeCellText: (row, col, value) => core.largeCellText(row, col, value),
-    largeMessage: (what, view, shown) => core.largeMessage(what, view, shown),
-    largeSvg: (...pieces) => callCore(() => core.largeSvg(...pieces)),
+    largeCellText: (row, col, value) => core.call({ kind: 'large_cell_text', row, col, value }),
+    largeMessage: (what, view, shown) => core.call({ kind: 'large_message', what, view, shown }),
+    largeSvg: (title, rows, cols, block, pooling, image, bar, ticksAt, tickLabels, offset, shown) => callCore(() => core.call({
+      kind: 'large_svg', title, rows, cols, block, pooling, image, bar, ticks: Array.from(ticksAt, (at, k) => [at, tickLabels[k]]), offset, shown,
+    })),
     flatConfig, Shaped, isPacked,
     // Python's float32 bytes as the shortest decimals its JSON held (the core's rule, math::decimal).
-    shortestDecimals: (values) => callCore(() => core.shortestDecimals(values)),
+    shortestDecimals: (values) => callCore(() => core.call({ kind: 'shortest', dtype: 'float32' }, Float64Array.from(values))),
     computeWorker: () => coreModule.then((module) => {
       // The dist builds carry the worker bundled (scripts/dist.mjs: COMPUTE_WORKER_SOURCE), started from a Blob URL;
       // www/ starts www/compute-worker.js beside the .wasm's folder (www/pkg/ → www/compute-worker.js).

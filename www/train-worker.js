@@ -14,7 +14,7 @@
 //   a report: {type: 'report', step, loss, accuracy (held-out), model (JSON text)}; any failure: {type: 'error', message}
 // Splitting the steps between messages changes nothing: the trainer gives the same weights however they are split.
 
-import { initSync, takeLastPanic, TrainerCore } from './pkg/attention_viz.js';
+import { initSync, takeLastPanic, TrainerCore } from './core.js';
 
 /**
  * A handler of the protocol's messages that answers through `post`; `budgetMs` bounds a run's time and `chunk` the
@@ -23,15 +23,13 @@ import { initSync, takeLastPanic, TrainerCore } from './pkg/attention_viz.js';
  */
 export function protocol(post, { budgetMs, chunk, apart = false }) {
   let trainer = null;
-  const report = () => {
-    const [step, loss] = trainer.step(0);
-    post({ type: 'report', step, loss, accuracy: trainer.heldOutAccuracy(), model: trainer.modelJson() });
-  };
+  const steps = (n) => trainer.call({ kind: 'step', n });
+  const report = () => post({ type: 'report', ...trainer.call({ kind: 'report' }) });
   const run = (to) => {
     const start = performance.now();
-    let [step] = trainer.step(0);
+    let [step] = steps(0);
     const from = step;
-    while (step < to && performance.now() - start < budgetMs) [step] = trainer.step(Math.min(chunk, to - step));
+    while (step < to && performance.now() - start < budgetMs) [step] = steps(Math.min(chunk, to - step));
     if (step < to) post({ type: 'ran', step });
     else if (apart && step > from) post({ type: 'ran', step, pending: true });
     else report();

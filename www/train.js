@@ -1,5 +1,5 @@
 // Trained models on the JavaScript side (README "Trained models"): which configs take compute()'s
-// `mechanism: "model"` path (the core reads and runs them: `computeModel`), the shipped `models` (www/compile.js
+// `mechanism: "model"` path (the core reads and runs them: its `compute_model`), the shipped `models` (www/compile.js
 // fetches their file when loadModels() first asks: the core does not carry them), the compiled core that train()'s worker is
 // handed, and train()'s main-thread side (its options, the worker's protocol, pause/resume/cancel). The numbers are
 // the core's; the training itself runs in www/train-worker.js, so the page's main thread only parses reports (a page
@@ -7,7 +7,7 @@
 // checked here (bad ones throw at once); the rest of its main-thread side, and the worker's script the dist builds
 // carry as a string, is www/training.js, imported on the first train() (no figure needs it).
 
-import * as core from './pkg/attention_viz.js';
+import { call } from './core.js';
 import { coreModule } from './compile.js';
 
 /** The compiled core, kept so that a training worker instantiates it without fetching or compiling it again. */
@@ -23,8 +23,8 @@ export const compiledCore = () => compiled;
  * 404 Not Found".
  */
 export function handOverModels(file) {
-  if (typeof file === 'string') core.loadModels(file);
-  else core.modelsFailed(file instanceof Error ? file.message : String(file));
+  if (typeof file === 'string') call({ kind: 'load_models', text: file });
+  else call({ kind: 'models_failed', reason: file instanceof Error ? file.message : String(file) });
 }
 
 /**
@@ -33,14 +33,14 @@ export function handOverModels(file) {
  * handed the file over, reading one throws the core's "is not loaded yet: await `loadModels()` first" (and is not kept).
  */
 export function declareModels(target) {
-  for (const name of core.modelNames()) {
+  for (const name of call({ kind: 'model_names' })) {
     Object.defineProperty(target, name, {
       enumerable: true,
       configurable: true,
       get() {
         let value;
         try {
-          value = JSON.parse(core.modelJson(name));
+          value = JSON.parse(call({ kind: 'model', name }));
         } catch (e) {
           throw new Error(`attention-viz: ${e.message}`);
         }
@@ -114,12 +114,13 @@ function trainOptions(options) {
   }
   const unknown = Object.keys(options).find((k) => !TRAIN_OPTIONS.includes(k));
   if (unknown !== undefined) throw new Error(`train: unknown option ${JSON.stringify(unknown)}; the options are ${TRAIN_OPTIONS.join(', ')}`);
-  const tasks = core.taskNames();
+  const known = call({ kind: 'tasks' });
+  const tasks = known.map((t) => t.name);
   const { task, onProgress, signal } = options;
   if (task === undefined) throw new Error(`train: task is missing: one of ${tasks.join(', ')}`);
   if (typeof task !== 'string' || !tasks.includes(task)) throw new Error(`train: unknown task ${kind(task)}; the tasks are ${tasks.join(', ')}`);
   const seed = whole(options, 'seed', 0, 0, 2 ** 32 - 1, 'a whole number from 0 to 2**32 - 1');
-  const steps = whole(options, 'steps', core.taskSteps(task), 0, MAX_STEPS, `a whole number from 0 to ${MAX_STEPS}`);
+  const steps = whole(options, 'steps', known.find((t) => t.name === task).steps, 0, MAX_STEPS, `a whole number from 0 to ${MAX_STEPS}`);
   const every = whole(options, 'every', DEFAULT_EVERY, 1, MAX_STEPS, 'a whole number ≥ 1');
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
     throw new Error(`train: onProgress must be a function, got ${kind(onProgress)}`);

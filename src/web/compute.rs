@@ -1,92 +1,27 @@
-//! `compute()`'s fast path: the matrices arrive flat in one Float64Array
-//! instead of as JSON text, and the trace stays in WASM memory, where the JS
-//! side reads it in place (`TraceInMemory::layout` gives each field's offset)
-//! instead of through a copy of every field. compute()'s JSON path (any other
-//! config) keeps its trace there too (`computeJsonInMemory`).
+//! `compute()`'s traces, kept in WASM memory where the JS side reads them in place (`TraceInMemory::layout` gives
+//! each field's offset) instead of through a copy of every field: `call`'s `compute` answers one. And a config whose
+//! matrices arrive flat in one Float64Array, its stack kept as the buffer it came in (`flat_config_owned`).
 //!
 //! The config is validated by `Config::from_parts`, the same checks and
 //! messages as for the JSON text.
 
-use super::{config_and_trace, set, trace_object_with};
-use crate::attention::{self, Trace};
+use super::{set, trace_object_with};
+use crate::attention::Trace;
 use crate::config::{Config, Flat};
 use crate::weights::Stack;
 use js_sys::Object;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-/// Validates and runs a config whose matrices were sent flat.
+/// A config whose matrices were sent flat, validated; `None` when `rest_json` does not parse (the caller then sends
+/// the whole config as JSON, whose message places the problem in it).
 ///
 /// `rest_json` is the config without them; `names` are the matrices' fields in order, `shapes` each one's rank and
 /// axes one after another (`[2, rows, cols]`; a stack of matrices, `attention`, `[3, heads, n, m]` or
-/// `[4, layers, heads, n, m]`), and `data` their values one after another, row-major, every one finite. Call `free()` on the result.
-/// `undefined` when `rest_json` does not parse: the caller then takes
-/// `computeJson`, whose message places the problem in the whole config.
-#[wasm_bindgen(js_name = computeFlat)]
-pub fn compute_flat(
-    rest_json: &str,
-    names: Vec<String>,
-    shapes: &[u32],
-    data: &[f64],
-) -> Result<Option<TraceInMemory>, JsError> {
-    let Some(config) = flat_config(rest_json, &names, shapes, data)? else {
-        return Ok(None);
-    };
-    let trace = attention::compute(&config).map_err(|e| JsError::new(&e.0))?;
-    Ok(Some(TraceInMemory { query: config.query, trace }))
-}
-
-/// `computeJson`, its trace kept in WASM memory as `computeFlat`'s is: compute()'s JSON path reads it in place
-/// (`layout`) instead of through a Float64Array copy of every field. Call `free()` on the result.
-#[wasm_bindgen(js_name = computeJsonInMemory)]
-pub fn compute_json_in_memory(config_json: &str) -> Result<TraceInMemory, JsError> {
-    let (config, trace) = config_and_trace(config_json)?;
-    Ok(TraceInMemory { query: config.query, trace })
-}
-
-/// Refuses a config by its matrices' declared shapes (`shapes_json`: `{"embeddings": [rows, cols], "attention":
-/// [layers, heads, n, m], …}`) before the caller reads or copies them (`config::check_declared_shapes`): the message its
-/// full validation gives for a matrix over the limits or a config over the cost bound. Nothing when `rest_json` (the
-/// config without its matrices) or the shapes do not parse: the full validation then says what is wrong.
-#[wasm_bindgen(js_name = checkDeclared)]
-pub fn check_declared(rest_json: &str, shapes_json: &str) -> Result<(), JsError> {
-    let Some((rest, shapes)) = declared(rest_json, shapes_json) else { return Ok(()) };
-    let shapes: Vec<(&str, Vec<usize>)> = shapes.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
-    crate::config::check_declared_shapes(&rest, &shapes).map_err(|e| JsError::new(&e.0))
-}
-
-/// `checkDeclared`'s and `largeTakes`' arguments read: the config without its matrices, and each matrix's declared
-/// dimensions (a dimension past usize is usize::MAX, which every limit refuses); `None` when either does not parse.
-pub(crate) fn declared(rest_json: &str, shapes_json: &str) -> Option<(Value, Vec<(String, Vec<usize>)>)> {
-    let (Ok(rest), Ok(Value::Object(shapes))) =
-        (serde_json::from_str::<Value>(rest_json), serde_json::from_str::<Value>(shapes_json))
-    else {
-        return None;
-    };
-    let shapes = shapes
-        .iter()
-        .filter_map(|(name, s)| {
-            let dims: Option<Vec<usize>> =
-                s.as_array()?.iter().map(|d| d.as_u64().map(|d| d.min(usize::MAX as u64) as usize)).collect();
-            Some((name.clone(), dims?))
-        })
-        .collect();
-    Some((rest, shapes))
-}
-
-/// The config of a flat call (see `computeFlat`), validated; `None` when `rest_json` does not parse.
-pub(crate) fn flat_config(
-    rest_json: &str,
-    names: &[String],
-    shapes: &[u32],
-    data: &[f64],
-) -> Result<Option<Config>, JsError> {
-    flat_config_in(rest_json, names, shapes, data, None)
-}
-
-/// `flat_config` for values the caller hands over (wasm-bindgen's copy of the Float64Array, owned here): a config
-/// whose one matrix is `attention` (a model's stack, as the element sends one) keeps that buffer as its stack, so
-/// the stack is in WASM memory once while it loads, not twice (peak memory ≤ 2× the stack's bytes).
+/// `[4, layers, heads, n, m]`), and `data` their values one after another, row-major, every one finite: the values
+/// the caller hands over (wasm-bindgen's copy of the Float64Array, owned here). A config whose one matrix is
+/// `attention` (a model's stack, as the element sends one) keeps that buffer as its stack, so the stack is in WASM
+/// memory once while it loads, not twice (peak memory ≤ 2× the stack's bytes).
 pub(crate) fn flat_config_owned(
     rest_json: &str,
     names: &[String],
@@ -101,7 +36,9 @@ pub(crate) fn flat_config_owned(
     match dims {
         Some([l, h, n, m]) => match Stack::new(l, h, n, m, data) {
             Some(stack) => flat_config_in(rest_json, names, shapes, stack.data(), Some(&stack)),
-            None => Err(JsError::new("attention-viz internal error: computeFlat got inconsistent matrices")),
+            None => {
+                Err(JsError::new("attention-viz internal error: a flat config's matrices do not match their shapes"))
+            }
         },
         None => flat_config_in(rest_json, names, shapes, &data, None),
     }
@@ -117,7 +54,8 @@ fn flat_config_in(
     let Ok(rest @ Value::Object(_)) = serde_json::from_str::<Value>(rest_json) else {
         return Ok(None);
     };
-    let inconsistent = || JsError::new("attention-viz internal error: computeFlat got inconsistent matrices");
+    let inconsistent =
+        || JsError::new("attention-viz internal error: a flat config's matrices do not match their shapes");
     let mut flat = Vec::with_capacity(names.len());
     let (mut data, mut shapes) = (data, shapes);
     for name in names {
@@ -156,10 +94,16 @@ pub struct TraceInMemory {
     trace: Trace,
 }
 
+impl TraceInMemory {
+    /// `trace`, whose followed query is `query`, held.
+    pub(crate) fn new(query: usize, trace: Trace) -> TraceInMemory {
+        TraceInMemory { query, trace }
+    }
+}
+
 #[wasm_bindgen]
 impl TraceInMemory {
-    /// `{mechanism, scale, query_index, fields: {name: {shape, offset}}}`: `computeJson`'s result, except
-    /// that a field's values start at `offset` in a Float64Array over the module's memory. Make that view
+    /// `{mechanism, scale, query_index, fields: {name: {shape, offset}}}`, where a field's values start at `offset` in a Float64Array over the module's memory. Make that view
     /// after this call, and read it before the next call into the module, which may move the memory.
     ///
     /// `naive_weights` is given `weights`' offset when their values are the same bits (no row near float64's

@@ -5,86 +5,23 @@
 //! Nothing here is drawn with plotters: a 4096 × 4096 heatmap is 16 M cells, and a canvas shows at most a few
 //! hundred thousand of them.
 //!
-//! Which configs come here: `config::worker_takes` (the page asks `largeTakes` with the declared shapes alone).
+//! Which configs come here: `config::worker_takes` (the page asks `call`'s `large_takes` with the declared shapes
+//! alone). The page's texts about a large figure (a cell's, its messages, its SVG) are `call`'s requests too.
 
-use super::set;
+use super::calls::value_of;
+use super::{js_err, set};
 use crate::attention::{self, allowed, check_stages, resolve_scale, Attend, Stages};
 use crate::config::{self, Config, Mechanism};
 use crate::heatmap::draw::{colorbar_color, colorbar_scale, colorbar_tick_space, Colors, NAN_FILL};
-use crate::heatmap::format::format_g;
 use crate::math::Matrix;
-use crate::picture::{large_caption, large_svg, LargeView, Pooling};
+use crate::picture::{large_caption, Pooling};
+use crate::requests::{JobRequest, Parts};
 use crate::views;
 use js_sys::{Array, Float64Array, Object, Uint8ClampedArray};
 use wasm_bindgen::prelude::*;
 
 /// The rows of the colour bar's image (drawn stretched to the bar's height).
 const BAR_ROWS: usize = 256;
-
-/// Whether the page's large figure (a Worker's `LargeJob`) takes a config the page's cost bound refuses: `rest_json`
-/// and `shapes_json` as `checkDeclared` reads them.
-#[wasm_bindgen(js_name = largeTakes)]
-pub fn large_takes(rest_json: &str, shapes_json: &str) -> bool {
-    let Some((rest, shapes)) = super::compute::declared(rest_json, shapes_json) else { return false };
-    let shapes: Vec<(&str, Vec<usize>)> = shapes.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
-    config::worker_takes(&rest, &shapes)
-}
-
-/// The tooltip and the live region's text of one cell of a large figure's view: the row's and column's labels and
-/// the value to 6 significant digits, as Python's `format(x, ".6g")` writes it.
-#[wasm_bindgen(js_name = largeCellText)]
-pub fn large_cell_text(row: &str, col: &str, value: f64) -> String {
-    format!("{row}, {col}: {}", format_g(value, 6))
-}
-
-/// A large view the page shows as a standalone SVG (`toSVG`), from the pieces the worker sent (`LargeJob::view`) and
-/// the page's canvases as PNG data URLs: `picture::large_svg`. `ticks_at[k]` and `tick_labels[k]` are one tick;
-/// `shown`: the picture's CSS width and height.
-#[wasm_bindgen(js_name = largeSvg)]
-#[allow(clippy::too_many_arguments)]
-pub fn large_svg_of(
-    title: &str,
-    rows: usize,
-    cols: usize,
-    block: &[u32],
-    pooling: &str,
-    image: &str,
-    bar: &str,
-    ticks_at: &[f64],
-    tick_labels: Vec<String>,
-    offset: &str,
-    shown: &[f64],
-) -> Result<String, JsError> {
-    let ticks: Vec<(f64, String)> = ticks_at.iter().copied().zip(tick_labels).collect();
-    let block = [block.first().copied().unwrap_or(1) as usize, block.get(1).copied().unwrap_or(1) as usize];
-    let pooling = if pooling == "max" { Pooling::Max } else { Pooling::Mean };
-    let shown = [shown.first().copied().unwrap_or(f64::NAN), shown.get(1).copied().unwrap_or(f64::NAN)];
-    let view = LargeView { title, rows, cols, block, pooling, image, bar, ticks: &ticks, offset, shown };
-    large_svg(&view).map_err(|e| JsError::new(&e))
-}
-
-/// What a large figure's element says where it cannot do what a small one does (www/element/large.js):
-/// `what` = "pending" (asked before the worker's views are drawn), "view" (`view` is not one of the `shown` views it
-/// exports), "trace" (the note a large figure's `trace` carries: what it holds).
-#[wasm_bindgen(js_name = largeMessage)]
-pub fn large_message(what: &str, view: &str, shown: Vec<String>) -> String {
-    let shown = shown.join(", ");
-    match what {
-        "pending" => "this figure is still being computed in a background worker: its trace, toSVG() and toPNG() are \
-                      there once it is drawn (its `change` event)"
-            .into(),
-        "view" => format!(
-            "a large figure exports the views it shows ({shown}): {} is not one of them",
-            crate::text::quote(view)
-        ),
-        _ => format!(
-            "a large figure (computed by a background worker) holds only the followed head's {shown}, as \
-             {{shape, data}} with data a Float64Array shared with the figure (copy it before writing to it); its other \
-             stages and heads are not computed: compute(config, {{arrays: \"typed\"}}) in a worker of your own gives \
-             every stage"
-        ),
-    }
-}
 
 /// One large figure's computation, in the worker: the config (parsed under `config::MAX_WORKER_COST`), the followed
 /// head's Q, K, V, then its stages.
@@ -101,25 +38,44 @@ const STEPS: [&str; 3] = ["Q, K and V", "scores and softmax", "the images"];
 
 #[wasm_bindgen]
 impl LargeJob {
-    /// Parses and checks `config_json` as any config is (the same messages), with the worker's cost bound; refuses a
-    /// config that `largeTakes` would not take.
+    /// The config of `request`, `{config_json, flat}` (a config's fields as `call` takes them, `data` its flat
+    /// matrices: the page sends them so, one transferred Float64Array instead of a structured clone of n lists),
+    /// parsed and checked as any config is (the same messages), with the worker's cost bound; refuses a config that
+    /// `large_takes` would not take.
     #[wasm_bindgen(constructor)]
-    pub fn new(config_json: &str) -> Result<LargeJob, JsError> {
-        let config = config::with_worker_limit(|| Config::from_json(config_json)).map_err(|e| JsError::new(&e.0))?;
+    pub fn new(request: JsValue, data: Option<Vec<f64>>) -> Result<LargeJob, JsError> {
+        let serde_json::Value::Object(fields) = value_of(&request)? else {
+            return Err(js_err("attention-viz internal error: a large figure's job takes {config_json, flat}"));
+        };
+        let parts = Parts::read(fields).map_err(js_err)?;
+        let data = data.unwrap_or_default();
+        let config = config::with_worker_limit(|| parts.config_or_why(&data)).map_err(js_err)?;
         LargeJob::of(config)
     }
 
-    /// `new` for a config whose matrices come flat, as `computeFlat` takes them (the page sends them so: one
-    /// transferred Float64Array instead of a structured clone of n lists); `undefined` when `rest_json` does not parse.
-    #[wasm_bindgen(js_name = fromFlat)]
-    pub fn from_flat(
-        rest_json: &str,
-        names: Vec<String>,
-        shapes: &[u32],
-        data: &[f64],
-    ) -> Result<Option<LargeJob>, JsError> {
-        let config = config::with_worker_limit(|| super::compute::flat_config(rest_json, &names, shapes, data))?;
-        config.map(LargeJob::of).transpose()
+    /// One step or answer (`requests::JobRequest`): `{kind: "progress", step}`, the line the figure shows while step
+    /// `step` (0, 1, 2) runs; `{kind: "project"}`, step 0; `{kind: "attend"}`, step 1; `{kind: "view", name, max_px,
+    /// bar_px, palette}`, step 2 for one view; `{kind: "result"}`, `{tokens, scale}`.
+    pub fn call(&mut self, request: JsValue) -> Result<JsValue, JsError> {
+        Ok(match JobRequest::parse(value_of(&request)?).map_err(js_err)? {
+            JobRequest::Progress(step) => self.progress(step).into(),
+            JobRequest::Project => {
+                self.project()?;
+                JsValue::UNDEFINED
+            }
+            JobRequest::Attend => {
+                self.attend()?;
+                JsValue::UNDEFINED
+            }
+            JobRequest::View { name, max_px, bar_px, palette } => self.view(&name, max_px, bar_px, palette)?.into(),
+            JobRequest::Result => {
+                let out = Object::new();
+                let tokens: Array = self.config.tokens.iter().map(|t| JsValue::from_str(t)).collect();
+                set(&out, "tokens", &tokens);
+                set(&out, "scale", &self.scale.into());
+                out.into()
+            }
+        })
     }
 }
 
@@ -134,10 +90,9 @@ impl LargeJob {
     }
 }
 
-#[wasm_bindgen]
 impl LargeJob {
     /// The line the figure shows while step `step` (0, 1, 2) runs.
-    pub fn progress(&self, step: usize) -> String {
+    fn progress(&self, step: usize) -> String {
         let n = self.config.len();
         let what = STEPS.get(step).copied().unwrap_or("");
         format!(
@@ -149,7 +104,7 @@ impl LargeJob {
     }
 
     /// Step 0: X·W_Q, X·W_K, X·W_V (X itself without projections), the followed head's columns.
-    pub fn project(&mut self) -> Result<(), JsError> {
+    fn project(&mut self) -> Result<(), JsError> {
         let Mechanism::SelfAttention { embeddings, projections } = &self.config.mechanism else {
             return Err(JsError::new("not self-attention"));
         };
@@ -181,7 +136,7 @@ impl LargeJob {
     }
 
     /// Step 1: the followed head's scores, scaled scores, weights and context (attention::attend, as every figure).
-    pub fn attend(&mut self) -> Result<(), JsError> {
+    fn attend(&mut self) -> Result<(), JsError> {
         let (q, k, v) = self.qkv.take().ok_or_else(|| JsError::new("project() first"))?;
         let o = &self.config.options;
         let n = q.rows();
@@ -200,28 +155,12 @@ impl LargeJob {
         Ok(())
     }
 
-    /// The tokens (rows of every view; columns of the n × n ones).
-    pub fn tokens(&self) -> Vec<String> {
-        self.config.tokens.clone()
-    }
-
-    /// The scale the scores were divided by (`scale` resolved: √d_k by default), for the figure's `trace`.
-    pub fn scale(&self) -> f64 {
-        self.scale
-    }
-
-    /// The config as JSON (every default filled in), for the element's `config`.
-    #[wasm_bindgen(js_name = configJson)]
-    pub fn config_json(&self) -> String {
-        self.config.to_value().to_string()
-    }
-
     /// Step 2, per view (`scores`, `scaled`, `weights` or `context`): `{name, title, rows, cols, values` (a
     /// Float64Array, row-major), `image` (RGBA, `width` × `height`: one pixel per `block` = [rows, cols] cells, their
     /// mean), `bar` (RGBA, 1 × 256, vmax at the top), `ticks` ([[fraction from the bottom, label], …] for a bar
     /// `bar_px` CSS pixels long with 10-px labels), `offset` (matplotlib's offset text), `vmin`, `vmax`, `caption`}.
     /// The image is at most `max_px` pixels a side.
-    pub fn view(&self, name: &str, max_px: usize, bar_px: f64, palette: Option<String>) -> Result<Object, JsError> {
+    fn view(&self, name: &str, max_px: usize, bar_px: f64, palette: Option<String>) -> Result<Object, JsError> {
         let s = self.stages.as_ref().ok_or_else(|| JsError::new("attend() first"))?;
         let (m, default, pooling) = match name {
             "scores" => (&s.scores, "sequential", Pooling::Mean),

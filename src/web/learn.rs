@@ -1,12 +1,15 @@
-//! The bindings of the trained models (`crate::learn`): `compute({mechanism: "model"})`'s forward pass, the shipped
-//! models as JSON, and the `TrainerCore` that `train()`'s Web Worker drives a few steps per message.
+//! The bindings of the trained models (`crate::learn`): the shipped models the page hands over, as JSON, and
+//! `compute({mechanism: "model"})`'s forward pass (`call`'s `requests::ModelsRequest`), and the `TrainerCore` that
+//! `train()`'s Web Worker drives a few steps per message.
 //!
 //! Thin, like the rest of `web`: the checks and the numbers are `crate::learn`'s; this file converts. Messages
 //! are located for the caller's config (`model: …`, `input[3] …`).
 
+use super::calls::value_of;
 use super::{js_err, set};
 use crate::learn::{self, Example, Model, Task, Trainer};
 use crate::math::Matrix;
+use crate::requests::{ModelsRequest, TrainerRequest};
 use js_sys::{Array, Float64Array, Object};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -34,16 +37,16 @@ enum Shipped {
     Failed(String),
 }
 
-/// Hands the core the shipped models' file (its text); parsed on first use.
-#[wasm_bindgen(js_name = loadModels)]
-pub fn load_models(text: String) {
-    SHIPPED.with(|s| *s.borrow_mut() = Shipped::Text(text));
-}
-
-/// Records why the shipped models could not be loaded (a failed fetch): a config naming one says this.
-#[wasm_bindgen(js_name = modelsFailed)]
-pub fn models_failed(reason: String) {
-    SHIPPED.with(|s| *s.borrow_mut() = Shipped::Failed(reason));
+/// A shipped models' request: the file's text handed over (parsed on first use) or why it could not be had
+/// (nothing), a model's JSON text (`undefined` for a name that is not one), a model config's forward pass.
+pub(crate) fn answer(request: ModelsRequest) -> Result<JsValue, JsError> {
+    match request {
+        ModelsRequest::Load(text) => SHIPPED.with(|s| *s.borrow_mut() = Shipped::Text(text)),
+        ModelsRequest::Failed(reason) => SHIPPED.with(|s| *s.borrow_mut() = Shipped::Failed(reason)),
+        ModelsRequest::Json(name) => return Ok(model_json(&name)?.map_or(JsValue::UNDEFINED, JsValue::from)),
+        ModelsRequest::Compute(config_json) => return compute_model(&config_json).map(JsValue::from),
+    }
+    Ok(JsValue::UNDEFINED)
 }
 
 /// Every shipped model from the models file's text, each checked as `Model::from_json` checks a caller's.
@@ -81,16 +84,9 @@ fn shipped(name: &str) -> Result<Option<Rc<Model>>, String> {
     })
 }
 
-/// The names of the shipped models (`models` on the JS side).
-#[wasm_bindgen(js_name = modelNames)]
-pub fn model_names() -> Vec<String> {
-    learn::PRESETS.iter().map(|s| s.to_string()).collect()
-}
-
-/// A shipped model as the JSON of `Model::to_json` (what `train()` resolves with), `undefined` for a name that is
+/// A shipped model as the JSON of `Model::to_json` (what `train()` resolves with), `None` for a name that is
 /// not one; throws when the shipped models could not be loaded.
-#[wasm_bindgen(js_name = modelJson)]
-pub fn model_json(name: &str) -> Result<Option<String>, JsError> {
+fn model_json(name: &str) -> Result<Option<String>, JsError> {
     Ok(shipped(name).map_err(js_err)?.map(|m| m.to_json().to_string()))
 }
 
@@ -99,8 +95,7 @@ pub fn model_json(name: &str) -> Result<Option<String>, JsError> {
 /// Returns `{mechanism: "model", model: <task or null>, input, tokens, prediction, probabilities, logits,
 /// layers: [{heads: [{q, k, v, scores, scaled, weights, context}]}]}`, every matrix a list of rows (masked
 /// entries of `scaled` are −∞).
-#[wasm_bindgen(js_name = computeModel)]
-pub fn compute_model(config_json: &str) -> Result<Object, JsError> {
+fn compute_model(config_json: &str) -> Result<Object, JsError> {
     let config: serde_json::Value =
         serde_json::from_str(config_json).map_err(|e| js_err(format!("config is not valid JSON: {e}")))?;
     let request = learn::read_request(&config).map_err(js_err)?;
@@ -180,26 +175,6 @@ fn rows(m: &Matrix) -> Array {
     (0..m.rows()).map(|i| JsValue::from(Array::from(&Float64Array::from(m.row(i))))).collect()
 }
 
-/// The default number of training steps of `task` (the shipped model's), or `undefined` for an unknown task.
-#[wasm_bindgen(js_name = taskSteps)]
-pub fn task_steps(task: &str) -> Option<usize> {
-    Task::from_name(task).map(Task::steps)
-}
-
-/// One input sequence of `task` as its training draws them (token ids), from `RandomState(seed)`; `undefined` for an
-/// unknown task. The guided page's "another sequence" button.
-#[wasm_bindgen(js_name = taskExample)]
-pub fn task_example(task: &str, seed: u32) -> Option<Vec<u32>> {
-    let task = Task::from_name(task)?;
-    Some(task.example(&mut crate::random::RandomState::new(seed)).input.into_iter().map(|i| i as u32).collect())
-}
-
-/// The names of the tasks `train()` knows.
-#[wasm_bindgen(js_name = taskNames)]
-pub fn task_names() -> Vec<String> {
-    Task::ALL.iter().map(|t| t.name().to_string()).collect()
-}
-
 /// A `Trainer` and its task's held-out sequences, for `train()`'s worker.
 #[wasm_bindgen(js_name = TrainerCore)]
 pub struct JsTrainer {
@@ -213,7 +188,8 @@ impl JsTrainer {
     #[wasm_bindgen(constructor)]
     pub fn new(task: &str, seed: f64) -> Result<JsTrainer, JsError> {
         let task = Task::from_name(task).ok_or_else(|| {
-            js_err(format!("unknown task {}; the tasks are {}", crate::text::quote(task), task_names().join(", ")))
+            let tasks: Vec<&str> = Task::ALL.iter().map(|t| t.name()).collect();
+            js_err(format!("unknown task {}; the tasks are {}", crate::text::quote(task), tasks.join(", ")))
         })?;
         if !(seed.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&seed)) {
             return Err(js_err(format!("seed must be a whole number from 0 to 2**32 - 1, got {seed}")));
@@ -221,23 +197,31 @@ impl JsTrainer {
         Ok(JsTrainer { trainer: Trainer::new(task, seed as u32), held_out: task.held_out(HELD_OUT) })
     }
 
-    /// Takes `n` steps; returns `[step, loss]` after them (the loss of the last step's batch).
-    pub fn step(&mut self, n: usize) -> Float64Array {
+    /// `{kind: "step", n}`: takes `n` steps, then `[step, loss]` (a Float64Array; the loss of the last step's batch);
+    /// `{kind: "report"}`: `{step, loss, accuracy, model}`, the held-out accuracy (the fraction of its sequences'
+    /// positions the model predicts right) and the model as the JSON text of `Model::to_json`.
+    pub fn call(&mut self, request: JsValue) -> Result<JsValue, JsError> {
+        let n = match TrainerRequest::parse(value_of(&request)?).map_err(js_err)? {
+            TrainerRequest::Step(n) => n,
+            TrainerRequest::Report => {
+                let p = self.trainer.step(0);
+                let out = Object::new();
+                set(&out, "step", &(p.step as f64).into());
+                set(&out, "loss", &p.loss.into());
+                set(&out, "accuracy", &self.held_out_accuracy().into());
+                set(&out, "model", &self.trainer.model().to_json().to_string().into());
+                return Ok(out.into());
+            }
+        };
         let p = self.trainer.step(n);
-        Float64Array::from(&[p.step as f64, p.loss][..])
+        Ok(Float64Array::from(&[p.step as f64, p.loss][..]).into())
     }
+}
 
-    /// The fraction of the held-out sequences' positions the model predicts right.
-    #[wasm_bindgen(js_name = heldOutAccuracy)]
-    pub fn held_out_accuracy(&self) -> f64 {
+impl JsTrainer {
+    fn held_out_accuracy(&self) -> f64 {
         let t = self.trainer.task();
         // The held-out examples are the task's own, so they always suit its model.
         t.accuracy(self.trainer.model(), &self.held_out).unwrap_or(f64::NAN)
-    }
-
-    /// The model as the JSON of `Model::to_json`.
-    #[wasm_bindgen(js_name = modelJson)]
-    pub fn model_json(&self) -> String {
-        self.trainer.model().to_json().to_string()
     }
 }

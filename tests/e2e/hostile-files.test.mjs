@@ -133,11 +133,11 @@ test('the readers quote input by the core\'s rule (text::cut) and stop at its va
   ];
   for (const [s, want] of cases) {
     assert.equal(cut(s), want, `the readers' cut of ${JSON.stringify(s.slice(0, 50))}`);
-    assert.equal(core.cutText(s), want, `the core's cut of ${JSON.stringify(s.slice(0, 50))}`);
+    assert.equal(core.call({ kind: 'text', cut: s }), want, `the core's cut of ${JSON.stringify(s.slice(0, 50))}`);
   }
   // 2^23 values: the most a figure takes (README; the readers' own messages say "at most 8,388,608").
   assert.equal(MAX_VALUES, 2 ** 23);
-  assert.equal(core.maxValues(), 2 ** 23);
+  assert.equal(core.call({ kind: 'facts' }).max_values, 2 ** 23);
   // A cell: a 100,000-digit number once gave a 100,115-character message.
   const digits = '9'.repeat(100_000);
   const nines = `${'9'.repeat(39)}…`;

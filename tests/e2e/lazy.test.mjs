@@ -106,7 +106,7 @@ test('a figure of arrays Python sent deflated waits for the inflater (run after 
   // seed-001 with its embeddings as python/attention_viz/_figure.py packs them: float64 little-endian bytes grouped by
   // byte place, raw-deflated, base64. In the page from the start: it loads when the core is ready, before the inflater.
   core.initSync({ module: readFileSync(new URL('../../www/pkg/attention_viz_bg.wasm', import.meta.url)) });
-  const config = JSON.parse(core.presetJson('seed-001'));
+  const config = core.call({ kind: 'facts' }).presets['seed-001'];
   const values = new Float64Array(config.embeddings.flat());
   const raw = new Uint8Array(values.buffer);
   const grouped = new Uint8Array(raw.length);

@@ -615,7 +615,7 @@ test('persist: the longest state saved is the core\'s share::MAX_LEN (read from 
   try {
     await page.goto(`${site.url}pp/max.html`);
     await drawnAll(page);
-    const max = await page.evaluate(async () => (await import('/www/pkg/attention_viz.js')).shareMaxLen());
+    const max = await page.evaluate(async () => (await import('/www/pkg/attention_viz.js')).call({ kind: 'facts' }).share_max_len);
     const rust = readFileSync(new URL('../../src/share.rs', import.meta.url), 'utf8');
     assert.equal(max, Number(rust.match(/pub const MAX_LEN: usize = ([\d_]+);/)[1].replace(/_/g, '')));
     const docs = readFileSync(new URL('../../www/embed.html', import.meta.url), 'utf8');

@@ -245,7 +245,7 @@ def test_compute_returns_numpy_arrays_in_computes_structure(seed_values):
 def test_a_panic_is_an_internal_error_and_the_next_call_works():
     from attention_viz import _core
     with pytest.raises(RuntimeError, match=r"(?s)internal error: .*forced internal error"):
-        _core.call("forceInternalError", None)  # the module's own test hook: a panic
+        _core.call("av_call", {"kind": "panic"})  # the module's own test hook: a panic
     assert av.compute(preset="seed-003")["weights"].shape == (4,)
 
 

@@ -5,7 +5,7 @@
 import { parseArray } from '../arrays.js';
 // The core's rule for quoting what a reader typed (text::cut): a message about a 100,000-digit number stays short.
 // Cells exist only once the core is ready.
-import { cutText } from '../pkg/attention_viz.js';
+import { cutText } from '../core.js';
 
 /**
  * The longest paste read (characters): reading is about 0.3 s a megabyte on a quiet laptop, in one task, so a larger

@@ -5,7 +5,7 @@
 // (`Work`'s) are the Importer's: importer.js puts them on its prototype when this module arrives.
 import { el, rememberFocus } from './dom.js';
 // Import… exists only once the core is ready.
-import { defaultToken } from '../pkg/attention_viz.js';
+import { defaultToken } from '../core.js';
 import { IMPORT_TITLES, title } from './importer.js';
 
 /** The seed of the random values that fill resized matrices: np.random.seed(42), then one rand(…) per matrix. */

@@ -5,7 +5,7 @@ import { el, clip } from './dom.js';
 import { parseCell } from './cells.js';
 import { INPUT_TITLES } from './inputs.js';
 // The toolbar exists only once the core is ready.
-import { defaultToken } from '../pkg/attention_viz.js';
+import { defaultToken } from '../core.js';
 
 export class Toolbar {
   constructor(host, api) {
