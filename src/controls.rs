@@ -78,8 +78,9 @@ fn strings<'s>(list: impl IntoIterator<Item = &'s String>) -> Value {
     Value::Array(list.into_iter().map(|s| Value::from(s.as_str())).collect())
 }
 
-/// The facts the parts follow: `{mechanism, query, head, heads, layer, tokens, key_tokens, masks}` (`layer` and
-/// `key_tokens` a model's weights' only; `masks`: whether anything masks, so −∞ may show).
+/// The facts the parts follow: `{mechanism, query, head, heads, layer, tokens, key_tokens, masks, structure}`
+/// (`layer` and `key_tokens` a model's weights' only; `masks`: whether anything masks, so −∞ may show; `structure`:
+/// see [`structure`]).
 pub fn facts(config: &Config) -> Value {
     let o = &config.options;
     let mut fields = vec![
@@ -87,6 +88,7 @@ pub fn facts(config: &Config) -> Value {
         ("query", config.query.into()),
         ("tokens", strings(&config.tokens)),
         ("masks", crate::tables::masks(config).into()),
+        ("structure", structure(config).into()),
     ];
     match &config.mechanism {
         Mechanism::Weights { key_tokens, layer, head, .. } => {
@@ -96,6 +98,31 @@ pub fn facts(config: &Config) -> Value {
         _ => fields.extend([("head", o.head.into()), ("heads", o.heads.into())]),
     }
     obj(fields)
+}
+
+/// The figure's structure without its numbers: the config with each matrix written as its shape ("3×4", a model's
+/// stack as its four axes). Two states of the same structure show the same controls, grids and canvases, so the
+/// element goes from one to the other without building anything anew.
+pub fn structure(config: &Config) -> String {
+    fn shapes(v: Value) -> Value {
+        match v {
+            Value::Array(rows)
+                if !rows.is_empty()
+                    && rows.iter().all(|r| matches!(r, Value::Array(x) if x.iter().all(Value::is_number))) =>
+            {
+                let cols = rows[0].as_array().map_or(0, Vec::len);
+                format!("{}×{cols}", rows.len()).into()
+            }
+            Value::Array(list) => Value::Array(list.into_iter().map(shapes).collect()),
+            Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, shapes(v))).collect()),
+            other => other,
+        }
+    }
+    let mut out = shapes(config.to_value_without_stack()).to_string();
+    if let Mechanism::Weights { attention, .. } = &config.mechanism {
+        out += &format!("|{:?}", attention.shape());
+    }
+    out
 }
 
 /// The toolbar: `{scale: {kind, value, choices: [{value, text}]}, queries: [{value, text, title}] | null, query,

@@ -72,3 +72,12 @@ fn the_snapshot_parts_hold_the_facts_and_each_asked_part() {
     assert_eq!(p["toolbar"]["scale"]["kind"], "sqrt_dk");
     assert!(p.get("nothing").is_none() && p.get("inputs").is_none() && p.get("steps").is_none(), "only what was asked");
 }
+
+#[test]
+fn the_structure_changes_with_a_shape_and_not_with_a_value() {
+    let c = preset("seed-000").unwrap();
+    let s = attention_viz::controls::structure(&c);
+    assert_eq!(s, attention_viz::controls::structure(&c.with_value("w_q", 0, 0, 9.5).unwrap()), "a value is not structure");
+    assert_ne!(s, attention_viz::controls::structure(&c.insert_token(1, "x").unwrap()), "a token more is");
+    assert!(s.contains("\"w_q\":\"") && s.contains('×'), "{s}");
+}

@@ -7,7 +7,7 @@
 //! - a view drawn on a canvas of `width` × `height` device pixels at `dpr`: `cellAt` {view, width, height, dpr, x,
 //!   y, fmt, key}, `cellRect` {view, width, height, dpr, i, j, fmt, key}, `numbersFont` {view, width, height, fmt},
 //!   `preferredSize` {view, fmt}, `palette` {view, palette};
-//! - a view as text: `cellText` {view, i, j, fmt}, `cellTexts` {view, r0, r1, c0, c1, fmt}, `describeViews`
+//! - a view as text: `cellText` {view, i, j, fmt} (with its tooltip `tip` and a masked key's `reason`), `cellTexts` {view, r0, r1, c0, c1, fmt}, `describeViews`
 //!   {views, fmt};
 //! - the figure out of the page: `svg` {view, palette, fmt, contrast}, `numpy`, `shareState` {naive, json},
 //!   `shareStateAtLeast`, `savedState` {naive};
@@ -280,6 +280,8 @@ impl Viz {
         let fmt = parse_fmt(fmt)?;
         let Some(c) = heatmap::cell_text(&self.view(view)?, i, j, fmt).map_err(js_err)? else { return Ok(None) };
         let out = Object::new();
+        // The tooltip as a whole (tables::tip), written by the core.
+        set(&out, "tip", &crate::tables::tip(self.config(), self.figure.trace(), view, i, j, &c).into());
         set(&out, "row", &c.row.into());
         set(&out, "col", &c.col.into());
         set(&out, "value", &c.value.into());
@@ -288,8 +290,11 @@ impl Viz {
         // tooltip says it in words. Present only when some rule masks in this config.
         if let Some(code) = self.masked(view, i, j) {
             set(&out, "masked", &code.into());
-            // A key outside the window that a sink keeps open: said too (its code alone is 0, "attended").
             let query = if matches!(self.config().mechanism, Mechanism::Cross { .. }) { 0 } else { i };
+            if let Some(why) = crate::tables::mask_reason(self.config(), query, j, code) {
+                set(&out, "reason", &why.into());
+            }
+            // A key outside the window that a sink keeps open: said too (its code alone is 0, "attended").
             if self.config().options.sink_opens(query, j) {
                 set(&out, "sink", &true.into());
             }

@@ -83,12 +83,13 @@ pub(crate) fn view_key(view: &View) -> String {
     format!("{:016x}", h.0)
 }
 
-/// What the element shows, as it asks it in a snapshot: `{views, fmt, fields, parts}` (see [`Viz::snapshot_of`]).
+/// What the element shows, as it asks it in a snapshot: `{views, fmt, fields, parts, windows}` (see
+/// [`Viz::snapshot_of`]; `parts` and `windows`: `shown::Asked`).
 pub(crate) struct Request {
     views: Vec<String>,
     fmt: Option<String>,
     fields: Vec<String>,
-    parts: Vec<String>,
+    parts: crate::shown::Asked,
 }
 
 impl Request {
@@ -98,7 +99,15 @@ impl Request {
             views: a.strings("views")?,
             fmt: a.opt_string("fmt"),
             fields: a.strings("fields")?,
-            parts: a.strings("parts")?,
+            parts: crate::shown::Asked {
+                parts: a.strings("parts")?,
+                windows: a
+                    .get("windows")
+                    .and_then(|w| js_sys::JSON::stringify(&w).ok())
+                    .and_then(|t| t.as_string())
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_default(),
+            },
         })
     }
 }
@@ -185,9 +194,9 @@ impl Viz {
         let used = crate::panels::used(self.config()).into_iter().chain(crate::views::modern_panels(self.config()));
         let panels: Array = used.map(JsValue::from_str).collect();
         set(&out, "panels", &panels);
-        // What the variants and modern panels show, for the parts the element asks (panels::panels).
-        let model = crate::panels::panels(self.config(), self.figure.trace(), parts).to_string();
-        set(&out, "parts", &js_sys::JSON::parse(&model).map_err(|_| js_err("the panels' model is not JSON"))?);
+        // What the element's parts show besides the heatmaps, for the parts it asks (shown::parts).
+        let model = crate::shown::parts(self.config(), self.figure.trace(), parts).to_string();
+        set(&out, "parts", &js_sys::JSON::parse(&model).map_err(|_| js_err("the parts' model is not JSON"))?);
         if config {
             set(&out, "config", &self.config().to_value_without_stack().to_string().into());
         }

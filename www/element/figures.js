@@ -7,9 +7,8 @@
 // and a click, a tap, Enter or Space on one follows that head (outlined: kind 0 around its whole grid). While a drag
 // scrubs an input, every heatmap keeps the palette it had when the drag began; once an edit ends, the canvases are
 // measured again.
-import { el, clip } from './dom.js';
+import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
-import { maskReason, hasMask } from './breakdown.js';
 import { VARIANT_PANELS } from './variants.js';
 import { LEGIBLE_FONT } from './facts.js';
 
@@ -28,7 +27,6 @@ const CURSOR = 2;
 const SETTLE_MS = 300;
 
 /** x as the tooltip adds it to the figure's text: at most 6 significant digits. */
-const precise = (x) => (Number.isFinite(x) ? String(Number(x.toPrecision(6))) : String(x));
 
 export class Figures {
   constructor(host, api) {
@@ -96,7 +94,7 @@ export class Figures {
   isWeightView(view) { return WEIGHT_VIEWS.includes(view) || headOf(view) !== null; }
 
   /** The head the stage heatmaps and the breakdown follow. */
-  followedHead() { return this.host._state.config.head ?? 0; }
+  followedHead() { return this.host._state.facts.head ?? 0; }
 
   build() {
     const { host, reader } = this;
@@ -107,7 +105,7 @@ export class Figures {
     reader.reset();
     this.hover = null;
     this.hideTip();
-    const cfg = host._state.config;
+    const cfg = host._state.facts;
     const self = cfg.mechanism === 'self';
     const followed = this.followedHead();
     this.multiple = null;
@@ -182,7 +180,7 @@ export class Figures {
     if (self && views.some((v) => WEIGHT_VIEWS.includes(v))) parts.push(key('selected', 'solid: the followed query'));
     if (views.some((v) => headOf(v) !== null) && this.followers.length) parts.push(key('selected', 'solid around a head: the followed head'));
     if (self && views.some((v) => this.isWeightView(v))) parts.push(key('link', 'dashed: what the hovered weight links'));
-    if (hasMask(cfg) && views.some((v) => v === 'scaled' || this.isWeightView(v))) {
+    if (host._state.facts.masks && views.some((v) => v === 'scaled' || this.isWeightView(v))) {
       parts.push(key('masked', '−∞ = masked (a weight of 0)'));
     }
     const children = parts.flatMap((p, k) => (k ? [el('span', { class: 'sep', 'aria-hidden': 'true', text: ' · ' }), p] : [p]));
@@ -361,7 +359,7 @@ export class Figures {
     const cursor = this.reader.cursor;
     const out = {};
     const add = (view, kind, r0, c0, r1, c1) => { (out[view] ||= []).push(kind, r0, c0, r1, c1); };
-    const cfg = host._state.config;
+    const cfg = host._state.facts;
     const n = cfg.tokens.length;
     const followed = this.followedHead();
     const shown = (v) => this.canvases.has(v);
@@ -565,26 +563,9 @@ export class Figures {
     document.removeEventListener('pointerdown', this.onOutside, true);
   }
 
-  /** `weights[1][3] = 0.045 (0.0451737)`: the number as the figure writes it, and to 6 significant digits. */
+  /** The tooltip of a cell, the core's (src/tables.rs `tip`): `weights[1][3] = 0.045 (0.0451737)`, the score's
+   * formula, the query → key it links and how to follow it, why the key is masked. */
   tipText({ view, cell: [i, j] }) {
-    const { host } = this;
-    const cfg = host._state.config;
-    const c = this.reader.text(view, i, j);
-    if (!c) return `${view}[${i}][${j}]`;
-    const more = precise(c.full);
-    let text = `${view}[${i}][${j}] = ${c.value}${more === c.value || !Number.isFinite(c.full) ? '' : ` (${more})`}`;
-    if (view === 'scores') text += `\n${host._breakdown.scoreFormula(cfg.mechanism === 'self' ? i : 0, j)}`;
-    const head = headOf(view);
-    if (this.isWeightView(view) && cfg.mechanism === 'self') {
-      text += `\nquery ${clip(c.row)} → key ${clip(c.col)}`;
-      if (this.canvases.get(view)?.classList.contains('pickable') && i !== cfg.query) text += ` (click or Enter: follow query ${i})`;
-      if (head !== null && head !== this.followedHead()) text += ` (click or Enter: follow head ${head})`;
-    }
-    if (hasMask(cfg) && (this.isWeightView(view) || view === 'mask')) {
-      const why = maskReason(cfg, cfg.mechanism === 'self' ? i : 0, j, c.masked ?? 0);
-      if (why) text += `\n${why}`;
-      if (c.sink) text += '\nattended as a sink, though outside the window';
-    }
-    return text;
+    return this.reader.text(view, i, j)?.tip ?? `${view}[${i}][${j}]`;
   }
 }

@@ -534,15 +534,11 @@ export function defineElement(api) {
       const views = [...(this._figures?.canvases.keys() ?? [])];
       if (this._variants?.canvas) views.push('mask');
       views.push(...(this._steppers?.views() ?? []));
-      const fields = new Set();
-      if (this._viz && this._cfg().mechanism !== 'weights') {
-        for (const part of [this._breakdown, this._steps]) for (const f of part.traceFields(this._cfg(), this._showNaive)) fields.add(f);
-      }
+      const fields = [];
       const fmt = this._fmtSpec();
-      const list = [...fields];
-      // The variants and modern panels built now: the snapshot carries their model (panels.rs).
-      const parts = this._variants?.asked() ?? [];
-      return { views, fmt, fields: list, parts, key: `${views.join(',')}|${fmt}|${list.join(',')}|${parts.join(',')}` };
+      // The parts built now: the snapshot carries their model (src/shown.rs).
+      const parts = [this._variants, this._breakdown, this._steps].flatMap((p) => p?.asked?.() ?? []);
+      return { views, fmt, fields, parts, key: `${views.join(',')}|${fmt}|${parts.join(',')}` };
     }
 
     /**
@@ -927,10 +923,7 @@ export function defineElement(api) {
      * (toolbar, variants, grids, canvases), so going from one to the other needs no rebuild.
      */
     _structure() {
-      if (!this._viz) return null;
-      const matrix = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => Array.isArray(r) && r.every((x) => typeof x === 'number'));
-      const cfg = JSON.stringify(this._cfg(), (k, v) => (matrix(v) ? `${v.length}×${v[0].length}` : v));
-      return cfg + (this._cfg().mechanism === 'weights' ? `|${this._ask({ kind: 'modelShape' })}` : '');
+      return this._viz ? this._state.facts.structure : null;
     }
 
     /**

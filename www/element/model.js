@@ -115,10 +115,10 @@ export class Model {
   }
 
   /** Whether this figure is a model's weights. */
-  active() { return this.host._viz && this.host._state.config.mechanism === 'weights'; }
+  active() { return this.host._viz && this.host._state.facts.mechanism === 'weights'; }
 
   /** [layer, head] shown in full. */
-  selected() { const c = this.host._state.config; return [c.layer ?? 0, c.head ?? 0]; }
+  selected() { const c = this.host._state.facts; return [c.layer ?? 0, c.head ?? 0]; }
 
   /** After every rebuild: shows or hides the panel and puts the line view beside the heatmap. */
   build() {
@@ -437,7 +437,7 @@ export class Model {
   }
 
   tokenName({ kind, index }) {
-    const cfg = this.host._state.config;
+    const cfg = this.host._state.facts;
     const names = kind === 'row' ? cfg.tokens : (cfg.key_tokens ?? cfg.tokens);
     return `${index} (${clip(String(names?.[index] ?? index))})`;
   }

@@ -50,7 +50,7 @@ export const idleModel = () => ({
 export const idleSteppers = (host) => ({
   idle: 'steppers', root: el('div', { class: 'steppers', hidden: true }), views: () => [], build() {}, paint() {},
   // Generation and tiles are of self-attention's n × n scores (steppers.js).
-  shown() { return host._state.config.mechanism === 'self' ? shownPanels(host, STEPPER_PANELS, this) : new Set(); },
+  shown() { return host._state.facts.mechanism === 'self' ? shownPanels(host, STEPPER_PANELS, this) : new Set(); },
 });
 
 /** modern.js's Modern (variants.js's `modern`) until a figure shows the position, kv or window panel. */

@@ -106,7 +106,7 @@ export class Reader {
 
   /** Where a cursor starts on a heatmap: the followed query's row on the weights (a head's too), else the first cell. */
   start(view, pickable) {
-    return pickable || headOf(view) !== null ? [this.host._state.config.query, 0] : [0, 0];
+    return pickable || headOf(view) !== null ? [this.host._state.facts.query, 0] : [0, 0];
   }
 
   /** A key on a focused heatmap; true when it was the cursor's. */
@@ -130,7 +130,7 @@ export class Reader {
       const head = headOf(view);
       if (head !== null && this.figures.followers.length && head !== this.figures.followedHead()) { this.figures.pickHead(head); return true; }
       if (!here) { this.place(view, this.start(view, pickable)); return true; }
-      if (pickable && here[0] !== this.host._state.config.query) {
+      if (pickable && here[0] !== this.host._state.facts.query) {
         this.figures.follow(here[0]);
         canvas.focus();
         this.place(view, here);
@@ -168,7 +168,7 @@ export class Reader {
 
   /** "weights, query word_2 → key word_1: 0.24" (self-attention's scores and weights), else "k, row word_1, column 2: 3". */
   phrase(view, c) {
-    const self = this.host._state.config.mechanism === 'self';
+    const self = this.host._state.facts.mechanism === 'self';
     const head = headOf(view);
     if (self && head !== null) return `head ${head} weights, query ${c.row} → key ${c.col}: ${c.value}`;
     if (self && this.figures.isWeightView(view)) return `${view}, query ${c.row} → key ${c.col}: ${c.value}`;

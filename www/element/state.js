@@ -48,6 +48,9 @@ export class State {
    */
   get parts() { return this.host._snapshot().parts; }
 
+  /** The facts every part follows (src/controls.rs `facts`): mechanism, query, head, heads, layer, tokens, masks. */
+  get facts() { return this.host._snapshot().parts.facts; }
+
   /** The `views` attribute as a set, or null for "everything". */
   get panels() { return this.host._panels(); }
 }

@@ -8,7 +8,6 @@
 // and changes nothing. What the panels show — the choices and their words, the reasons a control is off, each query's
 // entropy — is the core's model (src/panels.rs, the snapshot's `parts`): this file lays it out and sends the edits.
 import { el, clip, fmt } from './dom.js';
-import { maskReason } from './breakdown.js';
 import { loaded, idleModern, shownPanels } from './parts.js';
 
 /** The names the `views` attribute gives these panels. */
@@ -437,8 +436,8 @@ export class Variants {
     const v = maskEntry(host, i, j);
     let c = null;
     try { c = host._ask({ kind: 'cellText', view: 'mask', i, j, fmt: host._state.fmt }); } catch { /* a fmt the core refused: the entry alone */ }
-    // The reasons' words are breakdown.js's, from the config it reads.
-    const why = c ? maskReason(host._state.config, i, j, c.masked ?? 0) : null;
+    // The reasons' words are the core's (src/tables.rs `mask_reason`).
+    const why = c?.reason ?? null;
     const sink = c?.sink ? '; attended as a sink, though outside the window' : '';
     return `mask, query ${mask.queries[i]} → key ${mask.keys[j]}: ${v} (${v ? 'may attend' : 'masked'})${why ? `; ${why}` : ''}${sink}`;
   }
