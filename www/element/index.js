@@ -536,9 +536,13 @@ export function defineElement(api) {
       views.push(...(this._steppers?.views() ?? []));
       const fields = [];
       const fmt = this._fmtSpec();
-      // The parts built now: the snapshot carries their model (src/shown.rs).
-      const parts = [this._variants, this._breakdown, this._steps].flatMap((p) => p?.asked?.() ?? []);
-      return { views, fmt, fields, parts, key: `${views.join(',')}|${fmt}|${parts.join(',')}` };
+      // The parts built now: the snapshot carries their model (src/shown.rs). Each part says what it shows
+      // (`asked()`: part names), the input grids also where their windows are (`gridWindows()`: {name: [r0, c0]}).
+      const parts = [this._toolbar, this._inputs, this._variants, this._breakdown, this._steps, this._steppers]
+        .flatMap((p) => p?.asked?.() ?? []);
+      const windows = this._inputs?.gridWindows?.() ?? {};
+      const key = `${views.join(',')}|${fmt}|${parts.join(',')}|${JSON.stringify(windows)}`;
+      return { views, fmt, fields, parts, windows, key };
     }
 
     /**
