@@ -156,7 +156,7 @@ fn strings(values: &[String]) -> Array {
 impl Viz {
     pub(super) fn answer(&mut self, question: Question) -> Result<JsValue, JsError> {
         Ok(match question {
-            Question::Snapshot(request) => self.snapshot_of(&request, true, true)?.into(),
+            Question::Snapshot(request) => self.snapshot_of(&request, true)?.into(),
             Question::Config { without_stack: true } => self.config().to_value_without_stack().to_string().into(),
             Question::Config { without_stack: false } => self.config().to_value().to_string().into(),
             Question::Authored => self.figure.authored_config().to_value().to_string().into(),

@@ -2,8 +2,8 @@
 //!
 //! `Viz.edit(command, request)` applies one edit and answers, in the same call, everything the element shows that the
 //! edit may have changed: per view a key of what it draws (the key changes exactly when the drawing's input does, so
-//! the element repaints only those canvases), the trace fields the element's tables read (the breakdown's and the
-//! steps' rows), and the config. `Viz.ask({kind: "snapshot", …})` answers the same for the state as it is (after a
+//! the element repaints only those canvases), the trace fields a part asks for, and what every part the element has
+//! built shows (shown::parts). `Viz.ask({kind: "snapshot", …})` answers the same for the state as it is (after a
 //! rebuild, a load), with each view's natural size. One typed digit is then one `edit` and one `draw` per changed
 //! canvas: www/element/index.js (`_apply`, the snapshot contract) reads nothing else. The sizes are measured by the
 //! asked snapshot only (a build, and once an edit settles): an edit's canvases keep theirs.
@@ -116,8 +116,7 @@ impl Viz {
     /// Applies `edit` and, when `request` is an object, returns the snapshot of the new state (see `snapshot_of`)
     /// without the views' sizes (a canvas keeps its size while edits go on; measuring a big view lays it out: ~2 ms);
     /// without one, `{}`. Throws the core's message and changes nothing when the edit is refused. A one-value edit's
-    /// snapshot has no `config` but `value`: [matrix, row, col, x], the one number that changed in it; a restored
-    /// state's says `naive`.
+    /// snapshot says `value`: [matrix, row, col, x], the one number that changed; a restored state's says `naive`.
     pub(super) fn edited(&mut self, edit: Edit, request: &JsValue) -> Result<Object, JsError> {
         let value = match &edit {
             Edit::Value { matrix, row, col, value } => Some((matrix.clone(), *row, *col, *value)),
@@ -125,7 +124,7 @@ impl Viz {
         };
         let naive = self.figure.apply(edit).map_err(js_err)?;
         let out = if request.is_object() {
-            self.snapshot_of(&Request::parse(request)?, value.is_none(), false)?
+            self.snapshot_of(&Request::parse(request)?, false)?
         } else {
             Object::new()
         };
@@ -142,12 +141,12 @@ impl Viz {
 
     /// What the element shows of the state now: `{views: {name: {size: [w, h], key}}, fields: {name: {shape, data}},
     /// shapes: {name: shape} (every trace field's), panels: [name] (the variant and modern panels the config uses),
-    /// parts: the variants and modern panels' model for the panels `parts` names (panels::panels), config}`. `views`:
-    /// the canvases' views — each one's natural CSS size for its numbers written with `fmt` (when `sizes`) and the key
-    /// of what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one that
-    /// does not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row); `config` (when
-    /// asked): the config as JSON, without a model's stack.
-    pub(super) fn snapshot_of(&self, request: &Request, config: bool, sizes: bool) -> Result<Object, JsError> {
+    /// parts: what the element's parts show (shown::parts: the facts and each asked part's model)}`. `views`: the
+    /// canvases' views — each one's natural CSS size for its numbers written with `fmt` (when `sizes`) and the key of
+    /// what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one that does
+    /// not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row). No config: the element
+    /// keeps none.
+    pub(super) fn snapshot_of(&self, request: &Request, sizes: bool) -> Result<Object, JsError> {
         let Request { views: names, fmt, fields, parts } = request;
         let fmt = parse_fmt(fmt.clone())?;
         let out = Object::new();
@@ -197,9 +196,6 @@ impl Viz {
         // What the element's parts show besides the heatmaps, for the parts it asks (shown::parts).
         let model = crate::shown::parts(self.config(), self.figure.trace(), parts).to_string();
         set(&out, "parts", &js_sys::JSON::parse(&model).map_err(|_| js_err("the parts' model is not JSON"))?);
-        if config {
-            set(&out, "config", &self.config().to_value_without_stack().to_string().into());
-        }
         Ok(out)
     }
 }

@@ -105,6 +105,8 @@ test('negative numbers are bracketed in the written-out dot products', async () 
   await page.waitForFunction(() => document.querySelector('attention-viz')?.trace);
   const text = await page.evaluate(async () => {
     const e = document.querySelector('attention-viz');
+    // The page shows two heatmaps alone: the breakdown is asked for, as a reader would.
+    e.setAttribute('views', 'scores,weights,breakdown');
     e.config = { embeddings: [[1, -3], [-0.5, 2]], tokens: ['a', 'b'] };
     await new Promise((r) => requestAnimationFrame(r));
     return [...e.shadowRoot.querySelectorAll('.breakdown td.formula')].map((td) => td.textContent);

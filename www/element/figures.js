@@ -180,7 +180,7 @@ export class Figures {
     if (self && views.some((v) => WEIGHT_VIEWS.includes(v))) parts.push(key('selected', 'solid: the followed query'));
     if (views.some((v) => headOf(v) !== null) && this.followers.length) parts.push(key('selected', 'solid around a head: the followed head'));
     if (self && views.some((v) => this.isWeightView(v))) parts.push(key('link', 'dashed: what the hovered weight links'));
-    if (host._state.facts.masks && views.some((v) => v === 'scaled' || this.isWeightView(v))) {
+    if (cfg.masks && views.some((v) => v === 'scaled' || this.isWeightView(v))) {
       parts.push(key('masked', '−∞ = masked (a weight of 0)'));
     }
     const children = parts.flatMap((p, k) => (k ? [el('span', { class: 'sep', 'aria-hidden': 'true', text: ' · ' }), p] : [p]));

@@ -516,12 +516,12 @@ export function defineElement(api) {
     _edit(command) { return this._viz.edit(command); }
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
-    _invalidate({ keepConfig = false } = {}) {
+    _invalidate() {
       this._version = (this._version ?? 0) + 1; // the state changed: the snapshot is stale
       this._traceCache = null;
       this._rawCache = null;
       this._snap = null;
-      if (!keepConfig) this._cfgCache = null;
+      this._cfgCache = null;
     }
 
     /**
@@ -556,19 +556,10 @@ export function defineElement(api) {
       return this._take(api.callCore(() => this._ask({ kind: 'snapshot', ...req })), req, true);
     }
 
-    /** Keeps a snapshot the core returned (an asked `snapshot`, or `Viz.edit`'s) for `req`: views, fields and config. */
+    /** Keeps a snapshot the core returned (an asked `snapshot`, or `Viz.edit`'s) for `req`: views, fields, parts. */
     _take(raw, req, sized = false) {
-      if (typeof raw.config === 'string') this._cfgCache = JSON.parse(raw.config);
-      else if (raw.value && this._cfgCache) {
-        // A one-value edit: the one number the core took, in the parsed config (not the whole config read again).
-        const [m, r, c, x] = raw.value;
-        if (m === 'decoder_state' || m === 'v_a') this._cfgCache[m][c] = x; else this._cfgCache[m][r][c] = x;
-      }
       const cache = (this._rawCache ||= new Map());
-      for (const [name, f] of Object.entries(raw.fields)) {
-        // `name#q` is the followed query's row, which the parts read as `name#i` (a query edit changes i).
-        cache.set(name.endsWith('#q') ? `${name.slice(0, -1)}${this._cfg().query}` : name, f);
-      }
+      for (const [name, f] of Object.entries(raw.fields)) cache.set(name, f);
       this._snap = { version: this._version, request: req.key, views: new Map(Object.entries(raw.views)), shapes: raw.shapes, sized,
         used: new Set(raw.panels ?? []), parts: raw.parts ?? {} };
       return this._snap;
@@ -902,7 +893,7 @@ export function defineElement(api) {
         else this._fail(e.message);
         return false;
       }
-      this._invalidate({ keepConfig: Boolean(raw?.value) });
+      this._invalidate();
       if (raw) this._take(raw, req);
       if (cell) this._inputs.clearInvalid(cell);
       else this._status('');
@@ -951,7 +942,7 @@ export function defineElement(api) {
         const v = field.value;
         if (typeof v.isWellFormed === 'function' ? v.isWellFormed() : !/[\uD800-\uDFFF]/.test(v.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) continue;
         const i = Number(field.dataset.token);
-        field.value = this._cfg().tokens[i] ?? field.value;
+        field.value = this._state.facts.tokens[i] ?? field.value;
         this._fail(`Token ${i}: the name holds half of a character (a lone UTF-16 surrogate), which cannot be kept as typed; the old name is kept.`);
         return true;
       }
@@ -988,9 +979,13 @@ export function defineElement(api) {
       this._status('An internal error (a bug, said in the console) had broken this figure: it was rebuilt from the new config.', true);
     }
 
-    /** After a Rust panic the Viz object may stay locked: rebuild it from the last config we read. */
+    /**
+     * After a Rust panic the Viz object may stay locked: rebuilt from the document's config when it was read (the
+     * element keeps no copy of the config; a locked Viz answers nothing), else kept until the next config (`_renew`).
+     */
     _recover() {
-      const last = this._cfgCache || this._initial;
+      const last = this._authoredCache;
+      if (!last) return;
       try {
         const viz = api.callCore(() => api.newViz(last));
         try { this._viz.free(); } catch { /* the old object may be unusable */ }
@@ -1116,7 +1111,7 @@ export function defineElement(api) {
       const panels = this._panels();
       const show = (name) => (panels ? panels.has(name) : true);
       // A model's weights (mechanism "weights") have no inputs to edit, no query steps and no options: the model panel instead.
-      const weights = this._cfg().mechanism === 'weights';
+      const weights = this._state.facts.mechanism === 'weights';
       // The parts this figure shows that are not imported yet (parts.js): nothing is built before they are.
       const wanted = [];
       if (weights && this._model.idle) wanted.push('model');
@@ -1219,12 +1214,12 @@ export function defineElement(api) {
       this._figures.paint();
       this._model.paint();
       this._variants.paint();
-      if (this._cfg().mechanism !== 'weights') this._steppers.paint();
+      if (this._state.facts.mechanism !== 'weights') this._steppers.paint();
       this._peek.update();
       const breakdownKey = `${this._version}|${this._showNaive}`;
       if (silent && this._breakdownKey === breakdownKey) return;
       this._breakdownKey = breakdownKey;
-      if (this._cfg().mechanism !== 'weights') {
+      if (this._state.facts.mechanism !== 'weights') {
         this._breakdown.render();
         this._steps.render();
       }
