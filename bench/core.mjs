@@ -125,7 +125,7 @@ function pageBench() {
     const pkg = await import('/www/pkg/attention_viz.js'); // the instance attention-viz.js initialised
     const flat = av._internal.flatConfig(config);
     const request = { kind: 'compute', ...(await import('/www/core.js')).flatRequest(flat) };
-    cases.computeFlat = { fn: () => pkg.call(request, flat.data).free() };
+    cases.computeFlat = { fn: () => pkg.call(request, flat.data) };
     const viz = av._viz(config);
     const w0 = config.w_q[0][0];
     let flip = 0;

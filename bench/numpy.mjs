@@ -133,11 +133,11 @@ function pageBench() {
     const typed = timeit(() => av.compute(config, typedOptions), { warmup, samples });
     const flatten = timeit(() => av._internal.flatConfig(config), { warmup, samples });
     const request = { kind: 'compute', ...window.core.flatRequest(flat) };
-    const computeFlat = timeit(() => pkg.call(request, flat.data).free(), { warmup, samples });
+    const computeFlat = timeit(() => pkg.call(request, flat.data), { warmup, samples });
     const viaJson = timeit(() => av._internal.computeViaJson(config), { warmup, samples });
     const stringify = timeit(() => JSON.stringify(config, replacer), { warmup, samples });
     const jsonRequest = { kind: 'compute', config_json: json };
-    const computeJsonInMemory = timeit(() => pkg.call(jsonRequest).free(), { warmup, samples });
+    const computeJsonInMemory = timeit(() => pkg.call(jsonRequest), { warmup, samples });
     const newViz = timeit(() => new pkg.Viz(json).free(), { warmup, samples });
     const normalize = timeit(() => pkg.call({ kind: 'normalize', config_json: json }), { warmup, samples });
     const viz = av._viz(config);
@@ -198,8 +198,8 @@ async function measureMemory(site, json, steps) {
       const flat = names.map((name) => ({ name, shape: [parsed[name].length, parsed[name][0].length] }));
       const request = { kind: 'compute', config_json: '{}', flat };
       const run = {
-        computeFlat: () => pkg.call(request, data).free(),
-        computeFlat_x4: () => { for (let k = 0; k < 4; k++) pkg.call(request, data).free(); },
+        computeFlat: () => pkg.call(request, data),
+        computeFlat_x4: () => { for (let k = 0; k < 4; k++) pkg.call(request, data); },
         computeJson: () => pkg.call({ kind: 'compute', config_json: json }).free(),
         computeJson_x4: () => { for (let k = 0; k < 4; k++) pkg.call({ kind: 'compute', config_json: json }).free(); },
         new_Viz: () => { window.viz = new pkg.Viz(json); },

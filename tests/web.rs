@@ -114,11 +114,9 @@ fn the_calls_and_the_objects_requests() {
     let cell = request(json!({"kind": "large_cell_text", "row": "a", "col": "b"}));
     Reflect::set(&cell, &"value".into(), &f64::NAN.into()).unwrap();
     assert_eq!(call(cell, None).unwrap().as_string().unwrap(), "a, b: nan");
-    let held =
+    let layout =
         call(request(json!({"kind": "compute", "config_json": "{}", "flat": small})), Some(vec![1., 0., 0., 1.]));
-    let layout = method(held.as_ref().unwrap(), "layout");
-    assert_eq!(get(&layout, "mechanism").as_string().unwrap(), "self");
-    method(&held.unwrap(), "free");
+    assert_eq!(get(&layout.unwrap(), "mechanism").as_string().unwrap(), "self");
     let model = r#"{"mechanism": "model", "model": "reversal", "input": [1, 2]}"#;
     let e = message(ask(json!({"kind": "compute_model", "config_json": model})).unwrap_err());
     assert!(e.contains("not loaded yet"), "{e}");

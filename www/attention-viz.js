@@ -517,13 +517,9 @@ export function compute(config, options = undefined) {
   });
 }
 
-/** A trace the core holds in its memory (its `compute`'s, a `TraceInMemory`) as the trace object; frees it. */
+/** A trace the core holds in its memory (its last `compute`'s: the layout `held` gives) as the trace object. */
 function readHeld(held, typed) {
-  try {
-    return toTrace(held.layout(), new Float64Array(memory.buffer), typed); // the view after the last call into the core
-  } finally {
-    held.free();
-  }
+  return toTrace(held, new Float64Array(memory.buffer), typed); // the view after the last call into the core
 }
 
 /** The model path (the core's `compute_model`: a shipped model or a model object on token ids), typed on request. */

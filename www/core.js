@@ -5,8 +5,9 @@
 //
 // The core answers most questions through one function, `call(request, data)`: `request` is `{kind, …}` (the kinds and
 // their fields: src/requests.rs, where Python's requests are read too), `data` a Float64Array of a config's flat
-// matrices. Its objects are `Viz` (a figure), `TraceInMemory` (a computed trace, read in place), `LargeJob` (a large
-// figure's worker), `TrainerCore` (train()'s worker) and `RandomStateCore`, each with `call(request)` where it has one.
+// matrices; a `compute` answers the trace's layout over the module's memory, read in place before the next call. Its
+// objects are `Viz` (a figure), `LargeJob` (a large figure's worker), `TrainerCore` (train()'s worker) and
+// `RandomStateCore`, each with `call(request)` where it has one.
 
 import init, { initSync, call, Viz, LargeJob, TrainerCore, RandomStateCore } from './pkg/attention_viz.js';
 

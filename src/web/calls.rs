@@ -3,7 +3,6 @@
 //! its f64s, answered as a JavaScript value (after a trap, `{kind: "last_panic"}` gives the panic's message). Also the conversions every `call`-like method shares: a
 //! request object into JSON (`value_of`), an answer into a JavaScript value (`js_of`).
 
-use super::compute::TraceInMemory;
 use super::js_err;
 use crate::requests::{self, Answer, Request};
 use js_sys::{Array, Float64Array, Object};
@@ -26,7 +25,8 @@ pub fn start() {
 
 /// Answers `request`, `{kind, …}` (`crate::requests::Request::parse` says which kinds and fields), with `data` its f64s
 /// (a config's flat matrices, the values to write as shortest decimals): a string, a number, a boolean, a plain
-/// object, a Float64Array, a `TraceInMemory` (compute; call `free()` on it) or `undefined`. Throws the core's message.
+/// object, a Float64Array, a trace's layout over the module's memory (compute: `compute::hold`; read it before the
+/// next call) or `undefined`. Throws the core's message.
 #[wasm_bindgen]
 pub fn call(request: JsValue, data: Option<Vec<f64>>) -> Result<JsValue, JsError> {
     let (kind, fields) = requests::kind_of(value_of(&request)?).map_err(js_err)?;
@@ -102,7 +102,7 @@ pub(crate) fn js_of(answer: Answer) -> Result<JsValue, JsError> {
         Answer::Json(value) => js_sys::JSON::parse(&value.to_string())
             .map_err(|_| js_err("attention-viz internal error: an answer is not JSON"))?,
         Answer::Numbers(values) => Float64Array::from(&values[..]).into(),
-        Answer::Trace { query, trace } => TraceInMemory::new(query, trace).into(),
+        Answer::Trace { query, trace } => super::compute::hold(query, trace).into(),
         Answer::Flag(flag) => flag.into(),
         Answer::Nothing => JsValue::UNDEFINED,
     })

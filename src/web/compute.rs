@@ -1,5 +1,5 @@
-//! `compute()`'s traces, kept in WASM memory where the JS side reads them in place (`TraceInMemory::layout` gives
-//! each field's offset) instead of through a copy of every field: `call`'s `compute` answers one. And a config whose
+//! `compute()`'s traces, kept in WASM memory where the JS side reads them in place (`hold` answers each field's
+//! offset) instead of through a copy of every field: `call`'s `compute` answers one. And a config whose
 //! matrices arrive flat in one Float64Array, its stack kept as the buffer it came in (`flat_config_owned`).
 //!
 //! The config is validated by `Config::from_parts`, the same checks and
@@ -87,45 +87,47 @@ fn flat_config_in(
     Config::from_parts(&rest, &flat).map(Some).map_err(|e| JsError::new(&e.0))
 }
 
-/// A computed trace held in WASM memory until `free()`.
-#[wasm_bindgen]
-pub struct TraceInMemory {
-    query: usize,
-    trace: Trace,
+thread_local! {
+    /// The last `compute`'s trace, held in WASM memory until the next one: the caller reads its fields in place
+    /// (a Float64Array over the module's memory at each field's offset) right after the call, as Python reads the
+    /// C ABI's last answer (src/ffi.rs).
+    static HELD: std::cell::RefCell<Option<(usize, Trace)>> = const { std::cell::RefCell::new(None) };
 }
 
-impl TraceInMemory {
-    /// `trace`, whose followed query is `query`, held.
-    pub(crate) fn new(query: usize, trace: Trace) -> TraceInMemory {
-        TraceInMemory { query, trace }
-    }
+/// Holds `trace` (whose followed query is `query`) in place of the last one, and answers its layout:
+/// `{mechanism, scale, query_index, fields: {name: {shape, offset}}}`, where a field's values start at `offset` in a
+/// Float64Array over the module's memory. Make that view after this call, and read it before the next call into the
+/// module, which may move the memory or replace the trace.
+///
+/// `naive_weights` is given `weights`' offset when their values are the same bits (no row near float64's edges, the
+/// usual case): the reader then copies one n × n field fewer (typed: one Float64Array for both, as heads[0]'s fields
+/// share the top-level ones').
+pub(crate) fn hold(query: usize, trace: Trace) -> Object {
+    HELD.with(|held| {
+        // The last trace goes first, so the memory holds one trace at a time.
+        *held.borrow_mut() = None;
+        let layout = layout(query, &trace);
+        *held.borrow_mut() = Some((query, trace));
+        layout
+    })
 }
 
-#[wasm_bindgen]
-impl TraceInMemory {
-    /// `{mechanism, scale, query_index, fields: {name: {shape, offset}}}`, where a field's values start at `offset` in a Float64Array over the module's memory. Make that view
-    /// after this call, and read it before the next call into the module, which may move the memory.
-    ///
-    /// `naive_weights` is given `weights`' offset when their values are the same bits (no row near float64's
-    /// edges, the usual case): the reader then copies one n × n field fewer (typed: one Float64Array for both, as
-    /// heads[0]'s fields share the top-level ones').
-    pub fn layout(&self) -> Object {
-        let out = trace_object_with(self.query, &self.trace, |entry, field| {
-            let offset = field.data.as_ptr() as usize / std::mem::size_of::<f64>();
-            set(entry, "offset", &(offset as f64).into());
-        });
-        if let (Some(naive), Some(weights)) = (self.trace.field("naive_weights"), self.trace.field("weights")) {
-            if naive.shape == weights.shape && same_bits(naive.data, weights.data) {
-                let fields = js_sys::Reflect::get(&out, &"fields".into()).unwrap_or(JsValue::UNDEFINED);
-                let get = |name: &str| js_sys::Reflect::get(&fields, &name.into()).ok().map(Object::from);
-                if let (Some(naive), Some(weights)) = (get("naive_weights"), get("weights")) {
-                    let offset = js_sys::Reflect::get(&weights, &"offset".into()).unwrap_or(JsValue::UNDEFINED);
-                    set(&naive, "offset", &offset);
-                }
+fn layout(query: usize, trace: &Trace) -> Object {
+    let out = trace_object_with(query, trace, |entry, field| {
+        let offset = field.data.as_ptr() as usize / std::mem::size_of::<f64>();
+        set(entry, "offset", &(offset as f64).into());
+    });
+    if let (Some(naive), Some(weights)) = (trace.field("naive_weights"), trace.field("weights")) {
+        if naive.shape == weights.shape && same_bits(naive.data, weights.data) {
+            let fields = js_sys::Reflect::get(&out, &"fields".into()).unwrap_or(JsValue::UNDEFINED);
+            let get = |name: &str| js_sys::Reflect::get(&fields, &name.into()).ok().map(Object::from);
+            if let (Some(naive), Some(weights)) = (get("naive_weights"), get("weights")) {
+                let offset = js_sys::Reflect::get(&weights, &"offset".into()).unwrap_or(JsValue::UNDEFINED);
+                set(&naive, "offset", &offset);
             }
         }
-        out
     }
+    out
 }
 
 /// Whether `a` and `b` hold the same bits (NaN equal to the same NaN, 0 and −0 apart).

@@ -33,7 +33,6 @@ mod snapshot;
 mod steppers;
 
 pub use calls::{call, start};
-pub use compute::TraceInMemory;
 pub use large::LargeJob;
 pub use learn::JsTrainer;
 pub use random_state::JsRandomState;

@@ -109,7 +109,7 @@ test('dist/ is the package: one ES module and its on-demand chunks, the single f
 test("the .wasm pages fetch has the figure's exports but not the C-ABI ones only Python calls; the single file's has both", () => {
   const exports = (bytes) => WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
   const page = exports(readFileSync(join(DIST, 'pkg/attention_viz_bg.wasm')));
-  assert.ok(page.includes('viz_render') && page.includes('call') && page.some((n) => n.startsWith('trainercore_')), 'the figure\'s and train()\'s exports');
+  assert.ok(page.includes('viz_draw') && page.includes('call') && page.some((n) => n.startsWith('trainercore_')), 'the figure\'s and train()\'s exports');
   assert.deepEqual(page.filter((n) => n.startsWith('av_')), [], 'no av_* (scripts/dist.mjs takes them out)');
   const inline = readFileSync(join(DIST, 'attention-viz.inline.js'), 'utf8');
   const [, base64] = /\("(AGFzbQ[A-Za-z0-9+/=]*)"\)/.exec(inline);

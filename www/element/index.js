@@ -222,11 +222,15 @@ function revealShared(host) {
   requestAnimationFrame(() => host.scrollIntoView({ block: 'start' }));
 }
 
-export function defineElement(api) {
-  if (customElements.get('attention-viz')) return;
-  let SETTERS = []; // the public properties with a setter, read from the class below once it is defined
+/** The core's API the element calls (www/attention-viz.js's internal one), given by `defineElement`. */
+let api = null;
+/** The public properties with a setter, read from the class once it is defined. */
+let SETTERS = [];
+/** HTMLElement where there is a DOM; elsewhere (Node, a server render importing the package) a stand-in, so that
+ * importing the module defines nothing and throws nothing. */
+const Base = globalThis.HTMLElement ?? class {};
 
-  class AttentionViz extends HTMLElement {
+class AttentionViz extends Base {
     static get observedAttributes() { return ['preset', 'config', 'views', 'editable', 'height', 'palette', 'persist', 'fmt', 'contrast', 'theme']; }
 
     constructor() {
@@ -1230,8 +1234,12 @@ export function defineElement(api) {
         }));
       }
     }
-  }
+}
 
+/** Defines `<attention-viz>` once, calling the core through `coreApi`. */
+export function defineElement(coreApi) {
+  if (customElements.get('attention-viz')) return;
+  api = coreApi;
   SETTERS = Object.entries(Object.getOwnPropertyDescriptors(AttentionViz.prototype))
     .filter(([name, d]) => d.set && !name.startsWith('_')).map(([name]) => name);
   customElements.define('attention-viz', AttentionViz);
