@@ -2,6 +2,9 @@
 //! config's fields through the C ABI (`av_options`, `av_facts`, `av_check`, `av_compute`).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::ffi_call as call;
 use attention_viz::config::{Config, DECLARED_FIELDS, FIELDS, MATRICES, MECHANISM_FIELDS, WEIGHTS_FIELDS};
 use attention_viz::heatmap::draw::{MAX_HEIGHT, MIN_HEIGHT};
 use attention_viz::options::{attribute, unknown, Among, OPTIONS, THEMES};
@@ -148,16 +151,6 @@ fn an_unknown_name_gets_the_nearest_or_the_list() {
     assert!(unknown(&long, Among::Arguments).starts_with(&format!("unknown argument \"{}…\"", "x".repeat(39))));
 }
 
-fn call(
-    f: unsafe extern "C" fn(*const u8, usize, *const f64, usize) -> u32,
-    request: &str,
-    data: &[f64],
-) -> (u32, String, Vec<f64>) {
-    let code = unsafe { f(request.as_ptr(), request.len(), data.as_ptr(), data.len()) };
-    let text = unsafe { std::slice::from_raw_parts(ffi::av_out_ptr(), ffi::av_out_len()) };
-    let values = unsafe { std::slice::from_raw_parts(ffi::av_out_f64_ptr(), ffi::av_out_f64_len()) };
-    (code, String::from_utf8(text.to_vec()).unwrap(), values.to_vec())
-}
 
 #[test]
 fn python_asks_av_options_for_each_option_and_each_unknown_name() {

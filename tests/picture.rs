@@ -1,23 +1,15 @@
 //! The static picture (`picture`) and the C-ABI surface Python calls (`ffi`), natively: what the Python package gets
 //! through wasmtime from the same functions (tests/python/test_core.py holds it against the page).
 
+mod common;
+
+use common::ffi_call as call;
 use attention_viz::attention;
 use attention_viz::config::Config;
 use attention_viz::ffi;
 use attention_viz::picture::{self, Options};
 use attention_viz::presets;
 
-/// One ffi call with a JSON request and f64 values: (its return code, its text answer, its f64 answer).
-fn call(
-    f: unsafe extern "C" fn(*const u8, usize, *const f64, usize) -> u32,
-    request: &str,
-    data: &[f64],
-) -> (u32, String, Vec<f64>) {
-    let code = unsafe { f(request.as_ptr(), request.len(), data.as_ptr(), data.len()) };
-    let text = unsafe { std::slice::from_raw_parts(ffi::av_out_ptr(), ffi::av_out_len()) };
-    let values = unsafe { std::slice::from_raw_parts(ffi::av_out_f64_ptr(), ffi::av_out_f64_len()) };
-    (code, String::from_utf8(text.to_vec()).unwrap(), values.to_vec())
-}
 
 #[test]
 fn every_preset_and_a_model_stack_give_a_picture_that_is_xml() {

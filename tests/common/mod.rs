@@ -103,3 +103,16 @@ pub fn numpy_python() -> Option<std::process::Command> {
 pub fn skipped(what: &str) -> bool {
     std::env::var("ATTENTION_VIZ_SKIP").is_ok_and(|v| v.split(',').any(|s| s.trim() == what))
 }
+
+/// One C-ABI call with a JSON request and f64 values: (its return code, its text answer, its f64 answer).
+pub fn ffi_call(
+    f: unsafe extern "C" fn(*const u8, usize, *const f64, usize) -> u32,
+    request: &str,
+    data: &[f64],
+) -> (u32, String, Vec<f64>) {
+    use attention_viz::ffi;
+    let code = unsafe { f(request.as_ptr(), request.len(), data.as_ptr(), data.len()) };
+    let text = unsafe { std::slice::from_raw_parts(ffi::av_out_ptr(), ffi::av_out_len()) };
+    let values = unsafe { std::slice::from_raw_parts(ffi::av_out_f64_ptr(), ffi::av_out_f64_len()) };
+    (code, String::from_utf8(text.to_vec()).unwrap(), values.to_vec())
+}
