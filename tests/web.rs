@@ -24,11 +24,11 @@ fn preset_json(name: &str) -> Option<String> {
     attention_viz::presets::preset(name).map(|c| c.to_value().to_string())
 }
 
-/// compute()'s JSON path through `call`: the trace the core holds in its memory, read there as www/attention-viz.js
-/// reads it (each field's `offset` into the module's memory), each field's values copied out as `data`, then freed.
+/// compute()'s JSON path through `call`: the trace the core holds in its memory until the next compute, read there as
+/// www/attention-viz.js reads it (each field's `offset` into the module's memory), each field's values copied out as
+/// `data`.
 fn compute_json(config_json: &str) -> Result<JsValue, JsError> {
-    let held = call(request(json!({"kind": "compute", "config_json": config_json})), None)?;
-    let layout = method(&held, "layout");
+    let layout = call(request(json!({"kind": "compute", "config_json": config_json})), None)?;
     let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>();
     let heap = Float64Array::new(&memory.buffer());
     let fields = Reflect::get(&layout, &"fields".into()).unwrap();
@@ -42,7 +42,6 @@ fn compute_json(config_json: &str) -> Result<JsValue, JsError> {
         let len = shape.iter().product::<f64>() as u32;
         Reflect::set(&entry, &"data".into(), &heap.slice(offset, offset + len)).unwrap();
     }
-    method(&held, "free");
     Ok(layout)
 }
 
