@@ -77,7 +77,11 @@ fn the_snapshot_parts_hold_the_facts_and_each_asked_part() {
 fn the_structure_changes_with_a_shape_and_not_with_a_value() {
     let c = preset("seed-000").unwrap();
     let s = attention_viz::controls::structure(&c);
-    assert_eq!(s, attention_viz::controls::structure(&c.with_value("w_q", 0, 0, 9.5).unwrap()), "a value is not structure");
+    assert_eq!(
+        s,
+        attention_viz::controls::structure(&c.with_value("w_q", 0, 0, 9.5).unwrap()),
+        "a value is not structure"
+    );
     assert_ne!(s, attention_viz::controls::structure(&c.insert_token(1, "x").unwrap()), "a token more is");
     assert!(s.contains("\"w_q\":\"") && s.contains('×'), "{s}");
 }
