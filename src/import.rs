@@ -765,7 +765,7 @@ pub fn token_fields(config: &Config, n: usize) -> Map<String, Value> {
 }
 
 /// The core's name of a row added at index `i` (`word_1` …, `h_1` …).
-fn new_token(config: &Config, i: usize) -> String {
+pub fn new_token(config: &Config, i: usize) -> String {
     let prefix = match config.mechanism {
         Mechanism::Cross { .. } => config::CROSS_TOKENS,
         _ => config::SELF_TOKENS,

@@ -85,3 +85,23 @@ fn the_structure_changes_with_a_shape_and_not_with_a_value() {
     assert_ne!(s, attention_viz::controls::structure(&c.insert_token(1, "x").unwrap()), "a token more is");
     assert!(s.contains("\"w_q\":\"") && s.contains('×'), "{s}");
 }
+
+#[test]
+fn a_grid_says_its_legend_its_window_and_its_import_in_the_elements_words() {
+    let rows: Vec<Vec<f64>> = (0..20).map(|i| vec![i as f64, 0.5]).collect();
+    let c = Config::from_value(&json!({"mechanism": "self", "embeddings": rows})).unwrap();
+    let g = &inputs(&c, &json!({"embeddings": [16, 0]}))[0];
+    assert_eq!(g["legend"], "embeddings X (20 × 2)");
+    assert_eq!(g["page"], json!([16, 16]));
+    assert_eq!(g["nav"]["rows"], json!({"text": "rows 4–19 of 20", "prev": true, "next": false}));
+    assert_eq!(g["nav"]["cols"], serde_json::Value::Null, "both columns show");
+    assert_eq!(g["import"]["label"], "Import embeddings from a file");
+    assert_eq!(g["import"]["drop"], "Drop to fill embeddings");
+    assert_eq!(
+        g["import"]["title"],
+        "Fill embeddings from a .npy, .npz, .json, .csv, .tsv or .txt file — or drop one on this grid"
+    );
+    let cross = inputs(&preset("seed-003").unwrap(), &json!({}));
+    assert_eq!(cross[0]["legend"], format!("decoder state h ({})", cross[0]["shape"][1]));
+    assert_eq!(cross[0]["import"]["label"], "Import decoder state from a file");
+}
