@@ -215,6 +215,11 @@ impl Import {
         Ok((import, dialog))
     }
 
+    /// The inputs it fills, in the order they came.
+    pub fn inputs(&self) -> Vec<&str> {
+        self.incoming.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
     /// The plan against `config`, or the refusal to show.
     pub fn plan(&self, config: &Config) -> Result<Plan, String> {
         let incoming: Vec<(&str, &Array)> = self.incoming.iter().map(|(n, a)| (n.as_str(), a)).collect();

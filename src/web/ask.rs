@@ -6,7 +6,7 @@
 //!   `row` {name, i}, `views`, `resolveViews` {requested, panels}, `randomTargets`, `fieldsProblem` {fields};
 //! - an import (command.rs `import_job`): `importPlan` {found, target, source} → `{error}` (the refusal, word for
 //!   word), or `{dialog: {title, what, fix, resize} | null, message}` (the dialog to ask first when other inputs must
-//!   change shape; what the reader is told once it is applied);
+//!   change shape; what the reader is told once it is applied), with `into`, the inputs it fills;
 //! - a view drawn on a canvas of `width` × `height` device pixels at `dpr`: `cellAt` {view, width, height, dpr, x,
 //!   y, fmt, key}, `cellRect` {view, width, height, dpr, i, j, fmt, key}, `numbersFont` {view, width, height, fmt},
 //!   `preferredSize` {view, fmt}, `palette` {view, palette};
@@ -313,11 +313,13 @@ impl Viz {
         let out = Object::new();
         let planned = super::command::import_job(job)?.and_then(|(found, target, source)| {
             let (import, dialog) = crate::import::Import::new(self.config(), found, target.as_deref(), &source)?;
-            Ok((dialog, import.apply(self.config())?.message))
+            let into: Array = import.inputs().into_iter().map(JsValue::from_str).collect();
+            Ok((dialog, import.apply(self.config())?.message, into))
         });
         match planned {
             Err(why) => set(&out, "error", &why.into()),
-            Ok((dialog, message)) => {
+            Ok((dialog, message, into)) => {
+                set(&out, "into", &into.into());
                 let dialog = dialog.map_or(JsValue::NULL, |d| {
                     let o = Object::new();
                     set(&o, "title", &d.title.into());
