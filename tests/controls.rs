@@ -105,3 +105,21 @@ fn a_grid_says_its_legend_its_window_and_its_import_in_the_elements_words() {
     assert_eq!(cross[0]["legend"], format!("decoder state h ({})", cross[0]["shape"][1]));
     assert_eq!(cross[0]["import"]["label"], "Import decoder state from a file");
 }
+
+#[test]
+fn a_custom_divisor_shows_as_javascript_writes_it() {
+    use attention_viz::controls::number_text;
+    for (x, text) in [
+        (2.5, "2.5"),
+        (1.0, "1"),
+        (1e-7, "1e-7"),
+        (0.000001, "0.000001"),
+        (1e21, "1e+21"),
+        (123456789012345680000.0, "123456789012345680000"),
+        (-0.125, "-0.125"),
+        (1.5e-10, "1.5e-10"),
+        (0.1 + 0.2, "0.30000000000000004"),
+    ] {
+        assert_eq!(number_text(x), text, "{x:e}");
+    }
+}

@@ -1,7 +1,7 @@
 //! Planning an import: routing by name, the inputs a figure cannot take, fitting each array, the shapes that
-//! disagree and the seeded resize, the token fields and every message, word for word as the element's JS planner
-//! (www/element/import-plan.js) says them: tests/fixtures/import-plan.json is that planner's answers
-//! (tests/goldens/gen_import_plan.mjs), and the cases below take their expected messages from it.
+//! disagree and the seeded resize, the token fields and every message, word for word as the element said them when
+//! it planned imports in JS: tests/fixtures/import-plan.json is the record of that planner's answers, and the cases
+//! below take their expected messages from it (a grouped-query figure's excepted: the JS read its W_K and W_O wrong).
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_viz::config::{Config, INPUTS, VECTORS};
