@@ -128,9 +128,12 @@ pub(crate) fn parse(command: &JsValue) -> Result<Option<Edit>, JsError> {
     Ok(Some(edit))
 }
 
+/// An import's arrays, the grid they went to, and what messages call them.
+pub(crate) type Job = (Vec<Found>, Option<String>, String);
+
 /// An import as the element sends it: `{found: [{member, named, array} | {member, error}], target, source}`. A file
 /// the element could not read (`error`, its reader's message) is the import's refusal, in the core's words.
-pub(crate) fn import_job(v: &JsValue) -> Result<Result<(Vec<Found>, Option<String>, String), String>, JsError> {
+pub(crate) fn import_job(v: &JsValue) -> Result<Result<Job, String>, JsError> {
     let args = super::args::Args { object: v, what: "an import" };
     let source = args.string("source")?;
     let target = args.opt_string("target");
