@@ -168,19 +168,49 @@ pub fn toolbar(config: &Config) -> Value {
     ])
 }
 
-/// A number as a field holding it shows it: every digit (a field is edited, not read at a glance).
-fn number_text(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e21 {
-        format!("{}", x as i128)
+/// A number as a field holding it shows it: every digit (a field is edited, not read at a glance), as JavaScript's
+/// `String(x)` writes it (`2.5`, `1e-7`, `1e+21`).
+pub fn number_text(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x.is_nan() {
+            "NaN".into()
+        } else if x == 0.0 {
+            "0".into()
+        } else {
+            format!("{}Infinity", if x < 0.0 { "-" } else { "" })
+        };
+    }
+    // The shortest digits that read back as x, and the power of ten of the first.
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let n = exp.parse::<i32>().unwrap_or(0) + 1;
+    let k = digits.len() as i32;
+    let body = if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
     } else {
-        format!("{x}")
+        let e = n - 1;
+        let sign = if e < 0 { '-' } else { '+' };
+        let rest = if k > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+        format!("{}{rest}e{sign}{}", &digits[..1], e.abs())
+    };
+    if x < 0.0 {
+        format!("-{body}")
+    } else {
+        body
     }
 }
 
-/// The input grids: per grid `{name, title, shape: [rows, cols], vector, tokens (its rows are the tokens, named in
-/// fields), label (each row's label otherwise: "h", "v" or "" for the index), step (1 for whole numbers, else 0.01),
-/// window: [r0, c0] (kept inside the shape), values: the window's rows}`. `windows`: `{name: [r0, c0]}`, the top-left
-/// cell each grid asks to show (absent: 0, 0).
+/// The input grids: per grid `{name, title, legend, shape: [rows, cols], vector, tokens (its rows are the tokens,
+/// named in fields), label (each row's label otherwise: "h", "v" or "" for the index), step (1 for whole numbers, else
+/// 0.01), window: [r0, c0] (kept inside the shape), page: [rows, cols] (a window's most, and how far ▲▼◀▶ move it),
+/// values: the window's rows, nav: {rows, cols} (each `{text, prev, next}`: "rows 16–19 of 20" and whether the window
+/// can move back and on; `null` when the whole axis shows), import: {label, title, drop} (the Import… button's and the
+/// drop highlight's words)}`. `windows`: `{name: [r0, c0]}`, the top-left cell each grid asks to show (absent: 0, 0).
 pub fn inputs(config: &Config, windows: &Value) -> Value {
     let grids = grids(config)
         .into_iter()
@@ -197,9 +227,30 @@ pub fn inputs(config: &Config, windows: &Value) -> Value {
                 })
                 .collect();
             let whole = g.data.iter().all(|x| x.fract() == 0.0);
+            let shape = if g.vector { g.cols.to_string() } else { format!("{} × {}", g.rows, g.cols) };
+            let named = crate::import::title(g.name);
+            let import = obj(vec![
+                ("label", format!("Import {named} from a file").into()),
+                (
+                    "title",
+                    format!(
+                        "Fill {named} from a .npy, .npz, .json, .csv, .tsv or .txt file — or drop one on this grid"
+                    )
+                    .into(),
+                ),
+                ("drop", format!("Drop to fill {named}").into()),
+            ]);
+            let nav = obj(vec![
+                ("rows", axis_nav("rows", r0, r1, g.rows, WINDOW[0])),
+                ("cols", axis_nav("columns", c0, c1, g.cols, WINDOW[1])),
+            ]);
             obj(vec![
                 ("name", g.name.into()),
                 ("title", title.into()),
+                ("legend", format!("{title} ({shape})").into()),
+                ("page", Value::Array(vec![WINDOW[0].into(), WINDOW[1].into()])),
+                ("nav", nav),
+                ("import", import),
                 ("shape", Value::Array(vec![g.rows.into(), g.cols.into()])),
                 ("vector", g.vector.into()),
                 ("tokens", row_label.is_none().into()),
@@ -211,6 +262,19 @@ pub fn inputs(config: &Config, windows: &Value) -> Value {
         })
         .collect();
     Value::Array(grids)
+}
+
+/// One axis of a grid's window: `{text: "rows 16–19 of 20", prev, next}` (whether it can move back, and on), or
+/// `null` when the whole axis shows.
+fn axis_nav(what: &str, from: usize, to: usize, len: usize, page: usize) -> Value {
+    if len <= page {
+        return Value::Null;
+    }
+    obj(vec![
+        ("text", format!("{what} {from}–{} of {len}", to - 1).into()),
+        ("prev", (from > 0).into()),
+        ("next", (to < len).into()),
+    ])
 }
 
 /// A finite number as JSON (inputs are always finite; anything else would be a bug shown as 0 rather than a throw).

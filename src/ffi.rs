@@ -240,7 +240,9 @@ fn trace_answer(query: usize, trace: &Trace) -> (String, Vec<f64>) {
     }
     // A scale that is not finite (never, for a valid config) would not be JSON: null then.
     let head = match trace {
-        Trace::SelfAttention(_) => json!([["mechanism", "self"], ["scale", trace.scale()], ["query", {"index": query}]]),
+        Trace::SelfAttention(_) => {
+            json!([["mechanism", "self"], ["scale", trace.scale()], ["query", {"index": query}]])
+        }
         Trace::Cross(_) => json!([["mechanism", "cross"], ["scale", trace.scale()]]),
         Trace::Weights(t) => json!([["mechanism", "weights"], ["tokens", t.tokens], ["key_tokens", t.key_tokens]]),
     };

@@ -9,6 +9,7 @@
 use crate::attention::Trace;
 use crate::config::{Config, Mechanism, Scale};
 use crate::edits::{Distribution, Kept};
+use crate::import::{self, Found, Import};
 use crate::incremental::Session;
 use crate::{share, views};
 
@@ -68,6 +69,19 @@ pub enum Edit {
     },
     InsertDim(usize),
     RemoveDim(usize),
+    /// A token (or encoder state) of zeros after the last, with the core's default name (`word_4`, `h_4`).
+    AppendToken,
+    RemoveLastToken,
+    /// An input dimension of zeros after the last.
+    AppendDim,
+    RemoveLastDim,
+    /// Arrays from the reader's files or a paste, planned against the config now and applied as one
+    /// `Config::with_fields` (src/import.rs: `target` the grid they went to, `source` what messages call them).
+    Import {
+        found: Vec<Found>,
+        target: Option<String>,
+        source: String,
+    },
     /// `np.random.seed(seed)` then one call of `dist` per input Randomize fills.
     Randomize {
         seed: u32,
@@ -209,6 +223,19 @@ impl Figure {
             Edit::RenameToken { at, name } => config.rename_token(at, &name),
             Edit::InsertDim(at) => config.insert_dim(at),
             Edit::RemoveDim(at) => config.remove_dim(at),
+            Edit::AppendToken => {
+                config.insert_token(config.tokens.len(), &import::new_token(config, config.tokens.len()))
+            }
+            Edit::RemoveLastToken => config.remove_token(config.tokens.len().saturating_sub(1)),
+            Edit::AppendDim => config.insert_dim(config.dims()),
+            Edit::RemoveLastDim => config.remove_dim(config.dims().saturating_sub(1)),
+            Edit::Import { found, target, source } => {
+                let (import, _) = Import::new(config, found, target.as_deref(), &source)?;
+                let applied = import.apply(config)?;
+                let next = config.with_fields(&applied.fields).map_err(|e| import.refused(&e.0))?;
+                self.replace(next)?;
+                return Ok(None);
+            }
             Edit::Config(config) => Ok(config),
             Edit::ResetToAuthored => Ok(self.authored_config.clone()),
         };

@@ -22,18 +22,54 @@ pub const IMPORT_SEED: u32 = 42;
 pub struct Array {
     shape: Vec<usize>,
     values: Vec<f64>,
+    /// What makes it no array of numbers, found while reading it (see [`Array::from_nested`]).
+    problem: Option<Problem>,
+}
+
+/// Why a nested list read from a file is no array of numbers.
+#[derive(Clone, Debug, PartialEq)]
+enum Problem {
+    /// Its rows differ in shape: the sentence saying which.
+    Ragged(String),
+    /// The first value (row-major) that is not a number, and what it is (JavaScript's `typeof`): held as NaN.
+    NotNumber(usize, &'static str),
+}
+
+/// A value as the reader's file gives it (www/arrays.js: nested lists of numbers, booleans, 64-bit integers, and
+/// in JSON anything else).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Nested {
+    Number(f64),
+    /// Not a number: what it is, as JavaScript's `typeof` says (`"string"`, `"object"` for null…).
+    Other(&'static str),
+    List(Vec<Nested>),
 }
 
 impl Array {
     /// `None` when `values` does not hold exactly the shape's count of values.
     pub fn new(shape: Vec<usize>, values: Vec<f64>) -> Option<Array> {
         let count = shape.iter().try_fold(1usize, |n, &s| n.checked_mul(s))?;
-        (count == values.len()).then_some(Array { shape, values })
+        (count == values.len()).then_some(Array { shape, values, problem: None })
     }
 
     /// A list of numbers.
     pub fn vector(values: &[f64]) -> Array {
-        Array { shape: vec![values.len()], values: values.to_vec() }
+        Array { shape: vec![values.len()], values: values.to_vec(), problem: None }
+    }
+
+    /// The array nested lists hold (booleans count 1 and 0): its shape ends at the first empty list; rows that
+    /// differ in shape, or a value that is not a number, are said by [`fit_array`] with the input's name.
+    pub fn from_nested(nested: &Nested) -> Array {
+        match nested_shape(nested) {
+            Err(why) => Array { shape: vec![], values: vec![], problem: Some(Problem::Ragged(why)) },
+            Ok(shape) => {
+                let mut values = Vec::new();
+                let mut other = None;
+                flatten(nested, &mut values, &mut other);
+                let problem = other.map(|(k, kind)| Problem::NotNumber(k, kind));
+                Array { shape, values, problem }
+            }
+        }
     }
 
     /// Rows of numbers; `None` when they differ in length.
@@ -57,6 +93,34 @@ impl Array {
             [_, cols] if cols > 0 => Value::Array(self.values.chunks(cols).map(config::numbers_value).collect()),
             _ => config::numbers_value(&self.values),
         }
+    }
+}
+
+/// Nested lists' shape (`[]` for one value, ending at the first empty list), or the sentence saying that their
+/// rows differ: "its rows differ in shape: row 0 has 3, row 1 has 2".
+fn nested_shape(nested: &Nested) -> Result<Vec<usize>, String> {
+    let Nested::List(items) = nested else { return Ok(vec![]) };
+    let Some(first) = items.first() else { return Ok(vec![0]) };
+    let inner = nested_shape(first)?;
+    let said = |s: &[usize]| if s.is_empty() { "one number".to_string() } else { shape_text(s) };
+    for (i, item) in items.iter().enumerate().skip(1) {
+        let shape = nested_shape(item)?;
+        if shape != inner {
+            return Err(format!("its rows differ in shape: row 0 has {}, row {i} has {}", said(&inner), said(&shape)));
+        }
+    }
+    Ok([vec![items.len()], inner].concat())
+}
+
+/// Nested lists' values in row-major order, a value that is not a number as NaN (the first one noted).
+fn flatten(nested: &Nested, out: &mut Vec<f64>, other: &mut Option<(usize, &'static str)>) {
+    match nested {
+        Nested::Number(x) => out.push(*x),
+        Nested::Other(kind) => {
+            other.get_or_insert((out.len(), kind));
+            out.push(f64::NAN);
+        }
+        Nested::List(items) => items.iter().for_each(|item| flatten(item, out, other)),
     }
 }
 
@@ -149,6 +213,11 @@ impl Import {
         let plan = import.plan(config)?;
         let dialog = import.dialog(config, &plan);
         Ok((import, dialog))
+    }
+
+    /// The inputs it fills, in the order they came.
+    pub fn inputs(&self) -> Vec<&str> {
+        self.incoming.iter().map(|(n, _)| n.as_str()).collect()
     }
 
     /// The plan against `config`, or the refusal to show.
@@ -344,6 +413,9 @@ fn js_not_finite(x: f64) -> &'static str {
 /// matrix as rows, every value finite; or why not.
 pub fn fit_array(name: &str, array: &Array) -> Result<Array, String> {
     let what = title(name);
+    if let Some(Problem::Ragged(why)) = &array.problem {
+        return Err(format!("{what} cannot take this array: {why}"));
+    }
     // Nested lists end at the first empty axis: a 0 × 3 array is [], shape (0).
     let shape = match array.shape.iter().position(|&s| s == 0) {
         Some(at) => &array.shape[..=at],
@@ -376,10 +448,15 @@ pub fn fit_array(name: &str, array: &Array) -> Result<Array, String> {
             [_, cols] => format!("row {}, column {}", k / cols, k % cols),
             _ => format!("value {k}"),
         };
+        if let Some(Problem::NotNumber(at_k, kind)) = array.problem {
+            if at_k == k {
+                return Err(format!("{what} {at} is not a number ({kind}): every value must be a finite number"));
+            }
+        }
         let x = js_not_finite(array.values[k]);
         return Err(format!("{what} {at} is {x}: every value must be a finite number"));
     }
-    Ok(Array { shape: fitted, values: array.values.clone() })
+    Ok(Array { shape: fitted, values: array.values.clone(), problem: None })
 }
 
 /// Why this figure cannot take input `name`, imported together with `names`; `None` when it can.
@@ -434,29 +511,36 @@ impl Symbol {
 /// One size per symbol, where known.
 type Sizes = [Option<usize>; 6];
 
+/// One axis of an input's shape: a symbol times how many heads lie side by side along it (W_Q's columns are
+/// heads · d_k, W_K's and W_V's kv_heads · d_k and kv_heads · d_v, W_O's rows heads · d_v; 1 elsewhere).
+type Axis = (Symbol, usize);
+
 /// Input `name`'s shape in symbols (a vector has one), with or without `projections`; `None` for a name that is no
 /// input of this mechanism (any name of a weights figure).
-fn layout(config: &Config, projections: bool, name: &str) -> Option<Vec<Symbol>> {
+fn layout(config: &Config, projections: bool, name: &str) -> Option<Vec<Axis>> {
     use Symbol::{A, D, K, N, O, V};
     let general = matches!(config.options.scoring, Scoring::General { .. });
-    let (k, v) = match config.mechanism {
-        Mechanism::SelfAttention { .. } if projections => (K, V),
-        Mechanism::SelfAttention { .. } => (D, D),
-        Mechanism::Cross { .. } => (D, D),
+    let (heads, kv) = (config.options.heads, config.options.kv_heads());
+    let (k, v, h) = match config.mechanism {
+        Mechanism::SelfAttention { .. } if projections => (K, V, heads),
+        Mechanism::SelfAttention { .. } => (D, D, 1),
+        Mechanism::Cross { .. } => (D, D, 1),
         Mechanism::Weights { .. } => return None,
     };
     let cross = matches!(config.mechanism, Mechanism::Cross { .. });
     Some(match name {
-        "decoder_state" if cross => vec![D],
-        "annotations" if cross => vec![N, D],
-        "embeddings" if !cross => vec![N, D],
-        "w_q" | "w_k" if !cross && projections => vec![D, K],
-        "w_v" if !cross && projections => vec![D, V],
-        "w_o" if !cross => vec![v, O],
-        "w_a" if general => vec![k, k],
-        "w_a" => vec![k, A],
-        "u_a" => vec![k, A],
-        "v_a" => vec![A],
+        "decoder_state" if cross => vec![(D, 1)],
+        "annotations" if cross => vec![(N, 1), (D, 1)],
+        "embeddings" if !cross => vec![(N, 1), (D, 1)],
+        "w_q" if !cross && projections => vec![(D, 1), (K, heads)],
+        "w_k" if !cross && projections => vec![(D, 1), (K, kv)],
+        "w_v" if !cross && projections => vec![(D, 1), (V, kv)],
+        "w_o" if !cross => vec![(v, h), (O, 1)],
+        // Scoring matrices have one head (config.rs refuses general and additive scoring with several).
+        "w_a" if general => vec![(k, 1), (k, 1)],
+        "w_a" => vec![(k, 1), (A, 1)],
+        "u_a" => vec![(k, 1), (A, 1)],
+        "v_a" => vec![(A, 1)],
         _ => return None,
     })
 }
@@ -477,79 +561,67 @@ pub fn plan_import(config: &Config, incoming: &[(&str, &Array)]) -> Result<Plan,
     let self_attention = matches!(config.mechanism, Mechanism::SelfAttention { .. });
     let had_projections = config.input_shape("w_q").is_some();
     let projections = had_projections || (self_attention && names.contains(&"w_q"));
-    // The symbols' sizes now, read from the inputs the config has.
+    // The symbols' sizes now (per head), read from the inputs the config has.
     let mut current: Sizes = [None; 6];
     for name in INPUTS {
-        if let (Some(shape), Some(syms)) = (config.input_shape(name), layout(config, had_projections, name)) {
-            for (s, size) in syms.into_iter().zip(shape) {
-                current[s as usize].get_or_insert(size);
+        if let (Some(shape), Some(axes)) = (config.input_shape(name), layout(config, had_projections, name)) {
+            for ((s, times), size) in axes.into_iter().zip(shape) {
+                current[s as usize].get_or_insert(size / times);
             }
         }
     }
     let (bound, bound_by) = bind(config, projections, &values)?;
     let value = |s: Symbol| bound[s as usize].or(current[s as usize]);
     let shape_of = |name: &str| values.iter().find(|(n, _)| *n == name).map(|(_, a)| a.shape().to_vec());
-    let heads = config.options.heads;
-    if heads > 1 {
-        for s in [Symbol::K, Symbol::V] {
-            if let (Some(size), Some(by)) = (bound[s as usize], bound_by[s as usize]) {
-                if size % heads != 0 {
-                    return Err(format!(
-                        "{} but {heads} heads split its {size} columns evenly: it needs a multiple of {heads} columns",
-                        described(by, &shape_of(by).unwrap_or_default())
-                    ));
-                }
-            }
-        }
-    }
     // Every other input whose shape no longer agrees is resized; each disagreement is said once per symbol.
     let mut resize = vec![];
-    let mut affected: Vec<(Symbol, Vec<(&'static str, &'static str)>)> = vec![];
+    let mut affected: Vec<(Symbol, Vec<(&'static str, &'static str, usize)>)> = vec![];
     for &name in INPUTS {
-        let (Some(have), Some(syms)) = (config.input_shape(name), layout(config, projections, name)) else { continue };
+        let (Some(have), Some(axes)) = (config.input_shape(name), layout(config, projections, name)) else { continue };
         if names.contains(&name) {
             continue;
         }
-        let want: Vec<usize> = syms.iter().zip(&have).map(|(&s, &h)| value(s).unwrap_or(h)).collect();
+        let want: Vec<usize> =
+            axes.iter().zip(&have).map(|(&(s, times), &h)| value(s).map_or(h, |v| v * times)).collect();
         if want == have {
             continue;
         }
         resize.push((name, want.clone()));
         let mut seen = vec![];
-        for &s in &syms {
+        for (a, &(s, _)) in axes.iter().enumerate() {
             if seen.contains(&s) {
                 continue;
             }
             seen.push(s);
-            if syms.iter().zip(want.iter().zip(&have)).all(|(&t, (w, h))| t != s || w == h) {
+            if axes.iter().zip(want.iter().zip(&have)).all(|(&(t, _), (w, h))| t != s || w == h) {
                 continue;
             }
-            let kind = match syms[..] {
+            let kind = match axes[..] {
                 [_] => "values",
-                [r, c] if r == c => "rows and columns",
-                [r, _] if r == s => "rows",
+                [(r, _), (c, _)] if r == c => "rows and columns",
+                [(r, _), _] if r == s => "rows",
                 _ => "columns",
             };
+            let hit = (name, kind, want[a]);
             match affected.iter_mut().find(|(t, _)| *t == s) {
-                Some((_, hit)) => hit.push((name, kind)),
-                None => affected.push((s, vec![(name, kind)])),
+                Some((_, hits)) => hits.push(hit),
+                None => affected.push((s, vec![hit])),
             }
         }
     }
     let disagree = affected
         .iter()
         .map(|(s, hit)| {
-            let mut kinds: Vec<&str> = vec![];
-            for (_, kind) in hit {
-                if !kinds.contains(kind) {
-                    kinds.push(kind);
+            let mut kinds: Vec<(&str, usize)> = vec![];
+            for &(_, kind, size) in hit {
+                if !kinds.contains(&(kind, size)) {
+                    kinds.push((kind, size));
                 }
             }
-            let size = value(*s).map_or(String::new(), |v| v.to_string());
             let groups: Vec<String> = kinds
                 .iter()
-                .map(|kind| {
-                    let names: Vec<&str> = hit.iter().filter(|(_, k)| k == kind).map(|(n, _)| *n).collect();
+                .map(|&(kind, size)| {
+                    let names: Vec<&str> = hit.iter().filter(|h| h.1 == kind && h.2 == size).map(|h| h.0).collect();
                     format!("{} {size} {kind}", needs(&names))
                 })
                 .collect();
@@ -567,8 +639,8 @@ pub fn plan_import(config: &Config, incoming: &[(&str, &Array)]) -> Result<Plan,
     Ok(Plan { values, resize, disagree, tokens: (config.tokens.len(), n) })
 }
 
-/// The symbols the fitted arrays fix, and which array fixed each; two arrays (or one array's two axes) that disagree
-/// cannot both be right.
+/// The symbols' sizes (per head) the fitted arrays fix, and which array fixed each; two arrays (or one array's two
+/// axes) that disagree cannot both be right, and heads side by side split an axis evenly or not at all.
 fn bind(
     config: &Config,
     projections: bool,
@@ -576,18 +648,42 @@ fn bind(
 ) -> Result<(Sizes, [Option<&'static str>; 6]), String> {
     let mut bound: Sizes = [None; 6];
     let mut bound_by: [Option<&'static str>; 6] = [None; 6];
+    // The first axis that heads cannot split evenly: said once the arrays are known to agree.
+    let mut uneven = None;
     for (name, array) in values {
-        let Some(syms) = layout(config, projections, name) else {
+        let Some(axes) = layout(config, projections, name) else {
             let why = not_here(config, name, &[name]).unwrap_or_default();
             return Err(format!("this figure cannot take {}: {why}", title(name)));
         };
-        for (axis, (&s, &size)) in syms.iter().zip(array.shape()).enumerate() {
+        for (axis, (&(s, times), &size)) in axes.iter().zip(array.shape()).enumerate() {
             let (Some(was), Some(by)) = (bound[s as usize], bound_by[s as usize]) else {
-                bound[s as usize] = Some(size);
+                if size % times != 0 && uneven.is_none() {
+                    let who = if times == config.options.heads {
+                        format!("{times} heads")
+                    } else {
+                        format!("{times} key/value heads")
+                    };
+                    uneven = Some(format!(
+                        "{} but {who} split its {size} columns evenly: it needs a multiple of {times} columns",
+                        described(name, array.shape())
+                    ));
+                }
+                bound[s as usize] = Some(size / times);
                 bound_by[s as usize] = Some(name);
                 continue;
             };
-            if was == size {
+            let first = values.iter().find(|(n, _)| *n == by).map(|(_, a)| a.shape()).unwrap_or_default();
+            // The size the first array fixed, as this axis holds it.
+            let by_times = layout(config, projections, by)
+                .and_then(|l| l.into_iter().find(|&(t, _)| t == s))
+                .map_or(1, |(_, t)| t);
+            let binder_size = first
+                .iter()
+                .zip(layout(config, projections, by).unwrap_or_default())
+                .find(|(_, (t, _))| *t == s)
+                .map_or(was * by_times, |(&sz, _)| sz);
+            let expected = binder_size * times / by_times.max(1);
+            if size * by_times == binder_size * times {
                 continue;
             }
             if by == *name {
@@ -598,9 +694,8 @@ fn bind(
                     config.options.scoring.name()
                 ));
             }
-            let first = values.iter().find(|(n, _)| *n == by).map(|(_, a)| a.shape()).unwrap_or_default();
             return Err(format!(
-                "{} but {}: {} {was} {}",
+                "{} but {}: {} {expected} {}",
                 described(by, first),
                 described(name, array.shape()),
                 needs(&[name]),
@@ -608,7 +703,10 @@ fn bind(
             ));
         }
     }
-    Ok((bound, bound_by))
+    match uneven {
+        Some(why) => Err(why),
+        None => Ok((bound, bound_by)),
+    }
 }
 
 /// The fields that apply `plan` to `config`: the imported inputs, the resized ones filled with NumPy's legacy
@@ -630,7 +728,7 @@ pub fn fix_fields(config: &Config, plan: &Plan) -> Result<Map<String, Value>, St
                 dims.join(", ")
             ));
         }
-        let drawn = Array { shape: shape.clone(), values: rng.rand(count) };
+        let drawn = Array { shape: shape.clone(), values: rng.rand(count), problem: None };
         fields.insert((*name).into(), drawn.to_value());
     }
     if plan.tokens.0 != plan.tokens.1 {
@@ -672,7 +770,7 @@ pub fn token_fields(config: &Config, n: usize) -> Map<String, Value> {
 }
 
 /// The core's name of a row added at index `i` (`word_1` …, `h_1` …).
-fn new_token(config: &Config, i: usize) -> String {
+pub fn new_token(config: &Config, i: usize) -> String {
     let prefix = match config.mechanism {
         Mechanism::Cross { .. } => config::CROSS_TOKENS,
         _ => config::SELF_TOKENS,

@@ -9,10 +9,10 @@
 
 pub mod attention;
 pub mod config;
+pub mod controls;
 pub mod edits;
 pub mod export;
 pub mod facts;
-pub mod controls;
 pub mod ffi;
 pub mod figure;
 pub mod heatmap;

@@ -8,6 +8,8 @@
 mod attention;
 #[path = "config.rs"]
 mod config;
+#[path = "controls.rs"]
+mod controls;
 #[path = "edits.rs"]
 mod edits;
 #[path = "export.rs"]
@@ -16,8 +18,6 @@ mod export;
 mod figure;
 #[path = "fuzz.rs"]
 mod fuzz;
-#[path = "controls.rs"]
-mod controls;
 #[path = "heatmap_colorbar.rs"]
 mod heatmap_colorbar;
 #[path = "heatmap_draw.rs"]
@@ -58,10 +58,10 @@ mod random;
 mod requests;
 #[path = "share.rs"]
 mod share;
-#[path = "tables.rs"]
-mod tables;
 #[path = "steppers.rs"]
 mod steppers;
+#[path = "tables.rs"]
+mod tables;
 #[path = "tidy.rs"]
 mod tidy;
 #[path = "variants.rs"]

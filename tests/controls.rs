@@ -77,7 +77,49 @@ fn the_snapshot_parts_hold_the_facts_and_each_asked_part() {
 fn the_structure_changes_with_a_shape_and_not_with_a_value() {
     let c = preset("seed-000").unwrap();
     let s = attention_viz::controls::structure(&c);
-    assert_eq!(s, attention_viz::controls::structure(&c.with_value("w_q", 0, 0, 9.5).unwrap()), "a value is not structure");
+    assert_eq!(
+        s,
+        attention_viz::controls::structure(&c.with_value("w_q", 0, 0, 9.5).unwrap()),
+        "a value is not structure"
+    );
     assert_ne!(s, attention_viz::controls::structure(&c.insert_token(1, "x").unwrap()), "a token more is");
     assert!(s.contains("\"w_q\":\"") && s.contains('×'), "{s}");
+}
+
+#[test]
+fn a_grid_says_its_legend_its_window_and_its_import_in_the_elements_words() {
+    let rows: Vec<Vec<f64>> = (0..20).map(|i| vec![i as f64, 0.5]).collect();
+    let c = Config::from_value(&json!({"mechanism": "self", "embeddings": rows})).unwrap();
+    let g = &inputs(&c, &json!({"embeddings": [16, 0]}))[0];
+    assert_eq!(g["legend"], "embeddings X (20 × 2)");
+    assert_eq!(g["page"], json!([16, 16]));
+    assert_eq!(g["nav"]["rows"], json!({"text": "rows 4–19 of 20", "prev": true, "next": false}));
+    assert_eq!(g["nav"]["cols"], serde_json::Value::Null, "both columns show");
+    assert_eq!(g["import"]["label"], "Import embeddings from a file");
+    assert_eq!(g["import"]["drop"], "Drop to fill embeddings");
+    assert_eq!(
+        g["import"]["title"],
+        "Fill embeddings from a .npy, .npz, .json, .csv, .tsv or .txt file — or drop one on this grid"
+    );
+    let cross = inputs(&preset("seed-003").unwrap(), &json!({}));
+    assert_eq!(cross[0]["legend"], format!("decoder state h ({})", cross[0]["shape"][1]));
+    assert_eq!(cross[0]["import"]["label"], "Import decoder state from a file");
+}
+
+#[test]
+fn a_custom_divisor_shows_as_javascript_writes_it() {
+    use attention_viz::controls::number_text;
+    for (x, text) in [
+        (2.5, "2.5"),
+        (1.0, "1"),
+        (1e-7, "1e-7"),
+        (0.000001, "0.000001"),
+        (1e21, "1e+21"),
+        (123456789012345680000.0, "123456789012345680000"),
+        (-0.125, "-0.125"),
+        (1.5e-10, "1.5e-10"),
+        (0.1 + 0.2, "0.30000000000000004"),
+    ] {
+        assert_eq!(number_text(x), text, "{x:e}");
+    }
 }

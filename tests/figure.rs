@@ -198,3 +198,40 @@ fn a_weights_figure_saves_its_selection_while_its_stack_is_the_authors() {
     f.apply(Edit::MarkAuthored).unwrap();
     assert!(f.saved_state(false).unwrap().len() < 100);
 }
+
+#[test]
+fn tokens_and_dimensions_are_added_and_removed_at_the_end_with_the_cores_names() {
+    let mut f = seed("seed-000");
+    let (n, d) = (f.config().tokens.len(), f.config().dims());
+    f.apply(Edit::AppendToken).unwrap();
+    assert_eq!(f.config().tokens.len(), n + 1);
+    assert_eq!(f.config().tokens[n], format!("word_{}", n + 1));
+    f.apply(Edit::RemoveLastToken).unwrap();
+    assert_eq!(f.config().tokens.len(), n);
+    f.apply(Edit::AppendDim).unwrap();
+    assert_eq!(f.config().dims(), d + 1);
+    f.apply(Edit::RemoveLastDim).unwrap();
+    assert_eq!(f.config().dims(), d);
+    let mut cross = seed("seed-003");
+    let m = cross.config().tokens.len();
+    cross.apply(Edit::AppendToken).unwrap();
+    assert_eq!(cross.config().tokens[m], format!("h_{}", m + 1));
+    consistent(&f);
+}
+
+#[test]
+fn an_import_is_one_edit_planned_against_the_config_now() {
+    use attention_viz::import::{Array, Found};
+    let mut f = seed("seed-000");
+    let shape = f.config().input_shape("w_v").unwrap();
+    let count = shape.iter().product::<usize>();
+    let array = Array::new(shape.clone(), (0..count).map(|k| k as f64).collect()).unwrap();
+    let found = vec![Found { member: "v.csv".into(), named: false, array }];
+    f.apply(Edit::Import { found, target: Some("w_v".into()), source: "v.csv".into() }).unwrap();
+    assert_eq!(f.config().input_shape("w_v"), Some(shape));
+    let bad = Array::new(vec![2, 2, 2], vec![0.; 8]).unwrap();
+    let found = vec![Found { member: "x.npy".into(), named: false, array: bad }];
+    let refused = f.apply(Edit::Import { found, target: Some("w_v".into()), source: "x.npy".into() }).unwrap_err();
+    assert!(refused.starts_with("x.npy: W_V needs a 2-d array"), "{refused}");
+    assert!(refused.ends_with("; nothing was imported"), "{refused}");
+}

@@ -4,6 +4,9 @@
 //! - the state: `snapshot` {views, fmt, fields, parts} (with each view's natural size: see snapshot.rs),
 //!   `config` {withoutStack} (JSON text), `authored` (the author's config, JSON text), `trace`, `field` {name},
 //!   `row` {name, i}, `views`, `resolveViews` {requested, panels}, `randomTargets`, `fieldsProblem` {fields};
+//! - an import (command.rs `import_job`): `importPlan` {found, target, source} → `{error}` (the refusal, word for
+//!   word), or `{dialog: {title, what, fix, resize} | null, message}` (the dialog to ask first when other inputs must
+//!   change shape; what the reader is told once it is applied), with `into`, the inputs it fills;
 //! - a view drawn on a canvas of `width` × `height` device pixels at `dpr`: `cellAt` {view, width, height, dpr, x,
 //!   y, fmt, key}, `cellRect` {view, width, height, dpr, i, j, fmt, key}, `numbersFont` {view, width, height, fmt},
 //!   `preferredSize` {view, fmt}, `palette` {view, palette};
@@ -39,6 +42,7 @@ pub(crate) enum Question {
     ResolveViews { requested: Vec<String>, panels: Vec<String> },
     RandomTargets,
     FieldsProblem(JsValue),
+    ImportPlan(JsValue),
     CellAt { view: String, size: Canvas, x: f64, y: f64, key: Option<String> },
     CellRect { view: String, size: Canvas, i: usize, j: usize, key: Option<String> },
     NumbersFont { view: String, size: Canvas },
@@ -91,6 +95,7 @@ impl Question {
                 Question::ResolveViews { requested: a.strings("requested")?, panels: a.strings("panels")? }
             }
             "randomTargets" => Question::RandomTargets,
+            "importPlan" => Question::ImportPlan(question.clone()),
             "fieldsProblem" => Question::FieldsProblem(a.get("fields").unwrap_or(JsValue::UNDEFINED)),
             "cellAt" => {
                 let (x, y) = (a.number("x")?, a.number("y")?);
@@ -169,6 +174,7 @@ impl Viz {
                 self.config().random_targets().into_iter().map(JsValue::from_str).collect::<Array>().into()
             }
             Question::FieldsProblem(fields) => maybe(self.fields_problem(&fields)),
+            Question::ImportPlan(job) => self.import_plan(&job)?,
             Question::CellAt { view, size, x, y, key } => {
                 let layout = self.kept_layout(&view, key, size.width, size.height, size.dpr, size.fmt)?;
                 maybe(layout.and_then(|l| l.cell_at(x, y)).map(|(i, j)| numbers([i as u32, j as u32])))
@@ -300,6 +306,33 @@ impl Viz {
             }
         }
         Ok(Some(out))
+    }
+
+    /// An import planned against the config now (see the module's comment): `{error}` or `{dialog, message}`.
+    fn import_plan(&self, job: &JsValue) -> Result<JsValue, JsError> {
+        let out = Object::new();
+        let planned = super::command::import_job(job)?.and_then(|(found, target, source)| {
+            let (import, dialog) = crate::import::Import::new(self.config(), found, target.as_deref(), &source)?;
+            let into: Array = import.inputs().into_iter().map(JsValue::from_str).collect();
+            Ok((dialog, import.apply(self.config())?.message, into))
+        });
+        match planned {
+            Err(why) => set(&out, "error", &why.into()),
+            Ok((dialog, message, into)) => {
+                set(&out, "into", &into.into());
+                let dialog = dialog.map_or(JsValue::NULL, |d| {
+                    let o = Object::new();
+                    set(&o, "title", &d.title.into());
+                    set(&o, "what", &d.what.into());
+                    set(&o, "fix", &d.fix.into());
+                    set(&o, "resize", &d.resize.into());
+                    o.into()
+                });
+                set(&out, "dialog", &dialog);
+                set(&out, "message", &message.into());
+            }
+        }
+        Ok(out.into())
     }
 
     /// `Options::reason` for a cell of a queries × keys view (the weights, scores, mask heatmaps), `None` for any other

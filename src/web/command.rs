@@ -7,13 +7,17 @@
 //! `{selectHead: [layer, head]}`, `{kvHeads: kv}`, `{insertToken: [at, name]}`, `{removeToken: at}`,
 //! `{renameToken: [at, name]}`, `{insertDim: at}`, `{removeDim: at}`, `{randomize: [seed, dist, high]}`,
 //! `{config: json}` or `{config: {json, names, shapes, data}}` (its matrices flat, as `computeFlat` takes them),
-//! `{restoreSaved: text}`, `{shareState: [text, json]}`, `{reset: true}`, `{markAuthored: true}`.
+//! `{restoreSaved: text}`, `{shareState: [text, json]}`, `{reset: true}`, `{markAuthored: true}`; `{addToken: true}`,
+//! `{removeLastToken: true}`, `{addDim: true}`, `{removeLastDim: true}` (at the end: the core knows where that is);
+//! `{import: {found: [{member, named, array}], target, source}}` (arrays read from the reader's files or a paste,
+//! nested lists as www/arrays.js gives them; see [`import_job`]).
 
 use super::args::{list, uint};
 use super::{compute, js_err, seed_u32};
 use crate::config::Config;
 use crate::edits::Distribution;
 use crate::figure::{self, Edit};
+use crate::import::{self, Array as Imported, Found, Nested};
 use js_sys::{Array, Float64Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -43,6 +47,11 @@ const NAMES: &[&str] = &[
     "shareState",
     "reset",
     "markAuthored",
+    "addToken",
+    "removeLastToken",
+    "addDim",
+    "removeLastDim",
+    "import",
 ];
 
 /// The edit `command` asks for; `None` for a flat config whose other fields are not JSON (nothing is changed: the
@@ -106,9 +115,68 @@ pub(crate) fn parse(command: &JsValue) -> Result<Option<Edit>, JsError> {
         "restoreSaved" => Edit::RestoreSaved(text(v)?),
         "shareState" => Edit::ShareState { text: text(a.get(0))?, json: a.get(1).is_truthy() },
         "reset" => Edit::ResetToAuthored,
+        "addToken" => Edit::AppendToken,
+        "removeLastToken" => Edit::RemoveLastToken,
+        "addDim" => Edit::AppendDim,
+        "removeLastDim" => Edit::RemoveLastDim,
+        "import" => {
+            let (found, target, source) = import_job(&v)?.map_err(js_err)?;
+            Edit::Import { found, target, source }
+        }
         _ => Edit::MarkAuthored,
     };
     Ok(Some(edit))
+}
+
+/// An import's arrays, the grid they went to, and what messages call them.
+pub(crate) type Job = (Vec<Found>, Option<String>, String);
+
+/// An import as the element sends it: `{found: [{member, named, array} | {member, error}], target, source}`. A file
+/// the element could not read (`error`, its reader's message) is the import's refusal, in the core's words.
+pub(crate) fn import_job(v: &JsValue) -> Result<Result<Job, String>, JsError> {
+    let args = super::args::Args { object: v, what: "an import" };
+    let source = args.string("source")?;
+    let target = args.opt_string("target");
+    let mut found = vec![];
+    for item in list(&args.get("found").unwrap_or(JsValue::UNDEFINED)).unwrap_or_default().iter() {
+        let item_args = super::args::Args { object: &item, what: "an imported array" };
+        let member = item_args.string("member")?;
+        if let Some(why) = item_args.opt_string("error") {
+            return Ok(Err(import::refused(&member, &why)));
+        }
+        let array = Imported::from_nested(&nested(&item_args.get("array").unwrap_or(JsValue::UNDEFINED)));
+        found.push(Found { member, named: item_args.flag("named"), array });
+    }
+    Ok(Ok((found, target, source)))
+}
+
+/// A value of a file as www/arrays.js reads it: nested arrays of numbers, booleans and 64-bit integers (BigInt),
+/// in JSON anything else (each said by its `typeof`).
+fn nested(v: &JsValue) -> Nested {
+    if let Some(x) = v.as_f64() {
+        return Nested::Number(x);
+    }
+    if let Some(b) = v.as_bool() {
+        return Nested::Number(if b { 1.0 } else { 0.0 });
+    }
+    if v.is_bigint() {
+        return Nested::Number(js_sys::Number::from(v.clone()).value_of());
+    }
+    if js_sys::Array::is_array(v) {
+        let items: js_sys::Array = v.clone().unchecked_into();
+        return Nested::List(items.iter().map(|x| nested(&x)).collect());
+    }
+    Nested::Other(if v.is_string() {
+        "string"
+    } else if v.is_undefined() {
+        "undefined"
+    } else if v.is_function() {
+        "function"
+    } else if v.is_symbol() {
+        "symbol"
+    } else {
+        "object"
+    })
 }
 
 /// A row of numbers (an Array or a typed array).

@@ -123,11 +123,7 @@ impl Viz {
             _ => None,
         };
         let naive = self.figure.apply(edit).map_err(js_err)?;
-        let out = if request.is_object() {
-            self.snapshot_of(&Request::parse(request)?, false)?
-        } else {
-            Object::new()
-        };
+        let out = if request.is_object() { self.snapshot_of(&Request::parse(request)?, false)? } else { Object::new() };
         if let (Some((matrix, row, col, x)), true) = (value, request.is_object()) {
             let v: Array =
                 [JsValue::from_str(&matrix), (row as f64).into(), (col as f64).into(), x.into()].into_iter().collect();

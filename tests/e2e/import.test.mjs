@@ -312,33 +312,49 @@ test('refusals say why beside the grid and change nothing: a 3-d array, arrays t
   await done(page);
 });
 
-test('planImport says what disagrees with heads, W_O and the scorings\' W_a, U_a, v_a, and refuses what no resize can fix', async () => {
+test('an import says what disagrees with heads, W_O and the scorings\' W_a, U_a, v_a, and refuses what no resize can fix', async () => {
   const page = await load();
-  const r = await page.evaluate(async () => {
-    const { planImport } = await import('/www/element/import-plan.js');
-    const m = (r, c, x = 1) => Array.from({ length: r }, () => new Array(c).fill(x));
-    const brief = (p) => (p.error ? { error: p.error } : { disagree: p.disagree, resize: p.resize.map((x) => `${x.name} ${x.shape.join('x')}`), tokens: p.tokens });
-    const tokens = ['a', 'b', 'c', 'd'];
-    const heads = { mechanism: 'self', embeddings: m(4, 3), w_q: m(3, 4), w_k: m(3, 4), w_v: m(3, 4), heads: 2, w_o: m(4, 3), tokens, query: 0 };
-    const general = { mechanism: 'self', embeddings: m(4, 3), w_q: m(3, 2), w_k: m(3, 2), w_v: m(3, 2), scoring: 'general', w_a: m(2, 2), tokens, query: 3 };
-    const additive = { mechanism: 'cross', decoder_state: [1, 2, 3], annotations: m(4, 3), scoring: 'additive', w_a: m(3, 3), u_a: m(3, 3), v_a: [1, 2, 3], tokens, query: 0 };
-    return [
-      planImport(heads, { w_q: m(3, 3) }), planImport(heads, { w_v: m(3, 6) }), planImport(general, { w_a: m(2, 3) }),
-      planImport(general, { w_q: m(3, 4) }), planImport(general, { embeddings: m(2, 3) }), planImport(additive, { v_a: [1, 2, 3, 4, 5] }),
-      planImport(additive, { decoder_state: [[1, 2, 3, 4]] }), planImport(additive, { annotations: [1, 2, 3] }),
-      planImport(additive, { decoder_state: [1, NaN, 3] }),
-    ].map(brief);
-  });
+  const m = (r, c, x = 1) => Array.from({ length: r }, () => new Array(c).fill(x));
+  const tokens = ['a', 'b', 'c', 'd'];
+  const heads = { mechanism: 'self', embeddings: m(4, 3), w_q: m(3, 4), w_k: m(3, 4), w_v: m(3, 4), heads: 2, w_o: m(4, 3), tokens, query: 0 };
+  const general = { mechanism: 'self', embeddings: m(4, 3), w_q: m(3, 2), w_k: m(3, 2), w_v: m(3, 2), scoring: 'general', w_a: m(2, 2), tokens, query: 3 };
+  const additive = { mechanism: 'cross', decoder_state: [1, 2, 3], annotations: m(4, 3), scoring: 'additive', w_a: m(3, 3), u_a: m(3, 3), v_a: [1, 2, 3], tokens, query: 0 };
+  /** The config shown, then a file `x.txt` holding `text` dropped on grid `name`: the dialog's words, or the message. */
+  const importing = async (cfg, name, text) => {
+    await page.evaluate((c) => { H.els()[0].config = c; }, cfg);
+    await page.waitForFunction((n) => H.els()[0].shadowRoot.querySelector(`fieldset.matrix[data-name="${n}"]`), name);
+    const dataTransfer = await page.evaluateHandle((t) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([t], 'x.txt'));
+      return dt;
+    }, text);
+    for (const type of ['dragenter', 'dragover', 'drop']) await page.locator(grid(0, name)).dispatchEvent(type, { dataTransfer });
+    await page.waitForFunction(() => H.dialog() || H.msg());
+    const d = await page.evaluate(() => H.dialog());
+    return d ? { what: d.text, resize: d.buttons[0], fix: d.fix.replace(/, of random values.*/, '') } : { said: await page.evaluate(() => H.msg()) };
+  };
+  const r = [
+    await importing(heads, 'w_q', '[[1, 1, 1], [1, 1, 1], [1, 1, 1]]'),
+    await importing(heads, 'w_v', JSON.stringify(m(3, 6))),
+    await importing(general, 'w_a', JSON.stringify(m(2, 3))),
+    await importing(general, 'w_q', JSON.stringify(m(3, 4))),
+    await importing(general, 'embeddings', JSON.stringify(m(2, 3))),
+    await importing(additive, 'v_a', '[1, 2, 3, 4, 5]'),
+    await importing(additive, 'decoder_state', '[[1, 2, 3, 4]]'),
+    await importing(additive, 'annotations', '[1, 2, 3]'),
+    await importing(additive, 'decoder_state', '[1.0, nan, 3.0]'),
+  ];
+  const refused = (why) => ({ said: `x.txt: ${why}; nothing was imported` });
   assert.deepEqual(r, [
-    { error: 'W_Q is 3 × 3 but 2 heads split its 3 columns evenly: it needs a multiple of 2 columns' },
-    { disagree: ['W_V is 3 × 6 but W_O is 4 × 3: W_O needs 6 rows'], resize: ['w_o 6x3'], tokens: [4, 4] },
-    { error: 'W_a is 2 × 3 but its rows and columns are both d_k here (general scoring): it must be square' },
-    { disagree: ['W_Q is 3 × 4 but W_K is 3 × 2: W_K needs 4 columns; W_a needs 4 rows and columns'], resize: ['w_k 3x4', 'w_a 4x4'], tokens: [4, 4] },
-    { disagree: [], resize: [], tokens: [4, 2] },
-    { disagree: ['v_a has 5 values but W_a is 3 × 3: W_a, U_a need 5 columns'], resize: ['w_a 3x5', 'u_a 3x5'], tokens: [4, 4] },
-    { disagree: ['decoder state has 4 values but annotations are 4 × 3: annotations need 4 columns; W_a, U_a need 4 rows'], resize: ['annotations 4x4', 'w_a 4x3', 'u_a 4x3'], tokens: [4, 4] },
-    { error: 'annotations need a 2-d array (rows × columns), got a 1-d array of 3 values: reshape it, e.g. x.reshape(1, -1) for one row' },
-    { error: 'decoder state value 1 is NaN: every value must be a finite number' },
+    refused('W_Q is 3 × 3 but 2 heads split its 3 columns evenly: it needs a multiple of 2 columns'),
+    { what: 'W_V is 3 × 6 but W_O is 4 × 3: W_O needs 6 rows.', resize: 'Resize W_O', fix: 'Resize makes W_O 6 × 3' },
+    refused('W_a is 2 × 3 but its rows and columns are both d_k here (general scoring): it must be square'),
+    { what: 'W_Q is 3 × 4 but W_K is 3 × 2: W_K needs 4 columns; W_a needs 4 rows and columns.', resize: 'Resize W_K, W_a', fix: 'Resize makes W_K 3 × 4, W_a 4 × 4' },
+    { said: 'Imported embeddings (2 × 3) from x.txt. 2 tokens removed (4 → 2).' },
+    { what: 'v_a has 5 values but W_a is 3 × 3: W_a, U_a need 5 columns.', resize: 'Resize W_a, U_a', fix: 'Resize makes W_a 3 × 5, U_a 3 × 5' },
+    { what: 'decoder state has 4 values but annotations are 4 × 3: annotations need 4 columns; W_a, U_a need 4 rows.', resize: 'Resize annotations, W_a, U_a', fix: 'Resize makes annotations 4 × 4, W_a 4 × 3, U_a 4 × 3' },
+    refused('annotations need a 2-d array (rows × columns), got a 1-d array of 3 values: reshape it, e.g. x.reshape(1, -1) for one row'),
+    refused('decoder state value 1 is NaN: every value must be a finite number'),
   ]);
   await done(page);
 });

@@ -1,5 +1,5 @@
 // Owns what cells hold: the text typed into one cell (parseCell), a pasted block of them (parseBlock: any text form
-// parseArray reads, as one 2-D block) and the matrices of a config that cells edit.
+// parseArray reads, as one 2-D block).
 // Pure functions: no DOM, no element; the messages they return are shown to the reader as they are.
 
 import { parseArray } from '../arrays.js';
@@ -12,9 +12,6 @@ import { cutText } from '../core.js';
  * paste is refused at once (a file of any size goes through Import…, which the reader asks for explicitly).
  */
 export const MAX_PASTE = 1_000_000;
-
-/** The rows of an input matrix of a config (the decoder state is one row). */
-export const matrixRows = (cfg, name) => (name === 'decoder_state' ? [cfg.decoder_state] : cfg[name]);
 
 /** Parses what the user typed in a cell: a finite number, or a message saying why not. */
 // Each digit can match in one place only (not `\d+\.?\d*`, whose two runs trade digits: 100,000 of them took 10 s).

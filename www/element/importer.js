@@ -1,18 +1,12 @@
 // Owns the import controls of the input grids: a file dropped on a grid (a .npz, or several files named after the
 // matrices, anywhere on the figure), the "Import…" button of each grid, and a whole array of another shape pasted
-// into a grid's first cell (inputs.js hands it over), and the import's messages. The work of an import (reading,
-// planning, the shape dialog, applying: one `setFields` through host._apply) is import-plan.js, imported on the
-// first import, paste of a whole array or focus of a grid (a figure nobody imports into never needs it).
+// into a grid's first cell (inputs.js hands it over), and the import's messages. The work of an import (reading the
+// files, the shape dialog, applying: one `import` edit through host._apply) is import-plan.js, imported on the first
+// import, paste of a whole array or focus of a grid (a figure nobody imports into never needs it). Every word said
+// about an import is the core's (src/import.rs; the buttons' from src/controls.rs `inputs`).
 import { el } from './dom.js';
 
-/** How the inputs are named in messages (the grids' legends without their symbol). */
-export const IMPORT_TITLES = {
-  embeddings: 'embeddings', w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', decoder_state: 'decoder state', annotations: 'annotations',
-  w_a: 'W_a', u_a: 'U_a', v_a: 'v_a', w_o: 'W_O',
-};
 const ACCEPT = '.npy,.npz,.json,.csv,.tsv,.txt';
-
-export const title = (name) => IMPORT_TITLES[name] ?? name;
 
 /** import-plan.js, once (its methods put on Importer.prototype); a failed import is tried again next time. */
 let work = null;
@@ -61,10 +55,10 @@ export class Importer {
     if (!this.host.editable) return;
     for (const fieldset of fieldsets) {
       const name = fieldset.dataset.name;
+      const words = this.host._inputs.grid(name).import;
       const button = el('button', {
         type: 'button', class: 'import', 'data-action': 'import', 'data-matrix': name, text: 'Import…',
-        'aria-label': `Import ${title(name)} from a file`,
-        title: `Fill ${title(name)} from a .npy, .npz, .json, .csv, .tsv or .txt file — or drop one on this grid`,
+        'aria-label': words.label, title: words.title,
       });
       button.addEventListener('click', () => this.pick(name, button));
       fieldset.querySelector('legend').after(el('div', { class: 'import-tools' }, button));
@@ -94,7 +88,7 @@ export class Importer {
     for (const f of inputs.querySelectorAll('fieldset.drop-target')) if (f !== fieldset) f.classList.remove('drop-target');
     if (fieldset) {
       fieldset.classList.add('drop-target');
-      fieldset.dataset.dropLabel = `Drop to fill ${title(fieldset.dataset.name)}`;
+      fieldset.dataset.dropLabel = this.host._inputs.grid(fieldset.dataset.name)?.import.drop ?? '';
     }
   }
 

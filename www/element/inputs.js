@@ -3,38 +3,10 @@
 // state), spreadsheet keys, scrubbing with the pointer, Alt+↑/↓ and Alt+wheel steps, pasting blocks of numbers, the
 // message line under each grid, and the token names. The grids are the documents' inputs, then the scoring
 // function's W_a, U_a, v_a and the output projection W_O when the config has them (the same path for every grid).
+// What each grid shows (its legend, window, values, step, navigation) is the core's model (src/controls.rs `inputs`,
+// the snapshot's `parts.inputs`); the grids ask for their windows (`gridWindows`) and send edits.
 import { el } from './dom.js';
 import { parseCell, parseBlock, isBlock, tooLong } from './cells.js';
-
-/**
- * The editable cells of a matrix are a window of at most this many rows and
- * columns, moved with the arrows beside it. Every rendered input costs the
- * browser paint and compositing work on each frame the page changes: 20 000
- * inputs (n = 128, d = 64) made one edit take ~200 ms to reach the screen.
- */
-const WINDOW_ROWS = 16;
-const WINDOW_COLS = 16;
-
-export const INPUT_TITLES = {
-  embeddings: 'embeddings X', w_q: 'W_Q', w_k: 'W_K', w_v: 'W_V', decoder_state: 'decoder state h', annotations: 'annotations a_j',
-  w_a: 'W_a', u_a: 'U_a', v_a: 'v_a', w_o: 'W_O',
-};
-
-/** Inputs that are one vector (a single row of cells, edited as row 0). */
-const VECTORS = new Set(['decoder_state', 'v_a']);
-/** The rows of an input of a config, a vector as one row; undefined when the config has no such input. */
-const rowsOf = (cfg, name) => (VECTORS.has(name) ? (cfg[name] ? [cfg[name]] : undefined) : cfg[name]);
-
-/**
- * The grids a config has, in reading order: the documents' inputs, then the scoring function's matrices
- * (general: W_a; additive: W_a, U_a, v_a) and the output projection W_O.
- */
-function gridsOf(cfg) {
-  const base = cfg.mechanism === 'self'
-    ? ['embeddings', ...(cfg.w_q ? ['w_q', 'w_k', 'w_v'] : [])]
-    : ['decoder_state', 'annotations'];
-  return [...base, ...['w_a', 'u_a', 'v_a', 'w_o'].filter((m) => cfg[m] !== undefined)];
-}
 
 /** Cells are at least this many characters wide: room to click, scrub and start typing. */
 const MIN_CHARS = 3;
@@ -49,7 +21,7 @@ export class Inputs {
     this.host = host;
     this.api = api;
     this.invalid = new Map(); // "matrix:row:col" → {text the user typed, message}
-    this.windows = new Map(); // matrix → [row, column] of its window of input cells
+    this.windows = new Map(); // matrix → [row, column] the reader moved its window of input cells to
     this.scrub = null;
     this.note = null; // {matrix, text}: why the last paste into that matrix was refused, until the next edit
     const root = el('div', { class: 'inputs' });
@@ -76,6 +48,15 @@ export class Inputs {
   /** A new document: typed text from the old one is dropped. */
   forget() { this.invalid.clear(); this.note = null; }
 
+  /** The snapshot's parts the grids show (src/shown.rs): none while hidden. */
+  asked() { return this.root.hidden ? [] : ['inputs']; }
+
+  /** Where each grid's window is asked to be, `{name: [r0, c0]}` (the core keeps it inside the matrix). */
+  gridWindows() { return Object.fromEntries(this.windows); }
+
+  /** The core's model of grid `name` (see the header). */
+  grid(name) { return this.host._state.parts.inputs?.find((g) => g.name === name); }
+
   cell(matrix, row, col) {
     return this.root.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`);
   }
@@ -87,27 +68,28 @@ export class Inputs {
       this.root.replaceChildren();
       return;
     }
-    const cfg = this.host._state.config;
+    const grids = this.host._state.parts.inputs ?? [];
+    const { tokens } = this.host._state.facts;
     this.note = null;
-    const sets = gridsOf(cfg).map((name) => {
-      const rows = rowsOf(cfg, name);
-      const tokenRows = name === 'embeddings' || name === 'annotations';
-      const [r0, c0] = this.windowAt(name, rows.length, rows[0].length);
-      const r1 = Math.min(rows.length, r0 + WINDOW_ROWS);
-      const c1 = Math.min(rows[0].length, c0 + WINDOW_COLS);
+    const sets = grids.map((g) => {
+      const { name, values: rows } = g;
+      const [r0, c0] = g.window;
+      this.windows.set(name, g.window);
+      const r1 = r0 + rows.length;
+      const c1 = c0 + (rows[0]?.length ?? 0);
       const texts = this.shownTexts(name, r0, r1, c0, c1);
       const cols = [];
       for (let j = c0; j < c1; j++) cols.push(j);
       // The corner is a td: an empty header cell names nothing for a screen reader.
       const head = el('tr', {}, el('td'), ...cols.map((j) => el('th', { scope: 'col', text: String(j) })));
       const chars = new Map(cols.map((j) => [j, MIN_CHARS])); // column → its longest text in the window
-      const body = rows.slice(r0, r1).map((row, k) => {
+      const body = rows.map((row, k) => {
         const i = r0 + k;
-        const label = tokenRows
-          ? el('input', { class: 'token', type: 'text', 'data-token': String(i), value: cfg.tokens[i], 'aria-label': `name of token ${i}`, spellcheck: 'false' })
-          : document.createTextNode(name === 'decoder_state' ? 'h' : name === 'v_a' ? 'v' : String(i));
+        const label = g.tokens
+          ? el('input', { class: 'token', type: 'text', 'data-token': String(i), value: tokens[i], 'aria-label': `name of token ${i}`, spellcheck: 'false' })
+          : document.createTextNode(g.label || String(i));
         return el('tr', {}, el('th', { scope: 'row' }, label), ...cols.map((j) => {
-          const x = row[j];
+          const x = row[j - c0];
           const typed = this.invalid.get(`${name}:${i}:${j}`)?.text;
           const shown = texts?.[(i - r0) * (c1 - c0) + (j - c0)] ?? String(x);
           const input = el('input', {
@@ -120,13 +102,13 @@ export class Inputs {
           return el('td', {}, input);
         }));
       });
-      const move = (label, dr, dc, on) => el('button', { type: 'button', 'data-window': `${name}:${dr}:${dc}`, 'aria-label': label, text: on, disabled: (dr < 0 && r0 === 0) || (dr > 0 && r1 === rows.length) || (dc < 0 && c0 === 0) || (dc > 0 && c1 === rows[0].length) });
+      const move = (label, dr, dc, on, enabled) => el('button', { type: 'button', 'data-window': `${name}:${dr}:${dc}`, 'aria-label': label, text: on, disabled: !enabled });
       const nav = [];
-      if (rows.length > WINDOW_ROWS) nav.push(el('span', { text: `rows ${r0}–${r1 - 1} of ${rows.length}` }), move('previous rows', -1, 0, '▲'), move('next rows', 1, 0, '▼'));
-      if (rows[0].length > WINDOW_COLS) nav.push(el('span', { text: `columns ${c0}–${c1 - 1} of ${rows[0].length}` }), move('previous columns', 0, -1, '◀'), move('next columns', 0, 1, '▶'));
-      const shape = VECTORS.has(name) ? `${rows[0].length}` : `${rows.length} × ${rows[0].length}`;
+      const { rows: across, cols: down } = g.nav;
+      if (across) nav.push(el('span', { text: across.text }), move('previous rows', -1, 0, '▲', across.prev), move('next rows', 1, 0, '▼', across.next));
+      if (down) nav.push(el('span', { text: down.text }), move('previous columns', 0, -1, '◀', down.prev), move('next columns', 0, 1, '▶', down.next));
       const fieldset = el('fieldset', { class: 'matrix', 'data-name': name },
-        el('legend', { text: `${INPUT_TITLES[name]} (${shape})` }),
+        el('legend', { text: g.legend }),
         nav.length ? el('div', { class: 'window', 'data-window-of': name }, ...nav) : null,
         el('table', { class: 'grid' }, el('thead', {}, head), el('tbody', {}, ...body)),
         el('div', { class: 'cell-msg', id: `msg-${name}`, role: 'alert' }));
@@ -137,8 +119,8 @@ export class Inputs {
     // Invalid cells that no longer exist (shape edits) are forgotten; those outside the window are kept.
     for (const k of [...this.invalid.keys()]) {
       const [m, r, c] = k.split(':');
-      const rows = rowsOf(cfg, m);
-      if (!rows?.[Number(r)] || rows[Number(r)][Number(c)] === undefined) this.invalid.delete(k);
+      const shape = grids.find((g) => g.name === m)?.shape;
+      if (!shape || Number(r) >= shape[0] || Number(c) >= shape[1]) this.invalid.delete(k);
     }
     this.root.replaceChildren(...sets);
     this.host._importer?.decorate(sets); // each grid's Import… button (importer.js)
@@ -188,19 +170,12 @@ export class Inputs {
     if (fieldset) this.renderMessage(fieldset);
   }
 
-  /** The top-left cell of a matrix's window of input cells, kept inside its shape. */
-  windowAt(name, rows, cols) {
-    const [r, c] = this.windows.get(name) ?? [0, 0];
-    const at = [Math.max(0, Math.min(r, rows - WINDOW_ROWS)), Math.max(0, Math.min(c, cols - WINDOW_COLS))];
-    this.windows.set(name, at);
-    return at;
-  }
-
   /** Moves a window a page at a time (▲▼◀▶) and shows the cells there. */
   moveWindow(button) {
     const [name, dr, dc] = button.dataset.window.split(':');
     const [r, c] = this.windows.get(name) ?? [0, 0];
-    this.windows.set(name, [r + Number(dr) * WINDOW_ROWS, c + Number(dc) * WINDOW_COLS]);
+    const [rows, cols] = this.grid(name).page;
+    this.windows.set(name, [Math.max(0, r + Number(dr) * rows), Math.max(0, c + Number(dc) * cols)]);
     this.build();
     // Keep the keyboard where it was; at the last page that button is disabled: the window's first cell instead.
     (this.root.querySelector(`button[data-window="${button.dataset.window}"]:not([disabled])`)
@@ -211,11 +186,10 @@ export class Inputs {
   neighbour(cell, dr, dc) {
     const { matrix } = cell.dataset;
     const [r, c] = [Number(cell.dataset.row) + dr, Number(cell.dataset.col) + dc];
-    const rows = rowsOf(this.host._state.config, matrix);
-    if (this.cell(matrix, r, c) || !rows?.[r] || rows[r][c] === undefined) return this.cell(matrix, r, c);
-    const [r0, c0] = this.windows.get(matrix) ?? [0, 0];
+    const { shape, page, window: [r0, c0] } = this.grid(matrix);
+    if (this.cell(matrix, r, c) || r < 0 || c < 0 || r >= shape[0] || c >= shape[1]) return this.cell(matrix, r, c);
     const shift = (at, x, size) => (x < at ? x : x >= at + size ? x - size + 1 : at);
-    this.windows.set(matrix, [shift(r0, r, WINDOW_ROWS), shift(c0, c, WINDOW_COLS)]);
+    this.windows.set(matrix, [shift(r0, r, page[0]), shift(c0, c, page[1])]);
     this.build();
     return this.cell(matrix, r, c);
   }
@@ -229,7 +203,7 @@ export class Inputs {
    */
   shownTexts(name, r0, r1, c0, c1) {
     const { host } = this;
-    const spec = host.hasAttribute('fmt') && !VECTORS.has(name) ? host._state.fmt : undefined;
+    const spec = host.hasAttribute('fmt') && !this.grid(name)?.vector ? host._state.fmt : undefined;
     if (spec === undefined) return null;
     let texts;
     try { texts = host._ask({ kind: 'cellTexts', view: name, r0, r1, c0, c1, fmt: spec }); } catch { return null; }
@@ -247,17 +221,16 @@ export class Inputs {
     return parseCell(cell.value);
   }
 
-  /** The value of a cell in the valid state (not what is typed in it). */
+  /** The value of a cell in the valid state (not what is typed in it): its grid's window holds it. */
   currentValue(cell) {
-    const cfg = this.host._state.config;
     const { matrix, row, col } = cell.dataset;
-    return VECTORS.has(matrix) ? cfg[matrix][Number(col)] : cfg[matrix][Number(row)][Number(col)];
+    const { values, window: [r0, c0] } = this.grid(matrix);
+    return values[Number(row) - r0][Number(col) - c0];
   }
 
-  /** 1 for a matrix of whole numbers, else 0.01 (read from the valid state, not from what is typed). */
+  /** The core's step of a cell's matrix (read from the valid state, not from what is typed). */
   step(cell) {
-    const rows = rowsOf(this.host._state.config, cell.dataset.matrix);
-    return rows.every((r) => r.every((x) => Number.isInteger(x))) ? 1 : 0.01;
+    return this.grid(cell.dataset.matrix).step;
   }
 
   nudge(cell, steps, fine) {
@@ -327,7 +300,7 @@ export class Inputs {
     if (t.dataset?.token === undefined) return;
     const { host } = this;
     const i = Number(t.dataset.token);
-    if (t.value.trim() === '') { t.value = host._state.config.tokens[i]; host._fail('A token needs a name; the old one is kept.'); return; }
+    if (t.value.trim() === '') { t.value = host._state.facts.tokens[i]; host._fail('A token needs a name; the old one is kept.'); return; }
     // The grids are not rebuilt: the name is already in its field, and Tab is on its way to the next one.
     host._apply(() => host._edit({ renameToken: [i, t.value] }), { rebuild: 'labels' });
   }
@@ -430,15 +403,15 @@ export class Inputs {
     const r0 = Number(cell.dataset.row);
     const c0 = Number(cell.dataset.col);
     const { host } = this;
-    const target = rowsOf(host._state.config, matrix);
+    const [height, columns] = this.grid(matrix).shape;
     let width = 0;
     for (const row of rows) width = Math.max(width, row.length); // not Math.max(...rows): 200 000 rows overflow the stack
-    if (r0 + rows.length > target.length || c0 + width > target[0].length) {
+    if (r0 + rows.length > height || c0 + width > columns) {
       // Pasted into the first cell, an array of another shape replaces the whole matrix (importer.js: it asks first
       // when the other matrices no longer agree); anywhere else it is a block that does not fit.
       if (r0 === 0 && c0 === 0 && host._importer) { host._importer.replace(matrix, rows, { returnTo: cell }); return; }
       this.pasteFailed(cell, `the pasted block (${rows.length} × ${width}) does not fit in ${matrix} from here `
-        + `(${target.length - r0} × ${target[0].length - c0} to its end); nothing was pasted. To replace all of ${matrix}, paste into its first cell`);
+        + `(${height - r0} × ${columns - c0} to its end); nothing was pasted. To replace all of ${matrix}, paste into its first cell`);
       return;
     }
     rows.forEach((row, i) => row.forEach((x, j) => {

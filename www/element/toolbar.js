@@ -1,11 +1,9 @@
 // Owns the toolbar: the scale and query menus, Randomize (seed, distribution, high), + / − token and dimension,
 // the naive-softmax box and Reset. Every button and menu is one edit through host._apply (the naive box only
-// changes what is shown); the seed, distribution and high typed here are kept across rebuilds.
-import { el, clip } from './dom.js';
+// changes what is shown); the seed, distribution and high typed here are kept across rebuilds. What it shows (the
+// scale's choices, the query menu, what Randomize draws) is the core's model (src/controls.rs `toolbar`).
+import { el } from './dom.js';
 import { parseCell } from './cells.js';
-import { INPUT_TITLES } from './inputs.js';
-// The toolbar exists only once the core is ready.
-import { defaultToken } from '../core.js';
 
 export class Toolbar {
   constructor(host, api) {
@@ -23,6 +21,9 @@ export class Toolbar {
     });
   }
 
+  /** The snapshot's parts this toolbar shows (src/shown.rs). */
+  asked() { return this.root.hidden ? [] : ['toolbar']; }
+
   control(name) { return this.root.querySelector(`[data-control="${name}"]`); }
 
   /** The query menu follows a query chosen elsewhere (a click or ↑/↓ on the weights). */
@@ -38,23 +39,18 @@ export class Toolbar {
       this.root.replaceChildren();
       return;
     }
-    const cfg = host._state.config;
-    const self = cfg.mechanism === 'self';
-    const hasProj = self && cfg.w_q !== undefined;
-    const scaleKind = typeof cfg.scale === 'number' ? 'custom' : cfg.scale;
+    const model = host._state.parts.toolbar;
     const tb = [];
     const scale = el('select', { 'data-control': 'scale', 'aria-label': 'Scaling of the scores' },
-      el('option', { value: 'sqrt_dk', text: self && hasProj ? '÷ √d_k' : '÷ √d' }),
-      el('option', { value: 'none', text: 'none' }),
-      el('option', { value: 'custom', text: 'custom ÷' }));
-    scale.value = scaleKind;
+      ...model.scale.choices.map((c) => el('option', { value: c.value, text: c.text })));
+    scale.value = model.scale.kind;
     const custom = el('input', { class: 'num', type: 'text', inputmode: 'decimal', 'data-control': 'scale-value',
-      'aria-label': 'Custom divisor of the scores', value: typeof cfg.scale === 'number' ? String(cfg.scale) : '1', hidden: scaleKind !== 'custom' });
+      'aria-label': 'Custom divisor of the scores', value: model.scale.value, hidden: model.scale.kind !== 'custom' });
     tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'scale' }), scale, custom));
-    if (self) {
+    if (model.queries) {
       const q = el('select', { 'data-control': 'query', 'aria-label': 'Query followed by the breakdown' },
-        ...cfg.tokens.map((t, i) => el('option', { value: String(i), title: t, text: `${i}: ${clip(t)}` })));
-      q.value = String(cfg.query);
+        ...model.queries.map((o) => el('option', { value: String(o.value), title: o.title, text: o.text })));
+      q.value = String(model.query);
       tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'query' }), q));
     }
     const dist = el('select', { 'data-control': 'dist', 'aria-label': 'Distribution' },
@@ -63,9 +59,8 @@ export class Toolbar {
     dist.value = this.dist;
     const high = el('input', { class: 'num', type: 'text', inputmode: 'numeric', 'data-control': 'high', 'aria-label': 'randint high', value: this.high, hidden: dist.value !== 'randint' });
     const seed = el('input', { class: 'seed', type: 'text', inputmode: 'numeric', 'data-control': 'seed', 'aria-label': 'Random seed', value: this.seed });
-    const targets = host._ask({ kind: 'randomTargets' }).map((t) => INPUT_TITLES[t] || t).join(', ');
     tb.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'seed' }), seed, dist, high,
-      el('button', { type: 'button', 'data-action': 'randomize', title: `np.random.seed(seed), then one call per matrix: ${targets}`, text: 'Randomize' })));
+      el('button', { type: 'button', 'data-action': 'randomize', title: model.randomize, text: 'Randomize' })));
     tb.push(el('div', { class: 'group' },
       el('button', { type: 'button', 'data-action': 'add-token', text: '+ token' }),
       el('button', { type: 'button', 'data-action': 'remove-token', text: '− token' }),
@@ -111,10 +106,6 @@ export class Toolbar {
 
   action(name) {
     const { host } = this;
-    const cfg = host._state.config;
-    const n = cfg.tokens.length;
-    // A model's weights have no dimensions (their notice's Reset comes here too).
-    const dims = cfg.mechanism === 'self' ? cfg.embeddings[0].length : cfg.decoder_state?.length;
     switch (name) {
       case 'randomize': {
         const seed = parseCell(this.control('seed').value);
@@ -127,10 +118,11 @@ export class Toolbar {
         host._apply(() => host._edit({ randomize: [seed.value, dist, high.value ?? 3] }), { rebuild: true });
         return;
       }
-      case 'add-token': host._apply(() => host._edit({ insertToken: [n, defaultToken(cfg.mechanism === 'self', n)] }), { rebuild: true }); return;
-      case 'remove-token': host._apply(() => host._edit({ removeToken: n - 1 }), { rebuild: true }); return;
-      case 'add-dim': host._apply(() => host._edit({ insertDim: dims }), { rebuild: true }); return;
-      case 'remove-dim': host._apply(() => host._edit({ removeDim: dims - 1 }), { rebuild: true }); return;
+      // At the end: the core knows where that is, and the new token's name.
+      case 'add-token': host._apply(() => host._edit({ addToken: true }), { rebuild: true }); return;
+      case 'remove-token': host._apply(() => host._edit({ removeLastToken: true }), { rebuild: true }); return;
+      case 'add-dim': host._apply(() => host._edit({ addDim: true }), { rebuild: true }); return;
+      case 'remove-dim': host._apply(() => host._edit({ removeLastDim: true }), { rebuild: true }); return;
       case 'reset':
         host._showNaive = false;
         // The core holds the author's config: no copy of it (a model's stack) goes to JS and back.
