@@ -170,10 +170,11 @@ fn size_fields(config: &Config) -> Value {
     Value::Array(vec![field(0, "rows", "queries"), field(1, "columns", "keys")])
 }
 
-/// The flash panel at the stepper's step `s`: `{build, label, sizes, hint, stepper, step, count, text, prev_off,
-/// next_off, moves, outline, memory, after, mlo, equal, check}`.
+/// The flash panel at the stepper's step `s`: `{build, label, sizes, field, hint, stepper, view, step, count, text,
+/// prev_off, next_off, moves, outline, memory, after, mlo, equal, check}`.
 ///
-/// `sizes`: the tile size's fields; without tiles `hint` says what they do and the rest is absent. `step`: the step
+/// `sizes`: the tile size's fields, and `field` the config field they set; `view`: the heatmap the tile is outlined
+/// on (`{view, label}`); without tiles `hint` says what they do and the rest is absent. `step`: the step
 /// shown (`s`, or 0 past the last), of `count`; `text`: its line; `moves` (`{back, on, first, last}`: the step an arrow,
 /// Home and End go to, null when it stays); `outline`: the tile on the scaled scores (a heatmap highlight); `memory`:
 /// what a query block needs against the whole score matrix; `after`: what m, l and o are, and `mlo` their table;
@@ -186,6 +187,7 @@ pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
         ("build", format!("{on}|{n}").into()),
         ("label", "FlashAttention tiles".into()),
         ("sizes", size_fields(config)),
+        ("field", "tiles".into()),
     ]);
     let shown = match trace {
         Trace::SelfAttention(t) => t.flash.as_ref().map(|flash| {
@@ -210,6 +212,8 @@ pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
     let [c0, c1] = tile.cols;
     out["hint"] = Value::Null;
     out["stepper"] = stepper("FlashAttention tile", "tile");
+    out["view"] =
+        obj(vec![("view", "scaled".into()), ("label", "The scaled scores; the current tile outlined".into())]);
     out["step"] = s.into();
     out["count"] = count.into();
     out["text"] = format!("tile {} of {count}: queries {r0} … {} × keys {c0} … {}", s + 1, r1 - 1, c1 - 1).into();
