@@ -120,7 +120,7 @@ export class Steppers {
     if (!d) return; // a refused fmt: the status line says why
     holder.dataset.described = key;
     canvas.setAttribute('aria-label', d.title);
-    holder.replaceChildren(numbersTable(d), d.note ? el('p', { text: `Table: ${d.note}.` }) : null);
+    holder.replaceChildren(numbersTable(d), ...(d.note ? [el('p', { text: `Table: ${d.note}.` })] : []));
   }
 
   // ---- decode ------------------------------------------------------------------------------------------------
