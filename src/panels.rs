@@ -9,6 +9,7 @@
 use crate::attention::Trace;
 use crate::config::{Config, Mask, Mechanism, Pairs, Position, Scoring};
 use crate::math::entropy_bits;
+use crate::text::number;
 use serde_json::Value;
 
 /// The variants panel's parts, as the `views` attribute names them.
@@ -162,8 +163,10 @@ fn queries(config: &Config) -> Vec<String> {
     }
 }
 
-/// `{count, head, w_o, disabled}`: the head count and the followed head; `w_o`: whether W_O is on (null: no W_O to
-/// choose, encoder–decoder attention); `disabled`: why heads cannot be added or removed, or null.
+/// `{count, head, w_o, disabled, label, add_title, remove_title, remove, choices}`: the head count and the followed
+/// head; `w_o`: whether W_O is on (null: no W_O to choose, encoder–decoder attention); `disabled`: why heads cannot be
+/// added or removed, or null; the panel's label, its buttons' titles, the head − head removes, and the heads to follow
+/// (`[{value, text}]`, none with one head).
 fn heads(config: &Config) -> Value {
     let o = &config.options;
     let (w_o, disabled) = match &config.mechanism {
@@ -178,7 +181,28 @@ fn heads(config: &Config) -> Value {
             Some("Encoder–decoder attention here compares the decoder state with the annotations directly: it has one head."),
         ),
     };
-    obj(vec![("count", o.heads.into()), ("head", o.head.into()), ("w_o", w_o.into()), ("disabled", disabled.into())])
+    let h = o.heads;
+    // A head to follow only among several.
+    let choices: Vec<Value> = (0..if h > 1 { h } else { 0 })
+        .map(|i| obj(vec![("value", i.into()), ("text", format!("head {i}").into())]))
+        .collect();
+    obj(vec![
+        ("count", h.into()),
+        ("head", o.head.into()),
+        ("w_o", w_o.into()),
+        ("disabled", disabled.into()),
+        ("label", if h > 1 { format!("{h} heads") } else { "heads".to_string() }.into()),
+        (
+            "add_title",
+            disabled.unwrap_or("One more head: W_Q, W_K and W_V gain its columns (zeros to start with)").into(),
+        ),
+        (
+            "remove_title",
+            disabled.unwrap_or("Remove the last head: its columns of W_Q, W_K and W_V (and its rows of W_O)").into(),
+        ),
+        ("remove", h.saturating_sub(1).into()),
+        ("choices", choices.into()),
+    ])
 }
 
 /// `{value, formula, title, seed, choices: [{value, text, formula, title}]}`: the scoring, its formula and meaning.
@@ -200,7 +224,7 @@ fn scoring(config: &Config) -> Value {
     ])
 }
 
-/// `{value, title, entropy}`: the temperature, what it does, and each query's entropy of the followed head's weights in bits.
+/// `{value, text, title, entropy}`: the temperature, as the panel writes it (`text`), what it does, and each query's entropy of the followed head's weights in bits.
 ///
 /// `entropy`: `{title, max, rows: [{name, bits, masked, bar, title, text}], more, mean}` — `max` = log₂ m (uniform
 /// weights) and `title` saying it (`{max}`); per listed query (the first [`MAX_LISTED`]) its name, its entropy
@@ -256,6 +280,7 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
     ]);
     obj(vec![
         ("value", o.temperature.into()),
+        ("text", format!("T = {}", number(o.temperature)).into()),
         (
             "title",
             "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform"
@@ -265,11 +290,17 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
     ])
 }
 
-/// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, valid_lens, lens, lens_list}`:
+/// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, valid_lens, lens, lens_list,
+/// lens_title, drawn, canvas_label, hint, outline, len_max, len_labels, list_placeholder, list_label, not_whole,
+/// list_not_whole}`:
 /// the mask kind and its meaning (a causal mask only where there are queries to look ahead of), what a fully masked
 /// query gets, the queries' and keys' names, the followed query (null with one query), and the valid lengths as the
 /// fields show them: one per query (`lens`, up to [`MAX_LEN_FIELDS`] queries; a length of m or more is every key,
-/// shown empty as typed for none) or one list (`lens_list`), and what a valid length does (`lens_title`).
+/// shown empty as typed for none) or one list (`lens_list`), and what a valid length does (`lens_title`); whether the
+/// mask heatmap is drawn (`drawn`: a mask to draw), its label, the `hint` in its place otherwise, the followed query's
+/// row outline on it (a heatmap highlight; null with one query); the longest valid length (`len_max`), each field's
+/// label, the list field's placeholder and label, and the messages for a length that is not a whole number (`{i}`: the
+/// query, `{text}`: what was typed, quoted by the element).
 fn mask(config: &Config) -> Value {
     let o = &config.options;
     let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
@@ -297,7 +328,7 @@ fn mask(config: &Config) -> Value {
         ("masked_row", row.into()),
         ("masked_title", meaning(&MASKED_ROWS, row).into()),
         ("masked_rows", choices(&MASKED_ROWS).into()),
-        ("queries", names.into()),
+        ("queries", names.clone().into()),
         ("keys", config.tokens.clone().into()),
         ("query", own.then_some(config.query).into()),
         ("valid_lens", lens.cloned().into()),
@@ -307,7 +338,47 @@ fn mask(config: &Config) -> Value {
             "lens_title",
             format!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all {m} keys").into(),
         ),
+        ("drawn", crate::views::names(config).iter().any(|v| v == "mask").into()),
+        (
+            "canvas_label",
+            format!(
+                "Mask, {}, keys as columns: 1 = may attend, 0 = masked",
+                if own { "queries as rows" } else { "the decoder state as the row" }
+            )
+            .into(),
+        ),
+        ("hint", "Pick causal or custom to draw the mask and toggle its cells, or give a query a valid length.".into()),
+        ("outline", own.then(|| vec![0, config.query, 0, config.query + 1, m]).into()),
+        ("len_max", m.into()),
+        ("len_labels", lens_labels(&names, m).into()),
+        (
+            "list_placeholder",
+            format!(
+                "{} lengths, e.g. {}, …",
+                names.len(),
+                (0..3).map(|i| m.saturating_sub(i).max(1).to_string()).collect::<Vec<_>>().join(", ")
+            )
+            .into(),
+        ),
+        (
+            "list_label",
+            format!(
+                "Valid lengths, one whole number per query ({}), separated by commas, applied with Enter; empty: all keys",
+                names.len()
+            )
+            .into(),
+        ),
+        ("not_whole", "valid length of query {i}: {text} is not a whole number ≥ 0".into()),
+        ("list_not_whole", "valid lengths: write whole numbers ≥ 0 separated by commas, one per query".into()),
     ])
+}
+
+/// Each query's valid-length field's label: its name, the lengths it takes, what empty means.
+fn lens_labels(names: &[String], m: usize) -> Vec<String> {
+    names
+        .iter()
+        .map(|q| format!("Valid length of query {q}, 0 to {m} (empty: all {m} keys; arrow keys step it)"))
+        .collect()
 }
 
 /// `{kind, title, choices, value, pairs, pairs_title, pair_choices, base, base_title, offset, range, shift_note,

@@ -73,8 +73,10 @@ fn only_the_asked_parts_and_the_modern_ones_only_for_self_attention() {
 
 #[test]
 fn heads_and_why_they_cannot_change() {
+    // The head count, the followed head, W_O and the reason (the words are the_panels_words_labels_and_messages's).
+    let four = |v: &Value| json!({"count": v["count"], "head": v["head"], "w_o": v["w_o"], "disabled": v["disabled"]});
     let m = model(&config(seed(), json!({})), &["heads"]);
-    assert_eq!(m["heads"], json!({"count": 1, "head": 0, "w_o": false, "disabled": null}));
+    assert_eq!(four(&m["heads"]), json!({"count": 1, "head": 0, "w_o": false, "disabled": null}));
     let none = config(seed(), json!({"w_q": null, "w_k": null, "w_v": null}));
     assert_eq!(
         model(&none, &["heads"])["heads"]["disabled"],
@@ -82,7 +84,7 @@ fn heads_and_why_they_cannot_change() {
     );
     let c = model(&config(cross(), json!({})), &["heads"]);
     assert_eq!(
-        c["heads"],
+        four(&c["heads"]),
         json!({"count": 1, "head": 0, "w_o": null, "disabled": "Encoder–decoder attention here compares the decoder state with the annotations directly: it has one head."})
     );
 }
@@ -352,4 +354,48 @@ fn window_sides_sinks_and_limits() {
     let off = &model(&config(seed(), json!({})), &["window"])["window"];
     assert_eq!((off["on"].clone(), off["left"].clone(), off["right"].clone()), (json!(false), json!(2), json!(0)));
     assert_eq!(off["hint"], json!("Turn the window on to limit each query to its neighbours."));
+}
+
+/// The words the heads, temperature and mask panels show (tests/e2e/variants.test.mjs and heads.test.mjs read them).
+#[test]
+fn the_panels_words_labels_and_messages() {
+    let one = model(&config(seed(), json!({})), &["heads", "temperature", "mask"]);
+    assert_eq!(one["heads"]["label"], "heads");
+    assert_eq!(one["heads"]["choices"], json!([]));
+    assert_eq!(one["heads"]["remove"], 0);
+    assert_eq!(one["heads"]["add_title"], "One more head: W_Q, W_K and W_V gain its columns (zeros to start with)");
+    assert_eq!(one["temperature"]["text"], "T = 1");
+    let mask = &one["mask"];
+    assert_eq!(mask["drawn"], false);
+    assert!(mask["hint"].as_str().unwrap().starts_with("Pick causal or custom"));
+    assert_eq!(mask["outline"], json!([0, 0, 0, 1, 4]));
+    assert_eq!(mask["len_max"], 4);
+    assert_eq!(mask["len_labels"][1], "Valid length of query word_2, 0 to 4 (empty: all 4 keys; arrow keys step it)");
+    assert_eq!(mask["list_placeholder"], "4 lengths, e.g. 4, 3, 2, …");
+    assert_eq!(mask["canvas_label"], "Mask, queries as rows, keys as columns: 1 = may attend, 0 = masked");
+
+    let three = config(
+        seed(),
+        json!({"heads": 3, "w_q": [[2, 0, 2], [2, 0, 0], [2, 1, 2]], "mask": "causal", "query": 2, "temperature": 0.123456}),
+    );
+    let m = model(&three, &["heads", "temperature", "mask"]);
+    assert_eq!(m["heads"]["label"], "3 heads");
+    assert_eq!(m["heads"]["remove"], 2);
+    assert_eq!(
+        m["heads"]["choices"],
+        json!([{"value": 0, "text": "head 0"}, {"value": 1, "text": "head 1"}, {"value": 2, "text": "head 2"}])
+    );
+    assert_eq!(m["temperature"]["text"], "T = 0.1235");
+    assert_eq!(m["mask"]["drawn"], true);
+    assert_eq!(m["mask"]["outline"], json!([0, 2, 0, 3, 4]));
+
+    let cross = model(&config(cross(), json!({})), &["heads", "mask"]);
+    assert_eq!(cross["mask"]["outline"], Value::Null);
+    assert_eq!(
+        cross["mask"]["canvas_label"],
+        "Mask, the decoder state as the row, keys as columns: 1 = may attend, 0 = masked"
+    );
+    let why = cross["heads"]["disabled"].as_str().unwrap();
+    assert_eq!(cross["heads"]["add_title"], why);
+    assert_eq!(cross["heads"]["remove_title"], why);
 }
