@@ -323,7 +323,7 @@ fn position_kinds_base_shift_and_slopes() {
     let a = &model(&alibi, &["position"])["position"];
     assert_eq!(a["slopes"], json!([0.0625, 0.00390625]));
     assert_eq!(a["given_slopes"], json!(null));
-    assert_eq!(a["slopes_text"], json!("m = {m} (the defaults 2^(−8(h+1)/H)): head h adds −m_h·|i − j|"));
+    assert_eq!(a["slopes_text"], json!("m = 0.0625, 0.003906 (the defaults 2^(−8(h+1)/H)): head h adds −m_h·|i − j|"));
     assert_eq!(a["base"], json!(null));
     assert_eq!(
         a["slopes_label"],
@@ -332,7 +332,7 @@ fn position_kinds_base_shift_and_slopes() {
     let given = config(seed_heads2(), json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}}));
     let g = &model(&given, &["position"])["position"];
     assert_eq!(g["given_slopes"], json!([0.5, 0.25]));
-    assert_eq!(g["slopes_text"], json!("m = {m}: head h adds −m_h·|i − j|"));
+    assert_eq!(g["slopes_text"], json!("m = 0.5, 0.25: head h adds −m_h·|i − j|"));
 
     let none = &model(&config(seed(), json!({})), &["position"])["position"];
     assert_eq!(none["kind"], json!("none"));
@@ -343,14 +343,18 @@ fn position_kinds_base_shift_and_slopes() {
 #[test]
 fn window_sides_sinks_and_limits() {
     let on = &model(&config(seed(), json!({"window": [1, 0], "sinks": 1})), &["window"])["window"];
+    let keys = ["on", "left", "right", "sinks", "side_max", "sinks_max", "hint", "title"];
+    let shown: serde_json::Map<String, Value> = keys.iter().map(|k| (k.to_string(), on[*k].clone())).collect();
     assert_eq!(
-        on,
+        &Value::Object(shown),
         &json!({
             "on": true, "left": 1, "right": 0, "sinks": 1, "side_max": 3, "sinks_max": 4,
             "hint": "On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed.",
             "title": "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)",
         })
     );
+    assert_eq!(on["side_labels"][1], "Window, keys to the right of each query (0 to 3; arrow keys step it)");
+    assert_eq!(on["fields"], json!({"window": "window", "sinks": "sinks"}));
     let off = &model(&config(seed(), json!({})), &["window"])["window"];
     assert_eq!((off["on"].clone(), off["left"].clone(), off["right"].clone()), (json!(false), json!(2), json!(0)));
     assert_eq!(off["hint"], json!("Turn the window on to limit each query to its neighbours."));
@@ -373,6 +377,10 @@ fn the_panels_words_labels_and_messages() {
     assert_eq!(mask["len_labels"][1], "Valid length of query word_2, 0 to 4 (empty: all 4 keys; arrow keys step it)");
     assert_eq!(mask["list_placeholder"], "4 lengths, e.g. 4, 3, 2, …");
     assert_eq!(mask["canvas_label"], "Mask, queries as rows, keys as columns: 1 = may attend, 0 = masked");
+    // Each choice with the fields its edit sends; a custom mask starts from a cell (the element's own edit).
+    let sent: Vec<Value> = mask["choices"].as_array().unwrap().iter().map(|c| c["fields"].clone()).collect();
+    assert_eq!(sent, [json!({"mask": null}), json!({"mask": "causal"}), Value::Null]);
+    assert_eq!(mask["masked_rows"][1]["fields"], json!({"masked_row": "uniform"}));
 
     let three = config(
         seed(),
@@ -381,10 +389,10 @@ fn the_panels_words_labels_and_messages() {
     let m = model(&three, &["heads", "temperature", "mask"]);
     assert_eq!(m["heads"]["label"], "3 heads");
     assert_eq!(m["heads"]["remove"], 2);
-    assert_eq!(
-        m["heads"]["choices"],
-        json!([{"value": 0, "text": "head 0"}, {"value": 1, "text": "head 1"}, {"value": 2, "text": "head 2"}])
-    );
+    let texts: Vec<&str> =
+        m["heads"]["choices"].as_array().unwrap().iter().map(|c| c["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["head 0", "head 1", "head 2"]);
+    assert_eq!(m["heads"]["choices"][2]["fields"], json!({"head": 2}));
     assert_eq!(m["temperature"]["text"], "T = 0.1235");
     assert_eq!(m["mask"]["drawn"], true);
     assert_eq!(m["mask"]["outline"], json!([0, 2, 0, 3, 4]));

@@ -291,7 +291,7 @@ export class Variants {
   onInput(e) {
     const t = e.target;
     switch (t.dataset?.control) {
-      case 'temperature': this.fields({ temperature: tOf(Number(t.value)) }); return;
+      case 'temperature': this.fields({ [this.host._state.parts.temperature.field]: tOf(Number(t.value)) }); return;
       case 'valid-len': this.setLens(t); return;
       default:
     }
@@ -302,7 +302,11 @@ export class Variants {
     const { host } = this;
     const model = host._state.parts;
     switch (t.dataset?.control) {
-      case 'head': this.fields({ head: Number(t.value) }, { rebuild: true, undo: () => { t.value = String(model.heads.head); } }); return;
+      case 'head': {
+        const { fields } = model.heads.choices.find((c) => String(c.value) === t.value);
+        this.fields(fields, { rebuild: true, undo: () => { t.value = String(model.heads.head); } });
+        return;
+      }
       // On: the reader's last W_O when it still fits, else the identity (the heads' contexts side by side); edits.rs.
       case 'w-o': this.apply(() => host._edit({ outputProjection: t.checked }), { rebuild: true, undo: () => { t.checked = model.heads.w_o; } }); return;
       case 'scoring':
@@ -310,8 +314,8 @@ export class Variants {
         return;
       case 'mask': {
         const undo = () => { t.value = model.mask.kind; };
-        if (t.value === 'none') this.fields({ mask: null }, { rebuild: true, undo });
-        else if (t.value === 'causal') this.fields({ mask: 'causal' }, { rebuild: true, undo });
+        const { fields } = model.mask.choices.find((c) => c.value === t.value);
+        if (fields) this.fields(fields, { rebuild: true, undo });
         // Custom starts from what the mask is now (causal's triangle, or every key allowed): the core writes the
         // matrix a kind stands for when one of its entries is set, here entry (0, 0) to the 1 it is under both.
         else if (model.mask.kind !== 'custom') this.apply(() => host._edit({ mask: [0, 0, 1] }), { rebuild: true, undo });
@@ -319,10 +323,12 @@ export class Variants {
       }
       // The whole list: applied when it is left or Enter is pressed, not at every keystroke of a half-typed list.
       case 'valid-lens': this.setLensList(t); return;
-      case 'masked-row':
-        t.title = model.mask.masked_rows.find((c) => c.value === t.value)?.title ?? '';
-        this.fields({ masked_row: t.value }, { undo: () => { t.value = model.mask.masked_row; } });
+      case 'masked-row': {
+        const choice = model.mask.masked_rows.find((c) => c.value === t.value);
+        t.title = choice.title;
+        this.fields(choice.fields, { undo: () => { t.value = model.mask.masked_row; } });
         return;
+      }
       default:
     }
   }
@@ -372,7 +378,7 @@ export class Variants {
     const { mask } = host._state.parts;
     const had = mask.valid_lens !== null;
     const rebuild = had !== (lens !== null) && mask.kind === 'none';
-    if (this.fields({ valid_lens: lens }, { rebuild })) {
+    if (this.fields({ [mask.lens_field]: lens }, { rebuild })) {
       for (const f of this.root.querySelectorAll('[data-control^="valid-len"][aria-invalid]')) f.removeAttribute('aria-invalid');
     } else input.setAttribute('aria-invalid', 'true');
   }
