@@ -28,6 +28,7 @@ pub mod random;
 pub mod requests;
 pub mod share;
 pub mod shown;
+pub mod steppers;
 pub mod tables;
 pub mod text;
 pub mod views;

@@ -9,6 +9,7 @@
 use crate::attention::Trace;
 use crate::config::{Config, Mask, Mechanism, Pairs, Position, Scoring};
 use crate::math::entropy_bits;
+use crate::text::number;
 use serde_json::Value;
 
 /// The variants panel's parts, as the `views` attribute names them.
@@ -31,6 +32,9 @@ pub const SCORING_SEED: u64 = 42;
 
 /// The window's sides while it is off (shown in its fields, taken when it is turned on): two keys back, none ahead.
 pub const WINDOW_OFF: [u64; 2] = [2, 0];
+
+/// What a panel says of a field that takes a whole number when the text typed is not one (`{text}`: it, quoted).
+const NOT_WHOLE: &str = "{text} is not a whole number ≥ 0";
 
 /// ALiBi's default slopes, as the panel writes them.
 const DEFAULT_SLOPES: &str = "2^(−8(h+1)/H)";
@@ -116,6 +120,17 @@ fn choices(list: &[(&str, &str, &str)]) -> Vec<Value> {
         .collect()
 }
 
+/// Each choice with the `fields` an edit to it sends (null: the element's own edit, a custom mask's first cell).
+fn with_fields(list: Vec<Value>, fields: impl Fn(&str) -> Option<Value>) -> Vec<Value> {
+    list.into_iter()
+        .map(|mut c| {
+            let sent = fields(c["value"].as_str().unwrap_or(""));
+            c["fields"] = sent.into();
+            c
+        })
+        .collect()
+}
+
 /// The variant panels this config uses (shown without a `views` list, as they were before there were panels): heads
 /// with more than one head or W_O, the mask with a mask or valid lengths, the temperature away from 1, the scoring
 /// when it is not the dot product.
@@ -162,8 +177,10 @@ fn queries(config: &Config) -> Vec<String> {
     }
 }
 
-/// `{count, head, w_o, disabled}`: the head count and the followed head; `w_o`: whether W_O is on (null: no W_O to
-/// choose, encoder–decoder attention); `disabled`: why heads cannot be added or removed, or null.
+/// `{count, head, w_o, disabled, label, add_title, remove_title, remove, choices}`: the head count and the followed
+/// head; `w_o`: whether W_O is on (null: no W_O to choose, encoder–decoder attention); `disabled`: why heads cannot be
+/// added or removed, or null; the panel's label, its buttons' titles, the head − head removes, and the heads to follow
+/// (`[{value, text, fields}]`, `fields` what following it sends; none with one head).
 fn heads(config: &Config) -> Value {
     let o = &config.options;
     let (w_o, disabled) = match &config.mechanism {
@@ -178,7 +195,34 @@ fn heads(config: &Config) -> Value {
             Some("Encoder–decoder attention here compares the decoder state with the annotations directly: it has one head."),
         ),
     };
-    obj(vec![("count", o.heads.into()), ("head", o.head.into()), ("w_o", w_o.into()), ("disabled", disabled.into())])
+    let h = o.heads;
+    // A head to follow only among several.
+    let choices: Vec<Value> = (0..if h > 1 { h } else { 0 })
+        .map(|i| {
+            obj(vec![
+                ("value", i.into()),
+                ("text", format!("head {i}").into()),
+                ("fields", obj(vec![("head", i.into())])),
+            ])
+        })
+        .collect();
+    obj(vec![
+        ("count", h.into()),
+        ("head", o.head.into()),
+        ("w_o", w_o.into()),
+        ("disabled", disabled.into()),
+        ("label", if h > 1 { format!("{h} heads") } else { "heads".to_string() }.into()),
+        (
+            "add_title",
+            disabled.unwrap_or("One more head: W_Q, W_K and W_V gain its columns (zeros to start with)").into(),
+        ),
+        (
+            "remove_title",
+            disabled.unwrap_or("Remove the last head: its columns of W_Q, W_K and W_V (and its rows of W_O)").into(),
+        ),
+        ("remove", h.saturating_sub(1).into()),
+        ("choices", choices.into()),
+    ])
 }
 
 /// `{value, formula, title, seed, choices: [{value, text, formula, title}]}`: the scoring, its formula and meaning.
@@ -200,7 +244,8 @@ fn scoring(config: &Config) -> Value {
     ])
 }
 
-/// `{value, title, entropy}`: the temperature, what it does, and each query's entropy of the followed head's weights in bits.
+/// `{value, text, field, title, entropy}`: the temperature, as the panel writes it (`text`), the config field its
+/// slider sets, what it does, and each query's entropy of the followed head's weights in bits.
 ///
 /// `entropy`: `{title, max, rows: [{name, bits, masked, bar, title, text}], more, mean}` — `max` = log₂ m (uniform
 /// weights) and `title` saying it (`{max}`); per listed query (the first [`MAX_LISTED`]) its name, its entropy
@@ -256,6 +301,8 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
     ]);
     obj(vec![
         ("value", o.temperature.into()),
+        ("text", format!("T = {}", number(o.temperature)).into()),
+        ("field", "temperature".into()),
         (
             "title",
             "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform"
@@ -265,11 +312,17 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
     ])
 }
 
-/// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, valid_lens, lens, lens_list}`:
+/// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, valid_lens, lens, lens_list,
+/// lens_title, drawn, canvas_label, hint, outline, len_max, len_labels, list_placeholder, list_label, not_whole,
+/// list_not_whole, lens_field}`: each choice and each `masked_rows` choice with the `fields` an edit to it sends;
 /// the mask kind and its meaning (a causal mask only where there are queries to look ahead of), what a fully masked
 /// query gets, the queries' and keys' names, the followed query (null with one query), and the valid lengths as the
 /// fields show them: one per query (`lens`, up to [`MAX_LEN_FIELDS`] queries; a length of m or more is every key,
-/// shown empty as typed for none) or one list (`lens_list`), and what a valid length does (`lens_title`).
+/// shown empty as typed for none) or one list (`lens_list`), and what a valid length does (`lens_title`); whether the
+/// mask heatmap is drawn (`drawn`: a mask to draw), its label, the `hint` in its place otherwise, the followed query's
+/// row outline on it (a heatmap highlight; null with one query); the longest valid length (`len_max`), each field's
+/// label, the list field's placeholder and label, and the messages for a length that is not a whole number (`{i}`: the
+/// query, `{text}`: what was typed, quoted by the element).
 fn mask(config: &Config) -> Value {
     let o = &config.options;
     let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
@@ -293,11 +346,16 @@ fn mask(config: &Config) -> Value {
     obj(vec![
         ("kind", kind.into()),
         ("title", meaning(&MASKS, kind).into()),
-        ("choices", choices(&kinds).into()),
+        ("choices", with_fields(choices(&kinds), |v| match v {
+            "none" => Some(obj(vec![("mask", Value::Null)])),
+            "causal" => Some(obj(vec![("mask", "causal".into())])),
+            _ => None,
+        }).into()),
         ("masked_row", row.into()),
         ("masked_title", meaning(&MASKED_ROWS, row).into()),
-        ("masked_rows", choices(&MASKED_ROWS).into()),
-        ("queries", names.into()),
+        ("masked_rows", with_fields(choices(&MASKED_ROWS), |v| Some(obj(vec![("masked_row", v.into())]))).into()),
+        ("lens_field", "valid_lens".into()),
+        ("queries", names.clone().into()),
         ("keys", config.tokens.clone().into()),
         ("query", own.then_some(config.query).into()),
         ("valid_lens", lens.cloned().into()),
@@ -307,7 +365,47 @@ fn mask(config: &Config) -> Value {
             "lens_title",
             format!("Query i may attend to keys 0 … L − 1 only (d2l's valid_lens); empty: all {m} keys").into(),
         ),
+        ("drawn", crate::views::names(config).iter().any(|v| v == "mask").into()),
+        (
+            "canvas_label",
+            format!(
+                "Mask, {}, keys as columns: 1 = may attend, 0 = masked",
+                if own { "queries as rows" } else { "the decoder state as the row" }
+            )
+            .into(),
+        ),
+        ("hint", "Pick causal or custom to draw the mask and toggle its cells, or give a query a valid length.".into()),
+        ("outline", own.then(|| vec![0, config.query, 0, config.query + 1, m]).into()),
+        ("len_max", m.into()),
+        ("len_labels", lens_labels(&names, m).into()),
+        (
+            "list_placeholder",
+            format!(
+                "{} lengths, e.g. {}, …",
+                names.len(),
+                (0..3).map(|i| m.saturating_sub(i).max(1).to_string()).collect::<Vec<_>>().join(", ")
+            )
+            .into(),
+        ),
+        (
+            "list_label",
+            format!(
+                "Valid lengths, one whole number per query ({}), separated by commas, applied with Enter; empty: all keys",
+                names.len()
+            )
+            .into(),
+        ),
+        ("not_whole", "valid length of query {i}: {text} is not a whole number ≥ 0".into()),
+        ("list_not_whole", "valid lengths: write whole numbers ≥ 0 separated by commas, one per query".into()),
     ])
+}
+
+/// Each query's valid-length field's label: its name, the lengths it takes, what empty means.
+fn lens_labels(names: &[String], m: usize) -> Vec<String> {
+    names
+        .iter()
+        .map(|q| format!("Valid length of query {q}, 0 to {m} (empty: all {m} keys; arrow keys step it)"))
+        .collect()
 }
 
 /// `{kind, title, choices, value, pairs, pairs_title, pair_choices, base, base_title, offset, range, shift_note,
@@ -315,7 +413,9 @@ fn mask(config: &Config) -> Value {
 /// sends (sinusoidal and RoPE keep the base and the shift between them; ALiBi takes neither); `value` the field as it
 /// is (what an edit of one of its parts starts from); RoPE's pair layout; the base (sinusoidal and RoPE) and what it
 /// does; the shift and where the tokens sit after it, and what a shift does to the scores; ALiBi's given slopes (null:
-/// the defaults) and the slopes in use as a sentence (`{m}`: the slopes, one per head), and what the slopes' field takes.
+/// the defaults) and the slopes in use as a sentence, and what the slopes' field takes; `base_text` (the slider's
+/// words), `shift_down_off` (no shift below 0), `field` (the config field every edit sets) and the messages for a typed
+/// text the panel cannot send (`{text}`: it, quoted).
 fn position(config: &Config) -> Value {
     let o = &config.options;
     let p = o.position.as_ref();
@@ -374,7 +474,8 @@ fn position(config: &Config) -> Value {
             } else {
                 let defaults =
                     if slopes.is_some() { String::new() } else { format!(" (the defaults {DEFAULT_SLOPES})") };
-                format!("m = {{m}}{defaults}: head h adds −m_h·|i − j|")
+                let m: Vec<String> = q.slopes(o.heads).iter().map(|&x| number(x)).collect();
+                format!("m = {}{defaults}: head h adds −m_h·|i − j|", m.join(", "))
             };
             (Some(q.slopes(o.heads)), Some(text))
         }
@@ -405,6 +506,12 @@ fn position(config: &Config) -> Value {
         ("slopes", slopes.into()),
         ("slopes_text", slopes_text.into()),
         ("slopes_label", slopes_label.into()),
+        ("base_text", base.map(|b| format!("base {}", number(b))).into()),
+        ("shift_down_off", (offset == 0).into()),
+        ("field", "position".into()),
+        ("not_whole", NOT_WHOLE.into()),
+        ("base_not_number", "base: {text} is not a number".into()),
+        ("slopes_not_numbers", "slopes: write numbers separated by commas, one per head".into()),
     ])
 }
 
@@ -460,7 +567,8 @@ fn kv(config: &Config) -> Value {
 
 /// `{on, left, right, sinks, side_max, sinks_max, hint, title}`: whether the window is on and its sides (while it is off,
 /// [`WINDOW_OFF`]'s), the sinks, the largest side (n − 1) and sink count (n) the fields take, and what the mask
-/// heatmap shows of them; what the window does.
+/// heatmap shows of them; what the window does; the sides' and the sinks' labels, the config fields they set
+/// (`fields`), and the message for a text that is not a whole number.
 fn window(config: &Config) -> Value {
     let o = &config.options;
     let n = config.tokens.len();
@@ -477,6 +585,13 @@ fn window(config: &Config) -> Value {
         ("sinks", o.sinks.into()),
         ("side_max", n.saturating_sub(1).into()),
         ("sinks_max", n.into()),
+        ("side_labels", vec![
+            format!("Window, keys to the left of each query (0 to {}; arrow keys step it)", n.saturating_sub(1)),
+            format!("Window, keys to the right of each query (0 to {}; arrow keys step it)", n.saturating_sub(1)),
+        ].into()),
+        ("sinks_label", format!("Attention sinks: keys 0 … sinks − 1 are always attended, even outside the window (0 to {n}; arrow keys step it)").into()),
+        ("fields", obj(vec![("window", "window".into()), ("sinks", "sinks".into())])),
+        ("not_whole", NOT_WHOLE.into()),
         ("hint", hint.into()),
         (
             "title",

@@ -73,8 +73,10 @@ fn only_the_asked_parts_and_the_modern_ones_only_for_self_attention() {
 
 #[test]
 fn heads_and_why_they_cannot_change() {
+    // The head count, the followed head, W_O and the reason (the words are the_panels_words_labels_and_messages's).
+    let four = |v: &Value| json!({"count": v["count"], "head": v["head"], "w_o": v["w_o"], "disabled": v["disabled"]});
     let m = model(&config(seed(), json!({})), &["heads"]);
-    assert_eq!(m["heads"], json!({"count": 1, "head": 0, "w_o": false, "disabled": null}));
+    assert_eq!(four(&m["heads"]), json!({"count": 1, "head": 0, "w_o": false, "disabled": null}));
     let none = config(seed(), json!({"w_q": null, "w_k": null, "w_v": null}));
     assert_eq!(
         model(&none, &["heads"])["heads"]["disabled"],
@@ -82,7 +84,7 @@ fn heads_and_why_they_cannot_change() {
     );
     let c = model(&config(cross(), json!({})), &["heads"]);
     assert_eq!(
-        c["heads"],
+        four(&c["heads"]),
         json!({"count": 1, "head": 0, "w_o": null, "disabled": "Encoder–decoder attention here compares the decoder state with the annotations directly: it has one head."})
     );
 }
@@ -321,7 +323,7 @@ fn position_kinds_base_shift_and_slopes() {
     let a = &model(&alibi, &["position"])["position"];
     assert_eq!(a["slopes"], json!([0.0625, 0.00390625]));
     assert_eq!(a["given_slopes"], json!(null));
-    assert_eq!(a["slopes_text"], json!("m = {m} (the defaults 2^(−8(h+1)/H)): head h adds −m_h·|i − j|"));
+    assert_eq!(a["slopes_text"], json!("m = 0.0625, 0.003906 (the defaults 2^(−8(h+1)/H)): head h adds −m_h·|i − j|"));
     assert_eq!(a["base"], json!(null));
     assert_eq!(
         a["slopes_label"],
@@ -330,7 +332,7 @@ fn position_kinds_base_shift_and_slopes() {
     let given = config(seed_heads2(), json!({"position": {"kind": "alibi", "slopes": [0.5, 0.25]}}));
     let g = &model(&given, &["position"])["position"];
     assert_eq!(g["given_slopes"], json!([0.5, 0.25]));
-    assert_eq!(g["slopes_text"], json!("m = {m}: head h adds −m_h·|i − j|"));
+    assert_eq!(g["slopes_text"], json!("m = 0.5, 0.25: head h adds −m_h·|i − j|"));
 
     let none = &model(&config(seed(), json!({})), &["position"])["position"];
     assert_eq!(none["kind"], json!("none"));
@@ -341,15 +343,67 @@ fn position_kinds_base_shift_and_slopes() {
 #[test]
 fn window_sides_sinks_and_limits() {
     let on = &model(&config(seed(), json!({"window": [1, 0], "sinks": 1})), &["window"])["window"];
+    let keys = ["on", "left", "right", "sinks", "side_max", "sinks_max", "hint", "title"];
+    let shown: serde_json::Map<String, Value> = keys.iter().map(|k| (k.to_string(), on[*k].clone())).collect();
     assert_eq!(
-        on,
+        &Value::Object(shown),
         &json!({
             "on": true, "left": 1, "right": 0, "sinks": 1, "side_max": 3, "sinks_max": 4,
             "hint": "On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed.",
             "title": "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)",
         })
     );
+    assert_eq!(on["side_labels"][1], "Window, keys to the right of each query (0 to 3; arrow keys step it)");
+    assert_eq!(on["fields"], json!({"window": "window", "sinks": "sinks"}));
     let off = &model(&config(seed(), json!({})), &["window"])["window"];
     assert_eq!((off["on"].clone(), off["left"].clone(), off["right"].clone()), (json!(false), json!(2), json!(0)));
     assert_eq!(off["hint"], json!("Turn the window on to limit each query to its neighbours."));
+}
+
+/// The words the heads, temperature and mask panels show (tests/e2e/variants.test.mjs and heads.test.mjs read them).
+#[test]
+fn the_panels_words_labels_and_messages() {
+    let one = model(&config(seed(), json!({})), &["heads", "temperature", "mask"]);
+    assert_eq!(one["heads"]["label"], "heads");
+    assert_eq!(one["heads"]["choices"], json!([]));
+    assert_eq!(one["heads"]["remove"], 0);
+    assert_eq!(one["heads"]["add_title"], "One more head: W_Q, W_K and W_V gain its columns (zeros to start with)");
+    assert_eq!(one["temperature"]["text"], "T = 1");
+    let mask = &one["mask"];
+    assert_eq!(mask["drawn"], false);
+    assert!(mask["hint"].as_str().unwrap().starts_with("Pick causal or custom"));
+    assert_eq!(mask["outline"], json!([0, 0, 0, 1, 4]));
+    assert_eq!(mask["len_max"], 4);
+    assert_eq!(mask["len_labels"][1], "Valid length of query word_2, 0 to 4 (empty: all 4 keys; arrow keys step it)");
+    assert_eq!(mask["list_placeholder"], "4 lengths, e.g. 4, 3, 2, …");
+    assert_eq!(mask["canvas_label"], "Mask, queries as rows, keys as columns: 1 = may attend, 0 = masked");
+    // Each choice with the fields its edit sends; a custom mask starts from a cell (the element's own edit).
+    let sent: Vec<Value> = mask["choices"].as_array().unwrap().iter().map(|c| c["fields"].clone()).collect();
+    assert_eq!(sent, [json!({"mask": null}), json!({"mask": "causal"}), Value::Null]);
+    assert_eq!(mask["masked_rows"][1]["fields"], json!({"masked_row": "uniform"}));
+
+    let three = config(
+        seed(),
+        json!({"heads": 3, "w_q": [[2, 0, 2], [2, 0, 0], [2, 1, 2]], "mask": "causal", "query": 2, "temperature": 0.123456}),
+    );
+    let m = model(&three, &["heads", "temperature", "mask"]);
+    assert_eq!(m["heads"]["label"], "3 heads");
+    assert_eq!(m["heads"]["remove"], 2);
+    let texts: Vec<&str> =
+        m["heads"]["choices"].as_array().unwrap().iter().map(|c| c["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["head 0", "head 1", "head 2"]);
+    assert_eq!(m["heads"]["choices"][2]["fields"], json!({"head": 2}));
+    assert_eq!(m["temperature"]["text"], "T = 0.1235");
+    assert_eq!(m["mask"]["drawn"], true);
+    assert_eq!(m["mask"]["outline"], json!([0, 2, 0, 3, 4]));
+
+    let cross = model(&config(cross(), json!({})), &["heads", "mask"]);
+    assert_eq!(cross["mask"]["outline"], Value::Null);
+    assert_eq!(
+        cross["mask"]["canvas_label"],
+        "Mask, the decoder state as the row, keys as columns: 1 = may attend, 0 = masked"
+    );
+    let why = cross["heads"]["disabled"].as_str().unwrap();
+    assert_eq!(cross["heads"]["add_title"], why);
+    assert_eq!(cross["heads"]["remove_title"], why);
 }

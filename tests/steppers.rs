@@ -149,3 +149,165 @@ fn the_tile_outline_is_thick_amber_with_an_inner_ring() {
         assert_eq!(svg.matches(&hex(theme.background)).count(), plain.matches(&hex(theme.background)).count() + 4);
     }
 }
+
+// ---- the panels' model (src/steppers.rs), against what the element shows (tests/e2e/steppers.test.mjs) ----------
+
+fn case(name: &str) -> Value {
+    cases().iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no case {name}")).clone()
+}
+
+fn part_of(config: &Config, name: &str) -> Value {
+    let trace = compute(config).unwrap();
+    attention_viz::steppers::part(config, &trace, name).unwrap_or(Value::Null)
+}
+
+#[test]
+fn the_decode_panel_says_the_step_the_cache_and_the_moves() {
+    let c = case("decode_step_3");
+    let config = config_of(&c);
+    let d = part_of(&config, "decode");
+    let t = d["text"].as_str().unwrap();
+    assert!(t.starts_with("token 3 of 0 … 5: "), "{t}");
+    let cost = d["cost"].as_str().unwrap();
+    assert!(cost.contains(&format!("holds {} numbers", c["expect"]["decode.cache_size"])), "{cost}");
+    assert!(cost.contains(&format!("{} multiply-adds", c["expect"]["decode.recompute_cost"])), "{cost}");
+    assert!(cost.ends_with("The weights are row 3 of the causal weights, entries 0 … 3."), "{cost}");
+    assert_eq!(d["why"], Value::Null);
+    assert_eq!(d["prev_off"], false);
+    assert_eq!(d["next_off"], false);
+    let moves = &d["moves"];
+    assert_eq!(moves["back"], serde_json::json!({"decode_step": 2, "query": 2}));
+    assert_eq!(moves["on"], serde_json::json!({"decode_step": 4, "query": 4}));
+    assert_eq!(moves["first"], serde_json::json!({"decode_step": 0, "query": 0}));
+    assert_eq!(moves["last"], serde_json::json!({"decode_step": 5, "query": 5}));
+    let views: Vec<&str> = d["views"].as_array().unwrap().iter().map(|v| v["view"].as_str().unwrap()).collect();
+    assert_eq!(views, DECODE_VIEWS);
+    assert_eq!(d["stop"]["fields"], serde_json::json!({"decode_step": null}));
+
+    // At the last token → is off and moves nowhere; not generating, ← is off and → starts at token 0.
+    let last = config.with_fields(&serde_json::json!({"decode_step": 5})).unwrap();
+    let d = part_of(&last, "decode");
+    assert_eq!((d["prev_off"].as_bool(), d["next_off"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(d["moves"]["on"], Value::Null);
+    assert_eq!(d["moves"]["last"], Value::Null);
+    let idle = config.with_fields(&serde_json::json!({"decode_step": null})).unwrap();
+    let d = part_of(&idle, "decode");
+    assert_eq!(d["text"], "not generating (→ starts at token 0 of 6)");
+    assert!(d["cost"].as_str().unwrap().starts_with("Generating token t, the model attends with q_t"));
+    assert_eq!((d["prev_off"].as_bool(), d["next_off"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(d["moves"]["back"], serde_json::json!({"decode_step": 0, "query": 0}));
+    assert_eq!(d["moves"]["on"], serde_json::json!({"decode_step": 0, "query": 0}));
+    assert_eq!(d["views"], serde_json::json!([]));
+    assert_eq!(d["stop"], Value::Null);
+}
+
+#[test]
+fn without_a_causal_mask_the_decode_panel_says_the_cores_reason_and_offers_the_fix() {
+    let config =
+        config_of(&case("decode_step_3")).with_fields(&serde_json::json!({"decode_step": null, "mask": null})).unwrap();
+    let d = part_of(&config, "decode");
+    assert!(d["why"].as_str().unwrap().starts_with("decode_step needs mask \"causal\""), "{}", d["why"]);
+    assert_eq!(d["offer"]["fields"], serde_json::json!({"mask": "causal", "decode_step": 0, "query": 0}));
+    assert_eq!(d["offer"]["text"], "Turn on the causal mask and generate token 0");
+    assert_eq!(d.get("text"), None);
+}
+
+#[test]
+fn the_flash_panel_walks_the_tiles_in_order_with_their_outline_and_tables() {
+    let config = config_of(&case("tiles_causal_3_2"));
+    let f = part_of(&config, "flash:0");
+    assert_eq!(f["text"], "tile 1 of 12: queries 0 … 2 × keys 0 … 1");
+    assert_eq!(f["outline"], serde_json::json!([3, 0, 0, 3, 2]));
+    assert_eq!((f["prev_off"].as_bool(), f["next_off"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(f["moves"], serde_json::json!({"back": null, "on": 1, "first": null, "last": 11}));
+    for s in 0..12 {
+        let f = part_of(&config, &format!("flash:{s}"));
+        let (qb, kb) = (s / 4, s % 4);
+        let want = format!(
+            "tile {} of 12: queries {} … {} × keys {} … {}",
+            s + 1,
+            qb * 3,
+            (qb * 3 + 3).min(7) - 1,
+            kb * 2,
+            (kb * 2 + 2).min(7) - 1
+        );
+        assert_eq!(f["text"], want.as_str());
+        assert_eq!(f["step"], s);
+        let mlo = &f["mlo"];
+        assert_eq!(mlo["rows"].as_array().unwrap().len(), (qb * 3 + 3).min(7) - qb * 3);
+        let head: Vec<&str> = mlo["head"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+        assert_eq!(&head[..3], ["m", "l", "o[0]"]);
+        if kb == 3 {
+            assert!(f["equal"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("Block {qb}'s last tile: o / l is its rows of the context (")));
+            assert_eq!(f["check"]["caption"], "o / l against the context");
+        } else {
+            assert_eq!((&f["equal"], &f["check"]), (&Value::Null, &Value::Null));
+        }
+    }
+    // A step past the last shows the first.
+    assert_eq!(part_of(&config, "flash:12")["step"], 0);
+    let four = config.with_fields(&serde_json::json!({"tiles": [4, 4]})).unwrap();
+    let f = part_of(&four, "flash:1");
+    assert_eq!(f["text"], "tile 2 of 4: queries 0 … 3 × keys 4 … 6");
+    let d_v = f["mlo"]["head"].as_array().unwrap().len() - 2;
+    assert_eq!(
+        f["memory"],
+        format!(
+            "Memory a query block needs: 4 × 4 scores + 4 × {d_v} outputs = {} numbers, against 7 × 7 = 49 for the whole score matrix.",
+            16 + 4 * d_v
+        )
+        .as_str()
+    );
+    let sizes = &f["sizes"];
+    assert_eq!(sizes[0]["value"], 4);
+    assert_eq!(sizes[1]["label"], "Tile columns: keys a tile holds (1 to 7; empty: no tiles)");
+    let none = config.with_fields(&serde_json::json!({"tiles": null})).unwrap();
+    let f = part_of(&none, "flash:0");
+    assert!(f["hint"].as_str().unwrap().starts_with("Give a tile size"));
+    assert_eq!(f["sizes"][0]["value"], Value::Null);
+    assert_eq!(f.get("text"), None);
+}
+
+#[test]
+fn the_flash_tables_write_numbers_as_javascript_does() {
+    use attention_viz::steppers::{js_string, short};
+    // JavaScript's String(Number(x.toPrecision(6))) and String(x).
+    for (x, want) in [
+        (0.1 + 0.2, "0.3"),
+        (1234567.0, "1234570"),
+        (1.234567e-9, "1.23457e-9"),
+        (2.5e21, "2.5e+21"),
+        (-0.000123456789, "-0.000123457"),
+        (f64::NEG_INFINITY, "-inf"),
+        (f64::NAN, "nan"),
+    ] {
+        assert_eq!(short(x), want, "{x}");
+    }
+    for (x, want) in [
+        (0.1 + 0.2, "0.30000000000000004"),
+        (1e21, "1e+21"),
+        (1e-7, "1e-7"),
+        (1e-6, "0.000001"),
+        (1.5e-7, "1.5e-7"),
+        (123e-9, "1.23e-7"),
+        (1e20, "100000000000000000000"),
+        (-0.0, "0"),
+        (f64::NEG_INFINITY, "-Infinity"),
+        (f64::NAN, "NaN"),
+    ] {
+        assert_eq!(js_string(x), want, "{x}");
+    }
+}
+
+#[test]
+fn no_steppers_outside_self_attention() {
+    let config = Config::from_value(&serde_json::json!({
+        "mechanism": "cross", "decoder_state": [1, 0], "annotations": [[1, 0], [0, 1]], "tokens": ["a", "b"]
+    }))
+    .unwrap();
+    assert_eq!(part_of(&config, "decode"), Value::Null);
+    assert!(!attention_viz::steppers::applies(&config));
+}

@@ -9,7 +9,7 @@
 // views::modern_panels), and once shown it stays. Every control is one edit through host._apply; a refused one shows
 // the core's message in its own panel and puts the control back as the config has it (the config itself is
 // unchanged: the core refused it whole).
-import { el, fmt } from './dom.js';
+import { el } from './dom.js';
 // The names the `views` attribute gives these panels (parts.js MODERN_OWN): the core's modern panels but the steppers'.
 import { MODERN_OWN as PANELS, shownPanels } from './parts.js';
 
@@ -24,6 +24,8 @@ const sOf = (b) => Math.max(B_MIN, Math.min(B_MAX, Math.round(STEPS * Math.log10
 /** A select's options from the model's choices ({value, text, title}), `value` selected. */
 const options = (list, value) => list.map((c) => el('option', { value: c.value, text: c.text, title: c.title, selected: c.value === value }));
 const whole = (t) => /^\d+$/.test(t.trim());
+/** A typed text in a message of the model's (its `{text}`): quoted, its first 24 characters. */
+const quoted = (t) => `"${t.slice(0, 24)}"`;
 
 export class Modern {
   constructor(host, api) {
@@ -69,13 +71,13 @@ export class Modern {
       parts.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'base' }),
         el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '1' }),
         el('input', { type: 'range', min: String(B_MIN), max: String(B_MAX), step: '1', value: String(sOf(base)), 'data-control': 'position-base-slider',
-          'aria-label': 'Base (log scale, 1 to 10 million)', 'aria-valuetext': `base ${fmt(base)}`, title: position.base_title }),
+          'aria-label': 'Base (log scale, 1 to 10 million)', 'aria-valuetext': position.base_text, title: position.base_title }),
         el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '10⁷' }),
         el('input', { type: 'text', class: 'num base', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-control': 'position-base',
           'aria-label': 'Base, a number ≥ 1 (Enter applies it)', value: String(base) })));
       const { offset } = position;
       parts.push(el('div', { class: 'group shift' }, el('span', { class: 'label', text: 'shift positions' }),
-        el('button', { type: 'button', 'data-action': 'shift-down', text: '−', 'aria-label': 'Shift positions down by 1', disabled: offset === 0 }),
+        el('button', { type: 'button', 'data-action': 'shift-down', text: '−', 'aria-label': 'Shift positions down by 1', disabled: position.shift_down_off }),
         el('input', { type: 'text', class: 'num', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', 'data-control': 'position-offset',
           'aria-label': 'Shift every position by k (a whole number ≥ 0; arrow keys step it)', value: String(offset) }),
         el('button', { type: 'button', 'data-action': 'shift-up', text: '+', 'aria-label': 'Shift positions up by 1' }),
@@ -108,10 +110,10 @@ export class Modern {
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'window' }),
         el('label', { title: w.title }, on, ' sliding window'),
         el('span', { class: 'sides' },
-          el('label', { class: 'side' }, 'left ', num('window-left', w.left, `Window, keys to the left of each query (0 to ${w.side_max}; arrow keys step it)`)),
-          el('label', { class: 'side' }, 'right ', num('window-right', w.right, `Window, keys to the right of each query (0 to ${w.side_max}; arrow keys step it)`)))),
+          el('label', { class: 'side' }, 'left ', num('window-left', w.left, w.side_labels[0])),
+          el('label', { class: 'side' }, 'right ', num('window-right', w.right, w.side_labels[1])))),
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'sinks' }),
-        num('sinks', w.sinks, `Attention sinks: keys 0 … sinks − 1 are always attended, even outside the window (0 to ${w.sinks_max}; arrow keys step it)`),
+        num('sinks', w.sinks, w.sinks_label),
         el('span', { class: 'hint', text: 'keys always attended (StreamingLLM)' })),
       el('p', { class: 'hint', text: w.hint })]);
   }
@@ -142,7 +144,7 @@ export class Modern {
       const slider = part.querySelector('[data-control="position-base-slider"]');
       if (slider && base !== null) {
         // The slider is where the reader drags: only its words follow; a typed base moves it.
-        if (slider.getAttribute('aria-valuetext') !== `base ${fmt(base)}`) slider.setAttribute('aria-valuetext', `base ${fmt(base)}`);
+        if (slider.getAttribute('aria-valuetext') !== position.base_text) slider.setAttribute('aria-valuetext', position.base_text);
         if (host.shadowRoot.activeElement !== slider && baseOf(Number(slider.value)) !== base) slider.value = String(sOf(base));
         const typed = part.querySelector('[data-control="position-base"]');
         if (host.shadowRoot.activeElement !== typed && typed.value !== String(base)) typed.value = String(base);
@@ -151,14 +153,13 @@ export class Modern {
       if (offset) {
         const k = position.offset;
         if (host.shadowRoot.activeElement !== offset && offset.value !== String(k)) offset.value = String(k);
-        part.querySelector('[data-action="shift-down"]').disabled = k === 0;
+        part.querySelector('[data-action="shift-down"]').disabled = position.shift_down_off;
         const range = part.querySelector('[data-role="shift-range"]');
         if (range.textContent !== position.range) range.textContent = position.range;
       }
       const slopes = part.querySelector('[data-role="slopes"]');
       if (slopes && position.slopes_text !== null) {
-        const text = position.slopes_text.replace('{m}', position.slopes.map(fmt).join(', '));
-        if (slopes.textContent !== text) slopes.textContent = text;
+        if (slopes.textContent !== position.slopes_text) slopes.textContent = position.slopes_text;
       }
     }
   }
@@ -184,7 +185,7 @@ export class Modern {
     return ok;
   }
 
-  position(fields, options) { return this.edit('position', { fields: { position: fields } }, options); }
+  position(fields, options) { return this.edit('position', { fields: { [this.model().position.field]: fields } }, options); }
 
   onChange(panel, e) {
     const t = e.target;
@@ -207,7 +208,7 @@ export class Modern {
       case 'window-on': {
         const left = this.number('window-left');
         const right = this.number('window-right');
-        this.edit('window', { fields: { window: t.checked ? [left ?? window.left, right ?? window.right] : null } }, { rebuild: true, undo: () => { t.checked = window.on; } });
+        this.edit('window', { fields: { [window.fields.window]: t.checked ? [left ?? window.left, right ?? window.right] : null } }, { rebuild: true, undo: () => { t.checked = window.on; } });
         return;
       }
       default:
@@ -249,17 +250,18 @@ export class Modern {
   }
 
   action(panel, name) {
-    const p = this.model().position?.value ?? {};
-    const k = this.model().position?.offset ?? 0;
+    const { position } = this.model();
+    const p = position?.value ?? {};
+    const k = position?.offset ?? 0;
     if (name === 'shift-up') this.position({ ...p, offset: k + 1 });
-    else if (name === 'shift-down' && k > 0) this.position({ ...p, offset: k - 1 });
+    else if (name === 'shift-down' && !position.shift_down_off) this.position({ ...p, offset: k - 1 });
   }
 
   /** A whole number typed in `input` (empty or not whole: marked, and said in its panel). */
   setWhole(input, apply, panel) {
     if (!whole(input.value)) {
       input.setAttribute('aria-invalid', 'true');
-      this.say(panel, `"${input.value.slice(0, 24)}" is not a whole number ≥ 0`);
+      this.say(panel, this.model()[panel].not_whole.replace('{text}', quoted(input.value)));
       return;
     }
     if (apply(Number(input.value.trim()))) input.removeAttribute('aria-invalid');
@@ -271,7 +273,7 @@ export class Modern {
     const base = Number(input.value.trim());
     if (input.value.trim() === '' || !Number.isFinite(base)) {
       input.setAttribute('aria-invalid', 'true');
-      this.say('position', `base: "${input.value.slice(0, 24)}" is not a number`);
+      this.say('position', this.model().position.base_not_number.replace('{text}', quoted(input.value)));
       return;
     }
     if (base === this.model().position?.base) { input.removeAttribute('aria-invalid'); return; }
@@ -289,7 +291,7 @@ export class Modern {
     const parts = text === '' ? null : text.split(/[\s,]+/).filter(Boolean);
     if (parts && parts.some((x) => !Number.isFinite(Number(x)))) {
       input.setAttribute('aria-invalid', 'true');
-      this.say('position', 'slopes: write numbers separated by commas, one per head');
+      this.say('position', this.model().position.slopes_not_numbers);
       return;
     }
     const next = { kind: 'alibi' };
@@ -303,12 +305,12 @@ export class Modern {
     const { window } = this.model();
     if (!whole(input.value)) {
       input.setAttribute('aria-invalid', 'true');
-      this.say('window', `"${input.value.slice(0, 24)}" is not a whole number ≥ 0`);
+      this.say('window', window.not_whole.replace('{text}', quoted(input.value)));
       return;
     }
     const fields = input.dataset.control === 'sinks'
-      ? { sinks: Number(input.value.trim()) }
-      : { window: [this.number('window-left') ?? (window.on ? window.left : 0), this.number('window-right') ?? (window.on ? window.right : 0)] };
+      ? { [window.fields.sinks]: Number(input.value.trim()) }
+      : { [window.fields.window]: [this.number('window-left') ?? (window.on ? window.left : 0), this.number('window-right') ?? (window.on ? window.right : 0)] };
     if (this.edit('window', { fields })) input.removeAttribute('aria-invalid'); else input.setAttribute('aria-invalid', 'true');
   }
 

@@ -49,8 +49,8 @@ export const idleModel = () => ({
 /** steppers.js's Steppers until a figure shows the decode or flash panel. */
 export const idleSteppers = (host) => ({
   idle: 'steppers', root: el('div', { class: 'steppers', hidden: true }), views: () => [], build() {}, paint() {},
-  // Generation and tiles are of self-attention's n × n scores (steppers.js).
-  shown() { return host._state.facts.mechanism === 'self' ? shownPanels(host, STEPPER_PANELS, this) : new Set(); },
+  // The core says whether the figure has steppers (self-attention's n × n scores: src/steppers.rs).
+  shown() { return host._state.parts.steppers ? shownPanels(host, STEPPER_PANELS, this) : new Set(); },
 });
 
 /** modern.js's Modern (variants.js's `modern`) until a figure shows the position, kv or window panel. */

@@ -1,19 +1,19 @@
 // Owns the two steppers, the panels `decode` and `flash`. decode: generation token by token — a stepper
-// (← →, the arrow keys, a tap or a swipe) over the config's `decode_step` t, and the core's heatmaps of the followed
+// (← →, the arrow keys, a tap or a swipe) over the config's decode step t, and the core's heatmaps of the followed
 // head at step t (decode.q, the KV cache decode.k_cache / decode.v_cache of tokens 0 … t, decode.scores,
 // decode.weights, decode.context) with what the cache holds against recomputing K and V; without a causal mask it says
-// why (the core's message) and offers to turn one on. flash: FlashAttention-2's tiles — the tile size (`tiles`), a
-// stepper over the trace's steps (query blocks outer, key blocks inner; the current tile is this panel's state, not the
-// config's), the scaled scores with the tile outlined by the core (outline kind 3), the running m, l and o after it,
-// its memory against n × n, and after a query block's last tile o / l beside the block's context rows (the core's flashTile).
-// A panel shows when `views` names it, or, without `views`, when the config uses it (the snapshot's `panels`: the
-// core's rule), and stays once shown. Every change of the config is one host._apply; the numbers are the core's.
-import { el, clip, fmt, rememberFocus } from './dom.js';
-import { DECODE_VIEWS } from './facts.js';
+// why (the core's message) and offers the fix. flash: FlashAttention-2's tiles — the tile size, a stepper over the
+// trace's steps (query blocks outer, key blocks inner; the current tile is this panel's state, not the config's: it is
+// asked with the part, `flash:s`), the scaled scores with the tile outlined by the core, the running m, l and o after
+// it, its memory against n × n, and after a query block's last tile o / l beside the block's context rows.
+// What they show — every line, label, number as written, which arrow is past an end and where each move goes — is
+// the core's model (src/steppers.rs, the snapshot's `parts`): this file lays it out and sends the moves. A panel shows
+// when `views` names it, or, without `views`, when the config uses it (the snapshot's `used`: the core's rule), and
+// stays once shown. Every change of the config is one host._apply.
+import { el, rememberFocus } from './dom.js';
 import { numbersTable } from './reader.js';
 import { STEPPER_PANELS, shownPanels } from './parts.js';
 
-/** The names the `views` attribute gives these panels. */
 /** A stepper's line with each range ("queries 0 … 2", "0 … 5") in an unbreakable span: a narrow figure wraps the line
  * between ranges, never inside one. The text stays the line's whole textContent. */
 function setWhole(out, text) {
@@ -27,19 +27,19 @@ function setWhole(out, text) {
   out.replaceChildren(...parts.filter((p) => p !== ''));
 }
 
-/** A heatmap drawing's outline kind of FlashAttention's current tile. */
-const TILE = 3;
 /** A horizontal swipe this long (CSS px) on a panel steps once. */
 const SWIPE = 40;
 
-/** A number in the tables: to 6 significant digits (the title holds it whole). */
-const short = (x) => (Number.isFinite(x) ? String(Number(x.toPrecision(6))) : fmt(x));
+/** The model's move of each key on a stepper (src/steppers.rs `moves`). */
+const KEYS = { ArrowLeft: 'back', ArrowRight: 'on', ArrowDown: 'back', ArrowUp: 'on', Home: 'first', End: 'last' };
 
 export class Steppers {
   constructor(host, api) {
     this.host = host;
     this.api = api;
-    this.tile = 0; // the flash stepper's step: element state (not in share links)
+    this.tile = 0; // the flash stepper's step: element state (not in share links), asked with the part
+    this.showing = []; // the panels of the last build
+    this.outline = null; // [view, highlights]: the current tile's outline (the model's)
     this.canvases = new Map(); // view → canvas
     this.sizes = new Map(); // view → [w, h], measured when its drawing changed
     this.built = null;
@@ -60,17 +60,19 @@ export class Steppers {
   /** Which panels show: those `views` names; without it, those the config uses (the core's rule), kept once shown. */
   shown() {
     const { host } = this;
-    // Generation and tiles are of self-attention's n × n scores: encoder–decoder attention has one query.
-    if (host._state.config.mechanism !== 'self') return new Set();
+    // The core says whether this figure has steppers (self-attention's n × n scores).
+    if (!host._state.parts.steppers) return new Set();
     return shownPanels(host, STEPPER_PANELS, this);
   }
 
-  /** What the panels' DOM depends on: a change rebuilds them (at a paint, so an edit anywhere is followed). */
+  /** The parts whose model the snapshot carries (index.js `_request`): the panels built, the flash one at its step. */
+  asked() { return this.showing.map((p) => (p === 'flash' ? `flash:${this.tile}` : p)); }
+
+  /** What the panels' DOM depends on (each model's `build`): a change rebuilds them (at a paint, so an edit anywhere is followed). */
   structure() {
-    const cfg = this.host._state.config;
-    const show = this.shown();
-    return [...show, cfg.mechanism, cfg.mask === 'causal', cfg.decode_step !== undefined, cfg.tiles !== undefined,
-      cfg.tokens?.length, this.host.editable].join('|');
+    const show = [...this.shown()];
+    const parts = this.host._state.parts;
+    return [...show, ...show.map((p) => parts[p]?.build), this.host.editable].join('|');
   }
 
   /** The views the panels draw, for the host's snapshot request (their keys come back with every edit). */
@@ -80,24 +82,26 @@ export class Steppers {
     const { host } = this;
     this.canvases.clear();
     this.sizes.clear();
-    this.built = host._viz ? this.structure() : null;
     const show = host._viz ? this.shown() : new Set();
+    // Asked before the model is read, so the snapshot read next carries these panels' parts.
+    this.showing = [...show];
+    this.built = host._viz ? this.structure() : null;
     if (!show.size) { this.root.hidden = true; this.root.replaceChildren(); return; }
-    const cfg = host._state.config;
+    const model = host._state.parts;
     const parts = [];
-    if (show.has('decode')) parts.push(this.decodePanel(cfg));
-    if (show.has('flash')) parts.push(this.flashPanel(cfg));
+    if (show.has('decode')) parts.push(this.decodePanel(model.decode));
+    if (show.has('flash')) parts.push(this.flashPanel(model.flash));
     this.root.hidden = false;
     this.root.replaceChildren(...parts);
   }
 
-  /** ← and → around the step's text: a group the arrow keys, Home and End step while a button has the focus. */
-  stepper(name, label) {
+  /** ← and → around the step's text (their words the model's): a group the arrow keys, Home and End step. */
+  stepper(name, words) {
     const button = (dir, text, what) => el('button', { type: 'button', class: 'step', 'data-action': `${name}-${dir}`, 'aria-label': what, text });
-    return el('div', { class: 'stepper', role: 'group', 'aria-label': label, 'data-stepper': name },
-      button('prev', '←', `Previous ${name === 'decode' ? 'token' : 'tile'}`),
+    return el('div', { class: 'stepper', role: 'group', 'aria-label': words.label, 'data-stepper': name },
+      button('prev', '←', words.prev),
       el('output', { class: 'step-text', 'data-role': `${name}-step`, 'aria-live': 'polite' }),
-      button('next', '→', `Next ${name === 'decode' ? 'token' : 'tile'}`));
+      button('next', '→', words.next));
   }
 
   canvas(view, label) {
@@ -116,136 +120,85 @@ export class Steppers {
     if (!d) return; // a refused fmt: the status line says why
     holder.dataset.described = key;
     canvas.setAttribute('aria-label', d.title);
-    holder.replaceChildren(numbersTable(d), d.note ? el('p', { text: `Table: ${d.note}.` }) : null);
+    holder.replaceChildren(numbersTable(d), ...(d.note ? [el('p', { text: `Table: ${d.note}.` })] : []));
   }
 
   // ---- decode ------------------------------------------------------------------------------------------------
 
-  decodePanel(cfg) {
+  decodePanel(d) {
     const { host } = this;
-    const head = el('div', { class: 'group' }, el('span', { class: 'label', text: 'decode (KV cache)' }));
+    const head = el('div', { class: 'group' }, el('span', { class: 'label', text: d.label }));
     const body = [];
-    if (cfg.mask !== 'causal') {
-      // The core's reason, asked without changing anything: the offer is the fix it names.
-      const why = host._ask({ kind: 'fieldsProblem', fields: { decode_step: 0 } }) ?? 'Generating needs a causal mask.';
-      body.push(el('p', { class: 'hint', 'data-role': 'decode-why', text: why }));
-      if (host.editable) {
-        body.push(el('button', { type: 'button', 'data-action': 'decode-causal', text: 'Turn on the causal mask and generate token 0' }));
-      }
+    if (d.why !== null) {
+      // The core's reason; the offer is the fix it names.
+      body.push(el('p', { class: 'hint', 'data-role': 'decode-why', text: d.why }));
+      if (host.editable) body.push(el('button', { type: 'button', 'data-action': 'decode-causal', text: d.offer.text }));
     } else {
-      head.append(this.stepper('decode', 'Decode step: the token being generated'));
-      if (cfg.decode_step !== undefined) head.append(el('button', { type: 'button', 'data-action': 'decode-off', text: 'Stop generating', title: 'Remove decode_step' }));
+      head.append(this.stepper('decode', d.stepper));
+      if (d.stop) head.append(el('button', { type: 'button', 'data-action': 'decode-off', text: d.stop.text, title: d.stop.title }));
       body.push(el('p', { class: 'hint', 'data-role': 'decode-cost' }));
-      if (cfg.decode_step !== undefined) {
-        body.push(el('div', { class: 'stepper-figs' }, ...DECODE_VIEWS.map((v) => this.canvas(v, DECODE_LABELS[v]))));
-      }
+      if (d.views.length) body.push(el('div', { class: 'stepper-figs' }, ...d.views.map((v) => this.canvas(v.view, v.label))));
     }
     return el('div', { class: 'panel', 'data-panel': 'decode' }, head, ...body);
   }
 
-  paintDecode(cfg) {
+  paintDecode(d) {
     const out = this.root.querySelector('[data-role="decode-step"]');
-    if (!out) return;
-    const n = cfg.tokens.length;
-    const t = cfg.decode_step;
-    const { host } = this;
-    this.ends('decode', t === undefined ? -1 : t, n);
-    const text = t === undefined ? `not generating (→ starts at token 0 of ${n})` : `token ${t} of 0 … ${n - 1}: ${clip(cfg.tokens[t])}`;
-    if (out.textContent !== text) setWhole(out, text);
+    if (!out || !d) return;
+    this.ends('decode', d);
+    if (out.textContent !== d.text) setWhole(out, d.text);
     const cost = this.root.querySelector('[data-role="decode-cost"]');
-    let say = 'Generating token t, the model attends with q_t to the keys and values of tokens 0 … t: a KV cache keeps them from the earlier steps.';
-    if (t !== undefined) {
-      const size = host._state.field('decode.cache_size').data[0];
-      const cost2 = host._state.field('decode.recompute_cost').data[0];
-      const heads = (cfg.heads ?? 1) > 1 ? `head ${cfg.head ?? 0}'s ` : '';
-      say = `The cache holds ${fmt(size)} numbers (K and V of tokens 0 … ${t}, every key/value head); without it, step ${t} would `
-        + (cost2 > 0 ? `recompute them: ${fmt(cost2)} multiply-adds.` : 'copy them again (K = V = X here: nothing to multiply).')
-        + ` The weights are ${heads}row ${t} of the causal weights, entries 0 … ${t}.`;
-    }
-    if (cost && cost.textContent !== say) cost.textContent = say;
+    if (cost && cost.textContent !== d.cost) cost.textContent = d.cost;
   }
 
   // ---- flash -------------------------------------------------------------------------------------------------
 
-  flashPanel(cfg) {
+  flashPanel(f) {
     const { host } = this;
-    const n = cfg.tokens.length;
-    const [rows, cols] = cfg.tiles ?? [];
-    const size = (control, value, what) => el('input', {
-      type: 'number', class: 'num tile', min: '1', max: String(n), step: '1', 'data-control': control, inputmode: 'numeric',
-      value: value === undefined ? '' : String(value), placeholder: '–', disabled: !host.editable,
-      'aria-label': `Tile ${what}: ${what === 'rows' ? 'queries' : 'keys'} a tile holds (1 to ${n}; empty: no tiles)`,
+    const size = (control, s) => el('input', {
+      type: 'number', class: 'num tile', min: '1', max: String(s.max), step: '1', 'data-control': control, inputmode: 'numeric',
+      value: s.value === null ? '' : String(s.value), placeholder: '–', disabled: !host.editable, 'aria-label': s.label,
     });
-    const head = el('div', { class: 'group' }, el('span', { class: 'label', text: 'FlashAttention tiles' }),
-      size('tile-rows', rows, 'rows'), el('span', { 'aria-hidden': 'true', text: '×' }), size('tile-cols', cols, 'columns'));
+    const [rows, cols] = f.sizes;
+    const head = el('div', { class: 'group' }, el('span', { class: 'label', text: f.label }),
+      size('tile-rows', rows), el('span', { 'aria-hidden': 'true', text: '×' }), size('tile-cols', cols));
     const body = [];
-    if (cfg.tiles === undefined) {
-      body.push(el('p', { class: 'hint', text: 'Give a tile size (rows × columns): FlashAttention-2 goes through the scaled scores tile by tile, query blocks outer, key blocks inner, without ever holding the n × n matrix.' }));
-    } else {
-      head.append(this.stepper('flash', 'FlashAttention tile'));
+    if (f.hint !== null) body.push(el('p', { class: 'hint', text: f.hint }));
+    else {
+      head.append(this.stepper('flash', f.stepper));
       body.push(el('p', { class: 'hint', 'data-role': 'flash-memory' }));
-      body.push(el('div', { class: 'flash-body' },
-        this.canvas('scaled', 'The scaled scores; the current tile outlined'),
+      body.push(el('div', { class: 'flash-body' }, this.canvas(f.view.view, f.view.label),
         el('div', { class: 'flash-state', 'data-role': 'flash-state' })));
     }
     return el('div', { class: 'panel', 'data-panel': 'flash' }, head, ...body);
   }
 
-  /** The current tile as the core gives it (its flashTile), for this state and step. */
-  flashTile() {
-    const { host } = this;
-    const key = `${host._state.version}|${this.tile}`;
-    if (this.tileKey !== key) {
-      let info = this.api.callCore(() => host._ask({ kind: 'flashTile', step: this.tile }));
-      if (!info && this.tile > 0) { this.tile = 0; info = this.api.callCore(() => host._ask({ kind: 'flashTile', step: 0 })); }
-      this.tileInfo = info ?? null;
-      this.tileKey = `${host._state.version}|${this.tile}`;
-    }
-    return this.tileInfo;
-  }
-
-  paintFlash() {
+  paintFlash(f) {
     const out = this.root.querySelector('[data-role="flash-step"]');
-    if (!out) return;
-    const info = this.flashTile();
-    if (!info) return;
-    const { host } = this;
-    const cfg = host._state.config;
-    this.ends('flash', this.tile, info.count);
-    const [r0, r1] = info.rows;
-    const [c0, c1] = info.cols;
-    const text = `tile ${this.tile + 1} of ${info.count}: queries ${r0} … ${r1 - 1} × keys ${c0} … ${c1 - 1}`;
-    if (out.textContent !== text) setWhole(out, text);
-    const [rows, cols] = cfg.tiles;
-    const dv = info.o[0]?.length ?? 0;
-    const n = cfg.tokens.length;
+    this.outline = null;
+    if (!out || !f || f.hint !== null) return;
+    // A step past the last (the tiles or the tokens changed) is shown as the core shows it: the first.
+    this.tile = f.step;
+    this.outline = [f.view.view, f.outline];
+    this.ends('flash', f);
+    if (out.textContent !== f.text) setWhole(out, f.text);
     const mem = this.root.querySelector('[data-role="flash-memory"]');
-    const say = `Memory a query block needs: ${Math.min(rows, n)} × ${Math.min(cols, n)} scores + ${Math.min(rows, n)} × ${dv} outputs = ${fmt(info.memory)} numbers, against ${n} × ${n} = ${fmt(info.full)} for the whole score matrix.`;
-    if (mem.textContent !== say) mem.textContent = say;
+    if (mem.textContent !== f.memory) mem.textContent = f.memory;
     const state = this.root.querySelector('[data-role="flash-state"]');
-    const key = this.tileKey;
+    const key = `${this.host._state.version}|${f.step}`;
     if (state.dataset.painted === key) return;
     state.dataset.painted = key;
-    const names = cfg.tokens.slice(r0, r1);
-    const parts = [
-      el('p', { class: 'hint', text: `After this tile (block ${info.q_block} of the queries, block ${info.k_block} of the keys): m is the running maximum of each row's scaled scores, l = Σ exp(scaled − m), o = Σ exp(scaled − m)·v, rescaled by exp(m_old − m_new) whenever m grows.` }),
-      this.table('Running m, l and o', names, [['m', Array.from(info.m, (x) => [x])], ['l', Array.from(info.l, (x) => [x])], ['o', info.o.map((r) => [...r])]], 'flash-mlo'),
-    ];
-    if (info.last) {
-      const equal = info.diff === 0 ? 'equal, to the last bit' : `equal to within ${fmt(info.diff)}`;
-      parts.push(el('p', { class: 'hint', 'data-role': 'flash-equal', text: `Block ${info.q_block}'s last tile: o / l is its rows of the context (${equal}).` }),
-        this.table('o / l against the context', names, [['o / l', info.normalized.map((r) => [...r])], ['context', info.context.map((r) => [...r])]], 'flash-check'));
-    }
+    const parts = [el('p', { class: 'hint', text: f.after }), this.table(f.mlo, 'flash-mlo')];
+    if (f.equal !== null) parts.push(el('p', { class: 'hint', 'data-role': 'flash-equal', text: f.equal }), this.table(f.check, 'flash-check'));
     state.replaceChildren(...parts);
   }
 
-  /** A small table: a row per query, and per group of columns (m; l; o's d_v columns) its numbers. */
-  table(caption, names, groups, role) {
-    const head = el('tr', {}, el('th', { scope: 'col', text: 'query' }),
-      ...groups.flatMap(([g, rows]) => (rows[0]?.length > 1 ? rows[0].map((_, j) => el('th', { scope: 'col', text: `${g}[${j}]` })) : [el('th', { scope: 'col', text: g })])));
-    const body = names.map((name, r) => el('tr', {}, el('th', { scope: 'row', text: clip(name) }),
-      ...groups.flatMap(([, rows]) => rows[r].map((x) => el('td', { title: String(x), text: short(x) })))));
-    return el('div', { class: 'wrap' }, el('table', { class: 'tiles', 'data-role': role }, el('caption', { class: 'sr-only', text: caption }), el('thead', {}, head), el('tbody', {}, ...body)));
+  /** A table of the model's (`{caption, head, rows: [{name, cells: [{text, title}]}]}`): a row per query. */
+  table(t, role) {
+    const head = el('tr', {}, el('th', { scope: 'col', text: 'query' }), ...t.head.map((h) => el('th', { scope: 'col', text: h })));
+    const body = t.rows.map((r) => el('tr', {}, el('th', { scope: 'row', text: r.name }),
+      ...r.cells.map((c) => el('td', { title: c.title, text: c.text }))));
+    return el('div', { class: 'wrap' }, el('table', { class: 'tiles', 'data-role': role }, el('caption', { class: 'sr-only', text: t.caption }), el('thead', {}, head), el('tbody', {}, ...body)));
   }
 
   // ---- painting ----------------------------------------------------------------------------------------------
@@ -260,9 +213,9 @@ export class Steppers {
       refocus();
     }
     if (this.root.hidden) return;
-    const cfg = host._state.config;
-    this.paintDecode(cfg);
-    this.paintFlash();
+    const model = host._state.parts;
+    this.paintDecode(model.decode);
+    this.paintFlash(model.flash);
     for (const [view, canvas] of this.canvases) this.paintCanvas(view, canvas);
   }
 
@@ -285,8 +238,7 @@ export class Steppers {
     const dpr = host._state.dpr;
     const cw = Math.round(w * dpr);
     const ch = Math.round(h * dpr);
-    const highlights = [];
-    if (view === 'scaled' && this.tileInfo) highlights.push(TILE, this.tileInfo.rows[0], this.tileInfo.cols[0], this.tileInfo.rows[1], this.tileInfo.cols[1]);
+    const highlights = this.outline?.[0] === view ? this.outline[1] : [];
     const palette = host.palette ?? undefined;
     const key = `${drawKey}|${cw}x${ch}|${host._state.dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
     if (canvas.dataset.painted === key) return;
@@ -299,32 +251,25 @@ export class Steppers {
     this.describe(view, canvas, `${drawKey}|${fmtSpec}`);
   }
 
-  /** ← and → of a stepper at `at` of `count` steps: past an end a button is aria-disabled (it keeps the focus). */
-  ends(name, at, count) {
+  /** ← and → of a stepper as its model has them: past an end a button is aria-disabled (it keeps the focus). */
+  ends(name, model) {
     const set = (b, off) => { if (b && (b.getAttribute('aria-disabled') === 'true') !== off) b.setAttribute('aria-disabled', String(off)); };
-    set(this.root.querySelector(`[data-action="${name}-prev"]`), at <= 0);
-    set(this.root.querySelector(`[data-action="${name}-next"]`), at >= count - 1);
+    set(this.root.querySelector(`[data-action="${name}-prev"]`), model.prev_off);
+    set(this.root.querySelector(`[data-action="${name}-next"]`), model.next_off);
   }
 
   // ---- events ------------------------------------------------------------------------------------------------
 
-  /** Moves a stepper: `to` a step, or by ±1 (`by`); ends clamp it. */
-  step(name, { by = 0, to = null } = {}) {
+  /** Moves a stepper where its model says `move` goes ('back', 'on', 'first', 'last'); null: it stays. */
+  step(name, move) {
     const { host } = this;
-    const cfg = host._state.config;
-    if (name === 'decode') {
-      const n = cfg.tokens.length;
-      const now = cfg.decode_step;
-      const next = Math.max(0, Math.min(n - 1, to ?? (now === undefined ? 0 : now + by)));
-      if (next === now) return;
-      // The row being generated is the followed query: the stage heatmaps outline row t, the breakdown is its.
-      host._apply({ fields: { decode_step: next, query: next } });
-    } else {
-      const info = this.flashTile();
-      if (!info) return;
-      const next = Math.max(0, Math.min(info.count - 1, to ?? this.tile + by));
-      if (next === this.tile) return;
-      this.tile = next;
+    const to = host._state.parts[name]?.moves?.[move] ?? null;
+    if (to === null) return;
+    // decode: the fields the move sets (the row being generated is the followed query, so the stage heatmaps outline
+    // row t and the breakdown is its); flash: the tile's step, this panel's own.
+    if (name === 'decode') host._apply({ fields: to });
+    else {
+      this.tile = to;
       this.paint();
     }
   }
@@ -332,15 +277,16 @@ export class Steppers {
   action(name, button) {
     const { host } = this;
     if (button?.getAttribute('aria-disabled') === 'true') return;
+    const decode = host._state.parts.decode;
     switch (name) {
-      case 'decode-prev': this.step('decode', { by: -1 }); return;
-      case 'decode-next': this.step('decode', { by: 1 }); return;
-      case 'flash-prev': this.step('flash', { by: -1 }); return;
-      case 'flash-next': this.step('flash', { by: 1 }); return;
-      case 'decode-off': if (host._apply({ fields: { decode_step: null } })) this.root.querySelector('[data-action="decode-next"]')?.focus(); return;
+      case 'decode-prev': this.step('decode', 'back'); return;
+      case 'decode-next': this.step('decode', 'on'); return;
+      case 'flash-prev': this.step('flash', 'back'); return;
+      case 'flash-next': this.step('flash', 'on'); return;
+      case 'decode-off': if (decode?.stop && host._apply({ fields: decode.stop.fields })) this.root.querySelector('[data-action="decode-next"]')?.focus(); return;
       case 'decode-causal':
         // The offer goes with the problem: the keyboard lands on the stepper it brought.
-        if (host._apply({ fields: { mask: 'causal', decode_step: 0, query: 0 } }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
+        if (decode?.offer && host._apply({ fields: decode.offer.fields }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
         return;
       default:
     }
@@ -349,12 +295,10 @@ export class Steppers {
   onKey(e) {
     const group = e.target.closest?.('[data-stepper]');
     if (!group || e.altKey || e.ctrlKey || e.metaKey) return;
-    const name = group.dataset.stepper;
-    const moves = { ArrowLeft: { by: -1 }, ArrowRight: { by: 1 }, ArrowDown: { by: -1 }, ArrowUp: { by: 1 }, Home: { to: 0 }, End: { to: Infinity } };
-    const move = moves[e.key];
+    const move = KEYS[e.key];
     if (!move) return;
     e.preventDefault();
-    this.step(name, move);
+    this.step(group.dataset.stepper, move);
   }
 
   onSwipe(e) {
@@ -365,7 +309,7 @@ export class Steppers {
     const dx = t.clientX - start.x;
     if (Math.abs(dx) < SWIPE || Math.abs(dx) < 2 * Math.abs(t.clientY - start.y)) return;
     // A swipe to the left shows the next step, as pages turn.
-    this.step(start.panel, { by: dx < 0 ? 1 : -1 });
+    this.step(start.panel, dx < 0 ? 'on' : 'back');
   }
 
   onChange(e) {
@@ -382,19 +326,10 @@ export class Steppers {
       const [a, b] = text.map((x, k) => Number(x === '' ? text[1 - k] : x));
       tiles = [a, b];
     }
-    if (host._apply({ fields: { tiles } })) {
+    if (host._apply({ fields: { [host._state.parts.flash.field]: tiles } })) {
       this.tile = 0;
       for (const f of [rows, cols]) f.removeAttribute('aria-invalid');
       this.paint();
     } else t.setAttribute('aria-invalid', 'true');
   }
 }
-
-const DECODE_LABELS = {
-  'decode.q': 'The query of the token being generated',
-  'decode.k_cache': 'The K cache: keys of tokens 0 to t',
-  'decode.v_cache': 'The V cache: values of tokens 0 to t',
-  'decode.scores': 'Scores of the query against the cached keys',
-  'decode.weights': 'Weights of the query over the cached tokens',
-  'decode.context': 'The context of the token being generated',
-};

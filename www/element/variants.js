@@ -110,17 +110,15 @@ export class Variants {
   // ---- the panels ----------------------------------------------------------------------------------------
 
   headsPanel(heads) {
-    const { count: h, head, disabled: why } = heads;
+    const { head, disabled: why } = heads;
     // Heads split W_Q, W_K and W_V by columns: a figure without them has nothing to split (said, not refused).
-    const add = el('button', { type: 'button', 'data-action': 'add-head', text: '+ head', disabled: Boolean(why),
-      title: why ?? 'One more head: W_Q, W_K and W_V gain its columns (zeros to start with)' });
-    const remove = el('button', { type: 'button', 'data-action': 'remove-head', text: '− head', disabled: Boolean(why),
-      title: why ?? 'Remove the last head: its columns of W_Q, W_K and W_V (and its rows of W_O)' });
+    const add = el('button', { type: 'button', 'data-action': 'add-head', text: '+ head', disabled: Boolean(why), title: heads.add_title });
+    const remove = el('button', { type: 'button', 'data-action': 'remove-head', text: '− head', disabled: Boolean(why), title: heads.remove_title });
     const group = el('div', { class: 'group', 'data-panel': 'heads', title: why ?? undefined },
-      el('span', { class: 'label', text: h > 1 ? `${h} heads` : 'heads' }), add, remove);
-    if (h > 1) {
+      el('span', { class: 'label', text: heads.label }), add, remove);
+    if (heads.choices.length) {
       const pick = el('select', { 'data-control': 'head', 'aria-label': 'Head the figure follows', title: 'The head whose stages, breakdown and entropy are shown' },
-        ...Array.from({ length: h }, (_, i) => el('option', { value: String(i), text: `head ${i}`, selected: i === head })));
+        ...heads.choices.map((c) => el('option', { value: String(c.value), text: c.text, selected: c.value === head })));
       group.append(pick);
     }
     if (heads.w_o !== null) {
@@ -142,7 +140,7 @@ export class Variants {
     const t = temperature.value;
     const range = el('input', {
       type: 'range', min: String(S_MIN), max: String(S_MAX), step: '1', value: String(sOf(t)), 'data-control': 'temperature',
-      'aria-label': 'Temperature (log scale, 0.05 to 20)', 'aria-valuetext': `T = ${fmt(t)}`,
+      'aria-label': 'Temperature (log scale, 0.05 to 20)', 'aria-valuetext': temperature.text,
       title: temperature.title,
     });
     this.entropyEl = el('div', { class: 'entropy', 'data-role': 'entropy' });
@@ -150,12 +148,11 @@ export class Variants {
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'temperature' }),
         el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '0.05' }), range,
         el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '20' }),
-        el('output', { class: 't-value', 'data-role': 't-value', text: `T = ${fmt(t)}` })),
+        el('output', { class: 't-value', 'data-role': 't-value', text: temperature.text })),
       this.entropyEl);
   }
 
   maskPanel(mask) {
-    const self = mask.query !== null;
     const n = mask.queries.length;
     const m = mask.keys.length;
     const select = el('select', { 'data-control': 'mask', 'aria-label': 'Mask', title: mask.title }, ...options(mask.choices, mask.kind));
@@ -164,10 +161,9 @@ export class Variants {
     const head = el('div', { class: 'group' }, el('span', { class: 'label', text: 'mask' }), select,
       el('span', { class: 'label', text: 'if every key is masked' }), masked);
     const body = el('div', { class: 'mask-body' });
-    if (this.host._ask({ kind: 'views' }).includes('mask')) {
+    if (mask.drawn) {
       this.canvas = el('canvas', {
-        'data-control': 'mask-grid', tabindex: '0', role: 'img', 'aria-describedby': 'av-mask-keys',
-        'aria-label': `Mask, ${self ? 'queries as rows' : 'the decoder state as the row'}, keys as columns: 1 = may attend, 0 = masked`,
+        'data-control': 'mask-grid', tabindex: '0', role: 'img', 'aria-describedby': 'av-mask-keys', 'aria-label': mask.canvas_label,
         title: 'Click a cell to toggle it (1 = may attend, 0 = masked)',
       });
       this.canvas.addEventListener('click', (e) => this.onCanvasClick(e));
@@ -184,7 +180,7 @@ export class Variants {
       body.append(el('div', { class: 'mask-canvas' }, this.canvas));
     } else {
       this.cursor = null;
-      body.append(el('p', { class: 'hint', text: 'Pick causal or custom to draw the mask and toggle its cells, or give a query a valid length.' }));
+      body.append(el('p', { class: 'hint', text: mask.hint }));
     }
     body.append(this.validLens(mask));
     return el('div', { class: 'panel', 'data-panel': 'mask' }, head, body,
@@ -194,20 +190,17 @@ export class Variants {
 
   /** A valid length per query (empty: all keys), or, when the model has no field per query (`lens`), one with the list. */
   validLens(mask) {
-    const n = mask.queries.length;
-    const m = mask.keys.length;
     const box = el('div', { class: 'valid-lens', title: mask.lens_title }, el('span', { class: 'label', text: 'valid length' }));
     if (!mask.lens) {
       box.append(el('input', { type: 'text', class: 'lens', inputmode: 'numeric', 'data-control': 'valid-lens', spellcheck: 'false', autocomplete: 'off',
-        placeholder: `${n} lengths, e.g. ${Array.from({ length: 3 }, (_, i) => Math.max(1, m - i)).join(', ')}, …`,
-        'aria-label': `Valid lengths, one whole number per query (${n}), separated by commas, applied with Enter; empty: all keys`, value: mask.lens_list }));
+        placeholder: mask.list_placeholder, 'aria-label': mask.list_label, value: mask.lens_list }));
       return box;
     }
     box.append(el('div', { class: 'lens-fields' }, ...mask.queries.map((q, i) => el('label', { class: 'len', title: q },
       el('span', { class: 'len-name', text: clip(q) }),
       // Text, not type=number: the caret stays where it was across a rebuild (rememberFocus); ↑/↓ step it.
       el('input', { type: 'text', class: 'num', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', 'data-control': 'valid-len', 'data-row': String(i),
-        placeholder: 'all', 'aria-label': `Valid length of query ${q}, 0 to ${m} (empty: all ${m} keys; arrow keys step it)`,
+        placeholder: 'all', 'aria-label': mask.len_labels[i],
         value: mask.lens[i] })))));
     return box;
   }
@@ -225,9 +218,9 @@ export class Variants {
     const select = this.control('mask');
     if (select && model.mask && select.value !== model.mask.kind) { select.value = model.mask.kind; select.title = model.mask.title; }
     const out = this.root.querySelector('[data-role="t-value"]');
-    if (out && model.temperature && out.textContent !== `T = ${fmt(model.temperature.value)}`) {
-      out.textContent = `T = ${fmt(model.temperature.value)}`;
-      this.control('temperature').setAttribute('aria-valuetext', `T = ${fmt(model.temperature.value)}`);
+    if (out && model.temperature && out.textContent !== model.temperature.text) {
+      out.textContent = model.temperature.text;
+      this.control('temperature').setAttribute('aria-valuetext', model.temperature.text);
     }
     if (model.mask) this.paintMask(model.mask);
     if (model.temperature) this.paintEntropy(model.temperature.entropy);
@@ -252,8 +245,7 @@ export class Variants {
     const h = this.size[1];
     const cw = Math.round(w * dpr);
     const ch = Math.round(h * dpr);
-    const highlights = [];
-    if (mask.query !== null) highlights.push(0, mask.query, 0, mask.query + 1, mask.keys.length);
+    const highlights = [...(mask.outline ?? [])];
     if (this.cursor) highlights.push(2, this.cursor[0], this.cursor[1], this.cursor[0] + 1, this.cursor[1] + 1);
     const palette = host.palette ?? undefined;
     const key = `${views.get('mask')?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
@@ -299,7 +291,7 @@ export class Variants {
   onInput(e) {
     const t = e.target;
     switch (t.dataset?.control) {
-      case 'temperature': this.fields({ temperature: tOf(Number(t.value)) }); return;
+      case 'temperature': this.fields({ [this.host._state.parts.temperature.field]: tOf(Number(t.value)) }); return;
       case 'valid-len': this.setLens(t); return;
       default:
     }
@@ -310,7 +302,11 @@ export class Variants {
     const { host } = this;
     const model = host._state.parts;
     switch (t.dataset?.control) {
-      case 'head': this.fields({ head: Number(t.value) }, { rebuild: true, undo: () => { t.value = String(model.heads.head); } }); return;
+      case 'head': {
+        const { fields } = model.heads.choices.find((c) => String(c.value) === t.value);
+        this.fields(fields, { rebuild: true, undo: () => { t.value = String(model.heads.head); } });
+        return;
+      }
       // On: the reader's last W_O when it still fits, else the identity (the heads' contexts side by side); edits.rs.
       case 'w-o': this.apply(() => host._edit({ outputProjection: t.checked }), { rebuild: true, undo: () => { t.checked = model.heads.w_o; } }); return;
       case 'scoring':
@@ -318,8 +314,8 @@ export class Variants {
         return;
       case 'mask': {
         const undo = () => { t.value = model.mask.kind; };
-        if (t.value === 'none') this.fields({ mask: null }, { rebuild: true, undo });
-        else if (t.value === 'causal') this.fields({ mask: 'causal' }, { rebuild: true, undo });
+        const { fields } = model.mask.choices.find((c) => c.value === t.value);
+        if (fields) this.fields(fields, { rebuild: true, undo });
         // Custom starts from what the mask is now (causal's triangle, or every key allowed): the core writes the
         // matrix a kind stands for when one of its entries is set, here entry (0, 0) to the 1 it is under both.
         else if (model.mask.kind !== 'custom') this.apply(() => host._edit({ mask: [0, 0, 1] }), { rebuild: true, undo });
@@ -327,10 +323,12 @@ export class Variants {
       }
       // The whole list: applied when it is left or Enter is pressed, not at every keystroke of a half-typed list.
       case 'valid-lens': this.setLensList(t); return;
-      case 'masked-row':
-        t.title = model.mask.masked_rows.find((c) => c.value === t.value)?.title ?? '';
-        this.fields({ masked_row: t.value }, { undo: () => { t.value = model.mask.masked_row; } });
+      case 'masked-row': {
+        const choice = model.mask.masked_rows.find((c) => c.value === t.value);
+        t.title = choice.title;
+        this.fields(choice.fields, { undo: () => { t.value = model.mask.masked_row; } });
         return;
+      }
       default:
     }
   }
@@ -339,12 +337,12 @@ export class Variants {
   setLens(input) {
     const { host } = this;
     const fields = [...this.root.querySelectorAll('input[data-control="valid-len"]')];
-    const m = host._state.parts.mask.keys.length;
+    const { mask } = host._state.parts;
     const texts = fields.map((f) => f.value.trim());
-    const lens = texts.every((x) => x === '') ? null : texts.map((x) => (x === '' ? m : Number(x)));
+    const lens = texts.every((x) => x === '') ? null : texts.map((x) => (x === '' ? mask.len_max : Number(x)));
     if (lens && (texts.some((x) => x !== '' && !/^\d+$/.test(x)))) {
       input.setAttribute('aria-invalid', 'true');
-      host._fail(`valid length of query ${Number(input.dataset.row)}: "${clip(input.value)}" is not a whole number ≥ 0`);
+      host._fail(mask.not_whole.replace('{i}', input.dataset.row).replace('{text}', `"${clip(input.value)}"`));
       return;
     }
     this.setValidLens(lens, input);
@@ -354,7 +352,7 @@ export class Variants {
   stepLen(e) {
     e.preventDefault();
     const input = e.target;
-    const m = this.host._state.parts.mask.keys.length;
+    const m = this.host._state.parts.mask.len_max;
     const now = /^\d+$/.test(input.value.trim()) ? Number(input.value.trim()) : m;
     const next = Math.max(0, Math.min(m, now + (e.key === 'ArrowUp' ? 1 : -1)));
     if (String(next) === input.value) return;
@@ -368,7 +366,7 @@ export class Variants {
     const parts = text === '' ? null : text.replace(/^\[|\]$/g, '').split(/[\s,]+/).filter(Boolean);
     if (parts && parts.some((x) => !/^\d+$/.test(x))) {
       input.setAttribute('aria-invalid', 'true');
-      host._fail('valid lengths: write whole numbers ≥ 0 separated by commas, one per query');
+      host._fail(host._state.parts.mask.list_not_whole);
       return;
     }
     this.setValidLens(parts && parts.map(Number), input);
@@ -380,7 +378,7 @@ export class Variants {
     const { mask } = host._state.parts;
     const had = mask.valid_lens !== null;
     const rebuild = had !== (lens !== null) && mask.kind === 'none';
-    if (this.fields({ valid_lens: lens }, { rebuild })) {
+    if (this.fields({ [mask.lens_field]: lens }, { rebuild })) {
       for (const f of this.root.querySelectorAll('[data-control^="valid-len"][aria-invalid]')) f.removeAttribute('aria-invalid');
     } else input.setAttribute('aria-invalid', 'true');
   }
@@ -390,7 +388,7 @@ export class Variants {
     // The modern panels' buttons (modern.js) are in this root too: their actions are theirs.
     switch (name) {
       case 'add-head': this.apply(() => host._edit({ insertHead: true }), { rebuild: true }); return;
-      case 'remove-head': this.apply(() => host._edit({ removeHead: host._state.parts.heads.count - 1 }), { rebuild: true }); return;
+      case 'remove-head': this.apply(() => host._edit({ removeHead: host._state.parts.heads.remove }), { rebuild: true }); return;
       default:
     }
   }
