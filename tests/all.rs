@@ -56,6 +56,8 @@ mod properties;
 mod random;
 #[path = "requests.rs"]
 mod requests;
+#[path = "shells.rs"]
+mod shells;
 #[path = "share.rs"]
 mod share;
 #[path = "steppers.rs"]

@@ -12,8 +12,9 @@
 // module that owns its DOM and events (toolbar.js, inputs.js, figures.js,
 // breakdown.js, share.js, persist.js); they reach the element, as `host`,
 // only through this small internal interface:
-//   _state                        what they read (state.js): the snapshot's config, trace fields, views' sizes and
-//                                 keys, and the look (dpr, dark, fmt, width, the `views` panels)
+//   _state                        what they read (state.js): the snapshot's facts and parts' models (the element
+//                                 keeps no config), trace fields, views' sizes and keys, and the look (dpr, dark,
+//                                 fmt, width, the `views` panels)
 //   _apply(edit, options)         a command (src/web/command.rs: {value: [matrix, row, col, x]}, {query: i},
 //                                 {fields: {…}}, {insertHead: true}…: one call, `Viz.edit`, the edit and its
 //                                 snapshot) or a mutation (a function making edits through `_edit`; its snapshot is
@@ -34,16 +35,14 @@
 //
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
 // typed digit is one `Viz.edit` and one `Viz.draw` per changed canvas (tests/e2e/calls.test.mjs counts them):
-//   request (_request)   views: the canvases' views (figures.js, the mask panel's); fmt; fields: the trace fields
-//                        the tables read (each part's `traceFields(cfg, naive)`: breakdown.js, steps.js; `name#i`
-//                        is row i alone, `name#q` the followed query's); parts: the variants and modern panels
-//                        built (variants.js `asked`). It depends only on the parts' structure.
+//   request (_request)   views: the canvases' views (figures.js, the mask panel's, the steppers'); fmt; parts: what
+//                        each built part shows (its `asked()`), and the grids' windows (inputs.js `gridWindows`).
+//                        It depends only on the parts' structure.
 //   snapshot             {version, request, views: Map view → {key, size: [w, h] natural CSS size for fmt}, shapes:
-//                        every trace field's shape, used: the panels the config uses, parts: the asked panels'
-//                        model (src/panels.rs)}; an edit's has no sizes (its canvases keep theirs until it
-//                        settles), `_snapshot({sizes: true})` asks the core's `snapshot`, which measures; its
-//                        fields fill the trace cache (_field/_row/_at) and its config the config cache (a one-value
-//                        edit: the value, patched in); the parts read it through `_state`. A view's `key` changes
+//                        every trace field's shape, used: the panels the config uses, parts: the facts and each
+//                        asked part's model (src/shown.rs)}; an edit's has no sizes (its canvases keep theirs until
+//                        it settles), `_snapshot({sizes: true})` asks the core's `snapshot`, which measures; the
+//                        parts read it through `_state`. A view's `key` changes
 //                        exactly when what it draws does (its numbers, labels, title): figures.js and variants.js
 //                        repaint a canvas only when its key, size, theme, palette, fmt or outlines changed — the one
 //                        place that decides a repaint; the settle timer measures once (one asked `snapshot`) and
@@ -503,13 +502,6 @@ class AttentionViz extends Base {
 
     // ---- the internal interface of the parts ------------------------------
 
-    /** The config as the element reads it internally: parsed once per state, never mutated. */
-    _cfg() {
-      // Without a model's weights (up to 2^23 numbers): no part reads cfg.attention (the trace has them).
-      if (!this._cfgCache) this._cfgCache = JSON.parse(this._ask({ kind: 'config', withoutStack: true }));
-      return this._cfgCache;
-    }
-
     /** One question to the core about the figure, `{kind, …}` (src/web/ask.rs): its answer, the figure unchanged. */
     _ask(question) { return this._viz.ask(question); }
 
@@ -525,7 +517,6 @@ class AttentionViz extends Base {
       this._traceCache = null;
       this._rawCache = null;
       this._snap = null;
-      this._cfgCache = null;
     }
 
     /**

@@ -1,13 +1,10 @@
 // What the parts of the figure read of it (the snapshot contract: the top of index.js): one object per element,
-// `host._state`, the parts' one way in to the state and the look. Its getters are the current snapshot's — the config,
+// `host._state`, the parts' one way in to the state and the look. Its getters are the current snapshot's — the facts and the parts' models,
 // the trace fields (the tables' rows come with the snapshot: reading them makes no call), each view's size and drawing
 // key — and the current look's (device pixels, theme, fmt, width), read when asked, so a part never keeps a stale one.
 // The parts change the state only through `host._apply` (a command or a mutation).
 export class State {
   constructor(host) { this.host = host; }
-
-  /** The config as shown (a model's stack left out), parsed once per state: never mutate it. */
-  get config() { return this.host._cfg(); }
 
   /** A number that changes with every state (a new config, an edit). */
   get version() { return this.host._version; }
