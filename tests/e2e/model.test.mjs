@@ -430,7 +430,7 @@ test('the views attribute and other configs: "model" names the panel; a self-att
     toolbar: M.root().querySelector('.toolbar').hidden, inputs: M.root().querySelector('.inputs').hidden, breakdown: M.root().querySelector('details.breakdown')?.closest('[hidden]') === null }));
   assert.deepEqual(r, { model: true, lines: false, toolbar: false, inputs: false, breakdown: true });
   await page.evaluate((c) => { M.el().config = c; }, small());
-  await page.waitForFunction(() => M.el()._cfg().mechanism === 'weights' && !M.root().querySelector('div.model').hidden);
+  await page.waitForFunction(() => M.el().trace?.mechanism === 'weights' && !M.root().querySelector('div.model').hidden);
   r = await page.evaluate(() => ({ toolbar: M.root().querySelector('.toolbar').hidden, inputs: M.root().querySelector('.inputs').hidden, lines: M.model().lines.isConnected }));
   assert.deepEqual(r, { toolbar: true, inputs: true, lines: true });
   await done(page);
@@ -500,7 +500,7 @@ for (const [layers, heads, n] of [[12, 12, 64], [1, 12, 512]]) {
     assert.deepEqual(await page.evaluate(() => [M.bands('row', 3).every(Boolean), T.hash(M.grid())]), [true, before]);
     const q = await page.evaluate(() => M.thumb(0, 5));
     await page.mouse.click(q.x, q.y);
-    assert.deepEqual(await page.evaluate(() => [M.el()._cfg().layer ?? 0, M.el()._cfg().head ?? 0]), [0, 5]);
+    assert.deepEqual(await page.evaluate(() => (({ layer = 0, head = 0 }) => [layer, head])(M.el().config)), [0, 5]);
     if (n > 128) {
       assert.equal(await page.evaluate(() => M.root().querySelector('.model-lines-note').textContent), `The line view is for up to 128 tokens (this head has ${n}).`);
       assert.equal(await page.evaluate(() => M.lines().hidden), true);
@@ -582,7 +582,7 @@ test('a shared link to a model\'s head: the notice\'s Reset (real mouse) shows t
   const page = await figure(small());
   const q = await page.evaluate(() => M.thumb(1, 2));
   await page.mouse.click(q.x, q.y);
-  assert.deepEqual(await page.evaluate(() => [M.el()._cfg().layer, M.el()._cfg().head]), [1, 2]);
+  assert.deepEqual(await page.evaluate(() => (({ layer, head }) => [layer, head])(M.el().config)), [1, 2]);
   const url = await page.evaluate(() => M.el().shareURL());
   await done(page);
   const shared = await site.page(null);
@@ -595,9 +595,9 @@ test('a shared link to a model\'s head: the notice\'s Reset (real mouse) shows t
     document.body.append(el);
   }, small());
   await whenDrawn(shared, '#fig', installHelpers);
-  assert.deepEqual(await shared.evaluate(() => [M.el()._cfg().layer, M.el()._cfg().head]), [1, 2], 'the link shows the shared head');
+  assert.deepEqual(await shared.evaluate(() => (({ layer, head }) => [layer, head])(M.el().config)), [1, 2], 'the link shows the shared head');
   await shared.locator('#fig').locator('button[data-action="notice-reset"]').click();
-  assert.deepEqual(await shared.evaluate(() => [M.el()._cfg().layer ?? 0, M.el()._cfg().head ?? 0]), [0, 0], 'Reset: the author\'s head');
+  assert.deepEqual(await shared.evaluate(() => (({ layer = 0, head = 0 }) => [layer, head])(M.el().config)), [0, 0], 'Reset: the author\'s head');
   assert.deepEqual(await shared.evaluate(() => JSON.stringify(M.el().config.attention)), JSON.stringify(STACK.attention));
   await done(shared);
 });

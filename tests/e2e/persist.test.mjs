@@ -570,11 +570,11 @@ test('persist on a model\'s weights whose state is far over what a share state m
     const row = new Array(n).fill(1 / n);
     document.getElementById('w').config = { mechanism: 'weights', attention: Array.from({ length: 2 }, () => Array.from({ length: 4 }, () => Array.from({ length: n }, () => row))) };`;
   const { context, page } = await profile({ '/pp/weights.html': tiny('<attention-viz id="w" persist></attention-viz>', script) });
-  const loaded = "return e._cfg().mechanism === 'weights' && e._model.geo";
+  const loaded = "return e.trace?.mechanism === 'weights' && e._model.geo";
   try {
     await page.goto(`${site.url}pp/weights.html`);
     await drawnAll(page, loaded);
-    const selected = () => page.evaluate(() => { const c = document.getElementById('w')._cfg(); return [c.layer ?? 0, c.head ?? 0]; });
+    const selected = () => page.evaluate(() => { const c = document.getElementById('w').config; return [c.layer ?? 0, c.head ?? 0]; });
     assert.deepEqual(await selected(), [0, 0]);
     // Head (0, 0) under the mouse, then ↓ → Enter with the keyboard: head (1, 1).
     const at = await page.evaluate(() => {

@@ -113,7 +113,7 @@ const out = await page.evaluate(async () => {
     const canvas = el.shadowRoot.querySelector('canvas[data-view="weights"]');
     const dpr = el._figures.frameOf(canvas).dpr, ctx = canvas.getContext('2d'), colours = [];
     for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) {
-      const [x0, y0] = el._viz.cellRect('weights', canvas.width, canvas.height, dpr, i, j, el._fmtSpec());
+      const [x0, y0] = el._viz.ask({ kind: 'cellRect', view: 'weights', width: canvas.width, height: canvas.height, dpr, i, j, fmt: el._fmtSpec() });
       const [r, g, b] = ctx.getImageData(x0 + 2, y0 + 2, 1, 1).data;
       colours.push('#' + [r, g, b].map((c) => c.toString(16).padStart(2, '0')).join(''));
     }

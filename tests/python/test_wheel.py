@@ -36,7 +36,7 @@ def test_static_build_and_assets_are_inside():
     core = static.joinpath("attention_viz_bg.wasm").read_bytes()
     page = (ROOT / "dist" / "pkg" / "attention_viz_bg.wasm").read_bytes()
     assert core[:4] == b"\0asm" and b"av_alloc" in core and b"av_picture" in core
-    assert b"av_alloc" not in page and b"viz_render" in page
+    assert b"av_alloc" not in page and b"viz_draw" in page
     assert sorted(av.presets()) == ["seed-000", "seed-001", "seed-002", "seed-003"]
     assert not static.joinpath("assets.json").is_file()
     # The notebooks' engine: that build, deflated (scripts/python-assets.mjs), a loader around it.
