@@ -99,7 +99,10 @@ pub fn js() -> String {
          export const MAX_HEIGHT = {};\n\n\
          /** The smallest numbers' font (CSS px) the heads' small multiples are shrunk to side by side (the core's\n \
          * `heatmap::draw::LEGIBLE_FONT`; its `MIN_FONT` is the floor for fitting numbers at all). */\n\
-         export const LEGIBLE_FONT = {};\n",
+         export const LEGIBLE_FONT = {};\n\n\
+         /** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed\n \
+         * query, a hovered link, the keyboard cursor, FlashAttention's tile. */\n\
+         export const HIGHLIGHT = {};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -114,6 +117,26 @@ pub fn js() -> String {
         crate::config::BY_WINDOW,
         crate::heatmap::draw::MIN_HEIGHT,
         crate::heatmap::draw::MAX_HEIGHT,
-        crate::heatmap::draw::LEGIBLE_FONT
+        crate::heatmap::draw::LEGIBLE_FONT,
+        highlight_codes()
     )
+}
+
+/// `{ selected: 0, link: 1, … }` from `HighlightKind::ALL`: each kind's name and its index, the binding's code.
+fn highlight_codes() -> String {
+    use crate::heatmap::draw::HighlightKind;
+    let names: Vec<String> = HighlightKind::ALL
+        .iter()
+        .enumerate()
+        .map(|(code, kind)| {
+            let name = match kind {
+                HighlightKind::Selected => "selected",
+                HighlightKind::Link => "link",
+                HighlightKind::Cursor => "cursor",
+                HighlightKind::Tile => "tile",
+            };
+            format!("{name}: {code}")
+        })
+        .collect();
+    format!("{{ {} }}", names.join(", "))
 }

@@ -100,15 +100,14 @@ pub enum HighlightKind {
 }
 
 impl HighlightKind {
-    /// The binding's code: 0 selected, 1 link, 2 cursor, 3 tile.
+    /// Every kind in the order of its binding's code (0 selected, 1 link, 2 cursor, 3 tile): the element's
+    /// `HIGHLIGHT` (www/element/facts.js) is generated from this list.
+    pub const ALL: [HighlightKind; 4] =
+        [HighlightKind::Selected, HighlightKind::Link, HighlightKind::Cursor, HighlightKind::Tile];
+
+    /// The kind of a binding's code.
     pub fn from_code(code: u32) -> Option<HighlightKind> {
-        match code {
-            0 => Some(HighlightKind::Selected),
-            1 => Some(HighlightKind::Link),
-            2 => Some(HighlightKind::Cursor),
-            3 => Some(HighlightKind::Tile),
-            _ => None,
-        }
+        HighlightKind::ALL.get(code as usize).copied()
     }
 }
 

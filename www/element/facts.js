@@ -52,3 +52,7 @@ export const MAX_HEIGHT = 4000;
 /** The smallest numbers' font (CSS px) the heads' small multiples are shrunk to side by side (the core's
  * `heatmap::draw::LEGIBLE_FONT`; its `MIN_FONT` is the floor for fitting numbers at all). */
 export const LEGIBLE_FONT = 10;
+
+/** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed
+ * query, a hovered link, the keyboard cursor, FlashAttention's tile. */
+export const HIGHLIGHT = { selected: 0, link: 1, cursor: 2, tile: 3 };

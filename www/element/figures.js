@@ -10,7 +10,7 @@
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
-import { LEGIBLE_FONT } from './facts.js';
+import { LEGIBLE_FONT, HIGHLIGHT } from './facts.js';
 
 /** Views the inputs already show as cells: drawn as heatmaps only in a read-only figure. */
 export const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w_a', 'u_a', 'v_a', 'mask']);
@@ -19,10 +19,8 @@ const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
 const PANELS = ['inputs', 'steps', 'breakdown', 'controls'];
 /** The gap between small multiples, CSS px (style.js .heads). */
 const MULTIPLE_GAP = 10;
-/** Outline kinds of a heatmap drawing's highlights (src/web/draw.rs). */
-const SELECTED = 0;
-const LINK = 1;
-const CURSOR = 2;
+/** Outline kinds of a heatmap drawing's highlights: the core's codes. */
+const { selected: SELECTED, link: LINK, cursor: CURSOR } = HIGHLIGHT;
 /** Typed edits end this long after the last one: then the canvases are measured again (scrubs: at the release). */
 const SETTLE_MS = 300;
 

@@ -9,6 +9,7 @@
 // entropy — is the core's model (src/panels.rs, the snapshot's `parts`): this file lays it out and sends the edits.
 import { el, clip, fmt } from './dom.js';
 import { loaded, idleModern, shownPanels } from './parts.js';
+import { HIGHLIGHT } from './facts.js';
 
 /** The names the `views` attribute gives these panels. */
 export const VARIANT_PANELS = ['heads', 'mask', 'temperature', 'scoring'];
@@ -246,7 +247,7 @@ export class Variants {
     const cw = Math.round(w * dpr);
     const ch = Math.round(h * dpr);
     const highlights = [...(mask.outline ?? [])];
-    if (this.cursor) highlights.push(2, this.cursor[0], this.cursor[1], this.cursor[0] + 1, this.cursor[1] + 1);
+    if (this.cursor) highlights.push(HIGHLIGHT.cursor, this.cursor[0], this.cursor[1], this.cursor[0] + 1, this.cursor[1] + 1);
     const palette = host.palette ?? undefined;
     const key = `${views.get('mask')?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
     if (canvas.dataset.painted === key) return;
