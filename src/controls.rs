@@ -134,7 +134,7 @@ pub fn toolbar(config: &Config) -> Value {
     let (kind, value) = match config.scale {
         Scale::SqrtDk => ("sqrt_dk", "1".to_string()),
         Scale::None => ("none", "1".to_string()),
-        Scale::Value(v) => ("custom", number_text(v)),
+        Scale::Value(v) => ("custom", crate::text::js_string(v)),
     };
     let choices: Vec<Value> =
         [("sqrt_dk", if projected { "÷ √d_k" } else { "÷ √d" }), ("none", "none"), ("custom", "custom ÷")]
@@ -166,43 +166,6 @@ pub fn toolbar(config: &Config) -> Value {
         ("query", config.query.into()),
         ("randomize", format!("np.random.seed(seed), then one call per matrix: {}", targets.join(", ")).into()),
     ])
-}
-
-/// A number as a field holding it shows it: every digit (a field is edited, not read at a glance), as JavaScript's
-/// `String(x)` writes it (`2.5`, `1e-7`, `1e+21`).
-pub fn number_text(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return if x.is_nan() {
-            "NaN".into()
-        } else if x == 0.0 {
-            "0".into()
-        } else {
-            format!("{}Infinity", if x < 0.0 { "-" } else { "" })
-        };
-    }
-    // The shortest digits that read back as x, and the power of ten of the first.
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let n = exp.parse::<i32>().unwrap_or(0) + 1;
-    let k = digits.len() as i32;
-    let body = if k <= n && n <= 21 {
-        format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if 0 < n && n <= 21 {
-        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat((-n) as usize))
-    } else {
-        let e = n - 1;
-        let sign = if e < 0 { '-' } else { '+' };
-        let rest = if k > 1 { format!(".{}", &digits[1..]) } else { String::new() };
-        format!("{}{rest}e{sign}{}", &digits[..1], e.abs())
-    };
-    if x < 0.0 {
-        format!("-{body}")
-    } else {
-        body
-    }
 }
 
 /// The input grids: per grid `{name, title, legend, shape: [rows, cols], vector, tokens (its rows are the tokens,

@@ -10,7 +10,7 @@ use crate::attention::{FlashTile, Trace};
 use crate::config::{Config, Mask, Mechanism};
 use crate::heatmap::draw::clip_to;
 use crate::math::Matrix;
-use crate::text::{number, significant};
+use crate::text::{js_string, number, significant};
 use crate::views::DECODE_VIEWS;
 use serde_json::{Map, Value};
 
@@ -313,27 +313,4 @@ pub fn short(x: f64) -> String {
         return number(x);
     }
     js_string(significant(x, TABLE_DIGITS).parse().unwrap_or(x))
-}
-
-/// `x` as JavaScript's `String(x)` writes it: the shortest digits that read back as `x`, without an exponent for
-/// 1e-6 ≤ |x| < 1e21, else `d.ddde±x`; `NaN`, `Infinity`, `-Infinity`.
-pub fn js_string(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let a = x.abs();
-    if (1e-6..1e21).contains(&a) {
-        // Rust's shortest digits, written out without an exponent (it never uses one for Display).
-        return format!("{x}");
-    }
-    let e = format!("{x:e}");
-    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let sign = if exp.starts_with('-') { "" } else { "+" };
-    format!("{mantissa}e{sign}{exp}")
 }

@@ -8,6 +8,7 @@
 use crate::attention::{CrossTrace, SelfTrace, Trace};
 use crate::config::{Config, Mask, MaskedRow, Mechanism, Scale, Scoring, BY_MASK, BY_VALID_LENS, BY_WINDOW};
 use crate::heatmap::draw::clip_to;
+use crate::math::Matrix;
 use crate::text::number;
 use serde_json::{Map, Value};
 
@@ -397,6 +398,28 @@ fn mask_cell(config: &Config, i: usize, j: usize, code: u8) -> Cell {
     }
 }
 
+/// A breakdown row's first cells for key j of query i (0: the decoder state): the key, why it is masked (when anything
+/// masks), its hidden features (additive scoring), and its score written out.
+fn lead_cells(
+    config: &Config,
+    trace: &Trace,
+    features: Option<&Matrix>,
+    [i, j]: [usize; 2],
+    code: u8,
+    additive: bool,
+) -> Vec<Cell> {
+    let mut cells = vec![key_cell(config, j)];
+    if masks(config) {
+        cells.push(mask_cell(config, i, j, code));
+    }
+    if additive {
+        let f = features.filter(|f| j < f.rows()).map_or(String::new(), |f| vector(f.row(j), MAX_VECTOR));
+        cells.push(Cell::td(f).class("vec"));
+    }
+    cells.push(Cell::td(score_formula(config, trace, i, j).unwrap_or_default()).class("formula"));
+    cells
+}
+
 fn weight_cell(w: f64) -> Cell {
     let cell = Cell::td(number(w));
     if w.is_nan() {
@@ -455,19 +478,7 @@ fn self_breakdown(config: &Config, trace: &Trace, t: &SelfTrace, naive: bool) ->
     let mut body = Vec::new();
     for (j, &scaled) in query.scaled.iter().enumerate().take(MAX_ROWS) {
         let code = query.masked.get(j).copied().unwrap_or(0.0) as u8;
-        let mut cells = vec![key_cell(config, j)];
-        if masking {
-            cells.push(mask_cell(config, i, j, code));
-        }
-        if additive {
-            let f = query
-                .features
-                .as_ref()
-                .filter(|f| j < f.rows())
-                .map_or(String::new(), |f| vector(f.row(j), MAX_VECTOR));
-            cells.push(Cell::td(f).class("vec"));
-        }
-        cells.push(Cell::td(score_formula(config, trace, i, j).unwrap_or_default()).class("formula"));
+        let mut cells = lead_cells(config, trace, query.features.as_ref(), [i, j], code, additive);
         cells.extend([Cell::td(scaled_number(scaled)), Cell::td(number(query.exp[j])), weight_cell(query.weights[j])]);
         if let Some(n) = naive_row {
             cells.push(weight_cell(n[j]));
@@ -537,16 +548,7 @@ fn cross_breakdown(config: &Config, trace: &Trace, t: &CrossTrace, naive: bool) 
     let mut body = Vec::new();
     for (j, &w) in t.weights.iter().enumerate().take(MAX_ROWS) {
         let code = t.masked.get(j).copied().unwrap_or(0.0) as u8;
-        let mut cells = vec![key_cell(config, j)];
-        if masking {
-            cells.push(mask_cell(config, 0, j, code));
-        }
-        if additive {
-            let f =
-                t.features.as_ref().filter(|f| j < f.rows()).map_or(String::new(), |f| vector(f.row(j), MAX_VECTOR));
-            cells.push(Cell::td(f).class("vec"));
-        }
-        cells.push(Cell::td(score_formula(config, trace, 0, j).unwrap_or_default()).class("formula"));
+        let mut cells = lead_cells(config, trace, t.features.as_ref(), [0, j], code, additive);
         if show_scaled {
             cells.push(Cell::td(scaled_number(t.scaled[j])));
         }

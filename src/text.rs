@@ -131,3 +131,41 @@ fn round_digits(x: f64, p: usize) -> (String, i32) {
     }
     (String::from_utf8(digits).expect("ASCII digits"), exp)
 }
+
+/// `x` as JavaScript's `String(x)` writes it (ECMAScript's Number::toString): the shortest digits that read back as
+/// `x`, without an exponent for 1e-6 ≤ |x| < 1e21 (`2.5`, `1e-7`, `1e+21`); `NaN`, `Infinity`, `-Infinity`. A field
+/// holding a number shows every digit of it this way (a field is edited, not read at a glance).
+pub fn js_string(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x.is_nan() {
+            "NaN".into()
+        } else if x == 0.0 {
+            "0".into()
+        } else {
+            format!("{}Infinity", if x < 0.0 { "-" } else { "" })
+        };
+    }
+    // The shortest digits that read back as x, and the power of ten of the first.
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let n = exp.parse::<i32>().unwrap_or(0) + 1;
+    let k = digits.len() as i32;
+    let body = if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        let e = n - 1;
+        let sign = if e < 0 { '-' } else { '+' };
+        let rest = if k > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+        format!("{}{rest}e{sign}{}", &digits[..1], e.abs())
+    };
+    if x < 0.0 {
+        format!("-{body}")
+    } else {
+        body
+    }
+}

@@ -108,7 +108,7 @@ fn a_grid_says_its_legend_its_window_and_its_import_in_the_elements_words() {
 
 #[test]
 fn a_custom_divisor_shows_as_javascript_writes_it() {
-    use attention_viz::controls::number_text;
+    use attention_viz::text::js_string as number_text;
     for (x, text) in [
         (2.5, "2.5"),
         (1.0, "1"),

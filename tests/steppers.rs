@@ -273,7 +273,8 @@ fn the_flash_panel_walks_the_tiles_in_order_with_their_outline_and_tables() {
 
 #[test]
 fn the_flash_tables_write_numbers_as_javascript_does() {
-    use attention_viz::steppers::{js_string, short};
+    use attention_viz::steppers::short;
+    use attention_viz::text::js_string;
     // JavaScript's String(Number(x.toPrecision(6))) and String(x).
     for (x, want) in [
         (0.1 + 0.2, "0.3"),
