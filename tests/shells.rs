@@ -443,3 +443,55 @@ fn the_codemap_lists_every_file_of_the_shells() {
     python.sort();
     assert_eq!(listed("`python/attention_viz/`"), python, "ARCHITECTURE.md's table of python/attention_viz/ is not the directory's");
 }
+
+/// The element's own modules: the custom element (index.js), what the parts are given (state.js, port.js) and the
+/// services that act for the element as a whole (its link, its saved edits, a worker-computed large figure, the
+/// page's theme, the page's queue of figures to load). Every other module of www/element/ is a part, or a helper of parts, and never sees the element.
+const ELEMENT_OWN: [&str; 8] = ["index.js", "state.js", "port.js", "share.js", "persist.js", "large.js", "theme.js", "loads.js"];
+
+/// Where `code` (comments and strings blanked) reaches past a part's Port: the identifier `host`, or an underscore
+/// member of anything (`port._apply`, `figures._hover`, `this._x`): the element's internals and other parts' state.
+fn reaches_past_the_port(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !ident(chars[i]) || (i > 0 && ident(chars[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && ident(chars[i]) {
+            i += 1;
+        }
+        let word: String = chars[start..i].iter().collect();
+        let member = start > 0 && chars[start - 1] == '.' && !(start > 1 && chars[start - 2] == '.');
+        if word == "host" || (member && word.starts_with('_')) {
+            let line = chars[..start].iter().filter(|&&c| c == '\n').count() + 1;
+            found.push(format!("line {line}: {word}"));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_parts_see_the_element_only_through_their_port() {
+    let mut found = Vec::new();
+    for p in files("www/element", ".js") {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if ELEMENT_OWN.contains(&name.as_str()) || GENERATED.contains(&relative(&p).as_str()) {
+            continue;
+        }
+        let hits = reaches_past_the_port(&code_only(&std::fs::read_to_string(&p).unwrap()));
+        if !hits.is_empty() {
+            found.push(format!("{}: {}", relative(&p), hits.join(", ")));
+        }
+    }
+    assert!(found.is_empty(), "a part reads the Port's state and sends through it (port.js), never the element or another part:\n{}", found.join("\n"));
+    let planted = "const f = this.host._figures;\nport._apply(x);\nconst y = [...a]; z.value; // host._x\n";
+    assert_eq!(reaches_past_the_port(&code_only(planted)), ["line 1: host", "line 1: _figures", "line 2: _apply"], "the checker finds a planted reach");
+    for own in ELEMENT_OWN {
+        assert!(std::path::Path::new(ROOT).join("www/element").join(own).exists(), "{own} is listed as the element's own but is gone");
+    }
+}

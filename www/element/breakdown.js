@@ -26,18 +26,18 @@ export const rowTag = (r) => tag('tr', { 'data-key': r.key === undefined ? null 
 export const noteTags = (notes) => notes.map((n) => tag('p', { class: 'note', 'data-note': n.name, text: n.text }));
 
 export class Breakdown {
-  constructor(host) {
-    this.host = host;
+  constructor(port) {
+    this.port = port;
     this.root = el('details', { class: 'breakdown', open: true });
     this.hint = new ScrollHint();
     this.patcher = new Patcher(this.root);
   }
 
-  /** The part of the snapshot this table renders (the host's request, index.js `_request`). */
-  asked() { return this.root.hidden ? [] : [this.host._state.naive ? 'breakdown:naive' : 'breakdown']; }
+  /** The part of the snapshot this table renders (the element's request, index.js `_request`). */
+  asked() { return this.root.hidden ? [] : [this.port.state.naive ? 'breakdown:naive' : 'breakdown']; }
 
   render() {
-    const model = this.host._state.parts.breakdown;
+    const model = this.port.state.parts.breakdown;
     if (!model) return;
     const notes = noteTags(model.notes);
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,

@@ -27,8 +27,8 @@ const SETTLE_MS = 300;
 /** x as the tooltip adds it to the figure's text: at most 6 significant digits. */
 
 export class Figures {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.canvases = new Map();
     this.overlays = new Map(); // view → the transparent canvas over its heatmap that holds the outlines (a `layers` drawing)
@@ -40,7 +40,7 @@ export class Figures {
     this.frame = 0;
     this.settleTimer = 0;
     this.seen = null; // the state last painted
-    this.reader = new Reader(host, this);
+    this.reader = new Reader(port, this);
     this.lesson = el('p', { class: 'lesson', hidden: true });
     this.legend = el('p', {
       class: 'legend', hidden: true,
@@ -72,30 +72,30 @@ export class Figures {
    * read-only figure).
    */
   views() {
-    const { host } = this;
-    const panels = host._state.panels;
+    const { port } = this;
+    const panels = port.state.panels;
     if (panels) {
-      const { views, unknown, message } = host._ask({ kind: 'resolveViews', requested: [...panels], panels: [...PANELS, ...VARIANT_PANELS, ...(host._model.shape ? ['model'] : [])] });
-      // Names that are no view of the author's config are said by the host (_attributeProblems) until `views`
+      const { views, unknown, message } = port.ask({ kind: 'resolveViews', requested: [...panels], panels: [...PANELS, ...VARIANT_PANELS, ...(port.tell('modelShape') ? ['model'] : [])] });
+      // Names that are no view of the author's config are said by the element (index.js `_attributeProblems`) until `views`
       // changes; a later status message (an edit's) never hides them. The core writes the message (names cut).
       this.unknown = unknown;
       this.unknownMessage = message;
       // "mask" in an editable figure is the mask panel's own heatmap (variants.js), not a second one here.
-      return views.filter((v) => !(v === 'mask' && host.editable));
+      return views.filter((v) => !(v === 'mask' && port.state.editable));
     }
     this.unknown = [];
     this.unknownMessage = null;
-    return host._ask({ kind: 'views' }).filter((v) => (!INPUT_VIEWS.has(v) || !host.editable) && (host._state.naive || v !== 'naive_weights'));
+    return port.ask({ kind: 'views' }).filter((v) => (!INPUT_VIEWS.has(v) || !port.state.editable) && (port.state.naive || v !== 'naive_weights'));
   }
 
   /** The scores and weights heatmaps (and each head's weights): query rows against key columns. */
   isWeightView(view) { return WEIGHT_VIEWS.includes(view) || headOf(view) !== null; }
 
   /** The head the stage heatmaps and the breakdown follow. */
-  followedHead() { return this.host._state.facts.head ?? 0; }
+  followedHead() { return this.port.state.facts.head ?? 0; }
 
   build() {
-    const { host, reader } = this;
+    const { port, reader } = this;
     this.canvases.clear();
     this.overlays.clear();
     this.sizes = new Map();
@@ -103,7 +103,7 @@ export class Figures {
     reader.reset();
     this.hover = null;
     this.hideTip();
-    const cfg = host._state.facts;
+    const cfg = port.state.facts;
     const self = cfg.mechanism === 'self';
     const followed = this.followedHead();
     this.multiple = null;
@@ -141,19 +141,20 @@ export class Figures {
     if (c && (!this.canvases.has(c.view) || !reader.text(c.view, ...c.cell))) reader.cursor = null;
     this.buildLegend(cfg);
     this.root.replaceChildren(...figs, this.legend, ...reader.nodes());
-    this.lesson.hidden = !host._state.naive;
+    this.lesson.hidden = !port.state.naive;
     this.lesson.textContent = 'Naive softmax computes exp(x) / Σ exp(x) directly: exp overflows to infinity once a score passes about 709.78, '
       + 'and inf / inf is NaN (grey cells). The stable softmax subtracts the row maximum first, so every exponent is ≤ 0 and the weights stay finite.';
   }
 
   /** What of the figure follows the picked head, as the heads' caption names it: the stage heatmaps, the breakdown… */
   headFollowers(views) {
-    const { host } = this;
+    const { port } = this;
     const out = [];
     if (views.some((v) => WEIGHT_VIEWS.includes(v))) out.push('the stages');
-    if (!host._breakdown.root.hidden) out.push('the breakdown');
-    if (host._steps.wanted()) out.push('the steps');
-    if (host._variants.entropyEl) out.push('the entropies');
+    const shown = port.tell('tablesShown');
+    if (shown.breakdown) out.push('the breakdown');
+    if (shown.steps) out.push('the steps');
+    if (shown.entropies) out.push('the entropies');
     return out;
   }
 
@@ -191,14 +192,14 @@ export class Figures {
    * row — the most per row whose numbers stay at least LEGIBLE_FONT px (the core's layout says where its cells fall).
    */
   multipleSize(avail) {
-    const { host } = this;
+    const { port } = this;
     const views = [...this.canvases.keys()].filter((v) => headOf(v) !== null);
     if (!views.length) return null;
     const sizes = views.map((v) => this.sizes.get(v));
-    const key = `${avail}|${host.height}|${host._state.fmt}|${sizes.join(';')}`;
+    const key = `${avail}|${port.state.height}|${port.state.fmt}|${sizes.join(';')}`;
     if (this.multiple?.key === key) return this.multiple.size;
     const pw = Math.max(...sizes.map((s) => s[0]));
-    const ph = host.height ?? Math.max(...sizes.map((s) => s[1]));
+    const ph = port.state.height ?? Math.max(...sizes.map((s) => s[1]));
     let size = null;
     for (let k = views.length; k >= 1 && !size; k--) {
       const w = Math.min(pw, Math.floor((avail - MULTIPLE_GAP * (k - 1)) / k));
@@ -212,15 +213,15 @@ export class Figures {
 
   /** Whether every head's numbers are written at LEGIBLE_FONT px or more at w × h (the core's layout decides). */
   legible(views, w, h) {
-    const { host } = this;
-    const [rows, cols] = host._state.shape(views[0]);
+    const { port } = this;
+    const [rows, cols] = port.state.shape(views[0]);
     try {
       // A grid too big to annotate shows no numbers at any size: its cells need only stay visible.
       if (rows * cols > 1024) {
-        const cell = host._ask({ kind: 'cellRect', view: views[0], width: w, height: h, dpr: 1, i: 0, j: 0, fmt: host._state.fmt });
+        const cell = port.ask({ kind: 'cellRect', view: views[0], width: w, height: h, dpr: 1, i: 0, j: 0, fmt: port.state.fmt });
         return !!cell && cell[2] - cell[0] >= 3 && cell[3] - cell[1] >= 3;
       }
-      return views.every((v) => host._ask({ kind: 'numbersFont', view: v, width: w, height: h, fmt: host._state.fmt }) >= LEGIBLE_FONT);
+      return views.every((v) => port.ask({ kind: 'numbersFont', view: v, width: w, height: h, fmt: port.state.fmt }) >= LEGIBLE_FONT);
     } catch {
       return false; // a refused fmt: the status line says why
     }
@@ -229,16 +230,16 @@ export class Figures {
   /** A repaint on the next frame (hover, resize, colour scheme): many events, one paint. */
   scheduleRepaint() {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => { this.frame = 0; this.host._repaint({ silent: true }); });
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.port.repaint({ silent: true }); });
   }
 
   /** A view's natural size for the current numbers and fmt, [w, h] in CSS pixels: the snapshot's. */
-  measure(view, views = this.host._state.sized) {
-    const { host, api } = this;
+  measure(view, views = this.port.state.sized) {
+    const { port, api } = this;
     const size = views.get(view)?.size;
     if (size) return [size[0], size[1]];
     try {
-      return api.callCore(() => host._ask({ kind: 'preferredSize', view, fmt: host._state.fmt }));
+      return api.callCore(() => port.ask({ kind: 'preferredSize', view, fmt: port.state.fmt }));
     } catch {
       return this.sizes.get(view) ?? [300, 200];
     }
@@ -246,21 +247,20 @@ export class Figures {
 
   /** Redraws every heatmap whose inputs changed since it was last drawn. */
   paint() {
-    const { host, api } = this;
-    const viz = host._viz;
+    const { port } = this;
     // On paper the heatmaps are drawn at print resolution (the state's dpr), else they print soft.
-    const dpr = host._state.dpr;
-    const dark = host._state.dark;
-    const fmt = host._state.fmt;
-    // The host's content box minus the .av padding (12 px a side; 8 px in narrow containers).
-    const width = host._state.width ?? 600;
+    const dpr = port.state.dpr;
+    const dark = port.state.dark;
+    const fmt = port.state.fmt;
+    // The element's content box minus the .av padding (12 px a side; 8 px in narrow containers).
+    const width = port.state.width ?? 600;
     const pad = width <= 520 ? 16 : 24;
     const avail = Math.max(120, width - pad - 2);
     const highlights = this.highlights();
     // Each view's natural size and the key of what it draws: the last edit's snapshot, else one call for all.
     // Sizes are fixed between rebuilds and while edits go on, so a drag never reflows the page (see settle).
     const unmeasured = [...this.canvases.keys()].filter((view) => !this.sizes.has(view));
-    const views = unmeasured.length ? host._state.sized : host._state.views;
+    const views = unmeasured.length ? port.state.sized : port.state.views;
     for (const view of unmeasured) this.sizes.set(view, this.measure(view, views));
     const multiple = this.multipleSize(avail);
     // Three passes: every size first, then every drawing, then every data-painted mark. A DOM write between two
@@ -269,15 +269,15 @@ export class Figures {
     const stale = [];
     for (const [view, canvas] of this.canvases) {
       const [pw, ph] = this.sizes.get(view);
-      const [w, h] = headOf(view) !== null && multiple ? multiple : [Math.min(pw, avail), host.height ?? ph];
+      const [w, h] = headOf(view) !== null && multiple ? multiple : [Math.min(pw, avail), port.state.height ?? ph];
       const cw = Math.round(w * dpr);
       const ch = Math.round(h * dpr);
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).
-      const palette = this.palettes?.get(view) ?? host.palette ?? undefined;
+      const palette = this.palettes?.get(view) ?? port.state.palette ?? undefined;
       // A canvas whose inputs are all unchanged (an edit that leaves its view's numbers and labels as they were, a
       // hover that moves only outlines, a resize that keeps its size) is not redrawn; its overlay of outlines is
       // redrawn when they change (or, the core decides, when the heatmap under it moved its cells).
-      const key = `${views.get(view)?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${host.contrast}`;
+      const key = `${views.get(view)?.key ?? port.state.version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${port.state.contrast}`;
       const overlay = this.overlays.get(view);
       const outlines = `${cw}x${ch}|${dark}|${highlights[view] || ''}`;
       const base = canvas.dataset.painted !== key;
@@ -292,16 +292,16 @@ export class Figures {
     }
     for (const [view, canvas, palette, key, base, outlines] of stale) {
       const overlay = this.overlays.get(view);
-      api.callCore(() => viz.draw(canvas, { kind: 'layers', view, overlay, key, dpr, dark, palette, highlights: highlights[view] || [], fmt,
-        contrast: host.contrast, base, outlines: overlay.dataset.painted !== outlines }));
+      port.draw(canvas, { kind: 'layers', view, overlay, key, dpr, dark, palette, highlights: highlights[view] || [], fmt,
+        contrast: port.state.contrast, base, outlines: overlay.dataset.painted !== outlines });
     }
     for (const [view, canvas, , key, , outlines] of stale) { canvas.dataset.painted = key; this.overlays.get(view).dataset.painted = outlines; }
     // The text alternatives: made at once for new canvases; after an edit, once edits stop.
     if (this.reader.key === null) {
-      this.seen = host._state.version;
+      this.seen = port.state.version;
       this.reader.sync();
-    } else if (host._state.version !== this.seen) {
-      this.seen = host._state.version;
+    } else if (port.state.version !== this.seen) {
+      this.seen = port.state.version;
       // A shown tooltip says the new value (and drops "click: follow" once followed), where it is.
       if (!this.tip.hidden && this.tipTarget) {
         const text = this.tipText(this.tipTarget);
@@ -320,25 +320,25 @@ export class Figures {
   settle(repaint = false) {
     clearTimeout(this.settleTimer);
     this.settleTimer = 0;
-    if (!this.host._viz) return false;
+    if (!this.port.live) return false;
     let resized = false;
-    const views = this.host._state.sized;
+    const views = this.port.state.sized;
     for (const view of this.canvases.keys()) {
       const size = this.measure(view, views);
       const old = this.sizes.get(view);
       if (!old || old[0] !== size[0] || old[1] !== size[1]) { this.sizes.set(view, size); resized = true; }
     }
     if (!this.reader.fresh()) this.reader.sync();
-    if (resized && repaint) this.host._repaint({ silent: true });
+    if (resized && repaint) this.port.repaint({ silent: true });
     return resized;
   }
 
   /** A scrub began (inputs.js: the pointer moved past its threshold): every heatmap keeps the palette it has now. */
   scrubStart() {
-    const { host } = this;
+    const { port } = this;
     this.palettes = new Map();
     for (const view of this.canvases.keys()) {
-      try { this.palettes.set(view, host._ask({ kind: 'palette', view, palette: host.palette ?? undefined })); } catch { /* its own palette */ }
+      try { this.palettes.set(view, port.ask({ kind: 'palette', view, palette: port.state.palette ?? undefined })); } catch { /* its own palette */ }
     }
     clearTimeout(this.settleTimer);
   }
@@ -348,21 +348,21 @@ export class Figures {
     if (!this.palettes) return;
     this.palettes = null;
     this.settle();
-    this.host._repaint({ silent: true });
+    this.port.repaint({ silent: true });
   }
 
   /** Outlines as a heatmap drawing takes them: [kind, r0, c0, r1, c1, …] per view. */
   highlights() {
-    const { host, hover } = this;
+    const { port, hover } = this;
     const cursor = this.reader.cursor;
     const out = {};
     const add = (view, kind, r0, c0, r1, c1) => { (out[view] ||= []).push(kind, r0, c0, r1, c1); };
-    const cfg = host._state.facts;
+    const cfg = port.state.facts;
     const n = cfg.tokens.length;
     const followed = this.followedHead();
     const shown = (v) => this.canvases.has(v);
     // A head's columns of a field that holds the heads side by side (q, k, v, context): [first, width].
-    const headCols = (part, h) => { const w = host._state.shape(part)[1]; return [h * w, w]; };
+    const headCols = (part, h) => { const w = port.state.shape(part)[1]; return [h * w, w]; };
     // What a weight (hovered, tapped or under the cursor) links together: query i, key j of head h.
     const weight = (h, i, j) => {
       if (cfg.mechanism === 'self') {
@@ -373,16 +373,16 @@ export class Figures {
           const [c0, w] = headCols(`heads.${h}.${part}`, h);
           add(v, LINK, r, c0, r + 1, c0 + w);
         }
-        if (shown('output')) add('output', LINK, i, 0, i + 1, host._state.shape('output')[1]);
+        if (shown('output')) add('output', LINK, i, 0, i + 1, port.state.shape('output')[1]);
         if (shown('mask')) add('mask', LINK, i, j, i + 1, j + 1);
-        if (shown('query.features') && i === cfg.query) add('query.features', LINK, j, 0, j + 1, host._state.shape('query.features')[1]);
+        if (shown('query.features') && i === cfg.query) add('query.features', LINK, j, 0, j + 1, port.state.shape('query.features')[1]);
       } else {
-        const d = host._state.shape('applied')[0];
+        const d = port.state.shape('applied')[0];
         for (const v of WEIGHT_VIEWS) add(v, LINK, 0, j, 1, j + 1);
         add('annotations', LINK, 0, j, d, j + 1);
         add('applied', LINK, 0, j, d, j + 1);
         if (shown('mask')) add('mask', LINK, 0, j, 1, j + 1);
-        if (shown('query.features')) add('query.features', LINK, j, 0, j + 1, host._state.shape('query.features')[1]);
+        if (shown('query.features')) add('query.features', LINK, j, 0, j + 1, port.state.shape('query.features')[1]);
       }
     };
     const links = ({ view, cell: [i, j] }) => {
@@ -402,9 +402,9 @@ export class Figures {
     }
     if (hover) links(hover);
     // A model's weights: the token pointed at anywhere (its grid, this heatmap's labels, the line view: model.js), dashed.
-    const token = cfg.mechanism === 'weights' && shown('attention') ? host._model?.token() : null;
+    const token = cfg.mechanism === 'weights' && shown('attention') ? port.tell('modelToken') : null;
     if (token) {
-      const [, , rows, cols] = host._model.shape;
+      const [, , rows, cols] = port.tell('modelShape');
       if (token.kind === 'row') add('attention', LINK, token.index, 0, token.index + 1, cols);
       else add('attention', LINK, 0, token.index, rows, token.index + 1);
     }
@@ -431,9 +431,9 @@ export class Figures {
 
   /** The [row, column] of the cell at device pixel (x, y) of a canvas, as the core laid it out, or null. */
   cellAtPx(canvas, f, x, y) {
-    const { host } = this;
+    const { port } = this;
     // The key of what the canvas shows: the core keeps its layout while it is the same (no view built per move).
-    const hit = host._ask({ kind: 'cellAt', view: canvas.dataset.view, width: canvas.width, height: canvas.height, dpr: f.dpr, x, y, fmt: host._state.fmt, key: canvas.dataset.painted });
+    const hit = port.ask({ kind: 'cellAt', view: canvas.dataset.view, width: canvas.width, height: canvas.height, dpr: f.dpr, x, y, fmt: port.state.fmt, key: canvas.dataset.painted });
     return hit ? [hit[0], hit[1]] : null;
   }
 
@@ -447,8 +447,8 @@ export class Figures {
   cellRect(canvas, i, j) {
     const f = this.frameOf(canvas);
     if (!f.rect.width || !f.rect.height) return null;
-    const { host } = this;
-    const r = host._ask({ kind: 'cellRect', view: canvas.dataset.view, width: canvas.width, height: canvas.height, dpr: f.dpr, i, j, fmt: host._state.fmt, key: canvas.dataset.painted });
+    const { port } = this;
+    const r = port.ask({ kind: 'cellRect', view: canvas.dataset.view, width: canvas.width, height: canvas.height, dpr: f.dpr, i, j, fmt: port.state.fmt, key: canvas.dataset.painted });
     if (!r) return null;
     const [x0, y0, x1, y1] = r;
     return { left: f.rect.left + x0 / f.sx, right: f.rect.left + x1 / f.sx, top: f.rect.top + y0 / f.sy, bottom: f.rect.top + y1 / f.sy };
@@ -458,9 +458,9 @@ export class Figures {
 
   /** Follows query `q`: the breakdown, the outlines and the query menu. */
   follow(q) {
-    const { host } = this;
-    const ok = host._apply({ query: q });
-    host._toolbar.showQuery(q);
+    const { port } = this;
+    const ok = port.dispatch({ query: q });
+    port.tell('showQuery', q);
     return ok;
   }
 
@@ -469,11 +469,11 @@ export class Figures {
    * keyboard focus lands on the picked head's canvas, and a cursor or a tapped cell's tooltip stays where it was.
    */
   pickHead(h) {
-    const { host } = this;
+    const { port } = this;
     const tapped = this.tipOf === 'touch' ? this.hover : null;
-    const ok = host._apply({ fields: { head: h } }, { rebuild: true });
+    const ok = port.dispatch({ fields: { head: h } }, { rebuild: true });
     const canvas = this.canvases.get(`heads.${h}.weights`);
-    if (ok && canvas && host.shadowRoot.activeElement !== canvas) canvas.focus({ preventScroll: true });
+    if (ok && canvas && port.shadow.activeElement !== canvas) canvas.focus({ preventScroll: true });
     if (tapped && this.canvases.has(tapped.view)) this.setHover(tapped, null, 'touch');
     else if (this.reader.cursor) this.showCursor();
     return ok;
@@ -529,7 +529,7 @@ export class Figures {
     const c = this.reader.cursor;
     if (c) this.showTip(c, null, 'cursor');
     else if (this.tipOf === 'cursor') this.hideTip();
-    if (repaint) this.host._repaint({ silent: true });
+    if (repaint) this.port.repaint({ silent: true });
   }
 
   /** The tooltip of a cell, placed beside the cell: above it (its row stays in view), or below when there is no room. */

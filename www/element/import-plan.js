@@ -1,7 +1,7 @@
 // Owns an import's work, imported on demand (importer.js: the first import, the first paste of a whole array, or a
 // grid's first focus; a figure nobody imports into never needs it): reading the files (www/arrays.js), the
 // shape-mismatch alertdialog (resize with `np.random.seed(42)` + `rand` values, or cancel) and applying it (one
-// `import` edit through host._apply). The core plans it (src/import.rs, asked as `importPlan`): which array goes to
+// `import` edit through port.dispatch). The core plans it (src/import.rs, asked as `importPlan`): which array goes to
 // which input, what disagrees, the dialog's words and every message. Its methods (`Work`'s) are the Importer's:
 // importer.js puts them on its prototype when this module arrives.
 import { el, rememberFocus } from './dom.js';
@@ -71,7 +71,7 @@ export class Work {
 
   /** The core's plan of `job` against the figure now: `{error}` or `{dialog, message, into}`. */
   plan({ found, target, source }) {
-    return this.host._ask({ kind: 'importPlan', found, target: target ?? undefined, source });
+    return this.port.ask({ kind: 'importPlan', found, target: target ?? undefined, source });
   }
 
   // ---- the dialog ------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ export class Work {
    * Import… button of the grid the array was for.
    */
   returnPoint(job) {
-    const root = this.host.shadowRoot;
+    const root = this.port.shadow;
     if (job.returnTo && root.contains(job.returnTo)) return this.focusReturn(job.returnTo);
     const name = job.target ?? job.into[0];
     return () => root.querySelector(`button[data-action="import"][data-matrix="${name}"]`)?.focus({ preventScroll: true });
@@ -117,8 +117,8 @@ export class Work {
 
   /** Gives the focus back to `node` (or, after a rebuild, to its replacement) when the dialog closes. */
   focusReturn(node) {
-    const inside = node && this.host.shadowRoot.contains(node);
-    const again = inside ? rememberFocusOf(this.host.shadowRoot, node) : () => {};
+    const inside = node && this.port.shadow.contains(node);
+    const again = inside ? rememberFocusOf(this.port.shadow, node) : () => {};
     return () => {
       if (node?.isConnected && typeof node.focus === 'function') node.focus({ preventScroll: true });
       else again();
@@ -130,7 +130,7 @@ export class Work {
     const p = this.pending;
     if (!p) return;
     this.pending = null;
-    const hadFocus = p.panel.contains(this.host.shadowRoot.activeElement);
+    const hadFocus = p.panel.contains(this.port.shadow.activeElement);
     p.panel.remove();
     if (this.root.childElementCount === 1) this.root.hidden = true;
     if (refocus && hadFocus) p.refocus();
@@ -143,13 +143,13 @@ export class Work {
    * the dialog was open). A refusal keeps the figure and says why beside the grid.
    */
   apply(job) {
-    const { host } = this;
+    const { port } = this;
     const { found, target, source } = job;
     const plan = this.plan(job);
     if (plan.error) { this.refuse(plan.error, target); return; }
     let refused = null;
-    const ok = host._apply(() => {
-      try { host._edit({ import: { found, target: target ?? undefined, source } }); } catch (e) { refused = e; throw e; }
+    const ok = port.dispatch(() => {
+      try { port.edit({ import: { found, target: target ?? undefined, source } }); } catch (e) { refused = e; throw e; }
     }, { rebuild: true });
     if (!ok) {
       // _apply has said it in the status line and fired `error`; say it where the reader is looking too.
@@ -164,7 +164,7 @@ export class Work {
   /** A refusal: said beside the grid (or above the grids) and as an `error` event; nothing changed. */
   refuse(message, target) {
     this.say(message, { near: target, error: true });
-    this.host.dispatchEvent(new CustomEvent('error', { detail: { message } }));
+    this.port.signal(message);
   }
 }
 

@@ -1,7 +1,7 @@
 // Owns the import controls of the input grids: a file dropped on a grid (a .npz, or several files named after the
 // matrices, anywhere on the figure), the "Import…" button of each grid, and a whole array of another shape pasted
 // into a grid's first cell (inputs.js hands it over), and the import's messages. The work of an import (reading the
-// files, the shape dialog, applying: one `import` edit through host._apply) is import-plan.js, imported on the first
+// files, the shape dialog, applying: one `import` edit through port.dispatch) is import-plan.js, imported on the first
 // import, paste of a whole array or focus of a grid (a figure nobody imports into never needs it). Every word said
 // about an import is the core's (src/import.rs; the buttons' from src/controls.rs `inputs`).
 import { el } from './dom.js';
@@ -20,8 +20,8 @@ function loadWork() {
 }
 
 export class Importer {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.target = null; // the grid the file picker was opened for
     this.returnTo = null; // and its button, which gets the focus back
@@ -34,17 +34,20 @@ export class Importer {
     });
     // Above the grids: what a drop outside them (a .npz) says, and its dialog.
     this.root = el('div', { class: 'imports', hidden: true }, this.file);
-    const shadow = host.shadowRoot;
+    const shadow = port.shadow;
     shadow.addEventListener('dragenter', (e) => this.onDrag(e));
     shadow.addEventListener('dragover', (e) => this.onDrag(e));
     shadow.addEventListener('dragleave', (e) => { if (!e.relatedTarget || !shadow.contains(e.relatedTarget)) this.highlight(null, false); });
     shadow.addEventListener('drop', (e) => this.onDrop(e));
     // A reader in the grids may paste a whole array next: the import's work is fetched then, not at the paste.
-    host._inputs.root.addEventListener('focusin', () => this.prepare(), { once: true });
+    port.tell('inputsRoot').addEventListener('focusin', () => this.prepare(), { once: true });
   }
 
   /** Imports need the grids: a figure that is not editable, or shows no inputs, takes no file. */
-  get enabled() { return this.host.editable && !this.host._inputs.root.hidden; }
+  get enabled() { return this.port.state.editable && !this.port.tell('inputsRoot').hidden; }
+
+  /** An input grid's model (the core's, src/controls.rs `inputs`): its import words among it. */
+  grid(name) { return this.port.state.parts.inputs?.find((g) => g.name === name); }
 
   /** Each grid gets its "Import…" button (inputs.js calls this after building them). */
   decorate(fieldsets) {
@@ -52,10 +55,10 @@ export class Importer {
     // A message above the grids is about the figure as it was: it goes with the grids' messages.
     for (const old of this.root.querySelectorAll('.import-msg')) old.remove();
     if (this.root.childElementCount === 1) this.root.hidden = true;
-    if (!this.host.editable) return;
+    if (!this.port.state.editable) return;
     for (const fieldset of fieldsets) {
       const name = fieldset.dataset.name;
-      const words = this.host._inputs.grid(name).import;
+      const words = this.grid(name).import;
       const button = el('button', {
         type: 'button', class: 'import', 'data-action': 'import', 'data-matrix': name, text: 'Import…',
         'aria-label': words.label, title: words.title,
@@ -83,12 +86,12 @@ export class Importer {
 
   /** Outlines the grid under the pointer and, faintly, every grid while files are dragged over the figure. */
   highlight(fieldset, dragging) {
-    const inputs = this.host._inputs.root;
+    const inputs = this.port.tell('inputsRoot');
     inputs.classList.toggle('dragging', dragging);
     for (const f of inputs.querySelectorAll('fieldset.drop-target')) if (f !== fieldset) f.classList.remove('drop-target');
     if (fieldset) {
       fieldset.classList.add('drop-target');
-      fieldset.dataset.dropLabel = this.host._inputs.grid(fieldset.dataset.name)?.import.drop ?? '';
+      fieldset.dataset.dropLabel = this.grid(fieldset.dataset.name)?.import.drop ?? '';
     }
   }
 
@@ -103,7 +106,7 @@ export class Importer {
 
   /** The control that has the keyboard now: the dialog gives it back. */
   focused() {
-    return this.host.shadowRoot.activeElement ?? document.activeElement;
+    return this.port.shadow.activeElement ?? document.activeElement;
   }
 
   // ---- the import's work (import-plan.js) ------------------------------------------------------------------
@@ -137,7 +140,7 @@ export class Importer {
     } catch (e) {
       const message = `The importer could not be loaded (${e?.message ?? e}): reload the page to try again.`;
       this.say(message, { near, error: true });
-      this.host.dispatchEvent(new CustomEvent('error', { detail: { message } }));
+      this.port.signal(message);
       return false;
     }
   }
@@ -147,7 +150,7 @@ export class Importer {
    * of the grids. An empty text removes it.
    */
   say(text, { near = null, error = false } = {}) {
-    for (const old of this.host.shadowRoot.querySelectorAll('.import-msg')) old.remove();
+    for (const old of this.port.shadow.querySelectorAll('.import-msg')) old.remove();
     if (this.root.childElementCount === 1) this.root.hidden = true;
     if (!text) return;
     const msg = el('div', { class: `import-msg${error ? ' error' : ''}`, role: error ? 'alert' : 'status', text });
@@ -156,7 +159,7 @@ export class Importer {
 
   /** Puts a message or the dialog right after grid `near` (where the reader is looking), else above the grids. */
   place(node, near) {
-    const fieldset = near && this.host._inputs.root.querySelector(`fieldset[data-name="${near}"]`);
+    const fieldset = near && this.port.tell('inputsRoot').querySelector(`fieldset[data-name="${near}"]`);
     if (fieldset) { fieldset.after(node); return; }
     this.root.append(node);
     this.root.hidden = false;

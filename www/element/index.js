@@ -10,28 +10,18 @@
 // This module owns the element's lifecycle, its public API, loading, and the
 // one mutation path (_apply). Each part of the figure is a class in its own
 // module that owns its DOM and events (toolbar.js, inputs.js, figures.js,
-// breakdown.js, share.js, persist.js); they reach the element, as `host`,
-// only through this small internal interface:
-//   _state                        what they read (state.js): the snapshot's facts and parts' models (the element
-//                                 keeps no config), trace fields, views' sizes and keys, and the look (dpr, dark,
-//                                 fmt, width, the `views` panels)
-//   _apply(edit, options)         a command (src/web/command.rs: {value: [matrix, row, col, x]}, {query: i},
-//                                 {fields: {…}}, {insertHead: true}…: one call, `Viz.edit`, the edit and its
-//                                 snapshot) or a mutation (a function making edits through `_edit`; its snapshot is
-//                                 asked once, on first use) → repaint → `change`
-//   _ask(question)                a question the core answers about the figure, {kind, …} (src/web/ask.rs): what is
-//                                 not an edit nor in a snapshot (hit-testing, SVG, text, export)
-//   _viz                          the Rust Viz: `edit`, `ask`, and `draw` (a heatmap, its layers, a line view)
-//   _rebuild() _repaint()         rebuild every part / repaint what changed
-//   _status(text, error) _fail(message)           the status line (+ `error`)
-//   _offer(text, label, action, fn) _restoreFrom(state, notice)   a message with a button; show a saved state
-//   _configHash _authorHash()     short hash of the author's starting config (part of the persist key; hashed on
-//                                 first use)
-//   _showNaive (set by the toolbar's checkbox) _initial
-// and each other's parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js), _inputs, _figures,
-// _breakdown, _share, _persist, _model (a model's weights, mechanism "weights": model.js, imported when a figure first
-// shows one: until then a stand-in, parts.js), _steppers (the decode and
-// flash panels: steppers.js; their canvases' views join the snapshot request).
+// breakdown.js, variants.js, …). A part is given a Port (port.js), never the element: it reads `port.state`
+// (state.js: the snapshot's facts and parts' models — the element keeps no config —, trace fields, views' sizes and
+// keys, and the look), changes the figure by `port.dispatch` (→ _apply: a command for `Viz.edit` (src/web/command.rs:
+// {value: [matrix, row, col, x]}, {query: i}, {fields: {…}}, {insertHead: true}…), one call with its snapshot; or a
+// mutation making `port.edit`s, its snapshot asked once, on first use) → repaint → `change`; asks the core by
+// `port.ask` (src/web/ask.rs: hit-testing, SVG, text, export) and draws by `port.draw`; and reaches another part
+// only by name, `port.tell`, through the one table WIRING below. The element's own services — share.js, persist.js,
+// large.js, theme.js — act for the element as a whole and take it whole.
+// The parts: _toolbar, _variants (heads, mask, temperature, scoring: variants.js; `modern`: the position, kv and
+// window panels, modern.js), _inputs, _importer, _figures, _breakdown, _steps, _peek, _model (a model's weights,
+// mechanism "weights": model.js, imported when a figure first shows one: until then a stand-in, parts.js),
+// _steppers (the decode and flash panels: steppers.js; their canvases' views join the snapshot request).
 //
 // The snapshot contract. The core answers an edit with everything the parts show that it may have changed, so a
 // typed digit is one `Viz.edit` and one `Viz.draw` per changed canvas (tests/e2e/calls.test.mjs counts them):
@@ -68,6 +58,7 @@ import { Peek } from './peek.js';
 import { Importer } from './importer.js';
 import { Large } from './large.js';
 import { State } from './state.js';
+import { Port } from './port.js';
 import { MIN_HEIGHT, MAX_HEIGHT } from './facts.js';
 
 export { parseCell } from './cells.js';
@@ -220,6 +211,45 @@ function revealShared(host) {
   // After the figure has its size (figures are built and painted in this task), so the scroll lands on it.
   requestAnimationFrame(() => host.scrollIntoView({ block: 'start' }));
 }
+
+/** What the parts ask of each other (port.js `tell`), with the element (`h`) in between. */
+const WIRING = {
+  // toolbar: the naive-softmax lesson shown or hidden, a view choice kept with the saved edits (not an edit of the
+  // core's state); `quiet`: only the flag, for Reset, which rebuilds everything after.
+  naive(h, on, { quiet = false } = {}) {
+    h._showNaive = on;
+    if (quiet) return;
+    h._figures.build();
+    h._persist.schedule();
+    h._repaint({ silent: true });
+  },
+  showQuery: (h, q) => h._toolbar.showQuery(q), // figures: a query picked on a heatmap, shown in the toolbar's menu
+  scrubStart: (h) => h._figures.scrubStart(), // inputs: a drag on a cell starts (palettes held until the release)
+  scrubEnd: (h) => h._figures.scrubEnd(),
+  decorateGrids: (h, sets) => h._importer?.decorate(sets), // inputs: each grid built gets its Import… button
+  // inputs: a whole array pasted into a grid's first cell, imported (true) when the importer is there
+  importWhole(h, matrix, rows, options) {
+    if (!h._importer) return false;
+    h._importer.replace(matrix, rows, options);
+    return true;
+  },
+  inputsRoot: (h) => h._inputs.root, // importer: the grids it decorates and takes files on
+  figuresRoot: (h) => h._figures.root, // model: the heatmaps' box (its line view goes beside "attention")
+  modelShape: (h) => h._model.shape, // figures: a model's stack [layers, heads, n, m], or null
+  modelToken: (h) => h._model.token(), // figures: the token the model view points at (its row outlined)
+  // figures: the tables that follow the picked head, named in the heads' caption
+  tablesShown: (h) => ({ breakdown: !h._breakdown.root.hidden, steps: h._steps.wanted(), entropies: Boolean(h._variants.entropyEl) }),
+  // model: the heatmap cell [i, j] under the pointer or the keyboard's cursor on `view`, or null
+  pointedCell(h, view) {
+    const f = h._figures;
+    const at = f.hover?.view === view ? f.hover : f.reader.cursor?.view === view ? f.reader.cursor : null;
+    return at?.cell ?? null;
+  },
+  scheduleRepaint: (h) => h._figures.scheduleRepaint(), // model: the token's row outlined on the heatmap too
+  frameOf: (h, canvas) => h._figures.frameOf(canvas), // model: a heatmap canvas's frame (its dpr)
+  canvas: (h, view) => h._figures.canvases.get(view), // peek: the result heatmap it mirrors on a phone
+  overlay: (h, view) => h._figures.overlays.get(view), // peek: that heatmap's outlines
+};
 
 /** The core's API the element calls (www/attention-viz.js's internal one), given by `defineElement`. */
 let api = null;
@@ -1078,17 +1108,20 @@ class AttentionViz extends Base {
       this._predictionEl = el('p', { class: 'model-caption', 'data-role': 'prediction', hidden: true });
       // What is wrong with the page's attributes (views, height): shown until the attribute changes.
       this._attrEl = el('div', { class: 'status error', 'data-role': 'attributes', role: 'status', hidden: true });
-      this._toolbar = new Toolbar(this, api);
-      this._variants = new Variants(this, api);
+      // The parts see the element only through a Port (port.js); the element's own services (share, persist,
+      // large) take it whole.
+      const port = (this._port = new Port(this, api));
+      this._toolbar = new Toolbar(port, api);
+      this._variants = new Variants(port, api);
       this._share = new Share(this, api);
-      this._inputs = new Inputs(this, api);
-      this._importer = new Importer(this, api);
-      this._figures = new Figures(this, api);
-      this._model = loaded.model ? new loaded.model(this, api) : idleModel();
-      this._breakdown = new Breakdown(this);
-      this._steps = new Steps(this);
-      this._steppers = loaded.steppers ? new loaded.steppers(this, api) : idleSteppers(this);
-      this._peek = new Peek(this);
+      this._inputs = new Inputs(port, api);
+      this._importer = new Importer(port, api);
+      this._figures = new Figures(port, api);
+      this._model = loaded.model ? new loaded.model(port, api) : idleModel();
+      this._breakdown = new Breakdown(port);
+      this._steps = new Steps(port);
+      this._steppers = loaded.steppers ? new loaded.steppers(port, api) : idleSteppers(port);
+      this._peek = new Peek(port);
       this._peek.watch(this._inputs.root);
       this._large = new Large(this, api);
       // Tabbing through every cell of every grid to reach the heatmaps is 64 stops a figure: one stop skips them.
@@ -1144,12 +1177,12 @@ class AttentionViz extends Base {
         for (const name of names) {
           if (name === 'model' || name === 'steppers') {
             const key = `_${name}`;
-            const part = new loaded[name](this, api);
+            const part = new loaded[name](this._port, api);
             part.sticky = this[key].sticky;
             this[key].root.replaceWith(part.root);
             this[key] = part;
           } else {
-            const part = new loaded.modern(this, api);
+            const part = new loaded.modern(this._port, api);
             part.sticky = this._variants.modern.sticky;
             this._variants.modern = part;
           }
@@ -1178,6 +1211,16 @@ class AttentionViz extends Base {
         this._fail(partFailed(e, failed[0] ?? names[0]));
       });
       return false;
+    }
+
+    /**
+     * What a part asks of another (port.js `tell`), by name: the one place where the parts meet. Each entry says who
+     * asks it.
+     */
+    _wiring(name, ...args) {
+      const wire = WIRING[name];
+      if (!wire) throw new Error(`attention-viz internal error: no wiring named ${name}`);
+      return wire(this, ...args);
     }
 
     /** Says what the page's `views` and `height` ask that cannot be done, until they change. */

@@ -17,8 +17,8 @@ const cellKey = (cell) => `${cell.dataset.matrix}:${cell.dataset.row}:${cell.dat
 const where = (cell) => `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
 
 export class Inputs {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.invalid = new Map(); // "matrix:row:col" → {text the user typed, message}
     this.windows = new Map(); // matrix → [row, column] the reader moved its window of input cells to
@@ -55,7 +55,7 @@ export class Inputs {
   gridWindows() { return Object.fromEntries(this.windows); }
 
   /** The core's model of grid `name` (see the header). */
-  grid(name) { return this.host._state.parts.inputs?.find((g) => g.name === name); }
+  grid(name) { return this.port.state.parts.inputs?.find((g) => g.name === name); }
 
   cell(matrix, row, col) {
     return this.root.querySelector(`input.cell[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`);
@@ -68,8 +68,8 @@ export class Inputs {
       this.root.replaceChildren();
       return;
     }
-    const grids = this.host._state.parts.inputs ?? [];
-    const { tokens } = this.host._state.facts;
+    const grids = this.port.state.parts.inputs ?? [];
+    const { tokens } = this.port.state.facts;
     this.note = null;
     const sets = grids.map((g) => {
       const { name, values: rows } = g;
@@ -123,7 +123,7 @@ export class Inputs {
       if (!shape || Number(r) >= shape[0] || Number(c) >= shape[1]) this.invalid.delete(k);
     }
     this.root.replaceChildren(...sets);
-    this.host._importer?.decorate(sets); // each grid's Import… button (importer.js)
+    this.port.tell('decorateGrids', sets); // each grid's Import… button (importer.js)
     for (const key of this.invalid.keys()) {
       const cell = this.cell(...key.split(':'));
       if (cell) this.describe(cell);
@@ -202,11 +202,11 @@ export class Inputs {
    * and stepping or scrubbing starts from it.
    */
   shownTexts(name, r0, r1, c0, c1) {
-    const { host } = this;
-    const spec = host.hasAttribute('fmt') && !this.grid(name)?.vector ? host._state.fmt : undefined;
+    const { port } = this;
+    const spec = port.state.fmtGiven && !this.grid(name)?.vector ? port.state.fmt : undefined;
     if (spec === undefined) return null;
     let texts;
-    try { texts = host._ask({ kind: 'cellTexts', view: name, r0, r1, c0, c1, fmt: spec }); } catch { return null; }
+    try { texts = port.ask({ kind: 'cellTexts', view: name, r0, r1, c0, c1, fmt: spec }); } catch { return null; }
     return texts.length === (r1 - r0) * (c1 - c0) ? texts.map((t) => (parseCell(t).error ? undefined : t)) : null;
   }
 
@@ -248,10 +248,10 @@ export class Inputs {
     this.fit(cell);
     const parsed = parseCell(text);
     if (parsed.error) { this.markInvalid(cell, parsed.error); return; }
-    const { host } = this;
+    const { port } = this;
     const { matrix } = cell.dataset;
     const [row, col] = [Number(cell.dataset.row), Number(cell.dataset.col)];
-    if (host._apply({ value: [matrix, row, col, parsed.value] }, { cell })) {
+    if (port.dispatch({ value: [matrix, row, col, parsed.value] }, { cell })) {
       cell.title = String(parsed.value);
     }
   }
@@ -262,7 +262,7 @@ export class Inputs {
     this.invalid.set(cellKey(cell), { text: cell.value, message });
     this.describe(cell);
     this.renderMessage(cell.closest('fieldset'));
-    this.host.dispatchEvent(new CustomEvent('error', { detail: { message: `${where(cell)}: ${message}` } }));
+    this.port.signal(`${where(cell)}: ${message}`);
   }
 
   describe(cell) {
@@ -284,7 +284,7 @@ export class Inputs {
   pasteFailed(cell, message) {
     this.note = { matrix: cell.dataset.matrix, text: `Paste at ${where(cell)}: ${message}.` };
     this.renderMessage(cell.closest('fieldset'));
-    this.host.dispatchEvent(new CustomEvent('error', { detail: { message: `${where(cell)}: ${message}` } }));
+    this.port.signal(`${where(cell)}: ${message}`);
   }
 
   // ---- events ---------------------------------------------------------------------------------
@@ -298,11 +298,11 @@ export class Inputs {
   onChange(e) {
     const t = e.target;
     if (t.dataset?.token === undefined) return;
-    const { host } = this;
+    const { port } = this;
     const i = Number(t.dataset.token);
-    if (t.value.trim() === '') { t.value = host._state.facts.tokens[i]; host._fail('A token needs a name; the old one is kept.'); return; }
+    if (t.value.trim() === '') { t.value = port.state.facts.tokens[i]; port.fail('A token needs a name; the old one is kept.'); return; }
     // The grids are not rebuilt: the name is already in its field, and Tab is on its way to the next one.
-    host._apply(() => host._edit({ renameToken: [i, t.value] }), { rebuild: 'labels' });
+    port.dispatch(() => port.edit({ renameToken: [i, t.value] }), { rebuild: 'labels' });
   }
 
   onKey(e) {
@@ -351,7 +351,7 @@ export class Inputs {
       s.cell.setPointerCapture?.(e.pointerId);
       s.cell.classList.add('scrubbing');
       s.step = this.step(s.cell);
-      this.host._figures.scrubStart(); // the heatmaps keep their palettes until the release
+      this.port.tell('scrubStart'); // the heatmaps keep their palettes until the release
     }
     if (!s.active) return;
     e.preventDefault();
@@ -372,7 +372,7 @@ export class Inputs {
       s.cell.classList.remove('scrubbing');
       s.cell.releasePointerCapture?.(e.pointerId);
       e.preventDefault();
-      this.host._figures.scrubEnd(); // palettes follow the values again; sizes are measured again
+      this.port.tell('scrubEnd'); // palettes follow the values again; sizes are measured again
     }
   }
 
@@ -402,14 +402,14 @@ export class Inputs {
     const { matrix } = cell.dataset;
     const r0 = Number(cell.dataset.row);
     const c0 = Number(cell.dataset.col);
-    const { host } = this;
+    const { port } = this;
     const [height, columns] = this.grid(matrix).shape;
     let width = 0;
     for (const row of rows) width = Math.max(width, row.length); // not Math.max(...rows): 200 000 rows overflow the stack
     if (r0 + rows.length > height || c0 + width > columns) {
       // Pasted into the first cell, an array of another shape replaces the whole matrix (importer.js: it asks first
       // when the other matrices no longer agree); anywhere else it is a block that does not fit.
-      if (r0 === 0 && c0 === 0 && host._importer) { host._importer.replace(matrix, rows, { returnTo: cell }); return; }
+      if (r0 === 0 && c0 === 0 && port.tell('importWhole', matrix, rows, { returnTo: cell })) return;
       this.pasteFailed(cell, `the pasted block (${rows.length} × ${width}) does not fit in ${matrix} from here `
         + `(${height - r0} × ${columns - c0} to its end); nothing was pasted. To replace all of ${matrix}, paste into its first cell`);
       return;
@@ -418,6 +418,6 @@ export class Inputs {
       this.invalid.delete(`${matrix}:${r0 + i}:${c0 + j}`); // typed text there is replaced
     }));
     // One edit: the core writes the block and checks the config it makes (src/edits.rs with_block).
-    host._apply(() => host._edit({ block: [matrix, r0, c0, rows] }), { rebuild: true });
+    port.dispatch(() => port.edit({ block: [matrix, r0, c0, rows] }), { rebuild: true });
   }
 }

@@ -38,8 +38,8 @@ const round3 = (x) => (Number.isFinite(x) ? String(Number(x.toPrecision(3))) : S
 const toBlob = (canvas) => new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
 
 export class Model {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.shape = null; // [layers, heads, n, m] of the figure, or null (another mechanism)
     this.geo = null; // the grid's layout in device pixels, for hit tests and the overlay
@@ -110,28 +110,28 @@ export class Model {
     this.lines.addEventListener('pointerdown', (e) => { if (e.pointerType === 'touch') this.onLinesMove(e, true); });
     this.lines.addEventListener('pointerleave', (e) => { if (e.pointerType !== 'touch') this.setToken(null); });
     // The heatmap's token rows and columns (its labels too): figures.js hit-tests cells only.
-    host._figures.root.addEventListener('pointermove', (e) => this.onHeatmapMove(e));
-    host._figures.root.addEventListener('pointerleave', () => { if (this.pointerToken?.from === 'heatmap') this.setToken(null); });
+    port.tell('figuresRoot').addEventListener('pointermove', (e) => this.onHeatmapMove(e));
+    port.tell('figuresRoot').addEventListener('pointerleave', () => { if (this.pointerToken?.from === 'heatmap') this.setToken(null); });
   }
 
   /** Whether this figure is a model's weights. */
-  active() { return this.host._viz && this.host._state.facts.mechanism === 'weights'; }
+  active() { return this.port.live && this.port.state.facts.mechanism === 'weights'; }
 
   /** [layer, head] shown in full. */
-  selected() { const c = this.host._state.facts; return [c.layer ?? 0, c.head ?? 0]; }
+  selected() { const c = this.port.state.facts; return [c.layer ?? 0, c.head ?? 0]; }
 
   /** After every rebuild: shows or hides the panel and puts the line view beside the heatmap. */
   build() {
-    const { host } = this;
+    const { port } = this;
     if (!this.active()) {
       this.root.hidden = true;
       this.linesFig.remove();
       this.shape = null;
       return;
     }
-    const panels = host._state.panels;
+    const panels = port.state.panels;
     this.root.hidden = Boolean(panels) && !panels.has('model');
-    this.shape = host._ask({ kind: 'modelShape' });
+    this.shape = port.ask({ kind: 'modelShape' });
     const [layers, heads] = this.shape;
     if (this.cursor && (this.cursor[0] >= layers || this.cursor[1] >= heads)) this.cursor = null;
     this.over = null;
@@ -146,7 +146,7 @@ export class Model {
   /** The line view goes right after the heatmap "attention" (or last in the heatmaps' row when it is not shown). */
   placeLines() {
     if (this.root.hidden) { this.linesFig.remove(); return; }
-    const figs = this.host._figures.root;
+    const figs = this.port.tell('figuresRoot');
     const heat = figs.querySelector(':scope > figure.stage[data-view="attention"]');
     if (heat) { if (heat.nextElementSibling !== this.linesFig) heat.after(this.linesFig); } else if (this.linesFig.parentNode !== figs) {
       figs.prepend(this.linesFig);
@@ -167,7 +167,7 @@ export class Model {
       this.paintReadout();
     } catch (e) {
       // A drawing the core refused (a canvas too large for the browser): said once, the rest of the figure stays.
-      if (this.failed !== e.message) { this.failed = e.message; this.host._fail(`The model panel could not be drawn: ${e.message}`); }
+      if (this.failed !== e.message) { this.failed = e.message; this.port.fail(`The model panel could not be drawn: ${e.message}`); }
     }
   }
 
@@ -176,7 +176,7 @@ export class Model {
   /** The thumbnail size (CSS px) for the panel's width: as many heads as fit a row, not too tall for many layers. */
   thumbSize() {
     const [layers, heads] = this.shape;
-    const width = this.host._state.width ?? 600;
+    const width = this.port.state.width ?? 600;
     const avail = Math.max(120, width - (width <= 520 ? 16 : 24) - 2);
     const gap = this.gap();
     const byWidth = Math.floor((avail - LABEL_W - gap * (heads - 1)) / heads);
@@ -184,14 +184,14 @@ export class Model {
     return Math.max(MIN_THUMB, Math.min(MAX_THUMB, byWidth, Math.max(MIN_THUMB + 6, byHeight)));
   }
 
-  gap() { return (this.host._state.width ?? 600) <= 520 ? 3 : 4; }
+  gap() { return (this.port.state.width ?? 600) <= 520 ? 3 : 4; }
 
   paintGrid() {
-    const { host, canvas } = this;
-    const dpr = host._state.dpr;
-    const dark = host._state.dark;
+    const { port, canvas } = this;
+    const dpr = port.state.dpr;
+    const dark = port.state.dark;
     const thumb = this.thumbSize();
-    const key = `${this.stackKey}|${thumb}|${dpr}|${dark}|${host.palette}`;
+    const key = `${this.stackKey}|${thumb}|${dpr}|${dark}|${port.state.palette}`;
     if (this.keys.grid === key) return;
     this.keys.grid = key;
     this.keys.overlay = null;
@@ -210,12 +210,12 @@ export class Model {
 
   /** Draws the grid with its labels on `canvas` at `dpr`; returns its layout in device pixels. */
   drawGrid(canvas, thumb, gap, dpr, dark) {
-    const { host, api } = this;
+    const { port, api } = this;
     const [layers, heads] = this.shape;
     const lw = Math.round(LABEL_W * dpr);
     const lh = Math.round(LABEL_H * dpr);
     // The core may draw smaller thumbnails than asked (its raster bounds, for thousands of heads): its sizes place them.
-    const grid = api.callCore(() => host._ask({ kind: 'modelGrid', thumb: Math.max(4, Math.round(thumb * dpr)), gap: Math.round(gap * dpr), dark, palette: host.palette ?? undefined }));
+    const grid = api.callCore(() => port.ask({ kind: 'modelGrid', thumb: Math.max(4, Math.round(thumb * dpr)), gap: Math.round(gap * dpr), dark, palette: port.state.palette ?? undefined }));
     const { thumb: t, gap: g } = grid;
     canvas.width = lw + grid.width;
     canvas.height = lh + grid.height;
@@ -319,8 +319,8 @@ export class Model {
   select(l, h) {
     const [sl, sh] = this.selected();
     if (l === sl && h === sh) { this.say(`layer ${l}, head ${h} is shown.`); return; }
-    const { host } = this;
-    if (host._apply(() => host._edit({ selectHead: [l, h] }))) this.say(`Selected ${this.describe(l, h)}`);
+    const { port } = this;
+    if (port.dispatch(() => port.edit({ selectHead: [l, h] }))) this.say(`Selected ${this.describe(l, h)}`);
   }
 
   /** "layer 3, head 5: entropy 1.2 bits, distance to the diagonal 3.4 tokens, previous token 0.12, first token 0.4". */
@@ -330,7 +330,7 @@ export class Model {
     return `layer ${l}, head ${h}${l === sl && h === sh ? ' (shown)' : ''}: ${parts.join(', ')}`;
   }
 
-  value(metric, l, h) { return this.host._state.at(`summary.${metric}`, l, h); }
+  value(metric, l, h) { return this.port.state.at(`summary.${metric}`, l, h); }
 
   say(text) { this.live.textContent = text; }
 
@@ -357,11 +357,8 @@ export class Model {
   /** The token the figure points at: from the pointer (heatmap labels or cells, line view), a tap, or the heatmap's keyboard cursor. */
   token() {
     if (this.pointerToken) return this.pointerToken;
-    const figs = this.host._figures;
-    const hover = figs.hover?.view === 'attention' ? figs.hover : null;
-    const cursor = figs.reader.cursor?.view === 'attention' ? figs.reader.cursor : null;
-    const at = hover ?? cursor;
-    return at ? { kind: 'row', index: at.cell[0] } : null;
+    const cell = this.port.tell('pointedCell', 'attention');
+    return cell ? { kind: 'row', index: cell[0] } : null;
   }
 
   setToken(token) {
@@ -369,12 +366,12 @@ export class Model {
     this.pointerToken = token;
     this.paintOverlay();
     this.paintLines();
-    this.host._figures.scheduleRepaint(); // the heatmap outlines the token's row too (figures.js highlights)
+    this.port.tell('scheduleRepaint'); // the heatmap outlines the token's row too (figures.js highlights)
   }
 
   paintOverlay() {
     if (!this.geo || !this.shape) return;
-    const { overlay, host } = this;
+    const { overlay, port } = this;
     const token = this.token();
     const ranked = this.ranked().slice(0, MARKED);
     const key = `${this.keys.grid}|${this.selected()}|${this.cursor}|${this.over}|${JSON.stringify(token)}|${ranked.map((r) => r.join(':'))}`;
@@ -383,7 +380,7 @@ export class Model {
     const ctx = overlay.getContext('2d');
     ctx.clearRect(0, 0, overlay.width, overlay.height);
     const { dpr, layers, heads } = this.geo;
-    const colors = COLORS[host._state.dark ? 'dark' : 'light'];
+    const colors = COLORS[port.state.dark ? 'dark' : 'light'];
     const [, , n, m] = this.shape;
     if (token) {
       // One band per thumbnail, where that token's row (or column) falls: at least 2 device pixels, visible at n = 512.
@@ -437,7 +434,7 @@ export class Model {
   }
 
   tokenName({ kind, index }) {
-    const cfg = this.host._state.facts;
+    const cfg = this.port.state.facts;
     const names = kind === 'row' ? cfg.tokens : (cfg.key_tokens ?? cfg.tokens);
     return `${index} (${clip(String(names?.[index] ?? index))})`;
   }
@@ -451,7 +448,7 @@ export class Model {
     if (layers * heads < 2) return [];
     const key = `${this.stackKey}|${this.metric}|${this.low}`;
     if (this.rankCache?.key === key) return this.rankCache.list;
-    const { data } = this.host._state.field(`summary.${this.metric}`);
+    const { data } = this.port.state.field(`summary.${this.metric}`);
     const list = [];
     for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) list.push([l, h]);
     const sign = this.low ? 1 : -1;
@@ -466,7 +463,7 @@ export class Model {
     const total = layers * heads;
     this.rank.hidden = total < 2;
     if (total < 2) return;
-    const key = `${this.host._state.version}|${this.metric}|${this.low}|${this.all}`;
+    const key = `${this.port.state.version}|${this.metric}|${this.low}|${this.all}`;
     if (!force && this.keys.rank === key) return;
     this.keys.rank = key;
     const m = METRICS[this.metric];
@@ -485,7 +482,7 @@ export class Model {
       return el('tr', { class: current ? 'current' : null }, el('td', { class: 'rank', text: String(k + 1) }), el('td', {}, pick),
         el('td', { class: 'value', text: `${round3(this.value(this.metric, l, h))}${m.unit}` }));
     });
-    const focused = this.host.shadowRoot.activeElement;
+    const focused = this.port.shadow.activeElement;
     const refocus = focused?.classList?.contains('model-pick') ? [focused.dataset.layer, focused.dataset.head] : null;
     this.table.replaceChildren(
       el('caption', { text: `Heads by ${m.name}, ${this.low ? 'lowest' : 'highest'} first${shown.length < total ? ` (top ${shown.length} of ${total})` : ''}: a button shows that head.` }),
@@ -498,7 +495,7 @@ export class Model {
   /** Above the heatmap: the shown head's rows do not sum to 1. */
   paintNote() {
     const [l, h] = this.selected();
-    const text = this.host._ask({ kind: 'rowSumNote', layer: l, head: h }) ?? '';
+    const text = this.port.ask({ kind: 'rowSumNote', layer: l, head: h }) ?? '';
     if (this.note.textContent !== text) this.note.textContent = text;
     this.note.hidden = !text;
   }
@@ -507,8 +504,8 @@ export class Model {
 
   paintLines() {
     if (!this.shape || !this.linesFig.isConnected) return;
-    const { host, lines } = this;
-    const size = host._ask({ kind: 'linesSize' });
+    const { port, lines } = this;
+    const size = port.ask({ kind: 'linesSize' });
     const [l, h, n, m] = [...this.selected(), ...this.shape.slice(2)];
     if (!size) {
       lines.hidden = true;
@@ -518,18 +515,18 @@ export class Model {
     }
     lines.hidden = false;
     this.linesNote.hidden = true;
-    const dpr = host._state.dpr;
-    const dark = host._state.dark;
+    const dpr = port.state.dpr;
+    const dark = port.state.dark;
     const token = this.token();
     const focus = token?.kind === 'row' && token.index < n ? token.index : undefined;
-    const key = `${host._state.version}|${dpr}|${dark}|${focus}`;
+    const key = `${port.state.version}|${dpr}|${dark}|${focus}`;
     if (this.keys.lines === key) return;
     this.keys.lines = key;
     const [w, hh] = size;
     lines.width = Math.round(w * dpr);
     lines.height = Math.round(hh * dpr);
     lines.style.width = `${w}px`; // its height follows (style.js: height auto), also when a narrow panel shrinks it
-    this.api.callCore(() => host._viz.draw(lines, { kind: 'lines', dpr, dark, focus }));
+    port.draw(lines, { kind: 'lines', dpr, dark, focus });
     lines.setAttribute('aria-label', `Layer ${l}, head ${h} as lines from each query (left) to the keys it attends to (right), as opaque as the weight`
       + `${focus === undefined ? '' : `; only query ${this.tokenName({ kind: 'row', index: focus })}`}. The heatmap beside it has the numbers.`);
   }
@@ -537,9 +534,9 @@ export class Model {
   onLinesMove(e, tap = false) {
     if ((e.pointerType === 'touch' && !tap) || !this.shape) return;
     const r = this.lines.getBoundingClientRect();
-    const css = r.height ? this.lines.height / this.host._state.dpr / r.height : 1;
+    const css = r.height ? this.lines.height / this.port.state.dpr / r.height : 1;
     const left = e.clientX - r.left < r.width / 2;
-    const i = this.host._ask({ kind: 'lineAt', y: (e.clientY - r.top) * css, left });
+    const i = this.port.ask({ kind: 'lineAt', y: (e.clientY - r.top) * css, left });
     const token = i !== undefined ? { kind: left ? 'row' : 'col', index: i, from: 'lines' } : null;
     this.setToken(tap && JSON.stringify(token) === JSON.stringify(this.pointerToken) ? null : token);
   }
@@ -549,12 +546,12 @@ export class Model {
     if (e.pointerType === 'touch' || !this.shape || this.root.hidden) return;
     const canvas = e.target.closest?.('canvas[data-view="attention"]');
     if (!canvas) { if (this.pointerToken?.from === 'heatmap') this.setToken(null); return; }
-    const { host } = this;
-    const f = host._figures.frameOf(canvas);
+    const { port } = this;
+    const f = port.tell('frameOf', canvas);
     const [, , n, m] = this.shape;
     let a; let b;
     try {
-      const cell = (i, j) => host._ask({ kind: 'cellRect', view: 'attention', width: canvas.width, height: canvas.height, dpr: f.dpr, i, j, fmt: host._state.fmt });
+      const cell = (i, j) => port.ask({ kind: 'cellRect', view: 'attention', width: canvas.width, height: canvas.height, dpr: f.dpr, i, j, fmt: port.state.fmt });
       a = cell(0, 0);
       b = cell(n - 1, m - 1);
     } catch { return; }
@@ -570,9 +567,9 @@ export class Model {
   // ---- exports -----------------------------------------------------------------------------------------------------
 
   async export(action) {
-    const { host } = this;
+    const { port } = this;
     const [l, h] = this.selected();
-    const base = `${host.id || 'attention-viz'}-layer${l}-head${h}`;
+    const base = `${port.state.fileName}-layer${l}-head${h}`;
     try {
       let blob;
       let name;
@@ -580,25 +577,25 @@ export class Model {
         const canvas = document.createElement('canvas');
         this.drawGrid(canvas, this.thumbSize(), this.gap(), window.devicePixelRatio || 1, false);
         blob = await toBlob(canvas);
-        name = `${host.id || 'attention-viz'}-grid.png`;
+        name = `${port.state.fileName}-grid.png`;
       } else {
-        if (!host._ask({ kind: 'linesSize' })) { host._fail(`The line view is for up to 128 tokens (this head has ${Math.max(...this.shape.slice(2))}).`); return; }
+        if (!port.ask({ kind: 'linesSize' })) { port.fail(`The line view is for up to 128 tokens (this head has ${Math.max(...this.shape.slice(2))}).`); return; }
         if (action === 'model-lines-svg') {
-          blob = new Blob([host._ask({ kind: 'linesSvg', dark: false })], { type: 'image/svg+xml' });
+          blob = new Blob([port.ask({ kind: 'linesSvg', dark: false })], { type: 'image/svg+xml' });
           name = `${base}-lines.svg`;
         } else {
           const dpr = window.devicePixelRatio || 1;
-          const [w, hh] = host._ask({ kind: 'linesSize' });
+          const [w, hh] = port.ask({ kind: 'linesSize' });
           const canvas = document.createElement('canvas');
           canvas.width = Math.round(w * dpr);
           canvas.height = Math.round(hh * dpr);
-          this.api.callCore(() => host._viz.draw(canvas, { kind: 'lines', dpr, dark: false }));
+          port.draw(canvas, { kind: 'lines', dpr, dark: false });
           blob = await toBlob(canvas);
           name = `${base}-lines.png`;
         }
       }
       download(blob, name);
-      host._status(`Downloaded ${name}.`);
-    } catch (e) { host._fail(e.message); }
+      port.say(`Downloaded ${name}.`);
+    } catch (e) { port.fail(e.message); }
   }
 }

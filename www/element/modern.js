@@ -6,7 +6,7 @@
 // mask heatmap, which shows with this panel). What they show — the choices and their words, the reasons a control is
 // off, the groups, the limits — is the core's model (src/panels.rs, the snapshot's `parts`). A panel shows when
 // `views` names it or, without `views`, when the core says the config uses it (the snapshot's `used`:
-// views::modern_panels), and once shown it stays. Every control is one edit through host._apply; a refused one shows
+// views::modern_panels), and once shown it stays. Every control is one edit through the port's `dispatch`; a refused one shows
 // the core's message in its own panel and puts the control back as the config has it (the config itself is
 // unchanged: the core refused it whole).
 import { el } from './dom.js';
@@ -28,8 +28,8 @@ const whole = (t) => /^\d+$/.test(t.trim());
 const quoted = (t) => `"${t.slice(0, 24)}"`;
 
 export class Modern {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.errors = {}; // panel → the core's message for the last refused edit there
     this.parts = {}; // panel → its root element while shown
@@ -37,9 +37,9 @@ export class Modern {
 
   /** Which of PANELS show (see the top of this file); none but in a figure that can show them (the model's `modern`). */
   shown() {
-    const { host } = this;
-    if (!host.editable || !host._viz || !host._state.parts.modern) return new Set();
-    return shownPanels(host, PANELS, this);
+    const { port } = this;
+    if (!port.state.editable || !port.live || !port.state.parts.modern) return new Set();
+    return shownPanels(port, PANELS, this);
   }
 
   /** The panels' elements from the model, for variants.js to place; empty when none shows. */
@@ -52,7 +52,7 @@ export class Modern {
   }
 
   /** The model of these panels now (the snapshot's). */
-  model() { return this.host._state.parts; }
+  model() { return this.port.state.parts; }
 
   // ---- the panels ----------------------------------------------------------------------------------------
 
@@ -136,7 +136,7 @@ export class Modern {
   // ---- painting: what an edit changes without a rebuild -----------------------------------------------------
 
   paint() {
-    const { host } = this;
+    const { port } = this;
     const part = this.parts.position;
     const position = this.model().position;
     if (part && position) {
@@ -145,14 +145,14 @@ export class Modern {
       if (slider && base !== null) {
         // The slider is where the reader drags: only its words follow; a typed base moves it.
         if (slider.getAttribute('aria-valuetext') !== position.base_text) slider.setAttribute('aria-valuetext', position.base_text);
-        if (host.shadowRoot.activeElement !== slider && baseOf(Number(slider.value)) !== base) slider.value = String(sOf(base));
+        if (port.shadow.activeElement !== slider && baseOf(Number(slider.value)) !== base) slider.value = String(sOf(base));
         const typed = part.querySelector('[data-control="position-base"]');
-        if (host.shadowRoot.activeElement !== typed && typed.value !== String(base)) typed.value = String(base);
+        if (port.shadow.activeElement !== typed && typed.value !== String(base)) typed.value = String(base);
       }
       const offset = part.querySelector('[data-control="position-offset"]');
       if (offset) {
         const k = position.offset;
-        if (host.shadowRoot.activeElement !== offset && offset.value !== String(k)) offset.value = String(k);
+        if (port.shadow.activeElement !== offset && offset.value !== String(k)) offset.value = String(k);
         part.querySelector('[data-action="shift-down"]').disabled = position.shift_down_off;
         const range = part.querySelector('[data-role="shift-range"]');
         if (range.textContent !== position.range) range.textContent = position.range;
@@ -168,12 +168,12 @@ export class Modern {
 
   /** One edit; the core's message for a refused one goes in `panel`'s error line, and `undo` puts the control back. */
   edit(panel, command, { rebuild = false, undo = null } = {}) {
-    const { host } = this;
+    const { port } = this;
     let message = null;
     const heard = (e) => { message = e.detail?.message ?? null; };
-    host.addEventListener('error', heard);
+    const stop = port.listen('error', heard);
     let ok;
-    try { ok = host._apply(command, { rebuild }); } finally { host.removeEventListener('error', heard); }
+    try { ok = port.dispatch(command, { rebuild }); } finally { stop(); }
     const before = this.errors[panel];
     this.errors[panel] = ok ? undefined : message;
     const line = this.parts[panel]?.querySelector('.panel-error');
@@ -202,7 +202,7 @@ export class Modern {
       case 'position-base': this.setBase(t); return;
       case 'position-slopes': this.setSlopes(t); return;
       case 'kv-heads': {
-        this.edit('kv', () => this.host._edit({ kvHeads: Number(t.value) }), { rebuild: true, undo: () => { t.value = String(kv.kv); } });
+        this.edit('kv', () => this.port.edit({ kvHeads: Number(t.value) }), { rebuild: true, undo: () => { t.value = String(kv.kv); } });
         return;
       }
       case 'window-on': {

@@ -33,11 +33,11 @@ export function loadPart(name) {
  * The panels of `list` a figure shows: those its `views` names; without it, those its config uses (the snapshot's
  * `used`: the core's rule), kept once shown (`holder.sticky`, which a stand-in hands to its part).
  */
-export function shownPanels(host, list, holder) {
-  const panels = host._state.panels;
+export function shownPanels(port, list, holder) {
+  const panels = port.state.panels;
   if (panels) return new Set(list.filter((p) => panels.has(p)));
   holder.sticky ??= new Set();
-  for (const p of host._state.used ?? []) if (list.includes(p)) holder.sticky.add(p);
+  for (const p of port.state.used ?? []) if (list.includes(p)) holder.sticky.add(p);
   return new Set(holder.sticky);
 }
 
@@ -47,15 +47,15 @@ export const idleModel = () => ({
 });
 
 /** steppers.js's Steppers until a figure shows the decode or flash panel. */
-export const idleSteppers = (host) => ({
+export const idleSteppers = (port) => ({
   idle: 'steppers', root: el('div', { class: 'steppers', hidden: true }), views: () => [], build() {}, paint() {},
   // The core says whether the figure has steppers (self-attention's n × n scores: src/steppers.rs).
-  shown() { return host._state.parts.steppers ? shownPanels(host, STEPPER_PANELS, this) : new Set(); },
+  shown() { return port.state.parts.steppers ? shownPanels(port, STEPPER_PANELS, this) : new Set(); },
 });
 
 /** modern.js's Modern (variants.js's `modern`) until a figure shows the position, kv or window panel. */
-export const idleModern = (host) => ({
+export const idleModern = (port) => ({
   idle: 'modern', build: () => [], paint() {},
   // The panels apply where the core's model says so (`modern`: self-attention).
-  shown() { return host.editable && host._viz && host._state.parts.modern ? shownPanels(host, MODERN_OWN, this) : new Set(); },
+  shown() { return port.state.editable && port.live && port.state.parts.modern ? shownPanels(port, MODERN_OWN, this) : new Set(); },
 });

@@ -10,8 +10,8 @@ const RESULTS = ['weights', 'context', 'scores'];
 const NARROW = 520;
 
 export class Peek {
-  constructor(host) {
-    this.host = host;
+  constructor(port) {
+    this.port = port;
     this.canvas = el('canvas', { 'aria-hidden': 'true' });
     this.label = el('span', { class: 'peek-label' });
     this.root = el('div', { class: 'peek', hidden: true, 'aria-hidden': 'true' }, this.label, this.canvas);
@@ -21,7 +21,7 @@ export class Peek {
   /** The figure's canvas to mirror, or null when none of the results is shown. */
   source() {
     for (const view of RESULTS) {
-      const c = this.host._figures.canvases.get(view);
+      const c = this.port.tell('canvas', view);
       if (c) return c;
     }
     return null;
@@ -44,7 +44,7 @@ export class Peek {
 
   /** After every repaint: shows, hides or refreshes the copy. */
   update() {
-    const src = this.active && (this.host._state.width ?? Infinity) <= NARROW ? this.source() : null;
+    const src = this.active && (this.port.state.width ?? Infinity) <= NARROW ? this.source() : null;
     const show = Boolean(src && src.width && src.height);
     if (this.root.hidden === !show && !show) return;
     this.root.hidden = !show;
@@ -57,7 +57,7 @@ export class Peek {
     const ctx = this.canvas.getContext('2d');
     ctx.drawImage(src, 0, 0);
     // The outlines are on the heatmap's overlay (figures.js): the followed query's row shows in the copy too.
-    const overlay = this.host._figures.overlays.get(src.dataset.view);
+    const overlay = this.port.tell('overlay', src.dataset.view);
     if (overlay?.width === src.width && overlay.height === src.height) ctx.drawImage(overlay, 0, 0);
     this.label.textContent = `${src.dataset.view} (live)`;
   }

@@ -28,8 +28,8 @@ export function numbersTable(d) {
 
 export class Reader {
   /** `figures`: the heatmaps part (its canvases, outlines, tooltip, and `follow(q)`). */
-  constructor(host, figures) {
-    this.host = host;
+  constructor(port, figures) {
+    this.port = port;
     this.figures = figures;
     this.cursor = null; // {view, cell: [i, j]}
     this.texts = new Map(); // view → {node, text: JSON of what it shows}
@@ -68,31 +68,31 @@ export class Reader {
   }
 
   /** Whether the texts show the current state and fmt. */
-  fresh() { return this.key === `${this.host._state.version}|${this.host._state.fmt}`; }
+  fresh() { return this.key === `${this.port.state.version}|${this.port.state.fmt}`; }
 
   /**
    * Rebuilds the text of every heatmap whose numbers changed (a table's nodes are replaced only when its
    * description did): the accessible name (the visible title) and the table.
    */
   sync() {
-    const { host, figures } = this;
-    const fmt = host._state.fmt;
-    this.key = `${host._state.version}|${fmt}`;
+    const { port, figures } = this;
+    const fmt = port.state.fmt;
+    this.key = `${port.state.version}|${fmt}`;
     // Only the views whose drawing changed (the snapshot's keys), all described in one call.
-    const views = host._state.views;
+    const views = port.state.views;
     const stale = [...figures.canvases.keys()].filter((view) => {
       const slot = this.texts.get(view);
-      return slot && slot.key !== `${views.get(view)?.key ?? host._state.version}|${fmt}`;
+      return slot && slot.key !== `${views.get(view)?.key ?? port.state.version}|${fmt}`;
     });
     if (!stale.length) return;
     let described;
-    try { described = host._ask({ kind: 'describeViews', views: stale, fmt }); } catch { return; }
+    try { described = port.ask({ kind: 'describeViews', views: stale, fmt }); } catch { return; }
     stale.forEach((view, k) => {
       const slot = this.texts.get(view);
       const canvas = figures.canvases.get(view);
       const d = described[k];
       if (!d) return; // a refused fmt: the status line says why
-      slot.key = `${views.get(view)?.key ?? host._state.version}|${fmt}`;
+      slot.key = `${views.get(view)?.key ?? port.state.version}|${fmt}`;
       const text = JSON.stringify(d);
       if (slot.text === text) return;
       slot.text = text;
@@ -106,7 +106,7 @@ export class Reader {
 
   /** Where a cursor starts on a heatmap: the followed query's row on the weights (a head's too), else the first cell. */
   start(view, pickable) {
-    return pickable || headOf(view) !== null ? [this.host._state.facts.query, 0] : [0, 0];
+    return pickable || headOf(view) !== null ? [this.port.state.facts.query, 0] : [0, 0];
   }
 
   /** A key on a focused heatmap; true when it was the cursor's. */
@@ -130,7 +130,7 @@ export class Reader {
       const head = headOf(view);
       if (head !== null && this.figures.followers.length && head !== this.figures.followedHead()) { this.figures.pickHead(head); return true; }
       if (!here) { this.place(view, this.start(view, pickable)); return true; }
-      if (pickable && here[0] !== this.host._state.facts.query) {
+      if (pickable && here[0] !== this.port.state.facts.query) {
         this.figures.follow(here[0]);
         canvas.focus();
         this.place(view, here);
@@ -163,12 +163,12 @@ export class Reader {
   /** The core's text of a cell, or null off the grid. */
   text(view, i, j) {
     if (i < 0 || j < 0) return null;
-    try { return this.host._ask({ kind: 'cellText', view, i, j, fmt: this.host._state.fmt }) ?? null; } catch { return null; }
+    try { return this.port.ask({ kind: 'cellText', view, i, j, fmt: this.port.state.fmt }) ?? null; } catch { return null; }
   }
 
   /** "weights, query word_2 → key word_1: 0.24" (self-attention's scores and weights), else "k, row word_1, column 2: 3". */
   phrase(view, c) {
-    const self = this.host._state.facts.mechanism === 'self';
+    const self = this.port.state.facts.mechanism === 'self';
     const head = headOf(view);
     if (self && head !== null) return `head ${head} weights, query ${c.row} → key ${c.col}: ${c.value}`;
     if (self && this.figures.isWeightView(view)) return `${view}, query ${c.row} → key ${c.col}: ${c.value}`;

@@ -2,7 +2,7 @@
 // `host._state`, the parts' one way in to the state and the look. Its getters are the current snapshot's — the facts and the parts' models,
 // the trace fields (the tables' rows come with the snapshot: reading them makes no call), each view's size and drawing
 // key — and the current look's (device pixels, theme, fmt, width), read when asked, so a part never keeps a stale one.
-// The parts change the state only through `host._apply` (a command or a mutation).
+// The parts change the state only through their Port's `dispatch` (port.js).
 export class State {
   constructor(host) { this.host = host; }
 
@@ -50,4 +50,17 @@ export class State {
 
   /** The `views` attribute as a set, or null for "everything". */
   get panels() { return this.host._panels(); }
+
+  /** The element's public look (its attributes, read through its getters: the defaults are the element's). */
+  get editable() { return this.host.editable; }
+  get palette() { return this.host.palette; }
+  get contrast() { return this.host.contrast; }
+  get height() { return this.host.height; }
+  get persist() { return this.host.persist; }
+
+  /** Whether the page set `fmt` (an input grid's cells then follow it; else they show what was typed). */
+  get fmtGiven() { return this.host.hasAttribute('fmt'); }
+
+  /** The name downloads start with: the element's id, else "attention-viz". */
+  get fileName() { return this.host.id || 'attention-viz'; }
 }

@@ -9,7 +9,7 @@
 // What they show — every line, label, number as written, which arrow is past an end and where each move goes — is
 // the core's model (src/steppers.rs, the snapshot's `parts`): this file lays it out and sends the moves. A panel shows
 // when `views` names it, or, without `views`, when the config uses it (the snapshot's `used`: the core's rule), and
-// stays once shown. Every change of the config is one host._apply.
+// stays once shown. Every change of the config is one port.dispatch.
 import { el, rememberFocus } from './dom.js';
 import { numbersTable } from './reader.js';
 import { STEPPER_PANELS, shownPanels } from './parts.js';
@@ -34,8 +34,8 @@ const SWIPE = 40;
 const KEYS = { ArrowLeft: 'back', ArrowRight: 'on', ArrowDown: 'back', ArrowUp: 'on', Home: 'first', End: 'last' };
 
 export class Steppers {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.tile = 0; // the flash stepper's step: element state (not in share links), asked with the part
     this.showing = []; // the panels of the last build
@@ -59,10 +59,10 @@ export class Steppers {
 
   /** Which panels show: those `views` names; without it, those the config uses (the core's rule), kept once shown. */
   shown() {
-    const { host } = this;
+    const { port } = this;
     // The core says whether this figure has steppers (self-attention's n × n scores).
-    if (!host._state.parts.steppers) return new Set();
-    return shownPanels(host, STEPPER_PANELS, this);
+    if (!port.state.parts.steppers) return new Set();
+    return shownPanels(port, STEPPER_PANELS, this);
   }
 
   /** The parts whose model the snapshot carries (index.js `_request`): the panels built, the flash one at its step. */
@@ -71,23 +71,23 @@ export class Steppers {
   /** What the panels' DOM depends on (each model's `build`): a change rebuilds them (at a paint, so an edit anywhere is followed). */
   structure() {
     const show = [...this.shown()];
-    const parts = this.host._state.parts;
-    return [...show, ...show.map((p) => parts[p]?.build), this.host.editable].join('|');
+    const parts = this.port.state.parts;
+    return [...show, ...show.map((p) => parts[p]?.build), this.port.state.editable].join('|');
   }
 
-  /** The views the panels draw, for the host's snapshot request (their keys come back with every edit). */
+  /** The views the panels draw, for the element's snapshot request (their keys come back with every edit). */
   views() { return [...this.canvases.keys()]; }
 
   build() {
-    const { host } = this;
+    const { port } = this;
     this.canvases.clear();
     this.sizes.clear();
-    const show = host._viz ? this.shown() : new Set();
+    const show = port.live ? this.shown() : new Set();
     // Asked before the model is read, so the snapshot read next carries these panels' parts.
     this.showing = [...show];
-    this.built = host._viz ? this.structure() : null;
+    this.built = port.live ? this.structure() : null;
     if (!show.size) { this.root.hidden = true; this.root.replaceChildren(); return; }
-    const model = host._state.parts;
+    const model = port.state.parts;
     const parts = [];
     if (show.has('decode')) parts.push(this.decodePanel(model.decode));
     if (show.has('flash')) parts.push(this.flashPanel(model.flash));
@@ -116,7 +116,7 @@ export class Steppers {
     const holder = canvas.nextElementSibling;
     if (!holder || holder.dataset.described === key) return;
     let d;
-    try { [d] = this.host._ask({ kind: 'describeViews', views: [view], fmt: this.host._state.fmt }); } catch { return; }
+    try { [d] = this.port.ask({ kind: 'describeViews', views: [view], fmt: this.port.state.fmt }); } catch { return; }
     if (!d) return; // a refused fmt: the status line says why
     holder.dataset.described = key;
     canvas.setAttribute('aria-label', d.title);
@@ -126,13 +126,13 @@ export class Steppers {
   // ---- decode ------------------------------------------------------------------------------------------------
 
   decodePanel(d) {
-    const { host } = this;
+    const { port } = this;
     const head = el('div', { class: 'group' }, el('span', { class: 'label', text: d.label }));
     const body = [];
     if (d.why !== null) {
       // The core's reason; the offer is the fix it names.
       body.push(el('p', { class: 'hint', 'data-role': 'decode-why', text: d.why }));
-      if (host.editable) body.push(el('button', { type: 'button', 'data-action': 'decode-causal', text: d.offer.text }));
+      if (port.state.editable) body.push(el('button', { type: 'button', 'data-action': 'decode-causal', text: d.offer.text }));
     } else {
       head.append(this.stepper('decode', d.stepper));
       if (d.stop) head.append(el('button', { type: 'button', 'data-action': 'decode-off', text: d.stop.text, title: d.stop.title }));
@@ -154,10 +154,10 @@ export class Steppers {
   // ---- flash -------------------------------------------------------------------------------------------------
 
   flashPanel(f) {
-    const { host } = this;
+    const { port } = this;
     const size = (control, s) => el('input', {
       type: 'number', class: 'num tile', min: '1', max: String(s.max), step: '1', 'data-control': control, inputmode: 'numeric',
-      value: s.value === null ? '' : String(s.value), placeholder: '–', disabled: !host.editable, 'aria-label': s.label,
+      value: s.value === null ? '' : String(s.value), placeholder: '–', disabled: !port.state.editable, 'aria-label': s.label,
     });
     const [rows, cols] = f.sizes;
     const head = el('div', { class: 'group' }, el('span', { class: 'label', text: f.label }),
@@ -185,7 +185,7 @@ export class Steppers {
     const mem = this.root.querySelector('[data-role="flash-memory"]');
     if (mem.textContent !== f.memory) mem.textContent = f.memory;
     const state = this.root.querySelector('[data-role="flash-state"]');
-    const key = `${this.host._state.version}|${f.step}`;
+    const key = `${this.port.state.version}|${f.step}`;
     if (state.dataset.painted === key) return;
     state.dataset.painted = key;
     const parts = [el('p', { class: 'hint', text: f.after }), this.table(f.mlo, 'flash-mlo')];
@@ -204,49 +204,49 @@ export class Steppers {
   // ---- painting ----------------------------------------------------------------------------------------------
 
   paint() {
-    const { host } = this;
-    if (!host._viz) return;
+    const { port } = this;
+    if (!port.live) return;
     if (this.built !== this.structure()) {
       // A step that starts or stops generating, tiles set or cleared, another mask: this panel's DOM, focus kept.
-      const refocus = rememberFocus(host.shadowRoot);
+      const refocus = rememberFocus(port.shadow);
       this.build();
       refocus();
     }
     if (this.root.hidden) return;
-    const model = host._state.parts;
+    const model = port.state.parts;
     this.paintDecode(model.decode);
     this.paintFlash(model.flash);
     for (const [view, canvas] of this.canvases) this.paintCanvas(view, canvas);
   }
 
   paintCanvas(view, canvas) {
-    const { host, api } = this;
-    const views = host._state.views;
-    const drawKey = views.get(view)?.key ?? host._state.version;
-    const fmtSpec = host._state.fmt;
+    const { port, api } = this;
+    const views = port.state.views;
+    const drawKey = views.get(view)?.key ?? port.state.version;
+    const fmtSpec = port.state.fmt;
     let size = this.sizes.get(view);
     if (!size || size.key !== `${drawKey}|${fmtSpec}`) {
       // Each step changes these heatmaps' shapes (the cache grows a row): measured again when what they draw changes.
-      const [w, h] = api.callCore(() => host._ask({ kind: 'preferredSize', view, fmt: fmtSpec }));
+      const [w, h] = api.callCore(() => port.ask({ kind: 'preferredSize', view, fmt: fmtSpec }));
       size = { w, h, key: `${drawKey}|${fmtSpec}` };
       this.sizes.set(view, size);
     }
-    const width = host._state.width ?? 600;
+    const width = port.state.width ?? 600;
     const avail = Math.max(120, width - (width <= 520 ? 16 : 24) - 2);
     const w = Math.min(size.w, avail);
     const h = size.h;
-    const dpr = host._state.dpr;
+    const dpr = port.state.dpr;
     const cw = Math.round(w * dpr);
     const ch = Math.round(h * dpr);
     const highlights = this.outline?.[0] === view ? this.outline[1] : [];
-    const palette = host.palette ?? undefined;
-    const key = `${drawKey}|${cw}x${ch}|${host._state.dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
+    const palette = port.state.palette ?? undefined;
+    const key = `${drawKey}|${cw}x${ch}|${port.state.dark}|${palette}|${fmtSpec}|${port.state.contrast}|${highlights}`;
     if (canvas.dataset.painted === key) return;
     if (canvas.width !== cw || canvas.height !== ch) {
       canvas.width = cw; canvas.height = ch;
       canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
     }
-    api.callCore(() => host._viz.draw(canvas, { kind: 'heatmap', view, dpr, dark: host._state.dark, palette, highlights, fmt: fmtSpec, contrast: host.contrast }));
+    port.draw(canvas, { kind: 'heatmap', view, dpr, dark: port.state.dark, palette, highlights, fmt: fmtSpec, contrast: port.state.contrast });
     canvas.dataset.painted = key;
     this.describe(view, canvas, `${drawKey}|${fmtSpec}`);
   }
@@ -262,12 +262,12 @@ export class Steppers {
 
   /** Moves a stepper where its model says `move` goes ('back', 'on', 'first', 'last'); null: it stays. */
   step(name, move) {
-    const { host } = this;
-    const to = host._state.parts[name]?.moves?.[move] ?? null;
+    const { port } = this;
+    const to = port.state.parts[name]?.moves?.[move] ?? null;
     if (to === null) return;
     // decode: the fields the move sets (the row being generated is the followed query, so the stage heatmaps outline
     // row t and the breakdown is its); flash: the tile's step, this panel's own.
-    if (name === 'decode') host._apply({ fields: to });
+    if (name === 'decode') port.dispatch({ fields: to });
     else {
       this.tile = to;
       this.paint();
@@ -275,18 +275,18 @@ export class Steppers {
   }
 
   action(name, button) {
-    const { host } = this;
+    const { port } = this;
     if (button?.getAttribute('aria-disabled') === 'true') return;
-    const decode = host._state.parts.decode;
+    const decode = port.state.parts.decode;
     switch (name) {
       case 'decode-prev': this.step('decode', 'back'); return;
       case 'decode-next': this.step('decode', 'on'); return;
       case 'flash-prev': this.step('flash', 'back'); return;
       case 'flash-next': this.step('flash', 'on'); return;
-      case 'decode-off': if (decode?.stop && host._apply({ fields: decode.stop.fields })) this.root.querySelector('[data-action="decode-next"]')?.focus(); return;
+      case 'decode-off': if (decode?.stop && port.dispatch({ fields: decode.stop.fields })) this.root.querySelector('[data-action="decode-next"]')?.focus(); return;
       case 'decode-causal':
         // The offer goes with the problem: the keyboard lands on the stepper it brought.
-        if (decode?.offer && host._apply({ fields: decode.offer.fields }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
+        if (decode?.offer && port.dispatch({ fields: decode.offer.fields }, { rebuild: true })) this.root.querySelector('[data-action="decode-next"]')?.focus();
         return;
       default:
     }
@@ -315,7 +315,7 @@ export class Steppers {
   onChange(e) {
     const t = e.target;
     if (t.dataset?.control !== 'tile-rows' && t.dataset?.control !== 'tile-cols') return;
-    const { host } = this;
+    const { port } = this;
     const rows = this.root.querySelector('[data-control="tile-rows"]');
     const cols = this.root.querySelector('[data-control="tile-cols"]');
     const text = [rows.value.trim(), cols.value.trim()];
@@ -326,7 +326,7 @@ export class Steppers {
       const [a, b] = text.map((x, k) => Number(x === '' ? text[1 - k] : x));
       tiles = [a, b];
     }
-    if (host._apply({ fields: { [host._state.parts.flash.field]: tiles } })) {
+    if (port.dispatch({ fields: { [port.state.parts.flash.field]: tiles } })) {
       this.tile = 0;
       for (const f of [rows, cols]) f.removeAttribute('aria-invalid');
       this.paint();

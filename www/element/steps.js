@@ -7,21 +7,21 @@ import { el, ScrollHint, Patcher, tag } from './dom.js';
 import { cellTag, rowTag, noteTags } from './breakdown.js';
 
 export class Steps {
-  constructor(host) {
-    this.host = host;
+  constructor(port) {
+    this.port = port;
     this.root = el('div', { class: 'steps', hidden: true });
     this.hint = new ScrollHint();
     this.patcher = new Patcher(this.root);
   }
 
   /** Whether the panel is asked for (the `views` attribute names it). */
-  wanted() { return Boolean(this.host._state.panels?.has('steps')); }
+  wanted() { return Boolean(this.port.state.panels?.has('steps')); }
 
-  /** The part of the snapshot this strip renders (the host's request). */
+  /** The part of the snapshot this strip renders (the element's request). */
   asked() { return this.wanted() ? ['steps'] : []; }
 
   render() {
-    const model = this.wanted() ? this.host._state.parts.steps : null;
+    const model = this.wanted() ? this.port.state.parts.steps : null;
     // The core has no strip for a cross-attention figure or a model's weights: one query against keys only.
     this.root.hidden = !model;
     if (!model) return;

@@ -1,13 +1,13 @@
 // Owns the toolbar: the scale and query menus, Randomize (seed, distribution, high), + / − token and dimension,
-// the naive-softmax box and Reset. Every button and menu is one edit through host._apply (the naive box only
+// the naive-softmax box and Reset. Every button and menu is one edit through port.dispatch (the naive box only
 // changes what is shown); the seed, distribution and high typed here are kept across rebuilds. What it shows (the
 // scale's choices, the query menu, what Randomize draws) is the core's model (src/controls.rs `toolbar`).
 import { el } from './dom.js';
 import { parseCell } from './cells.js';
 
 export class Toolbar {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.seed = '42';
     this.dist = 'randint';
@@ -33,13 +33,13 @@ export class Toolbar {
   }
 
   build() {
-    const { host } = this;
+    const { port } = this;
     // Hidden (read-only, a model's weights, `views` without "controls"): nothing built. Reset (the notice's) needs none.
     if (this.root.hidden) {
       this.root.replaceChildren();
       return;
     }
-    const model = host._state.parts.toolbar;
+    const model = port.state.parts.toolbar;
     const tb = [];
     const scale = el('select', { 'data-control': 'scale', 'aria-label': 'Scaling of the scores' },
       ...model.scale.choices.map((c) => el('option', { value: c.value, text: c.text })));
@@ -67,66 +67,63 @@ export class Toolbar {
       el('button', { type: 'button', 'data-action': 'add-dim', text: '+ dim' }),
       el('button', { type: 'button', 'data-action': 'remove-dim', text: '− dim' })));
     const naive = el('input', { type: 'checkbox', 'data-control': 'naive' });
-    naive.checked = host._state.naive;
+    naive.checked = port.state.naive;
     tb.push(el('div', { class: 'group' },
       el('label', {}, naive, ' naive softmax'),
-      el('button', { type: 'button', 'data-action': 'reset', text: host.persist ? 'Reset to the document' : 'Reset', title: 'Back to the original numbers (forgets saved edits)' })));
+      el('button', { type: 'button', 'data-action': 'reset', text: port.state.persist ? 'Reset to the document' : 'Reset', title: 'Back to the original numbers (forgets saved edits)' })));
     this.root.replaceChildren(...tb);
   }
 
   onInput(e) {
     if (e.target.dataset?.control !== 'scale-value') return;
     const p = parseCell(e.target.value);
-    if (p.error) { this.host._fail(`scale: ${p.error}`); return; }
-    const { host } = this;
-    host._apply(() => host._edit({ scale: ['custom', p.value] }));
+    if (p.error) { this.port.fail(`scale: ${p.error}`); return; }
+    const { port } = this;
+    port.dispatch(() => port.edit({ scale: ['custom', p.value] }));
   }
 
   onChange(e) {
     const t = e.target;
-    const { host } = this;
+    const { port } = this;
     switch (t.dataset.control) {
       case 'scale': {
         this.control('scale-value').hidden = t.value !== 'custom';
         const p = parseCell(this.control('scale-value').value);
-        host._apply(() => host._edit({ scale: [t.value, p.value ?? 1] }));
+        port.dispatch(() => port.edit({ scale: [t.value, p.value ?? 1] }));
         return;
       }
-      case 'query': host._apply({ query: Number(t.value) }); return;
+      case 'query': port.dispatch({ query: Number(t.value) }); return;
       case 'dist': this.control('high').hidden = t.value !== 'randint'; return;
       case 'naive':
-        host._showNaive = t.checked;
-        host._figures.build();
-        host._persist.schedule();
-        host._repaint({ silent: true });
+        port.tell('naive', t.checked);
         return;
       default:
     }
   }
 
   action(name) {
-    const { host } = this;
+    const { port } = this;
     switch (name) {
       case 'randomize': {
         const seed = parseCell(this.control('seed').value);
         const high = parseCell(this.control('high').value);
         const dist = this.control('dist').value;
-        if (seed.error) { host._fail(`seed: ${seed.error}`); return; }
-        if (dist === 'randint' && high.error) { host._fail(`high: ${high.error}`); return; }
+        if (seed.error) { port.fail(`seed: ${seed.error}`); return; }
+        if (dist === 'randint' && high.error) { port.fail(`high: ${high.error}`); return; }
         // Kept for the rebuilt toolbar (the figure's own state, not the config's).
         this.seed = String(seed.value); this.dist = dist; this.high = String(high.value ?? 3);
-        host._apply(() => host._edit({ randomize: [seed.value, dist, high.value ?? 3] }), { rebuild: true });
+        port.dispatch(() => port.edit({ randomize: [seed.value, dist, high.value ?? 3] }), { rebuild: true });
         return;
       }
       // At the end: the core knows where that is, and the new token's name.
-      case 'add-token': host._apply(() => host._edit({ addToken: true }), { rebuild: true }); return;
-      case 'remove-token': host._apply(() => host._edit({ removeLastToken: true }), { rebuild: true }); return;
-      case 'add-dim': host._apply(() => host._edit({ addDim: true }), { rebuild: true }); return;
-      case 'remove-dim': host._apply(() => host._edit({ removeLastDim: true }), { rebuild: true }); return;
+      case 'add-token': port.dispatch(() => port.edit({ addToken: true }), { rebuild: true }); return;
+      case 'remove-token': port.dispatch(() => port.edit({ removeLastToken: true }), { rebuild: true }); return;
+      case 'add-dim': port.dispatch(() => port.edit({ addDim: true }), { rebuild: true }); return;
+      case 'remove-dim': port.dispatch(() => port.edit({ removeLastDim: true }), { rebuild: true }); return;
       case 'reset':
-        host._showNaive = false;
+        port.tell('naive', false, { quiet: true });
         // The core holds the author's config: no copy of it (a model's stack) goes to JS and back.
-        host._apply(() => host._edit({ reset: true }), { rebuild: true, initial: true });
+        port.dispatch(() => port.edit({ reset: true }), { rebuild: true, initial: true });
         return;
       default:
     }

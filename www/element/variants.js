@@ -4,7 +4,7 @@
 // gets), the temperature (a log-scale slider, and each query's entropy of its weights in bits) and the scoring
 // function. Each panel shows when the `views` attribute names it (heads, mask, temperature, scoring) or is absent,
 // in an editable figure; the position, kv and window panels (modern.js) are placed and painted in the same row.
-// Every control is one edit through host._apply; a refused one says why in the status line
+// Every control is one edit through port.dispatch; a refused one says why in the status line
 // and changes nothing. What the panels show — the choices and their words, the reasons a control is off, each query's
 // entropy — is the core's model (src/panels.rs, the snapshot's `parts`): this file lays it out and sends the edits.
 import { el, clip, fmt } from './dom.js';
@@ -30,8 +30,8 @@ const say = (x) => fmt(Number(x.toPrecision(3)));
 const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => say(values[k]));
 
 /** Entry (i, j) of the mask as the config states it (1 = may attend): the core's mask heatmap's value there. */
-function maskEntry(host, i, j) {
-  const c = host._ask({ kind: 'cellText', view: 'mask', i, j });
+function maskEntry(port, i, j) {
+  const c = port.ask({ kind: 'cellText', view: 'mask', i, j });
   return c ? Number(c.full) : 1;
 }
 
@@ -39,15 +39,15 @@ function maskEntry(host, i, j) {
 const MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
 export class Variants {
-  constructor(host, api) {
-    this.host = host;
+  constructor(port, api) {
+    this.port = port;
     this.api = api;
     this.cursor = null; // [i, j] of the mask heatmap's keyboard cursor
     this.canvas = null;
     this.size = null; // the mask heatmap's natural [w, h]
     // The position, kv and window panels, in this row (modern.js, imported when a figure first shows one: index.js
     // `_rebuild` puts it in place of the stand-in, parts.js).
-    this.modern = loaded.modern ? new loaded.modern(host, api) : idleModern(host);
+    this.modern = loaded.modern ? new loaded.modern(port, api) : idleModern(port);
     this.root = el('div', { class: 'variants' });
     this.root.addEventListener('change', (e) => this.onChange(e));
     this.root.addEventListener('input', (e) => this.onInput(e));
@@ -71,11 +71,11 @@ export class Variants {
    * takes the control away from under the reader.
    */
   shown() {
-    const { host } = this;
-    if (!host.editable) return new Set();
+    const { port } = this;
+    if (!port.state.editable) return new Set();
     // The window and sinks are drawn on the mask heatmap: it shows with their panel.
     const withWindow = this.modern.shown().has('window') ? ['mask'] : [];
-    return new Set([...shownPanels(host, VARIANT_PANELS, this), ...withWindow]);
+    return new Set([...shownPanels(port, VARIANT_PANELS, this), ...withWindow]);
   }
 
   /** The panels whose model the snapshot carries (index.js `_request`): those of the last build, the modern ones too. */
@@ -84,17 +84,17 @@ export class Variants {
   }
 
   build() {
-    const { host } = this;
+    const { port } = this;
     this.canvas = null;
     this.entropyEl = null;
     this.entropyOf = null;
-    const show = host._viz ? this.shown() : new Set();
-    const modernShow = host._viz ? this.modern.shown() : new Set();
+    const show = port.live ? this.shown() : new Set();
+    const modernShow = port.live ? this.modern.shown() : new Set();
     // Asked before the model is read, so the snapshot read next carries these panels' parts.
     this.built = [...show];
     this.modern.built = [...modernShow];
     if (!show.size && !modernShow.size) { this.root.hidden = true; this.root.replaceChildren(); return; }
-    const model = host._state.parts;
+    const model = port.state.parts;
     const modern = this.modern.build(model);
     // The one-line panels on a line of their own; the temperature and the mask (each with its figure) below, side by side.
     const line = [];
@@ -171,7 +171,7 @@ export class Variants {
       // The hovered cell's tooltip says which rule masks it (the core's reasons: mask, valid length, window, sink).
       this.canvas.addEventListener('pointermove', (e) => {
         const cell = this.hit(e.clientX, e.clientY);
-        const at = `${cell}|${this.host._state.version}`;
+        const at = `${cell}|${this.port.state.version}`;
         if (this.hovered === at) return; // the core is asked once a cell and state
         this.hovered = at;
         this.canvas.title = cell ? `${this.cellWords(...cell)}\nClick to toggle the mask` : 'Click a cell to toggle it (1 = may attend, 0 = masked)';
@@ -209,9 +209,9 @@ export class Variants {
   // ---- painting (every repaint: the mask heatmap, the temperature's value, the entropies) ----------------
 
   paint() {
-    const { host } = this;
-    if (this.root.hidden || !host._viz) return;
-    const model = host._state.parts;
+    const { port } = this;
+    if (this.root.hidden || !port.live) return;
+    const model = port.state.parts;
     // What changes without a rebuild: a toggled cell makes a causal mask custom; the slider moves T; a head is
     // followed from its heatmap (figures.js).
     const head = this.control('head');
@@ -229,18 +229,18 @@ export class Variants {
   }
 
   paintMask(mask) {
-    const { host, api, canvas } = this;
+    const { port, api, canvas } = this;
     if (!canvas) return;
-    const dpr = host._state.dpr;
-    const dark = host._state.dark;
-    const fmtSpec = host._state.fmt;
-    const views = this.size ? host._state.views : host._state.sized;
+    const dpr = port.state.dpr;
+    const dark = port.state.dark;
+    const fmtSpec = port.state.fmt;
+    const views = this.size ? port.state.views : port.state.sized;
     if (!this.size) {
       const size = views.get('mask')?.size;
       if (size) this.size = [size[0], size[1]];
-      else try { this.size = api.callCore(() => host._ask({ kind: 'preferredSize', view: 'mask', fmt: fmtSpec })); } catch { this.size = [240, 160]; }
+      else try { this.size = api.callCore(() => port.ask({ kind: 'preferredSize', view: 'mask', fmt: fmtSpec })); } catch { this.size = [240, 160]; }
     }
-    const width = host._state.width ?? 600;
+    const width = port.state.width ?? 600;
     const avail = Math.max(120, width - (width <= 520 ? 16 : 24) - 2);
     const w = Math.min(this.size[0], avail);
     const h = this.size[1];
@@ -248,14 +248,14 @@ export class Variants {
     const ch = Math.round(h * dpr);
     const highlights = [...(mask.outline ?? [])];
     if (this.cursor) highlights.push(HIGHLIGHT.cursor, this.cursor[0], this.cursor[1], this.cursor[0] + 1, this.cursor[1] + 1);
-    const palette = host.palette ?? undefined;
-    const key = `${views.get('mask')?.key ?? host._state.version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${host.contrast}|${highlights}`;
+    const palette = port.state.palette ?? undefined;
+    const key = `${views.get('mask')?.key ?? port.state.version}|${cw}x${ch}|${dark}|${palette}|${fmtSpec}|${port.state.contrast}|${highlights}`;
     if (canvas.dataset.painted === key) return;
     if (canvas.width !== cw || canvas.height !== ch) {
       canvas.width = cw; canvas.height = ch;
       canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
     }
-    api.callCore(() => host._viz.draw(canvas, { kind: 'heatmap', view: 'mask', dpr, dark, palette, highlights, fmt: fmtSpec, contrast: host.contrast }));
+    port.draw(canvas, { kind: 'heatmap', view: 'mask', dpr, dark, palette, highlights, fmt: fmtSpec, contrast: port.state.contrast });
     canvas.dataset.painted = key;
   }
 
@@ -280,7 +280,7 @@ export class Variants {
 
   /** One edit; on refusal, `undo` puts the control back as the config has it. */
   apply(mutate, { rebuild = false, undo = null } = {}) {
-    const ok = this.host._apply(mutate, { rebuild });
+    const ok = this.port.dispatch(mutate, { rebuild });
     if (!ok && undo) undo();
     return ok;
   }
@@ -292,7 +292,7 @@ export class Variants {
   onInput(e) {
     const t = e.target;
     switch (t.dataset?.control) {
-      case 'temperature': this.fields({ [this.host._state.parts.temperature.field]: tOf(Number(t.value)) }); return;
+      case 'temperature': this.fields({ [this.port.state.parts.temperature.field]: tOf(Number(t.value)) }); return;
       case 'valid-len': this.setLens(t); return;
       default:
     }
@@ -300,8 +300,8 @@ export class Variants {
 
   onChange(e) {
     const t = e.target;
-    const { host } = this;
-    const model = host._state.parts;
+    const { port } = this;
+    const model = port.state.parts;
     switch (t.dataset?.control) {
       case 'head': {
         const { fields } = model.heads.choices.find((c) => String(c.value) === t.value);
@@ -309,9 +309,9 @@ export class Variants {
         return;
       }
       // On: the reader's last W_O when it still fits, else the identity (the heads' contexts side by side); edits.rs.
-      case 'w-o': this.apply(() => host._edit({ outputProjection: t.checked }), { rebuild: true, undo: () => { t.checked = model.heads.w_o; } }); return;
+      case 'w-o': this.apply(() => port.edit({ outputProjection: t.checked }), { rebuild: true, undo: () => { t.checked = model.heads.w_o; } }); return;
       case 'scoring':
-        this.apply(() => host._edit({ scoring: [t.value, model.scoring.seed] }), { rebuild: true, undo: () => { t.value = model.scoring.value; } });
+        this.apply(() => port.edit({ scoring: [t.value, model.scoring.seed] }), { rebuild: true, undo: () => { t.value = model.scoring.value; } });
         return;
       case 'mask': {
         const undo = () => { t.value = model.mask.kind; };
@@ -319,7 +319,7 @@ export class Variants {
         if (fields) this.fields(fields, { rebuild: true, undo });
         // Custom starts from what the mask is now (causal's triangle, or every key allowed): the core writes the
         // matrix a kind stands for when one of its entries is set, here entry (0, 0) to the 1 it is under both.
-        else if (model.mask.kind !== 'custom') this.apply(() => host._edit({ mask: [0, 0, 1] }), { rebuild: true, undo });
+        else if (model.mask.kind !== 'custom') this.apply(() => port.edit({ mask: [0, 0, 1] }), { rebuild: true, undo });
         return;
       }
       // The whole list: applied when it is left or Enter is pressed, not at every keystroke of a half-typed list.
@@ -336,14 +336,14 @@ export class Variants {
 
   /** A valid length typed in one query's field: empty fields are all keys; every field empty removes valid_lens. */
   setLens(input) {
-    const { host } = this;
+    const { port } = this;
     const fields = [...this.root.querySelectorAll('input[data-control="valid-len"]')];
-    const { mask } = host._state.parts;
+    const { mask } = port.state.parts;
     const texts = fields.map((f) => f.value.trim());
     const lens = texts.every((x) => x === '') ? null : texts.map((x) => (x === '' ? mask.len_max : Number(x)));
     if (lens && (texts.some((x) => x !== '' && !/^\d+$/.test(x)))) {
       input.setAttribute('aria-invalid', 'true');
-      host._fail(mask.not_whole.replace('{i}', input.dataset.row).replace('{text}', `"${clip(input.value)}"`));
+      port.fail(mask.not_whole.replace('{i}', input.dataset.row).replace('{text}', `"${clip(input.value)}"`));
       return;
     }
     this.setValidLens(lens, input);
@@ -353,7 +353,7 @@ export class Variants {
   stepLen(e) {
     e.preventDefault();
     const input = e.target;
-    const m = this.host._state.parts.mask.len_max;
+    const m = this.port.state.parts.mask.len_max;
     const now = /^\d+$/.test(input.value.trim()) ? Number(input.value.trim()) : m;
     const next = Math.max(0, Math.min(m, now + (e.key === 'ArrowUp' ? 1 : -1)));
     if (String(next) === input.value) return;
@@ -362,12 +362,12 @@ export class Variants {
   }
 
   setLensList(input) {
-    const { host } = this;
+    const { port } = this;
     const text = input.value.trim();
     const parts = text === '' ? null : text.replace(/^\[|\]$/g, '').split(/[\s,]+/).filter(Boolean);
     if (parts && parts.some((x) => !/^\d+$/.test(x))) {
       input.setAttribute('aria-invalid', 'true');
-      host._fail(host._state.parts.mask.list_not_whole);
+      port.fail(port.state.parts.mask.list_not_whole);
       return;
     }
     this.setValidLens(parts && parts.map(Number), input);
@@ -375,8 +375,8 @@ export class Variants {
 
   /** Sets valid_lens (null: none); rebuilt only when the mask heatmap comes or goes, so typing is never interrupted. */
   setValidLens(lens, input) {
-    const { host } = this;
-    const { mask } = host._state.parts;
+    const { port } = this;
+    const { mask } = port.state.parts;
     const had = mask.valid_lens !== null;
     const rebuild = had !== (lens !== null) && mask.kind === 'none';
     if (this.fields({ [mask.lens_field]: lens }, { rebuild })) {
@@ -385,11 +385,11 @@ export class Variants {
   }
 
   action(name) {
-    const { host } = this;
+    const { port } = this;
     // The modern panels' buttons (modern.js) are in this root too: their actions are theirs.
     switch (name) {
-      case 'add-head': this.apply(() => host._edit({ insertHead: true }), { rebuild: true }); return;
-      case 'remove-head': this.apply(() => host._edit({ removeHead: host._state.parts.heads.remove }), { rebuild: true }); return;
+      case 'add-head': this.apply(() => port.edit({ insertHead: true }), { rebuild: true }); return;
+      case 'remove-head': this.apply(() => port.edit({ removeHead: port.state.parts.heads.remove }), { rebuild: true }); return;
       default:
     }
   }
@@ -398,13 +398,13 @@ export class Variants {
 
   /** The [row, column] of the mask cell at a client point, as the core laid it out, or null. */
   hit(x, y) {
-    const { canvas, host } = this;
+    const { canvas, port } = this;
     const rect = canvas.getBoundingClientRect();
     if (!rect.width || !rect.height) return null;
     const dpr = canvas.width / (parseFloat(canvas.style.width) || rect.width);
     const px = (x - rect.left) * (canvas.width / rect.width);
     const py = (y - rect.top) * (canvas.height / rect.height);
-    const at = host._ask({ kind: 'cellAt', view: 'mask', width: canvas.width, height: canvas.height, dpr, x: px, y: py, fmt: host._state.fmt });
+    const at = port.ask({ kind: 'cellAt', view: 'mask', width: canvas.width, height: canvas.height, dpr, x: px, y: py, fmt: port.state.fmt });
     return at ? [at[0], at[1]] : null;
   }
 
@@ -417,9 +417,9 @@ export class Variants {
 
   /** Toggles mask cell [i, j] (a "none" or "causal" mask becomes the matrix it stands for, with that entry changed). */
   toggle([i, j]) {
-    const { host } = this;
-    const v = maskEntry(host, i, j);
-    if (this.apply(() => host._edit({ mask: [i, j, 1 - v] }))) this.say(i, j);
+    const { port } = this;
+    const v = maskEntry(port, i, j);
+    if (this.apply(() => port.edit({ mask: [i, j, 1 - v] }))) this.say(i, j);
     else this.paint();
   }
 
@@ -430,11 +430,11 @@ export class Variants {
 
   /** Mask cell (i, j) in words: its entry, and why the key is masked or open (the core's reasons, cellText). */
   cellWords(i, j) {
-    const { host } = this;
-    const { mask } = host._state.parts;
-    const v = maskEntry(host, i, j);
+    const { port } = this;
+    const { mask } = port.state.parts;
+    const v = maskEntry(port, i, j);
     let c = null;
-    try { c = host._ask({ kind: 'cellText', view: 'mask', i, j, fmt: host._state.fmt }); } catch { /* a fmt the core refused: the entry alone */ }
+    try { c = port.ask({ kind: 'cellText', view: 'mask', i, j, fmt: port.state.fmt }); } catch { /* a fmt the core refused: the entry alone */ }
     // The reasons' words are the core's (src/tables.rs `mask_reason`).
     const why = c?.reason ?? null;
     const sink = c?.sink ? '; attended as a sink, though outside the window' : '';
@@ -444,7 +444,7 @@ export class Variants {
   onKey(e) {
     if (e.target.dataset?.control === 'valid-len' && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) { this.stepLen(e); return; }
     if (e.target !== this.canvas || e.altKey || e.ctrlKey || e.metaKey) return;
-    const { mask } = this.host._state.parts;
+    const { mask } = this.port.state.parts;
     const n = mask.queries.length;
     const m = mask.keys.length;
     const start = () => [mask.query ?? 0, 0];
