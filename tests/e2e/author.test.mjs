@@ -18,7 +18,7 @@ const looks = (page, id) => page.evaluate((i) => {
   const e = document.getElementById(i);
   const c = e.shadowRoot.querySelector('canvas[data-view="weights"]');
   const px = c.getContext('2d').getImageData(1, 1, 1, 1).data;
-  return { attr: e.getAttribute('data-av-theme'), host: getComputedStyle(e).backgroundColor, canvas: `${px[0]},${px[1]},${px[2]}` };
+  return { attr: (e.matches(':state(dark)') ? 'dark' : 'light'), host: getComputedStyle(e).backgroundColor, canvas: `${px[0]},${px[1]},${px[2]}` };
 }, id);
 const LIGHT = { attr: 'light', host: 'rgb(255, 255, 255)', canvas: '255,255,255' };
 const DARK = { attr: 'dark', host: 'rgb(22, 27, 34)', canvas: '22,27,34' };
@@ -26,7 +26,7 @@ const DARK = { attr: 'dark', host: 'rgb(22, 27, 34)', canvas: '22,27,34' };
 const drawn = (page, id) => page.waitForFunction((i) => document.getElementById(i)?.shadowRoot?.querySelector('canvas[data-view="weights"]')?.width > 0, id);
 /** Waits until figure #id's theme is `want` and one more frame has been drawn. */
 const themed = async (page, id, want) => {
-  await page.waitForFunction(([i, w]) => document.getElementById(i).getAttribute('data-av-theme') === w, [id, want]);
+  await page.waitForFunction(([i, w]) => (document.getElementById(i).matches(':state(dark)') ? 'dark' : 'light') === w, [id, want]);
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 };
 

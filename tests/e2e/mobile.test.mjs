@@ -107,16 +107,16 @@ test('the peek is for narrow figures only', async () => {
   const cell = page.locator('#chapter-2').locator('input.cell[data-matrix="embeddings"][data-row="0"][data-col="0"]');
   await cell.click();
   assert.equal(await page.locator('#chapter-2').locator('.peek').isVisible(), false);
-  // The narrow layout follows the figure's width (index.js's ResizeObserver sets data-av-narrow), not a container
+  // The narrow layout follows the figure's width (index.js's ResizeObserver sets the state :state(narrow)), not a container
   // query: inside a size container each canvas font set while a page built its figures forced a layout of the page.
   const look = () => page.evaluate(() => {
     const el = document.getElementById('chapter-2');
-    return { narrow: el.hasAttribute('data-av-narrow'), container: getComputedStyle(el).containerType,
+    return { narrow: el.matches(':state(narrow)'), container: getComputedStyle(el).containerType,
       pad: getComputedStyle(el.shadowRoot.querySelector('.av')).paddingLeft };
   });
   assert.deepEqual(await look(), { narrow: false, container: 'normal', pad: '12px' });
   await page.setViewportSize(PHONE.viewport);
-  await page.waitForFunction(() => document.getElementById('chapter-2').hasAttribute('data-av-narrow'));
+  await page.waitForFunction(() => document.getElementById('chapter-2').matches(':state(narrow)'));
   assert.deepEqual(await look(), { narrow: true, container: 'normal', pad: '8px' });
   await page.close();
 });

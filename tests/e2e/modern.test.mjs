@@ -361,7 +361,7 @@ test('toJSON, the share link and "Copy as NumPy" carry position.offset, kv_heads
 for (const [width, dark] of [[1280, false], [390, true]]) {
   test(`axe: no violation with all three panels at ${width} px ${dark ? 'dark' : 'light'}; nothing sticks out`, async () => {
     const page = await load(fig('all', ALL), { dark, viewport: { width, height: 900 } });
-    assert.equal(await page.evaluate(() => H.el('all').getAttribute('data-av-theme')), dark ? 'dark' : 'light');
+    assert.equal(await page.evaluate(() => (H.el('all').matches(':state(dark)') ? 'dark' : 'light')), dark ? 'dark' : 'light');
     await page.addScriptTag({ path: AXE });
     const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
       .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`));

@@ -286,7 +286,7 @@ test('index.html in print (dark system): no navigation, "Try:" hints or controls
 
     await page.emulateMedia({ colorScheme: 'dark', media: 'print' });
     await drawn(page);
-    await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => e.getAttribute('data-av-theme') === 'light'), null, { timeout: WAIT });
+    await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((e) => (e.matches(':state(dark)') ? 'dark' : 'light') === 'light'), null, { timeout: WAIT });
     await page.waitForFunction(() => {
       const c = document.getElementById('chapter-2').shadowRoot.querySelector('canvas[data-view="weights"]');
       return c.width >= 2.9 * parseFloat(c.style.width);

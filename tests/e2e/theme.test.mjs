@@ -29,7 +29,7 @@ const looks = (page) => page.evaluate(() => {
   const e = document.querySelector('attention-viz');
   const c = e.shadowRoot.querySelector('canvas[data-view="weights"]');
   const px = c.getContext('2d').getImageData(1, 1, 1, 1).data;
-  return { host: getComputedStyle(e).backgroundColor, canvas: `${px[0]},${px[1]},${px[2]}`, attr: e.getAttribute('data-av-theme'), theme: e.theme };
+  return { host: getComputedStyle(e).backgroundColor, canvas: `${px[0]},${px[1]},${px[2]}`, attr: (e.matches(':state(dark)') ? 'dark' : 'light'), theme: e.theme };
 });
 
 const DARK_BG = 'rgb(22, 27, 34)';
@@ -54,7 +54,7 @@ test('auto follows JupyterLab\'s data-jp-theme-light, live, over the system sett
   assert.equal((await looks(page)).host, DARK_BG);
   assert.equal((await looks(page)).canvas, '22,27,34');
   await page.evaluate(() => document.body.setAttribute('data-jp-theme-light', 'true'));
-  await page.waitForFunction(() => document.querySelector('attention-viz').getAttribute('data-av-theme') === 'light');
+  await page.waitForFunction(() => (document.querySelector('attention-viz').matches(':state(dark)') ? 'dark' : 'light') === 'light');
   // The heatmaps are redrawn on the change: wait for the light background pixel, however late.
   await page.waitForFunction(() => {
     const c = document.querySelector('attention-viz').shadowRoot.querySelector('canvas[data-view="weights"]');
@@ -71,7 +71,7 @@ test('auto follows the page\'s color-scheme, then the system', async () => {
   page = await figure('', '', 'dark');
   assert.equal((await looks(page)).attr, 'dark', 'no page preference: the system\'s');
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.waitForFunction(() => document.querySelector('attention-viz').getAttribute('data-av-theme') === 'light');
+  await page.waitForFunction(() => (document.querySelector('attention-viz').matches(':state(dark)') ? 'dark' : 'light') === 'light');
   await page.close();
 });
 
@@ -79,4 +79,23 @@ test('an author\'s --av-* custom properties win over the theme', async () => {
   const page = await figure('const s = document.createElement("style"); s.textContent = "attention-viz { --av-bg: rgb(1, 2, 3); }"; document.head.append(s);', 'theme="dark"');
   assert.equal((await looks(page)).host, 'rgb(1, 2, 3)');
   await page.close();
+});
+
+test('the element keeps its states (dark, narrow) to itself: its host\'s attributes stay as the page wrote them', async () => {
+  // A framework hydrating server HTML (React, Next dev) reports any attribute the element added to its own node.
+  const page = await figure('', 'theme="dark" id="f" style="width: 380px"', 'dark');
+  await page.waitForFunction(() => document.getElementById('f').matches(':state(narrow)'));
+  const got = await page.evaluate(() => {
+    const e = document.getElementById('f');
+    return { names: e.getAttributeNames().sort(), dark: e.matches(':state(dark)'), narrow: e.matches(':state(narrow)'),
+      padding: getComputedStyle(e.shadowRoot.querySelector('.av')).paddingTop };
+  });
+  assert.deepEqual(got.names, ['id', 'preset', 'style', 'theme']);
+  assert.equal(got.dark, true);
+  // The narrow layout (style.js) follows the state.
+  assert.deepEqual([got.narrow, got.padding], [true, '8px']);
+  await page.evaluate(() => { document.getElementById('f').style.width = '700px'; });
+  await page.waitForFunction(() => !document.getElementById('f').matches(':state(narrow)'));
+  assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('f').shadowRoot.querySelector('.av')).paddingTop), '12px');
+  await done(page);
 });

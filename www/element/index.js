@@ -251,6 +251,24 @@ const WIRING = {
   overlay: (h, view) => h._figures.overlays.get(view), // peek: that heatmap's outlines
 };
 
+/**
+ * The element's states as CSS reads them, `:host(:state(name))` (style.js): its ElementInternals' CustomStateSet; in
+ * a browser without one (Firefox before 126, Safari before 17.4) the attribute `data-av-name` instead.
+ */
+function customStates(host) {
+  let states = null;
+  try {
+    states = host.attachInternals().states;
+    states.add('probe');
+    states.delete('probe');
+  } catch { states = null; }
+  return {
+    set(name, on) {
+      if (states) { if (on) states.add(name); else states.delete(name); } else host.toggleAttribute(`data-av-${name}`, on);
+    },
+  };
+}
+
 /** The core's API the element calls (www/attention-viz.js's internal one), given by `defineElement`. */
 let api = null;
 /** The public properties with a setter, read from the class once it is defined. */
@@ -273,6 +291,9 @@ class AttentionViz extends Base {
       this._persist = new Persist(this);
       this._state = new State(this); // what the parts read (state.js)
       this.attachShadow({ mode: 'open' });
+      // The element's own states (dark, narrow) are custom states, `:state(dark)`, never attributes of its own node:
+      // a framework hydrating the page (React, Next) compares the node's attributes with its server HTML.
+      this._states = customStates(this);
     }
 
     connectedCallback() {
@@ -286,13 +307,13 @@ class AttentionViz extends Base {
         }
       }
       if (!this._theme) {
-        this._theme = new ThemeWatch(this, () => this._repaint({ silent: true }));
+        this._theme = new ThemeWatch(this, (dark) => this._states.set('dark', dark), () => this._repaint({ silent: true }));
         // The width is read here, not in _repaint: reading layout during an edit would force a reflow of every input.
         this._resize = new ResizeObserver((entries) => {
           const width = entries[entries.length - 1].contentRect.width;
           if (width !== this._width) { this._width = width; this._figures?.scheduleRepaint(); }
           // The stylesheet's narrow layout (style.js), as `@container (max-width: 520px)` on the host was.
-          this.toggleAttribute('data-av-narrow', width <= 520);
+          this._states.set('narrow', width <= 520);
         });
       }
       this._theme.start();

@@ -18,7 +18,7 @@ const SHEET = `
   border: 1px solid var(--av-border); border-radius: 8px; contain: inline-size style; }
 /* Dark follows the resolved theme (theme.js: the attribute, JupyterLab, the page's color-scheme, the system), not
    only the system's setting. An author's own --av-* values on the element win over both. */
-:host([data-av-theme="dark"]) { --av-fg: #e6edf3; --av-border: #3d444d; --av-panel: #0d1117; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
+:host(:state(dark)) { --av-fg: #e6edf3; --av-border: #3d444d; --av-panel: #0d1117; --av-invalid: #ff7b72; --av-invalid-bg: #3c1618; color-scheme: dark; }
 :host([hidden]) { display: none; }
 [hidden] { display: none !important; }
 * { box-sizing: border-box; }
@@ -222,16 +222,16 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
   table.grid th { font-size: 9px; padding: 0 2px; }
   input.cell { font-size: 9px; padding: 1px 2px; max-width: calc(7ch + 6px); text-overflow: ellipsis; }
 }
-/* A figure at most 520 px wide (index.js sets data-av-narrow from its ResizeObserver). Not a container query: inside a
+/* A figure at most 520 px wide (index.js sets its state narrow from its ResizeObserver). Not a container query: inside a
    size container every element's style waits for the page's layout, so each canvas font set and style read while
    figures were being built forced a layout of the whole page (index.html: 277 font sets, 0.6-0.9 s). The host keeps
    the containment a container had: its width never follows its content. */
-:host([data-av-narrow]) .av { padding: 8px; gap: 10px; }
-:host([data-av-narrow]) .toolbar { gap: 6px 10px; }
-:host([data-av-narrow]) .variants, :host([data-av-narrow]) .variants > .line { gap: 8px 10px; }
-:host([data-av-narrow]) .variants input[type="range"] { width: 7.5em; }
-:host([data-av-narrow]) .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
-:host([data-av-narrow]) label.len { grid-template-columns: auto 4.5em; }
+:host(:state(narrow)) .av { padding: 8px; gap: 10px; }
+:host(:state(narrow)) .toolbar { gap: 6px 10px; }
+:host(:state(narrow)) .variants, :host(:state(narrow)) .variants > .line { gap: 8px 10px; }
+:host(:state(narrow)) .variants input[type="range"] { width: 7.5em; }
+:host(:state(narrow)) .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
+:host(:state(narrow)) label.len { grid-template-columns: auto 4.5em; }
 /* ---- steppers.js: the decode and flash panels (a stepper: ← the step →; the core's heatmaps; m, l, o tables) ---- */
 .steppers { display: flex; flex-direction: column; gap: 14px; }
 .steppers .panel { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
@@ -282,9 +282,19 @@ figure.stage canvas.head-pick { cursor: pointer; }
 .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
-export const STYLE = `:host { ${themeVars('light')} }
-:host([data-av-theme="dark"]) { ${themeVars('dark')} }
-${SHEET}`;
+export const STYLE = withFallback(`:host { ${themeVars('light')} }
+:host(:state(dark)) { ${themeVars('dark')} }
+${SHEET}`);
+
+/**
+ * The sheet with each `:host(:state(x))` rule also written for a browser without custom states, as
+ * `:host([data-av-x])` (index.js `customStates` sets that attribute there). Separate rules: one selector that a
+ * browser cannot read drops the whole rule it is in.
+ */
+function withFallback(css) {
+  const rules = css.match(/^:host\(:state\([a-z]+\)\)[^\n]*\}$/gm) ?? [];
+  return `${css}\n${rules.map((r) => r.replace(/:state\(([a-z]+)\)/g, '[data-av-$1]')).join('\n')}\n`;
+}
 
 let sheet;
 /** One constructed stylesheet shared by every element, or null where unsupported. */

@@ -44,12 +44,14 @@ function decidePending() {
 }
 
 /**
- * Watches everything the decision depends on and calls `onChange(dark)` when it flips. The element reflects the
- * result on itself as `data-av-theme` so its stylesheet (and the author's CSS) can follow it.
+ * Watches everything the decision depends on and calls `onChange(dark)` when it flips. `show(dark)` gives each
+ * decision to the element, which keeps it as its state `:state(dark)` so its stylesheet (and the author's CSS) can
+ * follow it.
  */
 export class ThemeWatch {
-  constructor(host, onChange) {
+  constructor(host, show, onChange) {
     this.host = host;
+    this.show = show;
     this.onChange = onChange;
     this.dark = null;
     this.update = () => this.refresh();
@@ -81,7 +83,7 @@ export class ThemeWatch {
     this.printing = on;
     pending.delete(this);
     const dark = this.decide();
-    this.host.setAttribute('data-av-theme', dark ? 'dark' : 'light');
+    this.show(dark);
     if (dark === this.dark) return false;
     const first = this.dark === null;
     this.dark = dark;
@@ -95,7 +97,7 @@ export class ThemeWatch {
   }
 
   apply(dark) {
-    this.host.setAttribute('data-av-theme', dark ? 'dark' : 'light');
+    this.show(dark);
     if (dark === this.dark) return;
     const first = this.dark === null;
     this.dark = dark;
