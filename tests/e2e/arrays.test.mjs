@@ -266,7 +266,7 @@ test('pasting NumPy and PyTorch reprs from the fixtures fills W_Q; a ragged or s
     const el = document.querySelector('attention-viz');
     const a = el.shadowRoot.activeElement;
     return {
-      w_q: el.config.w_q, log: { ...el._log },
+      w_q: el.config.w_q, log: { ...T.log(el) },
       msg: el.shadowRoot.querySelector('fieldset[data-name="w_q"] .cell-msg').textContent,
       focus: document.activeElement === el && a ? `${a.dataset.matrix}:${a.dataset.row}:${a.dataset.col}` : null,
     };

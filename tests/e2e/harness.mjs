@@ -70,6 +70,19 @@ export async function done(page) {
   assert.deepEqual(errors, [], 'console errors / uncaught page errors');
 }
 
+/**
+ * Waits until `fn(arg)`, run in the page, resolves truthy: like page.waitForFunction, whose predicate cannot be async
+ * (it takes the promise itself for true), for the helpers that ask the figure's twin (`T.twin`). Tried once every two
+ * frames, up to `WAIT`.
+ */
+export async function until(page, fn, arg) {
+  const end = Date.now() + WAIT;
+  while (!(await page.evaluate(fn, arg))) {
+    if (Date.now() > end) throw new Error(`until: not true after ${WAIT} ms: ${fn}`);
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  }
+}
+
 /** Types `text` into input cell [r][c] of matrix `m` of figure #id with the real mouse and keyboard (click, select all, type). */
 export async function typeInCell(page, id, m, r, c, text) {
   const cell = page.locator(`#${id}`).locator(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
@@ -145,24 +158,121 @@ export function pageHelpers() {
       const a = document.activeElement;
       return { doc: a?.localName === 'attention-viz' ? a.id : a?.localName ?? null, shadow: a?.shadowRoot ? describe(a.shadowRoot.activeElement) : null };
     },
-    /** The client point at the middle of cell [i, j] of `el`'s canvas for `view` ('mask': the mask grid), where the core drew it. */
-    cellPoint(el, view, i, j) {
-      const c = el.shadowRoot.querySelector(view === 'mask' ? 'canvas[data-control="mask-grid"]' : `canvas[data-view="${view}"]`);
+    /**
+     * A second core of `el`'s figure, independent of the element's own: a `Viz` the page makes from the public
+     * `el.config` through the core's own module (www/core.js), one per config. Tests ask it where the core lays a
+     * view out on a canvas of a given size (cellRect, cellAt) and what it writes (cellText, describeViews…), and
+     * compare that with what the element shows.
+     */
+    async twin(el) {
+      const { Viz } = await import('/www/core.js');
+      const text = JSON.stringify(el.config);
+      let viz = T.twins.get(text);
+      if (!viz) { viz = new Viz(text); T.twins.set(text, viz); }
+      return viz;
+    },
+    twins: new Map(),
+    /** The fmt `el` draws its numbers with: its `fmt`, or undefined (the default) when the core refuses that one. */
+    async fmt(el) {
+      const viz = await T.twin(el);
+      try { viz.ask({ kind: 'preferredSize', view: viz.ask({ kind: 'views' })[0], fmt: el.fmt }); return el.fmt; } catch { return undefined; }
+    },
+    /** `el`'s canvas of `view` ('mask': the mask panel's grid). */
+    canvasOf(el, view) {
+      return el.shadowRoot.querySelector(view === 'mask' ? 'canvas[data-control="mask-grid"]' : `canvas[data-view="${view}"]`);
+    },
+    /**
+     * Cell [i, j] of `el`'s heatmap `view` where the core lays it out on that canvas (its size, dpr and fmt), asked of
+     * the twin: `px` its box in the canvas's device pixels [x0, y0, x1, y1], `client` the same box in client pixels
+     * {left, top, right, bottom}, `center` its middle {x, y}; null off the grid.
+     */
+    async cell(el, view, i, j) {
+      const c = T.canvasOf(el, view);
       const r = c.getBoundingClientRect();
       const dpr = c.width / parseFloat(c.style.width);
-      const [x0, y0, x1, y1] = el._viz.ask({ kind: 'cellRect', view: view, width: c.width, height: c.height, dpr: dpr, i: i, j: j, fmt: el._fmtSpec() });
-      return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
+      const px = (await T.twin(el)).ask({ kind: 'cellRect', view, width: c.width, height: c.height, dpr, i, j, fmt: await T.fmt(el) });
+      if (!px) return null;
+      const [sx, sy] = [r.width / c.width, r.height / c.height];
+      const client = { left: r.left + px[0] * sx, top: r.top + px[1] * sy, right: r.left + px[2] * sx, bottom: r.top + px[3] * sy };
+      return { px, client, center: { x: (client.left + client.right) / 2, y: (client.top + client.bottom) / 2 } };
+    },
+    /** The client point at the middle of cell [i, j] of `el`'s canvas for `view`, where the core drew it (`cell`). */
+    async cellPoint(el, view, i, j) {
+      const cell = await T.cell(el, view, i, j);
+      if (!cell) throw new Error(`no cell [${i}, ${j}] on the ${view} canvas`);
+      return cell.center;
+    },
+    /**
+     * Where `el`'s grid of a model's heads (canvas.model-grid) shows head (l, h). The core's grid raster (its
+     * `modelGrid`) fills the canvas's bottom-right corner, past the label strips; the size `t` of its thumbnails and
+     * the gap `g` between them (device px) are read from the pixels (the last head's bottom row, then the background
+     * left of it), and the whole raster is checked, pixel for pixel, against the twin's for that size. Returns
+     * {t, g, layers, heads, at(l, h) → [x, y, t] (device px), center(l, h) → the client point in its middle}.
+     */
+    async grid(el) {
+      const c = el.shadowRoot.querySelector('canvas.model-grid');
+      const a = el.trace.attention;
+      const [layers, heads] = [a.length, a[0].length];
+      const { width: W, height: H } = c;
+      const ctx = c.getContext('2d');
+      const colours = (d) => Array.from({ length: d.length / 4 }, (_, k) => (d[4 * k] << 16) | (d[4 * k + 1] << 8) | d[4 * k + 2]).reverse();
+      const bg = colours(ctx.getImageData(0, 0, 1, 1).data)[0]; // the label strips' corner: the background
+      // From the bottom-right corner back: a thumbnail (not the background), then a gap (the background).
+      const runs = (line) => { const t = line.findIndex((x) => x === bg); const g = line.slice(t).findIndex((x) => x !== bg); return [t, g]; };
+      const [t, gRow] = runs(colours(ctx.getImageData(0, H - 1, W, 1).data));
+      const [, gCol] = runs(colours(ctx.getImageData(W - 1, 0, 1, H).data));
+      const g = heads > 1 ? gRow : layers > 1 ? gCol : 0;
+      const key = `${W}x${H}|${t}|${g}|${layers}x${heads}`;
+      if (!T.grids.has(key)) {
+        const twin = await T.twin(el);
+        const raster = [false, true].map((dark) => twin.ask({ kind: 'modelGrid', thumb: t, gap: g, dark, palette: el.palette ?? undefined }))
+          .find((r) => {
+            if (r.thumb !== t || r.gap !== g || r.width > W || r.height > H) return false;
+            const d = ctx.getImageData(W - r.width, H - r.height, r.width, r.height).data;
+            return d.length === r.data.length && d.every((x, k) => x === r.data[k]);
+          });
+        if (!raster) throw new Error(`the model grid (${W} × ${H}) is not the core's raster of ${layers} × ${heads} thumbnails of ${t} px, ${g} px apart`);
+        T.grids.set(key, { x0: W - raster.width, y0: H - raster.height });
+      }
+      const { x0, y0 } = T.grids.get(key);
+      const at = (l, h) => [x0 + h * (t + g), y0 + l * (t + g), t];
+      const center = (l, h) => {
+        const r = c.getBoundingClientRect();
+        const [x, y] = at(l, h);
+        return { x: r.left + ((x + t / 2) * r.width) / W, y: r.top + ((y + t / 2) * r.height) / H };
+      };
+      return { t, g, layers, heads, at, center };
+    },
+    grids: new Map(),
+    /**
+     * Whether every heatmap's hidden table (its text alternative) holds what the core writes for `el`'s numbers now
+     * (the twin's describeViews). After an edit the figure rebuilds them once typing stops, in the same turn as it
+     * measures its canvases again: so this also says that turn has come for the current numbers.
+     */
+    async current(el) {
+      const [viz, fmt] = [await T.twin(el), await T.fmt(el)];
+      return [...el.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => {
+        const [d] = viz.ask({ kind: 'describeViews', views: [c.dataset.view], fmt });
+        const table = el.shadowRoot.querySelector(`[data-text-of="${c.dataset.view}"] table`);
+        const cells = table ? [...table.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td')].map((t) => t.textContent)) : null;
+        return JSON.stringify(cells) === JSON.stringify(d?.cells);
+      });
     },
     /** Starts counting `el`'s `change` events and collecting its `error` messages (from zero); returns the log. */
     record(el) {
-      if (!el._log) {
-        el._log = { change: 0, errors: [] };
-        el.addEventListener('change', () => { el._log.change++; });
-        el.addEventListener('error', (e) => el._log.errors.push(e.detail.message));
+      let log = T.logs.get(el);
+      if (!log) {
+        log = { change: 0, errors: [] };
+        el.addEventListener('change', () => { log.change++; });
+        el.addEventListener('error', (e) => log.errors.push(e.detail.message));
+        T.logs.set(el, log);
       }
-      el._log.change = 0; el._log.errors = [];
-      return el._log;
+      log.change = 0; log.errors = [];
+      return log;
     },
+    /** `el`'s log since `record(el)` (kept by the page, not on the element). */
+    log: (el) => T.logs.get(el),
+    logs: new WeakMap(),
   };
   window.T = T;
 }

@@ -238,7 +238,7 @@ const state = (m) => page.evaluate((name) => {
     msg: el.shadowRoot.querySelector(`fieldset[data-name="${name}"] .cell-msg`).textContent,
     imported: el.shadowRoot.querySelector('.import-msg')?.textContent ?? '',
     focus: document.activeElement === el && a ? `${a.localName === 'input' ? `${a.dataset.matrix}:${a.dataset.row}:${a.dataset.col}` : a.dataset.action}` : null,
-    log: { ...el._log },
+    log: { ...T.log(el) },
   };
 }, m);
 

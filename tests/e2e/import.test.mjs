@@ -115,7 +115,7 @@ const grid = (i, m) => `${fig(i)} >> fieldset.matrix[data-name="${m}"]`;
 const cellSel = (i, m, r, c) => `${fig(i)} >> input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`;
 const focusOf = (page) => page.evaluate(() => H.focus());
 const config = (page, i = 0) => page.evaluate((i) => H.els()[i].config, i);
-const log = (page, i = 0) => page.evaluate((i) => ({ ...H.els()[i]._log }), i);
+const log = (page, i = 0) => page.evaluate((i) => ({ ...T.log(H.els()[i]) }), i);
 const settle = (page) => page.waitForFunction(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(true)))));
 
 /** A DataTransfer in the page holding these files (bytes read here, as NumPy wrote them). */

@@ -257,7 +257,7 @@ test('paste Python, NumPy and PyTorch matrices and spreadsheet rows: a 2 × 2 bl
     await paste(page, first(cellSel('w_q', 1, 1)), text);
     const r = await page.evaluate(() => {
       const [el] = H.els();
-      return { w_q: el.config.w_q, shown: [1, 2].map((i) => [1, 2].map((j) => H.cell(el, 'w_q', i, j).value)), log: { ...el._log }, msg: H.msg(el, 'w_q').textContent };
+      return { w_q: el.config.w_q, shown: [1, 2].map((i) => [1, 2].map((j) => H.cell(el, 'w_q', i, j).value)), log: { ...T.log(el) }, msg: H.msg(el, 'w_q').textContent };
     });
     const want = w0.map((row) => [...row]);
     want[1][1] = 1; want[1][2] = 2; want[2][1] = 3; want[2][2] = 4;
@@ -285,7 +285,7 @@ test('a paste that fails shows why, changes nothing and does not mark the (valid
       const cell = H.cell(el, 'w_q', 1, 1);
       return {
         config: el.config, value: cell.value, invalid: cell.getAttribute('aria-invalid'), marked: el.shadowRoot.querySelectorAll('[aria-invalid="true"]').length,
-        msg: H.msg(el, 'w_q').textContent, log: { ...el._log },
+        msg: H.msg(el, 'w_q').textContent, log: { ...T.log(el) },
       };
     });
     assert.deepEqual(r.config, c0, `${text}: nothing applied`);

@@ -40,7 +40,7 @@ function installHelpers() {
     el: (id) => document.getElementById(id),
     focus: () => T.focus(),
     record: (id) => T.record(H.el(id)),
-    log: (id) => H.el(id)._log,
+    log: (id) => T.log(H.el(id)),
     /** First difference (1e-12) between the figure's trace and compute() of its config, or null. */
     async traceDiff(id) {
       const av = await import('/www/attention-viz.js');

@@ -52,7 +52,7 @@ function installHelpers() {
       return { text: s.textContent, error: s.classList.contains('error') };
     },
     record: (id) => T.record(H.el(id)),
-    log: (id) => H.el(id)._log,
+    log: (id) => T.log(H.el(id)),
     maskCell: (id, i, j, view = 'mask') => T.cellPoint(H.el(id), view, i, j),
     /** The weights the figure follows: head `head`'s (self), or the one row (cross). */
     weights(id) {
