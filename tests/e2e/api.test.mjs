@@ -21,6 +21,7 @@ before(async () => {
       same: (x, y) => (Number.isFinite(y) ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(y), 1e-300) : Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y))),
     };
   });
+  await page.evaluate(pageHelpers);
 });
 after(async () => {
   // Whatever order the tests ran in, the shared page's console is checked once they are done (the test "no errors
@@ -172,21 +173,8 @@ test('hovering a weights cell outside the window: the tooltip says why, in the c
     document.body.prepend(el);
   });
   await page.waitForFunction(() => document.getElementById('windowed').shadowRoot?.querySelector('canvas[data-view="weights"]')?.width > 0);
-  /** The centre of cell [i, j] of the weights canvas, in page pixels, by the core's own hit test. */
-  const center = (i, j) => page.evaluate(([i, j]) => {
-    const el = document.getElementById('windowed');
-    const canvas = el.shadowRoot.querySelector('canvas[data-view="weights"]');
-    const rect = canvas.getBoundingClientRect();
-    const dpr = canvas.width / rect.width;
-    const viz = av._viz(el.config);
-    let sx = 0, sy = 0, n = 0;
-    for (let y = 0.5; y < canvas.height; y += 2) for (let x = 0.5; x < canvas.width; x += 2) {
-      const hit = viz.ask({ kind: 'cellAt', view: 'weights', width: canvas.width, height: canvas.height, dpr, x, y });
-      if (hit && hit[0] === i && hit[1] === j) { sx += x; sy += y; n++; }
-    }
-    viz.free();
-    return { x: rect.left + sx / n / dpr, y: rect.top + sy / n / dpr };
-  }, [i, j]);
+  /** The centre of cell [i, j] of the weights canvas, in page pixels, where the core lays it out (harness `T.cellPoint`). */
+  const center = (i, j) => page.evaluate(([i, j]) => T.cellPoint(document.getElementById('windowed'), 'weights', i, j), [i, j]);
   const tip = async (i, j) => {
     const at = await center(i, j);
     await page.mouse.move(at.x, at.y);

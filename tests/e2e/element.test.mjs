@@ -53,15 +53,17 @@ function installHelpers() {
     pixels: (el) => Object.fromEntries([...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, H.hash(c)])),
     /** Every input cell as "matrix:row:col=text". */
     values: (el) => H.cells(el).map((c) => `${c.dataset.matrix}:${c.dataset.row}:${c.dataset.col}=${c.value}`),
-    /** Counts `change` and collects `error` messages of an element. */
+    /** Counts `change` and collects `error` messages of an element (its log, kept by the page: `H.log(el)`). */
     record(el) {
-      if (el._log) return el._log;
+      if (H.logs.has(el)) return H.logs.get(el);
       const log = { change: 0, errors: [], details: [] };
       el.addEventListener('change', (e) => { log.change++; log.details.push(e.detail); });
       el.addEventListener('error', (e) => log.errors.push(e.detail.message));
-      el._log = log;
+      H.logs.set(el, log);
       return log;
     },
+    log: (el) => H.logs.get(el),
+    logs: new WeakMap(),
     reset(el) { const l = H.record(el); l.change = 0; l.errors = []; l.details = []; return l; },
     /** What a keystroke does to a text input: new value, then a (composed, bubbling) `input` event. */
     type(cell, text) {
@@ -69,24 +71,31 @@ function installHelpers() {
       cell.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
     },
     frames: (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); }),
-    /** The centre, in client (CSS) pixels, of cell [i, j] of a view's canvas, found with the core's own hit test. */
-    cellCenter(el, view, i, j) {
-      const canvas = H.canvas(el, view);
-      const rect = canvas.getBoundingClientRect();
-      const dpr = canvas.width / (parseFloat(canvas.style.width) || rect.width);
-      const viz = av._viz(el.config);
-      let sx = 0, sy = 0, n = 0;
-      try {
-        for (let y = 0.5; y < canvas.height; y += 2) {
-          for (let x = 0.5; x < canvas.width; x += 2) {
-            const hit = viz.ask({ kind: 'cellAt', view, width: canvas.width, height: canvas.height, dpr, x, y });
-            if (hit && hit[0] === i && hit[1] === j) { sx += x; sy += y; n++; }
-          }
-        }
-      } finally { viz.free(); }
-      if (!n) throw new Error(`no cell [${i}, ${j}] on the ${view} canvas`);
-      return { x: rect.left + (sx / n) * (rect.width / canvas.width), y: rect.top + (sy / n) * (rect.height / canvas.height) };
+    /**
+     * Holds every timer the page sets from now until `release()`, the element's settle among them (it measures the
+     * canvases again SETTLE_MS after an edit, on purpose): a loaded machine can take longer than that to reach the
+     * checks of later frames. Only new timers are held; `setTimeout` is the page's own again at once after `run`.
+     * Returns how many timers `run` set.
+     */
+    hold(run) {
+      const { setTimeout: set, clearTimeout: clear } = window;
+      window.setTimeout = (fn, ms, ...args) => { const id = set(() => {}, 2 ** 31 - 1); H.held.set(id, () => fn(...args)); return id; };
+      window.clearTimeout = (id) => { H.held.delete(id); clear(id); };
+      try { run(); } finally { window.setTimeout = set; }
+      H.clear = clear;
+      return H.held.size;
     },
+    held: new Map(),
+    /** Runs the timers `hold` held, now (those not cleared meanwhile), and gives the page its clearTimeout back. */
+    release() {
+      const clear = H.clear;
+      window.clearTimeout = clear;
+      const held = [...H.held];
+      H.held.clear();
+      for (const [id, fn] of held) { clear(id); fn(); }
+    },
+    /** The centre, in client (CSS) pixels, of cell [i, j] of a view's canvas, where the core lays it out. */
+    cellCenter: (el, view, i, j) => T.cellPoint(el, view, i, j),
   };
   window.H = H;
 }
@@ -118,13 +127,11 @@ test('typing into a cell recomputes the trace and repaints the heatmaps synchron
     const trace0 = el.trace;
     const px0 = H.pixels(el);
     const config0 = el.config;
-    H.type(cell, '5');
-    // Same task, no await: everything must already be there.
-    const sync = { trace: el.trace, px: H.pixels(el), changes: log.change, config: el.config };
     // Once edits stop, SETTLE_MS later, figures.js measures the canvases again (wider numbers, wider cells) on
     // purpose; a loaded machine can take longer than that to reach the checks of later frames below: hold it.
-    const held = el._figures.settleTimer !== 0;
-    clearTimeout(el._figures.settleTimer);
+    const held = H.hold(() => H.type(cell, '5')) > 0;
+    // Same task, no await: everything must already be there.
+    const sync = { trace: el.trace, px: H.pixels(el), changes: log.change, config: el.config };
     const detail = log.details[0];
     return {
       trace0, px0, config0, sync, held,
@@ -146,12 +153,12 @@ test('typing into a cell recomputes the trace and repaints the heatmaps synchron
   assert.ok(r.detailMatches, '`change` detail carries the new config and trace');
 
   // Nothing more happens on the next frames: no second `change`, no further repaint (the held settle runs after).
-  assert.ok(r.held, 'the edit set the settle timer');
+  assert.ok(r.held, 'the edit set a timer (the settle\'s)');
   const later = await page.evaluate(async () => {
     const [el] = H.els();
     await H.frames(3);
-    const out = { changes: el._log.change, px: H.pixels(el) };
-    el._figures.settle(true);
+    const out = { changes: H.log(el).change, px: H.pixels(el) };
+    H.release();
     return out;
   });
   assert.equal(later.changes, 1, 'exactly one `change` per edit');
@@ -223,7 +230,7 @@ test('scrubbing a cell with the mouse changes its value, the config and the trac
   };
   const state = () => page.evaluate(() => {
     const [el] = H.els();
-    return { config: el.config, trace: el.trace, changes: el._log.change, value: H.cell(el, 'w_q', 1, 1).value, scrubbing: !!el.shadowRoot.querySelector('.scrubbing') };
+    return { config: el.config, trace: el.trace, changes: H.log(el).change, value: H.cell(el, 'w_q', 1, 1).value, scrubbing: !!el.shadowRoot.querySelector('.scrubbing') };
   });
 
   await page.evaluate(() => H.reset(H.els()[0]));
@@ -416,7 +423,7 @@ test('+ token grows every matrix and heatmap; − token shrinks them back', asyn
       rows: H.cells(el, 'embeddings').length / 3,
       tokenInputs: el.shadowRoot.querySelectorAll('input.token').length,
       queryOptions: H.control(el, 'query').options.length,
-      changes: el._log.change,
+      changes: H.log(el).change,
     };
   });
   const s0 = await snap();
@@ -514,7 +521,7 @@ test('two elements on one page are independent', async () => {
     const a1 = snap(a), b1 = snap(b);
     H.type(H.cell(b, 'decoder_state', 0, 2), '2');
     const a2 = snap(a), b2 = snap(b);
-    return { a0, b0, a1, b1, a2, b2, aLog: { ...a._log, details: undefined }, bLog: { ...b._log, details: undefined } };
+    return { a0, b0, a1, b1, a2, b2, aLog: { ...H.log(a), details: undefined }, bLog: { ...H.log(b), details: undefined } };
   });
   assert.notEqual(r.a1.trace, r.a0.trace);
   assert.notDeepEqual(r.a1.px, r.a0.px);
@@ -538,7 +545,7 @@ test('clicking a row of the weights heatmap follows that query (config.query, me
   await page.mouse.click(at.x, at.y);
   const after = await page.evaluate(() => {
     const [el] = H.els();
-    return { q: el.config.query, index: el.trace.query.index, menu: H.control(el, 'query').value, summary: H.summary(el), changes: el._log.change, px: H.pixels(el) };
+    return { q: el.config.query, index: el.trace.query.index, menu: H.control(el, 'query').value, summary: H.summary(el), changes: H.log(el).change, px: H.pixels(el) };
   });
   assert.equal(after.q, 2, 'config.query is the clicked row');
   assert.equal(after.index, 2, 'trace.query follows');
@@ -570,7 +577,7 @@ test('hovering a weights cell highlights its query row in Q (and leaving clears 
     await H.frames(3);
     const [el] = H.els();
     const tip = el.shadowRoot.querySelector('.tip');
-    return { px: H.pixels(el), tip: tip && !tip.hidden ? tip.textContent : null, changes: el._log.change, query: el.config.query };
+    return { px: H.pixels(el), tip: tip && !tip.hidden ? tip.textContent : null, changes: H.log(el).change, query: el.config.query };
   });
   assert.notEqual(p1.px.q, p0.q, 'row 1 of Q is outlined');
   assert.notEqual(p1.px.k, p0.k, 'row 3 of K is outlined');

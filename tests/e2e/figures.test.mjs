@@ -5,7 +5,7 @@
 // page.keyboard, page.touchscreen — and the focus is checked after each one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, pageHelpers, done, watch, whenDrawn } from './harness.mjs';
+import { open, pageHelpers, done, watch, whenDrawn, until } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -13,17 +13,18 @@ after(() => site.close());
 
 const VIEWPORT = { width: 1280, height: 1000 };
 
-/** Page-side helpers, installed as `window.F`. Geometry comes from the core's own hit test (the element's Viz). */
+/** Page-side helpers, installed as `window.F`. Geometry comes from the core's own hit test, asked of the figure's twin (harness `T.twin`). */
 function installHelpers() {
   const F = {
     canvas: (el, v) => el.shadowRoot.querySelector(`canvas[data-view="${v}"]`),
     /** Cell [i, j] of a view's canvas: its box in canvas (device) pixels and in client (CSS) pixels. */
-    box(el, view, i, j) {
+    async box(el, view, i, j) {
       const c = F.canvas(el, view);
       const r = c.getBoundingClientRect();
       const s = c.width / r.width;
+      const [viz, fmt] = [await T.twin(el), await T.fmt(el)];
       const at = (x, y) => {
-        const h = el._viz.ask({ kind: 'cellAt', view, width: c.width, height: c.height, dpr: s, x, y, fmt: el._fmtSpec() });
+        const h = viz.ask({ kind: 'cellAt', view, width: c.width, height: c.height, dpr: s, x, y, fmt });
         return h && h[0] === i && h[1] === j;
       };
       let p = null;
@@ -44,10 +45,10 @@ function installHelpers() {
     /** The colour of a pixel of a canvas, as [r, g, b]. */
     pixel(el, view, x, y) { return [...T.seen(F.canvas(el, view)).getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)]; },
     /** The fill of cell [i, j]: a pixel just inside its top-left corner (the number is drawn in the middle). */
-    fill(el, view, i, j) { const { px } = F.box(el, view, i, j); return F.pixel(el, view, px.x0 + 3, px.y0 + 3); },
+    async fill(el, view, i, j) { const { px } = await F.box(el, view, i, j); return F.pixel(el, view, px.x0 + 3, px.y0 + 3); },
     /** Every pixel of cell [i, j] as "r,g,b" → count. */
-    colours(el, view, i, j) {
-      const { px } = F.box(el, view, i, j);
+    async colours(el, view, i, j) {
+      const { px } = await F.box(el, view, i, j);
       const d = T.seen(F.canvas(el, view)).getContext('2d').getImageData(px.x0, px.y0, px.x1 - px.x0 + 1, px.y1 - px.y0 + 1).data;
       const out = new Map();
       for (let k = 0; k < d.length; k += 4) { const key = `${d[k]},${d[k + 1]},${d[k + 2]}`; out.set(key, (out.get(key) ?? 0) + 1); }
@@ -115,7 +116,7 @@ for (const theme of ['light', 'dark']) {
   test(`${theme}: the followed query is a solid accent outline, a hovered weight's links dashed in the second colour; a legend under the heatmaps says so in those colours`, async () => {
     const page = await figure({ preset: 'seed-001', theme }, { scrollTo: 'weights' });
     await page.mouse.move(1, 1);
-    const at = await page.evaluate(() => F.box(document.getElementById('fig'), 'weights', 1, 3).center);
+    const at = await page.evaluate(async () => (await F.box(document.getElementById('fig'), 'weights', 1, 3)).center);
     await page.mouse.move(at.x, at.y);
     const r = await page.evaluate(async ([accent, link]) => {
       await F.frames(3);
@@ -161,12 +162,13 @@ test('no legend where there is nothing it describes: encoder–decoder figures, 
 
 test('every heatmap is named by its visible title and has a hidden table of its numbers (caption, labels, cells as fmt writes them), not rebuilt on hover', async () => {
   const page = await figure({ preset: 'seed-001', fmt: '.3g' }, { scrollTo: 'weights' });
-  const read = () => page.evaluate(() => {
+  const read = () => page.evaluate(async () => {
     const el = document.getElementById('fig');
+    const twin = await T.twin(el);
     return [...el.shadowRoot.querySelectorAll('figure.stage')].map((fig) => {
       const view = fig.dataset.view;
       const canvas = fig.querySelector(`canvas[data-view="${view}"]`);
-      const [d] = el._viz.ask({ kind: 'describeViews', views: [view], fmt: '.3g' });
+      const [d] = twin.ask({ kind: 'describeViews', views: [view], fmt: '.3g' });
       const table = fig.querySelector('table') ?? el.shadowRoot.getElementById(canvas.getAttribute('aria-describedby') ?? '-')?.querySelector('table');
       const box = table?.getBoundingClientRect();
       const hidden = table && (() => { let n = table; while (n && n !== fig) { const r = n.getBoundingClientRect(); if (r.width <= 1 && r.height <= 1) return true; n = n.parentElement; } return false; })();
@@ -195,7 +197,7 @@ test('every heatmap is named by its visible title and has a hidden table of its 
   assert.match(figs.find((f) => f.view === 'weights').cells[0][0], /^0\.\d{3}$|^0\.0\d{3}$/, '.3g digits');
   // Hovering repaints outlines, never the tables.
   await page.evaluate(() => { window.tables = [...document.getElementById('fig').shadowRoot.querySelectorAll('figure.stage table')]; });
-  const at = await page.evaluate(() => F.box(document.getElementById('fig'), 'weights', 2, 1).center);
+  const at = await page.evaluate(async () => (await F.box(document.getElementById('fig'), 'weights', 2, 1)).center);
   await page.mouse.move(at.x, at.y);
   await page.mouse.move(at.x + 40, at.y);
   const kept = await page.evaluate(async () => { await F.frames(3); return window.tables.every((t) => t.isConnected) && window.tables.length === 7; });
@@ -229,10 +231,10 @@ test('keyboard: arrows move a cursor cell over a focused heatmap, each move is a
     const el = document.getElementById('fig');
     return { focus: F.focus(el), query: el.config.query, said: F.announced(el), tip: F.tip(el), hash: F.hash(el, v) };
   }, view);
-  const expected = (view, i, j) => page.evaluate(([v, a, b]) => {
+  const expected = (view, i, j) => page.evaluate(async ([v, a, b]) => {
     const el = document.getElementById('fig');
-    const c = el._viz.ask({ kind: 'cellText', view: v, i: a, j: b, fmt: el._fmtSpec() });
-    return { ...c, box: F.box(el, v, a, b).client };
+    const c = (await T.twin(el)).ask({ kind: 'cellText', view: v, i: a, j: b, fmt: await T.fmt(el) });
+    return { ...c, box: (await F.box(el, v, a, b)).client };
   }, [view, i, j]);
 
   await page.keyboard.press('ArrowDown');
@@ -288,10 +290,10 @@ test('keyboard: arrows move a cursor cell over a focused heatmap, each move is a
 test('tooltip: the value as fmt writes it plus at most 6 significant digits, placed off the hovered cell\'s row', async () => {
   const page = await figure({ preset: 'seed-001' }, { scrollTo: 'weights' });
   await page.mouse.move(1, 1);
-  const box = await page.evaluate(() => F.box(document.getElementById('fig'), 'weights', 1, 3).client);
-  const row = await page.evaluate(() => {
+  const box = await page.evaluate(async () => (await F.box(document.getElementById('fig'), 'weights', 1, 3)).client);
+  const row = await page.evaluate(async () => {
     const el = document.getElementById('fig');
-    const [a, b] = [F.box(el, 'weights', 1, 0).client, F.box(el, 'weights', 1, 3).client];
+    const [a, b] = [(await F.box(el, 'weights', 1, 0)).client, (await F.box(el, 'weights', 1, 3)).client];
     return { left: a.left, right: b.right, top: a.top, bottom: a.bottom };
   });
   // The pointer in the upper part of the cell, where a reader's pointer often is.
@@ -299,7 +301,7 @@ test('tooltip: the value as fmt writes it plus at most 6 significant digits, pla
   const r = await page.evaluate(async () => {
     await F.frames(2);
     const el = document.getElementById('fig');
-    return { tip: F.tip(el), c: el._viz.ask({ kind: 'cellText', view: 'weights', i: 1, j: 3, fmt: el._fmtSpec() }), focus: F.focus(el) };
+    return { tip: F.tip(el), c: (await T.twin(el)).ask({ kind: 'cellText', view: 'weights', i: 1, j: 3, fmt: await T.fmt(el) }), focus: F.focus(el) };
   });
   assert.ok(r.tip, 'a tooltip');
   const precise = String(Number(r.c.full.toPrecision(6)));
@@ -308,7 +310,7 @@ test('tooltip: the value as fmt writes it plus at most 6 significant digits, pla
   assert.ok(!overlaps(r.tip, row), `the tooltip covers none of row 1 (${JSON.stringify(r.tip)} vs ${JSON.stringify(row)})`);
   assert.equal(r.focus, 'page body', 'hovering moves no focus');
   // Scores too: its formula line stays.
-  const s = await page.evaluate(() => F.box(document.getElementById('fig'), 'scores', 2, 0).center);
+  const s = await page.evaluate(async () => (await F.box(document.getElementById('fig'), 'scores', 2, 0)).center);
   await page.mouse.move(s.x, s.y);
   const t = await page.evaluate(async () => { await F.frames(2); return F.tip(document.getElementById('fig')).text; });
   assert.match(t, /^scores\[2\]\[0\] = \S+/);
@@ -320,13 +322,13 @@ test('touch: a tap on a cell shows its tooltip (and a tap on the weights still f
   const context = await site.browser.newContext({ viewport: { width: 800, height: 900 }, hasTouch: true });
   const page = watch(await context.newPage());
   await figure({ preset: 'seed-001' }, { page, scrollTo: 'weights' });
-  const at = await page.evaluate(() => F.box(document.getElementById('fig'), 'weights', 2, 1).center);
+  const at = await page.evaluate(async () => (await F.box(document.getElementById('fig'), 'weights', 2, 1)).center);
   await page.touchscreen.tap(at.x, at.y);
   let r = await page.evaluate(async () => { await F.frames(3); const el = document.getElementById('fig'); return { tip: F.tip(el), query: el.config.query }; });
   assert.equal(r.query, 2, 'the tap followed query 2');
   assert.ok(r.tip, 'the tap shows the tooltip');
   assert.match(r.tip.text, /weights\[2\]\[1\] = /);
-  const k = await page.evaluate(() => F.box(document.getElementById('fig'), 'k', 3, 1).center);
+  const k = await page.evaluate(async () => (await F.box(document.getElementById('fig'), 'k', 3, 1)).center);
   await page.touchscreen.tap(k.x, k.y);
   r = await page.evaluate(async () => { await F.frames(3); const el = document.getElementById('fig'); return { tip: F.tip(el), query: el.config.query }; });
   assert.match(r.tip?.text ?? '', /k\[3\]\[1\] = /, 'a tap on another cell shows that cell');
@@ -344,14 +346,14 @@ test('touch: a tap on a cell shows its tooltip (and a tap on the weights still f
 
 test('a drag that makes K negative keeps K\'s palette until the pointer is released, then K turns diverging', async () => {
   const page = await figure({ preset: 'seed-001' });
-  const kinfo = () => page.evaluate(() => {
+  const kinfo = () => page.evaluate(async () => {
     const el = document.getElementById('fig');
     const k = el.trace.k;
     let best = [0, 0];
     k.forEach((row, i) => row.forEach((x, j) => { if (x > k[best[0]][best[1]]) best = [i, j]; }));
     const neg = [];
     k.forEach((row, i) => row.forEach((x, j) => { if (x < 0) neg.push([i, j]); }));
-    return { max: best, fill: F.fill(el, 'k', ...best), neg, negFill: neg.length ? F.fill(el, 'k', ...neg[0]) : null, wk: el.config.w_k[0][0], focus: F.focus(el) };
+    return { max: best, fill: await F.fill(el, 'k', ...best), neg, negFill: neg.length ? await F.fill(el, 'k', ...neg[0]) : null, wk: el.config.w_k[0][0], focus: F.focus(el) };
   });
   const before = await kinfo();
   assert.equal(before.neg.length, 0, 'K starts non-negative');
@@ -378,7 +380,8 @@ test('a drag that makes K negative keeps K\'s palette until the pointer is relea
   assert.equal(after.wk, during.wk);
   assert.notDeepEqual(after.fill, before.fill, 'after the release K is redrawn with its new palette');
   assert.ok(after.negFill[2] > after.negFill[0] + 20, `a negative value is blue (diverging) after the release (${after.negFill})`);
-  assert.equal(await page.evaluate(() => document.getElementById('fig')._viz.ask({ kind: 'palette', view: 'k' })), 'diverging');
+  assert.equal(await page.evaluate(async () => (await T.twin(document.getElementById('fig'))).ask({ kind: 'palette', view: 'k' })), 'diverging',
+    'the core gives K of these numbers the diverging palette');
   await done(page);
 });
 
@@ -401,18 +404,16 @@ test('index.html chapter 3: typing 30, 20, 10 into embeddings row 1 keeps every 
   await page.keyboard.type('20');
   await page.keyboard.press('Tab');
   await page.keyboard.type('10');
-  // Measured again when typing stops (the settle, a timer after the last edit): wait for it to have run, however late.
-  await page.waitForFunction(() => {
-    const f = document.getElementById('chapter-3')._figures;
-    return f.settleTimer === 0 && f.frame === 0 && f.reader.fresh();
-  });
+  // Measured again when typing stops (the settle, a timer after the last edit): wait for it to have run, however late
+  // (its text alternatives, rebuilt in the same turn, hold the last edit's numbers).
+  await until(page, () => T.current(document.getElementById('chapter-3')));
   const r = await page.evaluate(async () => {
     await F.frames(2);
     const el = document.getElementById('chapter-3');
     const c = F.canvas(el, 'scores');
     const table = c.closest('figure').querySelector('table');
     const cells = table ? [...table.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td')].map((t) => t.textContent)) : [];
-    const colours = [...F.colours(el, 'scores', 1, 1).entries()].sort((a, b) => b[1] - a[1]);
+    const colours = [...(await F.colours(el, 'scores', 1, 1)).entries()].sort((a, b) => b[1] - a[1]);
     const [fr, fg, fb] = colours[0][0].split(',').map(Number);
     // Pixels far from the fill: the number's.
     const text = colours.filter(([k]) => { const [r, g, b] = k.split(',').map(Number); return Math.abs(r - fr) + Math.abs(g - fg) + Math.abs(b - fb) > 200; })
@@ -420,7 +421,7 @@ test('index.html chapter 3: typing 30, 20, 10 into embeddings row 1 keeps every 
     return {
       x: el.config.embeddings[1], focus: F.focus(el), cells, text, fill: colours[0][0],
       w: c.getBoundingClientRect().width, h: c.getBoundingClientRect().height,
-      preferred: el._viz.ask({ kind: 'preferredSize', view: 'scores', fmt: el._fmtSpec() }), svg: el.toSVG('scores'),
+      preferred: (await T.twin(el)).ask({ kind: 'preferredSize', view: 'scores', fmt: await T.fmt(el) }), svg: el.toSVG('scores'),
     };
   });
   assert.deepEqual(r.x, [30, 20, 10]);

@@ -41,15 +41,8 @@ function installHelpers() {
   const H = {
     el: (id = 'fig') => document.getElementById(id),
     canvas: (v, id = 'fig') => H.el(id).shadowRoot.querySelector(`canvas[data-view="${v}"]`),
-    /** The client-pixel centre of cell [i, j] of a view. */
-    center(v, i, j, id = 'fig') {
-      const el = H.el(id);
-      const c = H.canvas(v, id);
-      const r = c.getBoundingClientRect();
-      const s = c.width / r.width;
-      const [x0, y0, x1, y1] = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: i, j: j, fmt: el._fmtSpec() });
-      return { x: r.left + (x0 + x1) / 2 / s, y: r.top + (y0 + y1) / 2 / s };
-    },
+    /** The client-pixel centre of cell [i, j] of a view (where the core lays it out: harness `T.cellPoint`). */
+    center: (v, i, j, id = 'fig') => T.cellPoint(H.el(id), v, i, j),
     /** How many pixels of a canvas are within 24 (summed over r, g, b) of `rgb`; `cols`: only those columns of cells. */
     count(v, rgb, id = 'fig') {
       const c = H.canvas(v, id);
@@ -59,13 +52,23 @@ function installHelpers() {
       return n;
     },
     /** Columns (device-pixel x ranges) of a view's cells [i, c0…c1): where a link outline on row i may fall. */
-    span(v, i, c0, c1, id = 'fig') {
+    async span(v, i, c0, c1, id = 'fig') {
+      const a = await T.cell(H.el(id), v, i, c0);
+      const b = await T.cell(H.el(id), v, i, c1 - 1);
+      return [a.px[0], b.px[2]];
+    },
+    /**
+     * Cell [0, 0] of a view in CSS pixels {w, h} (where the core lays it out) and the most characters of a number the
+     * core writes in it (its text alternative, `describeViews`, asked of the figure's twin: harness `T.twin`).
+     */
+    async legible(v, id = 'fig') {
       const el = H.el(id);
       const c = H.canvas(v, id);
       const s = c.width / c.getBoundingClientRect().width;
-      const a = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: i, j: c0, fmt: el._fmtSpec() });
-      const b = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: i, j: c1 - 1, fmt: el._fmtSpec() });
-      return [a[0], b[2]];
+      const cell = (await T.cell(el, v, 0, 0)).px.map((x) => x / s);
+      const [d] = (await T.twin(el)).ask({ kind: 'describeViews', views: [v], fmt: await T.fmt(el) });
+      const chars = Math.max(...d.cells.flat().map((t) => [...t].length));
+      return { w: cell[2] - cell[0], h: cell[3] - cell[1], chars };
     },
     /** Link-coloured pixels of a canvas between device x0 and x1 (whole height). */
     countIn(v, rgb, x0, x1, id = 'fig') {
@@ -155,7 +158,7 @@ for (const h of [2, 3, 4]) {
   test(`${h} heads: one small multiple per head in one wrapping row before the followed head's stages, each titled "head i", legible, the followed head outlined`, async () => {
     // The config attribute, or (3 heads) the property set on a loaded figure.
     const page = await figure(heads(h), {}, { property: h === 3 });
-    const r = await page.evaluate(() => {
+    const r = await page.evaluate(async () => {
       const el = H.el();
       const group = el.shadowRoot.querySelector('[data-role="heads"]');
       const figs = group ? [...group.querySelectorAll('figure.stage')] : [];
@@ -169,14 +172,7 @@ for (const h of [2, 3, 4]) {
         caption: group?.querySelector('.heads-title')?.textContent ?? null,
         order,
         accent: figs.map((f) => H.count(f.dataset.view, [0x09, 0x69, 0xda])),
-        legible: figs.map((f) => {
-          const v = f.dataset.view;
-          const c = f.querySelector('canvas');
-          const s = c.width / c.getBoundingClientRect().width;
-          const cell = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: 0, j: 0, fmt: el._fmtSpec() }).map((x) => x / s);
-          const chars = Math.max(...el._viz.ask({ kind: 'describeViews', views: [v], fmt: el._fmtSpec() })[0].cells.flat().map((t) => [...t].length));
-          return { w: cell[2] - cell[0], h: cell[3] - cell[1], chars };
-        }),
+        legible: await Promise.all(figs.map((f) => H.legible(f.dataset.view))),
       };
     });
     assert.deepEqual(r.views, Array.from({ length: h }, (_, i) => `heads.${i}.weights`));
@@ -196,7 +192,7 @@ for (const h of [2, 3, 4]) {
 
 test('390 px: the small multiples are one or two a row, never wider than the figure, their numbers still legible', async () => {
   const page = await figure(heads(4), {}, { viewport: { width: 390, height: 900 } });
-  const r = await page.evaluate(() => {
+  const r = await page.evaluate(async () => {
     const el = H.el();
     const host = el.getBoundingClientRect();
     const cs = [...el.shadowRoot.querySelectorAll('canvas.head-pick')];
@@ -204,13 +200,7 @@ test('390 px: the small multiples are one or two a row, never wider than the fig
     const perRow = Math.max(...[...new Set(tops)].map((t) => tops.filter((x) => x === t).length));
     return {
       perRow, right: Math.max(...cs.map((c) => c.getBoundingClientRect().right)), hostRight: host.right,
-      cells: cs.map((c) => {
-        const v = c.dataset.view;
-        const s = c.width / c.getBoundingClientRect().width;
-        const cell = el._viz.ask({ kind: 'cellRect', view: v, width: c.width, height: c.height, dpr: s, i: 0, j: 0, fmt: el._fmtSpec() }).map((x) => x / s);
-        const chars = Math.max(...el._viz.ask({ kind: 'describeViews', views: [v], fmt: el._fmtSpec() })[0].cells.flat().map((t) => [...t].length));
-        return { w: cell[2] - cell[0], chars };
-      }),
+      cells: (await Promise.all(cs.map((c) => H.legible(c.dataset.view)))).map(({ w, chars }) => ({ w, chars })),
     };
   });
   assert.ok(r.perRow >= 1 && r.perRow <= 2, `${r.perRow} a row`);
@@ -273,7 +263,7 @@ test('keyboard: Tab to a head\'s weights, Enter follows it and the focus stays; 
   assert.match(r.summary, /head 1 of 4/);
   // The cursor on a small multiple: starts on the followed query's row, announced, its tooltip shown.
   await page.keyboard.press('ArrowRight');
-  r = await page.evaluate(async () => { await H.frames(2); const c = H.el()._viz.ask({ kind: 'cellText', view: 'heads.1.weights', i: 0, j: 1 }); return { said: H.said(), tip: H.tip(), c, focus: H.focus() }; });
+  r = await page.evaluate(async () => { await H.frames(2); const c = (await T.twin(H.el())).ask({ kind: 'cellText', view: 'heads.1.weights', i: 0, j: 1 }); return { said: H.said(), tip: H.tip(), c, focus: H.focus() }; });
   assert.equal(r.said, `head 1 weights, query ${r.c.row} → key ${r.c.col}: ${r.c.value}`);
   assert.match(r.tip, /^heads\.1\.weights\[0\]\[1\] = /);
   assert.equal(r.focus, 'canvas heads.1.weights');
@@ -302,8 +292,8 @@ test('hover on a head\'s weight links that head\'s columns of Q, K, V and the co
   await page.mouse.move(at.x, at.y);
   const r = await page.evaluate(async (link) => {
     await H.frames(3);
-    const [a0, a1] = H.span('q', 1, 4, 6);
-    const [b0, b1] = H.span('q', 1, 0, 2);
+    const [a0, a1] = await H.span('q', 1, 4, 6);
+    const [b0, b1] = await H.span('q', 1, 0, 2);
     return {
       tip: H.tip(), head: H.el().config.head ?? 0, focus: H.focus(),
       inHead: H.countIn('q', link, a0, a1), elsewhere: H.countIn('q', link, b0, b1),

@@ -31,9 +31,9 @@ function pageHelpers() {
   const hex = (c) => '#' + c.toString(16).padStart(6, '0');
   const WHITE = 0xffffff;
 
-  /** Draws `view` of `config` on a new canvas of its preferred CSS size × dpr. */
+  /** Draws `view` of `config` on a new canvas of its preferred CSS size × dpr, with a figure of the core's own (`Viz`). */
   window.draw = (config, view, dpr = 1, { dark = false, cssSize = null } = {}) => {
-    const viz = av._viz(config);
+    const viz = new core.Viz(JSON.stringify(config));
     const [w, h] = cssSize ?? viz.ask({ kind: 'preferredSize', view });
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(w * dpr);
@@ -144,12 +144,13 @@ function pageHelpers() {
   };
 }
 
-/** A blank page with the module as `av` and the helpers above. */
+/** A blank page with the module as `av`, the core's module (www/core.js: its `Viz`, a figure) as `core` and the helpers above. */
 async function drawingPage() {
   const p = await site.page('tests/fixtures/blank.html', { viewport: { width: 1400, height: 1000 } });
   await p.evaluate(async () => {
     window.av = await import('/www/attention-viz.js');
     await window.av.ready;
+    window.core = await import('/www/core.js');
   });
   await p.evaluate(pageHelpers);
   return p;

@@ -38,15 +38,8 @@ function installHelpers() {
     steps: (id) => [...H.root(id).querySelectorAll('.steps tbody tr[data-key]')].map((tr) => ({
       score: tr.querySelectorAll('td')[0].textContent, weight: tr.querySelector('td.weight .value').textContent })),
     entropy: (id) => [...H.root(id).querySelectorAll('.entropy-rows li .h')].map((e) => e.textContent),
-    /** The client point at the middle of cell [i, j] of a heatmap (where the core drew it). */
-    cell(id, view, i, j) {
-      const el = H.el(id);
-      const c = view === 'mask' ? H.root(id).querySelector('canvas[data-control="mask-grid"]') : H.root(id).querySelector(`canvas[data-view="${view}"]`);
-      const r = c.getBoundingClientRect();
-      const dpr = c.width / parseFloat(c.style.width);
-      const [x0, y0, x1, y1] = el._viz.ask({ kind: 'cellRect', view: view, width: c.width, height: c.height, dpr: dpr, i: i, j: j, fmt: el._fmtSpec() });
-      return { x: r.left + ((x0 + x1) / 2) * (r.width / c.width), y: r.top + ((y0 + y1) / 2) * (r.height / c.height) };
-    },
+    /** The client point at the middle of cell [i, j] of a heatmap ('mask': the mask grid), where the core lays it out. */
+    cell: (id, view, i, j) => T.cellPoint(H.el(id), view, i, j),
     hashes: (id, views) => Object.fromEntries(views.map((v) => [v, T.hash(H.root(id).querySelector(`canvas[data-view="${v}"]`))])),
     frames: (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); }),
   };
