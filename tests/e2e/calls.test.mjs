@@ -6,11 +6,13 @@
 // outlines' overlay), none for a canvas whose numbers stayed — where which views changed is read from the trace
 // before and after the edit, not from the element's own repaint marks; then, when the edit settles, one measure,
 // one text-alternatives call and a repaint of the resized canvases only; and one `fillStyle` per colour run when the
-// heatmaps are drawn (not one per cell). Each step waits for what must happen (the first size observed, a scheduled
-// frame run, the settle timer's turn), never for a fixed time: a loaded machine may take any time to get there.
+// heatmaps are drawn (not one per cell). Each step waits for what must happen (the settle's turn, however late; then
+// frames that bring no call, so that nothing a frame schedules is still to come), never for a fixed time: a loaded
+// machine may take any time to get there. Everything is watched from outside the element: the boundary's calls, the
+// DOM, the real mouse and keyboard.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, done, WAIT } from './harness.mjs';
+import { open, done, pageHelpers, WAIT } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -32,7 +34,18 @@ function installCounters() {
         const what = args[1] ?? {};
         return what.kind === 'layers' ? `${label}:layers:${what.view}${what.base ? '' : ' (outlines)'}` : `${label}:${what.kind}`;
       };
-      const counted = function counted(...args) { window.calls.wasm.push(name_(args)); return f.apply(this, args); };
+      const counted = function counted(...args) {
+        // The settle's one measure of the views once edits stop is the figure's only asked `snapshot` after an edit
+        // (an edit's own snapshot comes with `Viz.edit`): it is marked `settle` in the log, with the canvases' sizes
+        // just before it.
+        if (name === 'ask' && args[0]?.kind === 'snapshot') {
+          const e = document.querySelector('#fig');
+          window.sizes = new Map([...(e?.shadowRoot?.querySelectorAll('canvas[data-view]') ?? [])].map((c) => [c.dataset.view, `${c.width}x${c.height}`]));
+          window.calls.wasm.push('settle');
+        }
+        window.calls.wasm.push(name_(args));
+        return f.apply(this, args);
+      };
       counted.__counted = true;
       owner[name] = counted;
     };
@@ -57,8 +70,9 @@ function installCounters() {
 
 /**
  * A blank page with the counters installed and seed-001 drawn as #fig with these attributes. The figure's settle (the
- * timer's turn once edits stop) writes a `settle` mark into the call log, with the canvases' sizes just before it, so
- * an edit's calls and the settle's are told apart by order, however late the timer runs on a loaded machine.
+ * timer's turn once edits stop) writes a `settle` mark into the call log (its asked snapshot: installCounters), with
+ * the canvases' sizes just before it, so an edit's calls and the settle's are told apart by order, however late the
+ * timer runs on a loaded machine.
  */
 async function figure(attributes) {
   const page = await site.page('tests/fixtures/blank.html');
@@ -77,19 +91,22 @@ async function figure(attributes) {
     const e = document.querySelector('#fig');
     return e?.trace && [...e.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
   });
+  await page.evaluate(pageHelpers);
   await page.evaluate(() => {
-    const e = document.querySelector('#fig');
-    const f = e._figures;
-    const settle = f.settle;
-    f.settle = function marked(...args) {
-      window.sizes = new Map([...e.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, `${c.width}x${c.height}`]));
-      window.calls.wasm.push('settle');
-      return settle.apply(this, args);
+    const frames = (n) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); });
+    /**
+     * Resolves once three frames in a row bring no call to the core: what the figure's first size, a hover or a
+     * settle scheduled for a frame has run (a settle's own turn is awaited by its mark).
+     */
+    window.quiet = async () => {
+      for (;;) {
+        const n = window.calls.wasm.length;
+        await frames(3);
+        if (window.calls.wasm.length === n) return true;
+      }
     };
-    /** Nothing is pending: the first size observed, no repaint waiting for a frame, no settle timer, the text alternatives current. */
-    window.quiet = () => e._width !== undefined && f.frame === 0 && f.settleTimer === 0 && f.reader.fresh();
   });
-  await page.waitForFunction(() => window.quiet());
+  await page.evaluate(() => window.quiet());
   return page;
 }
 
@@ -112,7 +129,7 @@ test('one typed digit in seed-001: exactly 1 + (canvases whose numbers changed) 
   await cell.scrollIntoViewIfNeeded();
   await cell.click();
   await page.keyboard.press('End');
-  await page.waitForFunction(() => window.quiet());
+  await page.evaluate(() => window.quiet());
   const before = await page.evaluate(viewNumbers);
   await page.evaluate(() => {
     window.calls.wasm = [];
@@ -126,7 +143,8 @@ test('one typed digit in seed-001: exactly 1 + (canvases whose numbers changed) 
   });
   await page.keyboard.type('7');
   // The settle must come (300 ms after the last edit, however late): wait for it and for what it scheduled.
-  await page.waitForFunction(() => window.calls.wasm.includes('settle') && window.quiet());
+  await page.waitForFunction(() => window.calls.wasm.includes('settle'));
+  await page.evaluate(() => window.quiet());
   await page.waitForTimeout(LOOK_ON); // only a chance for a late, wrong call to show; nothing is awaited by it
   const got = await page.evaluate(() => {
     const e = document.querySelector('#fig');
@@ -172,23 +190,19 @@ test('following another query with a click on the weights: one Viz.edit, then on
   const page = await figure({ views: 'q,weights,context,breakdown' });
   const weights = page.locator('#fig').locator('canvas[data-view="weights"]');
   await weights.scrollIntoViewIfNeeded();
-  await page.waitForFunction(() => window.quiet());
-  // Where row 2 is, as the core laid it out (asked before the count starts).
-  const at = await page.evaluate(() => {
-    const c = document.querySelector('#fig').shadowRoot.querySelector('canvas[data-view="weights"]');
-    const [x0, y0, x1, y1] = document.querySelector('#fig')._viz.ask({ kind: 'cellRect', view: 'weights', width: c.width, height: c.height, dpr: c.width / c.clientWidth, i: 2, j: 1 });
-    const r = c.getBoundingClientRect();
-    const s = c.clientWidth / c.width;
-    return { x: r.left + ((x0 + x1) / 2) * s, y: r.top + ((y0 + y1) / 2) * s };
-  });
+  await page.evaluate(() => window.quiet());
+  // Where cell [2, 1] is, as the core lays it out (asked of a second figure of the same config before the count starts).
+  const at = await page.evaluate(() => T.cellPoint(document.querySelector('#fig'), 'weights', 2, 1));
   await page.mouse.move(at.x, at.y);
-  // The hover is taken and its outlines drawn on the next frame: wait for both before counting.
-  await page.waitForFunction(() => document.querySelector('#fig')._figures.hover?.view === 'weights' && window.quiet());
+  // The hover is taken (its tooltip shows) and its outlines drawn on the next frame: wait for both before counting.
+  await page.waitForFunction(() => /^weights\[2\]\[1\]/.test(document.querySelector('#fig').shadowRoot.querySelector('.tip:not([hidden])')?.textContent));
+  await page.evaluate(() => window.quiet());
   const before = await page.evaluate(viewNumbers);
   await page.evaluate(() => { window.calls.wasm = []; });
   await page.mouse.down();
   await page.mouse.up();
-  await page.waitForFunction(() => window.calls.wasm.includes('settle') && window.quiet());
+  await page.waitForFunction(() => window.calls.wasm.includes('settle'));
+  await page.evaluate(() => window.quiet());
   const clicked = await page.evaluate(() => {
     const e = document.querySelector('#fig');
     const all = [...window.calls.wasm];

@@ -49,14 +49,17 @@ function installHelpers() {
     messages: (el) => [H.status(el), ...el.shadowRoot.querySelectorAll('.cell-msg')].map((m) => m.textContent).filter(Boolean),
     hash: (...a) => T.hash(...a),
     pixels: (el) => JSON.stringify([...el.shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => [c.dataset.view, H.hash(c)])),
+    /** Counts `change` and collects `error` messages of an element (its log, kept by the page: `H.log(el)`). */
     record(el) {
-      if (el._log) return el._log;
+      if (H.logs.has(el)) return H.logs.get(el);
       const log = { change: 0, errors: [] };
       el.addEventListener('change', () => { log.change++; });
       el.addEventListener('error', (e) => log.errors.push(e.detail?.message));
-      el._log = log;
+      H.logs.set(el, log);
       return log;
     },
+    log: (el) => H.logs.get(el),
+    logs: new WeakMap(),
     reset(el) { const l = H.record(el); l.change = 0; l.errors = []; return l; },
     type(cell, text) {
       cell.value = text;
@@ -776,7 +779,7 @@ test(`${BIG.n} tokens × ${BIG.d} (no projections): renders, correct, one edit r
     const trace = el.trace;
     const want = av.compute(cfg);
     const row = H.diff(trace.weights[200], want.weights[200]) ?? H.diff(trace.context, want.context) ?? H.diff(trace.scores[17], want.scores[17]);
-    return { cells, views, drawn, okSet, windowText, edit: { errors: el._log.errors, change: el._log.change, value: cfg.embeddings[200][2] }, row };
+    return { cells, views, drawn, okSet, windowText, edit: { errors: H.log(el).errors, change: H.log(el).change, value: cfg.embeddings[200][2] }, row };
   }, BIG);
   assert.deepEqual(r.okSet, { errors: [], change: 1 });
   // The input cells are a window of 16 rows (every column here), moved with ▲/▼.
@@ -853,12 +856,18 @@ test('a panic leaves no figure broken: a million 1 × 1 heads are refused, and a
     el.config = { attention: Array.from({ length: 1_000_000 }, () => [[1]]) };
     out.million = [...log.errors];
     out.kept = el.config.mechanism;
-    // A bug that panics while the figure's state is borrowed (a test hook): the Viz stays locked for good.
+    // A bug that panics while the figure's state is borrowed: the Viz stays locked for good. The core's test hook
+    // (`forceInternalError`) stands for the bug, asked in place of the next question the figure asks its core (the
+    // core's `Viz.ask`, patched from outside for one call), which the public toSVG() asks.
+    const { Viz } = await import('/www/core.js');
+    const ask = Viz.prototype.ask;
+    Viz.prototype.ask = function trapped() { Viz.prototype.ask = ask; return ask.call(this, { kind: 'forceInternalError' }); };
     const logged = [];
     const original = console.error;
     console.error = (...a) => { logged.push(a.join(' ')); };
-    try { el._viz.ask({ kind: 'forceInternalError' }); } catch { /* the trap */ }
+    try { el.toSVG('weights'); } catch (e) { out.thrown = e.message; }
     console.error = original;
+    Viz.prototype.ask = ask;
     out.logged = logged.some((l) => l.includes('forced internal error'));
     log = H.reset(el);
     el.config = av.presets['seed-003'];
@@ -872,6 +881,7 @@ test('a panic leaves no figure broken: a million 1 × 1 heads are refused, and a
   assert.match(r.million[0], /^attention has 1000000 heads; at most 4096 heads in all/);
   assert.equal(r.kept, 'self', 'the figure keeps seed-001');
   assert.ok(r.logged, 'the panic hook reported the forced panic');
+  assert.match(r.thrown ?? '', /^attention-viz internal error: .*forced internal error/s, 'toSVG() throws the trap as the core\'s message');
   assert.equal(r.after.mechanism, 'cross', 'the next config is shown');
   assert.deepEqual(r.after.errors, []);
   assert.ok(r.after.change >= 1, '`change` fired');

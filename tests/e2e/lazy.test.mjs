@@ -113,13 +113,20 @@ test('a figure of arrays Python sent deflated waits for the inflater (run after 
   for (let k = 0; k < 8; k++) for (let i = 0; i < values.length; i++) grouped[k * values.length + i] = raw[i * 8 + k];
   const packed = { ...config, embeddings: { dtype: 'float64', shape: [config.embeddings.length, config.embeddings[0].length],
     base64: deflateRawSync(grouped).toString('base64'), deflate: true } };
-  const page = await blogPage(`<attention-viz id="p" persist config='${JSON.stringify(packed)}'></attention-viz>`);
+  // The keys the page's storage is asked for (a persisted figure reads its saved edits when it loads).
+  const keys = () => {
+    window.__keys = [];
+    const { getItem } = Storage.prototype;
+    Storage.prototype.getItem = function (k) { window.__keys.push(String(k)); return getItem.call(this, k); };
+  };
+  const page = await blogPage(`<attention-viz id="p" persist config='${JSON.stringify(packed)}'></attention-viz>`, { init: keys });
   await page.waitForFunction(() => window.__drawn > 0);
   const r = await page.evaluate(() => {
     const el = document.getElementById('p');
-    // The storage key's hash, taken when first asked: of the config's JSON with the arrays as nested lists, as it was
-    // when the element built them (the unpacked values stay one typed array until JSON writes them).
-    return { embeddings: el.config.embeddings, status: el.shadowRoot.querySelector('.status')?.textContent, hash: el._authorHash() };
+    // The storage key's hash (`attention-viz:<page>:p:<hash>`): of the config's JSON with the arrays as nested lists,
+    // as it was when the element built them (the unpacked values stay one typed array until JSON writes them).
+    const key = window.__keys.find((k) => /^attention-viz:.*:p:[0-9a-z]+$/.test(k));
+    return { embeddings: el.config.embeddings, status: el.shadowRoot.querySelector('.status')?.textContent, hash: key?.slice(key.lastIndexOf(':') + 1) };
   });
   const fnv = (text) => { let h = 0x811c9dc5; for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 16777619); } return (h >>> 0).toString(36); };
   assert.deepEqual(r, { embeddings: config.embeddings, status: '', hash: fnv(JSON.stringify(config)) });

@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { open, done, whenDrawn, fixture, watch } from './harness.mjs';
+import { open, done, whenDrawn, fixture, watch, until } from './harness.mjs';
 
 const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
 const GOLDENS = fixture('weights-goldens.json');
@@ -24,35 +24,47 @@ let site;
 before(async () => { site = await open(); });
 after(() => site.close());
 
-/** Page-side helpers, installed as `window.M`. Geometry comes from the panel's own layout and the core's (cellRect). */
+/**
+ * Page-side helpers, installed as `window.M`. Geometry comes from the core's layouts, asked of a second figure of the
+ * same config (harness `T.twin`): the grid's raster (`T.grid`), a heatmap's cells (`T.cell`).
+ */
 function installHelpers() {
   const M = {
     el: () => document.getElementById('fig'),
-    model: () => M.el()._model,
     root: () => M.el().shadowRoot,
     grid: () => M.root().querySelector('canvas.model-grid'),
     overlay: () => M.root().querySelector('canvas.model-overlay'),
     lines: () => M.root().querySelector('canvas.model-lines-canvas'),
     heat: () => M.root().querySelector('canvas[data-view="attention"]'),
     active: () => M.root().activeElement,
+    /** [layers, heads, n, m] of the stack shown (the trace's). */
+    shape() {
+      const a = M.el().trace?.attention;
+      return a ? [a.length, a[0].length, a[0][0].length, a[0][0][0].length] : null;
+    },
+    /** The grid's keyboard cursor [layer, head] as its accessible name says it, or null. */
+    cursor() {
+      const m = /Cursor on layer (\d+), head (\d+)\./.exec(M.grid()?.getAttribute('aria-label') ?? '');
+      return m ? [Number(m[1]), Number(m[2])] : null;
+    },
     /** Client coordinates of a device-pixel point of a canvas. */
     client(canvas, x, y) {
       const r = canvas.getBoundingClientRect();
       return { x: r.left + (x * r.width) / canvas.width, y: r.top + (y * r.height) / canvas.height };
     },
+    /** Head (l, h)'s thumbnail on the grid: [x, y, size] in device pixels. */
+    thumbAt: async (l, h) => (await T.grid(M.el())).at(l, h),
     /** The client centre of head (l, h)'s thumbnail. */
-    thumb(l, h) {
-      const [x, y, t] = M.model().thumbAt(l, h);
-      return M.client(M.grid(), x + t / 2, y + t / 2);
-    },
+    thumb: async (l, h) => (await T.grid(M.el())).center(l, h),
     /** The overlay's alpha at device pixel (x, y). */
     alpha(x, y) { return M.overlay().getContext('2d').getImageData(Math.round(x), Math.round(y), 1, 1).data[3]; },
     /** For every thumbnail: whether the overlay covers the middle of query row i (kind 'row') or key column j ('col'). */
-    bands(kind, i) {
-      const [layers, heads, n, m] = M.model().shape;
+    async bands(kind, i) {
+      const [layers, heads, n, m] = M.shape();
+      const grid = await T.grid(M.el());
       const out = [];
       for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) {
-        const [x, y, t] = M.model().thumbAt(l, h);
+        const [x, y, t] = grid.at(l, h);
         // Left of the middle: the top heads' badges sit in the top-right corner.
         const along = kind === 'row' ? [x + t * 0.3, y + ((i + 0.5) * t) / n] : [x + ((i + 0.5) * t) / m, y + t * 0.6];
         out.push(M.alpha(...along) > 0);
@@ -60,13 +72,12 @@ function installHelpers() {
       return out;
     },
     /** Client point on the heatmap: cell (i, j), or left of row i (its label: j = -1), or under column j (i = -1). */
-    heatPoint(i, j) {
-      const el = M.el();
+    async heatPoint(i, j) {
       const c = M.heat();
       const dpr = c.width / parseFloat(c.style.width);
-      const [, , n, m] = M.model().shape;
-      const a = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: Math.max(i, 0), j: Math.max(j, 0), fmt: el._fmtSpec() });
-      const b = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: n - 1, j: m - 1, fmt: el._fmtSpec() });
+      const [, , n, m] = M.shape();
+      const a = (await T.cell(M.el(), 'attention', Math.max(i, 0), Math.max(j, 0))).px;
+      const b = (await T.cell(M.el(), 'attention', n - 1, m - 1)).px;
       let x = (a[0] + a[2]) / 2;
       let y = (a[1] + a[3]) / 2;
       if (j < 0) x = a[0] - 10 * dpr;
@@ -88,7 +99,7 @@ function installHelpers() {
       });
     },
     /** The core's full number of heatmap cell (i, j). */
-    cell(i, j) { return M.el()._viz.ask({ kind: 'cellText', view: 'attention', i, j, fmt: M.el()._fmtSpec() }).full; },
+    async cell(i, j) { return (await T.twin(M.el())).ask({ kind: 'cellText', view: 'attention', i, j, fmt: await T.fmt(M.el()) }).full; },
     live: () => M.root().querySelector('div.model [aria-live]').textContent,
     selected: () => { const c = M.el().config; return [c.layer ?? 0, c.head ?? 0]; },
   };
@@ -114,7 +125,7 @@ async function figure(config, { viewport = { width: 1280, height: 1000 }, scheme
     (document.querySelector('main') ?? document.body).append(el);
   }, [config, attrs, asPage]);
   await whenDrawn(page, '#fig', installHelpers);
-  if (panel) await page.waitForFunction(() => M.grid()?.width > 0 && M.model().geo);
+  if (panel) await page.waitForFunction(() => M.grid()?.width > 0);
   await page.evaluate(() => T.record(M.el()));
   return page;
 }
@@ -142,8 +153,8 @@ test('the grid: a click on a thumbnail shows that head — the heatmap holds Num
     const before = await page.evaluate(() => T.hash(M.lines()));
     const p = await page.evaluate(([a, b]) => M.thumb(a, b), [l, h]);
     await page.mouse.click(p.x, p.y);
-    const got = await page.evaluate(() => ({ sel: M.selected(), log: M.el()._log.change, title: M.heat().getAttribute('aria-label'),
-      cells: Array.from({ length: 6 }, (_, i) => Array.from({ length: 6 }, (__, j) => M.cell(i, j))), lines: T.hash(M.lines()),
+    const got = await page.evaluate(async () => ({ sel: M.selected(), log: T.log(M.el()).change, title: M.heat().getAttribute('aria-label'),
+      cells: await Promise.all(Array.from({ length: 6 }, (_, i) => Promise.all(Array.from({ length: 6 }, (__, j) => M.cell(i, j))))), lines: T.hash(M.lines()),
       stack: M.el().trace.attention[M.selected()[0]][M.selected()[1]], current: M.rank().find((r) => r.current)?.layer + ',' + M.rank().find((r) => r.current)?.head }));
     assert.deepEqual(got.sel, [l, h], `click on layer ${l}, head ${h}`);
     assert.ok(l < layers && h < heads);
@@ -155,9 +166,9 @@ test('the grid: a click on a thumbnail shows that head — the heatmap holds Num
   }
   // The titles follow once the edit settles (reader.js), as on any edit.
   await page.waitForFunction(() => /^layer 0, head 0: attention weights/.test(M.heat().getAttribute('aria-label')));
-  assert.equal(await page.evaluate(() => M.el()._log.change), 4, 'one change event per pick');
+  assert.equal(await page.evaluate(() => T.log(M.el()).change), 4, 'one change event per pick');
   // The selected head is outlined in the accent colour on the overlay: its top edge, just above the thumbnail.
-  const edge = await page.evaluate(() => { const [x, y, t] = M.model().thumbAt(0, 0); return [M.alpha(x + t / 2, y - 1), M.alpha(x + t / 2, M.model().thumbAt(1, 0)[1] - 1)]; });
+  const edge = await page.evaluate(async () => { const [x, y, t] = await M.thumbAt(0, 0); return [M.alpha(x + t / 2, y - 1), M.alpha(x + t / 2, (await M.thumbAt(1, 0))[1] - 1)]; });
   assert.ok(edge[0] > 200 && edge[1] === 0, `outline on the shown head only (${edge})`);
   await done(page);
 });
@@ -166,13 +177,13 @@ test('the grid by keyboard: Tab reaches it, the arrow keys move a visible cursor
   const page = await figure(small());
   await tabTo(page, 'canvas.model-grid');
   const s = STACK.summary;
-  let state = await page.evaluate(() => ({ cursor: M.model().cursor, label: M.grid().getAttribute('aria-label') }));
+  let state = await page.evaluate(() => ({ cursor: M.cursor(), label: M.grid().getAttribute('aria-label') }));
   assert.deepEqual(state.cursor, [0, 0], 'the cursor starts on the shown head');
   assert.match(state.label, /2 layers × 3 heads\. Shown in full: layer 0, head 0\. Cursor on layer 0, head 0\./);
   const steps = [['ArrowRight', [0, 1]], ['ArrowDown', [1, 1]], ['ArrowDown', [1, 1]], ['End', [1, 2]], ['ArrowRight', [1, 2]], ['Home', [1, 0]], ['ArrowUp', [0, 0]], ['ArrowRight', [0, 1]], ['ArrowDown', [1, 1]]];
   for (const [key, at] of steps) {
     await page.keyboard.press(key);
-    state = await page.evaluate(() => ({ cursor: M.model().cursor, focus: M.active()?.className, live: M.live(), sel: M.selected() }));
+    state = await page.evaluate(() => ({ cursor: M.cursor(), focus: M.active()?.className, live: M.live(), sel: M.selected() }));
     assert.equal(state.focus, 'model-grid', `the focus stays on the grid after ${key}`);
     assert.deepEqual(state.cursor, at, key);
     const [l, h] = at;
@@ -183,8 +194,8 @@ test('the grid by keyboard: Tab reaches it, the arrow keys move a visible cursor
   }
   assert.deepEqual(state.sel, [0, 0], 'moving the cursor shows nothing new');
   // The cursor is drawn: dashed, in the link colour, around its head.
-  const dashed = await page.evaluate(() => {
-    const [x, y, t] = M.model().thumbAt(1, 1);
+  const dashed = await page.evaluate(async () => {
+    const [x, y, t] = await M.thumbAt(1, 1);
     const d = M.overlay().getContext('2d').getImageData(x - 2, y - 2, t + 4, 1).data;
     let n = 0;
     for (let k = 0; k < d.length; k += 4) if (d[k + 3] > 200 && Math.abs(d[k] - 0x9a) + Math.abs(d[k + 1] - 0x67) + Math.abs(d[k + 2]) < 40) n++;
@@ -192,7 +203,7 @@ test('the grid by keyboard: Tab reaches it, the arrow keys move a visible cursor
   });
   assert.ok(dashed > 0.3 && dashed < 0.9, `a dashed link-coloured edge (${dashed})`);
   await page.keyboard.press('Enter');
-  state = await page.evaluate(() => ({ sel: M.selected(), focus: M.active()?.className, live: M.live(), cells: M.cell(3, 1) }));
+  state = await page.evaluate(async () => ({ sel: M.selected(), focus: M.active()?.className, live: M.live(), cells: await M.cell(3, 1) }));
   assert.deepEqual(state.sel, [1, 1]);
   assert.equal(state.focus, 'model-grid', 'the focus stays on the grid after Enter');
   assert.match(state.live, /^Selected layer 1, head 1 \(shown\): entropy/);
@@ -202,7 +213,7 @@ test('the grid by keyboard: Tab reaches it, the arrow keys move a visible cursor
   assert.deepEqual(await page.evaluate(() => M.selected()), [1, 0], 'Space shows the head too');
   // Tab moves on; the cursor goes with the focus.
   await page.keyboard.press('Tab');
-  assert.deepEqual(await page.evaluate(() => [M.model().cursor, M.active()?.dataset.control]), [null, 'model-metric']);
+  assert.deepEqual(await page.evaluate(() => [M.cursor(), M.active()?.dataset.control]), [null, 'model-metric']);
   await done(page);
 });
 
@@ -212,26 +223,26 @@ test('hovering a token marks its row in every head and focuses the line view: a 
   const all = Array(6).fill(true);
   assert.deepEqual(await page.evaluate(() => M.bands('row', 2)), none, 'no band before a hover');
   const plain = await page.evaluate(() => T.hash(M.lines()));
-  /** What the line view shows for query `q` (or all queries), drawn afresh by the core. */
-  const linesFor = (q) => page.evaluate((f) => {
+  /** What the line view shows for query `q` (or all queries), drawn afresh by the core (a second figure of the same config). */
+  const linesFor = (q) => page.evaluate(async (f) => {
     const c = document.createElement('canvas');
     c.width = M.lines().width; c.height = M.lines().height;
-    M.el()._viz.draw(c, { kind: 'lines', dpr: M.lines().width / parseFloat(M.lines().style.width), dark: false, focus: f ?? undefined });
+    (await T.twin(M.el())).draw(c, { kind: 'lines', dpr: M.lines().width / parseFloat(M.lines().style.width), dark: false, focus: f ?? undefined });
     return T.hash(c);
   }, q);
   // A row label of the heatmap (left of the cells).
   let p = await page.evaluate(() => M.heatPoint(2, -1));
   await page.mouse.move(p.x, p.y);
-  let got = await page.evaluate(() => ({ two: M.bands('row', 2), four: M.bands('row', 4), lines: T.hash(M.lines()), label: M.lines().getAttribute('aria-label') }));
+  let got = await page.evaluate(async () => ({ two: await M.bands('row', 2), four: await M.bands('row', 4), lines: T.hash(M.lines()), label: M.lines().getAttribute('aria-label') }));
   assert.deepEqual(got.two, all, 'row 2 banded in every head');
   assert.deepEqual(got.four, none);
   assert.equal(got.lines, await linesFor(2), 'the line view shows query 2 only');
   assert.match(got.label, /only query 2 \(sat\)/);
   // The heatmap outlines that row (dashed, in the link colour) across its columns.
-  await page.waitForFunction(() => {
-    const el = M.el(); const c = M.heat(); const dpr = c.width / parseFloat(c.style.width);
-    const a = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: 2, j: 0, fmt: el._fmtSpec() });
-    const b = el._viz.ask({ kind: 'cellRect', view: 'attention', width: c.width, height: c.height, dpr: dpr, i: 2, j: 5, fmt: el._fmtSpec() });
+  await until(page, async () => {
+    const c = M.heat();
+    const a = (await T.cell(M.el(), 'attention', 2, 0)).px;
+    const b = (await T.cell(M.el(), 'attention', 2, 5)).px;
     const d = T.seen(c).getContext('2d').getImageData(a[0], a[1] - 2, b[2] - a[0], 4).data;
     let n = 0;
     for (let k = 0; k < d.length; k += 4) if (Math.abs(d[k] - 0x9a) + Math.abs(d[k + 1] - 0x67) + d[k + 2] < 40) n++;
@@ -240,34 +251,35 @@ test('hovering a token marks its row in every head and focuses the line view: a 
   // A cell of row 4.
   p = await page.evaluate(() => M.heatPoint(4, 1));
   await page.mouse.move(p.x, p.y);
-  got = await page.evaluate(() => ({ two: M.bands('row', 2), four: M.bands('row', 4), lines: T.hash(M.lines()), tip: !M.root().querySelector('.tip').hidden }));
+  got = await page.evaluate(async () => ({ two: await M.bands('row', 2), four: await M.bands('row', 4), lines: T.hash(M.lines()), tip: !M.root().querySelector('.tip').hidden }));
   assert.deepEqual([got.two, got.four], [none, all]);
   assert.equal(got.lines, await linesFor(4));
   assert.ok(got.tip, 'the cell\'s tooltip shows as on any heatmap');
   // A column label: that key's column in every head; the line view shows every query.
   p = await page.evaluate(() => M.heatPoint(-1, 3));
   await page.mouse.move(p.x, p.y);
-  got = await page.evaluate(() => ({ col: M.bands('col', 3), row: M.bands('row', 4), lines: T.hash(M.lines()) }));
+  got = await page.evaluate(async () => ({ col: await M.bands('col', 3), row: await M.bands('row', 4), lines: T.hash(M.lines()) }));
   assert.deepEqual([got.col, got.row], [all, none]);
   assert.equal(got.lines, plain);
   // A query token of the line view.
   p = await page.evaluate(() => M.linePoint('left', 5));
   await page.mouse.move(p.x, p.y);
-  got = await page.evaluate(() => ({ five: M.bands('row', 5), lines: T.hash(M.lines()) }));
+  got = await page.evaluate(async () => ({ five: await M.bands('row', 5), lines: T.hash(M.lines()) }));
   assert.deepEqual(got.five, all);
   assert.equal(got.lines, await linesFor(5));
   // Away: no band, every line.
   await page.mouse.move(2, 2);
-  got = await page.evaluate(() => ({ five: M.bands('row', 5), lines: T.hash(M.lines()) }));
+  got = await page.evaluate(async () => ({ five: await M.bands('row', 5), lines: T.hash(M.lines()) }));
   assert.deepEqual(got.five, none);
   assert.equal(got.lines, plain);
   // The heatmap's keyboard cursor drives the same.
   await tabTo(page, 'canvas[data-view="attention"]');
   await page.keyboard.press('ArrowDown'); // the cursor appears on (0, 0), then moves to row 1
   await page.keyboard.press('ArrowDown');
-  got = await page.evaluate(() => ({ one: M.bands('row', 2), cursor: M.el()._figures.reader.cursor, focus: M.active()?.dataset.view, lines: T.hash(M.lines()) }));
+  // The cursor's cell shows in its tooltip, beside it.
+  got = await page.evaluate(async () => ({ one: await M.bands('row', 2), tip: M.root().querySelector('.tip:not([hidden])')?.textContent ?? '', focus: M.active()?.dataset.view, lines: T.hash(M.lines()) }));
   assert.equal(got.focus, 'attention');
-  assert.deepEqual(got.cursor.cell, [2, 0]);
+  assert.match(got.tip, /^attention\[2\]\[0\] = /, 'the cursor is on cell (2, 0)');
   assert.deepEqual(got.one, all);
   assert.equal(got.lines, await linesFor(2));
   await done(page);
@@ -289,11 +301,12 @@ test('find heads by each summary: the ranking equals NumPy\'s values sorted, the
       assert.deepEqual(got.map((r) => [r.layer, r.head]), want.map((r) => [r.layer, r.head]), `${metric}, ${ascending ? 'lowest' : 'highest'} first`);
       for (const [k, r] of got.entries()) assert.ok(Math.abs(parseFloat(r.text) - want[k].v) <= 5e-3 * Math.abs(want[k].v) + 1e-12, `${r.text} ≈ ${want[k].v}`);
       // The top 3 carry a badge (the overlay's top-right corner of their thumbnail); the others none.
-      const badges = await page.evaluate(() => {
-        const [layers2, heads2] = M.model().shape;
+      const badges = await page.evaluate(async () => {
+        const [layers2, heads2] = M.shape();
+        const grid = await T.grid(M.el());
         const out = [];
         for (let l = 0; l < layers2; l++) for (let h = 0; h < heads2; h++) {
-          const [x, y, t] = M.model().thumbAt(l, h);
+          const [x, y, t] = grid.at(l, h);
           const d = M.overlay().getContext('2d').getImageData(x + t / 2, y + 2, t / 2 - 2, t / 4).data;
           let n = 0;
           for (let k = 3; k < d.length; k += 4) if (d[k] > 200) n++;
@@ -356,7 +369,7 @@ test('exports: the grid as PNG, the line view as SVG and PNG (the panel\'s butto
   d = await take(() => fig.locator('button[data-action="model-lines-svg"]').click());
   assert.equal(d.name, 'fig-layer1-head2-lines.svg');
   assert.match(d.bytes.toString('utf8'), /^<svg[^>]*width="360"/);
-  assert.equal(d.bytes.toString('utf8'), await page.evaluate(() => M.el()._viz.ask({ kind: 'linesSvg', dark: false })));
+  assert.equal(d.bytes.toString('utf8'), await page.evaluate(async () => (await T.twin(M.el())).ask({ kind: 'linesSvg', dark: false })));
   d = await take(() => fig.locator('button[data-action="model-lines-png"]').click());
   assert.equal(d.name, 'fig-layer1-head2-lines.png');
   assert.deepEqual([...d.bytes.subarray(0, 4)], PNG);
@@ -380,17 +393,17 @@ test('a phone: a tap on a thumbnail shows that head; a tap on a heatmap cell or 
   const p = await page.evaluate(() => { M.grid().scrollIntoView({ block: 'center' }); return M.thumb(1, 1); });
   await page.touchscreen.tap(p.x, p.y);
   assert.deepEqual(await page.evaluate(() => M.selected()), [1, 1]);
-  assert.equal(await page.evaluate(() => M.model().cursor), null, 'no keyboard cursor after a tap');
+  assert.equal(await page.evaluate(() => M.cursor()), null, 'no keyboard cursor after a tap');
   const q = await page.evaluate(() => { M.heat().scrollIntoView({ block: 'center' }); return M.heatPoint(3, 2); });
   await page.touchscreen.tap(q.x, q.y);
   // The bands and the line view's label may be drawn in different frames: wait for both (as for query 1 below).
-  await page.waitForFunction(() => M.bands('row', 3).every(Boolean) && /only query 3 \(on\)/.test(M.lines().getAttribute('aria-label')));
+  await until(page, async () => (await M.bands('row', 3)).every(Boolean) && /only query 3 \(on\)/.test(M.lines().getAttribute('aria-label')));
   // A tap on a query of the line view focuses that one; a second tap lets go.
   const r = await page.evaluate(() => { M.lines().scrollIntoView({ block: 'center' }); return M.linePoint('left', 1); });
   await page.touchscreen.tap(r.x, r.y);
-  await page.waitForFunction(() => M.bands('row', 1).every(Boolean) && /only query 1 \(cat\)/.test(M.lines().getAttribute('aria-label')));
+  await until(page, async () => (await M.bands('row', 1)).every(Boolean) && /only query 1 \(cat\)/.test(M.lines().getAttribute('aria-label')));
   await page.touchscreen.tap(r.x, r.y);
-  await page.waitForFunction(() => !M.bands('row', 1).some(Boolean));
+  await until(page, async () => !(await M.bands('row', 1)).some(Boolean));
   await done(page);
 });
 
@@ -398,40 +411,40 @@ test('many heads on a phone: the grid scrolls sideways inside the panel, never t
   const page = await figure(small(), { viewport: { width: 390, height: 800 } });
   await page.evaluate(stackSource);
   await page.evaluate(() => { M.el().config = { mechanism: 'weights', attention: window.makeStack(2, 32, 8) }; });
-  await page.waitForFunction(() => M.model().shape?.[1] === 32 && M.grid().width > 0);
-  const r = await page.evaluate(() => {
+  await page.waitForFunction(() => M.shape()?.[1] === 32 && M.grid().width > 0);
+  const r = await page.evaluate(async () => {
     const box = M.root().querySelector('.model-scroll');
     return { page: document.documentElement.scrollWidth <= innerWidth, inside: box.scrollWidth > box.clientWidth,
-      thumb: M.model().geo.t / devicePixelRatio };
+      thumb: (await T.grid(M.el())).t / devicePixelRatio };
   });
   assert.deepEqual([r.page, r.inside], [true, true]);
   assert.ok(r.thumb >= 18, `thumbnails ${r.thumb} px`);
   // The keyboard reaches a head out of view: it scrolls in.
   await tabTo(page, 'canvas.model-grid');
   await page.keyboard.press('End');
-  const p = await page.evaluate(() => { const t = M.thumb(0, 31); return [t.x, innerWidth]; });
-  assert.deepEqual(await page.evaluate(() => M.model().cursor), [0, 31]);
+  const p = await page.evaluate(async () => { const t = await M.thumb(0, 31); return [t.x, innerWidth]; });
+  assert.deepEqual(await page.evaluate(() => M.cursor()), [0, 31]);
   assert.ok(p[0] > 0 && p[0] < p[1], `the cursor's head is scrolled into view (${p})`);
   await done(page);
 });
 
 test('the views attribute and other configs: "model" names the panel; a self-attention config brings the inputs back, and weights again hide them', async () => {
   const page = await figure(small(), { attrs: { views: 'attention' }, panel: false });
-  let r = await page.evaluate(() => ({ model: M.root().querySelector('div.model').hidden, lines: M.model().lines.isConnected, problems: M.root().querySelector('[data-role="attributes"]').hidden }));
+  let r = await page.evaluate(() => ({ model: M.root().querySelector('div.model').hidden, lines: Boolean(M.lines()), problems: M.root().querySelector('[data-role="attributes"]').hidden }));
   assert.deepEqual(r, { model: true, lines: false, problems: true }, 'views="attention": the heatmap alone');
   await page.evaluate(() => M.el().setAttribute('views', 'model,attention'));
   await page.waitForFunction(() => !M.root().querySelector('div.model').hidden);
-  r = await page.evaluate(() => ({ lines: M.model().lines.isConnected, problems: M.root().querySelector('[data-role="attributes"]').hidden }));
+  r = await page.evaluate(() => ({ lines: Boolean(M.lines()), problems: M.root().querySelector('[data-role="attributes"]').hidden }));
   assert.deepEqual(r, { lines: true, problems: true }, '"model" is a panel of a weights figure');
   await page.evaluate(() => M.el().removeAttribute('views'));
   await page.evaluate(() => { M.el().config = { embeddings: [[1, 0], [0, 1], [1, 1]] }; });
   await page.waitForFunction(() => M.el().config.embeddings);
-  r = await page.evaluate(() => ({ model: M.root().querySelector('div.model').hidden, lines: M.model().lines.isConnected,
+  r = await page.evaluate(() => ({ model: M.root().querySelector('div.model').hidden, lines: Boolean(M.lines()),
     toolbar: M.root().querySelector('.toolbar').hidden, inputs: M.root().querySelector('.inputs').hidden, breakdown: M.root().querySelector('details.breakdown')?.closest('[hidden]') === null }));
   assert.deepEqual(r, { model: true, lines: false, toolbar: false, inputs: false, breakdown: true });
   await page.evaluate((c) => { M.el().config = c; }, small());
   await page.waitForFunction(() => M.el().trace?.mechanism === 'weights' && !M.root().querySelector('div.model').hidden);
-  r = await page.evaluate(() => ({ toolbar: M.root().querySelector('.toolbar').hidden, inputs: M.root().querySelector('.inputs').hidden, lines: M.model().lines.isConnected }));
+  r = await page.evaluate(() => ({ toolbar: M.root().querySelector('.toolbar').hidden, inputs: M.root().querySelector('.inputs').hidden, lines: Boolean(M.lines()) }));
   assert.deepEqual(r, { toolbar: true, inputs: true, lines: true });
   await done(page);
 });
@@ -475,16 +488,17 @@ for (const [layers, heads, n] of [[12, 12, 64], [1, 12, 512]]) {
       const el = M.el();
       const config = { mechanism: 'weights', attention: window.makeStack(l, h, k), tokens: Array.from({ length: k }, (_, i) => `t${i}`) };
       el.config = config;
-      requestAnimationFrame(() => resolve({ shape: el._model.shape, w: M.grid().width }));
+      requestAnimationFrame(() => resolve({ shape: M.shape(), w: M.grid().width }));
     }), [layers, heads, n]);
     assert.deepEqual(t.shape, [layers, heads, n, n]);
     // Every thumbnail has its pattern drawn (more than one colour in it).
-    const colours = await page.evaluate(() => {
-      const [L, H] = M.model().shape;
+    const colours = await page.evaluate(async () => {
+      const [L, H] = M.shape();
+      const grid = await T.grid(M.el());
       const ctx = M.grid().getContext('2d');
       const out = [];
       for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
-        const [x, y, s] = M.model().thumbAt(l, h);
+        const [x, y, s] = grid.at(l, h);
         const d = ctx.getImageData(x, y, s, s).data;
         const seen = new Set();
         for (let k = 0; k < d.length; k += 4) seen.add((d[k] << 16) | (d[k + 1] << 8) | d[k + 2]);
@@ -497,7 +511,7 @@ for (const [layers, heads, n] of [[12, 12, 64], [1, 12, 512]]) {
     const before = await page.evaluate(() => T.hash(M.grid()));
     const p = await page.evaluate(() => M.heatPoint(3, -1));
     await page.mouse.move(p.x, p.y);
-    assert.deepEqual(await page.evaluate(() => [M.bands('row', 3).every(Boolean), T.hash(M.grid())]), [true, before]);
+    assert.deepEqual(await page.evaluate(async () => [(await M.bands('row', 3)).every(Boolean), T.hash(M.grid())]), [true, before]);
     const q = await page.evaluate(() => M.thumb(0, 5));
     await page.mouse.click(q.x, q.y);
     assert.deepEqual(await page.evaluate(() => (({ layer = 0, head = 0 }) => [layer, head])(M.el().config)), [0, 5]);
@@ -529,7 +543,7 @@ test('a 12 × 12 × 128 stack loads with WASM memory under twice its bytes and i
     const after = memory.buffer.byteLength;
     // Read back last: el.config writes the whole stack as JSON (in WASM memory too).
     const same = JSON.stringify(el.config.attention) === JSON.stringify(stack);
-    return { before, loaded, after, same, message, shape: el._model.shape };
+    return { before, loaded, after, same, message, shape: M.shape() };
   });
   const bytes = 12 * 12 * 128 * 128 * 8;
   assert.ok(r.loaded - r.before <= 2 * bytes, `WASM memory grew ${((r.loaded - r.before) / 2 ** 20).toFixed(1)} MB for a ${bytes / 2 ** 20} MB stack`);

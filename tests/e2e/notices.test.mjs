@@ -89,8 +89,9 @@ test('export menu: SVG only once a heatmap is picked, a success replaces an old 
   await fig.locator('select[data-control="export-view"]').selectOption('weights');
   assert.equal(await svg.isDisabled(), false);
 
-  // An old error in the status line is replaced by the export's own word.
-  await page.evaluate(() => document.getElementById('chapter-2')._fail('an old message'));
+  // An old error in the status line (a config the figure refused) is replaced by the export's own word.
+  await page.evaluate(() => { document.getElementById('chapter-2').config = { embeddings: [[1, 2], [3]] }; });
+  assert.match(await status(page, 'chapter-2'), /\S/, 'the refusal is said');
   const [file] = await Promise.all([page.waitForEvent('download'), svg.click()]);
   assert.equal(file.suggestedFilename(), 'chapter-2-weights.svg');
   assert.equal(await status(page, 'chapter-2'), 'Downloaded chapter-2-weights.svg.');

@@ -1,8 +1,9 @@
 // `persist`: edits that survive a reload, on the guided page (index.html: four
 // elements with `persist`, ids chapter-1 … chapter-4). Saves are debounced
 // (250 ms) into localStorage under `attention-viz:<pathname>:<id>:<hash of the starting config>`
-// (persist.js `key()`, read here as `H.key(id)`; the pathname without `index.html`); Reset forgets them; storage that is turned off or full, and a
-// corrupted saved value, give a message and never an uncaught error.
+// (read here as `H.key(id)`: the key of that figure the page's storage was asked for, watched from outside; the pathname
+// without `index.html`); Reset forgets them; storage that is turned off or full, and a corrupted saved value, give a
+// message and never an uncaught error.
 //
 // Each test opens its own page (Playwright gives every `browser.newPage()` a fresh
 // context, so storage never leaks between tests); reloads keep that page's storage.
@@ -23,7 +24,7 @@ let site;
 before(async () => { site = await open(); });
 after(() => site.close());
 
-/** Before any page script: `error` events of the elements, and every storage write/removal. */
+/** Before any page script: `error` events of the elements, and every storage read, write and removal. */
 function instrument() {
   window.__avErrors = [];
   window.addEventListener('error', (e) => {
@@ -31,7 +32,8 @@ function instrument() {
   }, true);
   window.__storage = [];
   try {
-    const { setItem, removeItem } = Storage.prototype;
+    const { getItem, setItem, removeItem } = Storage.prototype;
+    Storage.prototype.getItem = function (k) { window.__storage.push(['get', k]); return getItem.call(this, k); };
     Storage.prototype.setItem = function (k, v) { window.__storage.push(['set', k, String(v).length]); return setItem.call(this, k, v); };
     Storage.prototype.removeItem = function (k) { window.__storage.push(['remove', k]); return removeItem.call(this, k); };
   } catch { /* no Storage */ }
@@ -67,7 +69,9 @@ function installHelpers() {
     }])),
     presets: (ids) => Object.fromEntries(Object.entries(ids).map(([id, p]) => [id, av.normalizeConfig(av.presets[p])])),
     saved: (key) => localStorage.getItem(key),
-    key: (id) => H.el(id)._persist.key(),
+    /** Figure `id`'s storage key: the first key of its name the page's storage was asked for since this page loaded
+     *  (a persisted figure reads its saved edits when it loads). */
+    key: (id) => window.__storage.map(([, k]) => k).find((k) => new RegExp(`^attention-viz:.*:${id}:[0-9a-z]+$`).test(k)),
     /** Figure `id`'s saved entry decoded (src/share.rs: base64url of `{"v": 1, "config", "naive", "random"}`), or null. */
     savedState(id) {
       const text = localStorage.getItem(H.key(id));
@@ -477,26 +481,31 @@ test('persist + the page setting the same config right after a typed edit (befor
       if (!window.armed) return;
       window.armed = false;
       queueMicrotask(() => {
-        const pending = el._persist.timer !== null;
+        // The edit's save is still waiting: the storage holds the older value, not the one shown.
+        const pending = savedFirst() !== el.config.embeddings[0][0];
         el.config = C();
         window.resent.push({ pending, shown: el.config.embeddings[0][0] });
       });
     });`;
   const { context, page } = await profile({ '/pp/resend.html': tiny('<attention-viz id="q" persist></attention-viz>', script) });
-  try {
-    const ok = "return e.config.tokens[0] === 'a'";
-    const savedFirst = () => page.evaluate(() => {
-      const text = localStorage.getItem(document.getElementById('q')._persist.key());
-      if (text === null) return null;
+  // The page's one saved entry decoded (src/share.rs: base64url of its JSON): its embeddings[0][0], or null.
+  await page.addInitScript(() => {
+    window.savedFirst = () => {
+      const keys = Object.keys(localStorage).filter((k) => k.startsWith('attention-viz:'));
+      if (keys.length !== 1) return null;
+      const text = localStorage.getItem(keys[0]);
       const s = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0))));
       return s.config.embeddings[0][0];
-    });
+    };
+  });
+  try {
+    const ok = "return e.config.tokens[0] === 'a'";
+    const savedFirst = () => page.evaluate(() => window.savedFirst());
     await page.goto(`${site.url}pp/resend.html`);
     await drawnAll(page, ok);
     // An edit saved the usual way: the older saved value the figure must not fall back to.
     await typeInCell(page, 'q', 'embeddings', 0, 0, '8');
-    await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('attention-viz:')
-      && localStorage.getItem(k) === document.getElementById('q')._persist.current()));
+    await page.waitForFunction(() => window.savedFirst() === 8);
     assert.equal(await savedFirst(), 8);
 
     await page.evaluate(() => { window.armed = true; });
@@ -506,7 +515,8 @@ test('persist + the page setting the same config right after a typed edit (befor
     assert.equal(resent.pending, true, 'the page set its config while the edit\'s save was still waiting');
     assert.equal(resent.shown, 9, 'the figure shows the typed 9, not the older saved 8');
     assert.equal(await page.evaluate(() => document.getElementById('q').trace.q?.[0]?.[0] ?? document.getElementById('q').trace.embeddings?.[0]?.[0]), 9, 'the trace too');
-    await page.waitForFunction(() => document.getElementById('q')._persist.timer === null);
+    // Its save is written (at once or debounced, however late): then the storage holds the typed 9, never the 8.
+    await page.waitForFunction(() => window.savedFirst() !== 8);
     assert.equal(await savedFirst(), 9, 'localStorage holds the typed 9');
     assert.match(await page.evaluate(() => document.getElementById('q').shadowRoot.querySelector('.status').textContent), /^Showing your saved edits/);
 
@@ -570,24 +580,22 @@ test('persist on a model\'s weights whose state is far over what a share state m
     const row = new Array(n).fill(1 / n);
     document.getElementById('w').config = { mechanism: 'weights', attention: Array.from({ length: 2 }, () => Array.from({ length: 4 }, () => Array.from({ length: n }, () => row))) };`;
   const { context, page } = await profile({ '/pp/weights.html': tiny('<attention-viz id="w" persist></attention-viz>', script) });
-  const loaded = "return e.trace?.mechanism === 'weights' && e._model.geo";
+  const loaded = "return e.trace?.mechanism === 'weights' && e.shadowRoot.querySelector('canvas.model-grid')?.width > 0";
   try {
     await page.goto(`${site.url}pp/weights.html`);
     await drawnAll(page, loaded);
     const selected = () => page.evaluate(() => { const c = document.getElementById('w').config; return [c.layer ?? 0, c.head ?? 0]; });
     assert.deepEqual(await selected(), [0, 0]);
     // Head (0, 0) under the mouse, then ↓ → Enter with the keyboard: head (1, 1).
-    const at = await page.evaluate(() => {
-      const m = document.getElementById('w')._model;
-      m.canvas.scrollIntoView({ block: 'center' });
-      const r = m.canvas.getBoundingClientRect();
-      const { t, lw, lh } = m.geo;
-      return { x: r.left + ((lw + t / 2) * r.width) / m.canvas.width, y: r.top + ((lh + t / 2) * r.height) / m.canvas.height };
+    const at = await page.evaluate(async () => {
+      const el = document.getElementById('w');
+      el.shadowRoot.querySelector('canvas.model-grid').scrollIntoView({ block: 'center' });
+      return (await T.grid(el)).center(0, 0);
     });
     await page.mouse.click(at.x, at.y);
     for (const key of ['ArrowDown', 'ArrowRight', 'Enter']) await page.keyboard.press(key);
     assert.deepEqual(await selected(), [1, 1]);
-    const focus = await page.evaluate(() => document.getElementById('w').shadowRoot.activeElement === document.getElementById('w')._model.canvas);
+    const focus = await page.evaluate(() => document.getElementById('w').shadowRoot.activeElement?.matches('canvas.model-grid'));
     assert.ok(focus, 'the keyboard stays on the grid');
     const saved = Object.values(await savedEntries(page, 1));
     assert.ok(saved[0] < 200, `only the selection is saved (${saved[0]} characters)`);
@@ -634,6 +642,13 @@ test('persist: a figure too large to save says so after every edit, not only the
     const rnd = () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return s / 4294967296 - 0.5; };
     el.config = { embeddings: Array.from({ length: 512 }, () => Array.from({ length: 330 }, rnd)) };`;
   const { context, page } = await profile({ '/pp/big.html': tiny('<attention-viz id="big" persist preset="seed-000"></attention-viz>', script) });
+  // Each save of a state too large to keep removes the figure's older saved edits (a reload would bring back edits
+  // older than the ones on screen): counted, to know when a debounced save has run.
+  await page.addInitScript(() => {
+    window.removals = 0;
+    const { removeItem } = Storage.prototype;
+    Storage.prototype.removeItem = function (k) { if (String(k).startsWith('attention-viz:')) window.removals++; return removeItem.call(this, k); };
+  });
   const status = () => page.evaluate(() => document.getElementById('big').shadowRoot.querySelector('.status').textContent);
   try {
     await page.goto(`${site.url}pp/big.html`);
@@ -645,11 +660,12 @@ test('persist: a figure too large to save says so after every edit, not only the
     const query = page.locator('#big').locator('[data-control="query"]');
     await query.scrollIntoViewIfNeeded();
     await query.focus();
+    const removals = await page.evaluate(() => window.removals);
     for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
     assert.equal((await page.evaluate(() => T.focus())).shadow, 'control query', 'the keyboard stays on the menu');
     assert.equal(await page.evaluate(() => document.getElementById('big').toJSON().config.query), 3);
-    // The second edit's save must run (debounced, however late): wait until none is pending, then look.
-    await page.waitForFunction(() => document.getElementById('big')._persist.timer === null);
+    // The second edit's save must run (debounced, however late): wait for it, then look.
+    await page.waitForFunction((n) => window.removals > n, removals);
     assert.match(await status(), /too large to save/, 'still said after the second edit');
     assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('attention-viz:'))), [], 'nothing saved');
     assert.deepEqual(page.errors, []);
