@@ -1,8 +1,8 @@
 //! The shells hold no rule of their own: the element (www/element) and the Python package (python/attention_viz)
 //! name no config field, import the core only through the boundary module, keep each function short, and open each
 //! module with what it owns. Files generated from Rust (www/element/facts.js) are the exception, and are checked to
-//! be fresh by tidy.rs. Each checker is tested on a planted copy too, so a check that can no longer find anything
-//! fails.
+//! be fresh by tidy.rs. The end-to-end tests use the element as a page does: none reaches into its underscore members.
+//! Each checker is tested on a planted copy too, so a check that can no longer find anything fails.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::{Path, PathBuf};
@@ -329,6 +329,53 @@ fn the_element_keeps_no_copy_of_the_config() {
         .collect();
     assert!(found.is_empty(), "the element reads the core's view model, not a config of its own: {found:?}");
     assert!(code_only("const c = host._state.config; // _cfgCache").contains("_state.config"), "the check sees code");
+}
+
+/// Underscore members the end-to-end tests may name, none of them an element's: the module's test hooks
+/// (www/attention-viz.js `_internal`: compute()'s JSON path, its flat config, a forced panic) and the notebook protocol
+/// of a Python figure (`_repr_html_`, in the Python a test runs).
+const TEST_HOOKS: [&str; 2] = ["av._internal", "._repr_html_"];
+
+/// Each `._name` (one underscore, then a letter) after an identifier, `)` or `]` in `src` — `el._viz`, `H.el()._figures`,
+/// `els[0]._persist`, `this._log` — that is no allowed hook: (line, the member with what it is read on).
+fn underscore_members(src: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (n, line) in src.lines().enumerate() {
+        let b = line.as_bytes();
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        for at in 1..b.len().saturating_sub(2) {
+            if !(b[at] == b'.' && b[at + 1] == b'_' && b[at + 2].is_ascii_alphabetic() && (ident(b[at - 1]) || b[at - 1] == b')' || b[at - 1] == b']')) {
+                continue;
+            }
+            let start = if ident(b[at - 1]) { (0..at).rev().take_while(|&k| ident(b[k])).last().unwrap_or(at) } else { at - 1 };
+            let end = (at + 1..b.len()).take_while(|&k| ident(b[k])).last().map_or(at + 1, |k| k + 1);
+            let found = &line[start..end];
+            if !TEST_HOOKS.iter().any(|hook| found.ends_with(hook) && (hook.starts_with('.') || found == *hook)) {
+                out.push((n + 1, found.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_end_to_end_test_reaches_into_the_element() {
+    let mut found = Vec::new();
+    for p in files("tests/e2e", ".mjs") {
+        for (line, member) in underscore_members(&std::fs::read_to_string(&p).unwrap()) {
+            found.push(format!("{}:{line}: {member}", relative(&p)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the end-to-end tests use the element as a page does (its documented API, its shadow DOM, real input; the core \
+         through a figure of its own: harness.mjs `T.twin`), never its underscore members:\n{}",
+        found.join("\n")
+    );
+    let planted = "const a = el._viz.ask(q);\nH.el()._figures.hover;\nels[0]._persist.key();\n\
+                   av._internal.flatConfig(c); window.__storage; T.log(el); show()._repr_html_();\n";
+    let got: Vec<String> = underscore_members(planted).into_iter().map(|(l, m)| format!("{l}:{m}")).collect();
+    assert_eq!(got, ["1:el._viz", "2:)._figures", "3:]._persist"], "the checker finds the planted members, and only those");
 }
 
 #[test]
