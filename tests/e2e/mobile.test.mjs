@@ -46,6 +46,15 @@ test('390 px: while a cell is edited, the weights stay in view and follow every 
   await page.keyboard.press('Alt+ArrowUp');
   s = await state();
   assert.ok(s.same, 'and follows the edit');
+  // The reader swipes on to the next chapters with the cell still focused: the copy does not stay over them.
+  await page.mouse.move(195, 200);
+  for (let k = 0; k < 8; k++) await page.mouse.wheel(0, 800);
+  await page.waitForFunction(() => document.getElementById('chapter-2').shadowRoot.querySelector('.peek').hidden);
+  assert.equal(await page.evaluate(() => document.getElementById('chapter-2').shadowRoot.activeElement?.dataset.matrix), 'embeddings', 'the cell keeps the focus');
+  // Back at the cell, the copy is back.
+  await cell.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => !document.getElementById('chapter-2').shadowRoot.querySelector('.peek').hidden);
+  assert.ok((await state()).same, 'showing the weights as they are');
   // Focus leaves the grids: the peek goes.
   await fig.locator('select[data-control="query"]').focus();
   // It goes a moment after the focus leaves (a move to the next cell is a focusout then a focusin): wait for that.

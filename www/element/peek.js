@@ -1,5 +1,5 @@
 // Owns the result peek: on a narrow screen the input being edited and the weights are a screen or more apart, so
-// a scrub would show no effect. While a cell of a narrow figure has the focus, a copy of the result heatmap (the
+// a scrub would show no effect. While a cell of a narrow figure has the focus and is on screen, a copy of the result heatmap (the
 // weights, else the context) stays pinned to the bottom of the viewport and follows every repaint. It copies the
 // pixels the figure already drew: no second render, and it always shows what the figure shows.
 import { el } from './dom.js';
@@ -16,6 +16,24 @@ export class Peek {
     this.label = el('span', { class: 'peek-label' });
     this.root = el('div', { class: 'peek', hidden: true, 'aria-hidden': 'true' }, this.label, this.canvas);
     this.active = false;
+    // Whether the edited cell is on screen: a page scrolled on (to the next chapter, say) with the cell still focused
+    // takes the copy away, so it never covers another figure. Until the observer's first answer: it is (it was
+    // just focused).
+    this.cell = null;
+    this.cellSeen = true;
+    this.seen = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+      this.cellSeen = entries[entries.length - 1].isIntersecting;
+      this.update();
+    }) : null;
+  }
+
+  /** Follows whether `cell` (the focused one, or null) is on screen. */
+  follow(cell) {
+    if (cell === this.cell) return;
+    if (this.cell) this.seen?.unobserve(this.cell);
+    this.cell = cell;
+    this.cellSeen = true;
+    if (cell) this.seen?.observe(cell);
   }
 
   /** The figure's canvas to mirror, or null when none of the results is shown. */
@@ -33,18 +51,19 @@ export class Peek {
       if (!e.target.matches?.('input.cell')) return;
       clearTimeout(this.timer);
       this.active = true;
+      this.follow(e.target);
       this.update();
     });
     // Moving from one cell to the next is a focusout then a focusin: wait a moment before hiding.
     inputs.addEventListener('focusout', () => {
       clearTimeout(this.timer);
-      this.timer = setTimeout(() => { this.active = false; this.update(); }, 150);
+      this.timer = setTimeout(() => { this.active = false; this.follow(null); this.update(); }, 150);
     });
   }
 
   /** After every repaint: shows, hides or refreshes the copy. */
   update() {
-    const src = this.active && (this.port.state.width ?? Infinity) <= NARROW ? this.source() : null;
+    const src = this.active && this.cellSeen && (this.port.state.width ?? Infinity) <= NARROW ? this.source() : null;
     const show = Boolean(src && src.width && src.height);
     if (this.root.hidden === !show && !show) return;
     this.root.hidden = !show;
