@@ -8,7 +8,7 @@
 
 import * as core from './core.js';
 import { defineElement } from './element/index.js';
-import { MATRICES, MAX_RANDOM } from './element/facts.js';
+import { LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { loadInflate, inflateLoaded, inflateRaw } from './arrays.js';
 import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
@@ -80,6 +80,29 @@ function nonFiniteAsText(_key, value) {
   return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
 }
 
+/**
+ * JSON.stringify's replacer for a figure's config, fresh for each call: nonFiniteAsText, and a list longer than
+ * LONG_LIST.longest anywhere outside the matrices written as the core's stand-in `{[LONG_LIST.key]: length}` before
+ * any of its items is read. No field holds such a list (a million `sinks` took seconds to write out and parse only to
+ * be refused); the core refuses the stand-in in the words the list itself gets. `this` is the object holding `key`;
+ * the first call's value (key "") is the config.
+ */
+function figureReplacer() {
+  let root = null;
+  const within = new WeakSet(); // the lists and objects inside a field that is not a matrix
+  return function replace(key, value) {
+    if (value === null || typeof value !== 'object') return nonFiniteAsText(key, value);
+    if (root === null) {
+      root = value;
+      return value;
+    }
+    if (this === root ? MATRICES.includes(key) : !within.has(this)) return value;
+    if (Array.isArray(value) && value.length > LONG_LIST.longest) return { [LONG_LIST.key]: value.length };
+    within.add(value);
+    return value;
+  };
+}
+
 /** Longest text shown of a value a caller's code threw. */
 const MAX_THROWN_TEXT = 200;
 
@@ -112,14 +135,19 @@ function describe(x) {
   }
 }
 
-function configJson(config) {
+/**
+ * `config` as JSON text, or the Error saying why it cannot be written. `figure`: it is a figure's config, whose long
+ * lists outside the matrices go as the core's stand-in (figureReplacer); a model's run or a saved state is written
+ * as it is.
+ */
+function configJson(config, figure = false) {
   const type = typeof config;
   if (config === undefined || type === 'function' || type === 'symbol' || type === 'bigint') {
     throw new Error(`config must be an object, got ${type}`);
   }
   let json;
   try {
-    json = JSON.stringify(config, nonFiniteAsText);
+    json = JSON.stringify(config, figure ? figureReplacer() : nonFiniteAsText);
   } catch (e) {
     // JSON.stringify's own refusals (a cycle, a BigInt, nesting past the stack) are TypeErrors and
     // RangeErrors; anything else was thrown by the config's own code (a getter, toJSON, a Proxy trap).
@@ -379,7 +407,7 @@ function checkDeclared(config) {
  * name (the core judges them in that order), one with a dimension that is not a whole number ≥ 0 left to the full path.
  */
 const declaredRequest = (rest, shapes) => ({
-  config_json: JSON.stringify(rest),
+  config_json: JSON.stringify(rest, figureReplacer()),
   flat: Object.keys(shapes).sort().filter((name) => shapes[name].every((d) => Number.isSafeInteger(d) && d >= 0))
     .map((name) => ({ name, shape: shapes[name] })),
 });
@@ -478,7 +506,7 @@ function flatConfig(config) {
         }
       }
     }
-    return { json: JSON.stringify(rest, nonFiniteAsText), names, shapes, data };
+    return { json: JSON.stringify(rest, figureReplacer()), names, shapes, data };
   } catch {
     return undefined; // a throwing getter, a cycle in the rest, too large to allocate…: the JSON path reports it
   }
@@ -543,7 +571,7 @@ export function train(options) {
 function computeViaJson(config, typed = false) {
   if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
   callCore(() => checkDeclared(config));
-  const json = configJson(config);
+  const json = configJson(config, true);
   return readHeld(callCore(() => core.call({ kind: 'compute', config_json: json })), typed);
 }
 
@@ -552,7 +580,7 @@ export function normalizeConfig(config) {
   return callCore(() => {
     assertReady();
     checkDeclared(config);
-    const json = configJson(config);
+    const json = configJson(config, true);
     return core.call({ kind: 'normalize', config_json: json });
   });
 }
@@ -587,7 +615,7 @@ export function renderSVG(config, view, palette = undefined, fmt = undefined) {
     const p = textArg(palette, 'palette', 'a colormap name', true);
     const f = textArg(fmt, 'fmt', 'a format spec such as ".2g"', true);
     checkDeclared(config);
-    const json = configJson(config);
+    const json = configJson(config, true);
     return core.call({ kind: 'svg', config_json: json, view: v, palette: p, fmt: f });
   });
 }
@@ -624,7 +652,7 @@ function newViz(config) {
   if (flat) {
     try { return new core.Viz(flat.json, flat.names, flat.shapes, flat.data); } catch (e) { if (e !== null) throw e; }
   }
-  return new core.Viz(configJson(config));
+  return new core.Viz(configJson(config, true));
 }
 
 /** A `{config}` edit of `viz` for a config object, sent the same way (no snapshot: the element asks it after). */
@@ -634,7 +662,7 @@ function setVizConfig(viz, config) {
   if (flat) {
     try { viz.edit({ config: flat }); return; } catch (e) { if (e !== null) throw e; }
   }
-  viz.edit({ config: configJson(config) });
+  viz.edit({ config: configJson(config, true) });
 }
 
 // MAX_RANDOM (facts.js, the core's): the most values one RandomState call may ask for; checked here from the shape,
