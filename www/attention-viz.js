@@ -213,6 +213,7 @@ function nested(shape, data) {
  * value: typed, one Float64Array (a second copy would cost as much again, mostly in
  * allocating fresh pages); nested, one list of rows (building 7 n × n fields
  * instead of 3 made the nested form 1.5× the typed one, mostly in garbage collection).
+ * FlashAttention's steps come as one table, `flash_steps` (flashSteps).
  */
 function toTrace(raw, heap = null, typed = false) {
   const trace = raw.mechanism === 'weights'
@@ -222,7 +223,7 @@ function toTrace(raw, heap = null, typed = false) {
   const read = new Map(); // "offset shape" → the value read from there
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     let value;
-    if (shape.length === 0) value = data ? data[0] : heap[offset]; // a number (decode.step, flash.steps[s].q_block…)
+    if (shape.length === 0) value = data ? data[0] : heap[offset]; // a number (decode.step, decode.cache_size…)
     else if (data) value = typed ? { shape, data } : nested(shape, data);
     else {
       const end = offset + shape.reduce((a, b) => a * b, 1);
@@ -232,8 +233,8 @@ function toTrace(raw, heap = null, typed = false) {
       else value = first ?? nested(shape, heap.subarray(offset, end));
       if (!first) read.set(key, value);
     }
-    // Dotted names nest: a number part is an index into a list (heads.{i}.{stage}, flash.steps.{s}.m), any other
-    // part a key (query.masked, decode.q).
+    // Dotted names nest: a number part is an index into a list (heads.{i}.{stage}), any other part a key
+    // (query.masked, decode.q).
     const parts = name.split('.');
     let at = trace;
     for (let p = 0; p < parts.length - 1; p++) {
@@ -242,7 +243,45 @@ function toTrace(raw, heap = null, typed = false) {
     }
     at[parts[parts.length - 1]] = value;
   }
+  if (raw.flash_steps) trace.flash.steps = flashSteps(raw.flash_steps, heap, typed);
   return trace;
+}
+
+/**
+ * The trace's `flash.steps`, [{q_block, k_block, m, l, o}, …], from the core's table of them (attention::Flash::table:
+ * `width` numbers a step, q_block, k_block, its rows, then where its m, l and o start: in `data` when the core copied
+ * them, else in `heap`), each vector and matrix as toTrace gives a field's: nested plain arrays, or typed, views of one
+ * Float64Array holding every step's values (thousands of small tiles are thousands of small arrays: one buffer, read
+ * by plain loops, instead of a Float64Array and a view each).
+ */
+function flashSteps({ table, width, o_cols: cols, data }, heap, typed) {
+  const source = data ?? heap;
+  let total = 0;
+  for (let k = 0; k < table.length; k += width) total += table[k + 2] * (2 + cols);
+  const copy = typed ? new Float64Array(total) : null;
+  let filled = 0;
+  const row = (at, length) => {
+    const out = new Array(length);
+    for (let j = 0; j < length; j++) out[j] = source[at + j];
+    return out;
+  };
+  const part = (at, rows, wide) => { // a vector of `rows` numbers (wide 0), or rows × wide
+    const length = rows * (wide || 1);
+    if (typed) {
+      for (let j = 0; j < length; j++) copy[filled + j] = source[at + j];
+      filled += length;
+      return { shape: wide ? [rows, wide] : [rows], data: copy.subarray(filled - length, filled) };
+    }
+    if (!wide) return row(at, rows);
+    return Array.from({ length: rows }, (_, r) => row(at + r * wide, wide));
+  };
+  const steps = new Array(table.length / width);
+  for (let s = 0, k = 0; s < steps.length; s++, k += width) {
+    const rows = table[k + 2];
+    steps[s] = { q_block: table[k], k_block: table[k + 1], m: part(table[k + 3], rows, 0), l: part(table[k + 4], rows, 0),
+      o: part(table[k + 5], rows, cols) };
+  }
+  return steps;
 }
 
 /**
