@@ -857,8 +857,8 @@ impl Trace {
     /// Every stage as a named, shaped, flat row-major array. Nested names use
     /// dots (`query.terms`). The web layer and the renderer look stages up here.
     /// FlashAttention's steps are not among them: [`Trace::flash`] gives them as one table ([`Flash::table`]), which
-    /// the shells nest under `flash.steps` (five named fields a step made the layout of 28,900 1 × 1 tiles 144,500
-    /// fields, most of a second to write and read, and every snapshot listed their shapes).
+    /// the shells nest under `flash.steps` (as five named fields a step, 28,900 tiles of 1 × 1 would be 144,500
+    /// fields for every layout and snapshot to write and read: most of a second).
     pub fn fields(&self) -> Vec<Field<'_>> {
         match self {
             Trace::SelfAttention(t) => {

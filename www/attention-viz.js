@@ -83,8 +83,8 @@ function nonFiniteAsText(_key, value) {
 /**
  * JSON.stringify's replacer for a figure's config, fresh for each call: nonFiniteAsText, and a list longer than
  * LONG_LIST.longest anywhere outside the matrices written as the core's stand-in `{[LONG_LIST.key]: length}` before
- * any of its items is read. No field holds such a list (a million `sinks` took seconds to write out and parse only to
- * be refused); the core refuses the stand-in in the words the list itself gets. `this` is the object holding `key`;
+ * any of its items is read. No field holds such a list (writing out and parsing a million `sinks` takes seconds);
+ * the core refuses the stand-in in the words the list itself gets. `this` is the object holding `key`;
  * the first call's value (key "") is the config.
  */
 function figureReplacer() {

@@ -187,7 +187,7 @@ def long_lists(value, name: str = "config"):
     """``value``, a config field other than a matrix, with every list, tuple or array in it longer than any a config
     holds there replaced by the core's stand-in ``{key: length}`` (its facts' ``long_list``), before any of its items
     is read or converted: no field can take such a list whatever its items, and the core refuses the stand-in in the
-    words it gives the list itself (a million ``sinks`` took seconds to convert and send only to be refused).
+    words it gives the list itself (converting and sending a million ``sinks`` takes seconds).
     Anything else is left as it is, for ``prepare``."""
     from ._core import facts
 

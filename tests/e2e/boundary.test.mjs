@@ -279,7 +279,7 @@ test('compute, normalizeConfig: a config of the wrong type says which type', asy
 
 // A list longer than any a config holds outside its matrices (the core's MAX_LIST, facts.js LONG_LIST), in a field
 // whose value is one number, two, a word or a short list: none of its items is read (a Proxy counts the reads of its
-// elements: JSON.stringify and the core's parser once read all of a million `sinks` before refusing them), and each
+// elements: JSON.stringify and the core's parser would read all of a million `sinks` only to refuse them), and each
 // entry point says what the core says of the list itself (its JSON parsed whole, without the module: the reference).
 test('a list no field can hold (sinks, window, tiles, position, slopes, decode_step, kv_heads, valid_lens, tokens…) is refused unread, in the core\'s words for it', async () => {
   const r = await page.evaluate(async () => {

@@ -237,7 +237,7 @@ class _Counted(list):
 
 # A list longer than any a config holds outside its matrices (the core's long_list.longest), where a field takes a
 # number, two, a word or a short list: refused unread, in the words the core gives the list itself (the reference:
-# the list sent whole to the core, as plain JSON). A million of them once took seconds to convert and send.
+# the list sent whole to the core, as plain JSON); converting and sending a million of them takes seconds.
 LONG_FIELDS = {
     "sinks": lambda L: {"sinks": L},
     "window": lambda L: {"window": L},
