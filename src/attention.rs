@@ -703,7 +703,28 @@ fn tile_size(tiles: [f64; 2], n: usize, m: usize) -> [usize; 2] {
     [tiles[0].min(n.max(1) as f64) as usize, tiles[1].min(m.max(1) as f64) as usize]
 }
 
+/// The numbers of a step in [`Flash::table`].
+pub const FLASH_STEP_NUMBERS: usize = 6;
+
 impl Flash {
+    /// Every step as [`FLASH_STEP_NUMBERS`] numbers, one step after another, from which a shell builds the trace's
+    /// `flash.steps[s]` = {q_block, k_block, m, l, o}: q_block, k_block, the block's rows (m's and l's length, o's
+    /// rows; o has [`Flash::o_cols`] columns), then where m, l and o start as `place` puts them (their offset in the
+    /// module's memory, or in a copy of their values). One list of numbers instead of five named fields a step.
+    pub fn table(&self, mut place: impl FnMut(&[f64]) -> usize) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.steps.len() * FLASH_STEP_NUMBERS);
+        for step in &self.steps {
+            let (m, l, o) = (place(&step.m), place(&step.l), place(step.o.data()));
+            out.extend([step.q_block, step.k_block, step.m.len() as f64, m as f64, l as f64, o as f64]);
+        }
+        out
+    }
+
+    /// The columns of each step's o (the head's d_v).
+    pub fn o_cols(&self) -> usize {
+        self.steps.first().map_or(0, |s| s.o.cols())
+    }
+
     /// Step `s` over `n` queries and `m` keys, or `None` past the last step.
     pub fn tile(&self, s: usize, n: usize, m: usize) -> Option<FlashTile> {
         let step = self.steps.get(s)?;
@@ -835,6 +856,9 @@ pub(crate) fn overflow(name: &str, i: usize, j: usize, value: f64) -> Overflow {
 impl Trace {
     /// Every stage as a named, shaped, flat row-major array. Nested names use
     /// dots (`query.terms`). The web layer and the renderer look stages up here.
+    /// FlashAttention's steps are not among them: [`Trace::flash`] gives them as one table ([`Flash::table`]), which
+    /// the shells nest under `flash.steps` (as five named fields a step, 28,900 tiles of 1 × 1 would be 144,500
+    /// fields for every layout and snapshot to write and read: most of a second).
     pub fn fields(&self) -> Vec<Field<'_>> {
         match self {
             Trace::SelfAttention(t) => {
@@ -904,16 +928,6 @@ impl Trace {
                 }
                 if let Some(f) = &t.flash {
                     out.push(Field::vector("flash.tiles", &f.tiles));
-                    for (s, step) in f.steps.iter().enumerate() {
-                        let name = |part: &str| Cow::Owned(format!("flash.steps.{s}.{part}"));
-                        out.extend([
-                            Field { name: name("q_block"), ..Field::scalar("", &step.q_block) },
-                            Field { name: name("k_block"), ..Field::scalar("", &step.k_block) },
-                            Field { name: name("m"), ..Field::vector("", &step.m) },
-                            Field { name: name("l"), ..Field::vector("", &step.l) },
-                            Field { name: name("o"), ..Field::matrix("", &step.o) },
-                        ]);
-                    }
                 }
                 out
             }
@@ -951,8 +965,31 @@ impl Trace {
         }
     }
 
+    /// The stage named `name`: one of [`Trace::fields`], or a FlashAttention step's part,
+    /// `flash.steps.{s}.{q_block | k_block | m | l | o}`.
     pub fn field(&self, name: &str) -> Option<Field<'_>> {
+        if let Some(rest) = name.strip_prefix("flash.steps.") {
+            let (s, part) = rest.split_once('.')?;
+            let step = self.flash()?.steps.get(s.parse::<usize>().ok()?)?;
+            let field = match part {
+                "q_block" => Field::scalar("", &step.q_block),
+                "k_block" => Field::scalar("", &step.k_block),
+                "m" => Field::vector("", &step.m),
+                "l" => Field::vector("", &step.l),
+                "o" => Field::matrix("", &step.o),
+                _ => return None,
+            };
+            return Some(Field { name: Cow::Owned(name.to_string()), ..field });
+        }
         self.fields().into_iter().find(|f| f.name == name)
+    }
+
+    /// FlashAttention's tiles of the followed head (`flash`), with `tiles`.
+    pub fn flash(&self) -> Option<&Flash> {
+        match self {
+            Trace::SelfAttention(t) => t.flash.as_ref(),
+            _ => None,
+        }
     }
 
     pub fn scale(&self) -> f64 {
@@ -964,7 +1001,7 @@ impl Trace {
     }
 }
 
-/// A view of one stage: a number (`shape` empty: `decode.step`, `flash.steps.{s}.q_block`…), a vector
+/// A view of one stage: a number (`shape` empty: `decode.step`, `decode.cache_size`…), a vector
 /// (`shape.len() == 1`), a matrix, or a model's whole stack (`attention`, 4 axes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field<'a> {

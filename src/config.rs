@@ -14,6 +14,17 @@ use serde_json::{json, Map, Value};
 pub const MAX_TOKENS: usize = 4096;
 pub const MAX_DIMS: usize = 1024;
 
+/// The longest list a config holds outside its matrices: the tokens' names, `valid_lens`, a mask's rows and each of
+/// them, a vector (`decoder_state`, `v_a`, `position.slopes`); none is longer than the tokens or the dimensions allow.
+pub const MAX_LIST: usize = if MAX_TOKENS > MAX_DIMS { MAX_TOKENS } else { MAX_DIMS };
+
+/// The one key of a long list's stand-in, `{"$list_length": N}`: what the shells send instead of a list of
+/// N > [`MAX_LIST`] items anywhere in a config outside its matrices. No field can hold such a list, whatever its items,
+/// so writing them out as JSON and reading them back (seconds for 4,000,000 of them) would only end in its refusal:
+/// every parser here reads the stand-in as a list of N items, and refuses it in the words the list itself gets
+/// ("sinks must be … got a list of N items", "window has N values; …").
+pub const LIST_LENGTH: &str = "$list_length";
+
 /// The most work a config may need: a full compute of it takes at most about a quarter
 /// of a second natively and half a second in a browser (the wasm core is ~2× slower),
 /// so no call blocks the page for a second. Measured (native release, scalar core) as
@@ -75,9 +86,10 @@ pub const COST_PER_WEIGHT: f64 = 100.0;
 /// and o after each tile are written once and read out (COST_PER_WEIGHT counts five such numbers an entry).
 pub const COST_PER_STORED: f64 = 20.0;
 
-/// What each FlashAttention tile of the trace costs besides its numbers, in multiply-adds: its entry in the trace
-/// object (`flash.steps[s]`, five fields), read by the JS side one by one; tiles of 1 × 1 on 1000 tokens (10⁶ steps)
-/// are refused, 30,000 steps pass.
+/// What each FlashAttention tile of the trace costs besides its numbers, in multiply-adds: its step's entry in the
+/// trace object (`flash.steps[s]`, built from one row of a table, `attention::Flash::table`). Measured (Node, idle,
+/// compute() of n = 170, d = 1, tiles 1 × 1: 28,900 steps) at about 1 µs a step, nested or typed, where 1e4 stands
+/// for ~12 µs: tiles of 1 × 1 on 1000 tokens (10⁶ steps) are refused, 30,000 steps pass.
 pub const COST_PER_TILE: f64 = 1e4;
 
 /// What each weight of a model's stack (`mechanism: "weights"`) costs the figure, in multiply-adds:
@@ -974,9 +986,21 @@ impl Work {
                  background worker is {limit:.1e}: use fewer {fewer}"
             ));
         }
+        // FlashAttention's tiles, when their steps tip it over: said with the way out they offer.
+        let mut untiled = *self;
+        if let Work::SelfAttention { tiles, .. } = &mut untiled {
+            *tiles = None;
+        }
+        let (size, fewer) = match *self {
+            Work::SelfAttention { n, tiles: Some([rows, cols]), .. } if untiled.cost() <= limit => {
+                let steps = n.div_ceil((rows as usize).min(n.max(1))) * n.div_ceil((cols as usize).min(n.max(1)));
+                (format!("{size}, tiles of {rows} × {cols}: {steps} steps"), format!("larger tiles, or fewer {fewer}"))
+            }
+            _ => (size, format!("fewer {fewer}")),
+        };
         err(format!(
             "this config needs {cost:.1e} multiply-adds ({size}); the limit is {limit:.1e} (about half a second \
-             of computing): use fewer {fewer}"
+             of computing): use {fewer}"
         ))
     }
 }
@@ -1002,7 +1026,7 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
             continue;
         }
         if let ("decoder_state", [len]) = (*name, &shape[..]) {
-            if *len > MAX_TOKENS.max(MAX_DIMS) {
+            if *len > MAX_LIST {
                 return err(format!("decoder_state has {len} values; that is more than supported"));
             }
             if *len > MAX_DIMS {
@@ -1013,7 +1037,7 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
             if rows > MAX_TOKENS {
                 return err(format!("{name} has {rows} rows; at most {MAX_TOKENS} are supported"));
             }
-            if cols > MAX_TOKENS.max(MAX_DIMS) {
+            if cols > MAX_LIST {
                 return err(format!("{name} row 0 has {cols} values; that is more than supported"));
             }
             if cols > MAX_DIMS {
@@ -1475,7 +1499,7 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
         Some(v) => v,
     };
     let kinds = "\"sinusoidal\", \"rope\" or \"alibi\"";
-    let Value::Object(p) = value else {
+    let (Value::Object(p), None) = (value, long_list(value)) else {
         return err(format!(
             "position must be an object such as {{\"kind\": \"rope\"}} (kind {kinds}), got {}",
             describe(value)
@@ -1582,14 +1606,14 @@ fn parse_pair(obj: &Map<String, Value>, key: &str, least: u64) -> Result<Option<
         (["rows", "cols"], "FlashAttention's block of queries × keys")
     };
     let expected = format!("[{}, {}]: two whole numbers ≥ {least} ({what})", sides[0], sides[1]);
-    let Value::Array(items) = value else {
+    let Some(list) = as_list(value) else {
         return err(format!("{key} must be {expected}, got {}", describe(value)));
     };
-    if items.len() != 2 {
-        return err(format!("{key} has {} values; it must be {expected}", items.len()));
+    if list.len() != 2 {
+        return err(format!("{key} has {} values; it must be {expected}", list.len()));
     }
     let mut out = [0; 2];
-    for (k, item) in items.iter().enumerate() {
+    for (k, item) in list.items().iter().enumerate() {
         out[k] = match item.as_u64() {
             Some(x) if x >= least => x,
             _ => {
@@ -1758,27 +1782,27 @@ fn parse_temperature(obj: &Map<String, Value>) -> Result<f64> {
 fn parse_mask(obj: &Map<String, Value>, rows: usize, cols: usize, list: bool) -> Result<Mask> {
     let shape = if list { format!("a list of {cols} values") } else { format!("a {rows} × {cols} matrix") };
     let expected = format!("\"none\", \"causal\" or {shape} of 0/1 or true/false (1 = may attend)");
-    let value = match obj.get("mask") {
+    let (value, outer) = match obj.get("mask") {
         None | Some(Value::Null) => return Ok(Mask::None),
         Some(Value::String(s)) if s == "none" => return Ok(Mask::None),
         Some(Value::String(s)) if s == "causal" && !list => return Ok(Mask::Causal),
         Some(Value::String(s)) if s == "causal" => {
             return err("mask \"causal\" needs several queries; cross-attention has one: give a list of 0/1 per key")
         }
-        Some(v @ Value::Array(_)) => v,
-        Some(other) => return err(format!("mask must be {expected}, got {}", describe(other))),
+        Some(v) => match as_list(v) {
+            Some(outer) => (v, outer),
+            None => return err(format!("mask must be {expected}, got {}", describe(v))),
+        },
     };
-    let row_values: Vec<&Value> = if list { vec![value] } else { value.as_array().expect("array").iter().collect() };
-    if row_values.len() != rows {
-        return err(format!(
-            "mask has {} rows, expected {rows}: it must be {shape} (one row per query)",
-            row_values.len()
-        ));
+    // Cross-attention's one query: the mask is that query's row.
+    let row_values: Vec<&Value> = if list { vec![value] } else { outer.items().iter().collect() };
+    if !list && outer.len() != rows {
+        return err(format!("mask has {} rows, expected {rows}: it must be {shape} (one row per query)", outer.len()));
     }
     let mut data = Vec::with_capacity(rows * cols);
     for (i, row) in row_values.iter().enumerate() {
         let at = if list { String::new() } else { format!(" row {i}") };
-        let Value::Array(items) = row else {
+        let Some(items) = as_list(row) else {
             return err(format!("mask{at} must be a list of 0/1 values, got {}", describe(row)));
         };
         if items.len() != cols {
@@ -1787,7 +1811,7 @@ fn parse_mask(obj: &Map<String, Value>, rows: usize, cols: usize, list: bool) ->
                 items.len()
             ));
         }
-        for (j, item) in items.iter().enumerate() {
+        for (j, item) in items.items().iter().enumerate() {
             data.push(match item {
                 Value::Bool(b) => f64::from(u8::from(*b)),
                 Value::Number(x) if x.as_f64() == Some(0.0) || x.as_f64() == Some(1.0) => x.as_f64().unwrap_or(0.0),
@@ -1813,13 +1837,13 @@ fn parse_valid_lens(obj: &Map<String, Value>, n: usize) -> Result<Option<Vec<usi
     } else {
         format!("a list of {n} whole numbers, one per query")
     };
-    let Value::Array(items) = value else {
+    let Some(list) = as_list(value) else {
         return err(format!("valid_lens must be {what}, got {}", describe(value)));
     };
-    if items.len() != n {
-        return err(format!("valid_lens has {} values, expected {n}: it must be {what}", items.len()));
+    if list.len() != n {
+        return err(format!("valid_lens has {} values, expected {n}: it must be {what}", list.len()));
     }
-    items
+    list.items()
         .iter()
         .enumerate()
         .map(|(i, item)| match item.as_u64() {
@@ -2000,13 +2024,15 @@ fn parse_weight(name: &str, value: Rows, d_model: usize) -> Result<Matrix> {
 }
 
 fn parse_numbers(name: &str, value: Numbers) -> Result<Vec<f64>> {
-    let limit = MAX_TOKENS.max(MAX_DIMS);
+    let limit = MAX_LIST;
     let too_many = |count: usize| err(format!("{name} has {count} values; that is more than supported"));
     let items = match value {
-        Numbers::Json(Value::Array(items)) if items.len() > limit => return too_many(items.len()),
+        Numbers::Json(v) => match as_list(v) {
+            Some(list) if list.len() > limit => return too_many(list.len()),
+            Some(list) => list.items(),
+            None => return err(format!("{name} must be a list of numbers, got {}", describe(v))),
+        },
         Numbers::Flat(values) if values.len() > limit => return too_many(values.len()),
-        Numbers::Json(Value::Array(items)) => items,
-        Numbers::Json(other) => return err(format!("{name} must be a list of numbers, got {}", describe(other))),
         Numbers::Flat(values) => return Ok(values.to_vec()), // finite: checked by Flat::new
     };
     items
@@ -2046,13 +2072,13 @@ fn parse_tokens(obj: &Map<String, Value>, n: usize, rows_of: &str, prefix: &str)
     let Some(value) = obj.get("tokens") else {
         return Ok((0..n).map(|i| token_name(prefix, i)).collect());
     };
-    let Value::Array(items) = value else {
+    let Some(list) = as_list(value) else {
         return err(format!("tokens must be a list of names, got {}", describe(value)));
     };
-    if items.len() != n {
-        return err(format!("tokens has {} names but {rows_of} has {n} rows", items.len()));
+    if list.len() != n {
+        return err(format!("tokens has {} names but {rows_of} has {n} rows", list.len()));
     }
-    items
+    list.items()
         .iter()
         .enumerate()
         .map(|(i, item)| match item {
@@ -2098,7 +2124,51 @@ pub(crate) fn describe(value: &Value) -> String {
         Value::Number(n) => n.to_string(),
         Value::String(s) => format!("the text {}", quote(s)),
         Value::Array(a) => format!("a list of {} items", a.len()),
-        Value::Object(_) => "an object".into(),
+        Value::Object(_) => match long_list(value) {
+            Some(len) => format!("a list of {len} items"),
+            None => "an object".into(),
+        },
+    }
+}
+
+/// The length a long list's stand-in stands for (`{"$list_length": N}`, that key alone, N > [`MAX_LIST`]); `None` for
+/// any other value (an object with that key and a length a list of the config may have is an object).
+pub fn long_list(value: &Value) -> Option<usize> {
+    let Value::Object(o) = value else { return None };
+    let len = o.get(LIST_LENGTH).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok())?;
+    (o.len() == 1 && len > MAX_LIST).then_some(len)
+}
+
+/// A list as a field's parser reads it: its items, or a long list's stand-in, of which only the length is known.
+#[derive(Clone, Copy)]
+enum List<'a> {
+    Items(&'a [Value]),
+    Long(usize),
+}
+
+impl<'a> List<'a> {
+    fn len(self) -> usize {
+        match self {
+            List::Items(items) => items.len(),
+            List::Long(len) => len,
+        }
+    }
+
+    /// Its items; none for a stand-in, which every parser refuses by its length (longer than any a field takes)
+    /// before it reads an item.
+    fn items(self) -> &'a [Value] {
+        match self {
+            List::Items(items) => items,
+            List::Long(_) => &[],
+        }
+    }
+}
+
+/// `value` as a list: a JSON array, or a long list's stand-in ([`long_list`]); `None` for anything else.
+fn as_list(value: &Value) -> Option<List<'_>> {
+    match value {
+        Value::Array(items) => Some(List::Items(items)),
+        _ => long_list(value).map(List::Long),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The core's facts the shells need as data. The JavaScript shell's, before the .wasm has loaded
-//! (the stylesheet is text made when its module is imported; compute()'s flat path sorts a config's fields;
-//! parseArray applies the value and quote limits), are written out as
+//! (the stylesheet is text made when its module is imported; compute()'s flat path sorts a config's fields and sends
+//! its long lists as their length; parseArray applies the value and quote limits), are written out as
 //! `www/element/facts.js`: nothing else copies them, `tests/tidy.rs` fails while that file differs
 //! from [`js`], and `UPDATE_FACTS=1 cargo test --test all tidy::` rewrites it. The Python package asks the
 //! .wasm itself for its facts at run time ([`python`], through `ffi::av_facts`).
@@ -36,6 +36,7 @@ pub fn python() -> Value {
         },
         "mechanism_fields": config::MECHANISM_FIELDS,
         "declared": {"fields": config::DECLARED_FIELDS, "shapes": declared},
+        "long_list": {"key": config::LIST_LENGTH, "longest": config::MAX_LIST},
     })
 }
 
@@ -102,7 +103,10 @@ pub fn js() -> String {
          export const LEGIBLE_FONT = {};\n\n\
          /** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed\n \
          * query, a hovered link, the keyboard cursor, FlashAttention's tile. */\n\
-         export const HIGHLIGHT = {};\n",
+         export const HIGHLIGHT = {};\n\n\
+         /** A list longer than `longest` anywhere in a config outside its matrices is sent as `{{[key]: length}}` instead\n \
+         * of its items, which no field could take (the core's `config::LIST_LENGTH`, `config::MAX_LIST`). */\n\
+         export const LONG_LIST = {{ key: '{}', longest: {} }};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -118,7 +122,9 @@ pub fn js() -> String {
         crate::heatmap::draw::MIN_HEIGHT,
         crate::heatmap::draw::MAX_HEIGHT,
         crate::heatmap::draw::LEGIBLE_FONT,
-        highlight_codes()
+        highlight_codes(),
+        crate::config::LIST_LENGTH,
+        crate::config::MAX_LIST
     )
 }
 

@@ -16,7 +16,7 @@
 //! starts a fresh instance. These exports take no JavaScript import, so the wasm-bindgen module runs with
 //! stub imports that are never called.
 
-use crate::attention::Trace;
+use crate::attention::{Trace, FLASH_STEP_NUMBERS};
 use crate::requests::{self, kind_of, Answer, Request};
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -229,7 +229,9 @@ fn hook() {
 }
 
 /// compute()'s trace (`trace_object` of src/web): `trace`, its fields that are no arrays as `[name, value]` pairs in
-/// compute()'s order, and `fields`, each array's `[name, shape, offset]`, its values one field after another.
+/// compute()'s order, and `fields`, each array's `[name, shape, offset]`, its values one field after another; with
+/// FlashAttention's tiles, `flash_steps: {table, width, count, o_cols}`: the steps as `attention::Flash::table`
+/// writes them, `count` rows of `width` numbers from offset `table`, their m, l and o at offsets into the values.
 fn trace_answer(query: usize, trace: &Trace) -> (String, Vec<f64>) {
     let fields = trace.fields();
     let mut values = Vec::with_capacity(fields.iter().map(|f| f.data.len()).sum());
@@ -238,6 +240,15 @@ fn trace_answer(query: usize, trace: &Trace) -> (String, Vec<f64>) {
         layout.push(json!([f.name, f.shape, values.len()]));
         values.extend_from_slice(f.data);
     }
+    let steps = trace.flash().map(|flash| {
+        let table = flash.table(|v| {
+            values.extend_from_slice(v);
+            values.len() - v.len()
+        });
+        let at = values.len();
+        values.extend_from_slice(&table);
+        json!({"table": at, "width": FLASH_STEP_NUMBERS, "count": flash.steps.len(), "o_cols": flash.o_cols()})
+    });
     // A scale that is not finite (never, for a valid config) would not be JSON: null then.
     let head = match trace {
         Trace::SelfAttention(_) => {
@@ -246,5 +257,9 @@ fn trace_answer(query: usize, trace: &Trace) -> (String, Vec<f64>) {
         Trace::Cross(_) => json!([["mechanism", "cross"], ["scale", trace.scale()]]),
         Trace::Weights(t) => json!([["mechanism", "weights"], ["tokens", t.tokens], ["key_tokens", t.key_tokens]]),
     };
-    (json!({"trace": head, "fields": layout}).to_string(), values)
+    let mut answer = json!({"trace": head, "fields": layout});
+    if let Some(steps) = steps {
+        answer["flash_steps"] = steps;
+    }
+    (answer.to_string(), values)
 }

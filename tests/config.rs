@@ -252,6 +252,93 @@ fn declared_shapes_are_refused_with_the_full_validations_words() {
     assert!(check_declared_shapes(&serde_json::json!({"mechanism": "cross"}), &[("embeddings", vec![4000, 4])]).is_ok());
 }
 
+/// A list longer than any a config holds outside its matrices (`MAX_LIST`) is sent by the shells as its length alone
+/// (`{"$list_length": N}`): every field's parser reads that stand-in as a list of N items, so the config is refused in
+/// the very words the list gets, at the same point of the validation (another fault before it still comes first).
+/// A shorter length, or a second key, is no stand-in: an object like any other.
+#[test]
+fn a_long_lists_stand_in_is_refused_in_the_lists_own_words() {
+    use attention_viz::config::{long_list, LIST_LENGTH, MAX_LIST};
+    use serde_json::json;
+    let n = MAX_LIST + 1;
+    let list = Value::Array(vec![json!(1); n]);
+    let stand_in = json!({ LIST_LENGTH: n });
+    assert_eq!(long_list(&stand_in), Some(n));
+    let seed = |name: &str| preset(name).unwrap().to_value();
+    let with = |base: Value, extra: Value| {
+        let mut c = base;
+        c.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        c
+    };
+    let heads = json!({"heads": 2, "w_q": [[1, 0], [0, 1], [1, 1]], "w_k": [[1, 0], [0, 1], [1, 1]],
+                       "w_v": [[1, 0], [0, 1], [1, 1]], "embeddings": [[1, 0, 0], [0, 1, 0]]});
+    let additive = json!({"scoring": "additive", "w_a": [[1], [1], [1]], "u_a": [[1], [1], [1]]});
+    let weights = json!({"attention": [[0.5, 0.5], [1, 0]]});
+    // Each case: a base config and the fields to add, `L` where the long list goes.
+    let cases = [
+        (seed("seed-001"), json!({"sinks": "L"})),
+        (seed("seed-001"), json!({"window": "L"})),
+        (seed("seed-001"), json!({"window": ["L", 0]})),
+        (seed("seed-001"), json!({"tiles": "L"})),
+        (seed("seed-001"), json!({"tiles": [1, "L"]})),
+        (seed("seed-001"), json!({"position": "L"})),
+        (seed("seed-001"), json!({"position": {"kind": "alibi", "slopes": "L"}})),
+        (seed("seed-001"), json!({"position": {"kind": "rope", "base": "L"}})),
+        (seed("seed-001"), json!({"position": {"kind": "L"}})),
+        (seed("seed-001"), json!({"mask": "causal", "decode_step": "L"})),
+        (seed("seed-001"), json!({"kv_heads": "L"})),
+        (heads.clone(), json!({"kv_heads": "L"})),
+        (seed("seed-001"), json!({"heads": "L"})),
+        (seed("seed-001"), json!({"head": "L"})),
+        (seed("seed-001"), json!({"valid_lens": "L"})),
+        (seed("seed-001"), json!({"valid_lens": [1, "L", 1, 1]})),
+        (seed("seed-001"), json!({"tokens": "L"})),
+        (seed("seed-001"), json!({"tokens": ["a", "b", "L", "d"]})),
+        (seed("seed-001"), json!({"query": "L", "scale": "L"})),
+        (seed("seed-001"), json!({"scale": "L"})),
+        (seed("seed-001"), json!({"temperature": "L"})),
+        (seed("seed-001"), json!({"masked_row": "L"})),
+        (seed("seed-001"), json!({"scoring": "L"})),
+        (seed("seed-001"), json!({"mechanism": "L"})),
+        (seed("seed-001"), json!({"mask": "L"})),
+        (seed("seed-001"), json!({"mask": [[1, 1, 1, 1], "L", [1, 1, 1, 1], [1, 1, 1, 1]]})),
+        (seed("seed-001"), json!({"mask": [[1, 1, 1, 1], [1, "L", 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]]})),
+        (seed("seed-001"), json!({"embeddings": [[1, 0, 0], [0, 1]], "sinks": "L"})),
+        (seed("seed-003"), json!({"mask": "L"})),
+        (seed("seed-003"), json!({"decoder_state": "L"})),
+        (seed("seed-003"), json!({"valid_lens": "L"})),
+        (seed("seed-003"), json!({"sinks": "L"})),
+        (with(seed("seed-003"), additive.clone()), json!({"v_a": "L"})),
+        (with(seed("seed-003"), additive), json!({"v_a": [0, "L"]})),
+        (weights.clone(), json!({"tokens": "L"})),
+        (weights.clone(), json!({"key_tokens": "L"})),
+        (weights.clone(), json!({"layer": "L"})),
+        (weights, json!({"query": "L"})),
+    ];
+    fn put(value: &Value, long: &Value) -> Value {
+        match value {
+            Value::String(s) if s == "L" => long.clone(),
+            Value::Array(items) => Value::Array(items.iter().map(|v| put(v, long)).collect()),
+            Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), put(v, long))).collect()),
+            other => other.clone(),
+        }
+    }
+    for (base, extra) in cases {
+        let said = |long: &Value| Config::from_value(&with(base.clone(), put(&extra, long))).unwrap_err().0;
+        let (whole, short) = (said(&list), said(&stand_in));
+        assert_eq!(short, whole, "{extra}");
+        // Each case's message is the long list's but two: another fault first, a field the mechanism has not.
+        let other_first = whole.starts_with("embeddings row 1") || whole.contains("belongs to self-attention");
+        assert!(whole.contains(&n.to_string()) != other_first, "{extra}: {whole}");
+    }
+    // Not a stand-in: a length a list of the config may have, another key beside it.
+    for other in [json!({ LIST_LENGTH: MAX_LIST }), json!({ LIST_LENGTH: n, "x": 1 }), json!({ LIST_LENGTH: "4097" })] {
+        assert_eq!(long_list(&other), None);
+        let e = Config::from_value(&with(seed("seed-001"), json!({ "sinks": other }))).unwrap_err().0;
+        assert!(e.ends_with("got an object"), "{e}");
+    }
+}
+
 /// A config without `mechanism` holding a model's weights (`attention`) and cross-attention's fields is refused in
 /// the same words by every path that reads it (the full validation, its flat fast path, the declared shapes): which
 /// one it shows is the reader's to say, never an order of checks.

@@ -238,6 +238,44 @@ fn tiles_count_in_the_cost_bound() {
     assert_eq!(declared.unwrap_err(), e);
     c["tiles"] = json!([64, 64]);
     assert!(Config::from_value(&c).is_ok());
+    // Where the tiles' steps tip it over, the message says so and offers larger tiles.
+    let c = json!({"embeddings": rows(173, 1), "tiles": [1, 1]});
+    let e = Config::from_value(&c).unwrap_err().0;
+    assert!(e.contains("(173 tokens × 1 dimensions, tiles of 1 × 1: 29929 steps)"), "{e}");
+    assert!(e.ends_with("use larger tiles, or fewer tokens or dimensions"), "{e}");
+}
+
+/// FlashAttention's steps are one table of numbers (`Flash::table`), not five named fields a step: the trace's
+/// fields, which every snapshot lists and compute() lays out, are as many with 28,900 tiles of 1 × 1 as with one
+/// (144,500 fields took most of a second to write and read), and the table gives back every step's numbers.
+#[test]
+fn flash_steps_are_one_table_not_fields() {
+    use attention_viz::attention::FLASH_STEP_NUMBERS;
+    let rows = |n: usize| Value::Array((0..n).map(|i| json!([((i * 7) % 11) as f64 / 11.0])).collect());
+    let fields = |tiles: Value| {
+        let t = compute(&Config::from_value(&json!({"embeddings": rows(170), "tiles": tiles})).unwrap()).unwrap();
+        (t.fields().len(), t.flash().unwrap().steps.len())
+    };
+    let (one, steps) = fields(json!([170, 170]));
+    assert_eq!(steps, 1);
+    assert_eq!(fields(json!([1, 1])), (one, 28_900));
+    let config = Config::from_value(&config(json!({"mask": "causal", "tiles": [2, 3]}))).unwrap();
+    let trace = compute(&config).unwrap();
+    let flash = trace.flash().unwrap();
+    let mut values = vec![];
+    let table = flash.table(|v| {
+        values.extend_from_slice(v);
+        values.len() - v.len()
+    });
+    assert_eq!(table.len(), flash.steps.len() * FLASH_STEP_NUMBERS);
+    for (step, row) in flash.steps.iter().zip(table.chunks(FLASH_STEP_NUMBERS)) {
+        let [q_block, k_block, r, m, l, o] = [0, 1, 2, 3, 4, 5].map(|k| row[k]);
+        let (r, m, l, o) = (r as usize, m as usize, l as usize, o as usize);
+        assert_eq!([q_block, k_block], [step.q_block, step.k_block]);
+        assert_eq!(&values[m..m + r], &step.m[..]);
+        assert_eq!(&values[l..l + r], &step.l[..]);
+        assert_eq!(&values[o..o + r * flash.o_cols()], step.o.data());
+    }
 }
 
 /// The element's views of the modern inputs: `pe` after the embeddings, RoPE's `q_rot` and `k_rot` before the scores,

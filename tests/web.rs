@@ -42,6 +42,29 @@ fn compute_json(config_json: &str) -> Result<JsValue, JsError> {
         let len = shape.iter().product::<f64>() as u32;
         Reflect::set(&entry, &"data".into(), &heap.slice(offset, offset + len)).unwrap();
     }
+    // FlashAttention's steps, one table (attention::Flash::table): each step's parts as fields of their own here,
+    // `flash.steps.{s}.{part}`, as compute() nests them.
+    let steps = Reflect::get(&layout, &"flash_steps".into()).unwrap();
+    if !steps.is_undefined() {
+        let number = |key: &str| Reflect::get(&steps, &key.into()).unwrap().as_f64().unwrap() as u32;
+        let (width, cols) = (number("width"), number("o_cols"));
+        let table = Float64Array::from(Reflect::get(&steps, &"table".into()).unwrap()).to_vec();
+        for (s, row) in table.chunks(width as usize).enumerate() {
+            let rows = row[2] as u32;
+            let parts = [
+                ("q_block", Float64Array::from(&row[0..1])),
+                ("k_block", Float64Array::from(&row[1..2])),
+                ("m", heap.slice(row[3] as u32, row[3] as u32 + rows)),
+                ("l", heap.slice(row[4] as u32, row[4] as u32 + rows)),
+                ("o", heap.slice(row[5] as u32, row[5] as u32 + rows * cols)),
+            ];
+            for (part, data) in parts {
+                let entry = js_sys::Object::new();
+                Reflect::set(&entry, &"data".into(), &data).unwrap();
+                Reflect::set(&fields, &format!("flash.steps.{s}.{part}").into(), &entry).unwrap();
+            }
+        }
+    }
     Ok(layout)
 }
 

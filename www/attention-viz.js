@@ -8,7 +8,7 @@
 
 import * as core from './core.js';
 import { defineElement } from './element/index.js';
-import { MATRICES, MAX_RANDOM } from './element/facts.js';
+import { LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { loadInflate, inflateLoaded, inflateRaw } from './arrays.js';
 import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
@@ -80,6 +80,29 @@ function nonFiniteAsText(_key, value) {
   return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
 }
 
+/**
+ * JSON.stringify's replacer for a figure's config, fresh for each call: nonFiniteAsText, and a list longer than
+ * LONG_LIST.longest anywhere outside the matrices written as the core's stand-in `{[LONG_LIST.key]: length}` before
+ * any of its items is read. No field holds such a list (writing out and parsing a million `sinks` takes seconds);
+ * the core refuses the stand-in in the words the list itself gets. `this` is the object holding `key`;
+ * the first call's value (key "") is the config.
+ */
+function figureReplacer() {
+  let root = null;
+  const within = new WeakSet(); // the lists and objects inside a field that is not a matrix
+  return function replace(key, value) {
+    if (value === null || typeof value !== 'object') return nonFiniteAsText(key, value);
+    if (root === null) {
+      root = value;
+      return value;
+    }
+    if (this === root ? MATRICES.includes(key) : !within.has(this)) return value;
+    if (Array.isArray(value) && value.length > LONG_LIST.longest) return { [LONG_LIST.key]: value.length };
+    within.add(value);
+    return value;
+  };
+}
+
 /** Longest text shown of a value a caller's code threw. */
 const MAX_THROWN_TEXT = 200;
 
@@ -112,14 +135,19 @@ function describe(x) {
   }
 }
 
-function configJson(config) {
+/**
+ * `config` as JSON text, or the Error saying why it cannot be written. `figure`: it is a figure's config, whose long
+ * lists outside the matrices go as the core's stand-in (figureReplacer); a model's run or a saved state is written
+ * as it is.
+ */
+function configJson(config, figure = false) {
   const type = typeof config;
   if (config === undefined || type === 'function' || type === 'symbol' || type === 'bigint') {
     throw new Error(`config must be an object, got ${type}`);
   }
   let json;
   try {
-    json = JSON.stringify(config, nonFiniteAsText);
+    json = JSON.stringify(config, figure ? figureReplacer() : nonFiniteAsText);
   } catch (e) {
     // JSON.stringify's own refusals (a cycle, a BigInt, nesting past the stack) are TypeErrors and
     // RangeErrors; anything else was thrown by the config's own code (a getter, toJSON, a Proxy trap).
@@ -185,6 +213,7 @@ function nested(shape, data) {
  * value: typed, one Float64Array (a second copy would cost as much again, mostly in
  * allocating fresh pages); nested, one list of rows (building 7 n × n fields
  * instead of 3 made the nested form 1.5× the typed one, mostly in garbage collection).
+ * FlashAttention's steps come as one table, `flash_steps` (flashSteps).
  */
 function toTrace(raw, heap = null, typed = false) {
   const trace = raw.mechanism === 'weights'
@@ -194,7 +223,7 @@ function toTrace(raw, heap = null, typed = false) {
   const read = new Map(); // "offset shape" → the value read from there
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     let value;
-    if (shape.length === 0) value = data ? data[0] : heap[offset]; // a number (decode.step, flash.steps[s].q_block…)
+    if (shape.length === 0) value = data ? data[0] : heap[offset]; // a number (decode.step, decode.cache_size…)
     else if (data) value = typed ? { shape, data } : nested(shape, data);
     else {
       const end = offset + shape.reduce((a, b) => a * b, 1);
@@ -204,8 +233,8 @@ function toTrace(raw, heap = null, typed = false) {
       else value = first ?? nested(shape, heap.subarray(offset, end));
       if (!first) read.set(key, value);
     }
-    // Dotted names nest: a number part is an index into a list (heads.{i}.{stage}, flash.steps.{s}.m), any other
-    // part a key (query.masked, decode.q).
+    // Dotted names nest: a number part is an index into a list (heads.{i}.{stage}), any other part a key
+    // (query.masked, decode.q).
     const parts = name.split('.');
     let at = trace;
     for (let p = 0; p < parts.length - 1; p++) {
@@ -214,7 +243,45 @@ function toTrace(raw, heap = null, typed = false) {
     }
     at[parts[parts.length - 1]] = value;
   }
+  if (raw.flash_steps) trace.flash.steps = flashSteps(raw.flash_steps, heap, typed);
   return trace;
+}
+
+/**
+ * The trace's `flash.steps`, [{q_block, k_block, m, l, o}, …], from the core's table of them (attention::Flash::table:
+ * `width` numbers a step, q_block, k_block, its rows, then where its m, l and o start: in `data` when the core copied
+ * them, else in `heap`), each vector and matrix as toTrace gives a field's: nested plain arrays, or typed, views of one
+ * Float64Array holding every step's values (thousands of small tiles are thousands of small arrays: one buffer, read
+ * by plain loops, instead of a Float64Array and a view each).
+ */
+function flashSteps({ table, width, o_cols: cols, data }, heap, typed) {
+  const source = data ?? heap;
+  let total = 0;
+  for (let k = 0; k < table.length; k += width) total += table[k + 2] * (2 + cols);
+  const copy = typed ? new Float64Array(total) : null;
+  let filled = 0;
+  const row = (at, length) => {
+    const out = new Array(length);
+    for (let j = 0; j < length; j++) out[j] = source[at + j];
+    return out;
+  };
+  const part = (at, rows, wide) => { // a vector of `rows` numbers (wide 0), or rows × wide
+    const length = rows * (wide || 1);
+    if (typed) {
+      for (let j = 0; j < length; j++) copy[filled + j] = source[at + j];
+      filled += length;
+      return { shape: wide ? [rows, wide] : [rows], data: copy.subarray(filled - length, filled) };
+    }
+    if (!wide) return row(at, rows);
+    return Array.from({ length: rows }, (_, r) => row(at + r * wide, wide));
+  };
+  const steps = new Array(table.length / width);
+  for (let s = 0, k = 0; s < steps.length; s++, k += width) {
+    const rows = table[k + 2];
+    steps[s] = { q_block: table[k], k_block: table[k + 1], m: part(table[k + 3], rows, 0), l: part(table[k + 4], rows, 0),
+      o: part(table[k + 5], rows, cols) };
+  }
+  return steps;
 }
 
 /**
@@ -379,7 +446,7 @@ function checkDeclared(config) {
  * name (the core judges them in that order), one with a dimension that is not a whole number ≥ 0 left to the full path.
  */
 const declaredRequest = (rest, shapes) => ({
-  config_json: JSON.stringify(rest),
+  config_json: JSON.stringify(rest, figureReplacer()),
   flat: Object.keys(shapes).sort().filter((name) => shapes[name].every((d) => Number.isSafeInteger(d) && d >= 0))
     .map((name) => ({ name, shape: shapes[name] })),
 });
@@ -478,7 +545,7 @@ function flatConfig(config) {
         }
       }
     }
-    return { json: JSON.stringify(rest, nonFiniteAsText), names, shapes, data };
+    return { json: JSON.stringify(rest, figureReplacer()), names, shapes, data };
   } catch {
     return undefined; // a throwing getter, a cycle in the rest, too large to allocate…: the JSON path reports it
   }
@@ -543,7 +610,7 @@ export function train(options) {
 function computeViaJson(config, typed = false) {
   if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
   callCore(() => checkDeclared(config));
-  const json = configJson(config);
+  const json = configJson(config, true);
   return readHeld(callCore(() => core.call({ kind: 'compute', config_json: json })), typed);
 }
 
@@ -552,7 +619,7 @@ export function normalizeConfig(config) {
   return callCore(() => {
     assertReady();
     checkDeclared(config);
-    const json = configJson(config);
+    const json = configJson(config, true);
     return core.call({ kind: 'normalize', config_json: json });
   });
 }
@@ -587,7 +654,7 @@ export function renderSVG(config, view, palette = undefined, fmt = undefined) {
     const p = textArg(palette, 'palette', 'a colormap name', true);
     const f = textArg(fmt, 'fmt', 'a format spec such as ".2g"', true);
     checkDeclared(config);
-    const json = configJson(config);
+    const json = configJson(config, true);
     return core.call({ kind: 'svg', config_json: json, view: v, palette: p, fmt: f });
   });
 }
@@ -624,7 +691,7 @@ function newViz(config) {
   if (flat) {
     try { return new core.Viz(flat.json, flat.names, flat.shapes, flat.data); } catch (e) { if (e !== null) throw e; }
   }
-  return new core.Viz(configJson(config));
+  return new core.Viz(configJson(config, true));
 }
 
 /** A `{config}` edit of `viz` for a config object, sent the same way (no snapshot: the element asks it after). */
@@ -634,7 +701,7 @@ function setVizConfig(viz, config) {
   if (flat) {
     try { viz.edit({ config: flat }); return; } catch (e) { if (e !== null) throw e; }
   }
-  viz.edit({ config: configJson(config) });
+  viz.edit({ config: configJson(config, true) });
 }
 
 // MAX_RANDOM (facts.js, the core's): the most values one RandomState call may ask for; checked here from the shape,

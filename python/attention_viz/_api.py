@@ -43,6 +43,9 @@ def config_of(fields: dict, check: bool = True, float32: set | None = None) -> d
         float32.update(k for k, v in given.items()
                        if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.dtype.itemsize <= 4)
     _core.check_declared(given)  # a stack over the limit is refused from its shape, before its values are read
+    # A list no field but a matrix could hold goes as its length (the core's stand-in), before its items are read.
+    matrices = set(_core.facts()["matrices"])
+    given = {k: v if k in matrices else _config.long_lists(v, k) for k, v in given.items()}
     config = {k: _config.prepare(v, k) for k, v in given.items()}
     if check:
         _core.check(config)

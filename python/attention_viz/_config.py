@@ -183,6 +183,32 @@ def shortest_decimals(x: np.ndarray) -> np.ndarray:
     return (out if out is not None else np.zeros(0)).reshape(x.shape)
 
 
+def long_lists(value, name: str = "config"):
+    """``value``, a config field other than a matrix, with every list, tuple or array in it longer than any a config
+    holds there replaced by the core's stand-in ``{key: length}`` (its facts' ``long_list``), before any of its items
+    is read or converted: no field can take such a list whatever its items, and the core refuses the stand-in in the
+    words it gives the list itself (converting and sending a million ``sinks`` takes seconds).
+    Anything else is left as it is, for ``prepare``."""
+    from ._core import facts
+
+    long = facts()["long_list"]
+    key, longest = long["key"], long["longest"]
+
+    def walk(v):
+        v = to_numpy(v, name)
+        if isinstance(v, np.ndarray):
+            if v.ndim == 0 or max(v.shape) <= longest:
+                return v
+            return {key: len(v)} if len(v) > longest else [walk(row) for row in v]
+        if isinstance(v, (list, tuple)):
+            return {key: len(v)} if len(v) > longest else [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    return walk(value)
+
+
 def prepare(value, name: str = "config"):
     """``value`` as the core reads it: a numeric array stays an array (float32/float16 as their shortest
     decimals, what NumPy and torch print: 0.1, not 0.10000000149011612); lists, tuples and dicts are walked

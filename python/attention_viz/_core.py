@@ -228,9 +228,9 @@ def compute(config: dict) -> dict:
     trace = dict(raw["trace"])  # what is no array (the mechanism, its scale or tokens…), in compute()'s order
     for name, shape, offset in raw["fields"]:
         size = int(np.prod(shape)) if shape else 1
-        # A shape [] is a number (decode.step, flash.steps.3.q_block); the rest are arrays.
+        # A shape [] is a number (decode.step, decode.cache_size); the rest are arrays.
         value = float(values[offset]) if not shape else values[offset:offset + size].reshape(shape)
-        # Dotted names nest as compute() nests them: a number part indexes a list (heads.1.scores, flash.steps.0.m).
+        # Dotted names nest as compute() nests them: a number part indexes a list (heads.1.scores).
         parts = name.split(".")
         at = trace
         for part, below in zip(parts, parts[1:]):
@@ -244,7 +244,21 @@ def compute(config: dict) -> dict:
             else:
                 at = at.setdefault(key, [] if below.isdigit() else {})
         at[parts[-1]] = value
+    if "flash_steps" in raw:
+        trace["flash"]["steps"] = _flash_steps(raw["flash_steps"], values)
     return trace
+
+
+def _flash_steps(layout: dict, values: np.ndarray) -> list:
+    """The trace's ``flash.steps``, [{q_block, k_block, m, l, o}, …], from the core's table of them (its
+    ``Flash::table``: ``width`` numbers a step, q_block, k_block, its rows, then where its m, l and o start)."""
+    width, cols, at = layout["width"], layout["o_cols"], layout["table"]
+    steps = []
+    for q_block, k_block, *where in values[at:at + width * layout["count"]].reshape(-1, width).tolist():
+        rows, m, l, o = (int(x) for x in where)
+        steps.append({"q_block": q_block, "k_block": k_block, "m": values[m:m + rows], "l": values[l:l + rows],
+                      "o": values[o:o + rows * cols].reshape(rows, cols)})
+    return steps
 
 
 def picture(config: dict, options: dict) -> tuple[str, str]:

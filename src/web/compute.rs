@@ -5,7 +5,7 @@
 //! The config is validated by `Config::from_parts`, the same checks and
 //! messages as for the JSON text.
 
-use super::{set, trace_object_with};
+use super::{set, trace_object_with, Values};
 use crate::attention::Trace;
 use crate::config::{Config, Flat};
 use crate::weights::Stack;
@@ -95,9 +95,9 @@ thread_local! {
 }
 
 /// Holds `trace` (whose followed query is `query`) in place of the last one, and answers its layout:
-/// `{mechanism, scale, query_index, fields: {name: {shape, offset}}}`, where a field's values start at `offset` in a
-/// Float64Array over the module's memory. Make that view after this call, and read it before the next call into the
-/// module, which may move the memory or replace the trace.
+/// `{mechanism, scale, query_index, fields: {name: {shape, offset}}, flash_steps}` (`trace_object_with`), where a
+/// field's values start at `offset` in a Float64Array over the module's memory. Make that view after this call, and
+/// read it before the next call into the module, which may move the memory or replace the trace.
 ///
 /// `naive_weights` is given `weights`' offset when their values are the same bits (no row near float64's edges, the
 /// usual case): the reader then copies one n × n field fewer (typed: one Float64Array for both, as heads[0]'s fields
@@ -113,10 +113,7 @@ pub(crate) fn hold(query: usize, trace: Trace) -> Object {
 }
 
 fn layout(query: usize, trace: &Trace) -> Object {
-    let out = trace_object_with(query, trace, |entry, field| {
-        let offset = field.data.as_ptr() as usize / std::mem::size_of::<f64>();
-        set(entry, "offset", &(offset as f64).into());
-    });
+    let out = trace_object_with(query, trace, Values::InPlace);
     if let (Some(naive), Some(weights)) = (trace.field("naive_weights"), trace.field("weights")) {
         if naive.shape == weights.shape && same_bits(naive.data, weights.data) {
             let fields = js_sys::Reflect::get(&out, &"fields".into()).unwrap_or(JsValue::UNDEFINED);

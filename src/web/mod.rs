@@ -6,7 +6,7 @@
 //! the core validates before it computes, and the panic hook (calls.rs) only
 //! exists to make a bug visible in the console if one slips through.
 
-use crate::attention::{Field, Trace};
+use crate::attention::{Field, Trace, FLASH_STEP_NUMBERS};
 use crate::config::Config;
 use crate::figure::Figure;
 use crate::heatmap::{self, Layout};
@@ -38,12 +38,27 @@ pub use learn::JsTrainer;
 pub use random_state::JsRandomState;
 
 pub(crate) fn trace_object(config: &Config, trace: &Trace) -> Object {
-    trace_object_with(config.query, trace, copied)
+    trace_object_with(config.query, trace, Values::Copied)
 }
 
-/// `{mechanism, scale, query_index, fields: {name: {shape, …}}}`, where `values` puts
-/// each field's values in its entry (copied, or where they sit in WASM memory).
-pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: fn(&Object, &Field)) -> Object {
+/// Where a trace object's values are: copied out (a Float64Array each), or left where they sit in WASM memory.
+#[derive(Clone, Copy)]
+pub(crate) enum Values {
+    Copied,
+    /// `offset`: where a field's values start in a Float64Array over the module's memory.
+    InPlace,
+}
+
+/// Where `data` starts in a Float64Array over the module's memory.
+fn offset_of(data: &[f64]) -> usize {
+    data.as_ptr() as usize / std::mem::size_of::<f64>()
+}
+
+/// `{mechanism, scale, query_index, fields: {name: {shape, …}}, flash_steps}`, each field's values in its entry as
+/// `values` says (`data`, or `offset`). With FlashAttention's tiles, `flash_steps: {table, width, o_cols, data}`: the
+/// steps as `attention::Flash::table` writes them (a Float64Array, `width` numbers a step), their m, l and o at
+/// offsets into `data` (copied) or into the module's memory (in place, no `data`).
+pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: Values) -> Object {
     let out = Object::new();
     let mechanism = match trace {
         Trace::SelfAttention(_) => "self",
@@ -61,10 +76,33 @@ pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: fn(&Object,
         set(&out, "query_index", &(query as f64).into());
     }
     let fields = Object::new();
+    let put = match values {
+        Values::Copied => copied,
+        Values::InPlace => |entry: &Object, field: &Field| set(entry, "offset", &(offset_of(field.data) as f64).into()),
+    };
     for field in trace.fields() {
-        set(&fields, &field.name, &field_object(&field, values));
+        set(&fields, &field.name, &field_object(&field, put));
     }
     set(&out, "fields", &fields);
+    if let Some(flash) = trace.flash() {
+        let steps = Object::new();
+        let table = match values {
+            Values::Copied => {
+                let mut data = Vec::new();
+                let table = flash.table(|v| {
+                    data.extend_from_slice(v);
+                    data.len() - v.len()
+                });
+                set(&steps, "data", &Float64Array::from(&data[..]));
+                table
+            }
+            Values::InPlace => flash.table(offset_of),
+        };
+        set(&steps, "table", &Float64Array::from(&table[..]));
+        set(&steps, "width", &(FLASH_STEP_NUMBERS as f64).into());
+        set(&steps, "o_cols", &(flash.o_cols() as f64).into());
+        set(&out, "flash_steps", &steps);
+    }
     out
 }
 

@@ -277,6 +277,77 @@ test('compute, normalizeConfig: a config of the wrong type says which type', asy
   assert.equal(r[6].error, 'config must be an object, got undefined');
 });
 
+// A list longer than any a config holds outside its matrices (the core's MAX_LIST, facts.js LONG_LIST), in a field
+// whose value is one number, two, a word or a short list: none of its items is read (a Proxy counts the reads of its
+// elements: JSON.stringify and the core's parser would read all of a million `sinks` only to refuse them), and each
+// entry point says what the core says of the list itself (its JSON parsed whole, without the module: the reference).
+test('a list no field can hold (sinks, window, tiles, position, slopes, decode_step, kv_heads, valid_lens, tokens…) is refused unread, in the core\'s words for it', async () => {
+  const r = await page.evaluate(async () => {
+    const core = await import('/www/core.js');
+    const N = 50_000;
+    let reads = 0;
+    const long = () => new Proxy(Array.from({ length: N }, (_, i) => i % 3), {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const seed = () => structuredClone(av.presets['seed-001']);
+    const cross = () => structuredClone(av.presets['seed-003']);
+    const weights = () => ({ attention: [[0.5, 0.5], [1, 0]] });
+    const cases = {
+      sinks: () => ({ ...seed(), sinks: long() }),
+      window: () => ({ ...seed(), window: long() }),
+      'window[0]': () => ({ ...seed(), window: [long(), 0] }),
+      tiles: () => ({ ...seed(), tiles: long() }),
+      position: () => ({ ...seed(), position: long() }),
+      'position.slopes': () => ({ ...seed(), position: { kind: 'alibi', slopes: long() } }),
+      decode_step: () => ({ ...seed(), mask: 'causal', decode_step: long() }),
+      kv_heads: () => ({ ...seed(), kv_heads: long() }),
+      valid_lens: () => ({ ...seed(), valid_lens: long() }),
+      'valid_lens[1]': () => ({ ...seed(), valid_lens: [1, long(), 1, 1] }),
+      tokens: () => ({ ...seed(), tokens: long() }),
+      query: () => ({ ...seed(), query: long() }),
+      temperature: () => ({ ...seed(), temperature: long() }),
+      mask: () => ({ ...seed(), mask: long() }),
+      'mask row 2': () => ({ ...seed(), mask: [[1, 1, 1, 1], [1, 1, 1, 1], long(), [1, 1, 1, 1]] }),
+      'cross mask': () => ({ ...cross(), mask: long() }),
+      'weights key_tokens': () => ({ ...weights(), key_tokens: long() }),
+      'an unknown field': () => ({ ...seed(), sink: long() }),
+    };
+    const entries = {
+      compute: (c) => av.compute(c),
+      'compute typed': (c) => av.compute(c, { arrays: 'typed' }),
+      'compute, JSON path': (c) => av._internal.computeViaJson(c),
+      normalizeConfig: (c) => av.normalizeConfig(c),
+      renderSVG: (c) => av.renderSVG(c, 'weights'),
+    };
+    const out = [];
+    for (const [name, make] of Object.entries(cases)) {
+      let want;
+      try { core.call({ kind: 'compute', config_json: JSON.stringify(make()) }); } catch (e) { want = e.message; }
+      reads = 0;
+      for (const [fn, f] of Object.entries(entries)) out.push({ name, fn, want, ...attempt(() => f(make())), value: undefined });
+      out.push({ name, fn: 'the items read', reads });
+    }
+    return out;
+  });
+  assert.equal(r.length, 18 * 6);
+  for (const x of r) {
+    if (x.fn === 'the items read') { assert.equal(x.reads, 0, `${x.name}: ${x.reads} items read`); continue; }
+    assert.equal(x.kind, 'Error', `${x.fn}(${x.name}): ${x.kind}`);
+    assert.ok(x.want, `${x.name}: the core refuses the list itself`);
+    assert.equal(x.error, x.want, `${x.fn}(${x.name})`);
+  }
+  const said = (name) => r.find((x) => x.name === name).want;
+  assert.equal(said('sinks'), 'sinks must be a whole number ≥ 0 (keys 0 … sinks − 1 are always attended), got a list of 50000 items');
+  assert.match(said('window'), /^window has 50000 values; it must be \[left, right\]/);
+  assert.match(said('window[0]'), /^window\[0\] \(left\) is a list of 50000 items/);
+  assert.match(said('tokens'), /^tokens has 50000 names but embeddings has 4 rows/);
+  assert.match(said('mask row 2'), /^mask row 2 has 50000 values, expected 4/);
+  assert.match(said('an unknown field'), /^unknown config field "sink"/);
+});
+
 // ---- 5. a bounded fuzz of the whole API --------------------------------------------------------------
 
 test('fuzz: 6 000 calls of every entry point with hostile arguments — only Errors with messages, module intact', async (t) => {

@@ -927,6 +927,47 @@ test('bounds count the work: huge layer counts, a 2896 × 2896 head and 8,000,00
   await clean(page);
 });
 
+test('el.config with a list no field can hold (sinks, tiles, tokens, slopes…): refused unread, in compute()\'s words; the figure stays', async () => {
+  const page = await fresh();
+  const r = await page.evaluate(() => {
+    const el = H.el('self-el');
+    let reads = 0;
+    const long = () => new Proxy(Array.from({ length: 1_000_000 }, () => 1), {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const seed = () => structuredClone(av.presets['seed-001']);
+    const cases = {
+      sinks: () => ({ ...seed(), sinks: long() }),
+      tiles: () => ({ ...seed(), tiles: long() }),
+      decode_step: () => ({ ...seed(), mask: 'causal', decode_step: long() }),
+      kv_heads: () => ({ ...seed(), kv_heads: long() }),
+      tokens: () => ({ ...seed(), tokens: long() }),
+      slopes: () => ({ ...seed(), position: { kind: 'alibi', slopes: long() } }),
+    };
+    const out = {};
+    for (const [name, make] of Object.entries(cases)) {
+      let thrown = null;
+      try { av.compute(make()); } catch (e) { thrown = e.message; }
+      const log = H.reset(el);
+      reads = 0;
+      el.config = make();
+      out[name] = { thrown, reads, errors: [...log.errors], change: log.change, tokens: el.config.tokens.length };
+    }
+    return out;
+  });
+  for (const [name, x] of Object.entries(r)) {
+    assert.match(x.thrown ?? '', /1000000 (items|values|names)/, `${name}: compute() refuses the list by its length`);
+    assert.equal(x.reads, 0, `${name}: ${x.reads} of its items read`);
+    assert.deepEqual(x.errors, [x.thrown], `${name}: el.config fires one error with compute()'s message`);
+    assert.equal(x.change, 0);
+    assert.equal(x.tokens, 4, `${name}: the figure keeps seed-001`);
+  }
+  await clean(page);
+});
+
 test('fmt="d" on seed-001: every heatmap is drawn, those with fractions in .2g and a note saying why; no uncaught error', async () => {
   const page = await fresh();
   const r = await page.evaluate(async () => {

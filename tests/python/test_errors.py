@@ -219,3 +219,56 @@ def test_a_masked_array_with_nothing_masked_is_its_data():
     a = np.ma.masked_array([[0.5, 0.5], [0.2, 0.8]])
     assert av.show_attention(a).config == av.show_attention(np.array([[0.5, 0.5], [0.2, 0.8]])).config
     assert av.show_attention(np.ma.masked_array(a, dtype=np.float32)).config["attention"] == [[0.5, 0.5], [0.2, 0.8]]
+
+
+class _Counted(list):
+    """A list that counts how many of its items are read (one by one, by iterating, or by slicing)."""
+
+    reads = 0
+
+    def __getitem__(self, i):
+        _Counted.reads += 1
+        return super().__getitem__(i)
+
+    def __iter__(self):
+        _Counted.reads += 1
+        return super().__iter__()
+
+
+# A list longer than any a config holds outside its matrices (the core's long_list.longest), where a field takes a
+# number, two, a word or a short list: refused unread, in the words the core gives the list itself (the reference:
+# the list sent whole to the core, as plain JSON); converting and sending a million of them takes seconds.
+LONG_FIELDS = {
+    "sinks": lambda L: {"sinks": L},
+    "window": lambda L: {"window": L},
+    "window[0]": lambda L: {"window": [L, 0]},
+    "tiles": lambda L: {"tiles": L},
+    "position": lambda L: {"position": L},
+    "position.slopes": lambda L: {"position": {"kind": "alibi", "slopes": L}},
+    "decode_step": lambda L: {"mask": "causal", "decode_step": L},
+    "kv_heads": lambda L: {"kv_heads": L},
+    "valid_lens": lambda L: {"valid_lens": L},
+    "tokens": lambda L: {"tokens": L},
+    "query": lambda L: {"query": L},
+    "mask row 1": lambda L: {"mask": [[1, 1, 1], L, [1, 1, 1]]},
+}
+
+
+@pytest.mark.parametrize("name", list(LONG_FIELDS))
+@pytest.mark.parametrize("kind", ["list", "array"])
+def test_a_list_no_field_can_hold_is_refused_unread_in_the_cores_words_for_it(name, kind):
+    from attention_viz import _core
+
+    n = 200_000
+    fields = {**W, **LONG_FIELDS[name](list(range(n)))}
+    plain = _config.plain({k: np.asarray(v) if k in W else v for k, v in fields.items()})
+    with pytest.raises(ValueError) as whole:
+        _core.call("av_check", {"config": plain, "flat": []})
+    assert str(n) in str(whole.value)
+    _Counted.reads = 0
+    given = _Counted(range(n)) if kind == "list" else np.arange(n)
+    for call in (lambda: av.compute(**W, **LONG_FIELDS[name](given)), lambda: av.show(**W, **LONG_FIELDS[name](given))):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == str(whole.value)
+    assert _Counted.reads == 0

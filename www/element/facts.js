@@ -56,3 +56,7 @@ export const LEGIBLE_FONT = 10;
 /** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed
  * query, a hovered link, the keyboard cursor, FlashAttention's tile. */
 export const HIGHLIGHT = { selected: 0, link: 1, cursor: 2, tile: 3 };
+
+/** A list longer than `longest` anywhere in a config outside its matrices is sent as `{[key]: length}` instead
+ * of its items, which no field could take (the core's `config::LIST_LENGTH`, `config::MAX_LIST`). */
+export const LONG_LIST = { key: '$list_length', longest: 4096 };
