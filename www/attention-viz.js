@@ -675,12 +675,6 @@ export function _taskExample(task, seed) {
   return callCore(() => core.call({ kind: 'task_example', task, seed: seed >>> 0 }));
 }
 
-/** The Rust figure state, for the element (not part of the documented API). */
-export function _viz(config) {
-  assertReady();
-  return callCore(() => newViz(config));
-}
-
 /**
  * A Viz of `config`: clean matrices sent flat (as compute() sends them), anything else as JSON. The core throws
  * `null` for a flat config whose other fields it cannot read as JSON: the whole JSON then says where the problem is.
