@@ -599,7 +599,10 @@ pub fn stage_title(config: &Config, name: &str, scale: f64, biased: bool) -> Opt
         _ => return None,
     };
     Some(match name {
-        "scores" => format!("scores = {}{head_note}", score_formula(&config.options.scoring)),
+        "scores" => {
+            let rope = matches!(config.options.position, Some(Position::Rope { .. }));
+            format!("scores = {}{head_note}", score_formula(&config.options.scoring, rope))
+        }
         "scaled" => {
             let temp = temperature_text(config.options.temperature);
             let scale_text = if scale == 1.0 { String::new() } else { format!(" / {}", short(scale)) };
@@ -618,12 +621,18 @@ pub fn stage_title(config: &Config, name: &str, scale: f64, biased: bool) -> Opt
     })
 }
 
-fn score_formula(scoring: &Scoring) -> &'static str {
-    match scoring {
-        Scoring::Dot => "Q·Kᵀ",
-        Scoring::General { .. } => "Q·W_a·Kᵀ",
-        Scoring::Additive { .. } => "v_a·tanh(q·W_a + k·U_a)",
-        Scoring::Cosine => "cos(q, k)",
+/// A scoring's formula; under RoPE (`rotated`) it reads the rotated q and k (the views `q_rot`, `k_rot`), which are
+/// what the scores are made of.
+fn score_formula(scoring: &Scoring, rotated: bool) -> &'static str {
+    match (scoring, rotated) {
+        (Scoring::Dot, false) => "Q·Kᵀ",
+        (Scoring::Dot, true) => "Q_rot·K_rotᵀ",
+        (Scoring::General { .. }, false) => "Q·W_a·Kᵀ",
+        (Scoring::General { .. }, true) => "Q_rot·W_a·K_rotᵀ",
+        (Scoring::Additive { .. }, false) => "v_a·tanh(q·W_a + k·U_a)",
+        (Scoring::Additive { .. }, true) => "v_a·tanh(q_rot·W_a + k_rot·U_a)",
+        (Scoring::Cosine, false) => "cos(q, k)",
+        (Scoring::Cosine, true) => "cos(q_rot, k_rot)",
     }
 }
 

@@ -306,6 +306,9 @@ fn views_show_positions_and_the_window() {
         assert_eq!(view(&rope, &trace, name).unwrap().values.shape(), (5, 2), "{name}");
     }
     assert!(view(&rope, &trace, "bias").is_err() && view(&rope, &trace, "heads.0.bias").is_err());
+    // The scores are the rotated q and k's: the title (and the heatmap's hidden table, which reads it) says so.
+    assert_eq!(view(&rope, &trace, "scores").unwrap().title, "scores = Q_rot·K_rotᵀ (head 0)");
+    assert_eq!(view(&alibi, &compute(&alibi).unwrap(), "scores").unwrap().title, "scores = Q·Kᵀ");
     let trace = compute(&sin).unwrap();
     assert_eq!(view(&sin, &trace, "pe").unwrap().values.get(1, 0), 1f64.sin());
 }
