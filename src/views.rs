@@ -105,8 +105,10 @@ pub fn names(config: &Config) -> Vec<String> {
     if o.w_o.is_some() {
         out.push("output".into());
     }
+    // Additive scoring's tanh features make the scores: just before them.
     if matches!(o.scoring, Scoring::Additive { .. }) {
-        out.push("query.features".into());
+        let at = out.iter().position(|v| v == "scores").unwrap_or(out.len());
+        out.insert(at, "query.features".into());
     }
     out
 }

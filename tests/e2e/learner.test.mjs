@@ -126,7 +126,7 @@ test('chapter 8: the second figure switched to dot, general and cosine (keyboard
     assert.equal((await config(page, 'chapter-8-additive')).scoring ?? 'dot', scoring);
     const s = await state(page, 'chapter-8-additive');
     clean(s, scoring);
-    assert.deepEqual(s.views, scoring === 'additive' ? ['scores', 'weights', 'context', 'query.features'] : ['scores', 'weights', 'context'], scoring);
+    assert.deepEqual(s.views, scoring === 'additive' ? ['query.features', 'scores', 'weights', 'context'] : ['scores', 'weights', 'context'], scoring);
     assert.deepEqual(await focusOf(page), on('chapter-8-additive', 'control scoring'));
   }
   await done(page);
