@@ -354,6 +354,8 @@ test('chapter 3: tokens named as ids; its Try: 27 in one embedding overflows the
   await page.keyboard.press('Enter');
   assert.deepEqual(await nanRows(), [false, true, false, false], 'at 27 the token\'s row is NaN');
   const t = await trace(page, 'chapter-3');
+  // As the Try line says: NaN in its own column (inf / inf), 0 in the others (finite / inf).
+  assert.deepEqual(t.naive_weights[1].map((x) => (Number.isNaN(x) ? 'NaN' : x)), [0, 'NaN', 0, 0]);
   assert.ok(t.weights.flat().every(Number.isFinite), 'the stable weights stay finite');
   near(t.scores[1][1], 729.12, 0.01, 'its score with itself');
   clean(await state(page, 'chapter-3'), 'after 27');
