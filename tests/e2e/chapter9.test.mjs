@@ -168,6 +168,26 @@ test('the heatmap and the prediction come first; Edit weights opens with the key
   await done(page);
 });
 
+test('the Try line in its own order: 987654 keeps the anti-diagonal; 314159 back, then 5 in W_Q (2, 2) turns four outputs red', async () => {
+  const page = await chapter({ width: 1280, height: 800 });
+  const digits = page.locator('#reversal-digits');
+  const weights = () => page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
+  /** Whether each output row's largest weight is on the anti-diagonal (output i reads input n − 1 − i). */
+  const mirrored = (w) => w.every((row, i) => row.indexOf(Math.max(...row)) === row.length - 1 - i);
+  for (const text of ['987654', '314159']) {
+    await digits.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(text);
+    await page.waitForFunction((t) => document.getElementById('reversal-output').textContent.includes([...t].reverse().join(' ')), text);
+    assert.ok(mirrored(await weights()), `${text}: the anti-diagonal stays`);
+    assert.equal(await page.evaluate(() => document.querySelectorAll('#reversal-output td.wrong').length), 0, `${text}: reversed right`);
+  }
+  await openEdit(page, 'reversal-edit');
+  await typeInCell(page, await gridsId(page), 'w_q', 2, 2, '5');
+  await page.waitForFunction(() => document.querySelectorAll('#reversal-output td.wrong').length === 4);
+  await done(page);
+});
+
 test('layer 1\'s X shows two decimals like the other grids, the whole value in each cell\'s title', async () => {
   const page = await chapter({ width: 1280, height: 800 });
   await openEdit(page, 'induction-edit');
