@@ -412,6 +412,65 @@ impl Config {
         next.within_cost()
     }
 
+    /// Head `at`'s own numbers (see [`HeadWeights`]), or `None` for a config without heads to take apart.
+    pub fn head_weights(&self, at: usize) -> Option<HeadWeights> {
+        let Mechanism::SelfAttention { projections: Some(p), .. } = &self.mechanism else { return None };
+        let h = self.options.heads;
+        if at >= h {
+            return None;
+        }
+        let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / self.options.kv_heads());
+        let kv = self.options.kv_heads.is_none().then(|| (columns(&p.w_k, at * dk, dk), columns(&p.w_v, at * dv, dv)));
+        let w_o = self.options.w_o.as_ref().map(|w| columns(&w.transpose(), at * dv, dv).transpose());
+        let slope = match &self.options.position {
+            Some(Position::Alibi { slopes: Some(s) }) => s.get(at).copied(),
+            _ => None,
+        };
+        Some(HeadWeights { at, w_q: columns(&p.w_q, at * dk, dk), kv, w_o, slope })
+    }
+
+    /// [`Config::insert_head`], or, when `kept` holds the head − head took away and it still fits (the same widths,
+    /// K and V shared or not as then), that head back where it was, followed.
+    pub fn insert_head_kept(&self, kept: &Kept) -> Result<Config> {
+        let zeros = self.insert_head()?;
+        let Some(w) = &kept.head else { return Ok(zeros) };
+        let Mechanism::SelfAttention { projections: Some(p), .. } = &self.mechanism else { return Ok(zeros) };
+        let h = self.options.heads;
+        let (dk, dv) = (p.w_q.cols() / h, p.w_v.cols() / self.options.kv_heads());
+        let fits = w.at <= h
+            && (w.w_q.rows(), w.w_q.cols()) == (p.w_q.rows(), dk)
+            && w.kv.is_some() == self.options.kv_heads.is_none()
+            && w.kv.as_ref().is_none_or(|(k, v)| (k.rows(), k.cols(), v.rows(), v.cols()) == (p.w_k.rows(), dk, p.w_v.rows(), dv))
+            && w.w_o.as_ref().is_none_or(|o| self.options.w_o.as_ref().is_some_and(|w_o| (o.rows(), o.cols()) == (dv, w_o.cols())))
+            && w.slope.is_some() == matches!(&self.options.position, Some(Position::Alibi { slopes: Some(_) }));
+        if !fits {
+            return Ok(zeros);
+        }
+        let mut next = zeros;
+        if let Mechanism::SelfAttention { projections: Some(q), .. } = &mut next.mechanism {
+            q.w_q = with_columns(&p.w_q, w.at * dk, &w.w_q);
+            if let Some((k, v)) = &w.kv {
+                q.w_k = with_columns(&p.w_k, w.at * dk, k);
+                q.w_v = with_columns(&p.w_v, w.at * dv, v);
+            }
+        }
+        if let (Some(w_o), Some(old)) = (&mut next.options.w_o, &self.options.w_o) {
+            let rows = w.w_o.clone().unwrap_or_else(|| Matrix::zeros(dv, old.cols()));
+            *w_o = with_columns(&old.transpose(), w.at * dv, &rows.transpose()).transpose();
+        }
+        if let (Some(Position::Alibi { slopes: Some(s) }), Some(slope)) = (&mut next.options.position, w.slope) {
+            let mut back = match &self.options.position {
+                Some(Position::Alibi { slopes: Some(old) }) => old.clone(),
+                _ => unreachable!("fits checked the slopes"),
+            };
+            back.insert(w.at, slope);
+            *s = back;
+        }
+        next.options.head = w.at;
+        next.check_heads()?;
+        next.within_cost()
+    }
+
     /// Removes head `at`: its columns of W_Q, W_K, W_V and its rows of W_O.
     pub fn remove_head(&self, at: usize) -> Result<Config> {
         self.editable()?;
@@ -537,6 +596,37 @@ pub struct Kept {
     w_o: Option<Matrix>,
     general: Option<Matrix>,
     additive: Option<(Matrix, Matrix, Vec<f64>)>,
+    /// The head − head last took away, for + head to bring back (once).
+    pub head: Option<HeadWeights>,
+}
+
+/// One head's own numbers, as − head takes them away: its d_k columns of W_Q (and of W_K, and its d_v of W_V, when
+/// every head has its own K and V), its d_v rows of W_O, its ALiBi slope; `at`: where it was.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadWeights {
+    at: usize,
+    w_q: Matrix,
+    kv: Option<(Matrix, Matrix)>,
+    w_o: Option<Matrix>,
+    slope: Option<f64>,
+}
+
+/// Columns `from..from + width` of `m`.
+fn columns(m: &Matrix, from: usize, width: usize) -> Matrix {
+    let rows: Vec<Vec<f64>> = (0..m.rows()).map(|i| m.row(i)[from..from + width].to_vec()).collect();
+    Matrix::from_rows(&rows).expect("equal rows")
+}
+
+/// `m` with `cols` (as many rows) put in before its column `at`.
+fn with_columns(m: &Matrix, at: usize, cols: &Matrix) -> Matrix {
+    let mut out = Matrix::zeros(m.rows(), m.cols() + cols.cols());
+    for i in 0..m.rows() {
+        let row = out.row_mut(i);
+        row[..at].copy_from_slice(&m.row(i)[..at]);
+        row[at..at + cols.cols()].copy_from_slice(cols.row(i));
+        row[at + cols.cols()..].copy_from_slice(&m.row(i)[at..]);
+    }
+    out
 }
 
 impl Kept {

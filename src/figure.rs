@@ -182,6 +182,10 @@ impl Figure {
     /// Applies `edit`, all or nothing. Returns the naive-softmax flag a restored state carries (`RestoreSaved`,
     /// `ShareState`), else `None`.
     pub fn apply(&mut self, edit: Edit) -> Result<Option<bool>, String> {
+        // A new document (Reset, a config from the page) is not where a removed head was taken from.
+        if matches!(edit, Edit::ResetToAuthored | Edit::Config(_)) {
+            self.kept.head = None;
+        }
         let config = self.config();
         let next = match edit {
             Edit::Value { matrix, row, col, value } => {
@@ -215,8 +219,18 @@ impl Figure {
             Edit::Scale(scale) => config.with_scale(scale),
             Edit::Scoring { name, seed } => config.with_scoring_kept(&name, seed, &self.kept),
             Edit::OutputProjection(on) => config.with_w_o(on, &self.kept),
-            Edit::InsertHead => config.insert_head(),
-            Edit::RemoveHead(at) => config.remove_head(at),
+            Edit::InsertHead => {
+                let next = config.insert_head_kept(&self.kept).map_err(|e| e.0)?;
+                self.replace(next)?;
+                self.kept.head = None;
+                return Ok(None);
+            }
+            Edit::RemoveHead(at) => {
+                let (removed, next) = (config.head_weights(at), config.remove_head(at).map_err(|e| e.0)?);
+                self.replace(next)?;
+                self.kept.head = removed;
+                return Ok(None);
+            }
             Edit::KvHeads(kv) => config.with_kv_heads(kv),
             Edit::InsertToken { at, name } => config.insert_token(at, &name),
             Edit::RemoveToken(at) => config.remove_token(at),

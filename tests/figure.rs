@@ -235,3 +235,40 @@ fn an_import_is_one_edit_planned_against_the_config_now() {
     assert!(refused.starts_with("x.npy: W_V needs a 2-d array"), "{refused}");
     assert!(refused.ends_with("; nothing was imported"), "{refused}");
 }
+
+/// − head then + head brings back the head it took away, bit for bit (its columns of W_Q, W_K, W_V, its rows of W_O,
+/// its ALiBi slope), followed; a fresh + head, or one after Reset, adds zeros.
+#[test]
+fn plus_head_brings_back_the_head_minus_head_took() {
+    let start = json!({
+        "embeddings": [[1, 0, 2, 1], [0, 1, 1, 3], [2, 2, 0, 1]],
+        "w_q": [[1, 2, 3, 4], [5, 6, 7, 8], [9, 1, 2, 3], [4, 5, 6, 7]],
+        "w_k": [[2, 1, 0, 1], [1, 3, 1, 0], [0, 1, 4, 1], [1, 0, 1, 5]],
+        "w_v": [[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1]],
+        "w_o": [[1, 2, 3, 4], [5, 6, 7, 8], [9, 8, 7, 6], [5, 4, 3, 2]],
+        "heads": 2, "position": {"kind": "alibi", "slopes": [0.5, 0.25]}
+    });
+    let mut f = Figure::new(Config::from_value(&start).unwrap()).unwrap();
+    f.apply(Edit::MarkAuthored).unwrap();
+    let before = f.config().to_value();
+    f.apply(Edit::RemoveHead(1)).unwrap();
+    assert_eq!(f.config().to_value()["w_q"], json!([[1, 2], [5, 6], [9, 1], [4, 5]]));
+    f.apply(Edit::InsertHead).unwrap();
+    let mut want = before.clone();
+    want["head"] = json!(1);
+    assert_eq!(f.config().to_value(), want, "the removed head back where it was, followed");
+    consistent(&f);
+    // Once: the next + head is a head of zeros.
+    f.apply(Edit::InsertHead).unwrap();
+    let v = f.config().to_value();
+    assert_eq!(v["w_q"][0], json!([1, 2, 3, 4, 0, 0]));
+    assert_eq!(v["w_o"][4], json!([0, 0, 0, 0]));
+    // Reset forgets a removed head.
+    f.apply(Edit::RemoveHead(2)).unwrap();
+    f.apply(Edit::RemoveHead(1)).unwrap();
+    f.apply(Edit::ResetToAuthored).unwrap();
+    f.apply(Edit::RemoveHead(1)).unwrap();
+    f.apply(Edit::ResetToAuthored).unwrap();
+    f.apply(Edit::InsertHead).unwrap();
+    assert_eq!(f.config().to_value()["w_q"][1], json!([5, 6, 7, 8, 0, 0]));
+}

@@ -117,6 +117,25 @@ test('+ head and − head (mouse and keyboard) change trace.heads; the focus sta
   await done(page);
 });
 
+test('− head then + head brings the reader\'s head back as it was (W_Q, W_K, W_V columns, W_O rows), not zeros', async () => {
+  const page = await load();
+  await clickAt(page, inFig('self', '[data-action="add-head"]'));
+  // The new head's W_Q columns, typed by the reader.
+  await typeInCell(page, 'self', 'w_q', 0, 3, '7');
+  await typeInCell(page, 'self', 'w_q', 1, 4, '5');
+  await page.keyboard.press('Enter');
+  const before = await config(page, 'self');
+  assert.equal(before.w_q[0][3], 7);
+  await clickAt(page, inFig('self', '[data-action="remove-head"]'));
+  assert.equal((await config(page, 'self')).heads ?? 1, 1);
+  await clickAt(page, inFig('self', '[data-action="add-head"]'));
+  const after = await config(page, 'self');
+  assert.deepEqual([after.heads, after.w_q, after.w_k, after.w_v], [2, before.w_q, before.w_k, before.w_v]);
+  assert.equal(after.head, 1, 'the head brought back is the one followed');
+  assert.deepEqual(await focusOf(page), on('self', 'action add-head'));
+  await done(page);
+});
+
 test('the head picker (keyboard) follows a head; figures without projections say why heads are off', async () => {
   const page = await load();
   await clickAt(page, inFig('self', '[data-action="add-head"]'));
