@@ -172,3 +172,19 @@ test('390 px: a breakdown wider than the screen says it scrolls', async () => {
   assert.deepEqual(steps, { wider: true, hint: true, titleFits: true });
   await page.close();
 });
+
+test('390 px: chapter 7\'s entropies at T = 0.05 (3.39e-9 bits and the like) keep each number on one line', async () => {
+  const page = await site.page('index.html#temperature', PHONE);
+  await drawn(page);
+  const slider = page.locator('#chapter-7').locator('input[data-control="temperature"]');
+  await slider.scrollIntoViewIfNeeded();
+  await slider.focus();
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => document.getElementById('chapter-7').config.temperature < 0.06);
+  const cells = await page.evaluate(() => [...document.getElementById('chapter-7').shadowRoot.querySelectorAll('.entropy-rows li .h')]
+    .map((h) => ({ text: h.textContent, lines: Math.round(h.getBoundingClientRect().height / parseFloat(getComputedStyle(h).lineHeight)) })));
+  assert.equal(cells.length, 4);
+  assert.ok(cells.some((c) => c.text.includes('e-')), `a tiny entropy is written with an exponent: ${JSON.stringify(cells)}`);
+  assert.deepEqual(cells.filter((c) => c.lines > 1), [], 'each entropy on one line');
+  await done(page);
+});

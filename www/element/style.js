@@ -130,11 +130,12 @@ details.breakdown summary { cursor: pointer; font-weight: 600; overflow-wrap: an
 .entropy-title { margin: 0; font-size: 12px; color: var(--av-muted); }
 .entropy-rows { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr));
   gap: 2px 16px; font-size: 12px; max-width: 32em; }
-.entropy-rows li { display: grid; grid-template-columns: minmax(0, 7em) minmax(3em, 1fr) 3em; gap: 6px; align-items: center; }
+.entropy-rows li { display: grid; grid-template-columns: minmax(0, 7em) minmax(3em, 1fr) minmax(3em, max-content); gap: 6px; align-items: center; }
 .variants .len-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--av-muted); }
 .entropy .bar { height: 8px; background: var(--av-panel); border: 1px solid var(--av-border); border-radius: 2px; overflow: hidden; }
 .entropy .bar > span { display: block; height: 100%; background: var(--av-accent); }
-.entropy .h { text-align: right; font-variant-numeric: tabular-nums; }
+/* A number is never broken across lines (3.39e-9 as "3.39e-" / "9"): its column widens instead. */
+.entropy .h { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .mask-body { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: flex-start; }
 .mask-canvas { max-width: 100%; }
 .mask-canvas canvas { display: block; max-width: 100%; border-radius: 4px; cursor: pointer; touch-action: manipulation; }
