@@ -1,4 +1,4 @@
-// Narrow screens and long tab orders (www/element/peek.js, index.js skip link, breakdown.js scroll hint): at 390 px
+// Narrow screens and long tab orders (www/element/peek.js, index.js skip link, breakdown.js cards and scroll hint): at 390 px
 // the edited cell and the weights are a screen apart, so while a cell has the focus a live copy of the result stays
 // pinned in view; a skip link per figure's inputs jumps past its grids; a breakdown wider than the screen says so.
 import { test, before, after } from 'node:test';
@@ -153,8 +153,8 @@ test('a skip link per figure\'s inputs: visible when focused, Enter moves the ke
   await page.close();
 });
 
-test('390 px: a breakdown wider than the screen says it scrolls', async () => {
-  const page = await site.page('index.html', PHONE);
+test('600 px (not narrow: rows stay rows): a breakdown wider than the figure says it scrolls', async () => {
+  const page = await site.page('index.html', { viewport: { width: 600, height: 844 } });
   await drawn(page);
   const hint = await page.evaluate(() => {
     const root = document.getElementById('chapter-2').shadowRoot;
@@ -186,5 +186,27 @@ test('390 px: chapter 7\'s entropies at T = 0.05 (3.39e-9 bits and the like) kee
   assert.equal(cells.length, 4);
   assert.ok(cells.some((c) => c.text.includes('e-')), `a tiny entropy is written with an exponent: ${JSON.stringify(cells)}`);
   assert.deepEqual(cells.filter((c) => c.lines > 1), [], 'each entropy on one line');
+  await done(page);
+});
+
+test('390 px: the steps strip and the breakdown show every column, the weights and w·v too, without sideways scrolling', async () => {
+  const page = await site.page('index.html', PHONE);
+  await drawn(page);
+  const got = await page.evaluate(() => [['chapter-1', '.steps'], ['chapter-3', '.breakdown']].map(([id, part]) => {
+    const root = document.getElementById(id).shadowRoot;
+    const wrap = root.querySelector(`${part} .wrap`);
+    const box = wrap.getBoundingClientRect();
+    // Every value of a key's row (the weight, w·v …) lies inside the box a reader sees.
+    const cells = [...wrap.querySelectorAll('tbody tr[data-key] td, tr[data-key] td')].filter((c) => c.textContent.trim() && c.getClientRects().length);
+    const outside = cells.filter((c) => { const r = c.getBoundingClientRect(); return r.right > box.right + 1 || r.left < box.left - 1; }).map((c) => c.textContent);
+    const labelled = cells.filter((c) => c.dataset.label).length;
+    return { id, scroll: wrap.scrollWidth - wrap.clientWidth, outside, cells: cells.length, labelled, hint: root.querySelector(`${part} .scroll-hint`)?.hidden ?? true };
+  }));
+  for (const g of got) {
+    assert.equal(g.scroll, 0, `${g.id}: no sideways scrolling`);
+    assert.deepEqual(g.outside, [], `${g.id}: every value on screen`);
+    assert.ok(g.labelled >= g.cells - 4 && g.cells > 8, `${g.id}: the values carry their column's name (${g.labelled} of ${g.cells})`);
+    assert.equal(g.hint, true, `${g.id}: no "scroll sideways" hint`);
+  }
   await done(page);
 });

@@ -7,10 +7,10 @@ import { el, ScrollHint, Patcher, tag } from './dom.js';
 
 /** A cell of the core's table model as a node description: `th` (with its scope) or `td`, an operation over an arrow
  * (`op`), the weight's bar (`bar`, percent). */
-export function cellTag(c) {
+export function cellTag(c, label = null) {
   const attrs = { scope: c.th ?? null, class: c.op ? 'op' : c.class ?? null, title: c.title ?? null,
     colspan: c.colspan === undefined ? null : String(c.colspan), 'aria-hidden': c.hidden || c.op ? 'true' : null,
-    'data-sum': c.sum ?? null };
+    'data-sum': c.sum ?? null, 'data-label': label };
   if (c.op) return tag('th', attrs, tag('span', { class: 'op-name', text: c.text }));
   if (c.bar !== undefined) {
     return tag('td', attrs, tag('span', { class: 'bar', 'aria-hidden': 'true', style: `width: ${c.bar}%` }), tag('span', { class: 'value', text: c.text }));
@@ -18,9 +18,25 @@ export function cellTag(c) {
   return tag(c.th ? 'th' : 'td', { ...attrs, text: c.text });
 }
 
-/** A row of the core's table model: its key (`data-key`) and why that key is masked (`data-masked`). */
-export const rowTag = (r) => tag('tr', { 'data-key': r.key === undefined ? null : String(r.key),
-  'data-masked': r.masked ? String(r.masked) : null, class: r.class ?? null }, ...r.cells.map(cellTag));
+/** A row of the core's table model: its key (`data-key`) and why that key is masked (`data-masked`); `labels`: each
+ * column's name (`columnLabels`), given to its cells. */
+export const rowTag = (r, labels = []) => {
+  let col = 0;
+  const cells = r.cells.map((c, k) => {
+    const label = k === 0 ? null : labels[col] || null; // the first cell names the row
+    col += c.colspan ?? 1;
+    return cellTag(c, label);
+  });
+  return tag('tr', { 'data-key': r.key === undefined ? null : String(r.key), 'data-masked': r.masked ? String(r.masked) : null,
+    class: r.class ?? null }, ...cells);
+};
+
+/**
+ * The name of each column of a table whose head row is `head` (the core's cells; a colspan names every column it
+ * spans). A narrow figure lays each row out as a card that wraps (style.js), every value under its column's name:
+ * the results then show without sideways scrolling.
+ */
+export const columnLabels = (head) => head.flatMap((c) => Array(c.colspan ?? 1).fill(c.text ?? ''));
 
 /** The notes above a table: one paragraph each, named by `data-note`. */
 export const noteTags = (notes) => notes.map((n) => tag('p', { class: 'note', 'data-note': n.name, text: n.text }));
@@ -42,7 +58,9 @@ export class Breakdown {
     const notes = noteTags(model.notes);
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,
     // not a region: a page of figures would have several landmarks of the same name.
-    const rows = [tag('tr', {}, ...model.head.map(cellTag)), ...model.body.map(rowTag), ...model.foot.map(rowTag)];
+    const labels = columnLabels(model.head);
+    const rows = [tag('tr', { class: 'head' }, ...model.head.map((c) => cellTag(c))), ...model.body.map((r) => rowTag(r, labels)),
+      ...model.foot.map((r) => rowTag(r, labels))];
     const wrap = tag('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'breakdown table' }, tag('table', {}, tag('tbody', {}, ...rows)));
     const noteBox = notes.length ? tag('div', { class: 'notes' }, ...notes) : null;
     // Usually only numbers changed (an edit): the table's nodes stay and take the new text.

@@ -4,7 +4,7 @@
 // snapshot's `parts.steps`); this module lays it out. Self-attention only; shown when the `views` attribute names
 // "steps".
 import { el, ScrollHint, Patcher, tag } from './dom.js';
-import { cellTag, rowTag, noteTags } from './breakdown.js';
+import { cellTag, rowTag, noteTags, columnLabels } from './breakdown.js';
 
 export class Steps {
   constructor(port) {
@@ -27,8 +27,9 @@ export class Steps {
     if (!model) return;
     // The title stays outside the sideways-scrolling box: on a phone it wraps instead of scrolling away.
     const title = tag('p', { class: 'steps-title', id: 'steps-title', text: model.title });
-    const table = tag('table', { 'aria-labelledby': 'steps-title' }, tag('thead', {}, tag('tr', {}, ...model.head.map(cellTag))),
-      tag('tbody', {}, ...model.body.map(rowTag)), tag('tfoot', {}, ...model.foot.map(rowTag)));
+    const labels = columnLabels(model.head);
+    const table = tag('table', { 'aria-labelledby': 'steps-title' }, tag('thead', {}, tag('tr', {}, ...model.head.map((c) => cellTag(c)))),
+      tag('tbody', {}, ...model.body.map((r) => rowTag(r, labels))), tag('tfoot', {}, ...model.foot.map((r) => rowTag(r, labels))));
     const wrap = tag('div', { class: 'wrap', tabindex: '0', role: 'group', 'aria-label': 'steps table' }, table);
     // Usually only numbers changed (an edit): the table's nodes stay and take the new text.
     if (!this.patcher.render([title, ...noteTags(model.notes), wrap, this.hint.root])) this.hint.watch(wrap.node);

@@ -233,6 +233,21 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 :host(:state(narrow)) .variants input[type="range"] { width: 7.5em; }
 :host(:state(narrow)) .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
 :host(:state(narrow)) label.len { grid-template-columns: auto 4.5em; }
+/* There the breakdown's and the steps' rows are cards that wrap, each value under its column's name (data-label,
+   breakdown.js columnLabels) and the row's key as the card's title: every column, the results too, shows without
+   sideways scrolling. The head row's names are on the cells then. */
+:host(:state(narrow)) :is(.breakdown, .steps) :is(table, thead, tbody, tfoot) { display: block; }
+:host(:state(narrow)) :is(.breakdown, .steps) tr { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 4px 12px; padding: 5px 0; border-bottom: 1px solid var(--av-border); }
+:host(:state(narrow)) :is(.breakdown tr.head, .steps thead) { display: none; }
+:host(:state(narrow)) :is(.breakdown, .steps) :is(th, td) { padding: 0; border-bottom: none; text-align: left; }
+:host(:state(narrow)) :is(.breakdown, .steps) tr > :first-child { flex-basis: 100%; }
+:host(:state(narrow)) :is(.breakdown, .steps) [data-label]::before { content: attr(data-label); display: block; font: 400 11px/1.3 system-ui, sans-serif; color: var(--av-muted); }
+:host(:state(narrow)) :is(.breakdown, .steps) :is(th, td):empty { display: none; }
+:host(:state(narrow)) .breakdown td.formula { flex-basis: 100%; white-space: normal; overflow-wrap: anywhere; }
+:host(:state(narrow)) :is(.breakdown, .steps) td.vec { white-space: normal; }
+:host(:state(narrow)) .steps td.arrow { padding: 0; }
+:host(:state(narrow)) .steps td.weight { min-width: 4.5em; }
+:host(:state(narrow)) .steps td.weight .bar { top: auto; height: 1.2em; bottom: 0; }
 /* ---- steppers.js: the decode and flash panels (a stepper: ← the step →; the core's heatmaps; m, l, o tables) ---- */
 .steppers { display: flex; flex-direction: column; gap: 14px; }
 .steppers .panel { display: flex; flex-direction: column; gap: 6px; min-width: 0; max-width: 100%; }
