@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, transform, analyzeMetafile } from 'esbuild';
 import { modelsText } from './models.mjs';
-import { distReadme } from './install-text.mjs';
+import { distReadme, packagedEmbed } from './install-text.mjs';
+import { refreshSizes } from './doc-sizes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -56,6 +57,7 @@ const read = (p) => readFileSync(join(root, p), 'utf8');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(join(dist, 'pkg'), { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'attention-viz-dist-'));
+const version = /^version = "([^"]+)"/m.exec(read('Cargo.toml'))[1];
 
 try {
   // 1. The WASM core, minus the name section, and its wasm-bindgen glue (bundled below, not shipped on its own).
@@ -250,7 +252,6 @@ try {
   copyFileSync(join(www, 'attention-viz.d.ts'), join(dist, 'attention-viz.d.ts'));
   copyFileSync(join(www, 'attention-viz.inline.d.ts'), join(dist, 'attention-viz.inline.d.ts'));
   copyFileSync(join(root, 'LICENSE'), join(dist, 'LICENSE'));
-  const version = /^version = "([^"]+)"/m.exec(read('Cargo.toml'))[1];
   writeFileSync(join(dist, 'package.json'), `${JSON.stringify({
     name: 'attention-viz', version, description: 'Interactive attention-mechanism heatmaps: edit the numbers, watch every stage recompute (Rust/WebAssembly).',
     license: 'MIT', type: 'module', main: './attention-viz.js', module: './attention-viz.js', types: './attention-viz.d.ts',
@@ -265,10 +266,15 @@ try {
       './models': './pkg/attention_viz_models.bin',
       './pkg/attention_viz_models.bin': './pkg/attention_viz_models.bin',
     },
-    files: ['attention-viz.js', ...chunks, 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'README.md', 'LICENSE'],
+    // docs/: the reference and the recipes the README links to (no public URL to link to instead).
+    files: ['attention-viz.js', ...chunks, 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'docs/', 'README.md', 'LICENSE'],
     sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
   }, null, 2)}\n`);
-  writeFileSync(join(dist, 'README.md'), distReadme(version, read('README.md')));
+  // The package's docs (its README.md, written with the sizes below, links to them): www/embed.html with its pages'
+  // script and styles, loading the package's files, and docs/integrations.md.
+  mkdirSync(join(dist, 'docs'));
+  writeFileSync(join(dist, 'docs/embed.html'), packagedEmbed(read('www/embed.html')));
+  for (const f of ['embed.js', 'page.css', 'embed.css']) copyFileSync(join(www, 'pages', f), join(dist, 'docs', f));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -284,8 +290,14 @@ for (const p of [...parts, MODELS, 'attention-viz.inline.js']) console.log(`${p.
 const chunkFiles = readdirSync(dist).filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f)).sort();
 for (const p of chunkFiles) console.log(`${p.padEnd(36)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped (on demand)`);
 console.log(`${'module bundle (JS + WASM)'.padEnd(30)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB; the models file apart)`);
-writeFileSync(join(dist, 'sizes.json'), JSON.stringify({
+// `bytes`: the files as bundlers read and emit them (webpack's asset-size hint measures the .wasm's).
+const sizes = {
   gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total,
+  bytes: Object.fromEntries(parts.map((p) => [p, readFileSync(join(dist, p)).length])),
   models_file: MODELS, models_gzip_bytes: gz(MODELS), inline_gzip_bytes: gz('attention-viz.inline.js'),
   chunks_gzip_bytes: Object.fromEntries(chunkFiles.map((p) => [p, gz(p)])),
-}, null, 1));
+};
+writeFileSync(join(dist, 'sizes.json'), JSON.stringify(sizes, null, 1));
+// The package's texts quote this build's sizes exactly (scripts/doc-sizes.mjs; the repository's docs within 10 %).
+writeFileSync(join(dist, 'README.md'), distReadme(version, read('README.md'), sizes));
+writeFileSync(join(dist, 'docs/integrations.md'), refreshSizes(read('docs/integrations.md'), sizes));

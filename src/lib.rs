@@ -10,6 +10,7 @@
 pub mod attention;
 pub mod config;
 pub mod controls;
+pub mod docs;
 pub mod edits;
 pub mod export;
 pub mod facts;

@@ -226,7 +226,7 @@ pub fn head_of(name: &str) -> Option<usize> {
 
 /// The inputs and stages of `Options` (W_O, the mask, additive scoring's W_a, U_a, v_a and features), shared by both
 /// mechanisms; `None` when `name` is none of them.
-const OPTION_VIEWS: [&str; 6] = ["w_a", "u_a", "v_a", "w_o", "mask", "query.features"];
+pub const OPTION_VIEWS: [&str; 6] = ["w_a", "u_a", "v_a", "w_o", "mask", "query.features"];
 
 fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[String]) -> Option<View<'a>> {
     let o = &config.options;

@@ -10,6 +10,8 @@ mod attention;
 mod config;
 #[path = "controls.rs"]
 mod controls;
+#[path = "docs.rs"]
+mod docs;
 #[path = "edits.rs"]
 mod edits;
 #[path = "export.rs"]

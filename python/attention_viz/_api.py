@@ -106,7 +106,9 @@ def stack_attention(attention):
         # transformers 5's default attention (sdpa) computes no weights and returns (); 4.x gave one None a layer.
         raise ValueError(NO_ATTENTIONS % _config.quote(attention) + " The model's attention implementation "
                          "(sdpa, transformers 5's default) computes none: load the model with "
-                         'attn_implementation="eager", e.g. AutoModel.from_pretrained(name, attn_implementation="eager"), '
+                         'attn_implementation="eager", e.g. AutoModel.from_pretrained(name, attn_implementation="eager"); '
+                         'a model built from a config takes it on the config, e.g. LlamaConfig(..., '
+                         'attn_implementation="eager") or config._attn_implementation = "eager" before building it; '
                          "and call it with output_attentions=True.")
     name = _config.weights_stack()  # the config field the weights go to, which messages name
     if isinstance(attention, (tuple, list)) and attention:

@@ -1,5 +1,6 @@
-// The npm package (dist/) as a consumer uses it: its files and exports map, both builds in Node, and the single-file
-// build loaded by a classic <script> (and bundled for its side effect). An app importing 'attention-viz' built by each
+// The npm package (dist/) as a consumer uses it: its files and exports map, its docs (every link resolves inside the
+// package; the sizes they quote are the build's, and the repository's docs within 10 % of them), both builds in Node,
+// and the single-file build loaded by a classic <script> (and bundled for its side effect). An app importing 'attention-viz' built by each
 // bundler (esbuild among them): tests/e2e/bundlers.test.mjs. Needs `make dist` first.
 // The types of the package are checked by tests/types/ (`make test-types`).
 import { test, before, after } from 'node:test';
@@ -8,10 +9,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { serve } from '../../scripts/serve.mjs';
+import { DOCS, TOLERANCE, refreshSizes, staleSizes } from '../../scripts/doc-sizes.mjs';
 import { launch, WAIT } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -81,7 +83,9 @@ test('dist/ is the package: one ES module and its on-demand chunks, the single f
   const chunks = files.filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f));
   assert.deepEqual(chunks.map((f) => f.split('-')[2]).sort(), ['import', 'model', 'modern', 'steppers', 'training'], `the chunks: ${chunks.join(', ')}`);
   for (const c of chunks) assert.match(readFileSync(join(DIST, 'attention-viz.js'), 'utf8'), new RegExp(`import\\(\\s*["']\\./${c.replace(/[.-]/g, '\\$&')}["']\\s*\\)`), `the module imports ${c} on demand`);
-  assert.deepEqual(files.filter((f) => /\.m?js$/.test(f) && !chunks.includes(f)), ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
+  const scripts = files.filter((f) => /\.m?js$/.test(f) && !chunks.includes(f) && !f.startsWith('docs/'));
+  assert.deepEqual(scripts, ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
+  assert.deepEqual(files.filter((f) => f.startsWith('docs/')), ['docs/embed.css', 'docs/embed.html', 'docs/embed.js', 'docs/integrations.md', 'docs/page.css'], 'the docs the README links to');
   assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.bin']);
   for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
   // Nothing else: the Python wheel goes to dist-python/ (make wheel), not into the npm package's folder.
@@ -116,6 +120,100 @@ test("the .wasm pages fetch has the figure's exports but not the C-ABI ones only
   const full = exports(Buffer.from(base64, 'base64'));
   for (const name of ['av_alloc', 'av_check', 'av_compute', 'av_picture', 'av_facts']) assert.ok(full.includes(name), `the single file's .wasm exports ${name}`);
   assert.deepEqual(full.filter((n) => !n.startsWith('av_')), page, 'otherwise the same exports');
+});
+
+// ---- the package's docs ----------------------------------------------------------------------------
+
+/** GitHub's and npm's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+
+/** The links of a Markdown or HTML text: Markdown's `[text](target)` and `<url>`, HTML's href and src; not those
+ * shown as code (fenced blocks, code spans, <pre>). */
+const links = (markup) => {
+  const text = markup.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '').replace(/<pre[\s\S]*?<\/pre>/g, '');
+  return [
+  ...[...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]),
+  ...[...text.matchAll(/<(https?:\/\/[^>\s]+)>/g)].map((m) => m[1]),
+  ...[...text.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]),
+  ];
+};
+
+/** What is wrong with the links of `file` (a path inside `dir`, the package): a relative one must name a file of the
+ * package (and, with a #fragment, an id of that HTML or a heading of that Markdown); an absolute one must be one of
+ * `urls`, or any with `urls` null. */
+function brokenLinks(dir, file, urls) {
+  const text = readFileSync(join(dir, file), 'utf8');
+  const broken = [];
+  for (const link of links(text)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(link)) {
+      if (urls && !urls.some((u) => link.startsWith(u))) broken.push(`${link}: an absolute URL package.json does not give`);
+      continue;
+    }
+    const [path, fragment] = link.split('#');
+    const target = path ? join(dir, dirname(file), path) : join(dir, file);
+    if (relative(dir, target).startsWith('..') || !existsSync(target)) { broken.push(`${link}: no such file in the package`); continue; }
+    if (!fragment) continue;
+    const body = readFileSync(target, 'utf8');
+    const anchors = target.endsWith('.md') ? [...body.matchAll(/^#+ (.*)$/gm)].map((m) => slug(m[1])) : [...body.matchAll(/\sid="([^"]*)"/g)].map((m) => m[1]);
+    if (!anchors.includes(fragment)) broken.push(`${link}: ${relative(dir, target)} has no #${fragment}`);
+  }
+  return broken;
+}
+
+test("every link of the package's README.md resolves inside the package (or is a URL of package.json's), and its docs' links too", () => {
+  const pkg = JSON.parse(readFileSync(join(DIST, 'package.json'), 'utf8'));
+  const urls = [pkg.homepage, pkg.repository?.url ?? pkg.repository, pkg.bugs?.url ?? pkg.bugs].filter((u) => typeof u === 'string');
+  const readme = readFileSync(join(DIST, 'README.md'), 'utf8');
+  for (const doc of ['docs/embed.html', 'docs/integrations.md', 'LICENSE']) assert.ok(links(readme).some((l) => l.split('#')[0] === doc), `README.md links to ${doc}`);
+  assert.deepEqual(brokenLinks(DIST, 'README.md', urls), [], 'dist/README.md');
+  for (const doc of ['docs/embed.html', 'docs/integrations.md']) assert.deepEqual(brokenLinks(DIST, doc, null), [], `dist/${doc}`);
+  // The check finds a planted broken link, an unknown anchor and a foreign URL.
+  const dir = project();
+  const planted = join(dir, 'node_modules/attention-viz');
+  writeFileSync(join(planted, 'README.md'), `${readme}\n[a](docs/missing.md) [b](docs/embed.html#nowhere) [c](docs/integrations.md#bundlers) <https://example.com/x>\n`);
+  assert.deepEqual(brokenLinks(planted, 'README.md', urls), ['docs/missing.md: no such file in the package', 'docs/embed.html#nowhere: docs/embed.html has no #nowhere',
+    'https://example.com/x: an absolute URL package.json does not give']);
+});
+
+test("the docs quote the build's sizes: the package's exactly, the repository's within 10 % (node scripts/doc-sizes.mjs rewrites them)", (t) => {
+  const sizes = JSON.parse(readFileSync(join(DIST, 'sizes.json'), 'utf8'));
+  const spans = (text) => [...text.matchAll(/<!-- size:([\w-]+) -->/g)].map((m) => m[1]);
+  for (const doc of ['README.md', 'docs/integrations.md']) {
+    const text = readFileSync(join(DIST, doc), 'utf8');
+    assert.ok(spans(text).includes(doc === 'README.md' ? 'wasm' : 'inline'), `dist/${doc} quotes sizes`);
+    assert.deepEqual(staleSizes(text, sizes, 0), [], `dist/${doc}`);
+  }
+  for (const doc of DOCS) {
+    const text = readFileSync(join(ROOT, doc), 'utf8');
+    assert.ok(spans(text).length > 0, `${doc} quotes sizes`);
+    const stale = staleSizes(text, sizes, TOLERANCE);
+    assert.deepEqual(stale, [], `${doc}: run \`node scripts/doc-sizes.mjs\` after \`make dist\``);
+    t.diagnostic(`${doc}: ${spans(text).join(', ')}`);
+  }
+  // A planted stale size is found: each quoted size 20 % off, and a size no one knows.
+  const fresh = refreshSizes(readFileSync(join(ROOT, 'docs/integrations.md'), 'utf8'), sizes);
+  const off = fresh.replace(/(<!-- size:[\w-]+ -->)(\d+(?:\.\d+)?)/g, (_, open, n) => `${open}${(Number(n) * 1.2).toFixed(1)}`);
+  assert.equal(staleSizes(off, sizes).length, spans(fresh).length, 'every planted size 20 % off is found');
+  assert.equal(staleSizes(`${fresh}<!-- size:speed -->1 KiB<!-- /size -->`, sizes).length, 1, 'an unknown size is found');
+  assert.equal(staleSizes(fresh.replace(/(<!-- size:wasm -->)\d+/, '$1999'), sizes, 0).length, 1, 'exactly: one size changed');
+});
+
+test("the package's docs/embed.html, served from the package's folder, runs its examples from the package's files", async () => {
+  const site = await visit(DIST, 'docs/embed.html');
+  try {
+    // Every figure computes, and each draws its heatmaps (one shows only its inputs and steps: views="inputs,steps").
+    await site.page.waitForFunction(() => {
+      const els = [...document.querySelectorAll('attention-viz')];
+      const drawn = (e) => [...e.shadowRoot.querySelectorAll('canvas[data-view]')].some((c) => c.width > 0 && c.height > 0);
+      const heatmapless = (e) => e.getAttribute('views')?.split(',').every((v) => ['inputs', 'steps'].includes(v));
+      return els.length >= 10 && els.every((e) => e.trace && (drawn(e) || heatmapless(e)));
+    }, null, { timeout: WAIT }).catch((e) => { throw new Error(`not rendered (${e.message}); page errors: ${site.page.errors.join('; ') || 'none'}`); });
+    await site.page.waitForFunction(() => !document.getElementById('module-out').textContent.startsWith('…'), null, { timeout: WAIT });
+    assert.deepEqual(site.page.errors, []);
+    assert.ok(!site.page.requests.some((r) => r.includes('/www/') || r.includes('/pages/')), site.page.requests.join(', '));
+  } finally {
+    await site.close();
+  }
 });
 
 // ---- Node (a server, a static site's build) ------------------------------------------------------------------------
