@@ -210,3 +210,17 @@ test('390 px: the steps strip and the breakdown show every column, the weights a
   }
   await done(page);
 });
+
+test('390 px: small input grids sit side by side (chapter 2\'s W_Q and W_K on one row), every value still whole in its cell', async () => {
+  const page = await site.page('index.html', PHONE);
+  await drawn(page);
+  const got = await page.evaluate(() => {
+    const root = document.getElementById('chapter-2').shadowRoot;
+    const top = (name) => Math.round(root.querySelector(`fieldset[data-name="${name}"]`).getBoundingClientRect().top);
+    const clipped = [...root.querySelectorAll('input.cell')].filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.value);
+    return { wq: top('w_q'), wk: top('w_k'), clipped };
+  });
+  assert.equal(got.wq, got.wk, 'W_Q and W_K on one row');
+  assert.deepEqual(got.clipped, [], 'no value cut in its cell');
+  await done(page);
+});

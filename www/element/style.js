@@ -233,6 +233,11 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 :host(:state(narrow)) .variants input[type="range"] { width: 7.5em; }
 :host(:state(narrow)) .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
 :host(:state(narrow)) label.len { grid-template-columns: auto 4.5em; }
+/* Small grids side by side on a phone (two 3 × 3 grids in 356 px): the cells keep their column's characters, less
+   spare room, and the boxes their padding only. */
+:host(:state(narrow)) input.cell { width: calc((var(--cell-chars, 4) + 0.5) * 1ch + 8px); padding: 3px 3px; }
+:host(:state(narrow)) .inputs { gap: 8px; }
+:host(:state(narrow)) fieldset.matrix { padding: 4px 6px 6px; }
 /* There the breakdown's and the steps' rows are cards that wrap, each value under its column's name (data-label,
    breakdown.js columnLabels) and the row's key as the card's title: every column, the results too, shows without
    sideways scrolling. The head row's names are on the cells then. */
