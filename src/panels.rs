@@ -9,7 +9,7 @@
 use crate::attention::Trace;
 use crate::config::{Config, Mask, Mechanism, Pairs, Position, Scoring};
 use crate::math::entropy_bits;
-use crate::text::number;
+use crate::text::{number, significant};
 use serde_json::Value;
 
 /// The variants panel's parts, as the `views` attribute names them.
@@ -35,6 +35,76 @@ pub const WINDOW_OFF: [u64; 2] = [2, 0];
 
 /// What a panel says of a field that takes a whole number when the text typed is not one (`{text}`: it, quoted).
 const NOT_WHOLE: &str = "{text} is not a whole number ≥ 0";
+
+/// A log-scale slider: positions `min` … `max` a hundredth of a decade apart (position s stands for 10^(s/100), to 3
+/// significant digits: a number a reader can read back), its two ends exactly the numbers its scale states, which the
+/// panel writes beside it (`ends`, `label`).
+pub struct LogSlider {
+    pub min: i32,
+    pub max: i32,
+    /// The values at `min` and `max`, as the panel states them.
+    pub ends: [f64; 2],
+    /// How the ends are written beside the slider.
+    pub shown: [&'static str; 2],
+    /// The slider's accessible name.
+    pub label: &'static str,
+}
+
+/// Positions a decade on a [`LogSlider`].
+pub const SLIDER_STEPS: i32 = 100;
+
+/// The temperature slider: 0.05 to 20 (10^−1.3 … 10^1.3), T = 1 in the middle.
+pub const TEMPERATURE_SLIDER: LogSlider = LogSlider {
+    min: -130,
+    max: 130,
+    ends: [0.05, 20.0],
+    shown: ["0.05", "20"],
+    label: "Temperature (log scale, 0.05 to 20)",
+};
+
+/// The base slider of sinusoidal and RoPE positions: 1 (the core's least base) to 10^7.
+pub const BASE_SLIDER: LogSlider =
+    LogSlider { min: 0, max: 700, ends: [1.0, 1e7], shown: ["1", "10⁷"], label: "Base (log scale, 1 to 10 million)" };
+
+impl LogSlider {
+    /// The value at position `s` (clamped to the slider): an end's own number at the ends, else 10^(s/100) to 3
+    /// significant digits.
+    pub fn value_at(&self, s: i32) -> f64 {
+        let s = s.clamp(self.min, self.max);
+        if s == self.min {
+            return self.ends[0];
+        }
+        if s == self.max {
+            return self.ends[1];
+        }
+        let x = 10f64.powf(f64::from(s) / f64::from(SLIDER_STEPS));
+        significant(x, 3).parse().unwrap_or(x)
+    }
+
+    /// The position nearest `value` on the log scale, within the slider (a value beyond an end sits at that end).
+    pub fn position_of(&self, value: f64) -> i32 {
+        let s = (f64::from(SLIDER_STEPS) * value.log10()).round();
+        if s.is_nan() {
+            return self.min;
+        }
+        s.clamp(f64::from(self.min), f64::from(self.max)) as i32
+    }
+
+    /// `{min, max, step, values, at, ends, label}`: the slider's positions, the value at each (`values[s − min]`), the
+    /// position of `value`, the ends as written beside it and its accessible name.
+    pub fn model(&self, value: f64) -> Value {
+        let values: Vec<Value> = (self.min..=self.max).map(|s| self.value_at(s).into()).collect();
+        obj(vec![
+            ("min", self.min.into()),
+            ("max", self.max.into()),
+            ("step", 1.into()),
+            ("values", values.into()),
+            ("at", self.position_of(value).into()),
+            ("ends", self.shown.to_vec().into()),
+            ("label", self.label.into()),
+        ])
+    }
+}
 
 /// ALiBi's default slopes, as the panel writes them.
 const DEFAULT_SLOPES: &str = "2^(−8(h+1)/H)";
@@ -244,8 +314,9 @@ fn scoring(config: &Config) -> Value {
     ])
 }
 
-/// `{value, text, field, title, entropy}`: the temperature, as the panel writes it (`text`), the config field its
-/// slider sets, what it does, and each query's entropy of the followed head's weights in bits.
+/// `{value, text, field, title, slider, entropy}`: the temperature, as the panel writes it (`text`), the config field its
+/// slider sets, what it does, the slider ([`TEMPERATURE_SLIDER`]'s [`LogSlider::model`]), and each query's entropy of
+/// the followed head's weights in bits.
 ///
 /// `entropy`: `{title, max, rows: [{name, bits, masked, bar, title, text}], more, mean}` — `max` = log₂ m (uniform
 /// weights) and `title` saying it (`{max}`); per listed query (the first [`MAX_LISTED`]) its name, its entropy
@@ -308,6 +379,7 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
             "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform"
                 .into(),
         ),
+        ("slider", TEMPERATURE_SLIDER.model(o.temperature)),
         ("entropy", entropy),
     ])
 }
@@ -412,7 +484,8 @@ fn lens_labels(names: &[String], m: usize) -> Vec<String> {
 /// slopes, slopes_text, slopes_label}`: the position encoding and its meaning; each choice's `position`, the field an edit to it
 /// sends (sinusoidal and RoPE keep the base and the shift between them; ALiBi takes neither); `value` the field as it
 /// is (what an edit of one of its parts starts from); RoPE's pair layout; the base (sinusoidal and RoPE) and what it
-/// does; the shift and where the tokens sit after it, and what a shift does to the scores; ALiBi's given slopes (null:
+/// does, and its slider (`base_slider`: [`BASE_SLIDER`]'s [`LogSlider::model`], null without a base); the shift and
+/// where the tokens sit after it, and what a shift does to the scores; ALiBi's given slopes (null:
 /// the defaults) and the slopes in use as a sentence, and what the slopes' field takes; `base_text` (the slider's
 /// words), `shift_down_off` (no shift below 0), `field` (the config field every edit sets) and the messages for a typed
 /// text the panel cannot send (`{text}`: it, quoted).
@@ -499,6 +572,7 @@ fn position(config: &Config) -> Value {
         ("pair_choices", choices(&PAIRS).into()),
         ("base", base.into()),
         ("base_title", base_title.into()),
+        ("base_slider", base.map(|b| BASE_SLIDER.model(b)).into()),
         ("offset", offset.into()),
         ("range", format!("positions {offset} … {}", (offset + n as u64).saturating_sub(1)).into()),
         ("shift_note", shift_note.into()),

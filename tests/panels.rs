@@ -5,7 +5,7 @@
 
 use attention_viz::attention::compute;
 use attention_viz::config::Config;
-use attention_viz::panels::{panels, used};
+use attention_viz::panels::{panels, used, BASE_SLIDER, TEMPERATURE_SLIDER};
 use serde_json::{json, Value};
 
 /// Seed document 001's figure (tests/fixtures/seed-values.json): four tokens, d_model 3, W_Q, W_K, W_V 3 × 3.
@@ -406,4 +406,46 @@ fn the_panels_words_labels_and_messages() {
     let why = cross["heads"]["disabled"].as_str().unwrap();
     assert_eq!(cross["heads"]["add_title"], why);
     assert_eq!(cross["heads"]["remove_title"], why);
+}
+
+/// The temperature and base sliders: 100 positions a decade, each value 10^(s/100) to 3 significant digits, the ends
+/// exactly the numbers the panel writes beside them (the temperature's left end is 0.05, not 10^−1.3 ≈ 0.0501), and
+/// the position of a value the nearest one on the log scale.
+#[test]
+fn the_log_sliders_positions_values_and_ends() {
+    let m = model(&config(seed(), json!({"temperature": 0.5})), &["temperature"]);
+    let s = &m["temperature"]["slider"];
+    assert_eq!((s["min"].clone(), s["max"].clone(), s["step"].clone()), (json!(-130), json!(130), json!(1)));
+    let values = s["values"].as_array().unwrap();
+    assert_eq!(values.len(), 261);
+    let at = |p: i64| values[(p + 130) as usize].as_f64().unwrap();
+    assert_eq!((at(-130), at(130)), (0.05, 20.0), "the ends the panel states");
+    assert_eq!(s["ends"], json!(["0.05", "20"]));
+    assert_eq!(s["label"], json!("Temperature (log scale, 0.05 to 20)"));
+    // 10^0.1, 10^−0.1, 10^0.24, 10^−1.29 to 3 significant digits.
+    assert_eq!((at(0), at(10), at(-10), at(24), at(-129)), (1.0, 1.26, 0.794, 1.74, 0.0513));
+    // T = 0.5: log10 0.5 = −0.30103 → position −30; a value past an end sits at that end.
+    assert_eq!(s["at"], json!(-30));
+    assert_eq!(TEMPERATURE_SLIDER.position_of(0.0501), -130);
+    assert_eq!(TEMPERATURE_SLIDER.position_of(1000.0), 130);
+    assert_eq!(TEMPERATURE_SLIDER.position_of(0.001), -130);
+    for p in -130..=130 {
+        assert_eq!(TEMPERATURE_SLIDER.position_of(at(p)), p as i32, "position {p} and its value {}", at(p));
+    }
+
+    let rope = config(seed_heads2(), json!({"heads": 1, "position": {"kind": "rope", "base": 500000}}));
+    let b = &model(&rope, &["position"])["position"]["base_slider"];
+    let values = b["values"].as_array().unwrap();
+    assert_eq!((b["min"].clone(), b["max"].clone(), values.len()), (json!(0), json!(700), 701));
+    assert_eq!((values[0].as_f64(), values[700].as_f64()), (Some(1.0), Some(1e7)));
+    // log10 500000 = 5.69897 → 570.
+    assert_eq!(b["at"], json!(570));
+    assert_eq!(values[570], json!(501000.0));
+    assert_eq!(b["ends"], json!(["1", "10⁷"]));
+    assert_eq!(b["label"], json!("Base (log scale, 1 to 10 million)"));
+    for p in 0..=700 {
+        assert_eq!(BASE_SLIDER.position_of(values[p].as_f64().unwrap()), p as i32);
+    }
+    let alibi = config(seed_heads2(), json!({"position": {"kind": "alibi"}}));
+    assert_eq!(model(&alibi, &["position"])["position"]["base_slider"], Value::Null);
 }

@@ -14,16 +14,11 @@ import { HIGHLIGHT } from './facts.js';
 /** The names the `views` attribute gives these panels. */
 export const VARIANT_PANELS = ['heads', 'mask', 'temperature', 'scoring'];
 
-/** The temperature slider: 100 steps a decade, from 10^−1.3 ≈ 0.05 to 10^1.3 ≈ 20, with T = 1 in the middle. */
-const STEPS = 100;
-const S_MIN = -130;
-const S_MAX = 130;
-/** T at slider position s, to 3 significant digits (the config keeps a number a reader can read). */
-const tOf = (s) => Number((10 ** (s / STEPS)).toPrecision(3));
-const sOf = (t) => Math.max(S_MIN, Math.min(S_MAX, Math.round(STEPS * Math.log10(t))));
-
 /** A select's options from the model's choices ({value, text, title}), `value` selected. */
 const options = (list, value) => list.map((c) => el('option', { value: c.value, text: c.text, title: c.title, selected: c.value === value }));
+
+/** A log-scale slider of the model's (panels.rs `LogSlider`): the value at a position is its list's, nothing else. */
+const sliderValue = (slider, position) => slider.values[Number(position) - slider.min];
 
 /** A sentence of the model with its `{name}` numbers written as the element writes numbers (3 significant digits). */
 const say = (x) => fmt(Number(x.toPrecision(3)));
@@ -138,17 +133,17 @@ export class Variants {
   }
 
   temperaturePanel(temperature) {
-    const t = temperature.value;
+    const { slider } = temperature;
     const range = el('input', {
-      type: 'range', min: String(S_MIN), max: String(S_MAX), step: '1', value: String(sOf(t)), 'data-control': 'temperature',
-      'aria-label': 'Temperature (log scale, 0.05 to 20)', 'aria-valuetext': temperature.text,
+      type: 'range', min: String(slider.min), max: String(slider.max), step: String(slider.step), value: String(slider.at), 'data-control': 'temperature',
+      'aria-label': slider.label, 'aria-valuetext': temperature.text,
       title: temperature.title,
     });
     this.entropyEl = el('div', { class: 'entropy', 'data-role': 'entropy' });
     return el('div', { class: 'panel', 'data-panel': 'temperature' },
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'temperature' }),
-        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '0.05' }), range,
-        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '20' }),
+        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: slider.ends[0] }), range,
+        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: slider.ends[1] }),
         el('output', { class: 't-value', 'data-role': 't-value', text: temperature.text })),
       this.entropyEl);
   }
@@ -292,7 +287,11 @@ export class Variants {
   onInput(e) {
     const t = e.target;
     switch (t.dataset?.control) {
-      case 'temperature': this.fields({ [this.port.state.parts.temperature.field]: tOf(Number(t.value)) }); return;
+      case 'temperature': {
+        const { temperature } = this.port.state.parts;
+        this.fields({ [temperature.field]: sliderValue(temperature.slider, t.value) });
+        return;
+      }
       case 'valid-len': this.setLens(t); return;
       default:
     }
