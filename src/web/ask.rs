@@ -14,7 +14,8 @@
 //!   {views, fmt};
 //! - the figure out of the page: `svg` {view, palette, fmt, contrast}, `numpy`, `shareState` {naive, json},
 //!   `shareStateAtLeast`, `savedState` {naive};
-//! - the panels: `flashTile` {step} (steppers.rs); a weights figure's `modelShape`, `modelGrid` {thumb, gap, dark,
+//! - the panels: `maskCell` {i, j} (the mask cell's words), `validLens` {texts, row, step} or {list} (what is typed
+//!   in the valid-length fields: the edit or the message, `panels::typed_lens`); `flashTile` {step} (steppers.rs); a weights figure's `modelShape`, `modelGrid` {thumb, gap, dark,
 //!   palette}, `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left} (model.rs);
 //! - `usable` (true: a figure a trapped call left borrowed throws instead), `forceInternalError` (a test hook).
 //!
@@ -26,6 +27,7 @@ use super::snapshot::Request;
 use super::{copied, field_object, js_err, set, trace_object, Viz};
 use crate::config::{Mask, Mechanism};
 use crate::heatmap::{self, Colors};
+use crate::panels::{self, TypedLens};
 use crate::{export, share, views};
 use js_sys::{Array, Float64Array, Object};
 use wasm_bindgen::prelude::*;
@@ -56,6 +58,8 @@ pub(crate) enum Question {
     ShareState { naive: bool, json: bool },
     ShareStateAtLeast,
     SavedState { naive: bool },
+    MaskCell { i: usize, j: usize },
+    ValidLens(TypedLens),
     FlashTile(usize),
     ModelShape,
     ModelGrid { thumb: u32, gap: u32, dark: bool, palette: Option<String> },
@@ -127,6 +131,15 @@ impl Question {
             "shareState" => Question::ShareState { naive: a.flag("naive"), json: a.flag("json") },
             "shareStateAtLeast" => Question::ShareStateAtLeast,
             "savedState" => Question::SavedState { naive: a.flag("naive") },
+            "maskCell" => Question::MaskCell { i: a.index("i")?, j: a.index("j")? },
+            "validLens" => Question::ValidLens(match a.opt_string("list") {
+                Some(list) => TypedLens::List(list),
+                None => TypedLens::Fields {
+                    texts: a.strings("texts")?,
+                    row: a.index("row")?,
+                    step: a.get("step").and_then(|s| s.as_f64()).map_or(0, |s| (s > 0.0) as i32 - (s < 0.0) as i32),
+                },
+            }),
             "flashTile" => Question::FlashTile(a.index("step")?),
             "modelShape" => Question::ModelShape,
             "modelGrid" => {
@@ -152,6 +165,11 @@ fn maybe<T: Into<JsValue>>(answer: Option<T>) -> JsValue {
 /// Numbers as a JS array.
 fn numbers<T: Into<f64>>(values: impl IntoIterator<Item = T>) -> JsValue {
     values.into_iter().map(|x| JsValue::from(x.into())).collect::<Array>().into()
+}
+
+/// A model's JSON as a plain JS object.
+fn json(value: &serde_json::Value) -> Result<JsValue, JsError> {
+    js_sys::JSON::parse(&value.to_string()).map_err(|_| js_err("an answer that is not JSON"))
 }
 
 fn strings(values: &[String]) -> Array {
@@ -208,6 +226,8 @@ impl Viz {
             Question::ShareState { naive, json: false } => share::encode(&self.figure.share_state(naive)).into(),
             Question::ShareStateAtLeast => (share::at_least(self.config()) as f64).into(),
             Question::SavedState { naive } => self.figure.saved_state(naive).map_err(js_err)?.into(),
+            Question::MaskCell { i, j } => panels::mask_cell_words(self.config(), i, j).into(),
+            Question::ValidLens(typed) => json(&panels::typed_lens(self.config(), &typed))?,
             Question::FlashTile(step) => maybe(self.flash_tile(step)?),
             Question::ModelShape => maybe(self.model_shape().map(numbers)),
             Question::ModelGrid { thumb, gap, dark, palette } => self.model_grid(thumb, gap, dark, palette)?.into(),
