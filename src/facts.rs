@@ -102,7 +102,13 @@ pub fn js() -> String {
          export const LEGIBLE_FONT = {};\n\n\
          /** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed\n \
          * query, a hovered link, the keyboard cursor, FlashAttention's tile. */\n\
-         export const HIGHLIGHT = {};\n",
+         export const HIGHLIGHT = {};\n\n\
+         /** The longest paste an input grid reads, in characters (the core's `controls::MAX_PASTE`, which says why a\n \
+         * longer one is not). */\n\
+         export const MAX_PASTE = {};\n\n\
+         /** The sentences of an input grid's message line and `error` events, `{{name}}` to fill (the core's\n \
+         * `controls::CELL_NOTES`). */\n\
+         export const CELL_NOTES = {};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -118,7 +124,9 @@ pub fn js() -> String {
         crate::heatmap::draw::MIN_HEIGHT,
         crate::heatmap::draw::MAX_HEIGHT,
         crate::heatmap::draw::LEGIBLE_FONT,
-        highlight_codes()
+        highlight_codes(),
+        crate::controls::MAX_PASTE,
+        cell_notes()
     )
 }
 
@@ -139,4 +147,11 @@ fn highlight_codes() -> String {
         })
         .collect();
     format!("{{ {} }}", names.join(", "))
+}
+
+/// `{ where: '…', … }` from `controls::CELL_NOTES`.
+fn cell_notes() -> String {
+    let notes: Vec<String> =
+        crate::controls::CELL_NOTES.iter().map(|(name, text)| format!("{name}: {}", Value::from(*text))).collect();
+    format!("{{ {} }}", notes.join(", "))
 }

@@ -65,6 +65,9 @@ pub enum Request {
     Facts,
     /// The name the core gives row `index` (from 0) of a config that names none (`config::token_name`).
     DefaultToken { self_attention: bool, index: usize },
+    /// Why a paste of `length` characters into an input grid is not read (`controls::paste_refused`); nothing when it
+    /// is.
+    PasteLength(usize),
     /// The tooltip's text of one cell of a large figure's view: its labels and its value to 6 significant digits.
     LargeCellText { row: String, col: String, value: f64 },
     /// What a large figure says where it cannot do what a small one does (www/element/large.js).
@@ -290,6 +293,7 @@ impl Request {
             "default_token" => {
                 Request::DefaultToken { self_attention: f.flag("self_attention")?, index: f.index("index")? }
             }
+            "paste_length" => Request::PasteLength(f.index("length")?),
             "large_cell_text" => {
                 Request::LargeCellText { row: f.text("row")?, col: f.text("col")?, value: f.number("value")? }
             }
@@ -364,6 +368,9 @@ impl Request {
             Request::DefaultToken { self_attention, index } => {
                 let prefix = if self_attention { config::SELF_TOKENS } else { config::CROSS_TOKENS };
                 Ok(Answer::Text(config::token_name(prefix, index)))
+            }
+            Request::PasteLength(length) => {
+                Ok(crate::controls::paste_refused(length).map_or(Answer::Nothing, Answer::Text))
             }
             Request::LargeCellText { row, col, value } => {
                 Ok(Answer::Text(format!("{row}, {col}: {}", format_g(value, 6))))

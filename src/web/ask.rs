@@ -14,6 +14,7 @@
 //!   {views, fmt};
 //! - the figure out of the page: `svg` {view, palette, fmt, contrast}, `numpy`, `shareState` {naive, json},
 //!   `shareStateAtLeast`, `savedState` {naive};
+//! - an input grid: `blockFit` {matrix, row, col, rows, cols} (why a pasted block cannot go there, or nothing);
 //! - the panels: `maskCell` {i, j} (the mask cell's words), `validLens` {texts, row, step} or {list} (what is typed
 //!   in the valid-length fields: the edit or the message, `panels::typed_lens`); `flashTile` {step} (steppers.rs); a weights figure's `modelShape`, `modelGrid` {thumb, gap, dark,
 //!   palette}, `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left} (model.rs);
@@ -58,6 +59,7 @@ pub(crate) enum Question {
     ShareState { naive: bool, json: bool },
     ShareStateAtLeast,
     SavedState { naive: bool },
+    BlockFit { matrix: String, at: (usize, usize), size: (usize, usize) },
     MaskCell { i: usize, j: usize },
     ValidLens(TypedLens),
     FlashTile(usize),
@@ -131,6 +133,11 @@ impl Question {
             "shareState" => Question::ShareState { naive: a.flag("naive"), json: a.flag("json") },
             "shareStateAtLeast" => Question::ShareStateAtLeast,
             "savedState" => Question::SavedState { naive: a.flag("naive") },
+            "blockFit" => Question::BlockFit {
+                matrix: a.string("matrix")?,
+                at: (a.index("row")?, a.index("col")?),
+                size: (a.index("rows")?, a.index("cols")?),
+            },
             "maskCell" => Question::MaskCell { i: a.index("i")?, j: a.index("j")? },
             "validLens" => Question::ValidLens(match a.opt_string("list") {
                 Some(list) => TypedLens::List(list),
@@ -226,6 +233,9 @@ impl Viz {
             Question::ShareState { naive, json: false } => share::encode(&self.figure.share_state(naive)).into(),
             Question::ShareStateAtLeast => (share::at_least(self.config()) as f64).into(),
             Question::SavedState { naive } => self.figure.saved_state(naive).map_err(js_err)?.into(),
+            Question::BlockFit { matrix, at, size } => {
+                maybe(self.config().block_refused(&matrix, at.0, at.1, size.0, size.1))
+            }
             Question::MaskCell { i, j } => panels::mask_cell_words(self.config(), i, j).into(),
             Question::ValidLens(typed) => json(&panels::typed_lens(self.config(), &typed))?,
             Question::FlashTile(step) => maybe(self.flash_tile(step)?),

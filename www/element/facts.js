@@ -56,3 +56,11 @@ export const LEGIBLE_FONT = 10;
 /** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed
  * query, a hovered link, the keyboard cursor, FlashAttention's tile. */
 export const HIGHLIGHT = { selected: 0, link: 1, cursor: 2, tile: 3 };
+
+/** The longest paste an input grid reads, in characters (the core's `controls::MAX_PASTE`, which says why a
+ * longer one is not). */
+export const MAX_PASTE = 1000000;
+
+/** The sentences of an input grid's message line and `error` events, `{name}` to fill (the core's
+ * `controls::CELL_NOTES`). */
+export const CELL_NOTES = { where: "{matrix}[{row}][{col}]", said: "{where}: {message}", invalid: "{where}: {message}. The figure shows the last valid values.", paste: "Paste at {where}: {message}.", unread: "{message}; nothing was pasted" };
