@@ -65,6 +65,8 @@ pub enum Request {
     Facts,
     /// The name the core gives row `index` (from 0) of a config that names none (`config::token_name`).
     DefaultToken { self_attention: bool, index: usize },
+    /// What the element says of its `height` attribute (`options::height_note`); nothing when it is drawn as asked.
+    HeightNote { text: String, value: f64 },
     /// Why a paste of `length` characters into an input grid is not read (`controls::paste_refused`); nothing when it
     /// is.
     PasteLength(usize),
@@ -293,6 +295,7 @@ impl Request {
             "default_token" => {
                 Request::DefaultToken { self_attention: f.flag("self_attention")?, index: f.index("index")? }
             }
+            "height_note" => Request::HeightNote { text: f.text("text")?, value: f.number("value")? },
             "paste_length" => Request::PasteLength(f.index("length")?),
             "large_cell_text" => {
                 Request::LargeCellText { row: f.text("row")?, col: f.text("col")?, value: f.number("value")? }
@@ -368,6 +371,9 @@ impl Request {
             Request::DefaultToken { self_attention, index } => {
                 let prefix = if self_attention { config::SELF_TOKENS } else { config::CROSS_TOKENS };
                 Ok(Answer::Text(config::token_name(prefix, index)))
+            }
+            Request::HeightNote { text, value } => {
+                Ok(crate::options::height_note(&text, value).map_or(Answer::Nothing, Answer::Text))
             }
             Request::PasteLength(length) => {
                 Ok(crate::controls::paste_refused(length).map_or(Answer::Nothing, Answer::Text))
