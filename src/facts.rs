@@ -91,6 +91,10 @@ pub fn js() -> String {
          export const MODERN_PANELS = [{}];\n\n\
          /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */\n\
          export const DECODE_VIEWS = [{}];\n\n\
+         /** The stages whose rows are queries and columns keys, linked by a hovered weight (`views::WEIGHT_VIEWS`). */\n\
+         export const WEIGHT_VIEWS = [{}];\n\n\
+         /** The inputs an editable figure shows as cells, drawn as heatmaps only when read-only (`views::INPUT_VIEWS`). */\n\
+         export const INPUT_VIEWS = [{}];\n\n\
          /** Why key j is masked for query i, the bits of the code the core gives (`config::Options::reason`; the trace's\n \
          * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */\n\
          export const MASKED_BY = {{ mask: {}, valid_lens: {}, window: {} }};\n\n\
@@ -118,6 +122,8 @@ pub fn js() -> String {
         crate::random::MAX_RANDOM,
         quoted(&crate::views::MODERN_PANELS),
         quoted(&crate::views::DECODE_VIEWS),
+        quoted(&crate::views::WEIGHT_VIEWS),
+        quoted(&crate::views::INPUT_VIEWS),
         crate::config::BY_MASK,
         crate::config::BY_VALID_LENS,
         crate::config::BY_WINDOW,
