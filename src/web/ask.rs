@@ -17,7 +17,7 @@
 //! - an input grid: `blockFit` {matrix, row, col, rows, cols} (why a pasted block cannot go there, or nothing);
 //! - the panels: `maskCell` {i, j} (the mask cell's words), `validLens` {texts, row, step} or {list} (what is typed
 //!   in the valid-length fields: the edit or the message, `panels::typed_lens`); `flashTile` {step} (steppers.rs); a weights figure's `modelShape`, `modelGrid` {thumb, gap, dark,
-//!   palette}, `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left} (model.rs);
+//!   palette}, `modelPanel` {metric, low, all, cursor, over, token, rank} (the panel's words: heads::panel), `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left} (model.rs);
 //! - `usable` (true: a figure a trapped call left borrowed throws instead), `forceInternalError` (a test hook).
 //!
 //! An answer the question has none for (a cell off the grid, a view that is not one now) is `undefined`.
@@ -65,6 +65,7 @@ pub(crate) enum Question {
     FlashTile(usize),
     ModelShape,
     ModelGrid { thumb: u32, gap: u32, dark: bool, palette: Option<String> },
+    ModelPanel(crate::heads::View),
     RowSumNote { layer: usize, head: usize },
     LinesSize,
     LinesSvg { dark: bool, focus: Option<u32> },
@@ -153,6 +154,7 @@ impl Question {
                 let (thumb, gap) = (a.uint("thumb")?, a.uint("gap")?);
                 Question::ModelGrid { thumb, gap, dark: a.flag("dark"), palette: a.opt_string("palette") }
             }
+            "modelPanel" => Question::ModelPanel(model_view(&a)?),
             "rowSumNote" => Question::RowSumNote { layer: a.index("layer")?, head: a.index("head")? },
             "linesSize" => Question::LinesSize,
             "linesSvg" => Question::LinesSvg { dark: a.flag("dark"), focus: a.opt_uint("focus")? },
@@ -162,6 +164,32 @@ impl Question {
             other => return Err(js_err(format!("not a question the figure answers: {}", crate::text::quote(other)))),
         })
     }
+}
+
+/// The model panel's state as model.js sends it: `{metric, low, all, cursor, over, token, rank}`, `cursor` and `over` a
+/// `[layer, head]` or null, `token` `{kind: "row" | "col", index}` or null.
+fn model_view(a: &Args) -> Result<crate::heads::View, JsError> {
+    let pair = |key: &str| -> Result<Option<[usize; 2]>, JsError> {
+        let Some(v) = a.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
+        let at = Args { object: &v, what: key };
+        Ok(Some([at.index("0")?, at.index("1")?]))
+    };
+    let token = match a.get("token").filter(|v| !v.is_null()) {
+        Some(v) => {
+            let t = Args { object: &v, what: "token" };
+            Some((t.string("kind")? == "row", t.index("index")?))
+        }
+        None => None,
+    };
+    Ok(crate::heads::View {
+        metric: a.string("metric")?,
+        low: a.flag("low"),
+        all: a.flag("all"),
+        cursor: pair("cursor")?,
+        over: pair("over")?,
+        token,
+        rank: a.flag("rank"),
+    })
 }
 
 /// An optional answer: `undefined` for none.
@@ -241,6 +269,7 @@ impl Viz {
             Question::FlashTile(step) => maybe(self.flash_tile(step)?),
             Question::ModelShape => maybe(self.model_shape().map(numbers)),
             Question::ModelGrid { thumb, gap, dark, palette } => self.model_grid(thumb, gap, dark, palette)?.into(),
+            Question::ModelPanel(view) => maybe(self.model_panel(&view).map(|v| json(&v)).transpose()?),
             Question::RowSumNote { layer, head } => maybe(self.row_sum_note(layer, head)),
             Question::LinesSize => maybe(self.lines_size().map(|(w, h)| numbers([w, h]))),
             Question::LinesSvg { dark, focus } => self.lines_svg(dark, focus)?.into(),
