@@ -3,21 +3,23 @@
 //!
 //! - the state: `snapshot` {views, fmt, fields, parts} (with each view's natural size: see snapshot.rs),
 //!   `config` {withoutStack} (JSON text), `authored` (the author's config, JSON text), `trace`, `field` {name},
-//!   `row` {name, i}, `views`, `resolveViews` {requested, panels}, `randomTargets`, `fieldsProblem` {fields};
+//!   `row` {name, i}, `views`, `resolveViews` {requested, panels};
 //! - an import (command.rs `import_job`): `importPlan` {found, target, source} → `{error}` (the refusal, word for
 //!   word), or `{dialog: {title, what, fix, resize} | null, message}` (the dialog to ask first when other inputs must
 //!   change shape; what the reader is told once it is applied), with `into`, the inputs it fills;
 //! - a view drawn on a canvas of `width` × `height` device pixels at `dpr`: `cellAt` {view, width, height, dpr, x,
 //!   y, fmt, key}, `cellRect` {view, width, height, dpr, i, j, fmt, key}, `numbersFont` {view, width, height, fmt},
 //!   `preferredSize` {view, fmt}, `palette` {view, palette};
-//! - a view as text: `cellText` {view, i, j, fmt} (with its tooltip `tip` and a masked key's `reason`), `cellTexts` {view, r0, r1, c0, c1, fmt}, `describeViews`
-//!   {views, fmt};
+//! - a view as text: `cellText` {view, i, j, fmt} (with its tooltip `tip` and a masked key's `reason`), `cellTexts`
+//!   {view, r0, r1, c0, c1, fmt}, `describeViews` {views, fmt};
 //! - the figure out of the page: `svg` {view, palette, fmt, contrast}, `numpy`, `shareState` {naive, json},
 //!   `shareStateAtLeast`, `savedState` {naive};
 //! - an input grid: `blockFit` {matrix, row, col, rows, cols} (why a pasted block cannot go there, or nothing);
 //! - the panels: `maskCell` {i, j} (the mask cell's words), `validLens` {texts, row, step} or {list} (what is typed
-//!   in the valid-length fields: the edit or the message, `panels::typed_lens`); `flashTile` {step} (steppers.rs); a weights figure's `modelShape`, `modelGrid` {thumb, gap, dark,
-//!   palette}, `modelPanel` {metric, low, all, cursor, over, token, rank} (the panel's words: heads::panel), `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left} (model.rs);
+//!   in the valid-length fields: the edit or the message, `panels::typed_lens`); a weights figure's `modelShape`,
+//!   `modelGrid` {thumb, gap, dark, palette}, `modelPanel` {metric, low, all, cursor, over, token, rank} (the panel's
+//!   words, `heads::panel`), `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left}
+//!   (model.rs);
 //! - `usable` (true: a figure a trapped call left borrowed throws instead), `forceInternalError` (a test hook).
 //!
 //! An answer the question has none for (a cell off the grid, a view that is not one now) is `undefined`.
@@ -43,8 +45,6 @@ pub(crate) enum Question {
     Row { name: String, i: usize },
     Views,
     ResolveViews { requested: Vec<String>, panels: Vec<String> },
-    RandomTargets,
-    FieldsProblem(JsValue),
     ImportPlan(JsValue),
     CellAt { view: String, size: Canvas, x: f64, y: f64, key: Option<String> },
     CellRect { view: String, size: Canvas, i: usize, j: usize, key: Option<String> },
@@ -62,7 +62,6 @@ pub(crate) enum Question {
     BlockFit { matrix: String, at: (usize, usize), size: (usize, usize) },
     MaskCell { i: usize, j: usize },
     ValidLens(TypedLens),
-    FlashTile(usize),
     ModelShape,
     ModelGrid { thumb: u32, gap: u32, dark: bool, palette: Option<String> },
     ModelPanel(crate::heads::View),
@@ -101,9 +100,7 @@ impl Question {
             "resolveViews" => {
                 Question::ResolveViews { requested: a.strings("requested")?, panels: a.strings("panels")? }
             }
-            "randomTargets" => Question::RandomTargets,
             "importPlan" => Question::ImportPlan(question.clone()),
-            "fieldsProblem" => Question::FieldsProblem(a.get("fields").unwrap_or(JsValue::UNDEFINED)),
             "cellAt" => {
                 let (x, y) = (a.number("x")?, a.number("y")?);
                 Question::CellAt { view: a.string("view")?, size: canvas()?, x, y, key: a.opt_string("key") }
@@ -148,7 +145,6 @@ impl Question {
                     step: a.get("step").and_then(|s| s.as_f64()).map_or(0, |s| (s > 0.0) as i32 - (s < 0.0) as i32),
                 },
             }),
-            "flashTile" => Question::FlashTile(a.index("step")?),
             "modelShape" => Question::ModelShape,
             "modelGrid" => {
                 let (thumb, gap) = (a.uint("thumb")?, a.uint("gap")?);
@@ -223,10 +219,6 @@ impl Viz {
             Question::Row { name, i } => maybe(self.row(&name, i)),
             Question::Views => strings(&views::names(self.config())).into(),
             Question::ResolveViews { requested, panels } => self.resolve_views(&requested, panels).into(),
-            Question::RandomTargets => {
-                self.config().random_targets().into_iter().map(JsValue::from_str).collect::<Array>().into()
-            }
-            Question::FieldsProblem(fields) => maybe(self.fields_problem(&fields)),
             Question::ImportPlan(job) => self.import_plan(&job)?,
             Question::CellAt { view, size, x, y, key } => {
                 let layout = self.kept_layout(&view, key, size.width, size.height, size.dpr, size.fmt)?;
@@ -266,7 +258,6 @@ impl Viz {
             }
             Question::MaskCell { i, j } => panels::mask_cell_words(self.config(), i, j).into(),
             Question::ValidLens(typed) => json(&panels::typed_lens(self.config(), &typed))?,
-            Question::FlashTile(step) => maybe(self.flash_tile(step)?),
             Question::ModelShape => maybe(self.model_shape().map(numbers)),
             Question::ModelGrid { thumb, gap, dark, palette } => self.model_grid(thumb, gap, dark, palette)?.into(),
             Question::ModelPanel(view) => maybe(self.model_panel(&view).map(|v| json(&v)).transpose()?),
