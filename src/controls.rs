@@ -5,11 +5,41 @@
 
 use crate::config::{Config, Mechanism, Scale, Scoring};
 use crate::tables::label;
+use crate::text::thousands;
 use serde_json::{Map, Value};
 
 /// A grid shows at most this many rows and columns of its matrix at once, moved a page at a time: every rendered
 /// input costs paint and compositing on each frame (20,000 of them made one edit take ~200 ms to reach the screen).
 pub const WINDOW: [usize; 2] = [16, 16];
+
+/// The longest paste an input grid reads, in characters (UTF-16 code units, as the page counts them): reading is
+/// about 0.3 s a megabyte on a quiet laptop, in one task, so a larger paste is refused at once (a file of any size goes
+/// through Import…, which the reader asks for explicitly).
+pub const MAX_PASTE: usize = 1_000_000;
+
+/// Why a paste of `length` characters into an input grid is not read ([`MAX_PASTE`]), or `None`.
+pub fn paste_refused(length: usize) -> Option<String> {
+    (length > MAX_PASTE).then(|| {
+        format!(
+            "the pasted text is {} characters long; a paste of at most {} is read. Import a larger array from a file \
+             (Import…)",
+            thousands(length),
+            thousands(MAX_PASTE)
+        )
+    })
+}
+
+/// The sentences of a grid's message line and of its `error` events, `{name}` filled by the element (www/element/
+/// inputs.js): where a cell is (`where`: NumPy's indexing), what the `error` event says of it (`said`), a typed value
+/// the figure cannot take (`invalid`), a refused paste (`paste`: a message of its own, or one a reading of the
+/// pasted text gave, `unread`).
+pub const CELL_NOTES: [(&str, &str); 5] = [
+    ("where", "{matrix}[{row}][{col}]"),
+    ("said", "{where}: {message}"),
+    ("invalid", "{where}: {message}. The figure shows the last valid values."),
+    ("paste", "Paste at {where}: {message}."),
+    ("unread", "{message}; nothing was pasted"),
+];
 
 /// The editable inputs' grid legends and the rows' label (`None`: each row is a token, named in a field of its own;
 /// `Some("")`: the row's index). Their names in messages are `import::title`'s.

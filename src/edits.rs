@@ -87,24 +87,14 @@ impl Config {
     /// that config set whole.
     pub fn with_block(&self, matrix: &str, row: usize, col: usize, values: &[Vec<f64>]) -> Result<Config> {
         self.editable()?;
+        let width = values.iter().map(Vec::len).max().unwrap_or(0);
+        if let Some(why) = self.block_refused(matrix, row, col, values.len(), width) {
+            return err(why);
+        }
         let mut value = self.to_value();
         let vector = matches!(matrix, "decoder_state" | "v_a");
         let target = value.get_mut(matrix).filter(|_| INPUTS.contains(&matrix) && matrix != "mask");
-        let Some(serde_json::Value::Array(rows)) = target else {
-            return err(format!("this figure has no input {}", crate::text::quote(matrix)));
-        };
-        let (n, m) = if vector {
-            (1, rows.len())
-        } else {
-            (rows.len(), rows.first().and_then(|r| r.as_array()).map_or(0, Vec::len))
-        };
-        let width = values.iter().map(Vec::len).max().unwrap_or(0);
-        if row + values.len() > n || col + width > m {
-            return err(format!(
-                "the pasted block ({} × {width}) does not fit in {matrix} from row {row}, column {col} (it is {n} × {m})",
-                values.len()
-            ));
-        }
+        let Some(serde_json::Value::Array(rows)) = target else { return err(no_input(matrix)) };
         for (i, line) in values.iter().enumerate() {
             for (j, &x) in line.iter().enumerate() {
                 let slot = if vector { rows.get_mut(col + j) } else { rows[row + i].get_mut(col + j) };
@@ -114,6 +104,25 @@ impl Config {
             }
         }
         Config::from_value(&value)
+    }
+
+    /// Why a block of `rows` × `width` values pasted into input `matrix` at (`row`, `col`) cannot be written there, in
+    /// the words the input grid shows under it: past the input's end (from the cell pasted into: pasting into the
+    /// first cell replaces the whole input, which the element offers), or no such input; `None` when it fits.
+    pub fn block_refused(&self, matrix: &str, row: usize, col: usize, rows: usize, width: usize) -> Option<String> {
+        let (n, m) = match self.input_shape(matrix).as_deref() {
+            Some(&[len]) => (1, len),
+            Some(&[n, m]) => (n, m),
+            _ => return Some(no_input(matrix)),
+        };
+        (row + rows > n || col + width > m).then(|| {
+            format!(
+                "the pasted block ({rows} × {width}) does not fit in {matrix} from here ({} × {} to its end); nothing \
+                 was pasted. To replace all of {matrix}, paste into its first cell",
+                n.saturating_sub(row),
+                m.saturating_sub(col)
+            )
+        })
     }
 
     /// A new token (self) or encoder state (cross) of zeros at `at` (≤ len), named `name`.
@@ -802,4 +811,9 @@ impl Config {
         }
         Ok(Config { scale, ..self.clone() })
     }
+}
+
+/// What a block pasted into an input the figure does not have is told.
+fn no_input(matrix: &str) -> String {
+    format!("this figure has no input {}", crate::text::quote(matrix))
 }

@@ -92,6 +92,10 @@ pub fn js() -> String {
          export const MODERN_PANELS = [{}];\n\n\
          /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */\n\
          export const DECODE_VIEWS = [{}];\n\n\
+         /** The stages whose rows are queries and columns keys, linked by a hovered weight (`views::WEIGHT_VIEWS`). */\n\
+         export const WEIGHT_VIEWS = [{}];\n\n\
+         /** The inputs an editable figure shows as cells, drawn as heatmaps only when read-only (`views::INPUT_VIEWS`). */\n\
+         export const INPUT_VIEWS = [{}];\n\n\
          /** Why key j is masked for query i, the bits of the code the core gives (`config::Options::reason`; the trace's\n \
          * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */\n\
          export const MASKED_BY = {{ mask: {}, valid_lens: {}, window: {} }};\n\n\
@@ -106,7 +110,13 @@ pub fn js() -> String {
          export const HIGHLIGHT = {};\n\n\
          /** A list longer than `longest` anywhere in a config outside its matrices is sent as `{{[key]: length}}` instead\n \
          * of its items, which no field could take (the core's `config::LIST_LENGTH`, `config::MAX_LIST`). */\n\
-         export const LONG_LIST = {{ key: '{}', longest: {} }};\n",
+         export const LONG_LIST = {{ key: '{}', longest: {} }};\n\n\
+         /** The longest paste an input grid reads, in characters (the core's `controls::MAX_PASTE`, which says why a\n \
+         * longer one is not). */\n\
+         export const MAX_PASTE = {};\n\n\
+         /** The sentences of an input grid's message line and `error` events, `{{name}}` to fill (the core's\n \
+         * `controls::CELL_NOTES`). */\n\
+         export const CELL_NOTES = {};\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -116,6 +126,8 @@ pub fn js() -> String {
         crate::random::MAX_RANDOM,
         quoted(&crate::views::MODERN_PANELS),
         quoted(&crate::views::DECODE_VIEWS),
+        quoted(&crate::views::WEIGHT_VIEWS),
+        quoted(&crate::views::INPUT_VIEWS),
         crate::config::BY_MASK,
         crate::config::BY_VALID_LENS,
         crate::config::BY_WINDOW,
@@ -124,7 +136,9 @@ pub fn js() -> String {
         crate::heatmap::draw::LEGIBLE_FONT,
         highlight_codes(),
         crate::config::LIST_LENGTH,
-        crate::config::MAX_LIST
+        crate::config::MAX_LIST,
+        crate::controls::MAX_PASTE,
+        cell_notes()
     )
 }
 
@@ -145,4 +159,11 @@ fn highlight_codes() -> String {
         })
         .collect();
     format!("{{ {} }}", names.join(", "))
+}
+
+/// `{ where: '…', … }` from `controls::CELL_NOTES`.
+fn cell_notes() -> String {
+    let notes: Vec<String> =
+        crate::controls::CELL_NOTES.iter().map(|(name, text)| format!("{name}: {}", Value::from(*text))).collect();
+    format!("{{ {} }}", notes.join(", "))
 }

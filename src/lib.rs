@@ -16,6 +16,7 @@ pub mod export;
 pub mod facts;
 pub mod ffi;
 pub mod figure;
+pub mod heads;
 pub mod heatmap;
 pub mod import;
 pub mod incremental;

@@ -1,7 +1,8 @@
 //! The element options a caller gives beside a config (`views`, `palette`, `fmt`, `height`, `editable`, `theme`,
 //! `contrast`): their names, and each one's rule: the value as the caller gave it (JSON: a text, a number, a bool, a
 //! list; `null` for anything else) becomes the attribute's text, or the message that refuses it. Also the message for
-//! a name that is neither an option nor a field. Python's `show()`, `show_attention()` and `Widget` ask this through
+//! a name that is neither an option nor a field, and what the element says of a `height` attribute it clamps
+//! (`height_note`). Python's `show()`, `show_attention()` and `Widget` ask this through
 //! `ffi::av_options`; whether a `palette`, `fmt` or `contrast` text is one the heatmaps know is
 //! `picture::Options::style`'s to say.
 
@@ -82,6 +83,24 @@ fn height(value: &Value, shown: &str) -> Result<String, String> {
         return Err(format!("height must be from {MIN_HEIGHT} to {MAX_HEIGHT} CSS pixels, got {shown}"));
     }
     Ok(if x.fract() == 0.0 { format!("{}", x as u32) } else { x.to_string() })
+}
+
+/// What the element says of its own `height` attribute, `text` as the page wrote it and `value` the number the element
+/// reads from it (JavaScript's `Number(text)`): nothing when the heatmaps are drawn that high; else that it is not a
+/// positive number (the heatmaps keep their natural height), or that it is outside [`MIN_HEIGHT`]–[`MAX_HEIGHT`] and
+/// the height they are drawn at, the nearer bound (the element clamps it so). The text is quoted as its first 40
+/// UTF-16 units.
+pub fn height_note(text: &str, value: f64) -> Option<String> {
+    let shown = String::from_utf16_lossy(&text.encode_utf16().take(40).collect::<Vec<u16>>());
+    if !(value.is_finite() && value > 0.0) {
+        return Some(format!(
+            "height \"{shown}\" is not a positive number of CSS pixels: the heatmaps keep their natural height."
+        ));
+    }
+    let drawn = value.clamp(f64::from(MIN_HEIGHT), f64::from(MAX_HEIGHT));
+    (drawn != value).then(|| {
+        format!("height {shown} is outside {MIN_HEIGHT}–{MAX_HEIGHT} CSS pixels: the heatmaps are {drawn} px high.")
+    })
 }
 
 /// The number a text writes as Python's `float()` reads it: white space around it (Unicode's, which `float()` strips

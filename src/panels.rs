@@ -8,8 +8,10 @@
 
 use crate::attention::Trace;
 use crate::config::{Config, Mask, Mechanism, Pairs, Position, Scoring};
+use crate::heatmap::draw::clip_to;
 use crate::math::entropy_bits;
-use crate::text::number;
+use crate::tables::mask_reason;
+use crate::text::{number, significant};
 use serde_json::Value;
 
 /// The variants panel's parts, as the `views` attribute names them.
@@ -35,6 +37,76 @@ pub const WINDOW_OFF: [u64; 2] = [2, 0];
 
 /// What a panel says of a field that takes a whole number when the text typed is not one (`{text}`: it, quoted).
 const NOT_WHOLE: &str = "{text} is not a whole number ≥ 0";
+
+/// A log-scale slider: positions `min` … `max` a hundredth of a decade apart (position s stands for 10^(s/100), to 3
+/// significant digits: a number a reader can read back), its two ends exactly the numbers its scale states, which the
+/// panel writes beside it (`ends`, `label`).
+pub struct LogSlider {
+    pub min: i32,
+    pub max: i32,
+    /// The values at `min` and `max`, as the panel states them.
+    pub ends: [f64; 2],
+    /// How the ends are written beside the slider.
+    pub shown: [&'static str; 2],
+    /// The slider's accessible name.
+    pub label: &'static str,
+}
+
+/// Positions a decade on a [`LogSlider`].
+pub const SLIDER_STEPS: i32 = 100;
+
+/// The temperature slider: 0.05 to 20 (10^−1.3 … 10^1.3), T = 1 in the middle.
+pub const TEMPERATURE_SLIDER: LogSlider = LogSlider {
+    min: -130,
+    max: 130,
+    ends: [0.05, 20.0],
+    shown: ["0.05", "20"],
+    label: "Temperature (log scale, 0.05 to 20)",
+};
+
+/// The base slider of sinusoidal and RoPE positions: 1 (the core's least base) to 10^7.
+pub const BASE_SLIDER: LogSlider =
+    LogSlider { min: 0, max: 700, ends: [1.0, 1e7], shown: ["1", "10⁷"], label: "Base (log scale, 1 to 10 million)" };
+
+impl LogSlider {
+    /// The value at position `s` (clamped to the slider): an end's own number at the ends, else 10^(s/100) to 3
+    /// significant digits.
+    pub fn value_at(&self, s: i32) -> f64 {
+        let s = s.clamp(self.min, self.max);
+        if s == self.min {
+            return self.ends[0];
+        }
+        if s == self.max {
+            return self.ends[1];
+        }
+        let x = 10f64.powf(f64::from(s) / f64::from(SLIDER_STEPS));
+        significant(x, 3).parse().unwrap_or(x)
+    }
+
+    /// The position nearest `value` on the log scale, within the slider (a value beyond an end sits at that end).
+    pub fn position_of(&self, value: f64) -> i32 {
+        let s = (f64::from(SLIDER_STEPS) * value.log10()).round();
+        if s.is_nan() {
+            return self.min;
+        }
+        s.clamp(f64::from(self.min), f64::from(self.max)) as i32
+    }
+
+    /// `{min, max, step, values, at, ends, label}`: the slider's positions, the value at each (`values[s − min]`), the
+    /// position of `value`, the ends as written beside it and its accessible name.
+    pub fn model(&self, value: f64) -> Value {
+        let values: Vec<Value> = (self.min..=self.max).map(|s| self.value_at(s).into()).collect();
+        obj(vec![
+            ("min", self.min.into()),
+            ("max", self.max.into()),
+            ("step", 1.into()),
+            ("values", values.into()),
+            ("at", self.position_of(value).into()),
+            ("ends", self.shown.to_vec().into()),
+            ("label", self.label.into()),
+        ])
+    }
+}
 
 /// ALiBi's default slopes, as the panel writes them.
 const DEFAULT_SLOPES: &str = "2^(−8(h+1)/H)";
@@ -244,8 +316,9 @@ fn scoring(config: &Config) -> Value {
     ])
 }
 
-/// `{value, text, field, title, entropy}`: the temperature, as the panel writes it (`text`), the config field its
-/// slider sets, what it does, and each query's entropy of the followed head's weights in bits.
+/// `{value, text, field, title, slider, entropy}`: the temperature, as the panel writes it (`text`), the config field its
+/// slider sets, what it does, the slider ([`TEMPERATURE_SLIDER`]'s [`LogSlider::model`]), and each query's entropy of
+/// the followed head's weights in bits.
 ///
 /// `entropy`: `{title, max, rows: [{name, bits, masked, bar, title, text}], more, mean}` — `max` = log₂ m (uniform
 /// weights) and `title` saying it (`{max}`); per listed query (the first [`MAX_LISTED`]) its name, its entropy
@@ -308,21 +381,21 @@ fn temperature(config: &Config, trace: &Trace) -> Value {
             "scaled = scores ÷ scale ÷ T: a low T sharpens the weights towards one key, a high T flattens them towards uniform"
                 .into(),
         ),
+        ("slider", TEMPERATURE_SLIDER.model(o.temperature)),
         ("entropy", entropy),
     ])
 }
 
-/// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, valid_lens, lens, lens_list,
-/// lens_title, drawn, canvas_label, hint, outline, len_max, len_labels, list_placeholder, list_label, not_whole,
-/// list_not_whole, lens_field}`: each choice and each `masked_rows` choice with the `fields` an edit to it sends;
-/// the mask kind and its meaning (a causal mask only where there are queries to look ahead of), what a fully masked
-/// query gets, the queries' and keys' names, the followed query (null with one query), and the valid lengths as the
-/// fields show them: one per query (`lens`, up to [`MAX_LEN_FIELDS`] queries; a length of m or more is every key,
-/// shown empty as typed for none) or one list (`lens_list`), and what a valid length does (`lens_title`); whether the
-/// mask heatmap is drawn (`drawn`: a mask to draw), its label, the `hint` in its place otherwise, the followed query's
-/// row outline on it (a heatmap highlight; null with one query); the longest valid length (`len_max`), each field's
-/// label, the list field's placeholder and label, and the messages for a length that is not a whole number (`{i}`: the
-/// query, `{text}`: what was typed, quoted by the element).
+/// `{kind, title, choices, masked_row, masked_title, masked_rows, queries, keys, query, lens, lens_list, lens_title,
+/// drawn, canvas_label, hint, outline, len_labels, list_placeholder, list_label}`: each choice and each `masked_rows`
+/// choice with the `fields` an edit to it sends; the mask kind and its meaning (a causal mask only where there are
+/// queries to look ahead of), what a fully masked query gets, the queries' and keys' names, the followed query (null
+/// with one query), and the valid lengths as the fields show them: one per query (`lens`, up to [`MAX_LEN_FIELDS`]
+/// queries; a length of m or more is every key, shown empty as typed for none) or one list (`lens_list`), and what a
+/// valid length does (`lens_title`); whether the mask heatmap is drawn (`drawn`: a mask to draw), its label, the `hint`
+/// in its place otherwise, the followed query's row outline on it (a heatmap highlight; null with one query); each
+/// field's label, the list field's placeholder and label. What is typed in those fields is read by [`typed_lens`], a
+/// cell of the mask said by [`mask_cell_words`].
 fn mask(config: &Config) -> Value {
     let o = &config.options;
     let own = matches!(config.mechanism, Mechanism::SelfAttention { .. });
@@ -354,11 +427,9 @@ fn mask(config: &Config) -> Value {
         ("masked_row", row.into()),
         ("masked_title", meaning(&MASKED_ROWS, row).into()),
         ("masked_rows", with_fields(choices(&MASKED_ROWS), |v| Some(obj(vec![("masked_row", v.into())]))).into()),
-        ("lens_field", "valid_lens".into()),
         ("queries", names.clone().into()),
         ("keys", config.tokens.clone().into()),
         ("query", own.then_some(config.query).into()),
-        ("valid_lens", lens.cloned().into()),
         ("lens", fields.into()),
         ("lens_list", list.into()),
         (
@@ -376,7 +447,6 @@ fn mask(config: &Config) -> Value {
         ),
         ("hint", "Pick causal or custom to draw the mask and toggle its cells, or give a query a valid length.".into()),
         ("outline", own.then(|| vec![0, config.query, 0, config.query + 1, m]).into()),
-        ("len_max", m.into()),
         ("len_labels", lens_labels(&names, m).into()),
         (
             "list_placeholder",
@@ -395,9 +465,140 @@ fn mask(config: &Config) -> Value {
             )
             .into(),
         ),
-        ("not_whole", "valid length of query {i}: {text} is not a whole number ≥ 0".into()),
-        ("list_not_whole", "valid lengths: write whole numbers ≥ 0 separated by commas, one per query".into()),
     ])
+}
+
+/// What is typed in the mask panel's valid-length fields, as the element sends it (`Viz.ask` `validLens`).
+pub enum TypedLens {
+    /// The texts of the per-query fields (one per query, as typed), `row` the field typed in or stepped, `step`
+    /// +1 or −1 for ↑/↓ on it (0: typed).
+    Fields { texts: Vec<String>, row: usize, step: i32 },
+    /// The one field holding the list (past [`MAX_LEN_FIELDS`] queries), as typed.
+    List(String),
+}
+
+/// Characters of a typed text a message quotes (the element's `clip`).
+const TYPED_CHARS: usize = 24;
+
+/// What [`TypedLens`] makes: `{text, fields, error, row, rebuild}`. `text`: after a step, the stepped field's new
+/// text (one key more or less than it holds, an empty or unreadable field counting as all m keys, kept within 0 … m),
+/// else null; a step that leaves the field as it is answers nothing (every part null). `fields`: the edit to send,
+/// `{valid_lens}` (an empty field is all m keys; every field empty, or an empty list, removes the valid lengths); or
+/// `error`, the message for a text that is not a whole number ≥ 0, and `row`, the field it is about (null for the
+/// list). `rebuild`: whether the edit brings or takes away the mask heatmap (valid lengths come or go with no mask),
+/// the one change of the panel's structure the fields make.
+pub fn typed_lens(config: &Config, typed: &TypedLens) -> Value {
+    let m = config.tokens.len();
+    let answer = |text: Option<String>, lens: Result<Option<Vec<Value>>, (Option<usize>, String)>| {
+        let (fields, error, row, rebuild) = match lens {
+            Ok(lens) => {
+                let o = &config.options;
+                let rebuild = o.valid_lens.is_some() != lens.is_some() && o.mask == Mask::None;
+                (obj(vec![("valid_lens", lens.into())]), Value::Null, Value::Null, rebuild)
+            }
+            Err((row, why)) => (Value::Null, why.into(), row.into(), false),
+        };
+        obj(vec![
+            ("text", text.into()),
+            ("fields", fields),
+            ("error", error),
+            ("row", row),
+            ("rebuild", rebuild.into()),
+        ])
+    };
+    match typed {
+        TypedLens::List(text) => {
+            let text = text.trim();
+            if text.is_empty() {
+                return answer(None, Ok(None));
+            }
+            let inner = text.strip_prefix('[').unwrap_or(text);
+            let inner = inner.strip_suffix(']').unwrap_or(inner);
+            let parts: Vec<&str> = inner.split(|c: char| c == ',' || separator(c)).filter(|p| !p.is_empty()).collect();
+            if parts.iter().any(|p| !whole(p)) {
+                let why = "valid lengths: write whole numbers ≥ 0 separated by commas, one per query";
+                return answer(None, Err((None, why.to_string())));
+            }
+            answer(None, Ok(Some(parts.iter().map(|p| whole_value(p)).collect())))
+        }
+        TypedLens::Fields { texts, row, step } => {
+            let mut texts = texts.clone();
+            let mut stepped = None;
+            if *step != 0 {
+                let Some(now) = texts.get(*row) else { return answer(None, Ok(None)) };
+                let held = now.trim();
+                let held = if whole(held) { held.parse::<f64>().unwrap_or(f64::INFINITY) } else { m as f64 };
+                let next = (held + f64::from(*step)).clamp(0.0, m as f64) as u64;
+                if next.to_string() == *now {
+                    return obj(vec![
+                        ("text", Value::Null),
+                        ("fields", Value::Null),
+                        ("error", Value::Null),
+                        ("row", Value::Null),
+                        ("rebuild", false.into()),
+                    ]);
+                }
+                texts[*row] = next.to_string();
+                stepped = Some(next.to_string());
+            }
+            let trimmed: Vec<&str> = texts.iter().map(|t| t.trim()).collect();
+            if trimmed.iter().all(|t| t.is_empty()) {
+                return answer(stepped, Ok(None));
+            }
+            // The field typed in when it is the one that is no number, else the first that is not.
+            let bad = |i: &usize| trimmed.get(*i).is_some_and(|t| !t.is_empty() && !whole(t));
+            if let Some(i) = Some(*row).filter(bad).or_else(|| (0..trimmed.len()).find(bad)) {
+                let why = format!(
+                    "valid length of query {i}: \"{}\" is not a whole number ≥ 0",
+                    clip_to(&texts[i], TYPED_CHARS)
+                );
+                return answer(stepped, Err((Some(i), why)));
+            }
+            let lens = trimmed.iter().map(|t| if t.is_empty() { m.into() } else { whole_value(t) }).collect();
+            answer(stepped, Ok(Some(lens)))
+        }
+    }
+}
+
+/// Whether `text` is a whole number ≥ 0 as typed: digits only.
+fn whole(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A whole number typed (digits only) as JSON: an integer, or past u64 the nearest float (which the config refuses).
+fn whole_value(text: &str) -> Value {
+    text.parse::<u64>().map_or_else(|_| text.parse::<f64>().map_or(Value::Null, Value::from), Value::from)
+}
+
+/// White space between the numbers of a typed list (JavaScript's `\s`: Unicode's and the byte-order mark).
+fn separator(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// Mask cell (i, j) in words, as the mask panel says it under the pointer and to a screen reader: the query and the
+/// key, the entry as the config states it (1 = may attend), and why the key is masked or a sink keeps it open (the
+/// core's reasons: mask, valid length, window, sink).
+pub fn mask_cell_words(config: &Config, i: usize, j: usize) -> String {
+    let o = &config.options;
+    let names = queries(config);
+    let entry = match &o.mask {
+        Mask::Matrix(a) if i < a.rows() && j < a.cols() => a.get(i, j),
+        Mask::Causal => f64::from(u8::from(j <= i)),
+        _ => 1.0,
+    };
+    let query = if matches!(config.mechanism, Mechanism::SelfAttention { .. }) { i } else { 0 };
+    let masks = o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some();
+    let why = if masks { mask_reason(config, query, j, o.reason(query, j)) } else { None };
+    let sink = masks && o.sink_opens(query, j);
+    format!(
+        "mask, query {} → key {}: {} ({}){}{}",
+        names.get(i).map_or("", String::as_str),
+        config.tokens.get(j).map_or("", String::as_str),
+        number(entry),
+        if entry != 0.0 { "may attend" } else { "masked" },
+        why.map(|w| format!("; {w}")).unwrap_or_default(),
+        if sink { "; attended as a sink, though outside the window" } else { "" },
+    )
 }
 
 /// Each query's valid-length field's label: its name, the lengths it takes, what empty means.
@@ -412,7 +613,8 @@ fn lens_labels(names: &[String], m: usize) -> Vec<String> {
 /// slopes, slopes_text, slopes_label}`: the position encoding and its meaning; each choice's `position`, the field an edit to it
 /// sends (sinusoidal and RoPE keep the base and the shift between them; ALiBi takes neither); `value` the field as it
 /// is (what an edit of one of its parts starts from); RoPE's pair layout; the base (sinusoidal and RoPE) and what it
-/// does; the shift and where the tokens sit after it, and what a shift does to the scores; ALiBi's given slopes (null:
+/// does, and its slider (`base_slider`: [`BASE_SLIDER`]'s [`LogSlider::model`], null without a base); the shift and
+/// where the tokens sit after it, and what a shift does to the scores; ALiBi's given slopes (null:
 /// the defaults) and the slopes in use as a sentence, and what the slopes' field takes; `base_text` (the slider's
 /// words), `shift_down_off` (no shift below 0), `field` (the config field every edit sets) and the messages for a typed
 /// text the panel cannot send (`{text}`: it, quoted).
@@ -499,6 +701,7 @@ fn position(config: &Config) -> Value {
         ("pair_choices", choices(&PAIRS).into()),
         ("base", base.into()),
         ("base_title", base_title.into()),
+        ("base_slider", base.map(|b| BASE_SLIDER.model(b)).into()),
         ("offset", offset.into()),
         ("range", format!("positions {offset} … {}", (offset + n as u64).saturating_sub(1)).into()),
         ("shift_note", shift_note.into()),

@@ -63,8 +63,11 @@ pub enum Request {
     Shortest(Narrow),
     /// The core's facts a shell needs as data: the config's fields, the limits, the presets' configs.
     Facts,
-    /// The name the core gives row `index` (from 0) of a config that names none (`config::token_name`).
-    DefaultToken { self_attention: bool, index: usize },
+    /// What the element says of its `height` attribute (`options::height_note`); nothing when it is drawn as asked.
+    HeightNote { text: String, value: f64 },
+    /// Why a paste of `length` characters into an input grid is not read (`controls::paste_refused`); nothing when it
+    /// is.
+    PasteLength(usize),
     /// The tooltip's text of one cell of a large figure's view: its labels and its value to 6 significant digits.
     LargeCellText { row: String, col: String, value: f64 },
     /// What a large figure says where it cannot do what a small one does (www/element/large.js).
@@ -228,10 +231,6 @@ impl Fields {
         let value = self.take(key);
         value.as_u64().map(saturating).ok_or_else(|| self.bad(key, "a whole number ≥ 0"))
     }
-
-    fn flag(&mut self, key: &str) -> Result<bool, String> {
-        self.take(key).as_bool().ok_or_else(|| self.bad(key, "true or false"))
-    }
 }
 
 fn number_of(value: &Value) -> Option<f64> {
@@ -287,9 +286,8 @@ impl Request {
                 _ => return Err(f.bad("dtype", "\"float32\" or \"float16\"")),
             }),
             "facts" => Request::Facts,
-            "default_token" => {
-                Request::DefaultToken { self_attention: f.flag("self_attention")?, index: f.index("index")? }
-            }
+            "height_note" => Request::HeightNote { text: f.text("text")?, value: f.number("value")? },
+            "paste_length" => Request::PasteLength(f.index("length")?),
             "large_cell_text" => {
                 Request::LargeCellText { row: f.text("row")?, col: f.text("col")?, value: f.number("value")? }
             }
@@ -361,9 +359,11 @@ impl Request {
                 Ok(Answer::Numbers(values))
             }
             Request::Facts => Ok(Answer::Json(facts())),
-            Request::DefaultToken { self_attention, index } => {
-                let prefix = if self_attention { config::SELF_TOKENS } else { config::CROSS_TOKENS };
-                Ok(Answer::Text(config::token_name(prefix, index)))
+            Request::HeightNote { text, value } => {
+                Ok(crate::options::height_note(&text, value).map_or(Answer::Nothing, Answer::Text))
+            }
+            Request::PasteLength(length) => {
+                Ok(crate::controls::paste_refused(length).map_or(Answer::Nothing, Answer::Text))
             }
             Request::LargeCellText { row, col, value } => {
                 Ok(Answer::Text(format!("{row}, {col}: {}", format_g(value, 6))))

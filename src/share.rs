@@ -8,6 +8,7 @@
 
 use crate::config::{Config, Mechanism};
 use crate::edits::Distribution;
+use crate::text::thousands;
 use serde_json::{json, Value};
 
 pub const VERSION: u64 = 1;
@@ -110,19 +111,6 @@ pub fn too_long_to_save(len: usize, exact: bool) -> String {
         thousands(len),
         thousands(MAX_LEN)
     )
-}
-
-/// 4000000 → "4,000,000" (as the element writes numbers in its messages).
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A saved state: a whole state (as [`decode`]) or a weights figure's selection ([`encode_selection`]).

@@ -170,10 +170,35 @@ fn size_fields(config: &Config) -> Value {
     Value::Array(vec![field(0, "rows", "queries"), field(1, "columns", "keys")])
 }
 
-/// The flash panel at the stepper's step `s`: `{build, label, sizes, field, hint, stepper, view, step, count, text,
+/// The fields a tile size typed in the flash panel's two fields sets, `{tiles: [rows, cols] | null}`: both empty is no
+/// tiles, one size alone a square tile of it. Each text is a number field's (`<input type=number>`: empty or a number);
+/// whether the size can be taken is the config's to say (`Config::with_fields`, whose message names the field), so a
+/// number is sent as typed: a whole one as an integer, another as it is, one that is no number as null.
+pub fn typed_tiles(rows: &str, cols: &str) -> Value {
+    let (rows, cols) = (rows.trim(), cols.trim());
+    let tiles = match (rows.is_empty(), cols.is_empty()) {
+        (true, true) => Value::Null,
+        (true, false) => Value::Array(vec![typed_number(cols), typed_number(cols)]),
+        (false, true) => Value::Array(vec![typed_number(rows), typed_number(rows)]),
+        (false, false) => Value::Array(vec![typed_number(rows), typed_number(cols)]),
+    };
+    obj(vec![("tiles", tiles)])
+}
+
+/// A typed number as JSON writes it: a whole one below 2^53 as an integer (`4`, not `4.0`), another finite one as it
+/// is, anything else null.
+fn typed_number(text: &str) -> Value {
+    match text.parse::<f64>() {
+        Ok(x) if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 => Value::from(x as i64),
+        Ok(x) => Value::from(x),
+        Err(_) => Value::Null,
+    }
+}
+
+/// The flash panel at the stepper's step `s`: `{build, label, sizes, hint, stepper, view, step, count, text,
 /// prev_off, next_off, moves, outline, memory, after, mlo, equal, check}`.
 ///
-/// `sizes`: the tile size's fields, and `field` the config field they set; `view`: the heatmap the tile is outlined
+/// `sizes`: the tile size's fields (what is typed in them is sent as `{flashTiles: [rows, cols]}`: [`typed_tiles`]); `view`: the heatmap the tile is outlined
 /// on (`{view, label}`); without tiles `hint` says what they do and the rest is absent. `step`: the step
 /// shown (`s`, or 0 past the last), of `count`; `text`: its line; `moves` (`{back, on, first, last}`: the step an arrow,
 /// Home and End go to, null when it stays); `outline`: the tile on the scaled scores (a heatmap highlight); `memory`:
@@ -187,7 +212,6 @@ pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
         ("build", format!("{on}|{n}").into()),
         ("label", "FlashAttention tiles".into()),
         ("sizes", size_fields(config)),
-        ("field", "tiles".into()),
     ]);
     let shown = match trace {
         Trace::SelfAttention(t) => t.flash.as_ref().map(|flash| {

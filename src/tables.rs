@@ -10,6 +10,7 @@ use crate::config::{Config, Mask, MaskedRow, Mechanism, Scale, Scoring, BY_MASK,
 use crate::heatmap::draw::clip_to;
 use crate::math::Matrix;
 use crate::text::number;
+use crate::views::WEIGHT_VIEWS;
 use serde_json::{Map, Value};
 
 /// Keys the breakdown lists; past them, one row says how many more.
@@ -681,9 +682,6 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
     }
     table(title, notes, head, body, vec![row(foot, None, 0, Some("sum"))])
 }
-
-/// Views whose rows are queries and columns keys: a hovered cell links a query to a key.
-const WEIGHT_VIEWS: [&str; 4] = ["scores", "scaled", "weights", "naive_weights"];
 
 /// The head of a `heads.{h}.weights` view (the small multiples, each a head's weights).
 pub fn head_of(view: &str) -> Option<usize> {

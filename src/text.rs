@@ -28,6 +28,19 @@ pub fn cut(text: &str) -> String {
     }
 }
 
+/// 4000000 → "4,000,000" (as the element writes numbers in its messages).
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What ends a cut text ([`cut`]; JavaScript's `cut`, generated from this by src/facts.rs).
 pub const CUT_MARK: char = '…';
 

@@ -13,6 +13,14 @@ use crate::math::Matrix;
 use crate::weights::ROW_SUM_TOLERANCE;
 use std::borrow::Cow;
 
+/// The stages whose rows are queries and columns keys: a hovered cell links a query to a key across them, and the
+/// followed query's row is outlined on them.
+pub const WEIGHT_VIEWS: [&str; 4] = ["scores", "scaled", "weights", "naive_weights"];
+
+/// The inputs an editable figure shows as cells (its input grids, and the mask panel's own heatmap): drawn as
+/// heatmaps only in a read-only figure.
+pub const INPUT_VIEWS: [&str; 9] = ["embeddings", "w_q", "w_k", "w_v", "w_o", "w_a", "u_a", "v_a", "mask"];
+
 /// Every view name, in reading order.
 pub const SELF_VIEWS: [&str; 12] =
     ["embeddings", "w_q", "w_k", "w_v", "q", "k", "v", "scores", "scaled", "weights", "naive_weights", "context"];

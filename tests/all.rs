@@ -20,6 +20,8 @@ mod export;
 mod figure;
 #[path = "fuzz.rs"]
 mod fuzz;
+#[path = "heads.rs"]
+mod heads;
 #[path = "heatmap_colorbar.rs"]
 mod heatmap_colorbar;
 #[path = "heatmap_draw.rs"]

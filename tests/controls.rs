@@ -2,7 +2,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_viz::config::Config;
-use attention_viz::controls::{facts, inputs, toolbar};
+use attention_viz::controls::{facts, inputs, paste_refused, toolbar, CELL_NOTES, MAX_PASTE};
 use attention_viz::presets::preset;
 use serde_json::json;
 
@@ -122,4 +122,21 @@ fn a_custom_divisor_shows_as_javascript_writes_it() {
     ] {
         assert_eq!(number_text(x), text, "{x:e}");
     }
+}
+
+/// A paste longer than the grids read is refused at once, with the limit (tests/e2e/hostile-files.test.mjs pastes
+/// 1,200,000 and 10,000,000 characters); the message line's sentences are the core's, filled by the element.
+#[test]
+fn a_paste_too_long_is_refused_with_the_limit_and_the_grids_say_it_in_the_cores_words() {
+    assert_eq!(MAX_PASTE, 1_000_000);
+    assert_eq!(paste_refused(MAX_PASTE), None);
+    assert_eq!(
+        paste_refused(1_200_000).unwrap(),
+        "the pasted text is 1,200,000 characters long; a paste of at most 1,000,000 is read. Import a larger array \
+         from a file (Import…)"
+    );
+    let note = |name: &str| CELL_NOTES.iter().find(|(n, _)| *n == name).unwrap().1;
+    assert_eq!(note("where"), "{matrix}[{row}][{col}]");
+    assert_eq!(note("invalid"), "{where}: {message}. The figure shows the last valid values.");
+    assert_eq!(note("paste"), "Paste at {where}: {message}.");
 }

@@ -114,7 +114,20 @@ fn a_pasted_block_is_the_config_set_whole_with_those_values() {
     // A block that does not fit, a matrix the figure lacks, an overflow: refused, nothing changed.
     let before = f.config().clone();
     let e = f.apply(Edit::Block { matrix: "w_q".into(), row: 0, col: 0, values: vec![vec![0.0; 40]] }).unwrap_err();
-    assert!(e.contains("does not fit in w_q"), "{e}");
+    // The words the input grid shows under a paste there (www/element/inputs.js asks `blockFit`).
+    assert_eq!(
+        e,
+        "the pasted block (1 × 40) does not fit in w_q from here (3 × 3 to its end); nothing was pasted. To replace all \
+         of w_q, paste into its first cell"
+    );
+    assert_eq!(f.config().block_refused("w_q", 1, 2, 2, 1), None);
+    assert_eq!(
+        f.config().block_refused("w_q", 1, 2, 3, 1).unwrap(),
+        e.replace("1 × 40", "3 × 1").replace("3 × 3", "2 × 1")
+    );
+    assert_eq!(cross.config().block_refused("decoder_state", 0, d - 1, 1, 1), None);
+    assert!(cross.config().block_refused("decoder_state", 0, d - 1, 1, 2).unwrap().contains("(1 × 1 to its end)"));
+    assert_eq!(cross.config().block_refused("mask", 0, 0, 1, 1).unwrap(), "this figure has no input \"mask\"");
     let e = f.apply(Edit::Block { matrix: "annotations".into(), row: 0, col: 0, values: vec![vec![0.0]] }).unwrap_err();
     assert_eq!(e, "this figure has no input \"annotations\"");
     let big = vec![vec![1e300; 3]];

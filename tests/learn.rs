@@ -470,3 +470,46 @@ fn a_model_config_is_read_and_checked_by_the_core() {
         assert_eq!(read_request(&config).unwrap_err(), want, "{config}");
     }
 }
+
+/// Where an input repeats and what the heads do there (the trace's `repeats`, which the guided page's chapter 9
+/// reports): the page's own letters FKCHDLANGJHDLANO (ids 5 10 2 7 3 11 0 13 6 9 7 3 11 0 13 14) repeat H D L A N at
+/// positions 10 … 14, first seen at 3, 4, 5, 6, 7; each measure against the forward pass's weights read by hand.
+#[test]
+fn the_repeats_of_an_input_and_the_heads_weights_there() {
+    let model = preset("induction").unwrap();
+    let input = [5, 10, 2, 7, 3, 11, 0, 13, 6, 9, 7, 3, 11, 0, 13, 14];
+    let f = model.forward(&input).unwrap();
+    let r = f.repeats();
+    let mut earlier = vec![None; 16];
+    for (i, j) in [(10, 3), (11, 4), (12, 5), (13, 6), (14, 7)] {
+        earlier[i] = Some(j);
+    }
+    assert_eq!(r.earlier, earlier);
+    // The letter after each earlier occurrence: D L A N G (ids 3 11 0 13 6).
+    let next: Vec<Option<usize>> = earlier.iter().map(|j| j.map(|j| input[j + 1])).collect();
+    assert_eq!(next[10..15], [Some(3), Some(11), Some(0), Some(13), Some(6)]);
+    assert_eq!(r.next, next);
+    assert_eq!(r.scored, 5);
+    let copies: Vec<Option<bool>> = next.iter().zip(&f.prediction).map(|(w, &p)| w.map(|w| w == p)).collect();
+    assert_eq!(r.copies, copies);
+    assert_eq!(r.copied, copies.iter().filter(|c| **c == Some(true)).count());
+    assert!(r.copied >= 4, "the shipped model continues the repeat: {:?}", f.prediction);
+
+    let w0 = &f.layers[0].heads[0].stages.weights;
+    let w1 = &f.layers[1].heads[0].stages.weights;
+    let previous = (1..16).map(|i| w0.get(i, i - 1)).fold(0.0, |a, b| a + b) / 15.0;
+    let first_run = [3, 4, 5, 6, 7].iter().map(|&i| w0.get(i, i - 1)).fold(0.0, |a, b| a + b) / 5.0;
+    let copy =
+        [(10, 4), (11, 5), (12, 6), (13, 7), (14, 8)].iter().map(|&(i, j)| w1.get(i, j)).fold(0.0, |a, b| a + b) / 5.0;
+    assert_eq!((r.previous[0][0], r.first_run[0][0], r.copy[1][0]), (Some(previous), Some(first_run), Some(copy)));
+    assert!(copy > 0.8, "layer 1 copies: {copy}");
+    assert_eq!((r.previous.len(), r.previous[1].len()), (2, 1));
+
+    // One letter: no previous token, no repeat.
+    let one = model.forward(&[5]).unwrap().repeats();
+    assert_eq!((one.earlier, one.scored, one.previous[0][0], one.copy[1][0]), (vec![None], 0, None, None));
+    let json = f.to_json();
+    assert_eq!(json["repeats"]["scored"], json!(5));
+    assert_eq!(json["repeats"]["earlier"][10], json!(3));
+    assert_eq!(json["repeats"]["copies"][0], Value::Null);
+}

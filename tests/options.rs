@@ -239,3 +239,31 @@ fn python_names_no_config_field_in_its_code() {
     }
     assert!(found.is_empty(), "config fields named in python/attention_viz: {found:?}");
 }
+
+/// What the element says of its own `height` attribute (www/element/index.js `_attributeProblems`; the e2e test
+/// tests/e2e/lifecycle.test.mjs sets 1e9 and 0.4): the value it reads from the text is JavaScript's `Number(text)`.
+#[test]
+fn the_elements_height_note() {
+    use attention_viz::options::height_note;
+    assert_eq!(height_note("300", 300.0), None);
+    assert_eq!(height_note("40", 40.0), None);
+    assert_eq!(
+        height_note("1e9", 1e9).unwrap(),
+        "height 1e9 is outside 40–4000 CSS pixels: the heatmaps are 4000 px high."
+    );
+    assert_eq!(
+        height_note("0.4", 0.4).unwrap(),
+        "height 0.4 is outside 40–4000 CSS pixels: the heatmaps are 40 px high."
+    );
+    let natural = "is not a positive number of CSS pixels: the heatmaps keep their natural height.";
+    assert_eq!(height_note("tall", f64::NAN).unwrap(), format!("height \"tall\" {natural}"));
+    assert_eq!(height_note(" ", 0.0).unwrap(), format!("height \" \" {natural}"));
+    assert_eq!(height_note("-3", -3.0).unwrap(), format!("height \"-3\" {natural}"));
+    assert_eq!(height_note("Infinity", f64::INFINITY).unwrap(), format!("height \"Infinity\" {natural}"));
+    // The text quoted is its first 40 UTF-16 units.
+    let long = "9".repeat(100);
+    assert_eq!(
+        height_note(&long, 1e100).unwrap(),
+        format!("height {} is outside 40–4000 CSS pixels: the heatmaps are 4000 px high.", &long[..40])
+    );
+}

@@ -5,7 +5,7 @@
 
 use attention_viz::attention::compute;
 use attention_viz::config::Config;
-use attention_viz::panels::{panels, used};
+use attention_viz::panels::{mask_cell_words, panels, typed_lens, used, TypedLens, BASE_SLIDER, TEMPERATURE_SLIDER};
 use serde_json::{json, Value};
 
 /// Seed document 001's figure (tests/fixtures/seed-values.json): four tokens, d_model 3, W_Q, W_K, W_V 3 × 3.
@@ -122,7 +122,6 @@ fn masks_and_what_a_fully_masked_query_gets() {
     );
     assert_eq!(k["query"], json!(2));
     assert_eq!(k["queries"], json!(["word_1", "word_2", "word_3", "word_4"]));
-    assert_eq!(k["valid_lens"], json!(null));
     assert_eq!(k["lens"], json!(["", "", "", ""]));
 
     // A length of m (4) or more is every key: its field is empty.
@@ -373,7 +372,6 @@ fn the_panels_words_labels_and_messages() {
     assert_eq!(mask["drawn"], false);
     assert!(mask["hint"].as_str().unwrap().starts_with("Pick causal or custom"));
     assert_eq!(mask["outline"], json!([0, 0, 0, 1, 4]));
-    assert_eq!(mask["len_max"], 4);
     assert_eq!(mask["len_labels"][1], "Valid length of query word_2, 0 to 4 (empty: all 4 keys; arrow keys step it)");
     assert_eq!(mask["list_placeholder"], "4 lengths, e.g. 4, 3, 2, …");
     assert_eq!(mask["canvas_label"], "Mask, queries as rows, keys as columns: 1 = may attend, 0 = masked");
@@ -406,4 +404,127 @@ fn the_panels_words_labels_and_messages() {
     let why = cross["heads"]["disabled"].as_str().unwrap();
     assert_eq!(cross["heads"]["add_title"], why);
     assert_eq!(cross["heads"]["remove_title"], why);
+}
+
+/// The temperature and base sliders: 100 positions a decade, each value 10^(s/100) to 3 significant digits, the ends
+/// exactly the numbers the panel writes beside them (the temperature's left end is 0.05, not 10^−1.3 ≈ 0.0501), and
+/// the position of a value the nearest one on the log scale.
+#[test]
+fn the_log_sliders_positions_values_and_ends() {
+    let m = model(&config(seed(), json!({"temperature": 0.5})), &["temperature"]);
+    let s = &m["temperature"]["slider"];
+    assert_eq!((s["min"].clone(), s["max"].clone(), s["step"].clone()), (json!(-130), json!(130), json!(1)));
+    let values = s["values"].as_array().unwrap();
+    assert_eq!(values.len(), 261);
+    let at = |p: i64| values[(p + 130) as usize].as_f64().unwrap();
+    assert_eq!((at(-130), at(130)), (0.05, 20.0), "the ends the panel states");
+    assert_eq!(s["ends"], json!(["0.05", "20"]));
+    assert_eq!(s["label"], json!("Temperature (log scale, 0.05 to 20)"));
+    // 10^0.1, 10^−0.1, 10^0.24, 10^−1.29 to 3 significant digits.
+    assert_eq!((at(0), at(10), at(-10), at(24), at(-129)), (1.0, 1.26, 0.794, 1.74, 0.0513));
+    // T = 0.5: log10 0.5 = −0.30103 → position −30; a value past an end sits at that end.
+    assert_eq!(s["at"], json!(-30));
+    assert_eq!(TEMPERATURE_SLIDER.position_of(0.0501), -130);
+    assert_eq!(TEMPERATURE_SLIDER.position_of(1000.0), 130);
+    assert_eq!(TEMPERATURE_SLIDER.position_of(0.001), -130);
+    for p in -130..=130 {
+        assert_eq!(TEMPERATURE_SLIDER.position_of(at(p)), p as i32, "position {p} and its value {}", at(p));
+    }
+
+    let rope = config(seed_heads2(), json!({"heads": 1, "position": {"kind": "rope", "base": 500000}}));
+    let b = &model(&rope, &["position"])["position"]["base_slider"];
+    let values = b["values"].as_array().unwrap();
+    assert_eq!((b["min"].clone(), b["max"].clone(), values.len()), (json!(0), json!(700), 701));
+    assert_eq!((values[0].as_f64(), values[700].as_f64()), (Some(1.0), Some(1e7)));
+    // log10 500000 = 5.69897 → 570.
+    assert_eq!(b["at"], json!(570));
+    assert_eq!(values[570], json!(501000.0));
+    assert_eq!(b["ends"], json!(["1", "10⁷"]));
+    assert_eq!(b["label"], json!("Base (log scale, 1 to 10 million)"));
+    for p in 0..=700 {
+        assert_eq!(BASE_SLIDER.position_of(values[p].as_f64().unwrap()), p as i32);
+    }
+    let alibi = config(seed_heads2(), json!({"position": {"kind": "alibi"}}));
+    assert_eq!(model(&alibi, &["position"])["position"]["base_slider"], Value::Null);
+}
+
+/// What is typed in the valid-length fields (tests/e2e/variants.test.mjs types it): an empty field is all m keys,
+/// every field empty removes the lengths, ↑/↓ step a field within 0 … m, a text that is no whole number is said with
+/// the field it is in; the edit rebuilds the panel only when the mask heatmap comes or goes.
+#[test]
+fn typed_valid_lengths_make_the_edit_or_the_message() {
+    let plain = config(seed(), json!({}));
+    let typed = |c: &Config, texts: &[&str], row: usize, step: i32| {
+        typed_lens(c, &TypedLens::Fields { texts: texts.iter().map(|t| t.to_string()).collect(), row, step })
+    };
+    let a = typed(&plain, &["", "", "", "2"], 3, 0);
+    assert_eq!(
+        a,
+        json!({"text": null, "fields": {"valid_lens": [4, 4, 4, 2]}, "error": null, "row": null, "rebuild": true})
+    );
+    let lens = config(seed(), json!({"valid_lens": [4, 4, 4, 2]}));
+    let a = typed(&lens, &[" 1 ", "", "", "2"], 0, 0);
+    assert_eq!((a["fields"].clone(), a["rebuild"].clone()), (json!({"valid_lens": [1, 4, 4, 2]}), json!(false)));
+    let a = typed(&lens, &["", "", "", ""], 3, 0);
+    assert_eq!((a["fields"].clone(), a["rebuild"].clone()), (json!({"valid_lens": null}), json!(true)));
+    // Under a causal mask the heatmap is there either way.
+    let causal = config(seed(), json!({"mask": "causal", "valid_lens": [4, 4, 4, 2]}));
+    assert_eq!(typed(&causal, &["", "", "", ""], 3, 0)["rebuild"], json!(false));
+
+    let a = typed(&lens, &["x", "", "", "2"], 0, 0);
+    assert_eq!(a["error"], json!("valid length of query 0: \"x\" is not a whole number ≥ 0"));
+    assert_eq!((a["row"].clone(), a["fields"].clone()), (json!(0), Value::Null));
+    // The field typed in when it is the one, else the first that is no number; a long text cut as the element cuts it.
+    let a = typed(&lens, &["-1", "", "2.5", "2"], 2, 0);
+    assert_eq!(a["error"], json!("valid length of query 2: \"2.5\" is not a whole number ≥ 0"));
+    let a = typed(&lens, &["", "z".repeat(30).as_str(), "", "2"], 3, 0);
+    assert_eq!(
+        a["error"],
+        json!(format!("valid length of query 1: \"{}…\" is not a whole number ≥ 0", "z".repeat(23)))
+    );
+
+    // ↑/↓: an empty field is all 4 keys; the step stays within 0 … 4; one that changes nothing answers nothing.
+    let a = typed(&lens, &["", "", "", "2"], 0, -1);
+    assert_eq!((a["text"].clone(), a["fields"].clone()), (json!("3"), json!({"valid_lens": [3, 4, 4, 2]})));
+    let a = typed(&lens, &["3", "", "", "2"], 0, 1);
+    assert_eq!((a["text"].clone(), a["fields"].clone()), (json!("4"), json!({"valid_lens": [4, 4, 4, 2]})));
+    let nothing = json!({"text": null, "fields": null, "error": null, "row": null, "rebuild": false});
+    assert_eq!(typed(&lens, &["4", "", "", "2"], 0, 1), nothing);
+    assert_eq!(typed(&lens, &["0", "", "", "2"], 0, -1), nothing);
+    assert_eq!(typed(&lens, &["", "", "", "x"], 3, -1)["text"], json!("3"));
+    assert_eq!(typed(&lens, &["", "", "", "99"], 3, 1)["text"], json!("4"));
+
+    // The list (past sixteen queries): brackets, commas or spaces; empty removes the lengths.
+    let list = |text: &str| typed_lens(&lens, &TypedLens::List(text.to_string()));
+    assert_eq!(list("[3, 2 1,,4]")["fields"], json!({"valid_lens": [3, 2, 1, 4]}));
+    assert_eq!(list("  ")["fields"], json!({"valid_lens": null}));
+    let a = list("3, two");
+    assert_eq!(a["error"], json!("valid lengths: write whole numbers ≥ 0 separated by commas, one per query"));
+    assert_eq!(a["row"], Value::Null);
+}
+
+/// A mask cell in words (the mask heatmap's tooltip and what a screen reader hears as the cursor moves).
+#[test]
+fn a_mask_cell_in_words() {
+    let plain = config(seed(), json!({}));
+    assert_eq!(mask_cell_words(&plain, 0, 3), "mask, query word_1 → key word_4: 1 (may attend)");
+    let causal = config(seed(), json!({"mask": "causal", "valid_lens": [4, 1, 4, 4]}));
+    assert_eq!(mask_cell_words(&causal, 0, 1), "mask, query word_1 → key word_2: 0 (masked); masked: causal mask");
+    assert_eq!(
+        mask_cell_words(&causal, 1, 1),
+        "mask, query word_2 → key word_2: 1 (may attend); masked: beyond valid length 1"
+    );
+    let custom = config(seed(), json!({"mask": [[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]]}));
+    assert_eq!(mask_cell_words(&custom, 1, 1), "mask, query word_2 → key word_2: 0 (masked); masked: mask[1][1] = 0");
+    let window = config(seed(), json!({"window": [1, 0], "sinks": 1}));
+    assert_eq!(
+        mask_cell_words(&window, 3, 0),
+        "mask, query word_4 → key word_1: 1 (may attend); attended as a sink, though outside the window"
+    );
+    assert_eq!(
+        mask_cell_words(&window, 3, 1),
+        "mask, query word_4 → key word_2: 1 (may attend); masked: outside the window [1, 0]"
+    );
+    let cross = config(cross(), json!({"mask": [1, 0, 1, 1]}));
+    assert_eq!(mask_cell_words(&cross, 0, 1), "mask, query decoder state → key h_2: 0 (masked); masked: mask[1] = 0");
 }

@@ -3,13 +3,12 @@
 
 mod common;
 
-use common::ffi_call as call;
 use attention_viz::attention;
 use attention_viz::config::Config;
 use attention_viz::ffi;
 use attention_viz::picture::{self, Options};
 use attention_viz::presets;
-
+use common::ffi_call as call;
 
 #[test]
 fn every_preset_and_a_model_stack_give_a_picture_that_is_xml() {
@@ -82,7 +81,7 @@ fn av_call_is_any_request_by_its_kind() {
     let good = r#"{"config": {"decoder_state": [1, 0], "annotations": [[1, 2]]}}"#;
     let named = r#"{"kind": "check", "config": {"decoder_state": [1, 0], "annotations": [[1, 2]]}}"#;
     assert_eq!(call(ffi::av_call, named, &[]), call(ffi::av_check, good, &[]));
-    let (code, text, _) = call(ffi::av_call, r#"{"kind": "default_token", "self_attention": true, "index": 1}"#, &[]);
+    let (code, text, _) = call(ffi::av_call, r#"{"kind": "text", "cut": "word_2"}"#, &[]);
     assert_eq!((code, text.as_str()), (0, "word_2"));
     let (code, text, _) = call(ffi::av_call, r#"{"config": {}}"#, &[]);
     assert_eq!(code, 1);

@@ -114,8 +114,14 @@ fn texts_and_numbers() {
         "weights"
     );
     assert!(ask(json!({"kind": "text", "cut": "a", "quote": "b"}), &[]).is_err());
-    assert_eq!(text_of(ask(json!({"kind": "default_token", "self_attention": true, "index": 0}), &[])), "word_1");
-    assert_eq!(text_of(ask(json!({"kind": "default_token", "self_attention": false, "index": 2}), &[])), "h_3");
+    // The element's own messages: a paste over the limit, a height it clamps (nothing to say when there is none).
+    assert!(text_of(ask(json!({"kind": "paste_length", "length": 1_000_001}), &[]))
+        .starts_with("the pasted text is 1,000,001"));
+    assert!(matches!(ask(json!({"kind": "paste_length", "length": 10}), &[]), Ok(Answer::Nothing)));
+    let note = ask(json!({"kind": "height_note", "text": "1e9", "value": 1e9}), &[]);
+    assert_eq!(text_of(note), "height 1e9 is outside 40–4000 CSS pixels: the heatmaps are 4000 px high.");
+    let note = ask(json!({"kind": "height_note", "text": "x", "value": "NaN"}), &[]);
+    assert!(text_of(note).starts_with("height \"x\" is not a positive number"));
     let cell = ask(json!({"kind": "large_cell_text", "row": "a", "col": "b", "value": "-Infinity"}), &[]);
     assert_eq!(text_of(cell), "a, b: -inf");
     let third = f64::from(1.0f32 / 3.0);
@@ -170,7 +176,7 @@ fn a_bad_request_is_an_internal_error() {
         json!({"kind": "nope"}),
         json!({"kind": 3}),
         json!([]),
-        json!({"kind": "default_token", "self_attention": "yes", "index": 0}),
+        json!({"kind": "paste_length", "length": "long"}),
         json!({"kind": "svg", "config_json": 5, "view": "q"}),
         json!({"kind": "shortest", "dtype": "float64"}),
     ] {

@@ -440,7 +440,8 @@ fn persist_saves_a_weights_figure_as_its_selection_and_restores_it() {
 
 #[test]
 fn a_state_too_long_to_restore_is_refused_from_its_sizes_with_a_message() {
-    use attention_viz::share::{at_least, saved, thousands, MAX_LEN};
+    use attention_viz::share::{at_least, saved, MAX_LEN};
+    use attention_viz::text::thousands;
     assert_eq!(
         (thousands(0).as_str(), thousands(999).as_str(), thousands(4_000_000).as_str()),
         ("0", "999", "4,000,000")

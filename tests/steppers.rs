@@ -312,3 +312,25 @@ fn no_steppers_outside_self_attention() {
     assert_eq!(part_of(&config, "decode"), Value::Null);
     assert!(!attention_viz::steppers::applies(&config));
 }
+
+/// The flash panel's two size fields as typed: one size alone is a square tile, both empty no tiles, a whole number
+/// an integer (what the config takes), anything else sent as it is for the config to refuse by name.
+#[test]
+fn the_tile_size_as_typed_is_the_fields_it_sets() {
+    use attention_viz::steppers::typed_tiles;
+    use serde_json::json;
+    assert_eq!(typed_tiles("4", "4"), json!({"tiles": [4, 4]}));
+    assert_eq!(typed_tiles(" 3 ", ""), json!({"tiles": [3, 3]}));
+    assert_eq!(typed_tiles("", "2"), json!({"tiles": [2, 2]}));
+    assert_eq!(typed_tiles("", " "), json!({"tiles": null}));
+    assert_eq!(typed_tiles("2", "1e1"), json!({"tiles": [2, 10]}));
+    assert_eq!(typed_tiles("2.5", "-1"), json!({"tiles": [2.5, -1]}));
+    assert_eq!(typed_tiles("x", "1e999"), json!({"tiles": [null, null]}));
+    let c = config_of(&case("tiles_causal_3_2"));
+    assert_eq!(c.with_fields(&typed_tiles("3", "")).unwrap().options.tiles, Some([3, 3]));
+    assert_eq!(c.with_fields(&typed_tiles("", "")).unwrap().options.tiles, None);
+    let refused = c.with_fields(&typed_tiles("0", "2")).unwrap_err().to_string();
+    assert!(refused.starts_with("tiles[0] (rows) is 0"), "{refused}");
+    let refused = c.with_fields(&typed_tiles("2.5", "")).unwrap_err().to_string();
+    assert!(refused.starts_with("tiles[0] (rows) is 2.5"), "{refused}");
+}

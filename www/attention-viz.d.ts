@@ -372,6 +372,24 @@ export interface ModelTrace {
    * -Infinity, their weights 0.
    */
   layers: { residual: Matrix; heads: HeadTrace[] }[];
+  /**
+   * Where the input repeats and what the heads do there (an induction head's measures): per position, the first
+   * earlier position of its token (null for a first occurrence), the token that followed it then, and whether the
+   * prediction is that token; how many positions have an earlier occurrence (`scored`) and how many the prediction
+   * copies (`copied`); per layer and head (`[layer][head]`), the mean weight on the previous token (`previous`), the
+   * same at a first run's positions (`first_run`), and a repeated position's weight on the token after its earlier
+   * occurrence (`copy`), null where no position counts.
+   */
+  repeats: {
+    earlier: (number | null)[];
+    next: (number | null)[];
+    copies: (boolean | null)[];
+    scored: number;
+    copied: number;
+    previous: (number | null)[][];
+    first_run: (number | null)[][];
+    copy: (number | null)[][];
+  };
 }
 
 export interface TrainProgress {

@@ -31,8 +31,5 @@ export function flatRequest({ json, names, shapes }) {
   return { config_json: json, flat };
 }
 
-/** The name the core gives row `i` (from 0) of a config that names none: what "+ token" and Import… call a row. */
-export const defaultToken = (selfAttention, i) => call({ kind: 'default_token', self_attention: selfAttention, index: i });
-
 /** User text that is not quoted (a number) cut as the core's messages cut it (`text::cut`). */
 export const cutText = (text) => call({ kind: 'text', cut: text });

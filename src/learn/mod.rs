@@ -30,7 +30,7 @@ pub mod task;
 pub mod train;
 
 pub use grad::{gradients, loss};
-pub use model::{Forward, LayerParams, LayerTrace, Model, Params, Shape, Trained};
+pub use model::{Forward, LayerParams, LayerTrace, Model, Params, Repeats, Shape, Trained};
 pub use request::{read_request, ModelRef, ModelRequest, MODEL_FIELDS};
 pub use task::{Example, Task};
 pub use train::{Adam, Progress, Trainer};

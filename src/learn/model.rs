@@ -165,7 +165,7 @@ pub struct Forward {
 
 impl Forward {
     /// The trace as the web API names it: `{tokens, input, prediction, logits, probabilities,
-    /// layers: [{residual, heads: [{q, k, v, scores, scaled, weights, context}]}]}`, matrices as lists of
+    /// layers: [{residual, heads: [{q, k, v, scores, scaled, weights, context}]}], repeats}`, matrices as lists of
     /// rows. JSON has no −∞: masked entries of `scaled` are written as `null`.
     pub fn to_json(&self) -> Value {
         let heads = |l: &LayerTrace| -> Vec<Value> {
@@ -186,6 +186,65 @@ impl Forward {
             "logits": rows(&self.logits),
             "probabilities": rows(&self.probabilities),
             "layers": self.layers.iter().map(|l| json!({ "residual": rows(&l.residual), "heads": heads(l) })).collect::<Vec<_>>(),
+            "repeats": self.repeats().to_json(),
+        })
+    }
+
+    /// Where the input repeats and what each head does there ([`Repeats`]).
+    pub fn repeats(&self) -> Repeats {
+        let ids = &self.input;
+        let n = ids.len();
+        let earlier: Vec<Option<usize>> = (0..n).map(|i| ids[..i].iter().position(|&x| x == ids[i])).collect();
+        let next: Vec<Option<usize>> = earlier.iter().map(|j| j.map(|j| ids[j + 1])).collect();
+        let copies: Vec<Option<bool>> =
+            next.iter().zip(&self.prediction).map(|(want, &p)| want.map(|w| w == p)).collect();
+        // The mean of `at(i)`'s weight in row i over the positions where it is defined, in position order.
+        let mean = |w: &Matrix, at: &dyn Fn(usize) -> Option<usize>| {
+            let xs: Vec<f64> = (0..n).filter_map(|i| at(i).map(|j| w.get(i, j))).collect();
+            (!xs.is_empty()).then(|| xs.iter().fold(0.0, |a, b| a + b) / xs.len() as f64)
+        };
+        let per_head = |at: &dyn Fn(usize) -> Option<usize>| -> Vec<Vec<Option<f64>>> {
+            self.layers.iter().map(|l| l.heads.iter().map(|h| mean(&h.stages.weights, at)).collect()).collect()
+        };
+        Repeats {
+            scored: copies.iter().flatten().count(),
+            copied: copies.iter().flatten().filter(|&&c| c).count(),
+            previous: per_head(&|i| i.checked_sub(1)),
+            first_run: per_head(&|i| i.checked_sub(1).filter(|_| earlier.contains(&Some(i)))),
+            copy: per_head(&|i| earlier[i].map(|j| j + 1)),
+            earlier,
+            next,
+            copies,
+        }
+    }
+}
+
+/// Where an input repeats and what the heads do there (the measures of an induction head, Olsson et al. 2022, that
+/// the guided page's chapter 9 reports). Per position: the first earlier position of its token (`earlier`, `None` for
+/// a first occurrence), the token that followed it then (`next`), and whether the prediction is that token
+/// (`copies`); `scored` positions have an earlier occurrence, and at `copied` of them the prediction copies. Per layer
+/// and head (`[layer][head]`), a mean of its weights: on the previous token over positions 1 … n − 1 (`previous`);
+/// the same at the positions of a first run, those a later position finds earlier (`first_run`); and at each repeated
+/// position on the token after its earlier occurrence, the one an induction head copies (`copy`). `None` where no
+/// position counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repeats {
+    pub earlier: Vec<Option<usize>>,
+    pub next: Vec<Option<usize>>,
+    pub copies: Vec<Option<bool>>,
+    pub scored: usize,
+    pub copied: usize,
+    pub previous: Vec<Vec<Option<f64>>>,
+    pub first_run: Vec<Vec<Option<f64>>>,
+    pub copy: Vec<Vec<Option<f64>>>,
+}
+
+impl Repeats {
+    /// `{earlier, next, copies, scored, copied, previous, first_run, copy}` (see [`Repeats`]; `None` is null).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "earlier": self.earlier, "next": self.next, "copies": self.copies, "scored": self.scored,
+            "copied": self.copied, "previous": self.previous, "first_run": self.first_run, "copy": self.copy,
         })
     }
 }

@@ -3,19 +3,23 @@
 //!
 //! - the state: `snapshot` {views, fmt, fields, parts} (with each view's natural size: see snapshot.rs),
 //!   `config` {withoutStack} (JSON text), `authored` (the author's config, JSON text), `trace`, `field` {name},
-//!   `row` {name, i}, `views`, `resolveViews` {requested, panels}, `randomTargets`, `fieldsProblem` {fields};
+//!   `row` {name, i}, `views`, `resolveViews` {requested, panels};
 //! - an import (command.rs `import_job`): `importPlan` {found, target, source} → `{error}` (the refusal, word for
 //!   word), or `{dialog: {title, what, fix, resize} | null, message}` (the dialog to ask first when other inputs must
 //!   change shape; what the reader is told once it is applied), with `into`, the inputs it fills;
 //! - a view drawn on a canvas of `width` × `height` device pixels at `dpr`: `cellAt` {view, width, height, dpr, x,
 //!   y, fmt, key}, `cellRect` {view, width, height, dpr, i, j, fmt, key}, `numbersFont` {view, width, height, fmt},
 //!   `preferredSize` {view, fmt}, `palette` {view, palette};
-//! - a view as text: `cellText` {view, i, j, fmt} (with its tooltip `tip` and a masked key's `reason`), `cellTexts` {view, r0, r1, c0, c1, fmt}, `describeViews`
-//!   {views, fmt};
+//! - a view as text: `cellText` {view, i, j, fmt} (with its tooltip `tip` and a masked key's `reason`), `cellTexts`
+//!   {view, r0, r1, c0, c1, fmt}, `describeViews` {views, fmt};
 //! - the figure out of the page: `svg` {view, palette, fmt, contrast}, `numpy`, `shareState` {naive, json},
 //!   `shareStateAtLeast`, `savedState` {naive};
-//! - the panels: `flashTile` {step} (steppers.rs); a weights figure's `modelShape`, `modelGrid` {thumb, gap, dark,
-//!   palette}, `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left} (model.rs);
+//! - an input grid: `blockFit` {matrix, row, col, rows, cols} (why a pasted block cannot go there, or nothing);
+//! - the panels: `maskCell` {i, j} (the mask cell's words), `validLens` {texts, row, step} or {list} (what is typed
+//!   in the valid-length fields: the edit or the message, `panels::typed_lens`); a weights figure's `modelShape`,
+//!   `modelGrid` {thumb, gap, dark, palette}, `modelPanel` {metric, low, all, cursor, over, token, rank} (the panel's
+//!   words, `heads::panel`), `rowSumNote` {layer, head}, `linesSize`, `linesSvg` {dark, focus}, `lineAt` {y, left}
+//!   (model.rs);
 //! - `usable` (true: a figure a trapped call left borrowed throws instead), `forceInternalError` (a test hook).
 //!
 //! An answer the question has none for (a cell off the grid, a view that is not one now) is `undefined`.
@@ -26,6 +30,7 @@ use super::snapshot::Request;
 use super::{copied, field_object, js_err, set, trace_object, Viz};
 use crate::config::{Mask, Mechanism};
 use crate::heatmap::{self, Colors};
+use crate::panels::{self, TypedLens};
 use crate::{export, share, views};
 use js_sys::{Array, Float64Array, Object};
 use wasm_bindgen::prelude::*;
@@ -40,8 +45,6 @@ pub(crate) enum Question {
     Row { name: String, i: usize },
     Views,
     ResolveViews { requested: Vec<String>, panels: Vec<String> },
-    RandomTargets,
-    FieldsProblem(JsValue),
     ImportPlan(JsValue),
     CellAt { view: String, size: Canvas, x: f64, y: f64, key: Option<String> },
     CellRect { view: String, size: Canvas, i: usize, j: usize, key: Option<String> },
@@ -56,9 +59,12 @@ pub(crate) enum Question {
     ShareState { naive: bool, json: bool },
     ShareStateAtLeast,
     SavedState { naive: bool },
-    FlashTile(usize),
+    BlockFit { matrix: String, at: (usize, usize), size: (usize, usize) },
+    MaskCell { i: usize, j: usize },
+    ValidLens(TypedLens),
     ModelShape,
     ModelGrid { thumb: u32, gap: u32, dark: bool, palette: Option<String> },
+    ModelPanel(crate::heads::View),
     RowSumNote { layer: usize, head: usize },
     LinesSize,
     LinesSvg { dark: bool, focus: Option<u32> },
@@ -94,9 +100,7 @@ impl Question {
             "resolveViews" => {
                 Question::ResolveViews { requested: a.strings("requested")?, panels: a.strings("panels")? }
             }
-            "randomTargets" => Question::RandomTargets,
             "importPlan" => Question::ImportPlan(question.clone()),
-            "fieldsProblem" => Question::FieldsProblem(a.get("fields").unwrap_or(JsValue::UNDEFINED)),
             "cellAt" => {
                 let (x, y) = (a.number("x")?, a.number("y")?);
                 Question::CellAt { view: a.string("view")?, size: canvas()?, x, y, key: a.opt_string("key") }
@@ -127,12 +131,26 @@ impl Question {
             "shareState" => Question::ShareState { naive: a.flag("naive"), json: a.flag("json") },
             "shareStateAtLeast" => Question::ShareStateAtLeast,
             "savedState" => Question::SavedState { naive: a.flag("naive") },
-            "flashTile" => Question::FlashTile(a.index("step")?),
+            "blockFit" => Question::BlockFit {
+                matrix: a.string("matrix")?,
+                at: (a.index("row")?, a.index("col")?),
+                size: (a.index("rows")?, a.index("cols")?),
+            },
+            "maskCell" => Question::MaskCell { i: a.index("i")?, j: a.index("j")? },
+            "validLens" => Question::ValidLens(match a.opt_string("list") {
+                Some(list) => TypedLens::List(list),
+                None => TypedLens::Fields {
+                    texts: a.strings("texts")?,
+                    row: a.index("row")?,
+                    step: a.get("step").and_then(|s| s.as_f64()).map_or(0, |s| (s > 0.0) as i32 - (s < 0.0) as i32),
+                },
+            }),
             "modelShape" => Question::ModelShape,
             "modelGrid" => {
                 let (thumb, gap) = (a.uint("thumb")?, a.uint("gap")?);
                 Question::ModelGrid { thumb, gap, dark: a.flag("dark"), palette: a.opt_string("palette") }
             }
+            "modelPanel" => Question::ModelPanel(model_view(&a)?),
             "rowSumNote" => Question::RowSumNote { layer: a.index("layer")?, head: a.index("head")? },
             "linesSize" => Question::LinesSize,
             "linesSvg" => Question::LinesSvg { dark: a.flag("dark"), focus: a.opt_uint("focus")? },
@@ -144,6 +162,32 @@ impl Question {
     }
 }
 
+/// The model panel's state as model.js sends it: `{metric, low, all, cursor, over, token, rank}`, `cursor` and `over` a
+/// `[layer, head]` or null, `token` `{kind: "row" | "col", index}` or null.
+fn model_view(a: &Args) -> Result<crate::heads::View, JsError> {
+    let pair = |key: &str| -> Result<Option<[usize; 2]>, JsError> {
+        let Some(v) = a.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
+        let at = Args { object: &v, what: key };
+        Ok(Some([at.index("0")?, at.index("1")?]))
+    };
+    let token = match a.get("token").filter(|v| !v.is_null()) {
+        Some(v) => {
+            let t = Args { object: &v, what: "token" };
+            Some((t.string("kind")? == "row", t.index("index")?))
+        }
+        None => None,
+    };
+    Ok(crate::heads::View {
+        metric: a.string("metric")?,
+        low: a.flag("low"),
+        all: a.flag("all"),
+        cursor: pair("cursor")?,
+        over: pair("over")?,
+        token,
+        rank: a.flag("rank"),
+    })
+}
+
 /// An optional answer: `undefined` for none.
 fn maybe<T: Into<JsValue>>(answer: Option<T>) -> JsValue {
     answer.map_or(JsValue::UNDEFINED, Into::into)
@@ -152,6 +196,11 @@ fn maybe<T: Into<JsValue>>(answer: Option<T>) -> JsValue {
 /// Numbers as a JS array.
 fn numbers<T: Into<f64>>(values: impl IntoIterator<Item = T>) -> JsValue {
     values.into_iter().map(|x| JsValue::from(x.into())).collect::<Array>().into()
+}
+
+/// A model's JSON as a plain JS object.
+fn json(value: &serde_json::Value) -> Result<JsValue, JsError> {
+    js_sys::JSON::parse(&value.to_string()).map_err(|_| js_err("an answer that is not JSON"))
 }
 
 fn strings(values: &[String]) -> Array {
@@ -170,10 +219,6 @@ impl Viz {
             Question::Row { name, i } => maybe(self.row(&name, i)),
             Question::Views => strings(&views::names(self.config())).into(),
             Question::ResolveViews { requested, panels } => self.resolve_views(&requested, panels).into(),
-            Question::RandomTargets => {
-                self.config().random_targets().into_iter().map(JsValue::from_str).collect::<Array>().into()
-            }
-            Question::FieldsProblem(fields) => maybe(self.fields_problem(&fields)),
             Question::ImportPlan(job) => self.import_plan(&job)?,
             Question::CellAt { view, size, x, y, key } => {
                 let layout = self.kept_layout(&view, key, size.width, size.height, size.dpr, size.fmt)?;
@@ -208,9 +253,14 @@ impl Viz {
             Question::ShareState { naive, json: false } => share::encode(&self.figure.share_state(naive)).into(),
             Question::ShareStateAtLeast => (share::at_least(self.config()) as f64).into(),
             Question::SavedState { naive } => self.figure.saved_state(naive).map_err(js_err)?.into(),
-            Question::FlashTile(step) => maybe(self.flash_tile(step)?),
+            Question::BlockFit { matrix, at, size } => {
+                maybe(self.config().block_refused(&matrix, at.0, at.1, size.0, size.1))
+            }
+            Question::MaskCell { i, j } => panels::mask_cell_words(self.config(), i, j).into(),
+            Question::ValidLens(typed) => json(&panels::typed_lens(self.config(), &typed))?,
             Question::ModelShape => maybe(self.model_shape().map(numbers)),
             Question::ModelGrid { thumb, gap, dark, palette } => self.model_grid(thumb, gap, dark, palette)?.into(),
+            Question::ModelPanel(view) => maybe(self.model_panel(&view).map(|v| json(&v)).transpose()?),
             Question::RowSumNote { layer, head } => maybe(self.row_sum_note(layer, head)),
             Question::LinesSize => maybe(self.lines_size().map(|(w, h)| numbers([w, h]))),
             Question::LinesSvg { dark, focus } => self.lines_svg(dark, focus)?.into(),

@@ -2,7 +2,8 @@
 //! command becomes a change. A command is an object with one field, named after the edit, holding its arguments:
 //!
 //! `{value: [matrix, row, col, x]}` (x as typed: -0 stays -0), `{block: [matrix, row, col, rows]}` (a paste),
-//! `{mask: [row, col, x]}`, `{query: i}`, `{fields: {…}}` (`null` removes a field), `{scale: [kind, value]}`,
+//! `{mask: [row, col, x]}`, `{query: i}`, `{fields: {…}}` (`null` removes a field), `{flashTiles: [rows, cols]}` (the
+//! flash panel's two fields as typed: `steppers::typed_tiles`), `{scale: [kind, value]}`,
 //! `{scoring: [name, seed]}`, `{outputProjection: on}`, `{insertHead: true}`, `{removeHead: at}`,
 //! `{selectHead: [layer, head]}`, `{kvHeads: kv}`, `{insertToken: [at, name]}`, `{removeToken: at}`,
 //! `{renameToken: [at, name]}`, `{insertDim: at}`, `{removeDim: at}`, `{randomize: [seed, dist, high]}`,
@@ -29,6 +30,7 @@ const NAMES: &[&str] = &[
     "mask",
     "query",
     "fields",
+    "flashTiles",
     "scale",
     "scoring",
     "outputProjection",
@@ -89,6 +91,7 @@ pub(crate) fn parse(command: &JsValue) -> Result<Option<Edit>, JsError> {
                 .map_err(|e| js_err(format!("the fields to change are not valid JSON: {e}")))?;
             Edit::Fields(fields)
         }
+        "flashTiles" => Edit::Fields(crate::steppers::typed_tiles(&text(a.get(0))?, &text(a.get(1))?)),
         "scale" => Edit::Scale(figure::scale(&text(a.get(0))?, a.get(1).as_f64().unwrap_or(f64::NAN)).map_err(js_err)?),
         "scoring" => Edit::Scoring { name: text(a.get(0))?, seed: seed_u32(number(a.get(1))?)? },
         "outputProjection" => Edit::OutputProjection(v.is_truthy()),

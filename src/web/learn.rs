@@ -93,8 +93,8 @@ fn model_json(name: &str) -> Result<Option<String>, JsError> {
 /// compute()'s `{mechanism: "model", model, input}` (the config as JSON text): the forward pass of a shipped model
 /// (`model` its name) or of a model object on `input` (token ids), every field checked by `learn::read_request`.
 /// Returns `{mechanism: "model", model: <task or null>, input, tokens, prediction, probabilities, logits,
-/// layers: [{heads: [{q, k, v, scores, scaled, weights, context}]}]}`, every matrix a list of rows (masked
-/// entries of `scaled` are −∞).
+/// layers: [{residual, heads: [{q, k, v, scores, scaled, weights, context}]}], repeats}`, every matrix a list of rows
+/// (masked entries of `scaled` are −∞; `repeats`: `learn::Repeats`).
 fn compute_model(config_json: &str) -> Result<Object, JsError> {
     let config: serde_json::Value =
         serde_json::from_str(config_json).map_err(|e| js_err(format!("config is not valid JSON: {e}")))?;
@@ -151,6 +151,8 @@ fn compute_model(config_json: &str) -> Result<Object, JsError> {
         })
         .collect();
     set(&out, "layers", &layers);
+    let repeats = js_sys::JSON::parse(&forward.repeats().to_json().to_string()).map_err(|_| js_err("repeats"))?;
+    set(&out, "repeats", &repeats);
     Ok(out)
 }
 

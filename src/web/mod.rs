@@ -30,7 +30,6 @@ mod learn;
 mod model;
 mod random_state;
 mod snapshot;
-mod steppers;
 
 pub use calls::{call, start};
 pub use large::LargeJob;

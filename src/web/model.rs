@@ -1,10 +1,11 @@
 //! What a model's weights figure (`mechanism: "weights"`) answers (`Viz.ask`): its shape, the grid of every
-//! layer × head as one RGBA image, the selected head's line view (its size, its SVG, the token under a pointer), and
-//! the note over a head whose rows do not sum to 1. Its lines are drawn by draw.rs; its head is picked by an edit.
+//! layer × head as one RGBA image, the selected head's line view (its size, its SVG, the token under a pointer), the
+//! panel's words (`heads::panel`), and the note over a head whose rows do not sum to 1. Its lines are drawn by draw.rs; its head is picked by an edit.
 
 use super::draw::theme;
 use super::{js_err, set, Viz};
 use crate::attention::Trace;
+use crate::config::Mechanism;
 use crate::heatmap::format::format_g;
 use crate::heatmap::model::{grid, line_at, lines_size, lines_svg, LINES_MAX_TOKENS};
 use crate::weights::{Stack, ROW_SUM_TOLERANCE};
@@ -77,6 +78,16 @@ impl Viz {
                 format_g(off, 3)
             )
         })
+    }
+
+    /// The model panel's words for the panel in state `view` (`heads::panel`), or `None` for other figures.
+    pub(super) fn model_panel(&self, view: &crate::heads::View) -> Option<serde_json::Value> {
+        match (self.figure.trace(), &self.config().mechanism) {
+            (Trace::Weights(t), Mechanism::Weights { layer, head, .. }) => {
+                Some(crate::heads::panel(t, [*layer, *head], view))
+            }
+            _ => None,
+        }
     }
 
     fn stack(&self) -> Option<&Stack> {

@@ -5,13 +5,11 @@
 import { parseArray } from '../arrays.js';
 // The core's rule for quoting what a reader typed (text::cut): a message about a 100,000-digit number stays short.
 // Cells exist only once the core is ready.
-import { cutText } from '../core.js';
+import { call, cutText } from '../core.js';
+// The longest paste read, in characters (the core's `controls::MAX_PASTE`): a paste within it is read without asking.
+import { MAX_PASTE } from './facts.js';
 
-/**
- * The longest paste read (characters): reading is about 0.3 s a megabyte on a quiet laptop, in one task, so a larger
- * paste is refused at once (a file of any size goes through Import…, which the reader asks for explicitly).
- */
-export const MAX_PASTE = 1_000_000;
+export { MAX_PASTE };
 
 /** Parses what the user typed in a cell: a finite number, or a message saying why not. */
 // Each digit can match in one place only (not `\d+\.?\d*`, whose two runs trade digits: 100,000 of them took 10 s).
@@ -28,11 +26,11 @@ export function parseCell(text) {
   return { value: x };
 }
 
-/** `{error}` for a paste longer than MAX_PASTE characters (said with the limit), else null. */
+/** `{error}` for a paste too long to read (the core's limit and words: `controls::paste_refused`), else null. */
 export function tooLong(text) {
   if (text.length <= MAX_PASTE) return null;
-  const n = (x) => String(x).replace(/\B(?=(\d{3})+$)/g, ',');
-  return { error: `the pasted text is ${n(text.length)} characters long; a paste of at most ${n(MAX_PASTE)} is read. Import a larger array from a file (Import…)` };
+  const why = call({ kind: 'paste_length', length: text.length });
+  return why === undefined ? null : { error: why };
 }
 
 /** Does a paste of this text fill a block of cells (the element's), or go into one cell as typed text (the browser's)? */

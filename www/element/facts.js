@@ -41,6 +41,12 @@ export const MODERN_PANELS = ['position', 'kv', 'window', 'decode', 'flash'];
 /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */
 export const DECODE_VIEWS = ['decode.q', 'decode.k_cache', 'decode.v_cache', 'decode.scores', 'decode.weights', 'decode.context'];
 
+/** The stages whose rows are queries and columns keys, linked by a hovered weight (`views::WEIGHT_VIEWS`). */
+export const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
+
+/** The inputs an editable figure shows as cells, drawn as heatmaps only when read-only (`views::INPUT_VIEWS`). */
+export const INPUT_VIEWS = ['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w_a', 'u_a', 'v_a', 'mask'];
+
 /** Why key j is masked for query i, the bits of the code the core gives (`config::Options::reason`; the trace's
  * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */
 export const MASKED_BY = { mask: 1, valid_lens: 2, window: 4 };
@@ -60,3 +66,11 @@ export const HIGHLIGHT = { selected: 0, link: 1, cursor: 2, tile: 3 };
 /** A list longer than `longest` anywhere in a config outside its matrices is sent as `{[key]: length}` instead
  * of its items, which no field could take (the core's `config::LIST_LENGTH`, `config::MAX_LIST`). */
 export const LONG_LIST = { key: '$list_length', longest: 4096 };
+
+/** The longest paste an input grid reads, in characters (the core's `controls::MAX_PASTE`, which says why a
+ * longer one is not). */
+export const MAX_PASTE = 1000000;
+
+/** The sentences of an input grid's message line and `error` events, `{name}` to fill (the core's
+ * `controls::CELL_NOTES`). */
+export const CELL_NOTES = { where: "{matrix}[{row}][{col}]", said: "{where}: {message}", invalid: "{where}: {message}. The figure shows the last valid values.", paste: "Paste at {where}: {message}.", unread: "{message}; nothing was pasted" };

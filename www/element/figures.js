@@ -10,11 +10,11 @@
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
-import { LEGIBLE_FONT, HIGHLIGHT } from './facts.js';
+// The view lists are the core's (views::INPUT_VIEWS: drawn as heatmaps only in a read-only figure; WEIGHT_VIEWS).
+import { LEGIBLE_FONT, HIGHLIGHT, INPUT_VIEWS as INPUTS, WEIGHT_VIEWS } from './facts.js';
 
-/** Views the inputs already show as cells: drawn as heatmaps only in a read-only figure. */
-export const INPUT_VIEWS = new Set(['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w_a', 'u_a', 'v_a', 'mask']);
-const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
+/** Views the inputs already show as cells. */
+const INPUT_VIEWS = new Set(INPUTS);
 /** The names `views` may hold besides heatmaps and the variants' panels (variants.js VARIANT_PANELS). */
 const PANELS = ['inputs', 'steps', 'breakdown', 'controls'];
 /** The gap between small multiples, CSS px (style.js .heads). */

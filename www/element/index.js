@@ -60,6 +60,7 @@ import { Large } from './large.js';
 import { State } from './state.js';
 import { Port } from './port.js';
 import { MIN_HEIGHT, MAX_HEIGHT } from './facts.js';
+import { call } from '../core.js';
 
 export { parseCell } from './cells.js';
 
@@ -1255,12 +1256,9 @@ class AttentionViz extends Base {
       }
       const attr = this.getAttribute('height');
       if (attr !== null) {
-        const h = Number(attr);
-        if (attr.trim() === '' || !Number.isFinite(h) || h <= 0) {
-          problems.push(`height "${attr.slice(0, 40)}" is not a positive number of CSS pixels: the heatmaps keep their natural height.`);
-        } else if (h !== this.height) {
-          problems.push(`height ${attr.slice(0, 40)} is outside ${MIN_HEIGHT}–${MAX_HEIGHT} CSS pixels: the heatmaps are ${this.height} px high.`);
-        }
+        // A height the heatmaps are not drawn at (the `height` getter's reading): the core's words (options::height_note).
+        const note = api.callCore(() => call({ kind: 'height_note', text: attr, value: Number(attr) }));
+        if (note !== undefined) problems.push(note);
       }
       const text = problems.join(' ');
       if (this._attrEl.textContent !== text) this._attrEl.textContent = text;

@@ -7,6 +7,7 @@
 // the snapshot's `parts.inputs`); the grids ask for their windows (`gridWindows`) and send edits.
 import { el } from './dom.js';
 import { parseCell, parseBlock, isBlock, tooLong } from './cells.js';
+import { CELL_NOTES } from './facts.js';
 
 /** Cells are at least this many characters wide: room to click, scrub and start typing. */
 const MIN_CHARS = 3;
@@ -14,7 +15,12 @@ const MIN_CHARS = 3;
 const MAX_CHARS = 24;
 
 const cellKey = (cell) => `${cell.dataset.matrix}:${cell.dataset.row}:${cell.dataset.col}`;
-const where = (cell) => `${cell.dataset.matrix}[${cell.dataset.row}][${cell.dataset.col}]`;
+/** The core's sentence `name` of CELL_NOTES about the cell at `at` ({matrix, row, col}, or a cell) and `message`. */
+function say(name, at, message) {
+  const { matrix, row, col } = at.dataset ?? at;
+  const where = CELL_NOTES.where.replace(/\{(\w+)\}/g, (_, k) => ({ matrix, row, col })[k]);
+  return CELL_NOTES[name].replace(/\{(\w+)\}/g, (_, k) => ({ where, message })[k]);
+}
 
 export class Inputs {
   constructor(port, api) {
@@ -151,7 +157,7 @@ export class Inputs {
     if (!text) {
       for (const [key, { message }] of this.invalid) {
         const [m, r, c] = key.split(':');
-        if (m === name && this.cell(m, r, c)) text = `${m}[${r}][${c}]: ${message}. The figure shows the last valid values.`;
+        if (m === name && this.cell(m, r, c)) text = say('invalid', { matrix: m, row: r, col: c }, message);
       }
     }
     const msg = fieldset.querySelector('.cell-msg');
@@ -262,7 +268,7 @@ export class Inputs {
     this.invalid.set(cellKey(cell), { text: cell.value, message });
     this.describe(cell);
     this.renderMessage(cell.closest('fieldset'));
-    this.port.signal(`${where(cell)}: ${message}`);
+    this.port.signal(say('said', cell, message));
   }
 
   describe(cell) {
@@ -282,9 +288,9 @@ export class Inputs {
    * its value is still valid, and it still holds it.
    */
   pasteFailed(cell, message) {
-    this.note = { matrix: cell.dataset.matrix, text: `Paste at ${where(cell)}: ${message}.` };
+    this.note = { matrix: cell.dataset.matrix, text: say('paste', cell, message) };
     this.renderMessage(cell.closest('fieldset'));
-    this.port.signal(`${where(cell)}: ${message}`);
+    this.port.signal(say('said', cell, message));
   }
 
   // ---- events ---------------------------------------------------------------------------------
@@ -397,21 +403,21 @@ export class Inputs {
     e.preventDefault();
     this.clearNote();
     const block = refused ?? parseBlock(text);
-    if (block.error) { this.pasteFailed(cell, `${block.error}; nothing was pasted`); return; }
+    if (block.error) { this.pasteFailed(cell, say('unread', cell, block.error)); return; }
     const { rows } = block;
     const { matrix } = cell.dataset;
     const r0 = Number(cell.dataset.row);
     const c0 = Number(cell.dataset.col);
     const { port } = this;
-    const [height, columns] = this.grid(matrix).shape;
     let width = 0;
     for (const row of rows) width = Math.max(width, row.length); // not Math.max(...rows): 200 000 rows overflow the stack
-    if (r0 + rows.length > height || c0 + width > columns) {
+    // Whether the block fits from this cell is the core's to say, in its words.
+    const misfit = port.ask({ kind: 'blockFit', matrix, row: r0, col: c0, rows: rows.length, cols: width });
+    if (misfit !== undefined) {
       // Pasted into the first cell, an array of another shape replaces the whole matrix (importer.js: it asks first
       // when the other matrices no longer agree); anywhere else it is a block that does not fit.
       if (r0 === 0 && c0 === 0 && port.tell('importWhole', matrix, rows, { returnTo: cell })) return;
-      this.pasteFailed(cell, `the pasted block (${rows.length} × ${width}) does not fit in ${matrix} from here `
-        + `(${height - r0} × ${columns - c0} to its end); nothing was pasted. To replace all of ${matrix}, paste into its first cell`);
+      this.pasteFailed(cell, misfit);
       return;
     }
     rows.forEach((row, i) => row.forEach((x, j) => {

@@ -5,19 +5,14 @@
 // the selected head's rows do not sum to 1, the token-to-token line view beside the selected head's heatmap (figures.js
 // draws that heatmap as view "attention"), and the panel's exports (the grid as PNG, the lines as SVG or PNG).
 // The grid raster is made again only when what it shows changes (the state, the theme, the size): a hover redraws the
-// overlay only, which is a few rectangles, so the grid stays fast at n = 512.
-import { el, clip } from './dom.js';
+// overlay only, which is a few rectangles, so the grid stays fast at n = 512. Every word the panel shows of the heads —
+// the caption, each head's summaries, the ranking and its order, the legend, the labels — is the core's (src/heads.rs,
+// asked as `modelPanel` with the panel's own state: the summary ranked by, the order, the cursor, the hovered head).
+import { el } from './dom.js';
 import { download } from './share.js';
 import { THEME } from './facts.js';
 import { MUTED } from './style.js';
 
-/** The summaries a head is ranked by (trace `summary.*`, layers × heads): `low`: the natural order is lowest first. */
-const METRICS = {
-  entropy: { label: 'entropy (low = focused)', name: 'entropy', unit: ' bits', low: true },
-  distance: { label: 'distance to the diagonal', name: 'distance', unit: ' tokens', low: true },
-  previous: { label: 'previous token', name: 'previous token', unit: '', low: false },
-  first: { label: 'first token', name: 'first token', unit: '', low: false },
-};
 /** Label strips of the grid canvas (CSS px): the layer numbers on the left, the head numbers on top. */
 const LABEL_W = 26;
 const LABEL_H = 16;
@@ -25,15 +20,9 @@ const LABEL_H = 16;
 const MIN_THUMB = 18;
 const MAX_THUMB = 96;
 const MAX_H = 600;
-/** Heads marked in the grid by the ranking, and rows of the ranking shown before "Show all". */
-const MARKED = 3;
-const LISTED = 10;
 /** The colours the grid and its overlay draw with: the heatmaps' theme (the core's), the stylesheet's muted labels. */
 const COLORS = Object.fromEntries(['light', 'dark'].map((k) => [k, {
   accent: THEME[k].accent, link: THEME[k].link, bg: THEME[k].background, fg: THEME[k].text, muted: MUTED[k] }]));
-
-const round3 = (x) => (Number.isFinite(x) ? String(Number(x.toPrecision(3))) : String(x));
-
 
 const toBlob = (canvas) => new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
 
@@ -61,9 +50,14 @@ export class Model {
       text: 'Arrow keys move a cursor over the heads and read each one\'s summaries; Enter or Space select that head; Home and End go to the first and last head of the layer.' });
     this.legend = el('p', { class: 'model-legend' });
 
-    this.metricMenu = el('select', { 'data-control': 'model-metric', 'aria-label': 'Rank the heads by' },
-      ...Object.entries(METRICS).map(([k, m]) => el('option', { value: k, text: m.label })));
-    this.metricMenu.addEventListener('change', () => { this.metric = this.metricMenu.value; this.low = METRICS[this.metric].low; this.paintRank(true); this.paintOverlay(); });
+    // Its choices are the core's (the first model figure's words fill it).
+    this.metricMenu = el('select', { 'data-control': 'model-metric', 'aria-label': 'Rank the heads by' });
+    this.metricMenu.addEventListener('change', () => {
+      this.metric = this.metricMenu.value;
+      this.low = this.words().metrics.find((m) => m.value === this.metric).low;
+      this.paintRank(true);
+      this.paintOverlay();
+    });
     this.orderButton = el('button', { type: 'button', 'data-action': 'model-order' });
     this.orderButton.addEventListener('click', () => { this.low = !this.low; this.paintRank(true); this.paintOverlay(); });
     this.allButton = el('button', { type: 'button', 'data-action': 'model-all' });
@@ -140,7 +134,28 @@ export class Model {
     // The stack only changes with a new config (a rebuild), never when a head is picked: the grid and the
     // ranking are keyed on this, not on every state change.
     this.stackKey = (this.stackKey ?? 0) + 1;
+    if (!this.metricMenu.options.length) {
+      this.metricMenu.replaceChildren(...this.words().metrics.map((m) => el('option', { value: m.value, text: m.label })));
+    }
     this.placeLines();
+  }
+
+  /**
+   * The panel's words for its state now (src/heads.rs `panel`): the caption, the sentences of the shown, hovered and
+   * cursor heads, the legend, the marked heads, the line view's label (the ranking table is asked by paintRank).
+   * Asked again when the state changes.
+   */
+  words() {
+    const view = this.view();
+    const key = `${this.port.state.version}|${JSON.stringify(view)}`;
+    if (this.said?.key !== key) this.said = { key, words: this.port.ask({ kind: 'modelPanel', ...view }) };
+    return this.said.words;
+  }
+
+  /** The panel's own state, as the core reads it (src/heads.rs `View`). */
+  view() {
+    const token = this.token();
+    return { metric: this.metric, low: this.low, all: this.all, cursor: this.cursor, over: this.over, token: token && { kind: token.kind, index: token.index } };
   }
 
   /** The line view goes right after the heatmap "attention" (or last in the heatmaps' row when it is not shown). */
@@ -202,10 +217,7 @@ export class Model {
     for (const c of [canvas, this.overlay]) { c.style.width = `${w}px`; c.style.height = `${h}px`; }
     this.overlay.width = canvas.width;
     this.overlay.height = canvas.height;
-    const [layers, heads, n, m] = this.shape;
-    this.caption.textContent = layers * heads === 1 ? `One head of ${n} × ${m} weights, shown in full below.`
-      : `Every head of the model: ${layers} layer${layers === 1 ? '' : 's'} (rows) × ${heads} head${heads === 1 ? '' : 's'} (columns), `
-      + `${n} × ${m} weights each, each coloured from 0 to its own largest weight. Click a head, or use the arrow keys and Enter, to see it in full below.`;
+    this.caption.textContent = this.words().caption;
   }
 
   /** Draws the grid with its labels on `canvas` at `dpr`; returns its layout in device pixels. */
@@ -300,7 +312,7 @@ export class Model {
     this.paintOverlay();
     this.paintReadout();
     this.labelGrid();
-    if (say && this.cursor) this.say(this.describe(...this.cursor));
+    if (say && this.cursor) this.say(this.words().cursor);
     if (this.cursor) this.reveal(...this.cursor);
   }
 
@@ -318,36 +330,23 @@ export class Model {
   /** Shows head (l, h) in full: the heatmap, the line view, the outline (the usual edit path: repaint, `change`). */
   select(l, h) {
     const [sl, sh] = this.selected();
-    if (l === sl && h === sh) { this.say(`layer ${l}, head ${h} is shown.`); return; }
+    if (l === sl && h === sh) { this.say(this.words().shown); return; }
     const { port } = this;
-    if (port.dispatch(() => port.edit({ selectHead: [l, h] }))) this.say(`Selected ${this.describe(l, h)}`);
+    if (port.dispatch(() => port.edit({ selectHead: [l, h] }))) this.say(this.words().selected);
   }
-
-  /** "layer 3, head 5: entropy 1.2 bits, distance to the diagonal 3.4 tokens, previous token 0.12, first token 0.4". */
-  describe(l, h) {
-    const parts = Object.entries(METRICS).map(([k, m]) => `${m.name === 'distance' ? 'distance to the diagonal' : m.name} ${round3(this.value(k, l, h))}${m.unit}`);
-    const [sl, sh] = this.selected();
-    return `layer ${l}, head ${h}${l === sl && h === sh ? ' (shown)' : ''}: ${parts.join(', ')}`;
-  }
-
-  value(metric, l, h) { return this.port.state.at(`summary.${metric}`, l, h); }
 
   say(text) { this.live.textContent = text; }
 
   /** The grid's accessible name: what it is, which head is shown, where the cursor is. */
   labelGrid() {
-    const [layers, heads] = this.shape;
-    const [sl, sh] = this.selected();
-    const at = this.cursor ? ` Cursor on layer ${this.cursor[0]}, head ${this.cursor[1]}.` : '';
-    const text = `Every head: ${layers} layers × ${heads} heads. Shown in full: layer ${sl}, head ${sh}.${at}`;
+    const text = this.words().label;
     if (this.canvas.getAttribute('aria-label') !== text) this.canvas.setAttribute('aria-label', text);
   }
 
   /** The line under the grid: the hovered (else the cursor's, else the shown) head's summaries. */
   paintReadout() {
     if (!this.shape) return;
-    const head = this.over ?? this.cursor ?? this.selected();
-    const text = this.describe(...head);
+    const text = this.words().readout;
     if (this.readout.textContent !== text) this.readout.textContent = text;
     this.labelGrid();
   }
@@ -373,7 +372,8 @@ export class Model {
     if (!this.geo || !this.shape) return;
     const { overlay, port } = this;
     const token = this.token();
-    const ranked = this.ranked().slice(0, MARKED);
+    const words = this.words();
+    const ranked = words.marked;
     const key = `${this.keys.grid}|${this.selected()}|${this.cursor}|${this.over}|${JSON.stringify(token)}|${ranked.map((r) => r.join(':'))}`;
     if (this.keys.overlay === key) return;
     this.keys.overlay = key;
@@ -428,34 +428,10 @@ export class Model {
     const [sl, sh] = this.selected();
     box(sl, sh, colors.accent, Math.round(2 * dpr) + (this.geo.g >= 4 * dpr ? dpr : 0), []);
     if (this.cursor) box(...this.cursor, colors.link, Math.round(2 * dpr), [Math.round(4 * dpr), Math.round(3 * dpr)]);
-    this.legend.textContent = `solid: the head shown below${this.cursor ? ' · dashed: the keyboard cursor' : ''}`
-      + `${ranked.length ? ` · 1–${ranked.length}: the top heads by ${METRICS[this.metric].name}${this.low ? ', lowest first' : ', highest first'}` : ''}`
-      + `${token ? ` · bands: ${token.kind === 'row' ? 'query' : 'key'} ${this.tokenName(token)} in every head` : ''}`;
-  }
-
-  tokenName({ kind, index }) {
-    const cfg = this.port.state.facts;
-    const names = kind === 'row' ? cfg.tokens : (cfg.key_tokens ?? cfg.tokens);
-    return `${index} (${clip(String(names?.[index] ?? index))})`;
+    this.legend.textContent = words.legend;
   }
 
   // ---- the ranking ---------------------------------------------------------------------------------------------------
-
-  /** Every [layer, head] by the chosen summary, in the chosen order (ties: by layer, then head). */
-  ranked() {
-    if (!this.shape) return [];
-    const [layers, heads] = this.shape;
-    if (layers * heads < 2) return [];
-    const key = `${this.stackKey}|${this.metric}|${this.low}`;
-    if (this.rankCache?.key === key) return this.rankCache.list;
-    const { data } = this.port.state.field(`summary.${this.metric}`);
-    const list = [];
-    for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) list.push([l, h]);
-    const sign = this.low ? 1 : -1;
-    list.sort((a, b) => sign * (data[a[0] * heads + a[1]] - data[b[0] * heads + b[1]]) || a[0] - b[0] || a[1] - b[1]);
-    this.rankCache = { key, list };
-    return list;
-  }
 
   paintRank(force = false) {
     if (!this.shape) return;
@@ -466,27 +442,23 @@ export class Model {
     const key = `${this.port.state.version}|${this.metric}|${this.low}|${this.all}`;
     if (!force && this.keys.rank === key) return;
     this.keys.rank = key;
-    const m = METRICS[this.metric];
+    const { rank } = this.port.ask({ kind: 'modelPanel', ...this.view(), rank: true });
     this.metricMenu.value = this.metric;
-    this.orderButton.textContent = this.low ? '↑ lowest first' : '↓ highest first';
-    this.orderButton.setAttribute('aria-label', `Order: ${this.low ? 'lowest' : 'highest'} first (press for ${this.low ? 'highest' : 'lowest'} first)`);
-    const list = this.ranked();
-    const shown = this.all ? list : list.slice(0, LISTED);
-    this.allButton.hidden = total <= LISTED;
-    this.allButton.textContent = this.all ? `Show the top ${LISTED}` : `Show all ${total} heads`;
-    const [sl, sh] = this.selected();
-    const body = shown.map(([l, h], k) => {
-      const current = l === sl && h === sh;
-      const pick = el('button', { type: 'button', class: 'model-pick', 'data-layer': String(l), 'data-head': String(h),
-        'aria-current': current ? 'true' : null, text: `layer ${l} · head ${h}` });
-      return el('tr', { class: current ? 'current' : null }, el('td', { class: 'rank', text: String(k + 1) }), el('td', {}, pick),
-        el('td', { class: 'value', text: `${round3(this.value(this.metric, l, h))}${m.unit}` }));
+    this.orderButton.textContent = rank.order;
+    this.orderButton.setAttribute('aria-label', rank.order_label);
+    this.allButton.hidden = rank.more_off;
+    this.allButton.textContent = rank.more;
+    const body = rank.rows.map((r) => {
+      const pick = el('button', { type: 'button', class: 'model-pick', 'data-layer': String(r.layer), 'data-head': String(r.head),
+        'aria-current': r.current ? 'true' : null, text: r.text });
+      return el('tr', { class: r.current ? 'current' : null }, el('td', { class: 'rank', text: String(r.rank) }), el('td', {}, pick),
+        el('td', { class: 'value', text: r.value }));
     });
     const focused = this.port.shadow.activeElement;
     const refocus = focused?.classList?.contains('model-pick') ? [focused.dataset.layer, focused.dataset.head] : null;
     this.table.replaceChildren(
-      el('caption', { text: `Heads by ${m.name}, ${this.low ? 'lowest' : 'highest'} first${shown.length < total ? ` (top ${shown.length} of ${total})` : ''}: a button shows that head.` }),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: '#' }), el('th', { scope: 'col', text: 'head' }), el('th', { scope: 'col', text: m.name }))),
+      el('caption', { text: rank.caption }),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: '#' }), el('th', { scope: 'col', text: 'head' }), el('th', { scope: 'col', text: rank.name }))),
       el('tbody', {}, ...body));
     // The list is rebuilt on every selection: the keyboard stays on the same head's button.
     if (refocus) this.table.querySelector(`button[data-layer="${refocus[0]}"][data-head="${refocus[1]}"]`)?.focus({ preventScroll: true });
@@ -506,11 +478,12 @@ export class Model {
     if (!this.shape || !this.linesFig.isConnected) return;
     const { port, lines } = this;
     const size = port.ask({ kind: 'linesSize' });
-    const [l, h, n, m] = [...this.selected(), ...this.shape.slice(2)];
+    const n = this.shape[2];
+    const words = this.words().lines;
     if (!size) {
       lines.hidden = true;
       this.linesNote.hidden = false;
-      this.linesNote.textContent = `The line view is for up to 128 tokens (this head has ${Math.max(n, m)}).`;
+      this.linesNote.textContent = words.note;
       return;
     }
     lines.hidden = false;
@@ -527,8 +500,7 @@ export class Model {
     lines.height = Math.round(hh * dpr);
     lines.style.width = `${w}px`; // its height follows (style.js: height auto), also when a narrow panel shrinks it
     port.draw(lines, { kind: 'lines', dpr, dark, focus });
-    lines.setAttribute('aria-label', `Layer ${l}, head ${h} as lines from each query (left) to the keys it attends to (right), as opaque as the weight`
-      + `${focus === undefined ? '' : `; only query ${this.tokenName({ kind: 'row', index: focus })}`}. The heatmap beside it has the numbers.`);
+    lines.setAttribute('aria-label', words.label);
   }
 
   onLinesMove(e, tap = false) {
@@ -579,7 +551,7 @@ export class Model {
         blob = await toBlob(canvas);
         name = `${port.state.fileName}-grid.png`;
       } else {
-        if (!port.ask({ kind: 'linesSize' })) { port.fail(`The line view is for up to 128 tokens (this head has ${Math.max(...this.shape.slice(2))}).`); return; }
+        if (!port.ask({ kind: 'linesSize' })) { port.fail(this.words().lines.note); return; }
         if (action === 'model-lines-svg') {
           blob = new Blob([port.ask({ kind: 'linesSvg', dark: false })], { type: 'image/svg+xml' });
           name = `${base}-lines.svg`;

@@ -13,14 +13,8 @@ import { el } from './dom.js';
 // The names the `views` attribute gives these panels (parts.js MODERN_OWN): the core's modern panels but the steppers'.
 import { MODERN_OWN as PANELS, shownPanels } from './parts.js';
 
-/** The base slider: 100 steps a decade, from 10^0 = 1 (the core's least base) to 10^7. */
-const STEPS = 100;
-const B_MIN = 0;
-const B_MAX = 700;
-/** The base at slider position s, to 3 significant digits (a number a reader can read back). */
-const baseOf = (s) => Number((10 ** (s / STEPS)).toPrecision(3));
-const sOf = (b) => Math.max(B_MIN, Math.min(B_MAX, Math.round(STEPS * Math.log10(b))));
-
+/** A log-scale slider of the model's (panels.rs `LogSlider`): the value at a position is its list's, nothing else. */
+const sliderValue = (slider, position) => slider.values[Number(position) - slider.min];
 /** A select's options from the model's choices ({value, text, title}), `value` selected. */
 const options = (list, value) => list.map((c) => el('option', { value: c.value, text: c.text, title: c.title, selected: c.value === value }));
 const whole = (t) => /^\d+$/.test(t.trim());
@@ -67,12 +61,12 @@ export class Modern {
     }
     const parts = [head];
     if (position.base !== null) {
-      const { base } = position;
+      const { base, base_slider: slider } = position;
       parts.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'base' }),
-        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '1' }),
-        el('input', { type: 'range', min: String(B_MIN), max: String(B_MAX), step: '1', value: String(sOf(base)), 'data-control': 'position-base-slider',
-          'aria-label': 'Base (log scale, 1 to 10 million)', 'aria-valuetext': position.base_text, title: position.base_title }),
-        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '10⁷' }),
+        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: slider.ends[0] }),
+        el('input', { type: 'range', min: String(slider.min), max: String(slider.max), step: String(slider.step), value: String(slider.at), 'data-control': 'position-base-slider',
+          'aria-label': slider.label, 'aria-valuetext': position.base_text, title: position.base_title }),
+        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: slider.ends[1] }),
         el('input', { type: 'text', class: 'num base', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-control': 'position-base',
           'aria-label': 'Base, a number ≥ 1 (Enter applies it)', value: String(base) })));
       const { offset } = position;
@@ -145,7 +139,8 @@ export class Modern {
       if (slider && base !== null) {
         // The slider is where the reader drags: only its words follow; a typed base moves it.
         if (slider.getAttribute('aria-valuetext') !== position.base_text) slider.setAttribute('aria-valuetext', position.base_text);
-        if (port.shadow.activeElement !== slider && baseOf(Number(slider.value)) !== base) slider.value = String(sOf(base));
+        const scale = position.base_slider;
+        if (port.shadow.activeElement !== slider && sliderValue(scale, slider.value) !== base) slider.value = String(scale.at);
         const typed = part.querySelector('[data-control="position-base"]');
         if (port.shadow.activeElement !== typed && typed.value !== String(base)) typed.value = String(base);
       }
@@ -220,7 +215,7 @@ export class Modern {
     const p = this.model().position?.value ?? {};
     switch (t.dataset?.control) {
       case 'position-base-slider': {
-        const base = baseOf(Number(t.value));
+        const base = sliderValue(this.model().position.base_slider, t.value);
         const typed = this.parts.position.querySelector('[data-control="position-base"]');
         typed.value = String(base);
         this.position({ ...p, base });
@@ -281,7 +276,7 @@ export class Modern {
     if (this.position({ ...p, base })) {
       input.removeAttribute('aria-invalid');
       const slider = this.parts.position?.querySelector('[data-control="position-base-slider"]');
-      if (slider) slider.value = String(sOf(base));
+      if (slider) slider.value = String(this.model().position.base_slider.at);
     } else input.setAttribute('aria-invalid', 'true');
   }
 

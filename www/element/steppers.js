@@ -318,15 +318,8 @@ export class Steppers {
     const { port } = this;
     const rows = this.root.querySelector('[data-control="tile-rows"]');
     const cols = this.root.querySelector('[data-control="tile-cols"]');
-    const text = [rows.value.trim(), cols.value.trim()];
-    let tiles;
-    if (text.every((x) => x === '')) tiles = null;
-    else {
-      // One size given: square tiles of it. Anything else is the core's to judge (its message names the field).
-      const [a, b] = text.map((x, k) => Number(x === '' ? text[1 - k] : x));
-      tiles = [a, b];
-    }
-    if (port.dispatch({ fields: { [port.state.parts.flash.field]: tiles } })) {
+    // As typed: what the two fields make (one size alone, both empty) and whether it can be taken are the core's.
+    if (port.dispatch({ flashTiles: [rows.value, cols.value] })) {
       this.tile = 0;
       for (const f of [rows, cols]) f.removeAttribute('aria-invalid');
       this.paint();

@@ -14,16 +14,11 @@ import { HIGHLIGHT } from './facts.js';
 /** The names the `views` attribute gives these panels. */
 export const VARIANT_PANELS = ['heads', 'mask', 'temperature', 'scoring'];
 
-/** The temperature slider: 100 steps a decade, from 10^−1.3 ≈ 0.05 to 10^1.3 ≈ 20, with T = 1 in the middle. */
-const STEPS = 100;
-const S_MIN = -130;
-const S_MAX = 130;
-/** T at slider position s, to 3 significant digits (the config keeps a number a reader can read). */
-const tOf = (s) => Number((10 ** (s / STEPS)).toPrecision(3));
-const sOf = (t) => Math.max(S_MIN, Math.min(S_MAX, Math.round(STEPS * Math.log10(t))));
-
 /** A select's options from the model's choices ({value, text, title}), `value` selected. */
 const options = (list, value) => list.map((c) => el('option', { value: c.value, text: c.text, title: c.title, selected: c.value === value }));
+
+/** A log-scale slider of the model's (panels.rs `LogSlider`): the value at a position is its list's, nothing else. */
+const sliderValue = (slider, position) => slider.values[Number(position) - slider.min];
 
 /** A sentence of the model with its `{name}` numbers written as the element writes numbers (3 significant digits). */
 const say = (x) => fmt(Number(x.toPrecision(3)));
@@ -138,17 +133,17 @@ export class Variants {
   }
 
   temperaturePanel(temperature) {
-    const t = temperature.value;
+    const { slider } = temperature;
     const range = el('input', {
-      type: 'range', min: String(S_MIN), max: String(S_MAX), step: '1', value: String(sOf(t)), 'data-control': 'temperature',
-      'aria-label': 'Temperature (log scale, 0.05 to 20)', 'aria-valuetext': temperature.text,
+      type: 'range', min: String(slider.min), max: String(slider.max), step: String(slider.step), value: String(slider.at), 'data-control': 'temperature',
+      'aria-label': slider.label, 'aria-valuetext': temperature.text,
       title: temperature.title,
     });
     this.entropyEl = el('div', { class: 'entropy', 'data-role': 'entropy' });
     return el('div', { class: 'panel', 'data-panel': 'temperature' },
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'temperature' }),
-        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '0.05' }), range,
-        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: '20' }),
+        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: slider.ends[0] }), range,
+        el('span', { class: 'scale-end', 'aria-hidden': 'true', text: slider.ends[1] }),
         el('output', { class: 't-value', 'data-role': 't-value', text: temperature.text })),
       this.entropyEl);
   }
@@ -292,7 +287,11 @@ export class Variants {
   onInput(e) {
     const t = e.target;
     switch (t.dataset?.control) {
-      case 'temperature': this.fields({ [this.port.state.parts.temperature.field]: tOf(Number(t.value)) }); return;
+      case 'temperature': {
+        const { temperature } = this.port.state.parts;
+        this.fields({ [temperature.field]: sliderValue(temperature.slider, t.value) });
+        return;
+      }
       case 'valid-len': this.setLens(t); return;
       default:
     }
@@ -334,52 +333,37 @@ export class Variants {
     }
   }
 
-  /** A valid length typed in one query's field: empty fields are all keys; every field empty removes valid_lens. */
-  setLens(input) {
-    const { port } = this;
-    const fields = [...this.root.querySelectorAll('input[data-control="valid-len"]')];
-    const { mask } = port.state.parts;
-    const texts = fields.map((f) => f.value.trim());
-    const lens = texts.every((x) => x === '') ? null : texts.map((x) => (x === '' ? mask.len_max : Number(x)));
-    if (lens && (texts.some((x) => x !== '' && !/^\d+$/.test(x)))) {
-      input.setAttribute('aria-invalid', 'true');
-      port.fail(mask.not_whole.replace('{i}', input.dataset.row).replace('{text}', `"${clip(input.value)}"`));
-      return;
-    }
-    this.setValidLens(lens, input);
+  /** A valid length typed in one query's field (`step`: ↑/↓ on it). */
+  setLens(input, step = 0) {
+    const texts = [...this.root.querySelectorAll('input[data-control="valid-len"]')].map((f) => f.value);
+    this.typedLens(input, { texts, row: Number(input.dataset.row), step });
   }
 
-  /** ↑/↓ in a valid-length field: one key more or less (an empty field is all m keys). */
+  /** ↑/↓ in a valid-length field: one key more or less, as the core counts it. */
   stepLen(e) {
     e.preventDefault();
-    const input = e.target;
-    const m = this.port.state.parts.mask.len_max;
-    const now = /^\d+$/.test(input.value.trim()) ? Number(input.value.trim()) : m;
-    const next = Math.max(0, Math.min(m, now + (e.key === 'ArrowUp' ? 1 : -1)));
-    if (String(next) === input.value) return;
-    input.value = String(next);
-    this.setLens(input);
+    this.setLens(e.target, e.key === 'ArrowUp' ? 1 : -1);
   }
 
-  setLensList(input) {
+  setLensList(input) { this.typedLens(input, { list: input.value }); }
+
+  /**
+   * What is typed in the valid-length fields, as the core reads it (panels.rs `typed_lens`): a stepped field's new
+   * text, then the edit it makes (rebuilt only when the mask heatmap comes or goes, so typing is never interrupted),
+   * or the core's message for a text that is not a whole number, the field it names marked.
+   */
+  typedLens(input, question) {
     const { port } = this;
-    const text = input.value.trim();
-    const parts = text === '' ? null : text.replace(/^\[|\]$/g, '').split(/[\s,]+/).filter(Boolean);
-    if (parts && parts.some((x) => !/^\d+$/.test(x))) {
-      input.setAttribute('aria-invalid', 'true');
-      port.fail(port.state.parts.mask.list_not_whole);
+    const a = port.ask({ kind: 'validLens', ...question });
+    if (a.text !== null) input.value = a.text;
+    if (a.error !== null) {
+      const field = a.row === null ? input : this.root.querySelector(`input[data-control="valid-len"][data-row="${a.row}"]`) ?? input;
+      field.setAttribute('aria-invalid', 'true');
+      port.fail(a.error);
       return;
     }
-    this.setValidLens(parts && parts.map(Number), input);
-  }
-
-  /** Sets valid_lens (null: none); rebuilt only when the mask heatmap comes or goes, so typing is never interrupted. */
-  setValidLens(lens, input) {
-    const { port } = this;
-    const { mask } = port.state.parts;
-    const had = mask.valid_lens !== null;
-    const rebuild = had !== (lens !== null) && mask.kind === 'none';
-    if (this.fields({ [mask.lens_field]: lens }, { rebuild })) {
+    if (a.fields === null) return;
+    if (this.fields(a.fields, { rebuild: a.rebuild })) {
       for (const f of this.root.querySelectorAll('[data-control^="valid-len"][aria-invalid]')) f.removeAttribute('aria-invalid');
     } else input.setAttribute('aria-invalid', 'true');
   }
@@ -428,18 +412,8 @@ export class Variants {
     if (this.live && this.live.textContent !== text) this.live.textContent = text;
   }
 
-  /** Mask cell (i, j) in words: its entry, and why the key is masked or open (the core's reasons, cellText). */
-  cellWords(i, j) {
-    const { port } = this;
-    const { mask } = port.state.parts;
-    const v = maskEntry(port, i, j);
-    let c = null;
-    try { c = port.ask({ kind: 'cellText', view: 'mask', i, j, fmt: port.state.fmt }); } catch { /* a fmt the core refused: the entry alone */ }
-    // The reasons' words are the core's (src/tables.rs `mask_reason`).
-    const why = c?.reason ?? null;
-    const sink = c?.sink ? '; attended as a sink, though outside the window' : '';
-    return `mask, query ${mask.queries[i]} → key ${mask.keys[j]}: ${v} (${v ? 'may attend' : 'masked'})${why ? `; ${why}` : ''}${sink}`;
-  }
+  /** Mask cell (i, j) in words: its entry, and why the key is masked or open (the core's). */
+  cellWords(i, j) { return this.port.ask({ kind: 'maskCell', i, j }); }
 
   onKey(e) {
     if (e.target.dataset?.control === 'valid-len' && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) { this.stepLen(e); return; }

@@ -470,16 +470,11 @@ class Induction {
   describe(trace) {
     const ids = this.ids;
     const names = this.names;
-    const earlier = ids.map((id, i) => ids.slice(0, i).indexOf(id));
-    let right = 0, scored = 0;
-    const cells = trace.prediction.map((p, i) => {
-      const j = earlier[i];
-      if (j < 0) return { text: names[p], cls: 'free' };
-      scored++;
-      const want = ids[j + 1];
-      if (p === want) { right++; return { text: names[p], cls: 'right', say: `repeat: ${names[ids[j]]} was followed by ${names[want]}` }; }
-      return { text: names[p], cls: 'wrong', say: `repeat: ${names[ids[j]]} was followed by ${names[want]}` };
-    });
+    // Where the letters repeat, whether each prediction copies, and what each head does there: the core's measures
+    // (the trace's `repeats`, src/learn/model.rs `Repeats`).
+    const { earlier, next, copies, scored, copied: right, previous, first_run: firstRun0, copy } = trace.repeats;
+    const cells = trace.prediction.map((p, i) => (copies[i] === null ? { text: names[p], cls: 'free' }
+      : { text: names[p], cls: copies[i] ? 'right' : 'wrong', say: `repeat: ${names[ids[earlier[i]]]} was followed by ${names[next[i]]}` }));
     this.out.replaceChildren(
       table('The induction model on the typed letters', [
         ['position', ...ids.map((_, i) => String(i))],
@@ -489,16 +484,12 @@ class Induction {
       el('p', { class: scored && right < scored ? 'learned-verdict wrong' : 'learned-verdict', text: scored
         ? `At the ${scored} positions whose letter came earlier, ${right} ${right === 1 ? 'prediction copies' : 'predictions copy'} what followed it then (marked); elsewhere the next letter cannot be known, and the model guesses.`
         : 'No letter repeats, so the next letter cannot be known anywhere: the model only guesses. Repeat a few letters to see it copy.' }));
-    // What each head does on this sequence: mean weights over the rows where its pattern is defined.
-    const mean = (layer, pick) => {
-      const w = trace.layers[layer].heads[0].weights;
-      const xs = w.map((row, i) => (pick(i) === null ? null : row[pick(i)])).filter((x) => x !== null);
-      return xs.length ? (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2) : null;
-    };
-    const prev = mean(0, (i) => (i > 0 ? i - 1 : null));
-    // The first run's letters: those a later position finds earlier.
-    const firstRun = mean(0, (i) => (i > 0 && earlier.includes(i) ? i - 1 : null));
-    const ind = mean(1, (i) => (earlier[i] >= 0 ? earlier[i] + 1 : null));
+    // What each head does on this sequence: its mean weights where its pattern is defined (layer 0 on the previous
+    // letter, everywhere and at the first run's letters; layer 1 on the letter after the earlier occurrence).
+    const two = (x) => (x === null ? null : x.toFixed(2));
+    const prev = two(previous[0][0]);
+    const firstRun = two(firstRun0[0][0]);
+    const ind = two(copy[1][0]);
     this.heads.querySelector('[data-role="previous"]').textContent = prev === null ? 'one letter: no previous token.'
       : `on this sequence ${prev} of each position's weight, on average, is on the letter just before it${firstRun === null ? '' : ` (${firstRun} at the letters that come again later)`}. For the shipped model the trainer measured 0.81 at the first run's positions but only 0.52 over all positions: it is a previous-token head where the induction head needs one, and spreads its weight over other letters elsewhere.`;
     this.heads.querySelector('[data-role="induction"]').textContent = ind === null ? 'no letter repeats, so it has nothing to find.'
