@@ -436,8 +436,8 @@ test('chapter 7: at T = 0.05 word_2\'s tie gives 1 bit, the others 0; at 20 near
   await page.mouse.down();
   await page.mouse.move(box.x - 20, y, { steps: 5 });
   await page.mouse.up();
-  assert.equal((await config(page, 'chapter-7')).temperature, 0.0501);
-  // NumPy: softmax(S/√3/0.0501): word_2's row [0.5, 0, 0.5, 0] → 1 bit; the others one-hot.
+  assert.equal((await config(page, 'chapter-7')).temperature, 0.05);
+  // NumPy: softmax(S/√3/0.05): word_2's row [0.5, 0, 0.5, 0] → 1 bit; the others one-hot.
   const cold = (await page.evaluate(() => H.entropy('chapter-7'))).map(Number);
   assert.equal(cold[1], 1, 'word_2: 1 bit');
   [0, 2, 3].forEach((i) => assert.ok(cold[i] < 1e-8, `query ${i}: ≈ 0 bits (${cold[i]})`));
@@ -494,10 +494,10 @@ test('chapter 8\'s Try: W_a[2][2] = 2, U_a and W_a\'s first columns at 0.01, cos
   await page.mouse.down();
   await page.mouse.move(box.x - 20, box.y + box.height / 2, { steps: 5 });
   await page.mouse.up();
-  // NumPy at T = 0.0501: [0.3767, 1.1e-6, 4.7e-8, 0.6233].
+  // NumPy at T = 0.05: [0.376477, 1.09e-6, 4.5e-8, 0.623521].
   t = await trace(page, 'chapter-8');
-  near(t.weights[3], 0.6233, 5e-5, 'h_4');
-  near(t.weights[0], 0.3767, 5e-5, 'h_1');
+  near(t.weights[3], 0.623521, 5e-6, 'h_4');
+  near(t.weights[0], 0.376477, 5e-6, 'h_1');
   assert.ok(t.weights[1] < 1e-5 && t.weights[2] < 1e-5, 'the others below 10⁻⁵');
   clean(await state(page, 'chapter-8'), 'cosine at T = 0.05');
   await done(page);
