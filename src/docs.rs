@@ -354,15 +354,20 @@ fn fields_markdown() -> String {
     out
 }
 
-/// www/embed.html's config table.
+/// www/embed.html's config table. Each cell names its column (`data-label`): on a phone the page lays a row out as
+/// a card, each value under its column's name (www/pages/embed.css).
 fn fields_html() -> String {
+    const COLUMNS: [&str; 4] = ["mechanisms", "value", "default", "meaning"];
     let mut out = String::from(
-        "  <table class=\"ref\">\n    <thead><tr><th>field</th><th>mechanisms</th><th>value</th><th>default</th>\
+        "  <table class=\"ref cards\">\n    <thead><tr><th>field</th><th>mechanisms</th><th>value</th><th>default</th>\
          <th>meaning</th></tr></thead>\n    <tbody>\n",
     );
     for f in FIELD_DOCS {
-        let cells: Vec<String> =
-            [f.mechanisms, f.value, f.default, f.meaning].iter().map(|c| format!("<td>{}</td>", html(c))).collect();
+        let cells: Vec<String> = [f.mechanisms, f.value, f.default, f.meaning]
+            .iter()
+            .zip(COLUMNS)
+            .map(|(c, label)| format!("<td data-label=\"{label}\">{}</td>", html(c)))
+            .collect();
         out.push_str(&format!("      <tr><td><code>{}</code></td>{}</tr>\n", f.name, cells.concat()));
     }
     out.push_str("    </tbody>\n  </table>\n");

@@ -177,7 +177,7 @@ test('screenshots of both pages at 1280 and 390 px, light and dark system settin
         const page = await visit(path, { width, colorScheme });
         await whenDrawn(page, 'attention-viz', () => {});
         await page.screenshot({ path: join(SHOTS, `mkdocs-${name}-${width}-${colorScheme}.png`), fullPage: true });
-        assert.equal(await page.evaluate(() => document.querySelector('attention-viz').dataset.avTheme), 'light');
+        assert.equal(await page.evaluate(() => (document.querySelector('attention-viz').matches(':state(dark)') ? 'dark' : 'light')), 'light');
         assert.deepEqual(page.problems, [], `${name} ${width} ${colorScheme}`);
         await page.close();
       }

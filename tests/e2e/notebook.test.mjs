@@ -284,7 +284,7 @@ test('the figures follow the export\'s theme, not the system\'s: light export on
   for (const [file, systemScheme, want] of [['live.html', 'dark', 'light'], ['dark.html', 'light', 'dark']]) {
     const page = await visit(`${base}${file}`, { colorScheme: systemScheme });
     await figuresIn(page, ['fig-words', 'fig-seed003']);
-    const themes = await page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((e) => e.dataset.avTheme));
+    const themes = await page.evaluate(() => [...document.querySelectorAll('attention-viz')].map((e) => (e.matches(':state(dark)') ? 'dark' : 'light')));
     assert.deepEqual([...new Set(themes)], [want], `${file} on a ${systemScheme} system`);
     if (file === 'dark.html') {
       for (const width of [1280, 390]) {
