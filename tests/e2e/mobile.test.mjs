@@ -224,3 +224,26 @@ test('390 px: small input grids sit side by side (chapter 2\'s W_Q and W_K on on
   assert.deepEqual(got.clipped, [], 'no value cut in its cell');
   await done(page);
 });
+
+test('390 px: chapter 13\'s last tile shows o / l against the context in full, without sideways scrolling', async () => {
+  const page = await site.page('index.html#flash', PHONE);
+  await drawn(page);
+  const next = page.locator('#chapter-13').locator('[data-action="flash-next"]');
+  await next.scrollIntoViewIfNeeded();
+  await next.focus();
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.getElementById('chapter-13').shadowRoot.querySelector('[data-role="flash-check"]'));
+  const got = await page.evaluate(() => {
+    const root = document.getElementById('chapter-13').shadowRoot;
+    const wraps = [...root.querySelectorAll('.flash-state .wrap')];
+    const box = root.querySelector('.flash-state').getBoundingClientRect();
+    const cells = [...root.querySelectorAll('.flash-state td')];
+    return { scroll: wraps.map((w) => w.scrollWidth - w.clientWidth), outside: cells.filter((c) => c.getBoundingClientRect().right > box.right + 1).map((c) => c.dataset.label),
+      labels: [...new Set(root.querySelectorAll('[data-role="flash-check"] td').values().map((c) => c.dataset.label))] };
+  });
+  assert.deepEqual(got.scroll.filter((s) => s > 0), [], 'no table scrolls sideways');
+  assert.deepEqual(got.outside, [], 'every value on screen');
+  assert.ok(got.labels.some((l) => /context/.test(l)) && got.labels.some((l) => /o \/ l/.test(l)), `the check's columns named: ${got.labels}`);
+  assert.deepEqual(await page.evaluate(() => document.getElementById('chapter-13').shadowRoot.activeElement?.dataset.action), 'flash-next');
+  await done(page);
+});

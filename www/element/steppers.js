@@ -193,11 +193,12 @@ export class Steppers {
     state.replaceChildren(...parts);
   }
 
-  /** A table of the model's (`{caption, head, rows: [{name, cells: [{text, title}]}]}`): a row per query. */
+  /** A table of the model's (`{caption, head, rows: [{name, cells: [{text, title}]}]}`): a row per query; each cell
+   * names its column (`data-label`), which a narrow figure shows above it (style.js). */
   table(t, role) {
     const head = el('tr', {}, el('th', { scope: 'col', text: 'query' }), ...t.head.map((h) => el('th', { scope: 'col', text: h })));
     const body = t.rows.map((r) => el('tr', {}, el('th', { scope: 'row', text: r.name }),
-      ...r.cells.map((c) => el('td', { title: c.title, text: c.text }))));
+      ...r.cells.map((c, k) => el('td', { title: c.title, text: c.text, 'data-label': t.head[k] }))));
     return el('div', { class: 'wrap' }, el('table', { class: 'tiles', 'data-role': role }, el('caption', { class: 'sr-only', text: t.caption }), el('thead', {}, head), el('tbody', {}, ...body)));
   }
 

@@ -238,15 +238,15 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 :host(:state(narrow)) input.cell { width: calc((var(--cell-chars, 4) + 0.5) * 1ch + 8px); padding: 3px 3px; }
 :host(:state(narrow)) .inputs { gap: 8px; }
 :host(:state(narrow)) fieldset.matrix { padding: 4px 6px 6px; }
-/* There the breakdown's and the steps' rows are cards that wrap, each value under its column's name (data-label,
+/* There the breakdown's, the steps' and the flash stepper's rows are cards that wrap, each value under its column's name (data-label,
    breakdown.js columnLabels) and the row's key as the card's title: every column, the results too, shows without
    sideways scrolling. The head row's names are on the cells then. */
-:host(:state(narrow)) :is(.breakdown, .steps) :is(table, thead, tbody, tfoot) { display: block; }
-:host(:state(narrow)) :is(.breakdown, .steps) tr { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 4px 12px; padding: 5px 0; border-bottom: 1px solid var(--av-border); }
-:host(:state(narrow)) :is(.breakdown tr.head, .steps thead) { display: none; }
-:host(:state(narrow)) :is(.breakdown, .steps) :is(th, td) { padding: 0; border-bottom: none; text-align: left; }
-:host(:state(narrow)) :is(.breakdown, .steps) tr > :first-child { flex-basis: 100%; }
-:host(:state(narrow)) :is(.breakdown, .steps) [data-label]::before { content: attr(data-label); display: block; font: 400 11px/1.3 system-ui, sans-serif; color: var(--av-muted); }
+:host(:state(narrow)) :is(.breakdown, .steps, .flash-state) :is(table, thead, tbody, tfoot) { display: block; }
+:host(:state(narrow)) :is(.breakdown, .steps, .flash-state) tr { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 4px 12px; padding: 5px 0; border-bottom: 1px solid var(--av-border); }
+:host(:state(narrow)) :is(.breakdown tr.head, .steps thead, .flash-state thead) { display: none; }
+:host(:state(narrow)) :is(.breakdown, .steps, .flash-state) :is(th, td) { padding: 0; border: none; text-align: left; }
+:host(:state(narrow)) :is(.breakdown, .steps, .flash-state) tr > :first-child { flex-basis: 100%; }
+:host(:state(narrow)) :is(.breakdown, .steps, .flash-state) [data-label]::before { content: attr(data-label); display: block; font: 400 11px/1.3 system-ui, sans-serif; color: var(--av-muted); }
 :host(:state(narrow)) :is(.breakdown, .steps) :is(th, td):empty { display: none; }
 :host(:state(narrow)) .breakdown td.formula { flex-basis: 100%; white-space: normal; overflow-wrap: anywhere; }
 :host(:state(narrow)) :is(.breakdown, .steps) td.vec { white-space: normal; }
