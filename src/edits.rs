@@ -449,8 +449,12 @@ impl Config {
         let fits = w.at <= h
             && (w.w_q.rows(), w.w_q.cols()) == (p.w_q.rows(), dk)
             && w.kv.is_some() == self.options.kv_heads.is_none()
-            && w.kv.as_ref().is_none_or(|(k, v)| (k.rows(), k.cols(), v.rows(), v.cols()) == (p.w_k.rows(), dk, p.w_v.rows(), dv))
-            && w.w_o.as_ref().is_none_or(|o| self.options.w_o.as_ref().is_some_and(|w_o| (o.rows(), o.cols()) == (dv, w_o.cols())))
+            && w.kv
+                .as_ref()
+                .is_none_or(|(k, v)| (k.rows(), k.cols(), v.rows(), v.cols()) == (p.w_k.rows(), dk, p.w_v.rows(), dv))
+            && w.w_o
+                .as_ref()
+                .is_none_or(|o| self.options.w_o.as_ref().is_some_and(|w_o| (o.rows(), o.cols()) == (dv, w_o.cols())))
             && w.slope.is_some() == matches!(&self.options.position, Some(Position::Alibi { slopes: Some(_) }));
         if !fits {
             return Ok(zeros);

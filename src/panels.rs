@@ -286,7 +286,9 @@ fn heads(config: &Config) -> Value {
         ("label", if h > 1 { format!("{h} heads") } else { "heads".to_string() }.into()),
         (
             "add_title",
-            disabled.unwrap_or("One more head: W_Q, W_K and W_V gain its columns (zeros, or the head − head took away)").into(),
+            disabled
+                .unwrap_or("One more head: W_Q, W_K and W_V gain its columns (zeros, or the head − head took away)")
+                .into(),
         ),
         (
             "remove_title",

@@ -268,13 +268,26 @@ pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
     .into();
     let names = &config.tokens[r0..r1];
     let column = |v: &[f64]| Matrix::from_vec(v.len(), 1, v.to_vec()).unwrap_or_else(|| Matrix::zeros(0, 1));
-    out["mlo"] =
-        table("Running m, l and o", names, &[("m", &column(&step.m)), ("l", &column(&step.l)), ("o", &step.o)]);
+    let (m, l) = (column(&step.m), column(&step.l));
+    let mut columns: Vec<(&str, &Matrix)> = vec![("m", &m), ("l", &l), ("o", &step.o)];
+    // After a block's first tile: the factor l and o were multiplied by before this tile's terms were added.
+    let rescale =
+        (s > 0 && flash.steps[s - 1].q_block == qb).then(|| column(&rescaled(&flash.steps[s - 1].m, &step.m)));
+    if let Some(r) = &rescale {
+        columns.push(("exp(m_old − m_new)", r));
+    }
+    out["mlo"] = table("Running m, l and o", names, &columns);
     let (equal, check) =
         if tile.last { last_tile(&tile, step, context, names, qb) } else { (Value::Null, Value::Null) };
     out["equal"] = equal;
     out["check"] = check;
     out
+}
+
+/// Each row's rescale factor from `before` (the running maximum after the block's previous tile) to `after`:
+/// exp(m_old − m_new), 1 where the maximum did not grow, 0 where no key had been seen (l and o were 0).
+pub fn rescaled(before: &[f64], after: &[f64]) -> Vec<f64> {
+    before.iter().zip(after).map(|(&a, &b)| if a == b { 1.0 } else { (a - b).exp() }).collect()
 }
 
 /// After a query block's last tile: the sentence saying how o / l compares with the block's context rows (to the

@@ -60,10 +60,10 @@ mod properties;
 mod random;
 #[path = "requests.rs"]
 mod requests;
-#[path = "shells.rs"]
-mod shells;
 #[path = "share.rs"]
 mod share;
+#[path = "shells.rs"]
+mod shells;
 #[path = "steppers.rs"]
 mod steppers;
 #[path = "tables.rs"]

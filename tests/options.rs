@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::ffi_call as call;
 use attention_viz::config::{Config, DECLARED_FIELDS, FIELDS, MATRICES, MECHANISM_FIELDS, WEIGHTS_FIELDS};
 use attention_viz::heatmap::draw::{MAX_HEIGHT, MIN_HEIGHT};
 use attention_viz::options::{attribute, unknown, Among, OPTIONS, THEMES};
 use attention_viz::{attention, ffi};
+use common::ffi_call as call;
 use serde_json::{json, Value};
 
 /// `attribute` with the value shown as Python's `repr` would show it (the tests' values are short: nothing is cut).
@@ -150,7 +150,6 @@ fn an_unknown_name_gets_the_nearest_or_the_list() {
     let long = "x".repeat(1000);
     assert!(unknown(&long, Among::Arguments).starts_with(&format!("unknown argument \"{}…\"", "x".repeat(39))));
 }
-
 
 #[test]
 fn python_asks_av_options_for_each_option_and_each_unknown_name() {

@@ -366,7 +366,10 @@ fn the_panels_words_labels_and_messages() {
     assert_eq!(one["heads"]["label"], "heads");
     assert_eq!(one["heads"]["choices"], json!([]));
     assert_eq!(one["heads"]["remove"], 0);
-    assert_eq!(one["heads"]["add_title"], "One more head: W_Q, W_K and W_V gain its columns (zeros, or the head − head took away)");
+    assert_eq!(
+        one["heads"]["add_title"],
+        "One more head: W_Q, W_K and W_V gain its columns (zeros, or the head − head took away)"
+    );
     assert_eq!(one["temperature"]["text"], "T = 1");
     let mask = &one["mask"];
     assert_eq!(mask["drawn"], false);

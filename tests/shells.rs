@@ -269,7 +269,10 @@ fn the_function_length_checkers_find_a_planted_long_function() {
 fn imports_the_core(src: &str) -> bool {
     src.lines().any(|l| {
         let l = l.trim_start();
-        !l.starts_with("//") && !l.starts_with('*') && (l.contains("import") || l.contains("from ")) && l.contains("pkg/attention_viz.js")
+        !l.starts_with("//")
+            && !l.starts_with('*')
+            && (l.contains("import") || l.contains("from "))
+            && l.contains("pkg/attention_viz.js")
     })
 }
 
@@ -314,7 +317,11 @@ fn rule_fields() -> Vec<&'static str> {
         .chain(&["mask", "attention"])
         .copied()
         .collect();
-    config::FIELDS.iter().copied().filter(|f| !vocabulary.contains(f) && (f.contains('_') || *f == "mechanism")).collect()
+    config::FIELDS
+        .iter()
+        .copied()
+        .filter(|f| !vocabulary.contains(f) && (f.contains('_') || *f == "mechanism"))
+        .collect()
 }
 
 #[test]
@@ -344,10 +351,15 @@ fn underscore_members(src: &str) -> Vec<(usize, String)> {
         let b = line.as_bytes();
         let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
         for at in 1..b.len().saturating_sub(2) {
-            if !(b[at] == b'.' && b[at + 1] == b'_' && b[at + 2].is_ascii_alphabetic() && (ident(b[at - 1]) || b[at - 1] == b')' || b[at - 1] == b']')) {
+            if !(b[at] == b'.'
+                && b[at + 1] == b'_'
+                && b[at + 2].is_ascii_alphabetic()
+                && (ident(b[at - 1]) || b[at - 1] == b')' || b[at - 1] == b']'))
+            {
                 continue;
             }
-            let start = if ident(b[at - 1]) { (0..at).rev().take_while(|&k| ident(b[k])).last().unwrap_or(at) } else { at - 1 };
+            let start =
+                if ident(b[at - 1]) { (0..at).rev().take_while(|&k| ident(b[k])).last().unwrap_or(at) } else { at - 1 };
             let end = (at + 1..b.len()).take_while(|&k| ident(b[k])).last().map_or(at + 1, |k| k + 1);
             let found = &line[start..end];
             if !TEST_HOOKS.iter().any(|hook| found.ends_with(hook) && (hook.starts_with('.') || found == *hook)) {
@@ -375,7 +387,11 @@ fn no_end_to_end_test_reaches_into_the_element() {
     let planted = "const a = el._viz.ask(q);\nH.el()._figures.hover;\nels[0]._persist.key();\n\
                    av._internal.flatConfig(c); window.__storage; T.log(el); show()._repr_html_();\n";
     let got: Vec<String> = underscore_members(planted).into_iter().map(|(l, m)| format!("{l}:{m}")).collect();
-    assert_eq!(got, ["1:el._viz", "2:)._figures", "3:]._persist"], "the checker finds the planted members, and only those");
+    assert_eq!(
+        got,
+        ["1:el._viz", "2:)._figures", "3:]._persist"],
+        "the checker finds the planted members, and only those"
+    );
 }
 
 #[test]
@@ -394,7 +410,11 @@ fn the_element_and_python_name_no_config_field() {
             found.push(format!("{}: {}", relative(&p), names.join(", ")));
         }
     }
-    assert!(found.is_empty(), "config fields named outside the core (send a command or read the view model):\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "config fields named outside the core (send a command or read the view model):\n{}",
+        found.join("\n")
+    );
     let planted = "if (c['mechanism'] === 'self' || m === \"valid_lens\")";
     assert_eq!(field_literals(planted, fields), ["mechanism", "valid_lens"], "the checker finds a planted field");
 }
@@ -429,7 +449,8 @@ fn every_module_of_the_shells_opens_with_what_it_owns() {
     for p in files("www", ".js").into_iter().chain(files("python/attention_viz", ".py")) {
         let src = std::fs::read_to_string(&p).unwrap();
         let first = src.lines().find(|l| !l.trim().is_empty() && !l.starts_with("#!")).unwrap_or("");
-        let opens = first.starts_with("//") || first.starts_with("/*") || first.starts_with("\"\"\"") || first.starts_with('#');
+        let opens =
+            first.starts_with("//") || first.starts_with("/*") || first.starts_with("\"\"\"") || first.starts_with('#');
         if !opens {
             found.push(relative(&p));
         }
@@ -463,7 +484,10 @@ fn listed(head: &str) -> Vec<String> {
 #[test]
 fn the_codemap_is_a_map_not_a_history() {
     let size = std::fs::metadata(Path::new(ROOT).join("ARCHITECTURE.md")).unwrap().len();
-    assert!(size <= 24_000, "ARCHITECTURE.md is {size} bytes: at most 24 KB, a codemap (say less, or move it to doc comments)");
+    assert!(
+        size <= 24_000,
+        "ARCHITECTURE.md is {size} bytes: at most 24 KB, a codemap (say less, or move it to doc comments)"
+    );
 }
 
 #[test]
@@ -488,13 +512,18 @@ fn the_codemap_lists_every_file_of_the_shells() {
     let python = names("python/attention_viz", ".py", "").into_iter().chain(["_widget.js".to_string()]);
     let mut python: Vec<String> = python.filter(|n| n != "__init__.py").collect();
     python.sort();
-    assert_eq!(listed("`python/attention_viz/`"), python, "ARCHITECTURE.md's table of python/attention_viz/ is not the directory's");
+    assert_eq!(
+        listed("`python/attention_viz/`"),
+        python,
+        "ARCHITECTURE.md's table of python/attention_viz/ is not the directory's"
+    );
 }
 
 /// The element's own modules: the custom element (index.js), what the parts are given (state.js, port.js) and the
 /// services that act for the element as a whole (its link, its saved edits, a worker-computed large figure, the
 /// page's theme, the page's queue of figures to load). Every other module of www/element/ is a part, or a helper of parts, and never sees the element.
-const ELEMENT_OWN: [&str; 8] = ["index.js", "state.js", "port.js", "share.js", "persist.js", "large.js", "theme.js", "loads.js"];
+const ELEMENT_OWN: [&str; 8] =
+    ["index.js", "state.js", "port.js", "share.js", "persist.js", "large.js", "theme.js", "loads.js"];
 
 /// Where `code` (comments and strings blanked) reaches past a part's Port: the identifier `host`, or an underscore
 /// member of anything (`port._apply`, `figures._hover`, `this._x`): the element's internals and other parts' state.
@@ -535,10 +564,21 @@ fn the_parts_see_the_element_only_through_their_port() {
             found.push(format!("{}: {}", relative(&p), hits.join(", ")));
         }
     }
-    assert!(found.is_empty(), "a part reads the Port's state and sends through it (port.js), never the element or another part:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "a part reads the Port's state and sends through it (port.js), never the element or another part:\n{}",
+        found.join("\n")
+    );
     let planted = "const f = this.host._figures;\nport._apply(x);\nconst y = [...a]; z.value; // host._x\n";
-    assert_eq!(reaches_past_the_port(&code_only(planted)), ["line 1: host", "line 1: _figures", "line 2: _apply"], "the checker finds a planted reach");
+    assert_eq!(
+        reaches_past_the_port(&code_only(planted)),
+        ["line 1: host", "line 1: _figures", "line 2: _apply"],
+        "the checker finds a planted reach"
+    );
     for own in ELEMENT_OWN {
-        assert!(std::path::Path::new(ROOT).join("www/element").join(own).exists(), "{own} is listed as the element's own but is gone");
+        assert!(
+            std::path::Path::new(ROOT).join("www/element").join(own).exists(),
+            "{own} is listed as the element's own but is gone"
+        );
     }
 }

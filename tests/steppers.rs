@@ -252,7 +252,7 @@ fn the_flash_panel_walks_the_tiles_in_order_with_their_outline_and_tables() {
     let four = config.with_fields(&serde_json::json!({"tiles": [4, 4]})).unwrap();
     let f = part_of(&four, "flash:1");
     assert_eq!(f["text"], "tile 2 of 4: queries 0 … 3 × keys 4 … 6");
-    let d_v = f["mlo"]["head"].as_array().unwrap().len() - 2;
+    let d_v = f["mlo"]["head"].as_array().unwrap().iter().filter(|h| h.as_str().unwrap().starts_with("o[")).count();
     assert_eq!(
         f["memory"],
         format!(
@@ -333,4 +333,29 @@ fn the_tile_size_as_typed_is_the_fields_it_sets() {
     assert!(refused.starts_with("tiles[0] (rows) is 0"), "{refused}");
     let refused = c.with_fields(&typed_tiles("2.5", "")).unwrap_err().to_string();
     assert!(refused.starts_with("tiles[0] (rows) is 2.5"), "{refused}");
+}
+
+/// Chapter 13's walk: at the second tile of word_1's block the panel gives the factor l and o were rescaled by,
+/// exp(m_old − m_new) = exp(8/√3 − 10/√3) = exp(−2/√3) ≈ 0.315 (the scaled scores q·k/√3 of the chapter's prose);
+/// word_2's maximum did not grow (1). A block's first tile has no such column.
+#[test]
+fn the_flash_panel_gives_the_rescale_factor_after_a_blocks_first_tile() {
+    let config = Config::from_value(&serde_json::json!({
+        "embeddings": [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], "tokens": ["word_1", "word_2", "word_3", "word_4"],
+        "w_q": [[2, 0, 2], [2, 0, 0], [2, 1, 2]], "w_k": [[2, 2, 2], [0, 2, 1], [0, 1, 1]],
+        "w_v": [[1, 1, 0], [0, 1, 1], [0, 0, 0]], "tiles": [2, 2]
+    }))
+    .unwrap();
+    let head = |f: &Value| -> Vec<String> {
+        f["mlo"]["head"].as_array().unwrap().iter().map(|h| h.as_str().unwrap().to_string()).collect()
+    };
+    let first = part_of(&config, "flash:0");
+    assert!(!head(&first).iter().any(|h| h.starts_with("exp(")), "{:?}", head(&first));
+    let second = part_of(&config, "flash:1");
+    let h = head(&second);
+    let at = h.iter().position(|x| x == "exp(m_old − m_new)").expect("the rescale column");
+    let cell = |r: usize| second["mlo"]["rows"][r]["cells"][at]["title"].as_str().unwrap().parse::<f64>().unwrap();
+    assert!((cell(0) - (-2.0 / 3f64.sqrt()).exp()).abs() < 1e-15, "word_1: {}", cell(0));
+    assert_eq!(second["mlo"]["rows"][0]["cells"][at]["text"], "0.315152");
+    assert_eq!(cell(1), 1.0, "word_2's maximum is in the first tile");
 }

@@ -352,3 +352,24 @@ test('chapters 12 and 13: the window panel\'s sinks and left side, the tile step
 
 // axe-core over chapters 10–13, every figure drawn, light at 1280 px and dark at 390 px: pages.test.mjs runs it on the
 // whole of index.html.
+
+test('chapter 13: → to the second tile shows the rescale factor the prose walks through, exp(4.62 − 5.77) = 0.315', async () => {
+  const page = await site.page('index.html#flash-attention', { viewport: { width: 1280, height: 800 } });
+  await page.waitForFunction(() => document.getElementById('chapter-13')?.shadowRoot?.querySelector('[data-action="flash-next"]'), null, { timeout: WAIT });
+  const next = page.locator('#chapter-13').locator('[data-action="flash-next"]');
+  await next.scrollIntoViewIfNeeded();
+  const box = await next.boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  const got = await page.evaluate(() => {
+    const table = document.getElementById('chapter-13').shadowRoot.querySelector('[data-role="flash-mlo"]');
+    const head = [...table.querySelectorAll('thead th')].map((t) => t.textContent);
+    const at = head.indexOf('exp(m_old − m_new)');
+    return { head, word1: at < 0 ? null : table.querySelectorAll('tbody tr')[0].children[at].textContent,
+      focus: document.getElementById('chapter-13').shadowRoot.activeElement?.dataset.action };
+  });
+  // NumPy: exp((8 − 10) / √3) = 0.3151515…; the prose's 0.315.
+  assert.equal(got.word1, '0.315152', JSON.stringify(got.head));
+  assert.equal(await page.locator('#flash-attention [data-q="flash.rescale"]').textContent(), '0.315', 'the prose\'s number');
+  assert.equal(got.focus, 'flash-next');
+  await done(page);
+});
