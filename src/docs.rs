@@ -74,6 +74,23 @@ pub const FIELD_DOCS: &[FieldDoc] = &[
     field("input", "model", "token ids", "— (required)", "the sequence the model reads"),
 ];
 
+/// The fields self- and cross-attention configs share (the labels, the scale, the followed query, the scoring and the
+/// temperature): one TypeScript interface, `ScoringFields`, that [`TS_CONFIGS`]'s first two extend.
+const TS_SHARED: (&str, &str, &[&str]) = (
+    "ScoringFields",
+    "The fields self- and cross-attention share: the labels, the scale, the followed query, the scoring, the temperature.",
+    &[
+        "tokens?: string[]",
+        "scale?: 'sqrt_dk' | 'none' | number",
+        "query?: number",
+        "scoring?: 'dot' | 'general' | 'additive' | 'cosine'",
+        "w_a?: Matrix",
+        "u_a?: Matrix",
+        "v_a?: Vector",
+        "temperature?: number",
+    ],
+);
+
 /// The TypeScript config types (www/attention-viz.d.ts's `Config` is their union): each one's doc and its fields as
 /// declared (`name?: type` optional, `name: type` required), each field's comment its [`FIELD_DOCS`] line.
 const TS_CONFIGS: &[(&str, &str, &[&str])] = &[
@@ -89,14 +106,6 @@ const TS_CONFIGS: &[(&str, &str, &[&str])] = &[
             "heads?: number",
             "head?: number",
             "w_o?: Matrix",
-            "tokens?: string[]",
-            "scale?: 'sqrt_dk' | 'none' | number",
-            "query?: number",
-            "scoring?: 'dot' | 'general' | 'additive' | 'cosine'",
-            "w_a?: Matrix",
-            "u_a?: Matrix",
-            "v_a?: Vector",
-            "temperature?: number",
             "mask?: Mask",
             "valid_lens?: number[]",
             "position?: Position",
@@ -115,14 +124,6 @@ const TS_CONFIGS: &[(&str, &str, &[&str])] = &[
             "mechanism?: 'cross'",
             "decoder_state: Vector",
             "annotations: Matrix",
-            "tokens?: string[]",
-            "scale?: 'sqrt_dk' | 'none' | number",
-            "query?: number",
-            "scoring?: 'dot' | 'general' | 'additive' | 'cosine'",
-            "w_a?: Matrix",
-            "u_a?: Matrix",
-            "v_a?: Vector",
-            "temperature?: number",
             "mask?: 'none' | (number | boolean)[]",
             "valid_lens?: [number]",
             "masked_row?: MaskedRow",
@@ -401,9 +402,14 @@ pub fn field_doc(name: &str) -> Option<&'static FieldDoc> {
 /// www/attention-viz.d.ts's config types and their union `Config`.
 fn config_types() -> String {
     let mut out = String::new();
-    for (interface, doc, fields) in TS_CONFIGS {
+    let (shared, _, _) = TS_SHARED;
+    for (k, (interface, doc, fields)) in std::iter::once(&TS_SHARED).chain(TS_CONFIGS).enumerate() {
         out.push_str(&comment(doc, ""));
-        out.push_str(&format!("export interface {interface} {{\n"));
+        out.push_str(&match k {
+            0 => format!("interface {interface} {{\n"),
+            1 | 2 => format!("export interface {interface} extends {shared} {{\n"),
+            _ => format!("export interface {interface} {{\n"),
+        });
         for declaration in *fields {
             let name = declaration.split([':', '?']).next().unwrap_or_default();
             let doc = field_doc(name).map_or_else(|| format!("{name}: not in src/docs.rs FIELD_DOCS"), jsdoc);
