@@ -155,7 +155,17 @@ function configJson(config, figure = false) {
     throw new Error(`config could not be read${own ? ' as JSON' : ''}: ${thrownText(e)}`);
   }
   if (typeof json !== 'string') throw new Error(`config must be an object, got ${describe(config)} that JSON cannot write`);
-  return json;
+  return json.includes('\\ud') ? wellFormed(json) : json;
+}
+
+/**
+ * JSON text with each lone surrogate (a JS string can hold one; JSON.stringify writes it as an escape, the only
+ * \udXXX escape it writes) as U+FFFD, as Python's UTF-8 sends it: the core then judges the text where it stands
+ * ("… is the text "\ufffd"") instead of refusing the whole config as malformed JSON. An escaped backslash before
+ * "ud…" is not an escape.
+ */
+function wellFormed(json) {
+  return json.replace(/(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g, '$1\\ufffd');
 }
 
 // The core's errors arrive as wasm-bindgen `JsError`s; re-throw a plain Error

@@ -258,6 +258,16 @@ test('JS-only bad values: NaN, Infinity, 1e400, cycles, undefined', async () => 
 
 
 
+test('a lone surrogate in a config is the text "\ufffd" where it stands, in Python\'s words, not malformed JSON', async () => {
+  const got = await page.evaluate(() => [
+    { embeddings: [[1, '\ud800']] }, { embeddings: [[1]], '\udc00x': 1 }, { embeddings: [[1]], scoring: 'a\\ud800' },
+  ].map((c) => { try { av.compute(c); return null; } catch (e) { return e.message; } }));
+  assert.equal(got[0], 'embeddings row 0, column 1 is the text "\ufffd", not a number');
+  assert.match(got[1], /^unknown config field "\ufffdx"/);
+  // An escaped backslash before "ud800" is text, not an escape: it reaches the core as written.
+  assert.match(got[2], /got the text "a\\\\ud800"/);
+});
+
 test('a forced internal error (Rust panic) is reported and leaves the next compute() correct', async () => {
   const r = await page.evaluate(() => {
     const logged = [];
