@@ -185,12 +185,26 @@ def _clean(value, most: int) -> np.ndarray | None:
             arr = np.asarray(value)
         except (ValueError, TypeError, OverflowError):
             return None
+        # NumPy reads [0, True] as [0.0, 1.0]; the page refuses a true among numbers, so it goes as JSON to be.
+        if arr.dtype.kind in "fiu" and _has_bool(value):
+            return None
     else:
         return None
     if arr.dtype.kind not in "fiu" or not 2 <= arr.ndim <= most or 0 in arr.shape:
         return None
     arr = arr.astype(np.float64, copy=False)
     return arr if np.isfinite(arr).all() else None
+
+
+def _has_bool(rows) -> bool:
+    """Whether nested lists hold a Python or NumPy bool anywhere."""
+    for row in rows:
+        if isinstance(row, list):
+            if _has_bool(row):
+                return True
+        elif isinstance(row, (bool, np.bool_)):
+            return True
+    return False
 
 
 def check_declared(config: dict) -> None:

@@ -167,6 +167,17 @@ MIXED = ('attention (mechanism "weights") and annotations (mechanism "cross") ar
          'the figure shows')
 
 
+def test_a_bool_among_numbers_and_a_lone_surrogate_get_the_pages_words():
+    # NumPy reads [[0, True]] as floats; the page refuses the true, and Python must say the same.
+    for call in (lambda c: av.compute(c), lambda c: av.show(**c)):
+        with pytest.raises(ValueError) as e:
+            call({"embeddings": [[0, True], [1, 2]]})
+        assert str(e.value) == "embeddings row 0, column 1 is true, not a number"
+        with pytest.raises(ValueError) as e:
+            call({"embeddings": [[1, "\ud800"]]})
+        assert str(e.value) == 'embeddings row 0, column 1 is the text "\ufffd", not a number'
+
+
 def test_weights_and_cross_fields_without_a_mechanism_are_judged_by_the_core_alone():
     # Which mechanism a config shows is the core's rule, asked by every path: show()'s shape check and full check,
     # compute(), and a Figure's repr (a hand-made Figure is not checked until it is drawn).
