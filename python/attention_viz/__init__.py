@@ -14,6 +14,7 @@ from __future__ import annotations
 from ._api import compute, presets, show, show_attention
 from ._figure import Figure, init_notebook
 from ._figure import script_tag as engine_script
+from ._layers import layer_config, show_layer
 
 try:
     from importlib.metadata import PackageNotFoundError, version
@@ -35,4 +36,4 @@ except ImportError as _missing:  # anywidget is the optional extra "widget"
         def __init__(self, *args, **kwargs):
             raise ImportError(f'attention_viz.Widget needs anywidget ({_reason}): pip install "attention-viz[widget]"')
 
-__all__ = ["Figure", "Widget", "compute", "engine_script", "init_notebook", "presets", "show", "show_attention", "__version__"]
+__all__ = ["Figure", "Widget", "compute", "engine_script", "init_notebook", "layer_config", "presets", "show", "show_attention", "show_layer", "__version__"]
