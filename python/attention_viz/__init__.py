@@ -7,6 +7,8 @@ numbers (the trace) as NumPy arrays. Every check, number and picture is the Rust
 same .wasm as the page, run in Python by wasmtime. ``Widget(**config)`` is the same figure
 as an anywidget whose ``config`` follows the learner's edits back into Python (the config crosses
 the wire, the trace never), and whose ``trace`` Python computes from it with the core.
+``show_layer(model, inputs, layer=L)`` is the editable figure of a transformers model's layer, whose config
+``layer_config`` returns.
 """
 
 from __future__ import annotations
