@@ -95,7 +95,8 @@ def _ids(inputs, torch, kind: str):
         inputs = inputs["input_ids"]
         unknown = sorted(set(extra) - {"attention_mask", "token_type_ids"})
         if unknown:
-            raise _refuse(kind, f"layer_config reads input_ids, attention_mask and token_type_ids, not {', '.join(unknown)}")
+            raise _refuse(kind, "layer_config reads input_ids, attention_mask and token_type_ids, not "
+                                + ", ".join(unknown))
     ids = inputs if isinstance(inputs, torch.Tensor) else torch.as_tensor(np.asarray(inputs))
     if ids.dim() == 1:
         ids = ids[None]
@@ -268,8 +269,8 @@ def _position(model, kind: str, attention, seen: dict, rope: list, n: int, d_k: 
     ids = used["position_ids"]
     ids = None if ids is None else ids.reshape(-1).cpu().numpy()
     if ids is None or ids.size != n or ids[0] < 0 or not np.array_equal(ids, ids[0] + np.arange(n)):
-        raise _refuse(kind, "the positions RoPE used are not consecutive (0 … n − 1 plus an offset), which the config "
-                            "cannot express")
+        raise _refuse(kind, "the positions RoPE used are not consecutive (0 … n − 1 plus an offset), which the "
+                            "config cannot express")
     out = dict(kind="rope", pairs="halves", offset=int(ids[0]), rotary_dim=rotary_dim)
     base = _rope_base(model.config, used["layer_type"])
     if base is not None and base >= 1:

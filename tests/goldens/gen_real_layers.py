@@ -17,10 +17,10 @@ records:
 
 float64 cases run transformers with its float32 upcasts (softmax's dtype=torch.float32, RoPE's .float(), RMSNorm's
 .to(torch.float32), meant for half precision) kept at float64 (tiny.py's ``Float64Mode``), so that its numbers are
-float64 end to end; ``plain_f64_diff`` records how far transformers' own float64 run, with those float32 steps, is from the
-NumPy transcription, for the record. The library versions are in the fixture.
+float64 end to end; ``plain_f64_diff`` records how far transformers' own float64 run, with those float32 steps, is
+from the NumPy transcription, for the record. The library versions are in the fixture.
 
-Not part of ``make test``; needs torch, transformers and numpy (/work/tvenv or ``make test-models``' venv):
+Not part of ``make test``; needs torch, transformers and numpy (``make test-models`` makes a venv with them):
 
     .venv-models/bin/python tests/goldens/gen_real_layers.py
 """

@@ -84,7 +84,7 @@ def test_an_unknown_architecture_is_refused_by_name():
 
 
 @pytest.mark.parametrize("case,inputs,message", [
-    ("llama", {"input_ids": [[1, 2, 3]], "attention_mask": [[0, 1, 1]]}, "^llama: the attention_mask hides some tokens"),
+    ("llama", {"input_ids": [[1, 2, 3]], "attention_mask": [[0, 1, 1]]}, "^llama: the attention_mask hides"),
     ("llama", [[1, 2, 3], [4, 5, 6]], "batch of 2 sequences"),
     ("bert", [[1.5, 2.0]], "must be token ids"),
 ])

@@ -39,6 +39,8 @@ def llama3_rope():
             "high_freq_factor": 4.0, "original_max_position_embeddings": 16}
 
 
+GEMMA3 = gqa(head_dim=8, query_pre_attn_scalar=8, sliding_window=3, layer_types=["sliding_attention", "full_attention"])
+
 # (case name, config class, model class, its config's keyword arguments, the layer read)
 CASES = [
     ("llama", "LlamaConfig", "LlamaModel", gqa(), 1),
@@ -59,10 +61,8 @@ CASES = [
      gqa(head_dim=8, query_pre_attn_scalar=12, attn_logit_softcapping=2.0, sliding_window=3), 0),
     ("gemma2-global", "Gemma2Config", "Gemma2Model",
      gqa(head_dim=8, query_pre_attn_scalar=12, attn_logit_softcapping=2.0, sliding_window=3), 1),
-    ("gemma3-sliding", "Gemma3TextConfig", "Gemma3ForCausalLM",
-     gqa(head_dim=8, query_pre_attn_scalar=8, sliding_window=3, layer_types=["sliding_attention", "full_attention"]), 0),
-    ("gemma3-global", "Gemma3TextConfig", "Gemma3ForCausalLM",
-     gqa(head_dim=8, query_pre_attn_scalar=8, sliding_window=3, layer_types=["sliding_attention", "full_attention"]), 1),
+    ("gemma3-sliding", "Gemma3TextConfig", "Gemma3ForCausalLM", GEMMA3, 0),
+    ("gemma3-global", "Gemma3TextConfig", "Gemma3ForCausalLM", GEMMA3, 1),
     ("gpt2", "GPT2Config", "GPT2Model",
      dict(n_embd=16, n_head=4, n_layer=2, n_positions=64, vocab_size=VOCAB, bos_token_id=0, eos_token_id=0), 1),
     ("bert", "BertConfig", "BertModel",
@@ -129,5 +129,6 @@ def model_of(name: str, dtype, **overrides):
     """The model of case ``name`` (its seed's), with config ``overrides``; and its layer and ids."""
     for k, (case, config_class, model_class, kwargs, layer) in enumerate(CASES):
         if case == name:
-            return build(config_class, model_class, {**kwargs, **overrides}, dtype, SEED + k), layer, token_ids(SEED + k)
+            model = build(config_class, model_class, {**kwargs, **overrides}, dtype, SEED + k)
+            return model, layer, token_ids(SEED + k)
     raise KeyError(name)
