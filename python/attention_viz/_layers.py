@@ -314,12 +314,13 @@ def read_layer(model, inputs, layer=0, tokenizer=None) -> dict:
     causal, window = _causal(model, attention, kind, arch), _window(model, attention, kind)
     _check_mask(torch, kind, layer, seen.get("mask"), n, causal, window)
     own = attention.self if arch.kind == "bert" else attention
+    # transformers' q_norm and k_norm modules (Qwen3, Gemma 3), per head
+    norms = {side: _norm(kind, getattr(attention, f"{side}_norm", None), arch.plus_one) for side in "qk"}
     config = dict(embeddings=_f64(seen["hidden"]).reshape(n, -1), w_q=w_q, w_k=w_k, w_v=w_v, heads=heads,
                   kv_heads=kv_heads, w_o=w_o, b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o,
                   scale=_scale(own.scaling, d_k), mask="causal" if causal else "none", window=window,
                   position=_position(model, kind, attention, seen, rope, n, d_k),
-                  q_norm=_norm(kind, getattr(attention, "q_norm", None), arch.plus_one),
-                  k_norm=_norm(kind, getattr(attention, "k_norm", None), arch.plus_one),
+                  q_norm=norms["q"], k_norm=norms["k"],
                   softcap=getattr(attention, "attn_logit_softcapping", None))
     if tokenizer is not None:
         config["tokens"] = [str(tokenizer.decode([int(i)])) for i in ids[0]]
