@@ -2,7 +2,7 @@
 PORT ?= 8000
 WASM := target/wasm32-unknown-unknown/release/attention_viz.wasm
 
-.PHONY: setup build serve test test-native test-wasm test-types test-e2e test-python python-tests bench dist clean screenshots wheel python-wheel
+.PHONY: setup build serve test test-native test-wasm test-types test-e2e test-python python-tests test-models models-tests bench dist clean screenshots wheel python-wheel
 
 # www/pkg/: the core, its wasm-bindgen glue and the shipped models' file (scripts/models.mjs; not in the .wasm).
 build:
@@ -76,10 +76,28 @@ python-wheel:
 test-python: wheel
 	$(MAKE) --no-print-directory python-tests
 
+# The built wheel (make wheel), named by Cargo.toml's version.
+WHEEL = dist-python/attention_viz-$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)-py3-none-any.whl
 python-tests:
 	@scripts/setup.sh python
-	.venv/bin/python -m pip install -q --no-deps --force-reinstall --disable-pip-version-check dist-python/attention_viz-$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)-py3-none-any.whl
+	.venv/bin/python -m pip install -q --no-deps --force-reinstall --disable-pip-version-check $(WHEEL)
 	cd tests/python && ../../.venv/bin/python -m pytest -q -p no:cacheprovider
+
+# Opt-in, never part of make test: layer_config and show_layer on live random-init transformers models of every
+# architecture they read (tests/models/), compute() against transformers' own weights and output. torch and
+# transformers are large, so they get their own venv (MODELS_VENV, made here when missing; an existing one with them,
+# e.g. MODELS_VENV=/path/to/venv, is used as it is). The built wheel goes into it, with its dependencies the first
+# time, then replaced by this build's even when its version is unchanged.
+MODELS_VENV ?= .venv-models
+test-models: wheel
+	$(MAKE) --no-print-directory models-tests
+
+models-tests:
+	@test -x $(MODELS_VENV)/bin/python || python3 -m venv $(MODELS_VENV)
+	$(MODELS_VENV)/bin/python -m pip install -q --disable-pip-version-check torch transformers numpy pytest
+	$(MODELS_VENV)/bin/python -m pip install -q --disable-pip-version-check $(WHEEL)
+	$(MODELS_VENV)/bin/python -m pip install -q --no-deps --force-reinstall --disable-pip-version-check $(WHEEL)
+	cd tests/models && $(abspath $(MODELS_VENV))/bin/python -m pytest -q -p no:cacheprovider
 
 clean:
 	rm -rf target www/pkg dist python/attention_viz/static python/LICENSE

@@ -9,7 +9,7 @@
 //! temperature or heads plug into `attend` and `Scoring` without touching the
 //! callers.
 
-use crate::config::{Config, Mask, MaskedRow, Mechanism, Options, Pairs, Position, Projections, Scale, Scoring};
+use crate::config::{Config, Mask, MaskedRow, Mechanism, Norm, Options, Pairs, Position, Projections, Scale, Scoring};
 use crate::math::kernels::{exact_reciprocal, exp_shifted_into, min_max};
 use crate::math::{dot, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
 use crate::math::{exp, position};
@@ -70,9 +70,21 @@ pub const COSINE_EPS: f64 = 1e-8;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stages {
     pub scores: Matrix,
+    /// scores / scale / temperature; without a soft cap also ALiBi's bias added and −∞ where masked: the softmax's
+    /// input.
     pub scaled: Matrix,
+    /// With a soft cap (`softcap`): softcap·tanh(scaled / softcap), then ALiBi's bias, −∞ where masked: the softmax's
+    /// input in `scaled`'s place.
+    pub capped: Option<Matrix>,
     pub weights: Matrix,
     pub context: Matrix,
+}
+
+impl Stages {
+    /// What the softmax read: `capped` with a soft cap, else `scaled`.
+    pub fn logits(&self) -> &Matrix {
+        self.capped.as_ref().unwrap_or(&self.scaled)
+    }
 }
 
 /// How one attention step scores, scales and masks.
@@ -84,18 +96,22 @@ pub struct Attend<'a> {
     /// n × m, 1 where query i may attend key j; `None`: every key.
     pub allowed: Option<&'a Matrix>,
     pub masked_row: MaskedRow,
+    /// capped = softcap·tanh(scaled / softcap) before the bias and the mask (Gemma 2); `None`: no cap.
+    pub softcap: Option<f64>,
 }
 
 impl<'a> Attend<'a> {
     /// The step a config's options describe, with its resolved scale and the keys each query may attend.
     pub fn of(options: &'a Options, scale: f64, allowed: Option<&'a Matrix>) -> Attend<'a> {
-        let Options { scoring, temperature, masked_row, .. } = options;
-        Attend { scoring, scale, temperature: *temperature, allowed, masked_row: *masked_row }
+        let Options { scoring, temperature, masked_row, layers, .. } = options;
+        let softcap = layers.softcap;
+        Attend { scoring, scale, temperature: *temperature, allowed, masked_row: *masked_row, softcap }
     }
 
     /// The documents' step: dot product, one divisor, no mask.
     pub fn dot(scale: f64) -> Attend<'static> {
-        Attend { scoring: &Scoring::Dot, scale, temperature: 1.0, allowed: None, masked_row: MaskedRow::Zero }
+        let masked_row = MaskedRow::Zero;
+        Attend { scoring: &Scoring::Dot, scale, temperature: 1.0, allowed: None, masked_row, softcap: None }
     }
 }
 
@@ -109,6 +125,8 @@ pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend) -> Stages {
 }
 
 /// [`attend`] with ALiBi's bias (n × m) added to the scaled scores: scaled = scores / scale / temperature + bias.
+/// With a soft cap, `scaled` keeps scores / scale / temperature, and the bias and the mask go to capped =
+/// softcap·tanh(scaled / softcap) + bias, which the softmax reads.
 pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Option<&Matrix>) -> Stages {
     let scores = how.scoring.scores(q, k);
     let (scale, temperature) = (how.scale, how.temperature);
@@ -118,28 +136,30 @@ pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Opt
         _ if temperature == 1.0 => scores.map(|s| s / scale),
         _ => scores.map(|s| s / scale / temperature),
     };
+    let mut capped = how.softcap.map(|c| scaled.map(|s| c * (s / c).tanh()));
+    let logits = capped.as_mut().unwrap_or(&mut scaled);
     if let Some(bias) = bias {
-        for i in 0..scaled.rows() {
-            for (x, b) in scaled.row_mut(i).iter_mut().zip(bias.row(i)) {
+        for i in 0..logits.rows() {
+            for (x, b) in logits.row_mut(i).iter_mut().zip(bias.row(i)) {
                 *x += b;
             }
         }
     }
-    let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
-    for i in 0..scaled.rows() {
+    let mut weights = Matrix::zeros(logits.rows(), logits.cols());
+    for i in 0..logits.rows() {
         let Some(allowed) = how.allowed else {
-            softmax_stable_into(scaled.row(i), weights.row_mut(i));
+            softmax_stable_into(logits.row(i), weights.row_mut(i));
             continue;
         };
         let open = allowed.row(i);
-        for (x, &a) in scaled.row_mut(i).iter_mut().zip(open) {
+        for (x, &a) in logits.row_mut(i).iter_mut().zip(open) {
             if a == 0.0 {
                 *x = f64::NEG_INFINITY;
             }
         }
         if open.iter().any(|&a| a != 0.0) {
             // exp(−∞ − max) is 0: masked keys drop out of the sum.
-            softmax_stable_into(scaled.row(i), weights.row_mut(i));
+            softmax_stable_into(logits.row(i), weights.row_mut(i));
             continue;
         }
         let fill = match how.masked_row {
@@ -150,7 +170,7 @@ pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Opt
         weights.row_mut(i).fill(fill);
     }
     let context = weights.matmul(v);
-    Stages { scores, scaled, weights, context }
+    Stages { scores, scaled, capped, weights, context }
 }
 
 /// Which keys each query may attend (`mask`, `valid_lens` and `window` with its `sinks` together), n × m of 0/1,
@@ -212,6 +232,8 @@ pub struct SelfTrace {
     pub v: Matrix,
     pub scores: Matrix,
     pub scaled: Matrix,
+    /// With a soft cap, the softmax's input (see [`Stages::capped`]); 0 × 0 with several heads, like `scaled`.
+    pub capped: Option<Matrix>,
     pub weights: Matrix,
     /// `exp(x) / sum(exp(x))` without the max shift, for the overflow lesson:
     /// NaN where float64 overflows; equal to `weights` (to rounding) elsewhere.
@@ -228,7 +250,7 @@ pub struct SelfTrace {
     pub output: Option<Matrix>,
     /// The sinusoidal table added to the embeddings (n × d_model), with `position` "sinusoidal".
     pub pe: Option<Matrix>,
-    /// Each head's RoPE-rotated q and k or ALiBi bias (one entry per head), empty when neither is on.
+    /// Each head's normed q and k, RoPE-rotated q and k or ALiBi bias (one entry per head), empty when none is on.
     pub extras: Vec<HeadExtras>,
     /// Generation at `decode_step`.
     pub decode: Option<Decode>,
@@ -236,13 +258,26 @@ pub struct SelfTrace {
     pub flash: Option<Flash>,
 }
 
-/// What a position encoding adds to one head: RoPE's rotated q and k (n × d_k; the scores are theirs), ALiBi's
-/// bias (n × n, added to the scaled scores).
-#[derive(Clone, Debug, PartialEq)]
+/// What a real layer's norms and a position encoding add to one head: the q and k rows after the bias and the
+/// RMSNorm (`q_norm`, `k_norm`; n × d_k, before RoPE), RoPE's rotated q and k (n × d_k, of the normed rows when they
+/// are; the scores are theirs), ALiBi's bias (n × n, added to the scaled scores, or to the capped ones).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HeadExtras {
+    pub q_normed: Option<Matrix>,
+    pub k_normed: Option<Matrix>,
     pub q_rot: Option<Matrix>,
     pub k_rot: Option<Matrix>,
     pub bias: Option<Matrix>,
+}
+
+impl HeadExtras {
+    /// The q and k rows the scores are made of: rotated, else normed, else the head's own (`q`, `k`).
+    pub fn scored<'a>(extras: Option<&'a HeadExtras>, q: &'a Matrix, k: &'a Matrix) -> (&'a Matrix, &'a Matrix) {
+        let Some(e) = extras else { return (q, k) };
+        let q = e.q_rot.as_ref().or(e.q_normed.as_ref()).unwrap_or(q);
+        let k = e.k_rot.as_ref().or(e.k_normed.as_ref()).unwrap_or(k);
+        (q, k)
+    }
 }
 
 /// The followed head generating token t: the query q_t, the KV cache of tokens 0 … t, and what row t of the full
@@ -252,13 +287,15 @@ pub struct HeadExtras {
 pub struct Decode {
     /// t, as a number (a scalar field).
     pub step: f64,
-    /// q_t (rotated when RoPE is on).
+    /// q_t (normed and rotated when q_norm and RoPE are on).
     pub q: Vec<f64>,
-    /// (t + 1) × d_k (rotated when RoPE is on) and (t + 1) × d_v.
+    /// (t + 1) × d_k (normed and rotated when k_norm and RoPE are on) and (t + 1) × d_v.
     pub k_cache: Matrix,
     pub v_cache: Matrix,
     pub scores: Vec<f64>,
     pub scaled: Vec<f64>,
+    /// With a soft cap, the softmax's input (row t of the capped scores over the cache).
+    pub capped: Option<Vec<f64>>,
     pub weights: Vec<f64>,
     pub context: Vec<f64>,
     /// Numbers the cache holds: K and V of tokens 0 … t for every kv head, (t + 1)·kv_heads·(d_k + d_v).
@@ -305,13 +342,27 @@ pub struct Head<'a> {
     pub v: &'a Matrix,
     pub scores: &'a Matrix,
     pub scaled: &'a Matrix,
+    pub capped: Option<&'a Matrix>,
     pub weights: &'a Matrix,
     pub context: &'a Matrix,
+}
+
+impl Head<'_> {
+    /// What the softmax read: `capped` with a soft cap, else `scaled`.
+    pub fn logits(&self) -> &Matrix {
+        self.capped.unwrap_or(self.scaled)
+    }
 }
 
 impl SelfTrace {
     pub fn head_count(&self) -> usize {
         self.heads.len().max(1)
+    }
+
+    /// The q and k rows head `i`'s scores are made of (its normed or rotated rows when there are).
+    pub fn scored(&self, i: usize) -> (&Matrix, &Matrix) {
+        let h = self.head(i);
+        HeadExtras::scored(self.extras.get(i), h.q, h.k)
     }
 
     /// Head `i` (< `head_count()`).
@@ -323,6 +374,7 @@ impl SelfTrace {
                 v: &h.v,
                 scores: &h.stages.scores,
                 scaled: &h.stages.scaled,
+                capped: h.stages.capped.as_ref(),
                 weights: &h.stages.weights,
                 context: &h.stages.context,
             },
@@ -332,6 +384,7 @@ impl SelfTrace {
                 v: &self.v,
                 scores: &self.scores,
                 scaled: &self.scaled,
+                capped: self.capped.as_ref(),
                 weights: &self.weights,
                 context: &self.context,
             },
@@ -347,7 +400,10 @@ pub struct QueryBreakdown {
     pub index: usize,
     pub scores: Vec<f64>,
     pub scaled: Vec<f64>,
-    /// exp(scaled_j − max_j scaled), as the stable softmax computes them (the same kernel).
+    /// With a soft cap, each key's capped score: what the softmax read.
+    pub capped: Option<Vec<f64>>,
+    /// exp(logit_j − max_j logit) of the softmax's input (scaled, or capped), as the stable softmax computes them
+    /// (the same kernel).
     pub exp: Vec<f64>,
     /// Σ_j exp_j, summed in the stable softmax's order; the weights are exp_j / sum
     /// (to rounding: an incrementally updated trace divides by its own running sum).
@@ -472,8 +528,9 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
     }
 }
 
-/// Self-attention: Q, K, V from the embeddings (plus the sinusoidal table), one `attend` per head on its slices
-/// (its kv head's K and V; RoPE's rotated q and k; ALiBi's bias), then W_O; the decode step and the tiles.
+/// Self-attention: Q, K, V from the embeddings (plus the sinusoidal table, plus the projections' biases), one `attend`
+/// per head on its slices (its kv head's K and V; the q and k rows normed, then rotated by RoPE; ALiBi's bias), then
+/// W_O (and b_o); the decode step and the tiles.
 fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Projections>) -> Result<Trace, Overflow> {
     let o = &config.options;
     let n = embeddings.rows();
@@ -493,13 +550,7 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
         }
         None => Cow::Borrowed(embeddings),
     };
-    let (q, k, v) = match projections {
-        Some(p) => (x.matmul(&p.w_q), x.matmul(&p.w_k), x.matmul(&p.w_v)),
-        None => (x.clone().into_owned(), x.clone().into_owned(), x.into_owned()),
-    };
-    for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
-        check_finite(name, m)?;
-    }
+    let (q, k, v) = project_inputs(x, projections, o)?;
     let kv_heads = o.kv_heads();
     let (dk, dv) = (q.cols() / o.heads, v.cols() / kv_heads);
     let group = o.heads / kv_heads;
@@ -507,6 +558,7 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
     let allowed = allowed(o, n, n);
     let how = Attend::of(o, scale, allowed.as_ref());
     let slopes = o.position.as_ref().map(|p| p.slopes(o.heads)).unwrap_or_default();
+    let theta = o.position.as_ref().map(|p| p.rope_frequencies(dk)).unwrap_or_default();
     let mut heads = Vec::with_capacity(o.heads);
     let mut extras = Vec::with_capacity(o.heads);
     for i in 0..o.heads {
@@ -517,31 +569,19 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
         } else {
             (q.columns(i * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
         };
-        let rotated = match &o.position {
-            Some(Position::Rope { base, pairs, offset }) => {
-                let interleaved = *pairs == Pairs::Interleaved;
-                let rot = |x: &Matrix| position::rope(x, *base, interleaved, *offset);
-                Some((rot(&qi), rot(&ki)))
-            }
-            _ => None,
-        };
-        let bias = slopes.get(i).map(|&m| position::alibi(n, n, m));
-        let (qs, ks) = rotated.as_ref().map_or((&qi, &ki), |(a, b)| (a, b));
-        let stages = attend_biased(qs, ks, &vi, &how, bias.as_ref());
         let named = |e: Overflow| if o.heads == 1 { e } else { Overflow(format!("head {i}: {e}")) };
+        let e = head_extras(o, &qi, &ki, &theta, slopes.get(i).copied()).map_err(named)?;
+        let (qs, ks) = HeadExtras::scored(Some(&e), &qi, &ki);
+        let stages = attend_biased(qs, ks, &vi, &how, e.bias.as_ref());
         check_stages(&stages, allowed.as_ref()).map_err(named)?;
-        let (q_rot, k_rot) = rotated.map_or((None, None), |(a, b)| (Some(a), Some(b)));
-        extras.push(HeadExtras { q_rot, k_rot, bias });
+        extras.push(e);
         heads.push(HeadTrace { q: qi, k: ki, v: vi, stages });
     }
-    let extras = if extras.iter().any(|e| e.q_rot.is_some() || e.bias.is_some()) { extras } else { vec![] };
+    let extras = if extras.iter().any(|e| *e != HeadExtras::default()) { extras } else { vec![] };
     let followed = &heads[o.head];
-    let (fq, fk) = match extras.get(o.head) {
-        Some(HeadExtras { q_rot: Some(a), k_rot: Some(b), .. }) => (a, b),
-        _ => (&followed.q, &followed.k),
-    };
+    let (fq, fk) = HeadExtras::scored(extras.get(o.head), &followed.q, &followed.k);
     let st = &followed.stages;
-    let mut query = breakdown(config.query, &st.scores, &st.scaled, &st.weights, &followed.v);
+    let mut query = breakdown(config.query, st, &followed.v);
     query.head = o.head;
     query.masked = mask_reasons_row(o, config.query, n);
     query.features = o.scoring.features(fq.row(config.query), fk);
@@ -549,7 +589,7 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
         let bias = extras.get(o.head).and_then(|e| e.bias.as_ref());
         decode_step(t, fq, fk, &followed.v, &how, allowed.as_ref(), bias, config, projections)
     });
-    let flash = o.tiles.map(|tiles| flash(tiles, &st.scaled, &followed.v));
+    let flash = o.tiles.map(|tiles| flash(tiles, st.logits(), &followed.v));
     let context = if o.heads == 1 {
         st.context.clone()
     } else {
@@ -557,13 +597,13 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
     };
     let output = project(&context, o)?;
     let empty = || Matrix::zeros(0, 0);
-    let (scores, scaled, weights, naive_weights, heads) = if o.heads == 1 {
+    let (scores, scaled, capped, weights, naive_weights, heads) = if o.heads == 1 {
         let head = heads.pop().expect("one head");
-        let naive_weights = naive_rows(&head.stages.scaled, &head.stages.weights);
-        let Stages { scores, scaled, weights, .. } = head.stages;
-        (scores, scaled, weights, naive_weights, Vec::new())
+        let naive_weights = naive_rows(head.stages.logits(), &head.stages.weights);
+        let Stages { scores, scaled, capped, weights, .. } = head.stages;
+        (scores, scaled, capped, weights, naive_weights, Vec::new())
     } else {
-        (empty(), empty(), empty(), empty(), heads)
+        (empty(), empty(), None, empty(), empty(), heads)
     };
     Ok(Trace::SelfAttention(SelfTrace {
         q,
@@ -571,6 +611,7 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
         v,
         scores,
         scaled,
+        capped,
         weights,
         naive_weights,
         context,
@@ -583,6 +624,70 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
         decode,
         flash,
     }))
+}
+
+/// Q, K and V of the inputs `x`: X·W_Q + b_q, X·W_K + b_k, X·W_V + b_v (each bias when given), or X itself without
+/// projections; refused when one overflows.
+fn project_inputs(
+    x: Cow<Matrix>,
+    projections: Option<&Projections>,
+    o: &Options,
+) -> Result<(Matrix, Matrix, Matrix), Overflow> {
+    let l = &o.layers;
+    let (q, k, v) = match projections {
+        Some(p) => {
+            let biased = |w: &Matrix, b: &Option<Vec<f64>>| {
+                let mut m = x.matmul(w);
+                if let Some(b) = b {
+                    add_to_rows(&mut m, b);
+                }
+                m
+            };
+            (biased(&p.w_q, &l.b_q), biased(&p.w_k, &l.b_k), biased(&p.w_v, &l.b_v))
+        }
+        None => (x.clone().into_owned(), x.clone().into_owned(), x.into_owned()),
+    };
+    for (name, m) in [("Q", &q), ("K", &k), ("V", &v)] {
+        check_finite(name, m)?;
+    }
+    Ok((q, k, v))
+}
+
+/// `m` with `b` added to each of its rows (a bias: one number per column).
+fn add_to_rows(m: &mut Matrix, b: &[f64]) {
+    for i in 0..m.rows() {
+        for (x, y) in m.row_mut(i).iter_mut().zip(b) {
+            *x += y;
+        }
+    }
+}
+
+/// One head's extras from its q and k rows: normed by `q_norm` and `k_norm`, then rotated by RoPE (pair i by p·θ_i,
+/// `theta` its frequencies), and ALiBi's bias of slope `slope`.
+fn head_extras(o: &Options, q: &Matrix, k: &Matrix, theta: &[f64], slope: Option<f64>) -> Result<HeadExtras, Overflow> {
+    let normed = |m: &Matrix, norm: &Option<Norm>, name: &str| -> Result<Option<Matrix>, Overflow> {
+        let Some(norm) = norm else { return Ok(None) };
+        let mut out = m.clone();
+        for i in 0..out.rows() {
+            if !norm.apply(out.row_mut(i)) {
+                return Err(overflow(name, i, 0, f64::INFINITY));
+            }
+        }
+        check_finite(name, &out)?;
+        Ok(Some(out))
+    };
+    let q_normed = normed(q, &o.layers.q_norm, "q_normed")?;
+    let k_normed = normed(k, &o.layers.k_norm, "k_normed")?;
+    let (q_rot, k_rot) = match &o.position {
+        Some(Position::Rope { pairs, offset, attention_factor, .. }) => {
+            let interleaved = *pairs == Pairs::Interleaved;
+            let rot = |x: &Matrix| position::rope_partial(x, theta, interleaved, *offset, *attention_factor);
+            (Some(rot(q_normed.as_ref().unwrap_or(q))), Some(rot(k_normed.as_ref().unwrap_or(k))))
+        }
+        _ => (None, None),
+    };
+    let bias = slope.map(|m| position::alibi(q.rows(), k.rows(), m));
+    Ok(HeadExtras { q_normed, k_normed, q_rot, k_rot, bias })
 }
 
 /// Generation at step t: the query of token t against the KV cache of tokens 0 … t (the followed head's, rotated
@@ -623,6 +728,7 @@ fn decode_step(
         v_cache,
         scores: stages.scores.row(0).to_vec(),
         scaled: stages.scaled.row(0).to_vec(),
+        capped: stages.capped.as_ref().map(|c| c.row(0).to_vec()),
         weights: stages.weights.row(0).to_vec(),
         context: stages.context.row(0).to_vec(),
         cache_size,
@@ -753,10 +859,13 @@ pub(crate) fn mask_reasons_row(options: &Options, i: usize, m: usize) -> Vec<f64
     (0..m).map(|j| f64::from(options.reason(i, j))).collect()
 }
 
-/// W_O applied to the heads' contexts, when there is a W_O.
+/// W_O applied to the heads' contexts (and b_o added), when there is a W_O.
 pub(crate) fn project(context: &Matrix, options: &Options) -> Result<Option<Matrix>, Overflow> {
     let Some(w_o) = &options.w_o else { return Ok(None) };
-    let out = context.matmul(w_o);
+    let mut out = context.matmul(w_o);
+    if let Some(b) = &options.layers.b_o {
+        add_to_rows(&mut out, b);
+    }
     // A row left NaN on purpose (masked_row "nan") stays NaN; anything else must be finite.
     for i in 0..out.rows() {
         if context.row(i).iter().any(|x| x.is_nan()) {
@@ -772,12 +881,17 @@ pub(crate) fn project(context: &Matrix, options: &Options) -> Result<Option<Matr
 /// Overflow checks that let masking's own −∞ and NaN through: masked entries of
 /// `scaled`, and the rows a fully masked query leaves NaN.
 pub(crate) fn check_stages(stages: &Stages, allowed: Option<&Matrix>) -> Result<(), Overflow> {
-    let Some(allowed) = allowed else {
+    // Capped, the scaled scores are finite wherever they do not overflow (the cap hides an overflow: tanh(∞) = 1).
+    if stages.capped.is_some() {
         check_finite("scores", &stages.scaled)?;
+    }
+    let logits = stages.logits();
+    let Some(allowed) = allowed else {
+        check_finite("scores", logits)?;
         return check_finite("context", &stages.context);
     };
-    for i in 0..stages.scaled.rows() {
-        for (j, (&x, &a)) in stages.scaled.row(i).iter().zip(allowed.row(i)).enumerate() {
+    for i in 0..logits.rows() {
+        for (j, (&x, &a)) in logits.row(i).iter().zip(allowed.row(i)).enumerate() {
             if a != 0.0 && !x.is_finite() {
                 return Err(overflow("scores", i, j, x));
             }
@@ -801,16 +915,21 @@ pub fn resolve_scale(scale: Scale, d_k: usize) -> f64 {
     }
 }
 
-/// The single-query walk-through for query `index`, from the matrices of a trace.
-pub(crate) fn breakdown(
+/// The single-query walk-through for query `index`, from one head's stages and values.
+pub(crate) fn breakdown(index: usize, stages: &Stages, v: &Matrix) -> QueryBreakdown {
+    breakdown_of(index, [&stages.scores, &stages.scaled], stages.capped.as_ref(), &stages.weights, v)
+}
+
+/// [`breakdown`] of stages held apart: `scores` and `scaled`, `capped` with a soft cap, `weights`.
+pub(crate) fn breakdown_of(
     index: usize,
-    scores: &Matrix,
-    scaled: &Matrix,
+    [scores, scaled]: [&Matrix; 2],
+    capped: Option<&Matrix>,
     weights: &Matrix,
     v: &Matrix,
 ) -> QueryBreakdown {
     let w = weights.row(index).to_vec();
-    let row = scaled.row(index);
+    let row = capped.unwrap_or(scaled).row(index);
     let (_, max) = min_max(row);
     let mut exp = vec![0.0; row.len()];
     // A fully masked row has no maximum: its exponentials are all exp(−∞) = 0.
@@ -826,7 +945,8 @@ pub(crate) fn breakdown(
     QueryBreakdown {
         index,
         scores: scores.row(index).to_vec(),
-        scaled: row.to_vec(),
+        scaled: scaled.row(index).to_vec(),
+        capped: capped.map(|c| c.row(index).to_vec()),
         exp,
         sum,
         weights: w,
@@ -864,9 +984,9 @@ impl Trace {
             Trace::SelfAttention(t) => {
                 let mut out = vec![Field::matrix("q", &t.q), Field::matrix("k", &t.k), Field::matrix("v", &t.v)];
                 if t.heads.is_empty() {
+                    out.extend([Field::matrix("scores", &t.scores), Field::matrix("scaled", &t.scaled)]);
+                    out.extend(t.capped.as_ref().map(|c| Field::matrix("capped", c)));
                     out.extend([
-                        Field::matrix("scores", &t.scores),
-                        Field::matrix("scaled", &t.scaled),
                         Field::matrix("weights", &t.weights),
                         Field::matrix("naive_weights", &t.naive_weights),
                     ]);
@@ -881,18 +1001,27 @@ impl Trace {
                 for i in 0..t.head_count() {
                     let h = t.head(i);
                     for (name, m) in [
-                        ("q", h.q),
-                        ("k", h.k),
-                        ("v", h.v),
-                        ("scores", h.scores),
-                        ("scaled", h.scaled),
-                        ("weights", h.weights),
-                        ("context", h.context),
+                        ("q", Some(h.q)),
+                        ("k", Some(h.k)),
+                        ("v", Some(h.v)),
+                        ("scores", Some(h.scores)),
+                        ("scaled", Some(h.scaled)),
+                        ("capped", h.capped),
+                        ("weights", Some(h.weights)),
+                        ("context", Some(h.context)),
                     ] {
+                        let Some(m) = m else { continue };
                         out.push(Field { name: Cow::Owned(format!("heads.{i}.{name}")), ..Field::matrix("", m) });
                     }
                     let Some(e) = t.extras.get(i) else { continue };
-                    for (name, m) in [("q_rot", &e.q_rot), ("k_rot", &e.k_rot), ("bias", &e.bias)] {
+                    let extra = [
+                        ("q_normed", &e.q_normed),
+                        ("k_normed", &e.k_normed),
+                        ("q_rot", &e.q_rot),
+                        ("k_rot", &e.k_rot),
+                        ("bias", &e.bias),
+                    ];
+                    for (name, m) in extra {
                         if let Some(m) = m {
                             out.push(Field { name: Cow::Owned(format!("heads.{i}.{name}")), ..Field::matrix("", m) });
                         }
@@ -901,6 +1030,9 @@ impl Trace {
                 out.extend([
                     Field::vector("query.scores", &t.query.scores),
                     Field::vector("query.scaled", &t.query.scaled),
+                ]);
+                out.extend(t.query.capped.as_ref().map(|c| Field::vector("query.capped", c)));
+                out.extend([
                     Field::vector("query.exp", &t.query.exp),
                     // A scalar, as a vector of length 1 (`Field` has no scalar shape).
                     Field::vector("query.sum", std::slice::from_ref(&t.query.sum)),
@@ -920,6 +1052,9 @@ impl Trace {
                         Field::matrix("decode.v_cache", &d.v_cache),
                         Field::vector("decode.scores", &d.scores),
                         Field::vector("decode.scaled", &d.scaled),
+                    ]);
+                    out.extend(d.capped.as_ref().map(|c| Field::vector("decode.capped", c)));
+                    out.extend([
                         Field::vector("decode.weights", &d.weights),
                         Field::vector("decode.context", &d.context),
                         Field::scalar("decode.cache_size", &d.cache_size),

@@ -10,6 +10,9 @@ use crate::text::quote;
 use crate::weights::{Stack, MAX_HEADS, MAX_VALUES};
 use serde_json::{json, Map, Value};
 
+mod layers;
+pub use layers::{Layers, Norm, Shapes, BIASES, LAYER_FIELDS};
+
 /// Tokens and dimensions beyond these are refused rather than freezing the tab.
 pub const MAX_TOKENS: usize = 4096;
 pub const MAX_DIMS: usize = 1024;
@@ -57,7 +60,8 @@ pub fn with_worker_limit<T>(f: impl FnOnce() -> T) -> T {
 
 /// Whether a config the page's bound refuses is one the worker's large figure computes: self-attention (with or
 /// without projections, any heads, scoring, mask and temperature) within [`MAX_WORKER_COST`], with none of the parts
-/// its stages do not show (positions, W_O, the decode step, FlashAttention's tiles). `rest` and `shapes` as
+/// its stages do not show (positions, W_O, the decode step, FlashAttention's tiles, a real layer's biases, norms and
+/// soft cap). `rest` and `shapes` as
 /// [`check_declared_shapes`] reads them.
 pub fn worker_takes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> bool {
     let Value::Object(obj) = rest else { return false };
@@ -69,7 +73,8 @@ pub fn worker_takes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> bool {
     let self_attention = mechanism == Some("self")
         && shapes.iter().any(|(k, _)| *k == "embeddings")
         && !shapes.iter().any(|(k, _)| matches!(*k, "attention" | "annotations" | "decoder_state" | "w_o"));
-    let plain = ["position", "decode_step", "tiles", "w_o"].iter().all(|k| obj.get(*k).is_none_or(Value::is_null));
+    let shown = ["position", "decode_step", "tiles", "w_o"].iter().chain(&LAYER_FIELDS);
+    let plain = shown.into_iter().all(|k| obj.get(*k).is_none_or(Value::is_null));
     self_attention
         && plain
         && check_declared_shapes(rest, shapes).is_err()
@@ -153,6 +158,8 @@ pub struct Options {
     pub decode_step: Option<usize>,
     /// `[rows, cols]`: FlashAttention-2's blocks, for the trace's `flash`.
     pub tiles: Option<[u64; 2]>,
+    /// What real models' layers add: the projections' biases, the q/k norms, the soft cap (self only).
+    pub layers: Layers,
 }
 
 /// How a token's position p (its index) enters the attention.
@@ -162,8 +169,18 @@ pub enum Position {
     /// p = r + offset (`position.offset`, default 0: every position shifted by it).
     Sinusoidal { base: f64, offset: u64 },
     /// Each head's q and k rows rotated pairwise by p·θ_i, θ_i = base^(−2i/d_k) (Su et al. 2021); p = r + offset as
-    /// above (the scores stay the same whatever the offset: q_p·k_p' depends on p − p' only).
-    Rope { base: f64, pairs: Pairs, offset: u64 },
+    /// above (the scores stay the same whatever the offset: q_p·k_p' depends on p − p' only). Only the first
+    /// `rotary_dim` values of a row rotate (`None`: all d_k; GPT-NeoX, Phi, GPT-J rotate fewer), θ_i =
+    /// base^(−2i/rotary_dim) unless `frequencies` gives the θ_i (scaled RoPE), and cos and sin are both multiplied by
+    /// `attention_factor` (transformers' `attention_scaling`, 1 by default).
+    Rope {
+        base: f64,
+        pairs: Pairs,
+        offset: u64,
+        rotary_dim: Option<usize>,
+        frequencies: Option<Vec<f64>>,
+        attention_factor: f64,
+    },
     /// scaled += −m_h·|i − j| (Press et al. 2022); `None`: the default m_h = 2^(−8(h+1)/H).
     Alibi { slopes: Option<Vec<f64>> },
 }
@@ -200,10 +217,19 @@ impl Position {
                 }
                 p
             }
-            Position::Rope { base, pairs, offset } => {
+            Position::Rope { base, pairs, offset, rotary_dim, frequencies, attention_factor } => {
                 let mut p = json!({"kind": "rope", "base": number_value(*base), "pairs": pairs.name()});
                 if *offset != 0 {
                     p["offset"] = json!(offset);
+                }
+                if let Some(r) = rotary_dim {
+                    p["rotary_dim"] = json!(r);
+                }
+                if let Some(f) = frequencies {
+                    p["frequencies"] = numbers_value(f);
+                }
+                if *attention_factor != 1.0 {
+                    p["attention_factor"] = number_value(*attention_factor);
                 }
                 p
             }
@@ -223,6 +249,18 @@ impl Position {
         match self {
             Position::Sinusoidal { offset, .. } | Position::Rope { offset, .. } => *offset,
             Position::Alibi { .. } => 0,
+        }
+    }
+
+    /// RoPE's θ_i for a head `d_k` wide: `frequencies` as given, else base^(−2i/rotary_dim) for the rotated
+    /// dimensions' pairs; empty for the other kinds.
+    pub fn rope_frequencies(&self, d_k: usize) -> Vec<f64> {
+        match self {
+            Position::Rope { frequencies: Some(f), .. } => f.clone(),
+            Position::Rope { base, rotary_dim, .. } => {
+                crate::math::position::rope_frequencies(rotary_dim.unwrap_or(d_k), *base)
+            }
+            _ => vec![],
         }
     }
 
@@ -291,10 +329,11 @@ impl Options {
         (1..=self.heads).filter(|d| self.heads % d == 0).collect()
     }
 
-    /// Whether any modern field (position, kv_heads, window, sinks, decode_step, tiles) is set: the
-    /// incremental patches know none of them.
+    /// Whether any modern field (position, kv_heads, window, sinks, decode_step, tiles, a real layer's biases, norms
+    /// or soft cap) is set: the incremental patches know none of them.
     pub fn has_modern(&self) -> bool {
-        self.position.is_some()
+        self.layers.any()
+            || self.position.is_some()
             || self.kv_heads.is_some()
             || self.window.is_some()
             || self.sinks != 0
@@ -320,6 +359,7 @@ impl Default for Options {
             sinks: 0,
             decode_step: None,
             tiles: None,
+            layers: Layers::default(),
         }
     }
 }
@@ -472,6 +512,13 @@ pub const FIELDS: &[&str] = &[
     "sinks",
     "decode_step",
     "tiles",
+    "b_q",
+    "b_k",
+    "b_v",
+    "b_o",
+    "q_norm",
+    "k_norm",
+    "softcap",
     "attention",
     "key_tokens",
     "layer",
@@ -483,11 +530,25 @@ pub const MATRICES: &[&str] = &["embeddings", "w_q", "w_k", "w_v", "annotations"
 
 /// Every input a reader edits in the grids, matrices and vectors, in the grids' reading order (also the order an
 /// import draws the random values of the inputs it resizes in).
-pub const INPUTS: &[&str] =
-    &["embeddings", "w_q", "w_k", "w_v", "decoder_state", "annotations", "w_a", "u_a", "v_a", "w_o"];
+pub const INPUTS: &[&str] = &[
+    "embeddings",
+    "w_q",
+    "w_k",
+    "w_v",
+    "b_q",
+    "b_k",
+    "b_v",
+    "decoder_state",
+    "annotations",
+    "w_a",
+    "u_a",
+    "v_a",
+    "w_o",
+    "b_o",
+];
 
 /// The inputs that are one list of numbers rather than rows of them.
-pub const VECTORS: &[&str] = &["decoder_state", "v_a"];
+pub const VECTORS: &[&str] = &["decoder_state", "v_a", "b_q", "b_k", "b_v", "b_o"];
 
 /// The projections, given all three or none.
 pub const PROJECTIONS: [&str; 3] = ["w_q", "w_k", "w_v"];
@@ -507,6 +568,13 @@ pub const SELF_ONLY: &[&str] = &[
     "sinks",
     "decode_step",
     "tiles",
+    "b_q",
+    "b_k",
+    "b_v",
+    "b_o",
+    "q_norm",
+    "k_norm",
+    "softcap",
 ];
 
 /// The fields only cross-attention has.
@@ -755,6 +823,7 @@ impl Config {
                 additive,
                 kv_heads: o.kv_heads(),
                 bias: matches!(o.position, Some(Position::Alibi { .. })),
+                capped: o.layers.softcap.is_some(),
                 tiles: o.tiles,
             },
             Mechanism::Cross { decoder_state, annotations } => {
@@ -772,8 +841,9 @@ impl Config {
     }
 
     /// The rules tying the modern fields to the shapes and the mask, checked when parsing and again here for the
-    /// edits that change a shape or the mask: kv_heads divides heads, ALiBi's slopes are one per head, RoPE's d_k is
-    /// even, decode_step is a token's index under a causal mask.
+    /// edits that change a shape or the mask: kv_heads divides heads, the real layers' fields fit the widths
+    /// ([`Layers::check`]), ALiBi's slopes are one per head, RoPE's d_k is even and its rotary_dim and frequencies fit
+    /// it, decode_step is a token's index under a causal mask.
     fn check_tied(&self) -> Result<()> {
         let o = &self.options;
         let Mechanism::SelfAttention { embeddings, projections } = &self.mechanism else { return Ok(()) };
@@ -786,8 +856,21 @@ impl Config {
             ));
         }
         let d_k = projections.as_ref().map_or(embeddings.cols(), |p| p.w_q.cols() / o.heads);
+        let d_v = projections.as_ref().map_or(embeddings.cols(), |p| p.w_v.cols() / kv);
+        let shapes = Shapes {
+            heads: o.heads,
+            kv_heads: kv,
+            d_k,
+            d_v,
+            projections: projections.is_some(),
+            d_out: o.w_o.as_ref().map(Matrix::cols),
+        };
+        o.layers.check(shapes)?;
         match &o.position {
             Some(Position::Rope { .. }) if d_k % 2 != 0 => return err(odd_rope(d_k)),
+            Some(Position::Rope { rotary_dim, frequencies, .. }) => {
+                check_rotary(*rotary_dim, frequencies.as_deref(), d_k)?
+            }
             Some(Position::Alibi { slopes: Some(s) }) if s.len() != o.heads => {
                 return err(slopes_count(s.len(), o.heads))
             }
@@ -813,6 +896,16 @@ impl Config {
             (Mechanism::SelfAttention { projections: Some(p), .. }, "w_q") => matrix(&p.w_q),
             (Mechanism::SelfAttention { projections: Some(p), .. }, "w_k") => matrix(&p.w_k),
             (Mechanism::SelfAttention { projections: Some(p), .. }, "w_v") => matrix(&p.w_v),
+            (Mechanism::SelfAttention { .. }, "b_q" | "b_k" | "b_v" | "b_o") => {
+                let l = &self.options.layers;
+                let bias = match name {
+                    "b_q" => &l.b_q,
+                    "b_k" => &l.b_k,
+                    "b_v" => &l.b_v,
+                    _ => &l.b_o,
+                };
+                bias.as_ref().map(|b| vec![b.len()])
+            }
             (Mechanism::Cross { decoder_state, .. }, "decoder_state") => Some(vec![decoder_state.len()]),
             (Mechanism::Cross { annotations, .. }, "annotations") => matrix(annotations),
             (Mechanism::Weights { .. }, _) => None,
@@ -862,6 +955,8 @@ enum Work {
         kv_heads: usize,
         /// ALiBi: an n × n bias per head.
         bias: bool,
+        /// A soft cap: an n × n stage more per head (a tanh each).
+        capped: bool,
         /// FlashAttention's blocks: the trace keeps m, l and o after every tile.
         tiles: Option<[u64; 2]>,
     },
@@ -890,7 +985,19 @@ impl Work {
             Some(a) => (n + m) * dq * a as f64 + n * m * a as f64 * 20.0,
         };
         match *self {
-            Work::SelfAttention { n, d, projections, heads, w_o, w_a_cols, additive, kv_heads, bias, tiles } => {
+            Work::SelfAttention {
+                n,
+                d,
+                projections,
+                heads,
+                w_o,
+                w_a_cols,
+                additive,
+                kv_heads,
+                bias,
+                capped,
+                tiles,
+            } => {
                 // Each query head reads its kv head's d_v columns: the contexts are heads · d_v wide.
                 let d_v = projections.map_or(d, |(_, v)| v / kv_heads.max(1));
                 let (n, d) = (n as f64, d as f64);
@@ -902,7 +1009,8 @@ impl Work {
                     None => (n * n * 2.0 * d, d),
                 };
                 let w_o = w_o.map_or(0.0, |(r, c)| n * r as f64 * c as f64);
-                let bias = if bias { heads as f64 * n * n * COST_PER_STORED } else { 0.0 };
+                let stored = usize::from(bias) + usize::from(capped);
+                let bias = heads as f64 * n * n * COST_PER_STORED * stored as f64;
                 let flash = tiles.map_or(0.0, |[rows, cols]| {
                     // After each tile: m and l (a number per query row) and o (d_v per row), for every key block.
                     let (query_blocks, key_blocks) = ((n / rows as f64).ceil(), (n / cols as f64).ceil());
@@ -945,6 +1053,7 @@ impl Work {
                     additive,
                     kv_heads: 1,
                     bias: false,
+                    capped: false,
                     tiles: None,
                 }
             }
@@ -1064,6 +1173,7 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
             let kv_heads =
                 obj.get("kv_heads").and_then(Value::as_u64).map_or(heads, |k| k.clamp(1, heads as u64) as usize);
             let bias = obj.get("position").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("alibi");
+            let capped = obj.get("softcap").is_some_and(|c| !c.is_null());
             let tiles = match obj.get("tiles").and_then(Value::as_array).map(Vec::as_slice) {
                 Some([r, c]) => match (r.as_u64(), c.as_u64()) {
                     (Some(r), Some(c)) if r >= 1 && c >= 1 => Some([r, c]),
@@ -1081,6 +1191,7 @@ pub fn check_declared_shapes(rest: &Value, shapes: &[(&str, Vec<usize>)]) -> Res
                 additive,
                 kv_heads,
                 bias,
+                capped,
                 tiles,
             }
         }
@@ -1192,6 +1303,7 @@ fn parse_self(fields: &Fields) -> Result<Config> {
         sinks: parse_count(fields.obj, "sinks", "keys 0 … sinks − 1 are always attended")?,
         decode_step: None,
         tiles: parse_pair(fields.obj, "tiles", 1)?,
+        layers: Layers::parse(fields.obj)?,
     };
     let decode_step = parse_decode_step(fields.obj, n, &options.mask)?;
     let options = Options { decode_step, ..options };
@@ -1512,7 +1624,7 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
     };
     let takes: &[&str] = match kind {
         "sinusoidal" => &["kind", "base", "offset"],
-        "rope" => &["kind", "base", "pairs", "offset"],
+        "rope" => &["kind", "base", "pairs", "offset", "rotary_dim", "frequencies", "attention_factor"],
         _ => &["kind", "slopes"],
     };
     if let Some(key) = p.keys().find(|k| !takes.contains(&k.as_str())) {
@@ -1555,7 +1667,33 @@ fn parse_position(obj: &Map<String, Value>, heads: usize, d_k: usize) -> Result<
             if d_k % 2 != 0 {
                 return err(odd_rope(d_k));
             }
-            Position::Rope { base, pairs, offset }
+            let rotary_dim = match p.get("rotary_dim") {
+                None | Some(Value::Null) => None,
+                Some(v) => match v.as_u64() {
+                    Some(r) if r % 2 == 0 && r >= 2 && r <= d_k as u64 => Some(r as usize).filter(|&r| r != d_k),
+                    _ => return err(rotary_dim_message(d_k, &describe(v))),
+                },
+            };
+            let frequencies = match p.get("frequencies") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(parse_numbers("position.frequencies", Numbers::Json(v))?),
+            };
+            if let Some((j, x)) = frequencies.iter().flatten().enumerate().find(|(_, x)| **x <= 0.0) {
+                return err(format!(
+                    "position.frequencies, column {j} is {}: each θ_i must be a number > 0",
+                    number_value(*x)
+                ));
+            }
+            check_rotary(rotary_dim, frequencies.as_deref(), d_k)?;
+            let attention_factor = match p.get("attention_factor") {
+                None | Some(Value::Null) => 1.0,
+                Some(Value::Number(x)) => match x.as_f64() {
+                    Some(f) if f.is_finite() && f > 0.0 => f,
+                    _ => return err(attention_factor_message(&x.to_string())),
+                },
+                Some(other) => return err(attention_factor_message(&describe(other))),
+            };
+            Position::Rope { base, pairs, offset, rotary_dim, frequencies, attention_factor }
         }
         _ => {
             let slopes = match p.get("slopes") {
@@ -1587,6 +1725,37 @@ fn odd_rope(d_k: usize) -> String {
     format!(
         "position \"rope\" needs an even d_k (it rotates each head's queries and keys in pairs), but d_k is {d_k}: \
          give each head an even number of columns"
+    )
+}
+
+/// RoPE's rotated dimensions and their frequencies against a head's width: rotary_dim even, 2 … d_k; the
+/// frequencies one per pair of them.
+fn check_rotary(rotary_dim: Option<usize>, frequencies: Option<&[f64]>, d_k: usize) -> Result<()> {
+    let r = rotary_dim.unwrap_or(d_k);
+    if r % 2 != 0 || r < 2 || r > d_k {
+        return err(rotary_dim_message(d_k, &r.to_string()));
+    }
+    match frequencies {
+        Some(f) if f.len() != r / 2 => err(format!(
+            "position.frequencies must be a list of {} numbers (rotary_dim / 2 = {r} / 2: one θ_i per pair of rotated \
+             dimensions), got {}",
+            r / 2,
+            f.len()
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn rotary_dim_message(d_k: usize, got: &str) -> String {
+    format!(
+        "position.rotary_dim must be an even whole number from 2 to d_k ({d_k}): RoPE rotates the first rotary_dim \
+         values of each head's q and k in pairs (the rest pass unchanged), got {got}"
+    )
+}
+
+fn attention_factor_message(got: &str) -> String {
+    format!(
+        "position.attention_factor must be a number > 0 (RoPE's cos and sin are multiplied by it; default 1), got {got}"
     )
 }
 
@@ -1951,6 +2120,7 @@ impl Options {
         if let Some(t) = self.tiles {
             obj.insert("tiles".into(), json!(t));
         }
+        self.layers.write(obj);
     }
 }
 

@@ -244,7 +244,7 @@ fn position_inputs(py: &mut String, o: &Options) {
             let _ = writeln!(py, "PE = np.where(j % 2 == 0, np.sin(angle), np.cos(angle))");
             let _ = writeln!(py, "X = X + PE");
         }
-        Some(Position::Rope { base, pairs, offset }) => {
+        Some(Position::Rope { base, pairs, offset, .. }) => {
             let (a, b, what) = match pairs {
                 Pairs::Interleaved => ("x[:, 0::2]", "x[:, 1::2]", "pairs (x_2i, x_2i+1), RoFormer (Su et al. 2021)"),
                 Pairs::Halves => ("x[:, :d // 2]", "x[:, d // 2:]", "pairs (x_i, x_i+d/2), LLaMA's rotate_half"),

@@ -301,7 +301,7 @@ fn update_token(config: &Config, t: &mut SelfTrace, state: &mut SoftmaxState, r:
     }
     attention::naive_rows_into(&t.scaled, &t.weights, &mut t.naive_weights);
     check_finite("context", &t.context).map_err(|_| Refused::Midway)?;
-    t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
+    t.query = attention::breakdown_of(config.query, [&t.scores, &t.scaled], None, &t.weights, &t.v);
     Ok(())
 }
 
@@ -345,7 +345,7 @@ fn update_value_column(
             state.error.set(i, c, 0.0);
         }
     }
-    t.query = attention::breakdown(config.query, &t.scores, &t.scaled, &t.weights, &t.v);
+    t.query = attention::breakdown_of(config.query, [&t.scores, &t.scaled], None, &t.weights, &t.v);
     Ok(())
 }
 
@@ -405,7 +405,7 @@ fn update_head(config: &Config, t: &mut SelfTrace, matrix: &str, c: usize) -> Re
     t.output = output;
     if o.head == h {
         let f = &t.heads[h];
-        let mut query = attention::breakdown(config.query, &f.stages.scores, &f.stages.scaled, &f.stages.weights, &f.v);
+        let mut query = attention::breakdown(config.query, &f.stages, &f.v);
         query.head = h;
         query.masked = attention::mask_reasons_row(o, config.query, n);
         t.query = query;

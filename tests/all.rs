@@ -58,6 +58,8 @@ mod picture;
 mod properties;
 #[path = "random.rs"]
 mod random;
+#[path = "real_layers.rs"]
+mod real_layers;
 #[path = "requests.rs"]
 mod requests;
 #[path = "share.rs"]

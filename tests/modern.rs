@@ -88,8 +88,8 @@ fn fixture_covers_the_new_fields() {
         let trace = trace_of(case);
         let expect = case["expect"].as_object().unwrap();
         for f in trace.fields() {
-            let new = ["pe", "decode.", "flash."].iter().any(|p| f.name.starts_with(p))
-                || ["q_rot", "k_rot", "bias"].iter().any(|s| f.name.ends_with(s));
+            let new = ["pe", "decode.", "flash.", "output"].iter().any(|p| f.name.starts_with(p))
+                || ["q_rot", "k_rot", "bias", "capped", "q_normed", "k_normed"].iter().any(|s| f.name.ends_with(s));
             assert!(!new || expect.contains_key(f.name.as_ref()), "{}: {} unchecked", case["name"], f.name);
         }
     }

@@ -7,6 +7,8 @@ numbers (the trace) as NumPy arrays. Every check, number and picture is the Rust
 same .wasm as the page, run in Python by wasmtime. ``Widget(**config)`` is the same figure
 as an anywidget whose ``config`` follows the learner's edits back into Python (the config crosses
 the wire, the trace never), and whose ``trace`` Python computes from it with the core.
+``show_layer(model, inputs, layer=L)`` is the editable figure of a transformers model's layer, whose config
+``layer_config`` returns.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from ._api import compute, presets, show, show_attention
 from ._figure import Figure, init_notebook
 from ._figure import script_tag as engine_script
+from ._layers import layer_config, show_layer
 
 try:
     from importlib.metadata import PackageNotFoundError, version
@@ -35,4 +38,4 @@ except ImportError as _missing:  # anywidget is the optional extra "widget"
         def __init__(self, *args, **kwargs):
             raise ImportError(f'attention_viz.Widget needs anywidget ({_reason}): pip install "attention-viz[widget]"')
 
-__all__ = ["Figure", "Widget", "compute", "engine_script", "init_notebook", "presets", "show", "show_attention", "__version__"]
+__all__ = ["Figure", "Widget", "compute", "engine_script", "init_notebook", "layer_config", "presets", "show", "show_attention", "show_layer", "__version__"]

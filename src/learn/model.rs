@@ -409,6 +409,7 @@ impl Model {
             allowed: mask.as_ref(),
             // The diagonal is always allowed, so no row is ever fully masked.
             masked_row: MaskedRow::Zero,
+            softcap: None,
         };
         let (mut xs, mut qkv, mut concat, mut stages) = (vec![], vec![], vec![], vec![]);
         for layer in &p.layers {

@@ -28,18 +28,25 @@ pub fn rope_frequencies(d: usize, base: f64) -> Vec<f64> {
 /// (RoFormer, Su et al. 2021, eq. 34: the complex number x_2i + i·x_2i+1 times e^(i·p·θ_i)), else (x_i, x_i+d/2)
 /// (GPT-NeoX's and LLaMA's `rotate_half`). (a, b) ↦ (a·cos − b·sin, a·sin + b·cos).
 pub fn rope(x: &Matrix, base: f64, interleaved: bool, offset: u64) -> Matrix {
-    let d = x.cols();
-    let theta = rope_frequencies(d, base);
-    let mut out = Matrix::zeros(x.rows(), d);
-    for r in 0..x.rows() {
-        let p = (r as u64 + offset) as f64;
-        let (row, rotated) = (x.row(r), out.row_mut(r));
+    rope_partial(x, &rope_frequencies(x.cols(), base), interleaved, offset, 1.0)
+}
+
+/// [`rope`] of the first r = 2·`theta.len()` values of each row only, pair i turned by p·θ_i with the given `theta`
+/// and laid out within them ((x_2i, x_2i+1), or (x_i, x_i+r/2)); values r … d − 1 pass unchanged (GPT-NeoX's, Phi's
+/// and GPT-J's partial rotary). cos and sin are both multiplied by `factor` (transformers' `attention_scaling`):
+/// (a, b) ↦ (a·cos·f − b·sin·f, a·sin·f + b·cos·f).
+pub fn rope_partial(x: &Matrix, theta: &[f64], interleaved: bool, offset: u64, factor: f64) -> Matrix {
+    let r = 2 * theta.len();
+    let mut out = x.clone();
+    for row in 0..x.rows() {
+        let p = (row as u64 + offset) as f64;
+        let (values, rotated) = (x.row(row), out.row_mut(row));
         for (i, &t) in theta.iter().enumerate() {
             let angle = p * t;
-            let (sin, cos) = (angle.sin(), angle.cos());
-            let (a, b) = if interleaved { (2 * i, 2 * i + 1) } else { (i, i + d / 2) };
-            rotated[a] = row[a] * cos - row[b] * sin;
-            rotated[b] = row[a] * sin + row[b] * cos;
+            let (sin, cos) = (angle.sin() * factor, angle.cos() * factor);
+            let (a, b) = if interleaved { (2 * i, 2 * i + 1) } else { (i, i + r / 2) };
+            rotated[a] = values[a] * cos - values[b] * sin;
+            rotated[b] = values[a] * sin + values[b] * cos;
         }
     }
     out

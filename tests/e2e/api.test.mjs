@@ -164,6 +164,29 @@ test('the modern fields through compute(): positions, kv_heads, windows, sinks, 
   assert.deepEqual(bad.slice(0, 10), []);
 });
 
+test('a real model\'s layer through compute(): layer_config\'s configs (tests/fixtures/real-layers.json) give transformers\' weights and output (float32 2e-5, float64 1e-9) and the NumPy transcription\'s (1e-9), on both paths', async () => {
+  const { cases } = fixture('real-layers.json');
+  const bad = await page.evaluate((cases) => {
+    const out = [];
+    const worst = (got, want) => Math.max(0, ...[got].flat(2).map((x, k) => Math.abs(x - [want].flat(2)[k])));
+    for (const c of cases) {
+      const bound = c.dtype === 'float32' ? 2e-5 : 1e-9;
+      for (const [path, t] of [['fast', av.compute(c.config)], ['json', av._internal.computeViaJson(c.config)]]) {
+        for (const source of c.dtype === 'float32' ? ['transformers'] : ['transformers', 'numpy']) {
+          const want = c[source];
+          if (t.heads.length !== want.weights.length) out.push(`${c.name} ${path}: ${t.heads.length} heads`);
+          const w = Math.max(...t.heads.map((h, i) => worst(h.weights, want.weights[i])));
+          const o = worst(t.output, want.output);
+          if (!(w <= bound && o <= bound)) out.push(`${c.name} ${path} vs ${source}: weights ${w}, output ${o}`);
+        }
+      }
+    }
+    return out;
+  }, cases);
+  assert.ok(cases.length >= 28);
+  assert.deepEqual(bad, []);
+});
+
 test('hovering a weights cell outside the window: the tooltip says why, in the core\'s code (no copy of the rule in the element)', async () => {
   await page.evaluate(async () => {
     const el = document.createElement('attention-viz');
