@@ -8,7 +8,7 @@
 
 import * as core from './core.js';
 import { defineElement } from './element/index.js';
-import { LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
+import { LAYER_FIELDS, LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { loadInflate, inflateLoaded, inflateRaw } from './arrays.js';
 import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
@@ -465,6 +465,8 @@ function largeTakes(config) {
       const v = config[key];
       if (v !== undefined && (v === null || typeof v !== 'object' || isList(v) || key === 'position')) rest[key] = v;
     }
+    // A real layer's fields only say they are there: the core judges what the worker shows.
+    for (const key of LAYER_FIELDS) if (config[key] !== undefined && config[key] !== null) rest[key] = true;
     if (rest.position !== undefined && rest.position !== null) rest.position = { kind: String(rest.position.kind) };
     for (const key of [...MATRICES, 'decoder_state']) {
       const value = config[key];
