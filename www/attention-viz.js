@@ -560,7 +560,9 @@ function flatConfig(config) {
  * scores, scaled, weights, naive_weights; scale; query {index, scores, scaled,
  * exp, sum, weights, terms, context, masked, features (additive)}; with the modern fields: pe, each head's q_rot,
  * k_rot or bias, decode {step, q, k_cache, v_cache, scores, scaled, weights, context, cache_size, recompute_cost} and
- * flash {tiles, steps: [{q_block, k_block, m, l, o}, …]} (README "Trace"); cross: scores,
+ * flash {tiles, steps: [{q_block, k_block, m, l, o}, …]}; with a real layer's fields each head's q_normed, k_normed
+ * and capped (the softmax's input with softcap; top level with one head, query.capped, decode.capped) (README
+ * "Trace"); cross: scores,
  * scaled, weights, naive_weights, applied (d × m), context (d), scale, query
  * {masked, features}; model (mechanism "model", www/train.js): input, tokens,
  * prediction, probabilities, logits, layers [{heads: [{q, k, v, scores, scaled,
