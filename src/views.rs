@@ -224,8 +224,8 @@ pub struct Resolved {
 /// the config the author wrote (see [`names`]): a name there that the reader's edits have taken away
 /// (− head, W_O off, another scoring, no mask) is no mistake of the author's, so it gives way to what
 /// remains of it — `heads.{i}.weights` to `weights` once one head is left, `output` to `context`,
-/// `query.features` to `scores` — or, for an input that is gone (W_O, W_a, U_a, v_a, the mask), to
-/// nothing. Only a name that is a view of neither config is `unknown`. `heads` names every head's
+/// `query.features` to `scores`, `capped` to `scaled`, `q_normed` and `k_normed` to `q` and `k` — or, for an input
+/// that is gone (W_O, W_a, U_a, v_a, a bias, the mask), to nothing. Only a name that is a view of neither config is `unknown`. `heads` names every head's
 /// weights (`heads.{i}.weights`); any other name (the element's own panels: `inputs`, `breakdown`…)
 /// is left to the caller and is in neither list.
 pub fn resolve(authored: &[String], current: &Config, requested: &[String], panels: &[&str]) -> Resolved {
@@ -258,6 +258,10 @@ fn remains<'a>(name: &str, now: &'a [String]) -> Option<&'a str> {
         "output" => "context",
         "query.features" => "scores",
         "naive_weights" => "weights",
+        // The soft cap or a norm turned off: the stage it was made from.
+        "capped" => "scaled",
+        "q_normed" => "q",
+        "k_normed" => "k",
         _ => return None,
     };
     let multiple = now.iter().any(|v| head_of(v).is_some());

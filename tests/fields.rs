@@ -395,3 +395,25 @@ proptest! {
         }
     }
 }
+
+/// A large read-only figure's worker shows none of the layer fields: a config with one (said by name, as compute()'s
+/// `largeTakes` sends it) stays within the page's bound; a `views` list naming `capped` gives way to `scaled` once
+/// the cap is off.
+#[test]
+fn the_worker_takes_no_layer_field_and_capped_gives_way_to_scaled() {
+    use attention_viz::config::{worker_takes, LAYER_FIELDS};
+    let shapes =
+        vec![("embeddings", vec![4096, 64]), ("w_q", vec![64, 64]), ("w_k", vec![64, 64]), ("w_v", vec![64, 64])];
+    assert!(worker_takes(&json!({"mechanism": "self"}), &shapes));
+    for field in LAYER_FIELDS {
+        assert!(!worker_takes(&json!({"mechanism": "self", field: true}), &shapes), "{field}");
+    }
+    let capped = Config::from_value(&with(1, json!({"softcap": 2}))).unwrap();
+    let authored = attention_viz::views::names(&capped);
+    assert!(authored.iter().any(|v| v == "capped"));
+    let off = Config::from_value(&with(1, json!({}))).unwrap();
+    let asked = vec!["capped".to_string(), "weights".to_string()];
+    let r = attention_viz::views::resolve(&authored, &off, &asked, &[]);
+    assert_eq!(r.views, ["scaled", "weights"]);
+    assert!(r.unknown.is_empty());
+}
