@@ -43,11 +43,15 @@ pub const CELL_NOTES: [(&str, &str); 5] = [
 
 /// The editable inputs' grid legends and the rows' label (`None`: each row is a token, named in a field of its own;
 /// `Some("")`: the row's index). Their names in messages are `import::title`'s.
-const LEGENDS: [(&str, &str, Option<&str>); 10] = [
+const LEGENDS: [(&str, &str, Option<&str>); 14] = [
     ("embeddings", "embeddings X", None),
     ("w_q", "W_Q", Some("")),
     ("w_k", "W_K", Some("")),
     ("w_v", "W_V", Some("")),
+    ("b_q", "bias b_q", Some("b")),
+    ("b_k", "bias b_k", Some("b")),
+    ("b_v", "bias b_v", Some("b")),
+    ("b_o", "bias b_o", Some("b")),
     ("decoder_state", "decoder state h", Some("h")),
     ("annotations", "annotations a_j", None),
     ("w_a", "W_a", Some("")),
@@ -65,8 +69,9 @@ pub struct Grid<'a> {
     pub vector: bool,
 }
 
-/// The config's editable inputs in reading order: the documents' inputs, then the scoring's W_a, U_a, v_a and the
-/// output projection W_O when it has them. A model's weights have none.
+/// The config's editable inputs in reading order: the documents' inputs (with the projections' biases b_q, b_k, b_v
+/// after them), then the scoring's W_a, U_a, v_a and the output projection W_O (and its bias b_o) when it has them. A
+/// model's weights have none.
 pub fn grids(config: &Config) -> Vec<Grid<'_>> {
     let mut out = Vec::new();
     match &config.mechanism {
@@ -74,6 +79,10 @@ pub fn grids(config: &Config) -> Vec<Grid<'_>> {
             out.push(matrix("embeddings", embeddings));
             if let Some(p) = projections {
                 out.extend([matrix("w_q", &p.w_q), matrix("w_k", &p.w_k), matrix("w_v", &p.w_v)]);
+            }
+            let l = &config.options.layers;
+            for (name, bias) in [("b_q", &l.b_q), ("b_k", &l.b_k), ("b_v", &l.b_v)] {
+                out.extend(bias.as_deref().map(|b| vector(name, b)));
             }
         }
         Mechanism::Cross { decoder_state, annotations } => {
@@ -89,6 +98,7 @@ pub fn grids(config: &Config) -> Vec<Grid<'_>> {
     if let Some(w_o) = &config.options.w_o {
         out.push(matrix("w_o", w_o));
     }
+    out.extend(config.options.layers.b_o.as_deref().map(|b| vector("b_o", b)));
     out
 }
 

@@ -181,6 +181,7 @@ const PANEL_DOCS: &[(&str, &str)] = &[
     ("position", "none / sinusoidal / RoPE / ALiBi, the base, RoPE's pairs, ALiBi's slopes, shifted positions"),
     ("kv", "the key/value heads, grouped-query or multi-query, and which query heads share each"),
     ("window", "the sliding window's sides and the sinks, drawn on the mask"),
+    ("softcap", "the soft cap of the scores, on or off, and its c: capped = c·tanh(scaled / c)"),
     ("decode", "generation token by token at `decode_step`: the query, the KV cache, its scores, weights and context"),
     ("flash", "FlashAttention-2's tiles one by one: the running m, l and o"),
 ];
@@ -455,16 +456,14 @@ fn panels_said(names: &[&str]) -> String {
 fn views_row() -> String {
     let inputs: Vec<&str> = SELF_VIEWS.iter().copied().filter(|v| config::INPUTS.contains(v)).collect();
     let stages: Vec<&str> = SELF_VIEWS.iter().copied().filter(|v| !config::INPUTS.contains(v)).collect();
-    let positions: Vec<&str> = crate::views::ALL_VIEWS
-        .iter()
-        .copied()
-        .filter(|v| !SELF_VIEWS.contains(v) && !CROSS_VIEWS.contains(v) && !v.contains('.'))
-        .collect();
+    let positions = crate::views::POSITION_VIEWS;
     let options: Vec<&str> = OPTION_VIEWS.iter().copied().filter(|v| *v != "query.features").collect();
     let element: Vec<&str> = ELEMENT_PANELS.iter().map(|(n, _)| *n).collect();
     let text = format!(
         "Which parts show, by name. Heatmaps: self-attention's {stages} (a read-only figure's also its inputs \
-         {inputs}); encoder–decoder attention's {cross}, `context`; with a `position` {positions}; with heads, \
+         {inputs}); encoder–decoder attention's {cross}, `context`; with a `position` {positions}; with a real \
+         layer's fields {layers} (the biases `b_…` read-only, as inputs; `q_normed`, `k_normed` with `q_norm`, \
+         `k_norm`; `capped` with `softcap`); with heads, \
          masks, W_O or another scoring also `heads.0.weights`, `heads.1.weights`… (each head's weights, drawn side \
          by side), `output`, `query.features` (additive scoring) and, read-only, {options}; with a `decode_step` \
          {decode}. The element's parts {element}. The panels {variants}; {modern}. Default: everything but `steps`; \
@@ -474,6 +473,7 @@ fn views_row() -> String {
         inputs = code_list(inputs),
         cross = code_list(CROSS_VIEWS),
         positions = code_list(positions),
+        layers = code_list(crate::views::LAYER_VIEWS),
         options = code_list(options),
         decode = code_list(DECODE_VIEWS),
         element = panels_said(&element),
@@ -557,7 +557,7 @@ fn limits() -> String {
          figure (`editable=\"false\"`) of self-attention over that bound is computed by a Web Worker instead, up to \
          {worker} multiply-adds for its followed head (`MAX_WORKER_COST`: the worker computes that head alone; \
          {tokens} tokens × 64 dimensions with heads of d_k = d_v up to {dk}), unless it has a `position`, `w_o`, a \
-         `decode_step` or `tiles`, which stay within the page's bound. A model's weights (`mechanism: \"weights\"`): \
+         `decode_step`, `tiles` or a real layer's biases, norms or `softcap`, which stay within the page's bound. A model's weights (`mechanism: \"weights\"`): \
          at most {values} ({count}) values and {heads} heads in all, within the page's bound too.",
         tokens = config::MAX_TOKENS,
         dims = config::MAX_DIMS,

@@ -16,8 +16,23 @@ fn err<T>(message: impl Into<String>) -> Result<T> {
 }
 
 /// The input matrices of a config by field name (vectors as 1 × d; the mask as 0/1).
-pub const INPUTS: [&str; 11] =
-    ["embeddings", "w_q", "w_k", "w_v", "decoder_state", "annotations", "w_o", "w_a", "u_a", "v_a", "mask"];
+pub const INPUTS: [&str; 15] = [
+    "embeddings",
+    "w_q",
+    "w_k",
+    "w_v",
+    "b_q",
+    "b_k",
+    "b_v",
+    "decoder_state",
+    "annotations",
+    "w_o",
+    "b_o",
+    "w_a",
+    "u_a",
+    "v_a",
+    "mask",
+];
 
 impl Config {
     /// A model's weights (`mechanism: "weights"`) are shown as they are: only the selection
@@ -69,6 +84,23 @@ impl Config {
                 _ => return err("this figure has no input \"v_a\": it belongs to additive scoring"),
             },
             (_, "mask") => return self.with_mask_entry(row, col, value),
+            (Mechanism::SelfAttention { .. }, "b_q" | "b_k" | "b_v" | "b_o") => {
+                let l = &mut next.options.layers;
+                let bias = match matrix {
+                    "b_q" => &mut l.b_q,
+                    "b_k" => &mut l.b_k,
+                    "b_v" => &mut l.b_v,
+                    _ => &mut l.b_o,
+                };
+                return match bias {
+                    Some(b) if row == 0 && col < b.len() => {
+                        b[col] = value;
+                        Ok(next)
+                    }
+                    Some(b) => err(format!("{matrix} has no value {col} (it has {})", b.len())),
+                    None => err(no_input(matrix)),
+                };
+            }
             _ => return err(format!("this figure has no input {}", crate::text::quote(matrix))),
         };
         if row >= target.rows() || col >= target.cols() {
@@ -92,7 +124,7 @@ impl Config {
             return err(why);
         }
         let mut value = self.to_value();
-        let vector = matches!(matrix, "decoder_state" | "v_a");
+        let vector = crate::config::VECTORS.contains(&matrix);
         let target = value.get_mut(matrix).filter(|_| INPUTS.contains(&matrix) && matrix != "mask");
         let Some(serde_json::Value::Array(rows)) = target else { return err(no_input(matrix)) };
         for (i, line) in values.iter().enumerate() {
@@ -251,9 +283,14 @@ impl Config {
     fn with_dim_rows(&self, edit: impl Fn(&Matrix) -> Matrix) -> Config {
         let mut next = self.clone();
         // Without projections (and in cross-attention) queries and keys are the inputs
-        // themselves: W_a's and U_a's rows, general W_a's columns, and W_O's rows follow them.
+        // themselves: W_a's and U_a's rows, general W_a's columns, W_O's rows and the q/k norms' weights follow them.
         let tied = !matches!(next.mechanism, Mechanism::SelfAttention { projections: Some(_), .. });
         if tied {
+            let l = &mut next.options.layers;
+            for norm in [&mut l.q_norm, &mut l.k_norm].into_iter().flatten() {
+                let column = Matrix::from_vec(norm.weight.len(), 1, norm.weight.clone()).expect("d × 1");
+                norm.weight = edit(&column).into_data();
+            }
             match &mut next.options.scoring {
                 Scoring::General { w_a } => *w_a = edit(&edit(w_a).transpose()).transpose(),
                 Scoring::Additive { w_a, u_a, .. } => {
@@ -412,6 +449,13 @@ impl Config {
         if let Some(w_o) = &mut next.options.w_o {
             *w_o = wider(&w_o.transpose(), dv).transpose();
         }
+        // Each bias follows its matrix's columns: zeros for the new head's.
+        let l = &mut next.options.layers;
+        let kv_biases =
+            if grouped { [None, None] } else { [l.b_k.as_mut().map(|b| (b, dk)), l.b_v.as_mut().map(|b| (b, dv))] };
+        for (b, width) in kv_biases.into_iter().flatten().chain(l.b_q.as_mut().map(|b| (b, dk))) {
+            b.resize(b.len() + width, 0.0);
+        }
         if let Some(Position::Alibi { slopes: Some(s) }) = &mut next.options.position {
             // The default slope of the last of h + 1 heads: 2^(−8).
             s.push((-8f64).exp2());
@@ -435,7 +479,10 @@ impl Config {
             Some(Position::Alibi { slopes: Some(s) }) => s.get(at).copied(),
             _ => None,
         };
-        Some(HeadWeights { at, w_q: columns(&p.w_q, at * dk, dk), kv, w_o, slope })
+        let l = &self.options.layers;
+        let slice = |b: &Option<Vec<f64>>, width: usize| b.as_ref().map(|b| b[at * width..(at + 1) * width].to_vec());
+        let b_kv = self.options.kv_heads.is_none().then(|| (slice(&l.b_k, dk), slice(&l.b_v, dv)));
+        Some(HeadWeights { at, w_q: columns(&p.w_q, at * dk, dk), kv, w_o, slope, b_q: slice(&l.b_q, dk), b_kv })
     }
 
     /// [`Config::insert_head`], or, when `kept` holds the head − head took away and it still fits (the same widths,
@@ -455,7 +502,8 @@ impl Config {
             && w.w_o
                 .as_ref()
                 .is_none_or(|o| self.options.w_o.as_ref().is_some_and(|w_o| (o.rows(), o.cols()) == (dv, w_o.cols())))
-            && w.slope.is_some() == matches!(&self.options.position, Some(Position::Alibi { slopes: Some(_) }));
+            && w.slope.is_some() == matches!(&self.options.position, Some(Position::Alibi { slopes: Some(_) }))
+            && w.biases_fit(&self.options.layers);
         if !fits {
             return Ok(zeros);
         }
@@ -470,6 +518,20 @@ impl Config {
         if let (Some(w_o), Some(old)) = (&mut next.options.w_o, &self.options.w_o) {
             let rows = w.w_o.clone().unwrap_or_else(|| Matrix::zeros(dv, old.cols()));
             *w_o = with_columns(&old.transpose(), w.at * dv, &rows.transpose()).transpose();
+        }
+        // The head's bias slices back where they were, as its columns are.
+        let (old, new) = (&self.options.layers, &mut next.options.layers);
+        let (b_k, b_v) = w.b_kv.clone().unwrap_or_default();
+        for (slot, was, slice, width) in [
+            (&mut new.b_q, &old.b_q, &w.b_q, dk),
+            (&mut new.b_k, &old.b_k, &b_k, dk),
+            (&mut new.b_v, &old.b_v, &b_v, dv),
+        ] {
+            if let (Some(b), Some(was), Some(slice)) = (slot.as_mut(), was, slice) {
+                let mut back = was.clone();
+                back.splice(w.at * width..w.at * width, slice.iter().copied());
+                *b = back;
+            }
         }
         if let (Some(Position::Alibi { slopes: Some(s) }), Some(slope)) = (&mut next.options.position, w.slope) {
             let mut back = match &self.options.position {
@@ -513,6 +575,13 @@ impl Config {
             }
             if let Some(w_o) = &mut next.options.w_o {
                 *w_o = without(&w_o.transpose(), dv).transpose();
+            }
+            // Each bias loses the removed head's slice, as its matrix loses the head's columns.
+            let l = &mut next.options.layers;
+            let kv_biases =
+                if grouped { [None, None] } else { [l.b_k.as_mut().map(|b| (b, dk)), l.b_v.as_mut().map(|b| (b, dv))] };
+            for (b, width) in kv_biases.into_iter().flatten().chain(l.b_q.as_mut().map(|b| (b, dk))) {
+                b.drain(at * width..(at + 1) * width);
             }
         }
         if let Some(Position::Alibi { slopes: Some(s) }) = &mut next.options.position {
@@ -569,6 +638,11 @@ impl Config {
             p2.w_k = regroup(&p.w_k);
             p2.w_v = regroup(&p.w_v);
         }
+        // The biases are regrouped as their matrices' columns are (a bias is one row of them).
+        let l = &mut next.options.layers;
+        for b in [&mut l.b_k, &mut l.b_v].into_iter().flatten() {
+            *b = regroup(&Matrix::row_vector(b)).into_data();
+        }
         next.options.kv_heads = (kv != h).then_some(kv);
         next.check_heads()?;
         next.within_cost()
@@ -607,6 +681,8 @@ fn remove_row(m: &Matrix, at: usize) -> Matrix {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Kept {
     w_o: Option<Matrix>,
+    /// The output bias that went with the kept W_O.
+    b_o: Option<Vec<f64>>,
     general: Option<Matrix>,
     additive: Option<(Matrix, Matrix, Vec<f64>)>,
     /// The head − head last took away, for + head to bring back (once).
@@ -614,7 +690,8 @@ pub struct Kept {
 }
 
 /// One head's own numbers, as − head takes them away: its d_k columns of W_Q (and of W_K, and its d_v of W_V, when
-/// every head has its own K and V), its d_v rows of W_O, its ALiBi slope; `at`: where it was.
+/// every head has its own K and V), its d_v rows of W_O, its ALiBi slope, its slices of the biases b_q (and b_k,
+/// b_v, when its K and V are its own); `at`: where it was.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeadWeights {
     at: usize,
@@ -622,6 +699,18 @@ pub struct HeadWeights {
     kv: Option<(Matrix, Matrix)>,
     w_o: Option<Matrix>,
     slope: Option<f64>,
+    b_q: Option<Vec<f64>>,
+    b_kv: Option<(Option<Vec<f64>>, Option<Vec<f64>>)>,
+}
+
+impl HeadWeights {
+    /// Whether its bias slices are those `layers` has: each bias there, or not, as when the head was taken.
+    fn biases_fit(&self, layers: &crate::config::Layers) -> bool {
+        let (b_k, b_v) = self.b_kv.clone().unwrap_or_default();
+        let kv =
+            self.b_kv.is_none() || (b_k.is_some() == layers.b_k.is_some() && b_v.is_some() == layers.b_v.is_some());
+        self.b_q.is_some() == layers.b_q.is_some() && kv
+    }
 }
 
 /// Columns `from..from + width` of `m`.
@@ -649,6 +738,7 @@ impl Kept {
     pub fn keep(&mut self, w_o: Option<Matrix>, scoring: Scoring, after: &Config) {
         if let (Some(w), None) = (w_o, &after.options.w_o) {
             self.w_o = Some(w);
+            self.b_o = None;
         }
         if std::mem::discriminant(&scoring) != std::mem::discriminant(&after.options.scoring) {
             match scoring {
@@ -660,9 +750,19 @@ impl Kept {
     }
 }
 
+impl Kept {
+    /// Keeps the output bias a config had (`b_o`, taken before the change) when `after` has no W_O: it comes back
+    /// with the kept W_O. Call it after [`Kept::keep`] with every accepted change.
+    pub fn keep_bias(&mut self, b_o: Option<Vec<f64>>, after: &Config) {
+        if after.options.w_o.is_none() && b_o.is_some() {
+            self.b_o = b_o;
+        }
+    }
+}
+
 impl Config {
     /// W_O on (the kept one when it fits, else the identity: the output starts as the heads'
-    /// contexts side by side) or off.
+    /// contexts side by side) or off (with its bias b_o).
     pub fn with_w_o(&self, on: bool, kept: &Kept) -> Result<Config> {
         self.editable()?;
         let Mechanism::SelfAttention { embeddings, projections } = &self.mechanism else {
@@ -671,25 +771,27 @@ impl Config {
         if !on {
             let mut next = self.clone();
             next.options.w_o = None;
+            next.options.layers.b_o = None;
             return Ok(next);
         }
         if self.options.w_o.is_some() {
             return Ok(self.clone());
         }
         let width = projections.as_ref().map_or(embeddings.cols(), |p| p.w_v.cols());
-        let with = |w: Matrix| {
+        let with = |w: Matrix, b_o: Option<Vec<f64>>| {
             let mut next = self.clone();
             next.options.w_o = Some(w);
+            next.options.layers.b_o = b_o;
             Config::from_value(&next.to_value())
         };
-        if let Some(Ok(next)) = kept.w_o.clone().map(with) {
+        if let Some(Ok(next)) = kept.w_o.clone().map(|w| with(w, kept.b_o.clone())) {
             return Ok(next);
         }
         let mut eye = Matrix::zeros(width, width);
         for i in 0..width {
             eye.set(i, i, 1.0);
         }
-        with(eye)
+        with(eye, None)
     }
 
     /// [`Config::with_scoring`], with the reader's W_a (general) or W_a, U_a, v_a (additive)

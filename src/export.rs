@@ -75,24 +75,47 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                     }
                 }
             }
+            layer_inputs(&mut py, o);
             option_inputs(&mut py, o, false);
             position_inputs(&mut py, o);
+            let l = &o.layers;
             if projections.is_some() {
-                let _ = writeln!(py, "\nQ = X @ W_Q\nK = X @ W_K\nV = X @ W_V");
+                let plus =
+                    |b: &Option<Vec<f64>>, name: &str| if b.is_some() { format!(" + {name}") } else { String::new() };
+                let _ = writeln!(
+                    py,
+                    "\nQ = X @ W_Q{}\nK = X @ W_K{}\nV = X @ W_V{}",
+                    plus(&l.b_q, "b_q"),
+                    plus(&l.b_k, "b_k"),
+                    plus(&l.b_v, "b_v")
+                );
             } else {
                 let _ = writeln!(py, "\nQ = K = V = X  # no learned projections");
             }
             let rope = matches!(o.position, Some(Position::Rope { .. }));
+            let logits = if l.softcap.is_some() { "capped" } else { "scaled" };
+            let output = if l.b_o.is_some() { "context @ W_O + b_o" } else { "context @ W_O" };
             if o.heads == 1 {
-                let (q, k) = if rope { ("Q_rot", "K_rot") } else { ("Q", "K") };
-                if rope {
-                    let _ = writeln!(py, "Q_rot, K_rot = rope(Q), rope(K)  # the scores are the rotated vectors'");
+                let (mut q, mut k) = ("Q".to_string(), "K".to_string());
+                for (norm, name) in [(&l.q_norm, &mut q), (&l.k_norm, &mut k)] {
+                    if norm.is_some() {
+                        let _ = writeln!(
+                            py,
+                            "{name}_normed = rms_norm({name}, {n}_norm_weight, {n}_norm_eps)  # each row normed",
+                            n = name.to_lowercase()
+                        );
+                        *name = format!("{name}_normed");
+                    }
                 }
-                self_stages(&mut py, config, "", q, k, "K.shape[1]");
+                if rope {
+                    let _ = writeln!(py, "Q_rot, K_rot = rope({q}), rope({k})  # the scores are the rotated vectors'");
+                    (q, k) = ("Q_rot".into(), "K_rot".into());
+                }
+                self_stages(&mut py, config, "", &q, &k, "K.shape[1]");
                 let _ = writeln!(py, "context = weights @ V");
-                modern_steps(&mut py, config, q, k, "V", "scaled", "bias");
+                modern_steps(&mut py, config, &q, &k, "V", logits, "bias");
                 if o.w_o.is_some() {
-                    let _ = writeln!(py, "output = context @ W_O  # the output projection");
+                    let _ = writeln!(py, "output = {output}  # the output projection");
                 }
                 let _ = writeln!(py, "\ni = {}  # the query of the single-query breakdown", config.query);
                 let _ = writeln!(py, "terms = weights[i][:, None] * V  # row j is w_j * v_j\n");
@@ -122,14 +145,23 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                     let _ = writeln!(py, "    k = K[:, i * d_k:(i + 1) * d_k]");
                     let _ = writeln!(py, "    v = V[:, i * d_v:(i + 1) * d_v]");
                 }
+                for (norm, name) in [(&l.q_norm, "q"), (&l.k_norm, "k")] {
+                    if norm.is_some() {
+                        let _ = writeln!(
+                            py,
+                            "    {name} = rms_norm({name}, {name}_norm_weight, {name}_norm_eps)  # each row normed"
+                        );
+                    }
+                }
                 if rope {
                     let _ = writeln!(py, "    q, k = rope(q), rope(k)  # RoPE: the scores are the rotated vectors'");
                 }
                 self_stages(&mut py, config, "    ", "q", "k", "d_k");
                 let bias = if matches!(o.position, Some(Position::Alibi { .. })) { ", bias=bias" } else { "" };
+                let capped = if l.softcap.is_some() { ", capped=capped" } else { "" };
                 let _ = writeln!(
                     py,
-                    "    per_head.append(dict(q=q, k=k, v=v, scores=scores, scaled=scaled, weights=weights, \
+                    "    per_head.append(dict(q=q, k=k, v=v, scores=scores, scaled=scaled{capped}, weights=weights, \
                      context=weights @ v{bias}))"
                 );
                 let _ = writeln!(
@@ -137,11 +169,11 @@ pub fn numpy_snippet(config: &Config, random: Option<(u32, Distribution)>) -> St
                     "context = np.concatenate([head[\"context\"] for head in per_head], axis=1)  # the heads side by side"
                 );
                 if o.w_o.is_some() {
-                    let _ = writeln!(py, "output = context @ W_O  # the output projection");
+                    let _ = writeln!(py, "output = {output}  # the output projection");
                 }
                 let _ = writeln!(py, "head = {}  # the head the breakdown follows", o.head);
                 let f = |x: &str| format!("per_head[head][\"{x}\"]");
-                modern_steps(&mut py, config, &f("q"), &f("k"), &f("v"), &f("scaled"), &f("bias"));
+                modern_steps(&mut py, config, &f("q"), &f("k"), &f("v"), &f(logits), &f("bias"));
                 let _ = writeln!(py, "\ni = {}  # the query of the single-query breakdown", config.query);
                 let _ = writeln!(
                     py,
@@ -244,27 +276,66 @@ fn position_inputs(py: &mut String, o: &Options) {
             let _ = writeln!(py, "PE = np.where(j % 2 == 0, np.sin(angle), np.cos(angle))");
             let _ = writeln!(py, "X = X + PE");
         }
-        Some(Position::Rope { base, pairs, offset, .. }) => {
-            let (a, b, what) = match pairs {
-                Pairs::Interleaved => ("x[:, 0::2]", "x[:, 1::2]", "pairs (x_2i, x_2i+1), RoFormer (Su et al. 2021)"),
-                Pairs::Halves => ("x[:, :d // 2]", "x[:, d // 2:]", "pairs (x_i, x_i+d/2), LLaMA's rotate_half"),
+        Some(Position::Rope { base, pairs, offset, rotary_dim, frequencies, attention_factor }) => {
+            // Partial rotary: the pairs lie within the first d values, the rest pass unchanged.
+            let partial = rotary_dim.is_some();
+            let (a, b, what) = match (pairs, partial) {
+                (Pairs::Interleaved, false) => {
+                    ("x[:, 0::2]", "x[:, 1::2]", "pairs (x_2i, x_2i+1), RoFormer (Su et al. 2021)")
+                }
+                (Pairs::Interleaved, true) => {
+                    ("x[:, 0:d:2]", "x[:, 1:d:2]", "pairs (x_2i, x_2i+1), GPT-J's rotate_every_two")
+                }
+                (Pairs::Halves, false) => {
+                    ("x[:, :d // 2]", "x[:, d // 2:]", "pairs (x_i, x_i+d/2), LLaMA's rotate_half")
+                }
+                (Pairs::Halves, true) => {
+                    ("x[:, :d // 2]", "x[:, d // 2:d]", "pairs (x_i, x_i+d/2), GPT-NeoX's rotate_half")
+                }
             };
             let _ = writeln!(py, "\ndef rope(x, base={}, offset={offset}):", py_float(*base));
             let _ = writeln!(
                 py,
                 "    \"\"\"RoPE: row r (position p = r + offset)'s pair i rotated by the angle p * base^(-2i/d); {what}.\"\"\""
             );
-            let _ = writeln!(py, "    d = x.shape[1]");
+            match rotary_dim {
+                Some(r) => {
+                    let _ = writeln!(py, "    d = {r}  # rotary_dim: only the first {r} values of a row turn");
+                }
+                None => {
+                    let _ = writeln!(py, "    d = x.shape[1]");
+                }
+            }
             let _ = writeln!(py, "    p = np.arange(len(x))[:, None] + offset");
-            let _ = writeln!(py, "    angle = p * base ** (-2 * np.arange(d // 2) / d)[None, :]");
+            match frequencies {
+                Some(f) => {
+                    let _ = writeln!(
+                        py,
+                        "    angle = p * {}[None, :]  # the given theta_i (scaled RoPE), not the base's",
+                        py_vector(f)
+                    );
+                }
+                None => {
+                    let _ = writeln!(py, "    angle = p * base ** (-2 * np.arange(d // 2) / d)[None, :]");
+                }
+            }
             let _ = writeln!(py, "    a, b = {a}, {b}");
-            let _ = writeln!(py, "    out = np.empty_like(x)");
             let _ = writeln!(
                 py,
-                "    {a_out}, {b_out} = a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)",
-                a_out = a.replace("x[", "out["),
-                b_out = b.replace("x[", "out[")
+                "    out = {}",
+                if partial { "x.copy()  # the values past d pass unchanged" } else { "np.empty_like(x)" }
             );
+            let (a_out, b_out) = (a.replace("x[", "out["), b.replace("x[", "out["));
+            if *attention_factor == 1.0 {
+                let _ = writeln!(
+                    py,
+                    "    {a_out}, {b_out} = a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)"
+                );
+            } else {
+                let f = py_float(*attention_factor);
+                let _ = writeln!(py, "    cos, sin = np.cos(angle) * {f}, np.sin(angle) * {f}  # attention_factor");
+                let _ = writeln!(py, "    {a_out}, {b_out} = a * cos - b * sin, a * sin + b * cos");
+            }
             let _ = writeln!(py, "    return out");
         }
         Some(p @ Position::Alibi { slopes }) => {
@@ -281,11 +352,42 @@ fn position_inputs(py: &mut String, o: &Options) {
     }
 }
 
+/// The inputs a real model's layer adds (nothing without them): the projections' biases, the q/k norms' weights and
+/// eps with the `rms_norm` they go through, the soft cap.
+fn layer_inputs(py: &mut String, o: &Options) {
+    let l = &o.layers;
+    for (name, b) in [("b_q", &l.b_q), ("b_k", &l.b_k), ("b_v", &l.b_v)] {
+        if let Some(b) = b {
+            let _ = writeln!(py, "{name} = {}", py_vector(b));
+        }
+    }
+    if l.q_norm.is_some() || l.k_norm.is_some() {
+        let _ = writeln!(py, "\ndef rms_norm(x, weight, eps):");
+        let _ = writeln!(
+            py,
+            "    \"\"\"RMSNorm of each row (Qwen3's q and k norms): x / sqrt(mean(x^2) + eps) * weight.\"\"\""
+        );
+        let _ = writeln!(py, "    return x / np.sqrt((x ** 2).mean(axis=1, keepdims=True) + eps) * weight\n");
+    }
+    for (name, norm) in [("q_norm", &l.q_norm), ("k_norm", &l.k_norm)] {
+        if let Some(n) = norm {
+            let _ = writeln!(py, "{name}_weight = {}", py_vector(&n.weight));
+            let _ = writeln!(py, "{name}_eps = {}", py_float(n.eps));
+        }
+    }
+    if let Some(c) = l.softcap {
+        let _ = writeln!(py, "softcap = {}  # capped = softcap * tanh(scaled / softcap) (Gemma 2)", py_float(c));
+    }
+}
+
 /// The inputs the options add (nothing for the documents' defaults): W_O, the
 /// scoring matrices, heads, temperature, and `allowed` (which keys each query may attend).
 fn option_inputs(py: &mut String, o: &Options, cross: bool) {
     if let Some(w) = &o.w_o {
         let _ = writeln!(py, "W_O = {}", py_array(w));
+    }
+    if let Some(b) = &o.layers.b_o {
+        let _ = writeln!(py, "b_o = {}", py_vector(b));
     }
     match &o.scoring {
         Scoring::General { w_a } => {
@@ -410,25 +512,33 @@ fn self_stages(py: &mut String, config: &Config, indent: &str, q: &str, k: &str,
         }
     }
     let _ = writeln!(py, "{indent}scaled = {}", scaled_expr(config.scale, o.temperature, dk));
+    // What the softmax reads: the scaled scores, or with a soft cap the capped ones (the bias and the mask after it).
+    let x = if o.layers.softcap.is_some() {
+        let _ = writeln!(py, "{indent}capped = softcap * np.tanh(scaled / softcap)  # the soft cap: within +-softcap");
+        "capped"
+    } else {
+        "scaled"
+    };
     if let Some(Position::Alibi { .. }) = o.position {
         let h = if o.heads == 1 { "0" } else { "i" };
         let _ = writeln!(py, "{indent}bias = -slopes[{h}] * distance  # ALiBi: -m * |i - j|");
-        let _ = writeln!(py, "{indent}scaled = scaled + bias");
+        let _ = writeln!(py, "{indent}{x} = {x} + bias");
     }
     if !masked(o) {
-        let _ = writeln!(py, "{indent}weights = softmax(scaled, axis=1)");
+        let _ = writeln!(py, "{indent}weights = softmax({x}, axis=1)");
         return;
     }
-    let _ = writeln!(py, "{indent}scaled = np.where(allowed, scaled, -np.inf)  # a masked key: -inf, so exp gives 0");
+    let _ = writeln!(py, "{indent}{x} = np.where(allowed, {x}, -np.inf)  # a masked key: -inf, so exp gives 0");
     if o.mask == Mask::Causal && o.valid_lens.is_none() && o.window.is_none() {
         // Key 0 is always allowed: no query has every key masked.
-        let _ = writeln!(py, "{indent}weights = softmax(scaled, axis=1)");
+        let _ = writeln!(py, "{indent}weights = softmax({x}, axis=1)");
         return;
     }
-    let (fill, what) = masked_row_fill(o.masked_row, "scaled.shape[1]");
+    let (fill, what) = masked_row_fill(o.masked_row, &format!("{x}.shape[1]"));
+    let fill = fill.replace("scaled", x);
     let _ = writeln!(py, "{indent}weights = {fill}  # a query with every key masked: {what}");
     let _ = writeln!(py, "{indent}attends = allowed.any(axis=1)  # the queries with a key left to attend");
-    let _ = writeln!(py, "{indent}weights[attends] = softmax(scaled[attends], axis=1)");
+    let _ = writeln!(py, "{indent}weights[attends] = softmax({x}[attends], axis=1)");
 }
 
 /// The decode step and FlashAttention's tiles of the followed head, whose rotated (RoPE) queries and keys, values,
@@ -446,20 +556,25 @@ fn modern_steps(py: &mut String, config: &Config, q: &str, k: &str, v: &str, sca
             "decode_scaled = {}",
             scaled_expr(config.scale, o.temperature, dk).replacen("scores", "decode_scores", 1)
         );
+        let x = if o.layers.softcap.is_some() {
+            let _ = writeln!(py, "decode_capped = softcap * np.tanh(decode_scaled / softcap)");
+            "decode_capped"
+        } else {
+            "decode_scaled"
+        };
         if matches!(o.position, Some(Position::Alibi { .. })) {
-            let _ = writeln!(py, "decode_scaled = decode_scaled + {bias}[t, :t + 1]");
+            let _ = writeln!(py, "{x} = {x} + {bias}[t, :t + 1]");
         }
         if masked(o) {
-            let _ = writeln!(py, "decode_scaled = np.where(allowed[t, :t + 1], decode_scaled, -np.inf)");
+            let _ = writeln!(py, "{x} = np.where(allowed[t, :t + 1], {x}, -np.inf)");
             let _ = writeln!(py, "if allowed[t, :t + 1].any():");
-            let _ =
-                writeln!(py, "    decode_weights = softmax(decode_scaled)  # = weights[t, :t + 1]: the causal row t");
+            let _ = writeln!(py, "    decode_weights = softmax({x})  # = weights[t, :t + 1]: the causal row t");
             let (fill, what) = masked_row_fill(o.masked_row, "(t + 1)");
-            let fill = fill.replace("scaled", "decode_scaled");
+            let fill = fill.replace("scaled", x);
             let _ = writeln!(py, "else:  # every key masked: {what}");
             let _ = writeln!(py, "    decode_weights = {fill}");
         } else {
-            let _ = writeln!(py, "decode_weights = softmax(decode_scaled)");
+            let _ = writeln!(py, "decode_weights = softmax({x})");
         }
         let _ = writeln!(py, "decode_context = decode_weights @ v_cache");
         let _ = writeln!(py, "print(\"decode step\", t, \"weights =\", decode_weights, \"context =\", decode_context)");

@@ -70,6 +70,9 @@ pub fn js() -> String {
          /** The config fields that are matrices: compute() sends these flat, in one Float64Array (the core's\n \
          * `config::MATRICES`). */\n\
          export const MATRICES = [{}];\n\n\
+         /** The fields real models' layers add (the core's `config::LAYER_FIELDS`): a large figure's worker takes no\n \
+         * config with one (`config::worker_takes`), which compute()'s `largeTakes` tells it by name. */\n\
+         export const LAYER_FIELDS = [{}];\n\n\
          /** The most values one array may hold, the most a figure takes (the core's `weights::MAX_VALUES`): parseArray\n \
          * refuses a larger shape before it builds anything. */\n\
          export const MAX_VALUES = {};\n\n\
@@ -120,6 +123,7 @@ pub fn js() -> String {
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
+        quoted(&crate::config::LAYER_FIELDS),
         crate::weights::MAX_VALUES,
         crate::text::QUOTE_MAX,
         crate::text::CUT_MARK,

@@ -278,7 +278,7 @@ impl Figure {
     /// Any change but a value or a head picked: a full recompute, then what the change took away kept.
     fn replace(&mut self, config: Config) -> Result<(), String> {
         let o = &self.config().options;
-        let (w_o, scoring) = (o.w_o.clone(), o.scoring.clone());
+        let (w_o, scoring, b_o) = (o.w_o.clone(), o.scoring.clone(), o.layers.b_o.clone());
         // Another stack than the one shown is no longer the author's (a selection keeps it).
         let same_stack = match (&self.config().mechanism, &config.mechanism) {
             (Mechanism::Weights { attention: a, .. }, Mechanism::Weights { attention: b, .. }) => a == b,
@@ -287,6 +287,7 @@ impl Figure {
         self.session.replace(config).map_err(|e| e.0)?;
         self.stack_authored &= same_stack;
         self.kept.keep(w_o, scoring, self.session.config());
+        self.kept.keep_bias(b_o, self.session.config());
         Ok(())
     }
 }

@@ -254,7 +254,9 @@ impl Import {
     /// once they are; or the refusal to show.
     pub fn apply(&self, config: &Config) -> Result<Applied, String> {
         let plan = self.plan(config)?;
-        let fields = fix_fields(config, &plan).map_err(|e| self.refused(&e))?;
+        let mut fields = fix_fields(config, &plan).map_err(|e| self.refused(&e))?;
+        let (follow, notes) = width_fields(config, &fields);
+        fields.extend(follow);
         let done: Vec<String> =
             plan.values.iter().map(|(n, a)| format!("{} ({})", title(n), shape_text(a.shape()))).collect();
         let ignored =
@@ -268,6 +270,7 @@ impl Import {
         if plan.tokens.0 != plan.tokens.1 {
             parts.push(token_note(config, plan.tokens));
         }
+        parts.extend(notes);
         Ok(Applied { fields: Value::Object(fields), message: parts.join(" ") })
     }
 
@@ -475,6 +478,13 @@ pub fn not_here(config: &Config, name: &str, names: &[&str]) -> Option<String> {
     if PROJECTIONS.contains(&name) && !projections && !PROJECTIONS.iter().all(|w| names.contains(w)) {
         return Some("W_Q, W_K and W_V go together".into());
     }
+    let with_projections = projections || PROJECTIONS.iter().all(|w| names.contains(w));
+    if matches!(name, "b_q" | "b_k" | "b_v") && !with_projections {
+        return Some(format!("{name} is added to X·W: this figure has no W_Q, W_K and W_V"));
+    }
+    if name == "b_o" && config.input_shape("w_o").is_none() && !names.contains(&"w_o") {
+        return Some("b_o is added to context·W_O: this figure has no W_O".into());
+    }
     let scoring = config.options.scoring.name();
     if matches!(name, "w_a" | "u_a" | "v_a") && config.input_shape(name).is_none() {
         let owner = config::owner(name);
@@ -536,6 +546,11 @@ fn layout(config: &Config, projections: bool, name: &str) -> Option<Vec<Axis>> {
         "w_k" if !cross && projections => vec![(D, 1), (K, kv)],
         "w_v" if !cross && projections => vec![(D, 1), (V, kv)],
         "w_o" if !cross => vec![(v, h), (O, 1)],
+        // The biases: one number per column of their matrix.
+        "b_q" if !cross && projections => vec![(K, heads)],
+        "b_k" if !cross && projections => vec![(K, kv)],
+        "b_v" if !cross && projections => vec![(V, kv)],
+        "b_o" if !cross => vec![(O, 1)],
         // Scoring matrices have one head (config.rs refuses general and additive scoring with several).
         "w_a" if general => vec![(k, 1), (k, 1)],
         "w_a" => vec![(k, 1), (A, 1)],
@@ -735,6 +750,61 @@ pub fn fix_fields(config: &Config, plan: &Plan) -> Result<Map<String, Value>, St
         fields.extend(token_fields(config, plan.tokens.1));
     }
     Ok(fields)
+}
+
+/// The fields that keep what is shaped by a head's width d_k fitting it once `fields` apply (an import that changes
+/// W_Q's columns, or the embeddings' without projections): the q/k norms' weights keep their first values (1 for new
+/// ones); RoPE's `rotary_dim` past the new d_k, and `frequencies` no longer one per pair of rotated values, are
+/// dropped. With the sentences that say so.
+fn width_fields(config: &Config, fields: &Map<String, Value>) -> (Map<String, Value>, Vec<String>) {
+    let mut out = Map::new();
+    let mut notes = vec![];
+    let Mechanism::SelfAttention { .. } = config.mechanism else { return (out, notes) };
+    let columns = |name: &str| match fields.get(name) {
+        Some(v) => v.get(0).and_then(Value::as_array).map(Vec::len),
+        None => config.input_shape(name).map(|s| s[1]),
+    };
+    let d_k = match columns("w_q") {
+        Some(cols) => cols / config.options.heads.max(1),
+        None => columns("embeddings").unwrap_or(0),
+    };
+    let l = &config.options.layers;
+    let norms = [("q_norm", &l.q_norm), ("k_norm", &l.k_norm)];
+    let mut followed = vec![];
+    for (name, norm) in norms {
+        let Some(n) = norm.as_ref().filter(|n| n.weight.len() != d_k) else { continue };
+        let weight: Vec<f64> = (0..d_k).map(|i| n.weight.get(i).copied().unwrap_or(1.0)).collect();
+        out.insert(name.into(), config::Norm { weight, eps: n.eps }.to_value());
+        followed.push(name);
+    }
+    if !followed.is_empty() {
+        notes.push(format!(
+            "{}'s weight follows d_k = {d_k}: its first values kept, 1 for new ones.",
+            followed.join(" and ")
+        ));
+    }
+    if let Some(p @ config::Position::Rope { rotary_dim, frequencies, .. }) = &config.options.position {
+        let mut value = p.to_value();
+        let mut r = rotary_dim.unwrap_or(d_k);
+        if rotary_dim.is_some_and(|r| r > d_k) {
+            value.as_object_mut().map(|o| o.remove("rotary_dim"));
+            notes.push(format!(
+                "RoPE's rotary_dim {r} no longer fits d_k = {d_k}: dropped (every value of a row turns)."
+            ));
+            r = d_k;
+        }
+        if frequencies.as_ref().is_some_and(|f| f.len() != r / 2) {
+            value.as_object_mut().map(|o| o.remove("frequencies"));
+            notes.push(format!(
+                "RoPE's frequencies no longer number rotary_dim / 2 = {}: dropped (θ_i from the base again).",
+                r / 2
+            ));
+        }
+        if value != p.to_value() {
+            out.insert("position".into(), value);
+        }
+    }
+    (out, notes)
 }
 
 /// The fields that keep tokens, mask, valid lengths and the followed query consistent with `n` rows (the core

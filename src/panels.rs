@@ -18,7 +18,7 @@ use serde_json::Value;
 pub const VARIANT_PANELS: [&str; 4] = ["heads", "mask", "temperature", "scoring"];
 
 /// The modern panels built here (the decode and flash panels are the steppers', web/steppers.rs).
-pub const MODERN_OWN: [&str; 3] = ["position", "kv", "window"];
+pub const MODERN_OWN: [&str; 4] = ["position", "kv", "window", "softcap"];
 
 /// Queries whose entropy is listed one by one; past them, the mean over all of them.
 pub const MAX_LISTED: usize = 16;
@@ -34,6 +34,10 @@ pub const SCORING_SEED: u64 = 42;
 
 /// The window's sides while it is off (shown in its fields, taken when it is turned on): two keys back, none ahead.
 pub const WINDOW_OFF: [u64; 2] = [2, 0];
+
+/// The soft cap while it is off (shown in its field, taken when it is turned on): small enough to bend the scores of
+/// a figure's small numbers (Gemma 2's 50 leaves them as they are).
+pub const SOFTCAP_OFF: f64 = 1.0;
 
 /// What a panel says of a field that takes a whole number when the text typed is not one (`{text}`: it, quoted).
 const NOT_WHOLE: &str = "{text} is not a whole number ≥ 0";
@@ -234,6 +238,7 @@ pub fn panels(config: &Config, trace: &Trace, asked: &[String]) -> Value {
             "position" if own => position(config),
             "kv" if own => kv(config),
             "window" if own => window(config),
+            "softcap" if own => softcap(config),
             _ => continue,
         };
         out[name.as_str()] = part;
@@ -693,6 +698,33 @@ fn position(config: &Config) -> Value {
         "ALiBi slope of each head, {} numbers separated by commas (empty: the defaults {DEFAULT_SLOPES}; Enter applies them)",
         o.heads
     );
+    let rotary = match p {
+        Some(Position::Rope { rotary_dim, frequencies, .. }) => {
+            let d_k = config.score_widths().1;
+            let r = rotary_dim.unwrap_or(d_k);
+            let given = if frequencies.is_some() { "; θ_i given (frequencies)" } else { "" };
+            Some(obj(vec![
+                ("value", r.into()),
+                ("max", d_k.into()),
+                ("step", 2.into()),
+                ("field", "rotary_dim".into()),
+                ("text", format!("values 0 … {} of {d_k} turn{given}", r.saturating_sub(1)).into()),
+                (
+                    "label",
+                    format!(
+                        "Rotated values of each head's q and k rows: an even number from 2 to d_k = {d_k} (arrow keys step it by 2)"
+                    )
+                    .into(),
+                ),
+                (
+                    "title",
+                    "Only the first rotary_dim values of each q and k row turn, θ_i = base^(−2i/rotary_dim); the rest pass unchanged (GPT-NeoX, Phi, GPT-J)"
+                        .into(),
+                ),
+            ]))
+        }
+        _ => None,
+    };
     obj(vec![
         ("kind", kind.into()),
         ("title", KINDS.iter().find(|k| k.0 == kind).map(|k| k.2).into()),
@@ -711,6 +743,7 @@ fn position(config: &Config) -> Value {
         ("slopes", slopes.into()),
         ("slopes_text", slopes_text.into()),
         ("slopes_label", slopes_label.into()),
+        ("rotary", rotary.into()),
         ("base_text", base.map(|b| format!("base {}", number(b))).into()),
         ("shift_down_off", (offset == 0).into()),
         ("field", "position".into()),
@@ -803,5 +836,33 @@ fn window(config: &Config) -> Value {
             "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)"
                 .into(),
         ),
+    ])
+}
+
+/// `{on, value, field, label, title, hint, not_number}`: whether the scores are capped and the cap (while it is off,
+/// [`SOFTCAP_OFF`], shown in its field and taken when it is turned on), the config field its controls set, the
+/// field's label, what the cap does, what the capped heatmap shows, and the message for a typed text that is not a
+/// number (`{text}`: it, quoted; a number ≤ 0 is the core's to refuse).
+fn softcap(config: &Config) -> Value {
+    let cap = config.options.layers.softcap;
+    let hint = match cap {
+        Some(c) => format!(
+            "The capped heatmap: each scaled score s becomes {c}·tanh(s / {c}), within ±{c}; the softmax reads it.",
+            c = number(c)
+        ),
+        None => "Turn the cap on to bend large scores towards ±c before the softmax.".to_string(),
+    };
+    obj(vec![
+        ("on", cap.is_some().into()),
+        ("value", cap.unwrap_or(SOFTCAP_OFF).into()),
+        ("field", "softcap".into()),
+        ("label", "Soft cap c, a number > 0 (Enter applies it)".into()),
+        (
+            "title",
+            "capped = c·tanh(scaled / c): the scores stay within ±c, nearly unchanged while small (Gemma 2: c = 50); ALiBi's bias and the mask come after"
+                .into(),
+        ),
+        ("hint", hint.into()),
+        ("not_number", "soft cap: {text} is not a number".into()),
     ])
 }

@@ -236,8 +236,10 @@ pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
     let [c0, c1] = tile.cols;
     out["hint"] = Value::Null;
     out["stepper"] = stepper("FlashAttention tile", "tile");
+    // The tiles go through what the softmax reads: the capped scores with a soft cap.
+    let logits = if config.options.layers.softcap.is_some() { "capped" } else { "scaled" };
     out["view"] =
-        obj(vec![("view", "scaled".into()), ("label", "The scaled scores; the current tile outlined".into())]);
+        obj(vec![("view", logits.into()), ("label", format!("The {logits} scores; the current tile outlined").into())]);
     out["step"] = s.into();
     out["count"] = count.into();
     out["text"] = format!("tile {} of {count}: queries {r0} … {} × keys {c0} … {}", s + 1, r1 - 1, c1 - 1).into();
@@ -263,7 +265,8 @@ pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
     let (qb, kb) = (step.q_block, step.k_block);
     out["after"] = format!(
         "After this tile (block {qb} of the queries, block {kb} of the keys): m is the running maximum of each row's \
-         scaled scores, l = Σ exp(scaled − m), o = Σ exp(scaled − m)·v, rescaled by exp(m_old − m_new) whenever m grows."
+         {logits} scores, l = Σ exp({logits} − m), o = Σ exp({logits} − m)·v, rescaled by exp(m_old − m_new) whenever m \
+         grows."
     )
     .into();
     let names = &config.tokens[r0..r1];

@@ -255,9 +255,26 @@ fn scoring_note(config: &Config) -> Option<String> {
     }
 }
 
-/// The notes both mechanisms' breakdowns share: the scoring, the temperature, the masked keys, a fully masked query.
+/// The soft cap c, as the tables write it, when the config caps the scores.
+fn softcap(config: &Config) -> Option<String> {
+    config.options.layers.softcap.map(number)
+}
+
+/// The notes both mechanisms' breakdowns share: the scoring, the temperature, the soft cap, the masked keys, a fully
+/// masked query.
 fn shared_notes(config: &Config, masked: &[f64], who: &str, notes: &mut Vec<(&str, String)>) {
     notes.extend(scoring_note(config).map(|t| ("scoring", t)));
+    if let Some(c) = softcap(config) {
+        let bias = if matches!(config.options.position, Some(crate::config::Position::Alibi { .. })) {
+            "; ALiBi's bias is added after it"
+        } else {
+            ""
+        };
+        notes.push((
+            "softcap",
+            format!("Soft cap {c}: capped = {c}·tanh(scaled ÷ {c}) keeps each score within ±{c}, and the softmax reads it (Gemma 2){bias}."),
+        ));
+    }
     if let Some(t) = temperature(config) {
         let hot = if t < 1.0 {
             "below 1 sharpens the weights towards the largest score"
@@ -292,8 +309,9 @@ fn shared_notes(config: &Config, masked: &[f64], who: &str, notes: &mut Vec<(&st
         notes.push((
             "mask",
             format!(
-                "Masking by {}: {count} of {m} keys masked for {who}; a masked key's scaled score is −∞, so its weight is 0.",
-                what.join(" and ")
+                "Masking by {}: {count} of {m} keys masked for {who}; a masked key's {} score is −∞, so its weight is 0.",
+                what.join(" and "),
+                if softcap(config).is_some() { "capped" } else { "scaled" }
             ),
         ));
         if m > 0 && count == m {
@@ -324,16 +342,19 @@ fn more_terms(n: usize) -> String {
 pub fn score_formula(config: &Config, trace: &Trace, i: usize, j: usize) -> Option<String> {
     let (a, b, qn, kn, score, features): (&[f64], &[f64], String, String, f64, _) = match (trace, &config.mechanism) {
         (Trace::SelfAttention(t), _) => {
-            let h = t.head(config.options.head.min(t.head_count() - 1));
-            if i >= h.q.rows() || j >= h.k.rows() {
+            let head = config.options.head.min(t.head_count() - 1);
+            // The q and k the scores are made of: normed and rotated when the config norms or turns them.
+            let (q, k) = t.scored(head);
+            if i >= q.rows() || j >= k.rows() {
                 return None;
             }
+            let scores = t.head(head).scores;
             (
-                h.q.row(i),
-                h.k.row(j),
+                q.row(i),
+                k.row(j),
                 format!("q{}", sub(i)),
                 format!("k{}", sub(j)),
-                h.scores.get(i, j),
+                scores.get(i, j),
                 t.query.features.as_ref(),
             )
         }
@@ -465,12 +486,13 @@ fn self_breakdown(config: &Config, trace: &Trace, t: &SelfTrace, naive: bool) ->
     if additive {
         cols.push(Cell::col("hidden = tanh(q·W_a + k_j·U_a)"));
     }
-    cols.extend([
-        Cell::col("score"),
-        Cell::col(scaled_head),
-        Cell::col("exp(scaled − max)"),
-        Cell::col("weight = exp ÷ Σ"),
-    ]);
+    cols.extend([Cell::col("score"), Cell::col(scaled_head)]);
+    let cap = softcap(config);
+    let logits = if cap.is_some() { "capped" } else { "scaled" };
+    if let Some(c) = &cap {
+        cols.push(Cell::col(format!("capped = {c}·tanh(scaled ÷ {c})")));
+    }
+    cols.extend([Cell::col(format!("exp({logits} − max)")), Cell::col("weight = exp ÷ Σ")]);
     if naive_row.is_some() {
         cols.push(Cell::col("naive"));
     }
@@ -480,7 +502,11 @@ fn self_breakdown(config: &Config, trace: &Trace, t: &SelfTrace, naive: bool) ->
     for (j, &scaled) in query.scaled.iter().enumerate().take(MAX_ROWS) {
         let code = query.masked.get(j).copied().unwrap_or(0.0) as u8;
         let mut cells = lead_cells(config, trace, query.features.as_ref(), [i, j], code, additive);
-        cells.extend([Cell::td(scaled_number(scaled)), Cell::td(number(query.exp[j])), weight_cell(query.weights[j])]);
+        cells.push(Cell::td(scaled_number(scaled)));
+        if let Some(capped) = &query.capped {
+            cells.push(Cell::td(scaled_number(capped[j])));
+        }
+        cells.extend([Cell::td(number(query.exp[j])), weight_cell(query.weights[j])]);
         if let Some(n) = naive_row {
             cells.push(weight_cell(n[j]));
         }
@@ -499,7 +525,7 @@ fn self_breakdown(config: &Config, trace: &Trace, t: &SelfTrace, naive: bool) ->
         row(
             vec![
                 Cell::row_head("Σ"),
-                Cell::td("Σ_j exp(scaled_j − max)").class("formula").span(before),
+                Cell::td(format!("Σ_j exp({logits}_j − max)")).class("formula").span(before),
                 Cell::td(number(query.sum)),
                 Cell::td("").span(after),
             ],
@@ -605,6 +631,12 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
         Cell::col(score),
         op(&divide_label(config).unwrap_or_else(|| "no scaling".into())),
         Cell::col("scaled"),
+    ]);
+    let cap = softcap(config);
+    if let Some(c) = &cap {
+        head.extend([op(&format!("{c}·tanh(· ÷ {c})")), Cell::col("capped")]);
+    }
+    head.extend([
         op("exp(· − max)"),
         Cell::col("exp"),
         op("÷ Σ"),
@@ -624,11 +656,11 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
         let w = query.weights[j];
         // The weight's bar is the weight itself (0…1) as a width: the one step a reader should see at a glance.
         let weight = Cell { bar: Some(w.clamp(0.0, 1.0) * 100.0), ..Cell::td(number(w)).class("weight") };
+        cells.extend([Cell::td(number(query.scores[j])), arrow(), Cell::td(scaled_number(query.scaled[j])), arrow()]);
+        if let Some(capped) = &query.capped {
+            cells.extend([Cell::td(scaled_number(capped[j])), arrow()]);
+        }
         cells.extend([
-            Cell::td(number(query.scores[j])),
-            arrow(),
-            Cell::td(scaled_number(query.scaled[j])),
-            arrow(),
             Cell::td(number(query.exp[j])),
             arrow(),
             weight,
@@ -637,7 +669,8 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
         ]);
         body.push(row(cells, Some(j), code, None));
     }
-    let columns = if masking { 11 } else { 10 };
+    let capped_columns = if cap.is_some() { 2 } else { 0 };
+    let columns = if masking { 11 } else { 10 } + capped_columns;
     let count = query.masked.iter().filter(|&&c| c != 0.0).count();
     if n > MAX_KEYS {
         let text = format!("… {} more keys (the breakdown lists {})", n - MAX_KEYS, n.min(MAX_ROWS));
@@ -651,7 +684,7 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
         MaskedRow::Zero => "0",
     };
     let mut foot = vec![Cell::row_head("Σ_j")];
-    foot.extend((0..if masking { 5 } else { 4 }).map(|_| Cell::blank()));
+    foot.extend((0..if masking { 5 } else { 4 } + capped_columns).map(|_| Cell::blank()));
     foot.extend([
         Cell { sum: Some("exp"), ..Cell::td(number(query.sum)) },
         Cell::blank(),
@@ -674,8 +707,13 @@ pub fn steps(config: &Config, trace: &Trace) -> Value {
     if let Some(t) = temperature(config) {
         notes.push(("temperature", format!("T = {} (temperature): the scores are divided by T too.", number(t))));
     }
+    if let Some(c) = &cap {
+        notes
+            .push(("softcap", format!("Soft cap {c}: each scaled score becomes {c}·tanh(scaled ÷ {c}), within ±{c}.")));
+    }
     if masking && count > 0 {
-        notes.push(("mask", format!("{count} of {n} keys masked: scaled −∞, so exp 0 and weight 0.")));
+        let logits = if cap.is_some() { "capped" } else { "scaled" };
+        notes.push(("mask", format!("{count} of {n} keys masked: {logits} −∞, so exp 0 and weight 0.")));
         if count == n {
             notes.push(("masked-row", fully_masked(config, n, &format!("query {i}"))));
         }

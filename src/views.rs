@@ -15,18 +15,26 @@ use std::borrow::Cow;
 
 /// The stages whose rows are queries and columns keys: a hovered cell links a query to a key across them, and the
 /// followed query's row is outlined on them.
-pub const WEIGHT_VIEWS: [&str; 4] = ["scores", "scaled", "weights", "naive_weights"];
+pub const WEIGHT_VIEWS: [&str; 5] = ["scores", "scaled", "capped", "weights", "naive_weights"];
 
 /// The inputs an editable figure shows as cells (its input grids, and the mask panel's own heatmap): drawn as
 /// heatmaps only in a read-only figure.
-pub const INPUT_VIEWS: [&str; 9] = ["embeddings", "w_q", "w_k", "w_v", "w_o", "w_a", "u_a", "v_a", "mask"];
+pub const INPUT_VIEWS: [&str; 13] =
+    ["embeddings", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o", "w_a", "u_a", "v_a", "mask"];
+
+/// The views of a position encoding: the sinusoidal table, RoPE's rotated q and k, ALiBi's bias.
+pub const POSITION_VIEWS: [&str; 4] = ["pe", "q_rot", "k_rot", "bias"];
+
+/// The views of a real model's layer fields: the biases (inputs), the normed q and k (`q_norm`, `k_norm`), the capped
+/// scores (`softcap`).
+pub const LAYER_VIEWS: [&str; 7] = ["b_q", "b_k", "b_v", "b_o", "q_normed", "k_normed", "capped"];
 
 /// Every view name, in reading order.
 pub const SELF_VIEWS: [&str; 12] =
     ["embeddings", "w_q", "w_k", "w_v", "q", "k", "v", "scores", "scaled", "weights", "naive_weights", "context"];
 pub const CROSS_VIEWS: [&str; 7] =
     ["decoder_state", "annotations", "scores", "scaled", "weights", "naive_weights", "applied"];
-pub const ALL_VIEWS: [&str; 20] = [
+pub const ALL_VIEWS: [&str; 27] = [
     "embeddings",
     "pe",
     "q_rot",
@@ -35,11 +43,18 @@ pub const ALL_VIEWS: [&str; 20] = [
     "w_q",
     "w_k",
     "w_v",
+    "b_q",
+    "b_k",
+    "b_v",
+    "b_o",
     "q",
     "k",
     "v",
+    "q_normed",
+    "k_normed",
     "scores",
     "scaled",
+    "capped",
     "weights",
     "naive_weights",
     "context",
@@ -83,22 +98,46 @@ pub fn names(config: &Config) -> Vec<String> {
     if o.w_o.is_some() {
         inputs.push("w_o".into());
     }
+    if o.layers.b_o.is_some() {
+        inputs.push("b_o".into());
+    }
     if o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some() {
         inputs.push("mask".into());
     }
     out.splice(first_stage..first_stage, inputs);
-    // Positions: the sinusoidal table after the embeddings it is added to; RoPE's rotated q and k before the scores
-    // they make; ALiBi's bias between the scores and the scaled scores it is added to.
     let after = |out: &mut Vec<String>, at: &str, names: &[&str]| {
         let i = out.iter().position(|v| v == at).map_or(out.len(), |i| i + 1);
         out.splice(i..i, names.iter().map(|n| n.to_string()));
     };
+    // A real layer's fields: the projections' biases after W_V (inputs), the normed q and k after V (before RoPE
+    // turns them), the capped scores after the scaled ones they cap.
+    let l = &o.layers;
+    let biases: Vec<&str> = [("b_q", &l.b_q), ("b_k", &l.b_k), ("b_v", &l.b_v)]
+        .iter()
+        .filter(|(_, b)| b.is_some())
+        .map(|(n, _)| *n)
+        .collect();
+    after(&mut out, "w_v", &biases);
+    let normed: Vec<&str> = [("q_normed", &l.q_norm), ("k_normed", &l.k_norm)]
+        .iter()
+        .filter(|(_, n)| n.is_some())
+        .map(|(v, _)| *v)
+        .collect();
+    let last = if out.iter().any(|v| v == "v") { "v" } else { "q" };
+    after(&mut out, last, &normed);
+    if l.softcap.is_some() {
+        after(&mut out, "scaled", &["capped"]);
+    }
+    // Positions: the sinusoidal table after the embeddings it is added to; RoPE's rotated q and k before the scores
+    // they make; ALiBi's bias between the scores and the scaled scores it is added to (between the scaled and the
+    // capped scores with a soft cap: it is added after the cap).
     match o.position {
         Some(Position::Sinusoidal { .. }) => after(&mut out, "embeddings", &["pe"]),
         Some(Position::Rope { .. }) => {
-            let last = if out.iter().any(|v| v == "v") { "v" } else { "q" };
-            after(&mut out, last, &["q_rot", "k_rot"]);
+            let last = ["k_normed", "q_normed", "v", "q"].iter().find(|n| out.iter().any(|v| v == *n)).copied();
+            after(&mut out, last.unwrap_or("q"), &["q_rot", "k_rot"]);
         }
+        Some(Position::Alibi { .. }) if l.softcap.is_some() => after(&mut out, "scaled", &["bias"]),
         Some(Position::Alibi { .. }) => after(&mut out, "scores", &["bias"]),
         None => {}
     }
@@ -122,18 +161,19 @@ pub fn names(config: &Config) -> Vec<String> {
 }
 
 /// The names the `views` attribute gives the modern panels: the position encoding, the key/value heads, the window
-/// and sinks, the decode stepper, FlashAttention's tile stepper.
-pub const MODERN_PANELS: [&str; 5] = ["position", "kv", "window", "decode", "flash"];
+/// and sinks, the soft cap, the decode stepper, FlashAttention's tile stepper.
+pub const MODERN_PANELS: [&str; 6] = ["position", "kv", "window", "softcap", "decode", "flash"];
 
 /// Which of [`MODERN_PANELS`] this config uses (shown without a `views` list, as today's panels are when their
 /// feature is on): `position` with a position encoding, `kv` with fewer key/value heads than heads, `window` with a
-/// window or sinks, `decode` with a decode step, `flash` with tiles.
+/// window or sinks, `softcap` with a soft cap, `decode` with a decode step, `flash` with tiles.
 pub fn modern_panels(config: &Config) -> Vec<&'static str> {
     let o = &config.options;
     let on = [
         o.position.is_some(),
         o.kv_heads.is_some(),
         o.window.is_some() || o.sinks > 0,
+        o.layers.softcap.is_some(),
         o.decode_step.is_some(),
         o.tiles.is_some(),
     ];
@@ -184,8 +224,8 @@ pub struct Resolved {
 /// the config the author wrote (see [`names`]): a name there that the reader's edits have taken away
 /// (− head, W_O off, another scoring, no mask) is no mistake of the author's, so it gives way to what
 /// remains of it — `heads.{i}.weights` to `weights` once one head is left, `output` to `context`,
-/// `query.features` to `scores` — or, for an input that is gone (W_O, W_a, U_a, v_a, the mask), to
-/// nothing. Only a name that is a view of neither config is `unknown`. `heads` names every head's
+/// `query.features` to `scores`, `capped` to `scaled`, `q_normed` and `k_normed` to `q` and `k` — or, for an input
+/// that is gone (W_O, W_a, U_a, v_a, a bias, the mask), to nothing. Only a name that is a view of neither config is `unknown`. `heads` names every head's
 /// weights (`heads.{i}.weights`); any other name (the element's own panels: `inputs`, `breakdown`…)
 /// is left to the caller and is in neither list.
 pub fn resolve(authored: &[String], current: &Config, requested: &[String], panels: &[&str]) -> Resolved {
@@ -218,6 +258,10 @@ fn remains<'a>(name: &str, now: &'a [String]) -> Option<&'a str> {
         "output" => "context",
         "query.features" => "scores",
         "naive_weights" => "weights",
+        // The soft cap or a norm turned off: the stage it was made from.
+        "capped" => "scaled",
+        "q_normed" => "q",
+        "k_normed" => "k",
         _ => return None,
     };
     let multiple = now.iter().any(|v| head_of(v).is_some());
@@ -385,19 +429,22 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
                     "q" => (h.q, "purple"),
                     "k" => (h.k, "orange"),
                     "v" => (h.v, "orange"),
-                    "scores" | "scaled" | "weights" => {
+                    "scores" | "scaled" | "capped" | "weights" => {
                         let m = match stage {
                             "scores" => h.scores,
                             "scaled" => h.scaled,
+                            "capped" => h.capped.ok_or_else(unknown)?,
                             _ => h.weights,
                         };
                         let title = format!("head {i}: {stage}");
                         return Ok(matrix_view(name, title, m, tokens, tokens, "sequential"));
                     }
                     "context" => (h.context, "Blue"),
-                    "q_rot" | "k_rot" | "bias" => {
+                    "q_normed" | "k_normed" | "q_rot" | "k_rot" | "bias" => {
                         let e = t.extras.get(i).ok_or_else(unknown)?;
                         let (m, palette, cols) = match stage {
+                            "q_normed" => (e.q_normed.as_ref().ok_or_else(unknown)?, "purple", None),
+                            "k_normed" => (e.k_normed.as_ref().ok_or_else(unknown)?, "orange", None),
                             "q_rot" => (e.q_rot.as_ref().ok_or_else(unknown)?, "purple", None),
                             "k_rot" => (e.k_rot.as_ref().ok_or_else(unknown)?, "orange", None),
                             _ => (e.bias.as_ref().ok_or_else(unknown)?, "sequential", Some(Cow::Borrowed(tokens))),
@@ -426,7 +473,33 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
                         _ => (extras.and_then(|e| e.k_rot.as_ref()), "k rotated by RoPE", "orange"),
                     };
                     let m = m.ok_or_else(unknown)?;
+                    let title = match config.options.position.as_ref().map(|p| rotated_part(p, m.cols())) {
+                        Some(Some(part)) => format!("{title} ({part}){head_note}"),
+                        _ => format!("{title}{head_note}"),
+                    };
+                    matrix_view(name, title, m, tokens, d(m), palette)
+                }
+                "q_normed" | "k_normed" => {
+                    let (m, title, palette) = match name {
+                        "q_normed" => {
+                            (extras.and_then(|e| e.q_normed.as_ref()), "q normed: q / √(mean(q²) + ε)·w", "purple")
+                        }
+                        _ => (extras.and_then(|e| e.k_normed.as_ref()), "k normed: k / √(mean(k²) + ε)·w", "orange"),
+                    };
+                    let m = m.ok_or_else(unknown)?;
                     matrix_view(name, format!("{title}{head_note}"), m, tokens, d(m), palette)
+                }
+                "b_q" | "b_k" | "b_v" | "b_o" => {
+                    let l = &config.options.layers;
+                    let (b, title) = match name {
+                        "b_q" => (&l.b_q, "b_q (Q = X·W_Q + b_q)"),
+                        "b_k" => (&l.b_k, "b_k (K = X·W_K + b_k)"),
+                        "b_v" => (&l.b_v, "b_v (V = X·W_V + b_v)"),
+                        _ => (&l.b_o, "b_o (output = context·W_O + b_o)"),
+                    };
+                    let b = b.as_ref().ok_or_else(unknown)?;
+                    let row = vec![name.to_string()];
+                    matrix_view(name, title.into(), Matrix::row_vector(b), row, indices(b.len()), "sequential")
                 }
                 "bias" => {
                     let m = extras.and_then(|e| e.bias.as_ref()).ok_or_else(unknown)?;
@@ -451,14 +524,22 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
                         ("k", false) => (&t.k, "K = X", "orange"),
                         _ => (&t.v, "V = X", "orange"),
                     };
-                    matrix_view(name, title.into(), m, tokens, d(m), palette)
+                    let l = &config.options.layers;
+                    let bias = match name {
+                        "q" => l.b_q.is_some(),
+                        "k" => l.b_k.is_some(),
+                        _ => l.b_v.is_some(),
+                    };
+                    let title = if bias { format!("{title} + b_{name}") } else { title.to_string() };
+                    matrix_view(name, title, m, tokens, d(m), palette)
                 }
-                "scores" | "scaled" | "weights" => {
+                "scores" | "scaled" | "capped" | "weights" => {
                     let biased = extras.is_some_and(|e| e.bias.is_some());
                     let title = stage_title(config, name, t.scale, biased).ok_or_else(unknown)?;
                     let m = match name {
                         "scores" => followed.scores,
                         "scaled" => followed.scaled,
+                        "capped" => followed.capped.ok_or_else(unknown)?,
                         _ => followed.weights,
                     };
                     matrix_view(name, title, m, tokens, tokens, "sequential")
@@ -481,7 +562,12 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
                 }
                 "output" => {
                     let out = t.output.as_ref().ok_or_else(unknown)?;
-                    matrix_view(name, "output = context·W_O".into(), out, tokens, d(out), "Blue")
+                    let title = if config.options.layers.b_o.is_some() {
+                        "output = context·W_O + b_o"
+                    } else {
+                        "output = context·W_O"
+                    };
+                    matrix_view(name, title.into(), out, tokens, d(out), "Blue")
                 }
                 "query.terms" => matrix_view(
                     name,
@@ -577,7 +663,8 @@ fn decode_view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Option<V
             matrix_view(name, title, row(&d.scores), now, cache, "sequential")
         }
         "decode.weights" => {
-            let title = format!("weights of token {step} = softmax(scaled){head}");
+            let logits = if o.layers.softcap.is_some() { "capped" } else { "scaled" };
+            let title = format!("weights of token {step} = softmax({logits}){head}");
             matrix_view(name, title, row(&d.weights), now, cache, "sequential")
         }
         "decode.context" => {
@@ -608,10 +695,13 @@ pub fn stage_title(config: &Config, name: &str, scale: f64, biased: bool) -> Opt
         Mechanism::SelfAttention { projections: None, .. } => "model",
         _ => return None,
     };
+    let o = &config.options;
+    let capped = o.layers.softcap;
     Some(match name {
         "scores" => {
-            let rope = matches!(config.options.position, Some(Position::Rope { .. }));
-            format!("scores = {}{head_note}", score_formula(&config.options.scoring, rope))
+            let rope = matches!(o.position, Some(Position::Rope { .. }));
+            let normed = [o.layers.q_norm.is_some(), o.layers.k_norm.is_some()];
+            format!("scores = {}{head_note}", score_formula(&o.scoring, rope, normed))
         }
         "scaled" => {
             let temp = temperature_text(config.options.temperature);
@@ -622,27 +712,47 @@ pub fn stage_title(config: &Config, name: &str, scale: f64, biased: bool) -> Opt
                 }
                 _ => format!("scaled = scores{scale_text}{temp}"),
             };
-            let bias = if biased { " + bias" } else { "" };
+            let bias = if biased && capped.is_none() { " + bias" } else { "" };
             format!("{title}{bias}{head_note}")
         }
+        "capped" => {
+            let c = crate::text::number(capped?);
+            let bias = if biased { " + bias" } else { "" };
+            format!("capped = {c}·tanh(scaled / {c}){bias}{head_note}")
+        }
+        "weights" if capped.is_some() => format!("weights = softmax(capped){head_note}"),
         "weights" => format!("weights = softmax(scaled){head_note}"),
         "context" => format!("context = weights·V{head_note}"),
         _ => return None,
     })
 }
 
-/// A scoring's formula; under RoPE (`rotated`) it reads the rotated q and k (the views `q_rot`, `k_rot`), which are
-/// what the scores are made of.
-fn score_formula(scoring: &Scoring, rotated: bool) -> &'static str {
-    match (scoring, rotated) {
-        (Scoring::Dot, false) => "Q·Kᵀ",
-        (Scoring::Dot, true) => "Q_rot·K_rotᵀ",
-        (Scoring::General { .. }, false) => "Q·W_a·Kᵀ",
-        (Scoring::General { .. }, true) => "Q_rot·W_a·K_rotᵀ",
-        (Scoring::Additive { .. }, false) => "v_a·tanh(q·W_a + k·U_a)",
-        (Scoring::Additive { .. }, true) => "v_a·tanh(q_rot·W_a + k_rot·U_a)",
-        (Scoring::Cosine, false) => "cos(q, k)",
-        (Scoring::Cosine, true) => "cos(q_rot, k_rot)",
+/// A scoring's formula of the q and k the scores are made of: under RoPE (`rotated`) the rotated ones (the views
+/// `q_rot`, `k_rot`), else the normed ones where `normed` ([q, k]: `q_norm`, `k_norm`) says (`q_normed`, `k_normed`).
+fn score_formula(scoring: &Scoring, rotated: bool, normed: [bool; 2]) -> String {
+    let suffix = |n: bool| {
+        if rotated {
+            "_rot"
+        } else if n {
+            "_normed"
+        } else {
+            ""
+        }
+    };
+    let (q, k) = (suffix(normed[0]), suffix(normed[1]));
+    match scoring {
+        Scoring::Dot => format!("Q{q}·K{k}ᵀ"),
+        Scoring::General { .. } => format!("Q{q}·W_a·K{k}ᵀ"),
+        Scoring::Additive { .. } => format!("v_a·tanh(q{q}·W_a + k{k}·U_a)"),
+        Scoring::Cosine => format!("cos(q{q}, k{k})"),
+    }
+}
+
+/// Which values of a q or k row (`d_k` wide) RoPE turns, when not all: "values 0 … 3 of 6 turn".
+fn rotated_part(position: &Position, d_k: usize) -> Option<String> {
+    match position {
+        Position::Rope { rotary_dim: Some(r), .. } if *r < d_k => Some(format!("values 0 … {} of {d_k} turn", r - 1)),
+        _ => None,
     }
 }
 

@@ -16,6 +16,8 @@ mod docs;
 mod edits;
 #[path = "export.rs"]
 mod export;
+#[path = "fields.rs"]
+mod fields;
 #[path = "figure.rs"]
 mod figure;
 #[path = "fuzz.rs"]

@@ -490,3 +490,54 @@ fn numpy_writes_the_modern_fields() {
         }
     }
 }
+
+/// A real model's layer fields in "Copy as NumPy": the projections' biases, the q/k norms (an `rms_norm` function),
+/// partial and scaled RoPE, the soft cap and b_o, each written as NumPy that prints our numbers (the context, the
+/// output, the decode step's weights and FlashAttention's o / l of the capped scores).
+#[test]
+fn numpy_writes_the_layer_fields() {
+    let w4 = json!([[2, 0, 2, 1], [2, 0.5, 0, 1], [2, 1, 2, 0]]);
+    let w2 = json!([[1, 0.5], [0, 1], [0.25, 1]]);
+    let cases = [
+        json!({"b_q": [0.5, -1, 0.25, 2], "b_k": [1, 0, -0.5, 0.75], "b_v": [0, 1, 2, -1, 0.5, 0.125],
+               "w_o": [[1, 0], [0, 1], [1, 1], [0.5, 0], [0, 2], [1, 0]], "b_o": [0.5, -0.25]}),
+        json!({"heads": 2, "b_q": [0.5, -1, 0.25, 2], "b_v": [0, 1, 2, -1, 0.5, 0.125], "mask": "causal"}),
+        json!({"q_norm": {"weight": [1, 0.5, 2, 1.5], "eps": 1e-6}, "k_norm": {"weight": [1, 1, 0.5, 2], "eps": 0.01},
+               "position": {"kind": "rope", "pairs": "halves"}, "w_q": w4, "w_k": w4, "mask": "causal",
+               "decode_step": 2}),
+        json!({"heads": 2, "q_norm": {"weight": [1, 0.5], "eps": 1e-6}, "position": {"kind": "rope", "rotary_dim": 2},
+               "w_q": w4, "w_k": w4}),
+        json!({"position": {"kind": "rope", "pairs": "halves", "rotary_dim": 2, "frequencies": [0.75],
+                            "attention_factor": 1.25}, "w_q": w4, "w_k": w4, "b_k": [1, 0, -0.5, 0.75]}),
+        json!({"softcap": 1.5, "mask": "causal", "decode_step": 3, "tiles": [3, 2]}),
+        json!({"heads": 2, "softcap": 0.75, "position": {"kind": "alibi"}, "w_q": w4, "w_k": w4, "mask": "causal",
+               "decode_step": 2, "tiles": [2, 2], "head": 1}),
+        json!({"softcap": 2, "w_q": w2, "w_k": w2, "w_v": w2, "valid_lens": [1, 2, 0, 4], "masked_row": "uniform"}),
+    ];
+    let configs: Vec<Config> = cases.iter().map(|extra| self_config(extra.clone())).collect();
+    let dump = "{'context': context.tolist(), 'output': _plain(globals().get('output', [])), \
+                'decode': _plain(globals().get('decode_weights', [])), \
+                'flash': _plain(globals().get('flash_context', []))}";
+    let runs: Vec<(String, String)> = configs.iter().map(|c| (numpy_snippet(c, None), dump.to_string())).collect();
+    let Some(got) = run_pythons(&runs) else { return };
+    for ((config, got), (snippet, _)) in configs.iter().zip(&got).zip(&runs) {
+        let Trace::SelfAttention(t) = compute(config).unwrap() else { panic!() };
+        let what = |f: &str| format!("{f} of\n{snippet}");
+        close(&got["context"], t.context.data(), &what("context"));
+        close(&got["output"], t.output.as_ref().map_or(&[][..], |o| o.data()), &what("output"));
+        close(&got["decode"], t.decode.as_ref().map_or(&[][..], |d| &d.weights[..]), &what("decode weights"));
+        if t.flash.is_some() {
+            let h = t.head(config.options.head);
+            close(&got["flash"], h.context.data(), &what("o / l"));
+        }
+        let l = &config.options.layers;
+        for (needle, used) in [
+            ("+ b_q", l.b_q.is_some()),
+            ("rms_norm", l.q_norm.is_some() || l.k_norm.is_some()),
+            ("np.tanh(scaled / softcap)", l.softcap.is_some()),
+            ("+ b_o", l.b_o.is_some()),
+        ] {
+            assert_eq!(snippet.contains(needle), used, "{needle} in\n{snippet}");
+        }
+    }
+}

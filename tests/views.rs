@@ -220,7 +220,7 @@ fn a_stage_view_borrows_the_traces_values_and_the_tokens() {
 }
 
 /// The view lists the element reads from facts.js: every name a view, and every input grid of an editable
-/// self-attention figure (with W_a, U_a, v_a and W_O) one of the inputs not drawn again as a heatmap.
+/// self-attention figure (with W_a, U_a, v_a, W_O and the biases) one of the inputs not drawn again as a heatmap.
 #[test]
 fn the_input_and_weight_view_lists_name_views() {
     use attention_viz::views::{ALL_VIEWS, INPUT_VIEWS, WEIGHT_VIEWS};
@@ -228,11 +228,11 @@ fn the_input_and_weight_view_lists_name_views() {
     let c = attention_viz::config::Config::from_json(
         r#"{"embeddings": [[1, 0], [0, 1]], "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]], "w_v": [[1, 0], [0, 1]],
             "scoring": "additive", "w_a": [[1, 0], [0, 1]], "u_a": [[1, 0], [0, 1]], "v_a": [1, 1],
-            "w_o": [[1, 0], [0, 1]], "mask": "causal"}"#,
+            "w_o": [[1, 0], [0, 1]], "mask": "causal", "b_q": [1, 2], "b_k": [0, 1], "b_v": [1, 0], "b_o": [2, 2]}"#,
     )
     .unwrap();
     let grids: Vec<&str> = attention_viz::controls::grids(&c).iter().map(|g| g.name).collect();
-    assert_eq!(grids, ["embeddings", "w_q", "w_k", "w_v", "w_a", "u_a", "v_a", "w_o"]);
+    assert_eq!(grids, ["embeddings", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_a", "u_a", "v_a", "w_o", "b_o"]);
     assert!(grids.iter().all(|g| INPUT_VIEWS.contains(g)));
     let drawn = names(&c);
     assert!(INPUT_VIEWS.iter().all(|v| drawn.iter().any(|d| d == v)), "every input is a view of {drawn:?}");

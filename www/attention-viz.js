@@ -8,7 +8,7 @@
 
 import * as core from './core.js';
 import { defineElement } from './element/index.js';
-import { LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
+import { LAYER_FIELDS, LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { loadInflate, inflateLoaded, inflateRaw } from './arrays.js';
 import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
@@ -475,6 +475,8 @@ function largeTakes(config) {
       const v = config[key];
       if (v !== undefined && (v === null || typeof v !== 'object' || isList(v) || key === 'position')) rest[key] = v;
     }
+    // A real layer's fields only say they are there: the core judges what the worker shows.
+    for (const key of LAYER_FIELDS) if (config[key] !== undefined && config[key] !== null) rest[key] = true;
     if (rest.position !== undefined && rest.position !== null) rest.position = { kind: String(rest.position.kind) };
     for (const key of [...MATRICES, 'decoder_state']) {
       const value = config[key];
@@ -568,7 +570,9 @@ function flatConfig(config) {
  * scores, scaled, weights, naive_weights; scale; query {index, scores, scaled,
  * exp, sum, weights, terms, context, masked, features (additive)}; with the modern fields: pe, each head's q_rot,
  * k_rot or bias, decode {step, q, k_cache, v_cache, scores, scaled, weights, context, cache_size, recompute_cost} and
- * flash {tiles, steps: [{q_block, k_block, m, l, o}, …]} (README "Trace"); cross: scores,
+ * flash {tiles, steps: [{q_block, k_block, m, l, o}, …]}; with a real layer's fields each head's q_normed, k_normed
+ * and capped (the softmax's input with softcap; top level with one head, query.capped, decode.capped) (README
+ * "Trace"); cross: scores,
  * scaled, weights, naive_weights, applied (d × m), context (d), scale, query
  * {masked, features}; model (mechanism "model", www/train.js): input, tokens,
  * prediction, probabilities, logits, layers [{heads: [{q, k, v, scores, scaled,

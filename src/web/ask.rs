@@ -394,7 +394,7 @@ impl Viz {
             return None;
         }
         let stage = view.rsplit('.').next().unwrap_or(view);
-        if !matches!(stage, "scores" | "scaled" | "weights" | "naive_weights" | "mask" | "bias") {
+        if !matches!(stage, "scores" | "scaled" | "capped" | "weights" | "naive_weights" | "mask" | "bias") {
             return None;
         }
         let query = if matches!(config.mechanism, Mechanism::Cross { .. }) { 0 } else { i };

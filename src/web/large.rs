@@ -82,9 +82,12 @@ impl LargeJob {
 impl LargeJob {
     fn of(config: Config) -> Result<LargeJob, JsError> {
         let o = &config.options;
-        let plain = o.position.is_none() && o.w_o.is_none() && o.decode_step.is_none() && o.tiles.is_none();
+        let plain =
+            o.position.is_none() && o.w_o.is_none() && o.decode_step.is_none() && o.tiles.is_none() && !o.layers.any();
         if !matches!(config.mechanism, Mechanism::SelfAttention { .. }) || !plain {
-            return Err(JsError::new("a large figure shows self-attention without positions, W_O, decode or tiles"));
+            return Err(JsError::new(
+                "a large figure shows self-attention without positions, W_O, decode, tiles, biases, norms or a soft cap",
+            ));
         }
         Ok(LargeJob { config, qkv: None, scale: 1.0, stages: None })
     }

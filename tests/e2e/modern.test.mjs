@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, done, openHTML } from './harness.mjs';
+import { open, done, openHTML, typeInCell, until } from './harness.mjs';
 
 const AXE = join(fileURLToPath(new URL('../../', import.meta.url)), 'node_modules/axe-core/axe.min.js');
 const PAGE = 'tests/e2e/modern-page.html'; // no such file: served by page.route below
@@ -354,6 +354,81 @@ test('toJSON, the share link and "Copy as NumPy" carry position.offset, kv_heads
   const other = await load(fig('all', ALL), { url });
   assert.deepEqual(await config(other, 'all'), state.config);
   await done(other);
+});
+
+// ---- real models' layers: biases, the soft cap, partial rotary -------------------------------------------
+
+const BQ = [0.5, -1, 0.25, 2];
+const LAYER = { embeddings: X, w_q: W, w_k: W, w_v: W, b_q: BQ, b_k: [1, 0, -0.5, 0.75], mask: 'causal', softcap: 0.5,
+  position: { kind: 'rope', pairs: 'halves', rotary_dim: 2 } };
+
+test('compute(): the trace carries capped, the softmax\'s input, and a q shifted by b_q (nested and typed)', async () => {
+  const page = await load(fig('layer', LAYER));
+  const got = await page.evaluate(async (cfg) => {
+    const av = await import('/www/attention-viz.js');
+    const { b_q: _, ...plain } = cfg;
+    const t = av.compute(cfg);
+    const typed = av.compute(cfg, { arrays: 'typed' });
+    return { q: t.q, plainQ: av.compute(plain).q, capped: t.capped, headCapped: t.heads[0].capped, scaled: t.scaled,
+      weights: t.weights, queryCapped: t.query.capped, typed: { shape: typed.capped.shape, data: Array.from(typed.capped.data) } };
+  }, LAYER);
+  got.q.forEach((row, i) => row.forEach((x, j) => assert.ok(Math.abs(x - (got.plainQ[i][j] + BQ[j])) <= 1e-12, `q[${i}][${j}] = X·W_Q + b_q`)));
+  assert.equal(got.capped.length, 5);
+  assert.deepEqual(got.headCapped, got.capped, 'heads[0].capped is the one head\'s');
+  assert.equal(got.capped[0][1], -Infinity, 'capped: −∞ where the causal mask masks');
+  assert.ok(got.scaled.flat().every(Number.isFinite), 'scaled: scores / scale alone, no −∞');
+  got.capped.forEach((row, i) => row.forEach((x, j) => {
+    if (j <= i) assert.ok(Math.abs(x - 0.5 * Math.tanh(got.scaled[i][j] / 0.5)) <= 1e-12, `capped[${i}][${j}] = 0.5·tanh(scaled / 0.5)`);
+  }));
+  // The softmax reads capped: each row's weights are its exponentials over their sum.
+  const row = got.capped[4];
+  const e = row.map((x) => Math.exp(x - Math.max(...row)));
+  close(got.weights[4], e.map((x) => x / e.reduce((a, b) => a + b, 0)), 'weights = softmax(capped)');
+  assert.deepEqual(got.queryCapped, got.capped[0]);
+  assert.deepEqual(got.typed.shape, [5, 5]);
+  assert.deepEqual(got.typed.data, got.capped.flat(), 'typed capped');
+  await done(page);
+});
+
+test('the soft cap panel (mouse, keyboard) and the rotated values (keys); a bias typed in its grid; the trace is compute()\'s', async () => {
+  const { b_q: _, softcap: __, ...start } = LAYER;
+  const page = await load(fig('cap', start));
+  assert.ok((await page.evaluate(() => H.panels('cap'))).includes('position'));
+  const views = () => page.evaluate(() => [...H.el('cap').shadowRoot.querySelectorAll('canvas[data-view]')].map((c) => c.dataset.view));
+  assert.ok(!(await views()).includes('capped'));
+  // Named by views: the soft cap panel shows while the cap is off.
+  await page.evaluate(() => H.el('cap').setAttribute('views', 'controls,inputs,position,softcap,scaled,capped,weights'));
+  await until(page, () => H.panels('cap').includes('softcap'));
+  await clickAt(page, inFig('cap', '[data-control="softcap-on"]'));
+  assert.equal((await config(page, 'cap')).softcap, 1, 'on: the panel\'s starting cap');
+  assert.ok((await views()).includes('capped'), 'the capped heatmap shows');
+  assert.match(await page.evaluate(() => H.text('cap', '[data-role="softcap-hint"]')), /1·tanh\(s \/ 1\)/);
+  await traceIsComputes(page, 'cap', 'cap on');
+  await typeIn(page, inFig('cap', '[data-control="softcap"]'), '0.25', true);
+  assert.equal((await config(page, 'cap')).softcap, 0.25);
+  assert.deepEqual(await focusOf(page), on('cap', 'control softcap'));
+  await traceIsComputes(page, 'cap', 'cap 0.25');
+  await typeIn(page, inFig('cap', '[data-control="softcap"]'), '-2', true);
+  assert.equal((await config(page, 'cap')).softcap, 0.25, 'refused: the config kept');
+  assert.match(await page.evaluate(() => H.text('cap', '[data-role="softcap-error"]')), /softcap must be a number > 0/);
+  // The rotated values: 2 of d_k = 4; ↑ steps by 2 to all 4 (the default, so the field leaves the config).
+  assert.equal((await config(page, 'cap')).position.rotary_dim, 2);
+  await page.locator(inFig('cap', '[data-control="position-rotary"]')).focus();
+  await page.keyboard.press('ArrowUp');
+  assert.equal((await config(page, 'cap')).position.rotary_dim, undefined);
+  assert.equal(await page.evaluate(() => H.text('cap', '[data-role="rotary-text"]')), 'values 0 … 3 of 4 turn');
+  await page.keyboard.press('ArrowUp');
+  assert.match(await page.evaluate(() => H.text('cap', '[data-role="position-error"]')), /position\.rotary_dim must be an even whole number from 2 to d_k \(4\)/);
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  assert.equal((await config(page, 'cap')).position.rotary_dim, 2);
+  await traceIsComputes(page, 'cap', 'rotary_dim 2');
+  // b_k is an input: typed in its grid, a new K.
+  await typeInCell(page, 'cap', 'b_k', 0, 2, '3');
+  await page.keyboard.press('Enter');
+  assert.deepEqual((await config(page, 'cap')).b_k, [1, 0, 3, 0.75]);
+  await traceIsComputes(page, 'cap', 'b_k typed');
+  await done(page);
 });
 
 // ---- accessibility --------------------------------------------------------------------------------------

@@ -13,6 +13,10 @@ export const THEME = {
  * `config::MATRICES`). */
 export const MATRICES = ['embeddings', 'w_q', 'w_k', 'w_v', 'annotations', 'w_o', 'w_a', 'u_a', 'attention'];
 
+/** The fields real models' layers add (the core's `config::LAYER_FIELDS`): a large figure's worker takes no
+ * config with one (`config::worker_takes`), which compute()'s `largeTakes` tells it by name. */
+export const LAYER_FIELDS = ['b_q', 'b_k', 'b_v', 'b_o', 'q_norm', 'k_norm', 'softcap'];
+
 /** The most values one array may hold, the most a figure takes (the core's `weights::MAX_VALUES`): parseArray
  * refuses a larger shape before it builds anything. */
 export const MAX_VALUES = 8388608;
@@ -36,16 +40,16 @@ export function cut(s) {
 export const MAX_RANDOM = 131072;
 
 /** The modern panels' names for the `views` attribute, in the core's order (`views::MODERN_PANELS`). */
-export const MODERN_PANELS = ['position', 'kv', 'window', 'decode', 'flash'];
+export const MODERN_PANELS = ['position', 'kv', 'window', 'softcap', 'decode', 'flash'];
 
 /** The decode panel's heatmaps, in the order it shows them (the core's `views::DECODE_VIEWS`). */
 export const DECODE_VIEWS = ['decode.q', 'decode.k_cache', 'decode.v_cache', 'decode.scores', 'decode.weights', 'decode.context'];
 
 /** The stages whose rows are queries and columns keys, linked by a hovered weight (`views::WEIGHT_VIEWS`). */
-export const WEIGHT_VIEWS = ['scores', 'scaled', 'weights', 'naive_weights'];
+export const WEIGHT_VIEWS = ['scores', 'scaled', 'capped', 'weights', 'naive_weights'];
 
 /** The inputs an editable figure shows as cells, drawn as heatmaps only when read-only (`views::INPUT_VIEWS`). */
-export const INPUT_VIEWS = ['embeddings', 'w_q', 'w_k', 'w_v', 'w_o', 'w_a', 'u_a', 'v_a', 'mask'];
+export const INPUT_VIEWS = ['embeddings', 'w_q', 'w_k', 'w_v', 'b_q', 'b_k', 'b_v', 'w_o', 'b_o', 'w_a', 'u_a', 'v_a', 'mask'];
 
 /** Why key j is masked for query i, the bits of the code the core gives (`config::Options::reason`; the trace's
  * `query.masked`, a cell's `masked`): by the `mask`, beyond `valid_lens`, outside the window. */

@@ -1,9 +1,10 @@
-// Owns three panels of how today's language models attend, in the variants' row (variants.js builds and paints
+// Owns four panels of how today's language models attend, in the variants' row (variants.js builds and paints
 // them with its own): `position` (none, sinusoidal, RoPE or ALiBi; the base as a log slider with its value shown and
-// typed; RoPE's pair layout; ALiBi's slopes, editable as a list; "Shift positions", `position.offset`, with what a
-// shift does to the scores), `kv` (the key/value head count, offered as the core's divisors of `heads`, and which
-// query heads share which K/V head) and `window` (its left and right sides and the sinks; the core draws them on the
-// mask heatmap, which shows with this panel). What they show — the choices and their words, the reasons a control is
+// typed; RoPE's pair layout and how many values of a row turn; ALiBi's slopes, editable as a list; "Shift
+// positions", `position.offset`, with what a shift does to the scores), `kv` (the key/value head count, offered as the
+// core's divisors of `heads`, and which query heads share which K/V head), `window` (its left and right sides and the
+// sinks; the core draws them on the mask heatmap, which shows with this panel) and `softcap` (the soft cap of the
+// scores, on or off, and its value). What they show — the choices and their words, the reasons a control is
 // off, the groups, the limits — is the core's model (src/panels.rs, the snapshot's `parts`). A panel shows when
 // `views` names it or, without `views`, when the core says the config uses it (the snapshot's `used`:
 // views::modern_panels), and once shown it stays. Every control is one edit through the port's `dispatch`; a refused one shows
@@ -42,6 +43,7 @@ export class Modern {
     if (model.position) this.parts.position = this.positionPanel(model.position);
     if (model.kv) this.parts.kv = this.kvPanel(model.kv);
     if (model.window) this.parts.window = this.windowPanel(model.window);
+    if (model.softcap) this.parts.softcap = this.softcapPanel(model.softcap);
     return Object.values(this.parts);
   }
 
@@ -60,6 +62,13 @@ export class Modern {
         ...options(position.pair_choices, position.pairs)));
     }
     const parts = [head];
+    if (position.rotary) {
+      const { rotary } = position;
+      parts.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'rotated' }),
+        el('input', { type: 'text', class: 'num', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', 'data-control': 'position-rotary',
+          'aria-label': rotary.label, title: rotary.title, value: String(rotary.value) }),
+        el('output', { class: 'shift-range', 'data-role': 'rotary-text', text: rotary.text })));
+    }
     if (position.base !== null) {
       const { base, base_slider: slider } = position;
       parts.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'base' }),
@@ -112,6 +121,16 @@ export class Modern {
       el('p', { class: 'hint', text: w.hint })]);
   }
 
+  softcapPanel(c) {
+    const on = el('input', { type: 'checkbox', 'data-control': 'softcap-on', checked: c.on });
+    return this.panel('softcap', [
+      el('div', { class: 'group' }, el('span', { class: 'label', text: 'soft cap' }),
+        el('label', { title: c.title }, on, ' cap the scores'),
+        el('label', { class: 'side' }, 'c ', el('input', { type: 'text', class: 'num base', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
+          'data-control': 'softcap', 'aria-label': c.label, value: String(c.value), disabled: !c.on }))),
+      el('p', { class: 'hint', 'data-role': 'softcap-hint', text: c.hint })]);
+  }
+
   /** A panel with its error line (the core's message for its last refused edit). */
   panel(name, parts) {
     const error = el('p', { class: 'panel-error', role: 'alert', 'data-role': `${name}-error`, text: this.errors[name] ?? '' });
@@ -156,6 +175,21 @@ export class Modern {
       if (slopes && position.slopes_text !== null) {
         if (slopes.textContent !== position.slopes_text) slopes.textContent = position.slopes_text;
       }
+      const rotary = part.querySelector('[data-control="position-rotary"]');
+      if (rotary && position.rotary) {
+        const r = String(position.rotary.value);
+        if (port.shadow.activeElement !== rotary && rotary.value !== r) rotary.value = r;
+        const words = part.querySelector('[data-role="rotary-text"]');
+        if (words.textContent !== position.rotary.text) words.textContent = position.rotary.text;
+      }
+    }
+    const cap = this.parts.softcap;
+    const softcap = this.model().softcap;
+    if (cap && softcap) {
+      const typed = cap.querySelector('[data-control="softcap"]');
+      if (port.shadow.activeElement !== typed && typed.value !== String(softcap.value)) typed.value = String(softcap.value);
+      const hint = cap.querySelector('[data-role="softcap-hint"]');
+      if (hint.textContent !== softcap.hint) hint.textContent = softcap.hint;
     }
   }
 
@@ -206,6 +240,14 @@ export class Modern {
         this.edit('window', { fields: { [window.fields.window]: t.checked ? [left ?? window.left, right ?? window.right] : null } }, { rebuild: true, undo: () => { t.checked = window.on; } });
         return;
       }
+      case 'softcap-on': {
+        const { softcap } = this.model();
+        const typed = Number(this.parts.softcap.querySelector('[data-control="softcap"]').value.trim());
+        const value = t.checked ? (Number.isFinite(typed) ? typed : softcap.value) : null;
+        this.edit('softcap', { fields: { [softcap.field]: value } }, { rebuild: true, undo: () => { t.checked = softcap.on; } });
+        return;
+      }
+      case 'softcap': this.setSoftcap(t); return;
       default:
     }
   }
@@ -222,6 +264,7 @@ export class Modern {
         return;
       }
       case 'position-offset': this.setWhole(t, (k) => this.position({ ...p, offset: k }), 'position'); return;
+      case 'position-rotary': this.setWhole(t, (k) => this.position({ ...p, [this.model().position.rotary.field]: k }), 'position'); return;
       case 'window-left': case 'window-right': case 'sinks': this.setWindow(t); return;
       default:
     }
@@ -231,16 +274,20 @@ export class Modern {
   onKey(panel, e) {
     const t = e.target;
     const control = t.dataset?.control;
-    if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && ['position-offset', 'window-left', 'window-right', 'sinks'].includes(control)) {
+    if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && ['position-offset', 'position-rotary', 'window-left', 'window-right', 'sinks'].includes(control)) {
       e.preventDefault();
       const now = whole(t.value) ? Number(t.value.trim()) : 0;
-      const next = Math.max(0, now + (e.key === 'ArrowUp' ? 1 : -1));
+      const step = control === 'position-rotary' ? this.model().position.rotary.step : 1;
+      const next = Math.max(0, now + (e.key === 'ArrowUp' ? step : -step));
       if (String(next) === t.value) return;
       t.value = String(next);
       t.dispatchEvent(new Event('input', { bubbles: true }));
     } else if (e.key === 'Enter' && (control === 'position-base' || control === 'position-slopes')) {
       e.preventDefault();
       if (control === 'position-base') this.setBase(t); else this.setSlopes(t);
+    } else if (e.key === 'Enter' && control === 'softcap') {
+      e.preventDefault();
+      this.setSoftcap(t);
     }
   }
 
@@ -278,6 +325,20 @@ export class Modern {
       const slider = this.parts.position?.querySelector('[data-control="position-base-slider"]');
       if (slider) slider.value = String(this.model().position.base_slider.at);
     } else input.setAttribute('aria-invalid', 'true');
+  }
+
+  /** A typed soft cap (a number; the core judges it), applied while the cap is on. */
+  setSoftcap(input) {
+    const { softcap } = this.model();
+    const value = Number(input.value.trim());
+    if (input.value.trim() === '' || !Number.isFinite(value)) {
+      input.setAttribute('aria-invalid', 'true');
+      this.say('softcap', softcap.not_number.replace('{text}', quoted(input.value)));
+      return;
+    }
+    if (!softcap.on || value === softcap.value) { input.removeAttribute('aria-invalid'); return; }
+    if (this.edit('softcap', { fields: { [softcap.field]: value } })) input.removeAttribute('aria-invalid');
+    else input.setAttribute('aria-invalid', 'true');
   }
 
   setSlopes(input) {

@@ -1,6 +1,6 @@
 // Owns the element's parts that are imported on demand (a seed figure needs none of them):
-// model.js (a model's weights), steppers.js (the decode and flash panels) and modern.js (the position, kv and window
-// panels). `loadPart` imports one (once; a failed import is tried again by the next figure that needs it); until it has
+// model.js (a model's weights), steppers.js (the decode and flash panels) and modern.js (the position, kv, window and
+// soft-cap panels). `loadPart` imports one (once; a failed import is tried again by the next figure that needs it); until it has
 // arrived the element holds a stand-in (`idleModel`, `idleSteppers`, `idleModern`) with the part's interface, no DOM
 // of its own, and the part's own rule of whether the figure shows it (`shown`: index.js `_rebuild` asks it first).
 
@@ -12,7 +12,7 @@ export const STEPPER_PANELS = ['decode', 'flash'];
 export const MODERN_OWN = MODERN_PANELS.filter((p) => !STEPPER_PANELS.includes(p));
 
 /** What each part is, in a figure's status line. */
-export const PART_NAMES = { model: 'model view', steppers: 'decode and flash panels', modern: 'position, kv and window panels' };
+export const PART_NAMES = { model: 'model view', steppers: 'decode and flash panels', modern: 'position, kv, window and soft-cap panels' };
 
 const IMPORTS = {
   model: () => import('./model.js').then((m) => m.Model),
