@@ -143,7 +143,7 @@ def _run(model, torch, ids, extra, attention):
     def before(module, args, kwargs):
         if "hidden" not in seen:
             got = _arguments(module, args, kwargs)
-            seen.update(hidden=got.get("hidden_states"), mask=got.get("attention_mask"),
+            seen.update(hidden=got.get("hidden_states"), attention_mask=got.get("attention_mask"),
                         cos_sin=got.get("position_embeddings"), other=got)
 
     def rotary(module, args, kwargs, output):
@@ -312,7 +312,7 @@ def read_layer(model, inputs, layer=0, tokenizer=None) -> dict:
     (w_q, b_q), (w_k, b_k), (w_v, b_v), (w_o, b_o) = _projections(attention, arch)
     heads, kv_heads, d_k = _heads(model, attention, arch, w_q, w_k)
     causal, window = _causal(model, attention, kind, arch), _window(model, attention, kind)
-    _check_mask(torch, kind, layer, seen.get("mask"), n, causal, window)
+    _check_mask(torch, kind, layer, seen.get("attention_mask"), n, causal, window)
     own = attention.self if arch.kind == "bert" else attention
     # transformers' q_norm and k_norm modules (Qwen3, Gemma 3), per head
     norms = {side: _norm(kind, getattr(attention, f"{side}_norm", None), arch.plus_one) for side in "qk"}
@@ -323,7 +323,7 @@ def read_layer(model, inputs, layer=0, tokenizer=None) -> dict:
                   q_norm=norms["q"], k_norm=norms["k"],
                   softcap=getattr(attention, "attn_logit_softcapping", None))
     if tokenizer is not None:
-        config["tokens"] = [str(tokenizer.decode([int(i)])) for i in ids[0]]
+        config.update(tokens=[str(tokenizer.decode([int(i)])) for i in ids[0]])
     return {k: v for k, v in config.items() if v is not None}
 
 
@@ -345,4 +345,4 @@ def layer_config(model, inputs, layer=0, tokenizer=None) -> dict:
 def show_layer(model, inputs, layer=0, head=0, tokenizer=None, **options) -> Figure:
     """The editable figure of that layer's self-attention, following head ``head``: ``show`` of ``layer_config``;
     element options (and config fields to override) as keyword arguments."""
-    return show(**{**read_layer(model, inputs, layer, tokenizer), "head": head, **options})
+    return show(**{**read_layer(model, inputs, layer, tokenizer), **dict(head=head), **options})

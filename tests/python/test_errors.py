@@ -132,7 +132,7 @@ def test_every_malformed_config_of_the_fixture_gets_its_message(case):
 # the same config (`{"__proto__": None}` is an unknown field, `embeddings=None` is null rather than missing).
 KNOWN = ("known fields are mechanism, embeddings, w_q, w_k, w_v, tokens, scale, query, decoder_state, annotations, "
          "heads, head, w_o, scoring, w_a, u_a, v_a, temperature, mask, valid_lens, masked_row, position, kv_heads, "
-         "window, sinks, decode_step, tiles, attention, key_tokens, layer")
+         "window, sinks, decode_step, tiles, b_q, b_k, b_v, b_o, q_norm, k_norm, softcap, attention, key_tokens, layer")
 NULL_FIELDS = [
     ({"__proto__": None}, f'unknown config field "__proto__"; {KNOWN}'),
     ({"embeddings": X, "bogus": None}, f'unknown config field "bogus"; {KNOWN}'),
