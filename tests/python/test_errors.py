@@ -111,16 +111,9 @@ def test_bad_input_raises_value_error_with_the_input_cut(name):
 # of the message it must get. Python takes a config as a dict or keyword arguments: the fixture's configs that are
 # not objects cannot be given to it.
 FIXTURE = [c for c in load("malformed-configs.json")["cases"] if isinstance(c["config"], dict)]
-PYTHON_ACCEPTS = {
-    # Python's True is the integer 1 to NumPy, so the conversion passes it; the config keeps True, which the page
-    # then refuses. Strict: once Python refuses it, this fails until the mark goes.
-    "bool in embeddings": "Python accepts [[True, 1]] as embeddings, which the page refuses",
-}
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=PYTHON_ACCEPTS[c["name"]]))
-    if c["name"] in PYTHON_ACCEPTS else c for c in FIXTURE], ids=[c["name"] for c in FIXTURE])
+@pytest.mark.parametrize("case", FIXTURE, ids=[c["name"] for c in FIXTURE])
 def test_every_malformed_config_of_the_fixture_gets_its_message(case):
     for call in (lambda: av.compute(case["config"]), lambda: av.show(**case["config"])):
         with pytest.raises(ValueError) as e:
