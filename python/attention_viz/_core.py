@@ -12,6 +12,7 @@ panic (a bug in the core) traps: its message becomes a ``RuntimeError`` and the 
 
 from __future__ import annotations
 
+import atexit
 import base64
 import json
 import re
@@ -86,6 +87,14 @@ def _module():
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _lock = threading.Lock()
 _current: list = []
+
+
+@atexit.register
+def _release():
+    """The instance, module and engine freed at exit while wasmtime's own module is still whole: freed later, by the
+    interpreter's teardown, each printed "Exception ignored … 'NoneType' object is not callable"."""
+    _current.clear()
+    _module.cache_clear()
 
 
 def _instance() -> _Instance:
