@@ -69,6 +69,20 @@ export function selfConfig(r, fields = {}) {
       if (r.chance(0.5)) c.position.slopes = Array.from({ length: heads }, () => r.pick([0.5, 0.25, 1, 0.125, 2]));
     }
   }
+  if (rope && r.chance(0.4)) {
+    // A real layer's RoPE: part of each head turning, the model's own frequencies, a scaled cos and sin.
+    const rd = 2 * r.int(1, dk / 2);
+    if (rd !== dk || r.chance(0.3)) c.position.rotary_dim = rd;
+    if (r.chance(0.5)) c.position.frequencies = Array.from({ length: rd / 2 }, () => r.pick([1, 0.5, 0.1, 0.01, 1e-4, 3]));
+    if (r.chance(0.3)) c.position.attention_factor = r.pick([0.5, 1, 1.2, 2]);
+  }
+  if (r.chance(0.25)) c.b_q = r.vector(heads * dk);
+  if (r.chance(0.25)) c.b_k = r.vector(kv * dk);
+  if (r.chance(0.25)) c.b_v = r.vector(kv * dv);
+  if (c.w_o && r.chance(0.3)) c.b_o = r.vector(c.w_o[0].length);
+  if (r.chance(0.15)) c.q_norm = { weight: r.vector(dk), eps: r.pick([1e-6, 1e-5, 0.5]) };
+  if (r.chance(0.15)) c.k_norm = { weight: r.vector(dk), eps: r.pick([1e-6, 1e-5, 0.5]) };
+  if (r.chance(0.2)) c.softcap = r.pick([0.5, 1, 5, 50]);
   Object.assign(c, simpleOptions(r, n));
   if (scoring === 'dot') {
     if (r.chance(0.25)) c.window = [r.int(0, n), r.int(0, n)];
