@@ -122,7 +122,7 @@ export function crossConfig(r) {
     const da = r.int(1, 4);
     Object.assign(c, { w_a: r.matrix(d, da), u_a: r.matrix(d, da), v_a: r.vector(da) });
   }
-  if (r.chance(0.2)) c.mask = Array.from({ length: 1 }, () => Array.from({ length: m }, () => (r.chance(0.7) ? 1 : 0)));
+  if (r.chance(0.2)) c.mask = Array.from({ length: m }, () => (r.chance(0.7) ? 1 : 0));
   if (r.chance(0.2)) c.valid_lens = [r.int(0, m)];
   if (r.chance(0.2)) c.masked_row = r.pick(['zero', 'uniform', 'nan']);
   if (r.chance(0.2)) c.temperature = r.pick([0.5, 2]);
