@@ -676,12 +676,69 @@ impl<'a> Fields<'a> {
 /// A config's JSON text as a value, or the message that places what does not parse in it.
 pub fn parse_json(text: &str) -> Result<Value> {
     serde_json::from_str(text).map_err(|e| {
+        if let Some(path) = too_deep(text, &e) {
+            return ConfigError(nested_message(path.first().map_or("config", String::as_str)));
+        }
         let e = e.to_string();
         match e.strip_prefix("number out of range") {
             Some(at) => ConfigError(format!("config has a number too large for float64 (beyond ±1.8e308){at}")),
             None => ConfigError(format!("config is not valid JSON: {e}")),
         }
     })
+}
+
+/// serde_json stops at this many nested lists and objects (its recursion limit, which keeps a deep input from
+/// overflowing the stack).
+pub const MAX_NESTING: usize = 128;
+
+/// What a field nested past [`MAX_NESTING`] gets: a JS object or a Python list can be nested so, and "not valid
+/// JSON" would blame a text the caller never wrote.
+pub fn nested_message(field: &str) -> String {
+    format!(
+        "{} is nested more than {MAX_NESTING} lists or objects deep; no field holds more than 4 levels (attention: \
+         layers × heads × n × m)",
+        if FIELDS.contains(&field) || field == "config" { field.to_string() } else { quote(field) }
+    )
+}
+
+/// When `e` is serde_json's recursion limit, the object keys that lead to where `text` went too deep (outermost
+/// first; empty at the top level), else `None`.
+pub fn too_deep(text: &str, e: &serde_json::Error) -> Option<Vec<String>> {
+    if !e.to_string().starts_with("recursion limit exceeded") {
+        return None;
+    }
+    let start = text.split_inclusive('\n').take(e.line().saturating_sub(1)).map(str::len).sum::<usize>();
+    let mut end = (start + e.column()).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    // The keys of the open objects, one per level (None for a list's level), as the text is read up to `end`.
+    let (mut open, mut key, mut in_string, mut escaped, mut last) = (vec![], None, false, false, String::new());
+    for c in text[..end].chars() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => last.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                last.clear();
+            }
+            ':' => key = Some(last.clone()),
+            '{' | '[' => open.push(key.take()),
+            '}' | ']' => {
+                open.pop();
+            }
+            ',' => key = None,
+            _ => {}
+        }
+    }
+    Some(open.into_iter().flatten().collect())
 }
 
 impl Config {

@@ -266,3 +266,28 @@ fn the_elements_height_note() {
         format!("height {} is outside 40–4000 CSS pixels: the heatmaps are 4000 px high.", &long[..40])
     );
 }
+
+/// A field nested past serde_json's limit (a JS object or a Python list can be): the page's and Python's requests get
+/// one message naming the field, not "not valid JSON" for a text the caller never wrote, nor Python's "internal
+/// error".
+#[test]
+fn a_field_nested_too_deep_is_named_in_the_same_words_from_the_page_and_from_python() {
+    let deep = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let page = format!(
+        r#"{{"embeddings": [[1, 2]], "tokens": ["a\"[{{"], "w_q": {}, "w_k": [[1]], "w_v": [[1]]}}"#,
+        deep(300)
+    );
+    let message = Config::from_json(&page).unwrap_err().0;
+    assert!(message.starts_with("w_q is nested more than 128 lists or objects deep"), "{message}");
+    let python = format!(r#"{{"config": {page}, "flat": []}}"#);
+    let (code, text, _) = call(ffi::av_compute, &python, &[]);
+    assert_ne!(code, 0);
+    assert_eq!(text, message);
+    // An unknown key is quoted and cut as the core quotes names; the top level itself is "config".
+    let odd = format!(r#"{{"x{}": {}}}"#, "y".repeat(100), deep(200));
+    assert!(Config::from_json(&odd).unwrap_err().0.starts_with("\"xyyy"), "quoted");
+    assert!(Config::from_json(&deep(200)).unwrap_err().0.starts_with("config is nested"));
+    // Depths serde_json reads are judged by the fields' own rules.
+    let fine = format!(r#"{{"embeddings": [[1]], "w_q": {}}}"#, deep(100));
+    assert!(!Config::from_json(&fine).unwrap_err().0.contains("nested more than"));
+}
