@@ -1,12 +1,13 @@
-// The guided page's chapters 10–13 (index.html #word-order, #sharing-keys, #long-contexts, #flash-attention):
+// The guided page's chapters 10–14 (index.html #word-order, #sharing-keys, #long-contexts, #flash-attention,
+// #real-layers):
 // - every number the prose prints (each marked `data-q="<key>"`, with `data-i` for an entry of a list) equals the
 //   NumPy fixture tests/fixtures/chapters-goldens.json (tests/goldens/gen_chapters.py, the papers' formulas) at the
 //   digits printed, every quote of the fixture is printed, and no decimal in the prose goes unchecked;
 // - each figure's config is the fixture's, and its trace (what it shows) equals the fixture's to 1e-12;
 // - each "Try:" line, done as the reader does it — the real mouse and keyboard on the panel control the line names
 //   (the position menu, the base slider, "shift positions", ALiBi's slopes, W_K's cell, the decode and tile
-//   steppers, the window's sinks and left side, the tile size) — gives the fixture's numbers, with the keyboard focus
-//   checked after each action;
+//   steppers, the window's sinks and left side, the tile size, "rotated", the soft cap's c and its box) — gives the
+//   fixture's numbers, with the keyboard focus checked after each action;
 // - every figure draws with no console error and no status message (every name of `views` is a panel or view), and
 //   axe-core finds no violation in these chapters at 1280 px light and 390 px dark.
 import { test, before, after } from 'node:test';
@@ -18,7 +19,7 @@ import { open, done, typeInCell, fixture, pageHelpers, WAIT } from './harness.mj
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GOLD = fixture('chapters-goldens.json');
-const CHAPTERS = ['word-order', 'sharing-keys', 'long-contexts', 'flash-attention'];
+const CHAPTERS = ['word-order', 'sharing-keys', 'long-contexts', 'flash-attention', 'real-layers'];
 /** Decimals the prose writes that are inputs, not results: a section number (§3.5) and ALiBi's slope (m = 0.5). */
 const INPUT_DECIMALS = ['3.5', '0.5'];
 
@@ -191,7 +192,7 @@ test('each figure: its config is the fixture\'s and its trace equals NumPy\'s (1
         const views = await page.evaluate((f) => document.getElementById(f).getAttribute('views').split(','), fig);
         const panels = await page.evaluate((f) => [...document.getElementById(f).shadowRoot.querySelectorAll('[data-panel]')]
           .filter((p) => p.offsetParent !== null).map((p) => p.dataset.panel), fig);
-        const named = views.filter((v) => ['position', 'kv', 'window', 'decode', 'flash'].includes(v));
+        const named = views.filter((v) => ['position', 'kv', 'window', 'softcap', 'decode', 'flash'].includes(v));
         assert.deepEqual(named.filter((v) => !panels.includes(v)), [], `${fig}: the panels views names show`);
       }
       const tries = await page.evaluate((id) => document.querySelectorAll(`#${id} .try`).length, id);
@@ -354,7 +355,7 @@ test('chapters 12 and 13: the window panel\'s sinks and left side, the tile step
   }
 });
 
-// axe-core over chapters 10–13, every figure drawn, light at 1280 px and dark at 390 px: pages.test.mjs runs it on the
+// axe-core over chapters 10–14, every figure drawn, light at 1280 px and dark at 390 px: pages.test.mjs runs it on the
 // whole of index.html.
 
 test('chapter 13: → to the second tile shows the rescale factor the prose walks through, exp(4.62 − 5.77) = 0.315', async () => {
@@ -376,4 +377,43 @@ test('chapter 13: → to the second tile shows the rescale factor the prose walk
   assert.equal(await page.locator('#flash-attention [data-q="flash.rescale"]').textContent(), '0.315', 'the prose\'s number');
   assert.equal(got.focus, 'flash-next');
   await done(page);
+});
+
+test('chapter 14, real layers: 4 typed into "rotated" turns every value; c = 50 typed into the soft cap, then the cap unticked', async () => {
+  const page = await chapter('real-layers');
+  try {
+    // Partial RoPE: the last two columns of q_rot are q's; "rotated" 4 (= d_k) turns them, chapter 10's RoPE.
+    const rot = 'chapter-14-rotary';
+    const gold = GOLD.figures[rot].trace;
+    const q = numbers(gold.q);
+    numbers(gold['heads.0.q_rot']).forEach((row, r) => assert.deepEqual(row.slice(2), q[r].slice(2), `q_rot row ${r}: past rotary_dim, q's`));
+    assert.match(await control(page, rot, '[data-role="rotary-text"]').textContent(), /^values 0 … 1 of 4 turn/);
+    await typeInto(page, rot, '[data-control="position-rotary"]', '4');
+    const turned = (await configOf(page, rot)).position;
+    assert.equal(turned.kind, 'rope');
+    // rotary_dim = d_k is the default, which the config then leaves out.
+    assert.equal(turned.rotary_dim ?? 4, GOLD.tries['rotary-all'].config.position.rotary_dim, 'rotated: 4 of d_k = 4');
+    assert.deepEqual(await focusOf(page), at(rot, 'control position-rotary'), 'the field keeps the keyboard');
+    await tried(page, 'rotary-all');
+    assert.deepEqual(differences(await traceOf(page, rot), { scores: GOLD.figures['chapter-10-rope'].trace.scores }), [],
+      'all four turned: chapter 10\'s RoPE scores');
+    assert.match(await control(page, rot, '[data-role="rotary-text"]').textContent(), /^values 0 … 3 of 4 turn/);
+
+    // The soft cap: 50 typed into c and Enter, then "cap the scores" unticked with the mouse.
+    const cap = 'chapter-14-softcap';
+    await typeInto(page, cap, '[data-control="softcap"]', '50', 'Enter');
+    assert.equal((await configOf(page, cap)).softcap, GOLD.tries['softcap-50'].config.softcap);
+    assert.deepEqual(await focusOf(page), at(cap, 'control softcap'), 'Enter leaves the keyboard in c');
+    await tried(page, 'softcap-50');
+    await click(page, cap, '[data-control="softcap-on"]');
+    assert.equal((await configOf(page, cap)).softcap, undefined, 'unticked: no softcap field');
+    assert.deepEqual(await focusOf(page), at(cap, 'control softcap-on'), 'the box keeps the keyboard');
+    await tried(page, 'softcap-off');
+    const views = await page.evaluate((f) => [...document.getElementById(f).shadowRoot.querySelectorAll('canvas[data-view]')]
+      .map((c) => c.dataset.view), cap);
+    assert.ok(!views.includes('capped'), `the capped heatmap goes (${views})`);
+    assert.equal((await traceOf(page, cap)).capped, undefined, 'no capped stage in the trace');
+  } finally {
+    await done(page);
+  }
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generate tests/fixtures/chapters-goldens.json: the numbers of the guided page's chapters 10–13 (index.html):
+"""Generate tests/fixtures/chapters-goldens.json: the numbers of the guided page's chapters 10–14 (index.html):
 word order (sinusoidal positions, RoPE, ALiBi), sharing keys (GQA and the KV cache), long contexts (a
-sliding window and sinks) and FlashAttention's tiles.
+sliding window and sinks), FlashAttention's tiles and what real models' layers add (partial RoPE, soft-capping).
 
 For each figure of those chapters: its config (index.html's `config` attribute must equal it) and the trace fields
 it shows, computed here from the papers' formulas in float64 NumPy, never by the Rust core:
@@ -9,13 +9,15 @@ it shows, computed here from the papers' formulas in float64 NumPy, never by the
 * sinusoidal positions, Vaswani et al. 2017 §3.5: PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(…), added to X;
   checked against the Annotated Transformer's exp-of-log form;
 * RoPE, Su et al. 2021 eq. 34: pair (x_2i, x_2i+1) of each head's q and k rotated by p·θ_i, θ_i = base^(−2i/d_k);
-  checked against the complex-number form (x_2i + i·x_2i+1)·e^(i·p·θ_i);
+  checked against the complex-number form (x_2i + i·x_2i+1)·e^(i·p·θ_i); partial RoPE (GPT-NeoX's rotary_pct, Phi's
+  partial_rotary_factor): only the first rotary_dim values turn, θ_i = base^(−2i/rotary_dim), the rest pass unchanged;
 * ALiBi, Press et al. 2022: the scaled scores gain −m·|i − j|;
 * GQA, Ainslie et al. 2023: query head h reads K/V head ⌊h / (heads / kv_heads)⌋;
 * a window [left, right] (i − left ≤ j ≤ i + right) with sinks (keys 0 … sinks − 1 always attended; Xiao et al. 2023);
 * the KV cache at step t: q_t against the cached K, V of tokens 0 … t; checked equal to row t of the causal weights;
 * FlashAttention-2's Algorithm 1 (Dao 2023): running m, l, o per (query block, key block); checked: after a block's
-  last tile o / l is that block's context rows (1e-13).
+  last tile o / l is that block's context rows (1e-13);
+* the soft cap, Gemma 2 (Gemma Team 2024): capped = c·tanh(scaled / c), which the softmax reads.
 
 Then each "Try:" line's edit (the edited config and the fields it changes), and `quotes`: every number the chapters'
 prose prints (index.html marks each with `data-q="<key>"`; tests/e2e/chapters.test.mjs checks the printed digits
@@ -47,13 +49,15 @@ F64 = np.float64
 # ---------------------------------------------------------------------------
 
 
-def rope(x, base, first=0):
-    """Interleaved pairs (RoFormer); token p (counted from `first`) turned by p·θ_i."""
+def rope(x, base, first=0, rotary_dim=None):
+    """Interleaved pairs (RoFormer); token p (counted from `first`) turned by p·θ_i. With `rotary_dim` only the first
+    rotary_dim values of a row turn (θ_i = base^(−2i/rotary_dim)); the others are copied unturned."""
     n, d = x.shape
-    out = np.zeros_like(x)
+    r = d if rotary_dim is None else rotary_dim
+    out = x.copy()
     for p in range(n):
-        for i in range(d // 2):
-            angle = (first + p) * base ** (-2 * i / d)
+        for i in range(r // 2):
+            angle = (first + p) * base ** (-2 * i / r)
             c, s = math.cos(angle), math.sin(angle)
             a, b = 2 * i, 2 * i + 1
             out[p, a] = x[p, a] * c - x[p, b] * s
@@ -61,12 +65,13 @@ def rope(x, base, first=0):
     return out
 
 
-def rope_complex(x, base, first=0):
+def rope_complex(x, base, first=0, rotary_dim=None):
     n, d = x.shape
-    theta = base ** (-2 * np.arange(d // 2) / d)
-    z = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * (first + np.arange(n))[:, None] * theta[None, :])
-    out = np.zeros_like(x)
-    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    r = d if rotary_dim is None else rotary_dim
+    theta = base ** (-2 * np.arange(r // 2) / r)
+    z = (x[:, 0:r:2] + 1j * x[:, 1:r:2]) * np.exp(1j * (first + np.arange(n))[:, None] * theta[None, :])
+    out = x.copy()
+    out[:, 0:r:2], out[:, 1:r:2] = z.real, z.imag
     return out
 
 
@@ -82,12 +87,19 @@ def attended(config, n):
     return ok
 
 
-def attend(q, k, v, scale, ok, bias=None):
+def attend(q, k, v, scale, ok, bias=None, cap=None):
+    """The scores, the scaled scores, the weights, the context and the capped scores (None without a cap). With a soft
+    cap the softmax reads capped = cap·tanh(scores / scale / cap), then the bias and the mask (Gemma 2 caps the
+    logits themselves); the scaled scores are then scores / scale alone."""
     scores = q @ k.T
-    scaled = scores / scale + (0 if bias is None else bias)
-    scaled = np.where(ok, scaled, -np.inf)
-    weights = softmax_rows(scaled, ok)
-    return scores, scaled, weights, weights @ v
+    bias = 0 if bias is None else bias
+    if cap is None:
+        scaled, capped = np.where(ok, scores / scale + bias, -np.inf), None
+    else:
+        scaled = scores / scale
+        capped = np.where(ok, cap * np.tanh(scaled / cap) + bias, -np.inf)
+    weights = softmax_rows(scaled if capped is None else capped, ok)
+    return scores, scaled, weights, weights @ v, capped
 
 
 def flash(scaled, v, rows, cols):
@@ -125,6 +137,8 @@ def reference(config):
     kind = position.get("kind")
     base = float(position.get("base", 10000.0))
     first = position.get("offset", 0)
+    rotary_dim = position.get("rotary_dim")
+    cap = config.get("softcap")
     out = {}
     if kind == "sinusoidal":
         pe = sinusoidal(first + n, d_model, base)[first:]
@@ -147,27 +161,32 @@ def reference(config):
         qi, ki, vi = q[:, i * d_k:(i + 1) * d_k], k[:, g * d_k:(g + 1) * d_k], v[:, g * d_v:(g + 1) * d_v]
         head = {"q": qi, "k": ki, "v": vi}
         if kind == "rope":
-            qi, ki = rope(qi, base, first), rope(ki, base, first)
+            qi, ki = rope(qi, base, first, rotary_dim), rope(ki, base, first, rotary_dim)
             for rotated, plain in ((qi, head["q"]), (ki, head["k"])):
-                assert np.max(np.abs(rotated - rope_complex(plain, base, first))) < 1e-13, "RoPE vs its complex form"
+                assert np.max(np.abs(rotated - rope_complex(plain, base, first, rotary_dim))) < 1e-13, "RoPE vs its complex form"
+                if rotary_dim is not None:
+                    assert np.array_equal(rotated[:, rotary_dim:], plain[:, rotary_dim:]), "past rotary_dim: unturned"
             head.update(q_rot=qi, k_rot=ki)
         bias = None
         if kind == "alibi":
             bias = alibi_bias(n, position["slopes"][i])
             head["bias"] = bias
-        scores, scaled, weights, context = attend(qi, ki, vi, scale, ok, bias)
+        scores, scaled, weights, context, capped = attend(qi, ki, vi, scale, ok, bias, cap)
         head.update(scores=scores, scaled=scaled, weights=weights, context=context)
+        if capped is not None:
+            head["capped"] = capped
         heads.append((head, qi, ki, vi, bias))
         for key, value in head.items():
             out[f"heads.{i}.{key}"] = value
     out["context"] = np.concatenate([hd[0]["context"] for hd in heads], axis=1)
-    for key in ("scores", "scaled", "weights"):
-        out[key] = heads[config.get("head", 0)][0][key]
+    for key in ("scores", "scaled", "weights", "capped"):
+        if key in heads[config.get("head", 0)][0]:
+            out[key] = heads[config.get("head", 0)][0][key]
     head, qs, ks, vs, bias = heads[config.get("head", 0)]
     if "decode_step" in config:
         t = config["decode_step"]
         b = None if bias is None else bias[t:t + 1, :t + 1]
-        scores, scaled, weights, context = attend(qs[t:t + 1], ks[:t + 1], vs[:t + 1], scale, ok[t:t + 1, :t + 1], b)
+        scores, scaled, weights, context, _ = attend(qs[t:t + 1], ks[:t + 1], vs[:t + 1], scale, ok[t:t + 1, :t + 1], b, cap)
         assert np.allclose(weights[0], head["weights"][t, :t + 1], rtol=1e-15, atol=0), "decode = causal row t"
         w_k_rows = d_model if "w_q" in config else 0
         out.update({"decode.step": t, "decode.q": qs[t], "decode.k_cache": ks[:t + 1], "decode.v_cache": vs[:t + 1],
@@ -236,6 +255,15 @@ def long(**fields):
 CH7 = {"embeddings": WORDS_X, "tokens": WORDS, "w_q": [[2, 0, 2], [2, 0, 0], [2, 1, 2]],
        "w_k": [[2, 2, 2], [0, 2, 1], [0, 1, 1]], "w_v": [[1, 1, 0], [0, 1, 1], [0, 0, 0]]}
 
+# Four words without projections (X·Xᵀ, unscaled, as in chapter 3) whose scores run up to 25, capped at c = 10.
+CAP_TOKENS = ["the", "cat", "sat", "still"]
+CAP_X = [[5, 0], [3, 4], [0, 5], [4, -2]]
+
+
+def capped(**fields):
+    return {"embeddings": CAP_X, "tokens": CAP_TOKENS, **fields}
+
+
 FIGURES = {
     "chapter-10-sinusoidal": rose(position={"kind": "sinusoidal"}),
     "chapter-10-rope": rose(position={"kind": "rope"}),
@@ -244,6 +272,8 @@ FIGURES = {
     "chapter-11-decode": gqa(mask="causal", decode_step=2, query=2, head=3),
     "chapter-12": long(window=[2, 0], sinks=1),
     "chapter-13": {**CH7, "tiles": [2, 2]},
+    "chapter-14-rotary": rose(position={"kind": "rope", "rotary_dim": 2}),
+    "chapter-14-softcap": capped(softcap=10),
 }
 
 # Which trace fields each figure's test compares with the page (what the figure shows or the prose quotes).
@@ -258,6 +288,8 @@ SHOWN = {
     "chapter-12": ["weights"],
     "chapter-13": ["scaled", "weights", "context", "flash.tiles"]
     + [f"flash.steps.{s}.{k}" for s in range(4) for k in ("q_block", "k_block", "m", "l", "o")],
+    "chapter-14-rotary": ["q", "heads.0.q_rot", "heads.0.k_rot", "scores", "weights"],
+    "chapter-14-softcap": ["scaled", "capped", "weights"],
 }
 
 
@@ -308,6 +340,15 @@ TRIES = {
                     "config": long(window=[7, 0], sinks=0), "fields": ["weights"]},
     "tiles-1x1": {"figure": "chapter-13", "how": "flash panel: tiles 1 × 1",
                   "config": {**CH7, "tiles": [1, 1]}, "fields": ["context", "flash.tiles"]},
+    # "rotated" is position.rotary_dim: 4 = d_k turns every value, chapter 10's RoPE.
+    "rotary-all": {"figure": "chapter-14-rotary", "how": "position panel: 4 typed into rotated",
+                   "config": rose(position={"kind": "rope", "rotary_dim": 4}),
+                   "fields": ["heads.0.q_rot", "heads.0.k_rot", "scores", "weights"]},
+    # Gemma 2's cap, c = 50, typed into the soft cap panel's c (Enter), then the cap turned off.
+    "softcap-50": {"figure": "chapter-14-softcap", "how": "soft cap panel: 50 typed into c, Enter",
+                   "config": capped(softcap=50), "fields": ["scaled", "capped", "weights"]},
+    "softcap-off": {"figure": "chapter-14-softcap", "how": "soft cap panel: cap the scores unticked (after c = 50)",
+                    "config": capped(), "fields": ["scaled", "weights"]},
 }
 
 
@@ -349,6 +390,20 @@ def main():
     ones = tries["tiles-1x1"]
     ones_steps = [ones[f"flash.steps.{s}.o"] / ones[f"flash.steps.{s}.l"][:, None] for s in range(16) if s % 4 == 3]
     assert np.allclose(np.vstack(ones_steps), ones["context"], rtol=1e-13, atol=0)
+
+    # Partial RoPE: past rotary_dim q and k are the projections' own; the scores still depend on i − j alone; all
+    # d_k values turned is chapter 10's RoPE.
+    p14, all14 = traces["chapter-14-rotary"], tries["rotary-all"]
+    assert np.array_equal(p14["heads.0.q_rot"][:, 2:], p14["q"][:, 2:])
+    ps = p14["scores"]
+    assert abs(ps[0, 1] - ps[3, 4]) < 1e-12 and abs(ps[1, 0] - ps[4, 3]) < 1e-12, "partial RoPE: still i − j alone"
+    for key in ("heads.0.q_rot", "heads.0.k_rot", "scores", "weights"):
+        assert np.max(np.abs(all14[key] - r10[key])) < 1e-15, "rotary_dim = d_k is RoPE"
+    # The cap: |capped| < c; off, the weights are the softmax of the scaled scores.
+    c14 = traces["chapter-14-softcap"]
+    assert np.all(np.abs(c14["capped"]) < FIGURES["chapter-14-softcap"]["softcap"])
+    off14, cap50 = tries["softcap-off"], tries["softcap-50"]
+    assert np.array_equal(off14["scaled"], c14["scaled"]) and "capped" not in off14
 
     rows13, cols13 = FIGURES["chapter-13"]["tiles"]
     n_long = 4096
@@ -406,11 +461,28 @@ def main():
         "flash.long_memory": tile * tile + tile * d_head,
         "flash.long_n2": n_long * n_long,
         "flash.ones_steps": sum(1 for k in ones if k.startswith("flash.steps.") and k.endswith(".m")),
+        # Chapter 14: partial RoPE (rotary_dim 2 of d_k 4), then all four turned
+        "partial.q1": p14["q"][1].tolist(),
+        "partial.q_rot1": p14["heads.0.q_rot"][1].tolist(),
+        "partial.s01": ps[0, 1], "partial.s34": ps[3, 4],
+        "partial.q_rot4": p14["heads.0.q_rot"][4].tolist(),
+        "rotary_all.q_rot4": all14["heads.0.q_rot"][4].tolist(),
+        # θ_1 with rotary_dim = 4: base^(−2/4).
+        "rotary_all.theta1": 10000.0 ** (-2 / 4),
+        # The soft cap: the first word's row, capped at 10, at 50 and not at all
+        "cap.scaled0": c14["scaled"][0].tolist(),
+        "cap.capped0": c14["capped"][0].tolist(),
+        "cap.gap_scaled": c14["scaled"][0, 0] - c14["scaled"][0, 3],
+        "cap.gap": c14["capped"][0, 0] - c14["capped"][0, 3],
+        "cap.w0": c14["weights"][0].tolist(),
+        "cap50.capped0": cap50["capped"][0].tolist(),
+        "cap50.w0": cap50["weights"][0].tolist(),
+        "cap_off.w0": off14["weights"][0].tolist(),
     }
     quotes = {k: v for k, v in quotes.items() if v is not None}
 
     fixture = {
-        "about": "tests/goldens/gen_chapters.py: index.html chapters 10–13, from the papers' formulas in float64 NumPy",
+        "about": "tests/goldens/gen_chapters.py: index.html chapters 10–14, from the papers' formulas in float64 NumPy",
         "versions": {"numpy": np.__version__},
         "figures": {name: {"config": FIGURES[name], "trace": pick(traces[name], SHOWN[name])} for name in FIGURES},
         "tries": {name: {"figure": t["figure"], "how": t["how"], "config": t["config"],
