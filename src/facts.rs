@@ -35,7 +35,7 @@ pub fn python() -> Value {
             "fields": config::WEIGHTS_FIELDS,
         },
         "mechanism_fields": config::MECHANISM_FIELDS,
-        "declared": {"fields": config::DECLARED_FIELDS, "shapes": declared},
+        "declared": {"fields": config::DECLARED_FIELDS, "shapes": declared, "vectors": config::DECLARED_VECTORS},
         "long_list": {"key": config::LIST_LENGTH, "longest": config::MAX_LIST},
     })
 }

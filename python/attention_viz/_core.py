@@ -216,6 +216,22 @@ def _has_bool(rows) -> bool:
     return False
 
 
+def _declared_shape(name: str, value, stack: str) -> list | None:
+    """The shape an array or a list declares, read as the page's compute() reads it (its length and its first
+    elements' lengths; a list's other rows are not looked at), so both refuse the same config first for its size."""
+    if isinstance(value, np.ndarray):
+        return list(value.shape)
+    if not isinstance(value, (list, tuple)):
+        return None
+    if name in facts()["declared"]["vectors"]:
+        return [len(value)]
+    shape, x = [], value
+    while isinstance(x, (list, tuple)) and len(shape) < 5:
+        shape.append(len(x))
+        x = x[0] if x else None
+    return shape if name == stack else [len(value), shape[1] if len(shape) > 1 else 0]
+
+
 def check_declared(config: dict) -> None:
     """Refuses a config by the shapes of its arrays alone (compute()'s first check, ``ValueError``): a matrix or a
     stack over the core's limits, or a config over its cost bound, before any value is read or copied."""
@@ -224,8 +240,8 @@ def check_declared(config: dict) -> None:
     declared = facts()["declared"]  # the fields the core reads besides the shapes, and the arrays whose shapes it reads
     # An int beyond float64 goes as what a JavaScript number holding it is ("Infinity"), as request() sends it.
     rest = {k: plain(v) for k, v in config.items() if k in declared["fields"] and isinstance(v, (str, int))}
-    shapes = [{"name": k, "shape": list(v.shape)} for k, v in config.items()
-              if k in declared["shapes"] and isinstance(v, np.ndarray)]
+    shapes = [{"name": k, "shape": shape} for k, v in config.items()
+              if k in declared["shapes"] and (shape := _declared_shape(k, v, stack=facts()["weights"]["stack"]))]
     if shapes:
         call("av_check_declared", {"config": rest, "flat": shapes})
 

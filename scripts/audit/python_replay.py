@@ -21,6 +21,8 @@ def same(a, b):
     if a is None or b is None:
         return (a is None or (isinstance(a, float) and math.isnan(a))) and (b is None or (isinstance(b, float) and math.isnan(b)))
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        # JSON's 27670116113211590000 is an int to Python; the float it writes is that double.
+        a, b = float(a), float(b)
         return a == b or (math.isnan(a) and math.isnan(b))
     return a == b
 

@@ -171,6 +171,20 @@ def test_a_bool_among_numbers_and_a_lone_surrogate_get_the_pages_words():
         assert str(e.value) == 'embeddings row 0, column 1 is the text "\ufffd", not a number'
 
 
+def test_a_list_over_the_limits_is_refused_first_by_its_declared_size_as_in_the_page():
+    # The page reads a list's length and its first row's before anything else; a config with two faults gets that
+    # one's words from Python too (a list, not only an array, declares its shape).
+    cases = [
+        ({"decoder_state": [[1, 2], [3]], "annotations": list(range(4097))},
+         "annotations has 4097 rows; at most 4096 are supported"),
+        ({"embeddings": [[1.0]], "W_Q": 1, "w_o": [[1.0]] * 4097}, "w_o has 4097 rows; at most 4096 are supported"),
+    ]
+    for config, message in cases:
+        with pytest.raises(ValueError) as e:
+            av.compute(config)
+        assert str(e.value).startswith(message), str(e.value)
+
+
 def test_weights_and_cross_fields_without_a_mechanism_are_judged_by_the_core_alone():
     # Which mechanism a config shows is the core's rule, asked by every path: show()'s shape check and full check,
     # compute(), and a Figure's repr (a hand-made Figure is not checked until it is drawn).
