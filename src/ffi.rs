@@ -182,13 +182,7 @@ unsafe fn run(text: *const u8, text_len: usize, data: *const f64, data_len: usiz
                 Some(kind) => Request::parse(kind, fields),
                 None => kind_of(Value::Object(fields)).and_then(|(kind, fields)| Request::parse(&kind, fields)),
             },
-            // A config nested past serde_json's limit: the words the page's compute() gets for it.
-            Err(e) => match crate::config::too_deep(text, &e) {
-                Some(path) if path.first().is_some_and(|k| k == "config") => {
-                    Err(crate::config::nested_message(path.get(1).map_or("config", String::as_str)))
-                }
-                _ => Err("attention-viz internal error: the request is not a JSON object".into()),
-            },
+            Err(e) => Err(requests::unreadable(text, &e)),
             Ok(_) => Err("attention-viz internal error: the request is not a JSON object".into()),
         },
     };

@@ -247,6 +247,17 @@ fn saturating(d: u64) -> usize {
     usize::try_from(d).unwrap_or(usize::MAX)
 }
 
+/// Why a request's text does not parse: a config nested past serde_json's limit gets the words the page's compute()
+/// gets for it (Python's lists can nest so); anything else is the shell's fault.
+pub fn unreadable(text: &str, e: &serde_json::Error) -> String {
+    match config::too_deep(text, e) {
+        Some(path) if path.first().is_some_and(|k| k == "config") => {
+            config::nested_message(path.get(1).map_or("config", String::as_str))
+        }
+        _ => "attention-viz internal error: the request is not a JSON object".into(),
+    }
+}
+
 /// A request object's kind (`{"kind": …}`, the browser's requests) and its other fields.
 pub fn kind_of(value: Value) -> Result<(String, Map<String, Value>), String> {
     let Value::Object(mut map) = value else {
