@@ -50,7 +50,7 @@ const bump = (surface, kind) => {
   counts[surface] ??= Object.fromEntries(kinds.map((k) => [k, 0]).concat([['inputs', 0]]));
   counts[surface][kind]++;
 };
-const INTERNAL = /undefined|\[object|RuntimeError|unreachable|internal error|panicked/;
+const INTERNAL = /undefined|\[object|RuntimeError|unreachable|internal error|panicked|is not valid JSON/; // an object given is never "not valid JSON"
 
 function probe() {
   const t = av.compute({ embeddings: [[1, 0], [0, 1]] });
