@@ -1525,6 +1525,7 @@ pub fn draw<DB: DrawingBackend>(
             root.draw(&Rectangle::new([(bar.x0, y0), (bar.x1, y1)], rgb(c).filled())).map_err(err)?;
         }
     }
+    draw_changed(root, view, layout, theme, s)?;
     if layout.annotate {
         // Each number inside its own cell, so the order they are written in changes no pixel: on a canvas (cells
         // rasterised) by colour, so it sets its fill style once a colour (two or three times a grid), not once a
@@ -1572,6 +1573,41 @@ pub fn draw<DB: DrawingBackend>(
     }
     draw_highlights(root, layout, style)?;
     root.present().map_err(err)
+}
+
+/// The largest side of a changed cell's corner triangle, CSS pixels (and a third of the cell's shorter side at most,
+/// so it stays clear of the number).
+pub const CHANGED_MARK_PX: f64 = 12.0;
+
+/// The cells the last edit changed (`Marks::changed`): a filled right triangle in each one's top-right corner, in the
+/// accent colour over a rim of the background's, so its shape shows it on any cell's colour (not its hue alone) and
+/// the number in the middle stays clear. All the rims first, then all the triangles: one fill colour a run.
+fn draw_changed<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    view: &View,
+    layout: &Layout,
+    theme: &Theme,
+    s: f64,
+) -> DrawResult<()> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing failed: {e}");
+    if !view.marks.changed.contains(&true) {
+        return Ok(());
+    }
+    let cols = layout.cols;
+    let cells: Vec<Rect> = (0..layout.rows * cols)
+        .filter(|&k| view.marks.changed(k / cols, k % cols, cols))
+        .map(|k| layout.cell(k / cols, k % cols))
+        .collect();
+    let rim = (1.5 * s).round().max(1.0) as i32;
+    for (color, grow) in [(theme.background, rim), (theme.accent, 0)] {
+        for r in &cells {
+            let side = f64::from(r.width().min(r.height()));
+            let t = (side / 3.0).min(CHANGED_MARK_PX * s).round().max(2.0) as i32 + grow;
+            let corner = vec![(r.x1 - t, r.y0), (r.x1, r.y0), (r.x1, r.y0 + t)];
+            root.draw(&Polygon::new(corner, rgb(color).filled())).map_err(err)?;
+        }
+    }
+    Ok(())
 }
 
 /// The style's outlines alone, over whatever `root` holds: the last thing [`draw`] paints, and all that a canvas
