@@ -117,3 +117,38 @@ fn cells_compare_by_bits_nan_as_nan_and_within_twelve_digits() {
     assert_eq!(moved.status(), "2 of 4 changed");
     assert_eq!(compare(&a, &a).status(), "unchanged");
 }
+
+/// A changed cell is drawn with a triangle in its top-right corner in its number's colour (legible on the cell as its
+/// number is); an unchanged cell's corner keeps the cell's colour.
+#[test]
+fn a_changed_cell_is_drawn_with_a_corner_in_its_numbers_colour() {
+    use attention_viz::heatmap::draw::{changed_corner, draw, Colors, Contrast, Layout, Style};
+    use plotters::prelude::*;
+    let f = chapter("chapter-11-gqa");
+    let mut view = f.view("k").unwrap().0;
+    view.marks.changed = vec![false; 16];
+    view.marks.changed[4] = true; // (1, 0)
+    let style = Style { annotate: Some(false), show_title: false, show_labels: false, ..Style::default() };
+    let (w, h) = (240u32, 240u32);
+    let mut buf = vec![0u8; (w * h * 3) as usize];
+    let colors = Colors::new(view.values.data(), None, view.palette);
+    let layout = Layout::new(&view, &colors, &style, w, h);
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        draw(&root, &view, &colors, &layout, &style, true).unwrap();
+    }
+    let px = |x: i32, y: i32| {
+        let o = ((y as u32 * w + x as u32) * 3) as usize;
+        [buf[o], buf[o + 1], buf[o + 2]]
+    };
+    for (i, changed) in [(0, false), (1, true), (2, false)] {
+        let r = layout.cell(i, 0);
+        let (x, y) = (r.x1 - 2, r.y0 + 1);
+        let corner = changed_corner(&layout, i, 0, 1.0);
+        assert!(corner[0].0 < x && corner[2].1 > y, "the triangle covers ({x}, {y}): {corner:?}");
+        let v = view.values.get(i, 0);
+        let want = if changed { colors.annotation_color(v, Contrast::Seaborn) } else { colors.color(v).unwrap() };
+        assert_eq!(px(x, y), want, "row {i}'s corner");
+        assert_eq!(px((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2), colors.color(v).unwrap(), "row {i}'s middle keeps its colour");
+    }
+}

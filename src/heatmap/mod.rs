@@ -80,7 +80,7 @@ pub struct Marks {
     /// adjacent ones as one).
     pub columns: Vec<usize>,
     /// One flag a cell, row-major, or empty for none: the cells the last edit changed (src/changed.rs), each drawn
-    /// with a filled triangle in its top-right corner, clear of its number.
+    /// with a filled triangle in its top-right corner in its number's colour, clear of the number.
     pub changed: Vec<bool>,
 }
 
