@@ -5,8 +5,12 @@
 //! (Reset's; a `views` list resolves against its views). [`Figure::apply`] takes one `Edit` all-or-nothing: a refused
 //! edit leaves every part of the state as it was and says why, in the core's words. The web bindings parse the
 //! element's command into an `Edit` (src/web/command.rs) and answer it with a snapshot; nothing else changes a figure.
+//! A figure also keeps the state before its last edit, so each view it gives ([`Figure::view`]) carries what that
+//! edit changed (src/changed.rs); a new document (Reset, a config from the page, an import, a restored state) has
+//! nothing changed.
 
 use crate::attention::Trace;
+use crate::changed::{self, Changed};
 use crate::config::{Config, Mechanism, Scale};
 use crate::edits::{Distribution, Kept};
 use crate::import::{self, Found, Import};
@@ -129,6 +133,9 @@ pub struct Figure {
     stack_authored: bool,
     /// That config (Reset's): a model's stack is shared, not copied.
     authored_config: Config,
+    /// The state before the last edit, which the views compare with (`None`: a new document, or a figure too big
+    /// to copy at each edit: `changed::kept`).
+    before: Option<Box<Session>>,
 }
 
 impl Figure {
@@ -143,6 +150,7 @@ impl Figure {
             authored,
             stack_authored: true,
             authored_config,
+            before: None,
         })
     }
 
@@ -179,9 +187,46 @@ impl Figure {
         share::saved(&self.share_state(naive), self.stack_authored)
     }
 
+    /// View `name` of the figure now (`views::view`), its cells the last edit changed marked, and its status in
+    /// words (`changed::Changed::status`; `None` before any edit, or when the view is new since then).
+    pub fn view(&self, name: &str) -> Result<(views::View<'_>, Option<String>), String> {
+        let mut view = views::view(self.config(), self.trace(), name)?;
+        let Some(changes) = self.changes(name, &view) else { return Ok((view, None)) };
+        view.marks.changed = changes.cells.clone();
+        Ok((view, Some(changes.status())))
+    }
+
+    /// What the last edit changed in `view` (named `name`): `None` when there is no state before it to compare
+    /// with, or the view was not there.
+    fn changes(&self, name: &str, view: &views::View) -> Option<Changed> {
+        let before = self.before.as_deref()?;
+        let old = views::view(before.config(), before.trace(), name).ok()?;
+        Some(changed::compare(&old, view))
+    }
+
     /// Applies `edit`, all or nothing. Returns the naive-softmax flag a restored state carries (`RestoreSaved`,
-    /// `ShareState`), else `None`.
+    /// `ShareState`), else `None`. An edit that changes what the views show keeps the state before it (for
+    /// [`Figure::view`]); a new document forgets it; following a query or marking the author's config leave it.
     pub fn apply(&mut self, edit: Edit) -> Result<Option<bool>, String> {
+        let fresh = matches!(
+            edit,
+            Edit::ResetToAuthored
+                | Edit::Config(_)
+                | Edit::Import { .. }
+                | Edit::ShareState { .. }
+                | Edit::RestoreSaved(_)
+        );
+        let keeps = matches!(edit, Edit::Query(_) | Edit::MarkAuthored);
+        let size = self.trace().fields().iter().map(|f| f.data.len()).sum();
+        let before = (!fresh && !keeps && changed::kept(size)).then(|| Box::new(self.session.clone()));
+        let applied = self.apply_edit(edit)?;
+        if !keeps {
+            self.before = before;
+        }
+        Ok(applied)
+    }
+
+    fn apply_edit(&mut self, edit: Edit) -> Result<Option<bool>, String> {
         // A new document (Reset, a config from the page) is not where a removed head was taken from.
         if matches!(edit, Edit::ResetToAuthored | Edit::Config(_)) {
             self.kept.head = None;

@@ -8,6 +8,7 @@
 //! JavaScript. See ARCHITECTURE.md for the data path.
 
 pub mod attention;
+pub mod changed;
 pub mod config;
 pub mod controls;
 pub mod docs;

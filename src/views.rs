@@ -340,7 +340,7 @@ fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[
                 None => vec![],
             };
             let columns = if o.window.is_some() { (0..sinks).collect() } else { vec![] };
-            let marks = Marks { cells, columns };
+            let marks = Marks { cells, columns, ..Marks::default() };
             // Its two values, whatever it holds: a mask of only 1s is not a bar of 0.9 … 1.1.
             View {
                 marks,

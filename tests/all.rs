@@ -6,6 +6,8 @@
 
 #[path = "attention.rs"]
 mod attention;
+#[path = "changed.rs"]
+mod changed;
 #[path = "config.rs"]
 mod config;
 #[path = "controls.rs"]

@@ -543,7 +543,7 @@ fn window_marks_are_drawn_on_the_mask() {
     }
     let svg = |v: &View| heatmap::to_svg(v, &style).unwrap();
     let lines = |s: &str| s.matches("<polyline").count() + s.matches("<path").count() + s.matches("<line").count();
-    let cols_only = View { marks: Marks { cells: vec![], columns: vec![0] }, ..marked.clone() };
+    let cols_only = View { marks: Marks { cells: vec![], columns: vec![0], ..Marks::default() }, ..marked.clone() };
     assert!(lines(&svg(&marked)) > lines(&svg(&cols_only)), "the crossed cells' lines");
     assert!(svg(&cols_only).matches("<rect").count() > svg(&plain).matches("<rect").count(), "the sinks' dashes");
 }

@@ -16,7 +16,8 @@ pub struct Description {
     pub title: String,
     pub row_labels: Vec<String>,
     pub col_labels: Vec<String>,
-    /// `cells[i][j]`: the value as `fmt` writes it (NaN as "nan", −∞ as "−∞ (masked)", +∞ as "∞").
+    /// `cells[i][j]`: the value as `fmt` writes it (NaN as "nan", −∞ as "−∞ (masked)", +∞ as "∞"), with " (changed)"
+    /// when the last edit changed it.
     pub cells: Vec<Vec<String>>,
     /// Set when only part of the grid is described: "first 32 of N rows and 32 of M columns".
     pub note: Option<String>,
@@ -34,6 +35,9 @@ pub struct CellText {
 
 /// What a description adds to a −∞ cell: the drawn "−∞" alone does not say why it is there.
 pub const MASKED_SUFFIX: &str = " (masked)";
+
+/// What a description adds to a cell the last edit changed (the heatmap marks it with a corner triangle).
+pub const CHANGED_SUFFIX: &str = " (changed)";
 
 /// A value as a description writes it: the cell's text ([`Fmt::cell`]: "nan" for NaN whatever
 /// the spec, "∞" for +∞), and "−∞ (masked)" for −∞. A config's values are finite and `compute`
@@ -61,7 +65,19 @@ pub fn describe(view: &View, fmt: Fmt) -> Result<Description, String> {
         title: view.title.clone(),
         row_labels: view.row_labels[..r].to_vec(),
         col_labels: view.col_labels[..c].to_vec(),
-        cells: (0..r).map(|i| view.values.row(i)[..c].iter().map(|&v| text(fmt, v)).collect()).collect(),
+        cells: (0..r)
+            .map(|i| {
+                let row = view.values.row(i)[..c].iter().enumerate();
+                row.map(|(j, &v)| {
+                    let mut s = text(fmt, v);
+                    if view.marks.changed(i, j, cols) {
+                        s.push_str(CHANGED_SUFFIX);
+                    }
+                    s
+                })
+                .collect()
+            })
+            .collect(),
         note,
     })
 }

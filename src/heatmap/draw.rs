@@ -1525,6 +1525,14 @@ pub fn draw<DB: DrawingBackend>(
             root.draw(&Rectangle::new([(bar.x0, y0), (bar.x1, y1)], rgb(c).filled())).map_err(err)?;
         }
     }
+    if !layout.annotate {
+        // No numbers: the changed cells' corners alone, each in the colour its number would have.
+        for (i, j) in changed_cells(view, layout) {
+            let v = view.values.get(i, j);
+            let color = if v.is_infinite() { theme.text } else { colors.annotation_color(v, style.contrast) };
+            root.draw(&Polygon::new(changed_corner(layout, i, j, s), rgb(color).filled())).map_err(err)?;
+        }
+    }
     if layout.annotate {
         // Each number inside its own cell, so the order they are written in changes no pixel: on a canvas (cells
         // rasterised) by colour, so it sets its fill style once a colour (two or three times a grid), not once a
@@ -1546,6 +1554,9 @@ pub fn draw<DB: DrawingBackend>(
             let at = ((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
             let style = font(layout.annot_font_px, color, HPos::Center, VPos::Center);
             root.draw(&Text::new(layout.annotation(view.values.get(i, j)), at, style)).map_err(err)?;
+            if view.marks.changed(i, j, layout.cols) {
+                root.draw(&Polygon::new(changed_corner(layout, i, j, s), rgb(color).filled())).map_err(err)?;
+            }
         }
     }
     if style.show_labels {
@@ -1572,6 +1583,26 @@ pub fn draw<DB: DrawingBackend>(
     }
     draw_highlights(root, layout, style)?;
     root.present().map_err(err)
+}
+
+/// The largest side of a changed cell's corner triangle, CSS pixels (and a third of the cell's shorter side at most,
+/// so it stays clear of the number).
+pub const CHANGED_MARK_PX: f64 = 12.0;
+
+/// The cells the last edit changed (`Marks::changed`), row by row.
+fn changed_cells(view: &View, layout: &Layout) -> Vec<(usize, usize)> {
+    let cols = layout.cols;
+    (0..layout.rows * cols).map(|k| (k / cols, k % cols)).filter(|&(i, j)| view.marks.changed(i, j, cols)).collect()
+}
+
+/// The mark of a cell the last edit changed: a right triangle filling its top-right corner, drawn in its number's
+/// colour (as legible on the cell as the number, in either theme; its shape, not a hue, says it) and in the same
+/// colour run as the numbers, so a canvas sets no fill colour more for it.
+pub fn changed_corner(layout: &Layout, i: usize, j: usize, s: f64) -> Vec<(i32, i32)> {
+    let r = layout.cell(i, j);
+    let side = f64::from(r.width().min(r.height()));
+    let t = (side / 3.0).min(CHANGED_MARK_PX * s).round().max(2.0) as i32;
+    vec![(r.x1 - t, r.y0), (r.x1, r.y0), (r.x1, r.y0 + t)]
 }
 
 /// The style's outlines alone, over whatever `root` holds: the last thing [`draw`] paints, and all that a canvas

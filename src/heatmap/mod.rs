@@ -79,6 +79,9 @@ pub struct Marks {
     /// Columns outlined from the first row to the last, dashed in the text colour over the background's (each run of
     /// adjacent ones as one).
     pub columns: Vec<usize>,
+    /// One flag a cell, row-major, or empty for none: the cells the last edit changed (src/changed.rs), each drawn
+    /// with a filled triangle in its top-right corner in its number's colour, clear of the number.
+    pub changed: Vec<bool>,
 }
 
 impl Marks {
@@ -89,6 +92,11 @@ impl Marks {
     /// Whether cell (i, j) of a grid `cols` wide is marked.
     pub fn cell(&self, i: usize, j: usize, cols: usize) -> bool {
         self.cells.get(i * cols + j).copied().unwrap_or(false)
+    }
+
+    /// Whether cell (i, j) of a grid `cols` wide changed in the last edit.
+    pub fn changed(&self, i: usize, j: usize, cols: usize) -> bool {
+        self.changed.get(i * cols + j).copied().unwrap_or(false)
     }
 
     /// The marked columns as runs `c0..c1` of adjacent ones, in order.

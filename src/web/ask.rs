@@ -315,13 +315,16 @@ impl Viz {
     }
 
     /// The view as text for screen readers: `{title, rowLabels, colLabels, cells, note}`, where `cells[i][j]` is the
-    /// value as `fmt` writes it ("nan" for NaN). Grids over 1024 cells give their first 32 × 32, and `note` says so
+    /// value as `fmt` writes it ("nan" for NaN; "(changed)" after it when the last edit changed it) and the title
+    /// ends with the view's status after an edit ("(3 of 16 changed)"). Grids over 1024 cells give their first 32 × 32, and `note` says so
     /// ("first 32 of N rows and 32 of M columns"); else null.
     fn describe(&self, view: &str, fmt: Option<String>) -> Result<Object, JsError> {
         let fmt = parse_fmt(fmt)?;
-        let d = heatmap::describe(&self.view(view)?, fmt).map_err(js_err)?;
+        let (view, status) = self.view_status(view)?;
+        let d = heatmap::describe(&view, fmt).map_err(js_err)?;
         let out = Object::new();
-        set(&out, "title", &d.title.into());
+        let title = status.map_or(d.title.clone(), |s| format!("{} ({s})", d.title));
+        set(&out, "title", &title.into());
         set(&out, "rowLabels", &strings(&d.row_labels));
         set(&out, "colLabels", &strings(&d.col_labels));
         let cells: Array = d.cells.iter().map(|row| JsValue::from(strings(row))).collect();

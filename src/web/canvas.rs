@@ -1,6 +1,6 @@
 //! A plotters `DrawingBackend` for the browser canvas that sets the canvas
-//! font, fill colour and text alignment only when they change (texts and
-//! filled rectangles).
+//! font, fill colour and text alignment only when they change (texts,
+//! filled rectangles and polygons).
 //!
 //! plotters-canvas sets all three before every `fillText`; setting `font`
 //! makes the browser parse the font string (and may restyle the page) each
@@ -105,8 +105,23 @@ impl DrawingBackend for TextCachingCanvas {
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Result {
-        self.state[1].clear();
-        self.inner.fill_polygon(vert, style).map_err(cast)
+        // plotters-canvas's fill, with the fill style set only when it changes (the changed cells' corner marks).
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        let (r, g, b) = color.rgb;
+        self.set(1, format!("rgba({r},{g},{b},{})", color.alpha), |c, v| c.set_fill_style_str(v));
+        let mut vert = vert.into_iter();
+        let Some((x, y)) = vert.next() else { return Ok(()) };
+        self.context.begin_path();
+        self.context.move_to(f64::from(x), f64::from(y));
+        for (x, y) in vert {
+            self.context.line_to(f64::from(x), f64::from(y));
+        }
+        self.context.close_path();
+        self.context.fill();
+        Ok(())
     }
 
     fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Result {

@@ -221,7 +221,13 @@ impl Viz {
         heatmap::to_svg(&view, &draw::style(1.0, false, palette, &[], true, fmt, contrast)?).map_err(js_err)
     }
 
+    /// View `name`, the cells the last edit changed marked (`Figure::view`).
     fn view(&self, name: &str) -> Result<views::View<'_>, JsError> {
-        views::view(self.config(), self.figure.trace(), name).map_err(js_err)
+        self.figure.view(name).map(|(view, _)| view).map_err(js_err)
+    }
+
+    /// View `name` and its status after the last edit ("3 of 16 changed", "unchanged"; `None` before any edit).
+    fn view_status(&self, name: &str) -> Result<(views::View<'_>, Option<String>), JsError> {
+        self.figure.view(name).map_err(js_err)
     }
 }

@@ -80,6 +80,11 @@ pub(crate) fn view_key(view: &View) -> String {
     for &c in &view.marks.columns {
         h.word(c as u64);
     }
+    // The cells the last edit changed: a view whose marks come or go repaints, one that stays unchanged does not.
+    h.word(u64::MAX);
+    for (k, _) in view.marks.changed.iter().enumerate().filter(|(_, m)| **m) {
+        h.word(k as u64);
+    }
     format!("{:016x}", h.0)
 }
 
@@ -135,11 +140,12 @@ impl Viz {
         Ok(out)
     }
 
-    /// What the element shows of the state now: `{views: {name: {size: [w, h], key}}, fields: {name: {shape, data}},
+    /// What the element shows of the state now: `{views: {name: {size: [w, h], key, status}}, fields: {name: {shape, data}},
     /// shapes: {name: shape} (every trace field's), panels: [name] (the variant and modern panels the config uses),
     /// parts: what the element's parts show (shown::parts: the facts and each asked part's model)}`. `views`: the
     /// canvases' views — each one's natural CSS size for its numbers written with `fmt` (when `sizes`) and the key of
-    /// what it draws (a name that is no view now is left out); `fields`: the trace fields to send whole (one that does
+    /// what it draws (a name that is no view now is left out), and after an edit its status (src/changed.rs: "3 of 16
+    /// changed", "unchanged"); `fields`: the trace fields to send whole (one that does
     /// not exist is left out; `name#i`: row i of it alone, `name#q` the followed query's row). No config: the element
     /// keeps none.
     pub(super) fn snapshot_of(&self, request: &Request, sizes: bool) -> Result<Object, JsError> {
@@ -148,7 +154,7 @@ impl Viz {
         let out = Object::new();
         let views = Object::new();
         for name in names {
-            let Ok(view) = self.view(name) else { continue };
+            let Ok((view, status)) = self.view_status(name) else { continue };
             let entry = Object::new();
             if sizes {
                 let (w, h) = heatmap::preferred_size(&view, fmt);
@@ -156,6 +162,9 @@ impl Viz {
                 set(&entry, "size", &size);
             }
             set(&entry, "key", &view_key(&view).into());
+            if let Some(status) = status {
+                set(&entry, "status", &status.into());
+            }
             set(&views, name, &entry);
         }
         set(&out, "views", &views);

@@ -6,7 +6,8 @@
 // multiples in one wrapping row (as large as the core draws them, shrunk to fit only while their numbers stay legible),
 // and a click, a tap, Enter or Space on one follows that head (outlined: kind 0 around its whole grid). While a drag
 // scrubs an input, every heatmap keeps the palette it had when the drag began; once an edit ends, the canvases are
-// measured again.
+// measured again. Under each heatmap, a line says what the last edit changed in it (the core's status: the drawing
+// marks each changed cell with a corner triangle).
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
@@ -32,6 +33,7 @@ export class Figures {
     this.api = api;
     this.canvases = new Map();
     this.overlays = new Map(); // view → the transparent canvas over its heatmap that holds the outlines (a `layers` drawing)
+    this.statuses = new Map(); // view → the line under it that says what the last edit changed (the snapshot's `status`)
     this.sizes = new Map(); // view → [w, h]: kept between rebuilds and edits, so an edit never reflows the page
     this.palettes = null; // view → palette name, while a scrub lasts
     this.hover = null; // {view, cell} under the mouse, or tapped
@@ -98,6 +100,7 @@ export class Figures {
     const { port, reader } = this;
     this.canvases.clear();
     this.overlays.clear();
+    this.statuses.clear();
     this.sizes = new Map();
     clearTimeout(this.settleTimer);
     reader.reset();
@@ -126,7 +129,10 @@ export class Figures {
       const overlay = el('canvas', { class: 'overlay', 'data-overlay': view, 'aria-hidden': 'true' });
       this.overlays.set(view, overlay);
       // The canvas's text alternative right after it: a hidden table of its numbers (reader.js).
-      const fig = el('figure', { class: 'stage', 'data-view': view }, canvas, overlay, reader.holder(view, canvas));
+      // Under it, what the last edit changed in it (the core's words; hidden until an edit): read out with the table.
+      const status = el('p', { class: 'changed-status', 'data-status-of': view, 'aria-hidden': 'true', hidden: true });
+      this.statuses.set(view, status);
+      const fig = el('figure', { class: 'stage', 'data-view': view }, canvas, overlay, status, reader.holder(view, canvas));
       if (head === null) { figs.push(fig); continue; }
       if (!group) { group = this.headsGroup(cfg); figs.push(group); }
       group.append(fig);
@@ -296,6 +302,10 @@ export class Figures {
         contrast: port.state.contrast, base, outlines: overlay.dataset.painted !== outlines });
     }
     for (const [view, canvas, , key, , outlines] of stale) { canvas.dataset.painted = key; this.overlays.get(view).dataset.painted = outlines; }
+    for (const [view, node] of this.statuses) {
+      const text = views.get(view)?.status ?? '';
+      if (node.textContent !== text) { node.textContent = text; node.hidden = !text; }
+    }
     // The text alternatives: made at once for new canvases; after an edit, once edits stop.
     if (this.reader.key === null) {
       this.seen = port.state.version;

@@ -28,7 +28,8 @@
 //   request (_request)   views: the canvases' views (figures.js, the mask panel's, the steppers'); fmt; parts: what
 //                        each built part shows (its `asked()`), and the grids' windows (inputs.js `gridWindows`).
 //                        It depends only on the parts' structure.
-//   snapshot             {version, request, views: Map view → {key, size: [w, h] natural CSS size for fmt}, shapes:
+//   snapshot             {version, request, views: Map view → {key, size: [w, h] natural CSS size for fmt, status:
+//                        what the last edit changed in it, in the core's words}, shapes:
 //                        every trace field's shape, used: the panels the config uses, parts: the facts and each
 //                        asked part's model (src/shown.rs)}; an edit's has no sizes (its canvases keep theirs until
 //                        it settles), `_snapshot({sizes: true})` asks the core's `snapshot`, which measures; the
@@ -36,7 +37,7 @@
 //                        exactly when what it draws does (its numbers, labels, title): figures.js and variants.js
 //                        repaint a canvas only when its key, size, theme, palette, fmt or outlines changed — the one
 //                        place that decides a repaint; the settle timer measures once (one asked `snapshot`) and
-//                        describes only the views whose key changed (reader.js: one asked `describeViews`).
+//                        describes only the views whose key or status changed (reader.js: one `describeViews`).
 //
 // Lifecycle: an element taken out of the page keeps its Viz and edits (it may be put back, even much later) and
 // holds no window listener meanwhile; the Viz is freed by the garbage collector with the element (wasm-bindgen's

@@ -79,10 +79,12 @@ export class Reader {
     const fmt = port.state.fmt;
     this.key = `${port.state.version}|${fmt}`;
     // Only the views whose drawing changed (the snapshot's keys), all described in one call.
+    // A view's status after an edit ("unchanged") is in its text too, even where its drawing stays the same.
     const views = port.state.views;
+    const keyOf = (view) => `${views.get(view)?.key ?? port.state.version}|${views.get(view)?.status ?? ''}|${fmt}`;
     const stale = [...figures.canvases.keys()].filter((view) => {
       const slot = this.texts.get(view);
-      return slot && slot.key !== `${views.get(view)?.key ?? port.state.version}|${fmt}`;
+      return slot && slot.key !== keyOf(view);
     });
     if (!stale.length) return;
     let described;
@@ -92,7 +94,7 @@ export class Reader {
       const canvas = figures.canvases.get(view);
       const d = described[k];
       if (!d) return; // a refused fmt: the status line says why
-      slot.key = `${views.get(view)?.key ?? port.state.version}|${fmt}`;
+      slot.key = keyOf(view);
       const text = JSON.stringify(d);
       if (slot.text === text) return;
       slot.text = text;
