@@ -43,7 +43,7 @@ const said = (page, id, ends) => page.evaluate(({ id, ends }) => {
     const line = root.querySelector(`[data-status-of="${view}"]`);
     const table = root.querySelector(`[data-text-of="${view}"] table`);
     out[view] = {
-      line: line && !line.hidden ? line.textContent : null,
+      line: line?.textContent || null,
       caption: table?.querySelector('caption')?.textContent ?? null,
       label: c.getAttribute('aria-label'),
       cells: table ? [...table.querySelectorAll('td')].filter((td) => td.textContent.endsWith(' (changed)')).length : null,
@@ -57,7 +57,7 @@ async function statusesOf(page, id, ends) {
   await page.waitForFunction(({ id, ends }) => {
     const root = document.getElementById(id).shadowRoot;
     const lines = [...root.querySelectorAll('[data-status-of]')].filter((l) => ends.some((e) => l.dataset.statusOf === e || l.dataset.statusOf.endsWith(`.${e}`)));
-    return lines.length && lines.every((l) => !l.hidden
+    return lines.length && lines.every((l) => l.textContent
       && root.querySelector(`[data-text-of="${l.dataset.statusOf}"] caption`)?.textContent.endsWith(`(${l.textContent})`));
   }, { id, ends }, { timeout: WAIT });
   return said(page, id, ends);
@@ -88,6 +88,10 @@ for (const [width, scheme] of [[1280, 'light'], [390, 'dark']]) {
       assert.equal(s.line, null, `${view}: nothing changed on a fresh figure`);
       assert.equal(s.cells, 0, `${view}: no cell changed on a fresh figure`);
     }
+    // The status lines are there, blank, from the start: the first edit's words take no new room.
+    const blank = await page.evaluate((id) => [...document.getElementById(id).shadowRoot.querySelectorAll('[data-status-of]')]
+      .map((l) => [l.textContent, l.getBoundingClientRect().height]), id);
+    assert.ok(blank.length >= 5 && blank.every(([text, h]) => text === '' && h >= 16), JSON.stringify(blank));
     await typeInCell(page, id, 'w_k', 1, 0, '0');
     const got = await statusesOf(page, id, ['weights', 'k', 'v']);
     assert.deepEqual(await focusOf(page), { doc: id, shadow: 'cell w_k:1:0' }, 'the keyboard stays in the cell');

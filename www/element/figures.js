@@ -129,9 +129,10 @@ export class Figures {
       const overlay = el('canvas', { class: 'overlay', 'data-overlay': view, 'aria-hidden': 'true' });
       this.overlays.set(view, overlay);
       // The canvas's text alternative right after it: a hidden table of its numbers (reader.js).
-      // Under it, what the last edit changed in it (the core's words; hidden until an edit): read out with the table.
-      const status = el('p', { class: 'changed-status', 'data-status-of': view, 'aria-hidden': 'true', hidden: true });
-      this.statuses.set(view, status);
+      // Under it, what the last edit changed in it (the core's words; blank until an edit, its line kept from the
+      // start so the first edit moves nothing): read out with the table. A read-only figure is never edited: no line.
+      const status = port.state.editable ? el('p', { class: 'changed-status', 'data-status-of': view, 'aria-hidden': 'true' }) : null;
+      if (status) this.statuses.set(view, status);
       const fig = el('figure', { class: 'stage', 'data-view': view }, canvas, overlay, status, reader.holder(view, canvas));
       if (head === null) { figs.push(fig); continue; }
       if (!group) { group = this.headsGroup(cfg); figs.push(group); }
@@ -304,7 +305,7 @@ export class Figures {
     for (const [view, canvas, , key, , outlines] of stale) { canvas.dataset.painted = key; this.overlays.get(view).dataset.painted = outlines; }
     for (const [view, node] of this.statuses) {
       const text = views.get(view)?.status ?? '';
-      if (node.textContent !== text) { node.textContent = text; node.hidden = !text; }
+      if (node.textContent !== text) node.textContent = text;
     }
     // The text alternatives: made at once for new canvases; after an edit, once edits stop.
     if (this.reader.key === null) {

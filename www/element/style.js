@@ -286,7 +286,7 @@ table.tiles th { font-weight: 400; color: var(--av-muted); }
 .legend .link { color: var(--av-theme-link); }
 .legend .link .swatch { border-style: dashed; }
 /* What the last edit changed in a heatmap, under it (the core's words). */
-figure.stage p.changed-status { margin: 2px 0 0; font-size: 12px; line-height: 16px; color: var(--av-muted); }
+figure.stage p.changed-status { margin: 2px 0 0; font-size: 12px; line-height: 16px; min-height: 16px; color: var(--av-muted); }
 /* A masked cell as the scaled heatmap draws it: hatched. */
 .legend .masked .swatch { border: 1px solid currentColor;
   background: repeating-linear-gradient(45deg, currentColor 0 1.5px, transparent 1.5px 4px); }
