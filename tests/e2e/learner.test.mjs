@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { open, done, typeInCell, pageHelpers, WAIT } from './harness.mjs';
+import { open, done, typeInCell, pageHelpers, fixture, WAIT } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -41,6 +41,13 @@ function installHelpers() {
     /** The client point at the middle of cell [i, j] of a heatmap ('mask': the mask grid), where the core lays it out. */
     cell: (id, view, i, j) => T.cellPoint(H.el(id), view, i, j),
     hashes: (id, views) => Object.fromEntries(views.map((v) => [v, T.hash(H.root(id).querySelector(`canvas[data-view="${v}"]`))])),
+    /** The colour (#rrggbb) drawn in cell [i, j] of a heatmap, a quarter down its middle column (above its number). */
+    async colour(id, view, i, j) {
+      const c = T.canvasOf(H.el(id), view);
+      const [x0, y0, x1, y1] = (await T.cell(H.el(id), view, i, j)).px;
+      const d = c.getContext('2d').getImageData(Math.floor((x0 + x1) / 2), Math.floor(y0 + (y1 - y0) / 4), 1, 1).data;
+      return '#' + [d[0], d[1], d[2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+    },
     frames: (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); }),
   };
 }
@@ -371,6 +378,29 @@ test('chapter 4\'s Try: naive softmax fails on the document\'s scores, and comes
   await page.keyboard.press('Enter');
   // NumPy: scores h·a_j = [702, 387, 93, 702.5], all < 709.78.
   assert.ok((await naive()).every(Number.isFinite), 'finite at 15');
+  await done(page);
+});
+
+test('chapter 4: the naive weights [nan, 0, 0, nan] (ticked by the mouse, then Space) are coloured as seaborn colours them', async () => {
+  // seaborn 0.13.2 itself (tests/goldens/gen_seaborn_goldens.py): matplotlib's colour bar widens the range 0 … 0 to
+  // −0.1 … 0.1 and the cells are coloured with it, so the zeros take rocket's middle, a red, and the NaNs are not drawn.
+  const golden = fixture('seaborn-goldens.json').figures.find((f) => f.name === 'seed003_naive_weights');
+  const page = await guided();
+  const box = page.locator(inFig('chapter-4', 'input[data-control="naive"]'));
+  const colours = () => page.evaluate(() => Promise.all([0, 1, 2, 3].map((j) => H.colour('chapter-4', 'naive_weights', 0, j))));
+  await click(page, inFig('chapter-4', 'input[data-control="naive"]'));
+  assert.deepEqual(await focusOf(page), on('chapter-4', 'control naive'));
+  await page.keyboard.press('Space'); // off
+  assert.ok(!(await state(page, 'chapter-4')).views.includes('naive_weights'), 'Space took the naive weights away');
+  await page.keyboard.press('Space'); // on again
+  assert.ok(await box.isChecked());
+  assert.deepEqual(await focusOf(page), on('chapter-4', 'control naive'));
+  const t = await trace(page, 'chapter-4');
+  assert.deepEqual(t.naive_weights.map((x) => (Number.isNaN(x) ? 'nan' : x)), golden.data[0].map(Number).map((x) => (Number.isNaN(x) ? 'nan' : x)));
+  const got = await colours();
+  assert.deepEqual(got.filter((_, j) => golden.facecolors[0][j]), golden.facecolors[0].filter(Boolean), 'the zeros: seaborn\'s colour');
+  got.forEach((c, j) => { if (!golden.facecolors[0][j]) assert.equal(c, '#d0d0d0', `NaN cell ${j}: grey`); });
+  clean(await state(page, 'chapter-4'), 'naive softmax');
   await done(page);
 });
 
