@@ -1,7 +1,8 @@
-// A learner on the guided page (index.html, chapters 1–8): what they do with the real mouse and
-// keyboard never leaves a figure in an error state (− head, another scoring), their W_O and W_a/U_a/v_a come back
-// when the option does, a heads caption names only what follows a head, the keyboard never drops to <body> after an
-// import dialog or the notice's Reset, and every "Try" line of chapters 1–8 does what it says where it stands.
+// A learner on the guided page (index.html, chapters 1–8, and the layout of chapter 10): what they do with the real
+// mouse and keyboard never leaves a figure in an error state (− head, another scoring), their W_O and W_a/U_a/v_a come
+// back when the option does, a heads caption names only what follows a head, the keyboard never drops to <body> after
+// an import dialog or the notice's Reset, every "Try" line of chapters 1–8 does what it says where it stands, a constant
+// heatmap is coloured as seaborn colours it, and chapter 10's base slider moves no heatmap to another row.
 // Golden numbers are NumPy's (float64 transcriptions of the chapters' configs, in the comments); the page's own
 // trace is read only to check them. Every action is page.mouse / page.keyboard (locator.click is the mouse), but the
 // drop of a file, which playwright cannot drag in from the desktop: its events are dispatched, its dialog is then
@@ -11,7 +12,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { open, done, typeInCell, pageHelpers, fixture, WAIT } from './harness.mjs';
+import { open, done, typeInCell, pageHelpers, fixture, until, WAIT } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -530,6 +531,44 @@ test('chapter 8\'s Try: W_a[2][2] = 2, U_a and W_a\'s first columns at 0.01, cos
   near(t.weights[0], 0.376477, 5e-6, 'h_1');
   assert.ok(t.weights[1] < 1e-5 && t.weights[2] < 1e-5, 'the others below 10⁻⁵');
   clean(await state(page, 'chapter-8'), 'cosine at T = 0.05');
+  await done(page);
+});
+
+// ---- 4. the layout of chapter 10 --------------------------------------------------------------------------
+
+test('chapter 10: the base slider dragged to 10⁷ (mouse), then Home and End (keyboard), keeps every heatmap in its row at 1280 px', async () => {
+  const page = await guided();
+  const ids = ['chapter-10-sinusoidal', 'chapter-10-rope'];
+  /** Each heatmap's top, once the figure has settled on its numbers (its sizes measured again, its tables current). */
+  const tops = async (id) => {
+    await until(page, (id) => T.current(document.getElementById(id)), id);
+    await page.evaluate(() => H.frames());
+    return page.evaluate((id) => Object.fromEntries([...H.root(id).querySelectorAll('.stages canvas[data-view]')]
+      .map((c) => [c.dataset.view, Math.round(c.getBoundingClientRect().top - H.el(id).getBoundingClientRect().top)])), id);
+  };
+  for (const id of ids) {
+    const slider = page.locator(inFig(id, 'input[data-control="position-base-slider"]'));
+    await slider.scrollIntoViewIfNeeded();
+    const before = await tops(id);
+    if (id === ids[0]) assert.equal(new Set(Object.values(before)).size, 1, `${id}: its four heatmaps in one row`);
+    const box = await slider.boundingBox();
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width / 2, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width + 20, y, { steps: 5 });
+    await page.mouse.up();
+    assert.equal((await config(page, id)).position.base, 1e7, `${id}: the slider's right end`);
+    assert.deepEqual(await focusOf(page), on(id, 'control position-base-slider'));
+    assert.deepEqual(await tops(id), before, `${id} at 10⁷ (mouse): every heatmap stays in its row`);
+    await page.keyboard.press('Home');
+    assert.equal((await config(page, id)).position.base, 1);
+    assert.deepEqual(await tops(id), before, `${id} at 1 (Home)`);
+    await page.keyboard.press('End');
+    assert.equal((await config(page, id)).position.base, 1e7);
+    assert.deepEqual(await focusOf(page), on(id, 'control position-base-slider'));
+    assert.deepEqual(await tops(id), before, `${id} at 10⁷ (End)`);
+    clean(await state(page, id), `${id} at 10⁷`);
+  }
   await done(page);
 });
 
