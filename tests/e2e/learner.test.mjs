@@ -1,8 +1,9 @@
-// A learner on the guided page (index.html, chapters 1–8, and the layout of chapter 10): what they do with the real
+// A learner on the guided page (index.html, chapters 1–8, 10's layout and 12's mask): what they do with the real
 // mouse and keyboard never leaves a figure in an error state (− head, another scoring), their W_O and W_a/U_a/v_a come
 // back when the option does, a heads caption names only what follows a head, the keyboard never drops to <body> after
 // an import dialog or the notice's Reset, every "Try" line of chapters 1–8 does what it says where it stands, a constant
-// heatmap is coloured as seaborn colours it, and chapter 10's base slider moves no heatmap to another row.
+// heatmap is coloured as seaborn colours it, chapter 10's base slider moves no heatmap to another row, and chapter 12's
+// mask heatmap shows the keys attended while its clicks edit the mask alone.
 // Golden numbers are NumPy's (float64 transcriptions of the chapters' configs, in the comments); the page's own
 // trace is read only to check them. Every action is page.mouse / page.keyboard (locator.click is the mouse), but the
 // drop of a file, which playwright cannot drag in from the desktop: its events are dispatched, its dialog is then
@@ -48,6 +49,18 @@ function installHelpers() {
       const [x0, y0, x1, y1] = (await T.cell(H.el(id), view, i, j)).px;
       const d = c.getContext('2d').getImageData(Math.floor((x0 + x1) / 2), Math.floor(y0 + (y1 - y0) / 4), 1, 1).data;
       return '#' + [d[0], d[1], d[2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+    },
+    /** The colour (#rrggbb) most of cell [i, j] of a heatmap ('mask': the mask grid) is drawn in (its crossing and number aside). */
+    async mode(id, view, i, j) {
+      const c = T.canvasOf(H.el(id), view);
+      const [x0, y0, x1, y1] = (await T.cell(H.el(id), view, i, j)).px;
+      const d = c.getContext('2d').getImageData(x0, y0, x1 - x0, y1 - y0).data;
+      const counts = new Map();
+      for (let k = 0; k < d.length; k += 4) {
+        const hex = '#' + [d[k], d[k + 1], d[k + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+        counts.set(hex, (counts.get(hex) ?? 0) + 1);
+      }
+      return [...counts].sort((a, b) => b[1] - a[1])[0][0];
     },
     frames: (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); }),
   };
@@ -569,6 +582,59 @@ test('chapter 10: the base slider dragged to 10⁷ (mouse), then Home and End (k
     assert.deepEqual(await tops(id), before, `${id} at 10⁷ (End)`);
     clean(await state(page, id), `${id} at 10⁷`);
   }
+  await done(page);
+});
+
+// ---- 5. chapter 12's mask heatmap -------------------------------------------------------------------------
+
+test('chapter 12: the mask heatmap shows the band the window and sink leave (26 keys); a click or Enter toggles the mask entry alone', async () => {
+  const page = await guided();
+  const id = 'chapter-12';
+  const grid = inFig(id, 'canvas[data-control="mask-grid"]');
+  await page.locator(grid).scrollIntoViewIfNeeded();
+  const n = 8;
+  const drawn = () => page.evaluate(async ([id, n]) => {
+    const rows = [];
+    for (let i = 0; i < n; i++) rows.push(await Promise.all([...Array(n).keys()].map((j) => H.mode(id, 'mask', i, j))));
+    return rows;
+  }, [id, n]);
+  const light = (rows) => rows.map((r) => r.map((c) => (parseInt(c.slice(1, 3), 16) > 128 ? 1 : 0)));
+  // Window [2, 0] and one sink: query i attends key 0 and keys i − 2 … i. The prose: 26 of the 36 causal pairs.
+  const band = [...Array(n).keys()].map((i) => [...Array(n).keys()].map((j) => +(j === 0 || (j <= i && j >= i - 2))));
+  let shown = light(await drawn());
+  assert.deepEqual(shown, band, 'the attended keys are drawn 1 (light), the rest 0 (dark)');
+  assert.equal(shown.flat().filter(Boolean).length, Number(await page.locator('[data-q="win.kept"]').textContent()));
+  const words = () => page.evaluate((id) => H.root(id).querySelector('[data-panel="mask"] [aria-live]').textContent, id);
+
+  // The pointer on "." → "the" (outside the window): the tooltip says why; a click toggles the mask's entry only.
+  const at = await page.evaluate((id) => H.cell(id, 'mask', 7, 1), id);
+  await page.mouse.move(at.x, at.y);
+  assert.match(await page.locator(grid).getAttribute('title'), /query \. → key the: masked: outside the window \[2, 0\] · mask entry 1/);
+  await page.mouse.click(at.x, at.y);
+  let c = await config(page, id);
+  assert.equal(c.mask[7][1], 0, 'the click set the mask\'s entry');
+  assert.equal(c.mask.flat().filter((x) => x === 0).length, 1, 'and no other');
+  assert.deepEqual(c.window, [2, 0], 'the window is as it was');
+  assert.deepEqual(await focusOf(page), on(id, 'control mask-grid'));
+  assert.deepEqual(light(await drawn()), band, 'still drawn masked');
+  assert.match(await words(), /masked: mask\[7\]\[1\] = 0 and outside the window \[2, 0\] · mask entry 0/);
+  await page.keyboard.press('Enter'); // the keyboard cursor is on the clicked cell: back to 1
+  assert.equal((await config(page, id)).mask[7][1], 1);
+  assert.deepEqual(light(await drawn()), band);
+  assert.match(await words(), /masked: outside the window \[2, 0\] · mask entry 1/);
+
+  // Inside the window, "." → "mat": the key closes (its weight 0), and Space opens it again.
+  const mat = await page.evaluate((id) => H.cell(id, 'mask', 7, 6), id);
+  await page.mouse.click(mat.x, mat.y);
+  const closed = band.map((r, i) => r.map((x, j) => (i === 7 && j === 6 ? 0 : x)));
+  assert.deepEqual(light(await drawn()), closed);
+  assert.equal((await trace(page, id)).weights[7][6], 0);
+  assert.deepEqual(await focusOf(page), on(id, 'control mask-grid'));
+  await page.keyboard.press('Space');
+  assert.deepEqual(light(await drawn()), band);
+  assert.ok((await trace(page, id)).weights[7][6] > 0);
+  assert.deepEqual(await focusOf(page), on(id, 'control mask-grid'));
+  clean(await state(page, id), 'mask toggled');
   await done(page);
 });
 
