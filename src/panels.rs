@@ -583,8 +583,8 @@ fn separator(c: char) -> bool {
 }
 
 /// Mask cell (i, j) in words, as the mask panel says it under the pointer and to a screen reader: the query and the
-/// key, whether the key is attended and else why not (the core's reasons: mask, valid length, window), or that a sink
-/// keeps it open, then the entry as the config states it (1 = may attend), which a click toggles.
+/// key, the value drawn (1 attended, 0 masked) and why (the core's reasons: mask, valid length, window; a sink that
+/// keeps it open), then the entry as the config states it (1 = may attend), which a click toggles.
 pub fn mask_cell_words(config: &Config, i: usize, j: usize) -> String {
     let o = &config.options;
     let names = queries(config);
@@ -592,9 +592,9 @@ pub fn mask_cell_words(config: &Config, i: usize, j: usize) -> String {
     let masks = o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some();
     let why = if masks { mask_reason(config, query, j, o.reason(query, j)) } else { None };
     let effect = match why {
-        Some(why) => why,
-        None if masks && o.sink_opens(query, j) => "attended as a sink, though outside the window".to_string(),
-        None => "attended".to_string(),
+        Some(why) => format!("0 ({why})"),
+        None if masks && o.sink_opens(query, j) => "1 (attended as a sink, though outside the window)".to_string(),
+        None => "1 (attended)".to_string(),
     };
     format!(
         "mask, query {} → key {}: {effect} · mask entry {}",

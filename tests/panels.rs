@@ -514,30 +514,33 @@ fn typed_valid_lengths_make_the_edit_or_the_message() {
 #[test]
 fn a_mask_cell_in_words() {
     let plain = config(seed(), json!({}));
-    assert_eq!(mask_cell_words(&plain, 0, 3), "mask, query word_1 → key word_4: attended · mask entry 1");
+    assert_eq!(mask_cell_words(&plain, 0, 3), "mask, query word_1 → key word_4: 1 (attended) · mask entry 1");
     let causal = config(seed(), json!({"mask": "causal", "valid_lens": [4, 1, 4, 4]}));
-    assert_eq!(mask_cell_words(&causal, 0, 1), "mask, query word_1 → key word_2: masked: causal mask · mask entry 0");
+    assert_eq!(
+        mask_cell_words(&causal, 0, 1),
+        "mask, query word_1 → key word_2: 0 (masked: causal mask) · mask entry 0"
+    );
     assert_eq!(
         mask_cell_words(&causal, 1, 1),
-        "mask, query word_2 → key word_2: masked: beyond valid length 1 · mask entry 1"
+        "mask, query word_2 → key word_2: 0 (masked: beyond valid length 1) · mask entry 1"
     );
     let custom = config(seed(), json!({"mask": [[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]]}));
     assert_eq!(
         mask_cell_words(&custom, 1, 1),
-        "mask, query word_2 → key word_2: masked: mask[1][1] = 0 · mask entry 0"
+        "mask, query word_2 → key word_2: 0 (masked: mask[1][1] = 0) · mask entry 0"
     );
     let window = config(seed(), json!({"window": [1, 0], "sinks": 1}));
     assert_eq!(
         mask_cell_words(&window, 3, 0),
-        "mask, query word_4 → key word_1: attended as a sink, though outside the window · mask entry 1"
+        "mask, query word_4 → key word_1: 1 (attended as a sink, though outside the window) · mask entry 1"
     );
     assert_eq!(
         mask_cell_words(&window, 3, 1),
-        "mask, query word_4 → key word_2: masked: outside the window [1, 0] · mask entry 1"
+        "mask, query word_4 → key word_2: 0 (masked: outside the window [1, 0]) · mask entry 1"
     );
     let cross = config(cross(), json!({"mask": [1, 0, 1, 1]}));
     assert_eq!(
         mask_cell_words(&cross, 0, 1),
-        "mask, query decoder state → key h_2: masked: mask[1] = 0 · mask entry 0"
+        "mask, query decoder state → key h_2: 0 (masked: mask[1] = 0) · mask entry 0"
     );
 }

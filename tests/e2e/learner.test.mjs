@@ -609,7 +609,7 @@ test('chapter 12: the mask heatmap shows the band the window and sink leave (26 
   // The pointer on "." → "the" (outside the window): the tooltip says why; a click toggles the mask's entry only.
   const at = await page.evaluate((id) => H.cell(id, 'mask', 7, 1), id);
   await page.mouse.move(at.x, at.y);
-  assert.match(await page.locator(grid).getAttribute('title'), /query \. → key the: masked: outside the window \[2, 0\] · mask entry 1/);
+  assert.match(await page.locator(grid).getAttribute('title'), /query \. → key the: 0 \(masked: outside the window \[2, 0\]\) · mask entry 1/);
   await page.mouse.click(at.x, at.y);
   let c = await config(page, id);
   assert.equal(c.mask[7][1], 0, 'the click set the mask\'s entry');
@@ -617,11 +617,11 @@ test('chapter 12: the mask heatmap shows the band the window and sink leave (26 
   assert.deepEqual(c.window, [2, 0], 'the window is as it was');
   assert.deepEqual(await focusOf(page), on(id, 'control mask-grid'));
   assert.deepEqual(light(await drawn()), band, 'still drawn masked');
-  assert.match(await words(), /masked: mask\[7\]\[1\] = 0 and outside the window \[2, 0\] · mask entry 0/);
+  assert.match(await words(), /: 0 \(masked: mask\[7\]\[1\] = 0 and outside the window \[2, 0\]\) · mask entry 0/);
   await page.keyboard.press('Enter'); // the keyboard cursor is on the clicked cell: back to 1
   assert.equal((await config(page, id)).mask[7][1], 1);
   assert.deepEqual(light(await drawn()), band);
-  assert.match(await words(), /masked: outside the window \[2, 0\] · mask entry 1/);
+  assert.match(await words(), /: 0 \(masked: outside the window \[2, 0\]\) · mask entry 1/);
 
   // Inside the window, "." → "mat": the key closes (its weight 0), and Space opens it again.
   const mat = await page.evaluate((id) => H.cell(id, 'mask', 7, 6), id);
