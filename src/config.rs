@@ -2094,6 +2094,16 @@ fn parse_masked_row(obj: &Map<String, Value>) -> Result<MaskedRow> {
 }
 
 impl Mask {
+    /// Entry (i, j) as the user set it, 1 (may attend) or 0 ([`Mask::matrix`]'s, without the matrix); 1 off a custom
+    /// mask's grid.
+    pub fn entry(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Mask::Matrix(a) if i < a.rows() && j < a.cols() => a.get(i, j),
+            Mask::Causal => f64::from(u8::from(j <= i)),
+            _ => 1.0,
+        }
+    }
+
     /// The mask as the user set it, n × m of 0/1 (every key allowed under "none"; `valid_lens` apart).
     pub fn matrix(&self, n: usize, m: usize) -> Matrix {
         match self {

@@ -40,6 +40,12 @@ pub enum Edit {
         col: usize,
         value: f64,
     },
+    /// Entry (`row`, `col`) of the mask switched, 1 to 0 or 0 to 1, whatever else masks that key (the mask panel's
+    /// click: the heatmap it clicks shows every rule's effect, the edit changes the mask alone).
+    ToggleMask {
+        row: usize,
+        col: usize,
+    },
     /// The query the breakdown and the outlines follow.
     Query(usize),
     /// Config fields replaced (`null` removes one), validated as a whole config (`Config::with_fields`).
@@ -259,6 +265,9 @@ impl Figure {
             }
             Edit::Block { matrix, row, col, values } => config.with_block(&matrix, row, col, &values),
             Edit::MaskCell { row, col, value } => config.with_value("mask", row, col, value),
+            Edit::ToggleMask { row, col } => {
+                config.with_value("mask", row, col, 1.0 - config.options.mask.entry(row, col))
+            }
             Edit::Query(q) => config.with_query(q),
             Edit::Fields(fields) => config.with_fields(&fields),
             Edit::Scale(scale) => config.with_scale(scale),

@@ -447,7 +447,7 @@ fn mask(config: &Config) -> Value {
         (
             "canvas_label",
             format!(
-                "Mask, {}, keys as columns: 1 = may attend, 0 = masked",
+                "Mask, {}, keys as columns: 1 = attended, 0 = masked (by the mask, a valid length or the window)",
                 if own { "queries as rows" } else { "the decoder state as the row" }
             )
             .into(),
@@ -583,28 +583,24 @@ fn separator(c: char) -> bool {
 }
 
 /// Mask cell (i, j) in words, as the mask panel says it under the pointer and to a screen reader: the query and the
-/// key, the entry as the config states it (1 = may attend), and why the key is masked or a sink keeps it open (the
-/// core's reasons: mask, valid length, window, sink).
+/// key, the value drawn (1 attended, 0 masked) and why (the core's reasons: mask, valid length, window; a sink that
+/// keeps it open), then the entry as the config states it (1 = may attend), which a click toggles.
 pub fn mask_cell_words(config: &Config, i: usize, j: usize) -> String {
     let o = &config.options;
     let names = queries(config);
-    let entry = match &o.mask {
-        Mask::Matrix(a) if i < a.rows() && j < a.cols() => a.get(i, j),
-        Mask::Causal => f64::from(u8::from(j <= i)),
-        _ => 1.0,
-    };
     let query = if matches!(config.mechanism, Mechanism::SelfAttention { .. }) { i } else { 0 };
     let masks = o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some();
     let why = if masks { mask_reason(config, query, j, o.reason(query, j)) } else { None };
-    let sink = masks && o.sink_opens(query, j);
+    let effect = match why {
+        Some(why) => format!("0 ({why})"),
+        None if masks && o.sink_opens(query, j) => "1 (attended as a sink, though outside the window)".to_string(),
+        None => "1 (attended)".to_string(),
+    };
     format!(
-        "mask, query {} → key {}: {} ({}){}{}",
+        "mask, query {} → key {}: {effect} · mask entry {}",
         names.get(i).map_or("", String::as_str),
         config.tokens.get(j).map_or("", String::as_str),
-        number(entry),
-        if entry != 0.0 { "may attend" } else { "masked" },
-        why.map(|w| format!("; {w}")).unwrap_or_default(),
-        if sink { "; attended as a sink, though outside the window" } else { "" },
+        number(o.mask.entry(i, j)),
     )
 }
 
@@ -812,7 +808,7 @@ fn window(config: &Config) -> Value {
     let n = config.tokens.len();
     let [left, right] = o.window.unwrap_or(WINDOW_OFF);
     let hint = if o.window.is_some() {
-        "On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed."
+        "On the mask heatmap: a crossed 0 is a key the mask allows but the window closes; the sinks are dashed."
     } else {
         "Turn the window on to limit each query to its neighbours."
     };

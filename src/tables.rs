@@ -737,7 +737,10 @@ pub fn pickable(config: &Config, view: &str) -> bool {
 pub fn tip(config: &Config, trace: &Trace, view: &str, i: usize, j: usize, cell: &crate::heatmap::CellText) -> String {
     let precise = crate::text::significant(cell.full, 6);
     let more = if precise == cell.value || !cell.full.is_finite() { String::new() } else { format!(" ({precise})") };
-    let mut text = format!("{view}[{i}][{j}] = {}{more}", cell.value);
+    // The mask view draws which keys are attended by every rule: with a window or valid lengths, not the mask alone.
+    let o = &config.options;
+    let effective = view == "mask" && (o.window.is_some() || o.valid_lens.is_some());
+    let mut text = format!("{}{view}[{i}][{j}] = {}{more}", if effective { "effective " } else { "" }, cell.value);
     let self_attention = matches!(config.mechanism, Mechanism::SelfAttention { .. });
     let query = if self_attention { i } else { 0 };
     if view == "scores" {

@@ -8,7 +8,7 @@
 //! column (d rows × m columns).
 
 use crate::attention::Trace;
-use crate::config::{Config, Mask, Mechanism, Position, Scoring, BY_WINDOW};
+use crate::config::{Config, Mask, Mechanism, Position, Scoring, BY_MASK};
 use crate::math::Matrix;
 use crate::weights::ROW_SUM_TOLERANCE;
 use std::borrow::Cow;
@@ -283,7 +283,6 @@ pub const OPTION_VIEWS: [&str; 6] = ["w_a", "u_a", "v_a", "w_o", "mask", "query.
 fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[String]) -> Option<View<'a>> {
     let o = &config.options;
     let tokens: &[String] = &config.tokens;
-    let m = tokens.len();
     Some(match (name, &o.scoring) {
         ("w_a", Scoring::General { w_a } | Scoring::Additive { w_a, .. }) => {
             matrix_view(name, "W_a".into(), w_a, indices(w_a.rows()), indices(w_a.cols()), "sequential")
@@ -304,49 +303,7 @@ fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[
             matrix_view(name, "W_O".into(), w, indices(w.rows()), indices(w.cols()), "sequential")
         }
         ("mask", _) if o.mask != Mask::None || o.valid_lens.is_some() || o.window.is_some() => {
-            let title = match o.mask {
-                Mask::Causal => "mask: causal (1 = may attend)",
-                Mask::Matrix(_) => "mask (1 = may attend)",
-                Mask::None => "mask: none (1 = may attend)",
-            };
-            // The valid lengths are not in the matrix (a click toggles the mask itself): the title says them.
-            let title = match &o.valid_lens {
-                Some(lens) if lens.len() <= 16 => format!(
-                    "{title} · valid lengths {}",
-                    lens.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
-                ),
-                Some(_) => format!("{title} · and valid lengths"),
-                None => title.to_string(),
-            };
-            // The window and sinks are not in the matrix either (it is the mask a click edits): drawn over it, the
-            // cells the window takes away from the mask crossed ("\"; a cell the mask forbids too stays its 0, and
-            // its tooltip names both rules), the sinks' columns dashed, and the title says which is which.
-            let sinks = o.sinks.min(m as u64) as usize;
-            let title = match (o.window, sinks) {
-                (Some([l, r]), 0) => format!("{title} · window [{l}, {r}]: crossed 1s are outside it"),
-                (Some([l, r]), s) => {
-                    format!("{title} · window [{l}, {r}]: crossed 1s are outside it · sinks {s}: dashed")
-                }
-                (None, 0) => title,
-                (None, s) => format!("{title} · sinks {s} (no window to open)"),
-            };
-            let values = o.mask.matrix(queries.len(), m);
-            let rows = queries.len();
-            let cells = match o.window {
-                Some(_) => (0..rows)
-                    .flat_map(|i| (0..m).map(move |j| (i, j)))
-                    .map(|(i, j)| o.reason(i, j) & BY_WINDOW != 0 && values.get(i, j) != 0.0)
-                    .collect(),
-                None => vec![],
-            };
-            let columns = if o.window.is_some() { (0..sinks).collect() } else { vec![] };
-            let marks = Marks { cells, columns, ..Marks::default() };
-            // Its two values, whatever it holds: a mask of only 1s is not a bar of 0.9 … 1.1.
-            View {
-                marks,
-                range: Some((0.0, 1.0)),
-                ..matrix_view(name, title, values, queries.to_vec(), tokens, "sequential")
-            }
+            mask_view(config, queries)
         }
         ("query.features", Scoring::Additive { .. }) => {
             let f = match trace {
@@ -367,6 +324,53 @@ fn option_view<'a>(config: &'a Config, trace: &'a Trace, name: &str, queries: &[
         }
         _ => return None,
     })
+}
+
+/// The mask view: the keys each query attends (1) or not (0), by every rule (`Options::reason`: the mask, the valid
+/// lengths, the window and its sinks), so the band a window leaves is what shows. The mask field a click toggles is
+/// the title's first word and each cell's words (`panels::mask_cell_words`); the cells it allows but a valid length or
+/// the window closes are crossed ("\"), the sinks' columns dashed, and the title says which is which.
+fn mask_view<'a>(config: &'a Config, queries: &[String]) -> View<'a> {
+    let o = &config.options;
+    let m = config.tokens.len();
+    let rows = queries.len();
+    let kind = match o.mask {
+        Mask::Causal => "mask: causal",
+        Mask::Matrix(_) => "mask",
+        Mask::None => "mask: none",
+    };
+    let mut rules = vec![];
+    match &o.valid_lens {
+        Some(lens) if lens.len() <= 16 => {
+            rules.push(format!("valid lengths {}", lens.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")))
+        }
+        Some(_) => rules.push("valid lengths".to_string()),
+        None => {}
+    }
+    let sinks = o.sinks.min(m as u64) as usize;
+    match (o.window, sinks) {
+        (Some([l, r]), 0) => rules.push(format!("window [{l}, {r}]")),
+        (Some([l, r]), s) => rules.push(format!("window [{l}, {r}] · sinks {s}: dashed")),
+        (None, 0) => {}
+        (None, s) => rules.push(format!("sinks {s} (no window to open)")),
+    }
+    let effective = o.valid_lens.is_some() || o.window.is_some();
+    let title = if effective {
+        format!("effective (1 = attended): {kind} · {} · crossed 0s: the mask allows them", rules.join(" · "))
+    } else {
+        [format!("{kind} (1 = may attend)")].into_iter().chain(rules).collect::<Vec<_>>().join(" · ")
+    };
+    let reasons: Vec<u8> = (0..rows).flat_map(|i| (0..m).map(move |j| o.reason(i, j))).collect();
+    let values =
+        Matrix::from_vec(rows, m, reasons.iter().map(|&r| f64::from(u8::from(r == 0))).collect()).expect("rows × m");
+    let cells = if effective { reasons.iter().map(|&r| r != 0 && r & BY_MASK == 0).collect() } else { vec![] };
+    let columns = if o.window.is_some() { (0..sinks).collect() } else { vec![] };
+    // Its two values, whatever it holds: a mask of only 1s is not a bar of 0.9 … 1.1.
+    View {
+        marks: Marks { cells, columns, ..Marks::default() },
+        range: Some((0.0, 1.0)),
+        ..matrix_view("mask", title, values, queries.to_vec(), config.tokens.as_slice(), "sequential")
+    }
 }
 
 fn indices(n: usize) -> Vec<String> {

@@ -59,6 +59,34 @@ fn each_edit_gives_the_config_its_function_gives() {
     }
 }
 
+/// The mask panel's click switches the mask's own entry, whatever else masks that key: its heatmap shows every rule
+/// (a key the window closes is 0 there), the edit changes the mask alone. Chapter 12's window [2, 0] with one sink.
+#[test]
+fn a_mask_toggle_switches_the_masks_entry_only() {
+    use attention_viz::views::view;
+    let window = Config::from_value(&json!({"embeddings": [[2, 0], [1, 1], [1, -1], [0, 2], [1, 0]], "window": [2, 0],
+        "sinks": 1}))
+    .unwrap();
+    let mut f = Figure::new(window.clone()).unwrap();
+    let shown = |f: &Figure| view(f.config(), f.trace(), "mask").unwrap().values.row(4).to_vec();
+    // Query 4, the last, attends the sink 0 and keys 2 … 4; key 1 is outside its window.
+    assert_eq!(shown(&f), [1.0, 0.0, 1.0, 1.0, 1.0]);
+    // Outside the window: the entry goes 1 → 0 → 1, the key stays closed, the window stays.
+    f.apply(Edit::ToggleMask { row: 4, col: 1 }).unwrap();
+    assert_eq!(f.config(), &window.with_value("mask", 4, 1, 0.0).unwrap());
+    assert_eq!(shown(&f), [1.0, 0.0, 1.0, 1.0, 1.0]);
+    f.apply(Edit::ToggleMask { row: 4, col: 1 }).unwrap();
+    assert_eq!(f.config().options.mask.entry(4, 1), 1.0);
+    assert_eq!(shown(&f), [1.0, 0.0, 1.0, 1.0, 1.0]);
+    // Inside it: the key closes, then opens again.
+    f.apply(Edit::ToggleMask { row: 4, col: 3 }).unwrap();
+    assert_eq!(shown(&f), [1.0, 0.0, 1.0, 0.0, 1.0]);
+    f.apply(Edit::ToggleMask { row: 4, col: 3 }).unwrap();
+    assert_eq!(shown(&f), [1.0, 0.0, 1.0, 1.0, 1.0]);
+    assert_eq!(f.config().options.window, Some([2, 0]));
+    consistent(&f);
+}
+
 #[test]
 fn a_refused_edit_changes_nothing_and_says_the_cores_message() {
     let base = preset("seed-001").unwrap();

@@ -32,11 +32,12 @@ fn figure(name: &str) -> Value {
         .clone()
 }
 
+/// A golden's table of strings; a cell seaborn leaves undrawn (NaN: null in the fixture) is "".
 fn strings(v: &Value) -> Vec<Vec<String>> {
     v.as_array()
         .unwrap()
         .iter()
-        .map(|r| r.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect())
+        .map(|r| r.as_array().unwrap().iter().map(|x| x.as_str().unwrap_or("").to_string()).collect())
         .collect()
 }
 
@@ -95,6 +96,9 @@ fn assert_like_seaborn(view: &View, palette: Option<&str>, golden: &Value) {
     let text_colors = strings(&golden["text_colors"]);
     for i in 0..layout.rows {
         for j in 0..layout.cols {
+            if fills[i][j].is_empty() {
+                continue; // NaN: seaborn draws nothing there, the core its grey (nan_cells_are_grey_…)
+            }
             let r = layout.cell(i, j);
             let rect = elements
                 .iter()
@@ -177,6 +181,33 @@ fn constant_and_signed_matrices() {
             other => other.to_string(),
         };
         assert_like_seaborn(&golden_view(&g), Some(&palette), &g);
+    }
+}
+
+/// A view whose finite values are all equal is drawn as seaborn draws it: matplotlib's colour bar widens the singular
+/// range in place (0 to ±0.1, else ±10 %) and the cells are coloured with it, so zeros take rocket's middle, a red,
+/// not its lowest colour, and the bar reads −0.1 … 0.1. `sns.heatmap(np.zeros((4, 4)), annot=True)`, and seed 003's
+/// naive weights as the core computes them (inf / inf where exp overflows, 0 elsewhere).
+#[test]
+fn constant_views_are_coloured_as_seaborn_colours_them() {
+    let zeros = figure("zeros_default_cmap");
+    assert_like_seaborn(&golden_view(&zeros), None, &zeros);
+    let config = preset("seed-003").unwrap();
+    let trace = compute(&config).unwrap();
+    let naive = views::view(&config, &trace, "naive_weights").unwrap();
+    let golden = figure("seed003_naive_weights");
+    let want: Vec<String> = strings(&golden["data"])[0].iter().map(|x| x.replace(".0", "")).collect();
+    let got: Vec<String> = naive.values.row(0).iter().map(|x| x.to_string().to_lowercase()).collect();
+    assert_eq!(got, want, "the core's naive weights are the golden's data");
+    assert_like_seaborn(&naive, None, &golden);
+    let (w, h) = attention_viz::heatmap::preferred_size(&naive, Fmt::default());
+    let texts: Vec<String> = parse_svg(&to_svg_sized(&naive, &Style::default(), w, h).unwrap())
+        .into_iter()
+        .filter(|e| e.tag == "text")
+        .map(|e| e.text)
+        .collect();
+    for end in ["\u{2212}0.1", "0.1"] {
+        assert!(texts.contains(&end.to_string()), "the bar's end {end}: {texts:?}");
     }
 }
 

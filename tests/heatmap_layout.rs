@@ -309,6 +309,37 @@ fn titles_fit_their_canvas_at_the_preferred_size() {
     assert_eq!(l.title.lines, ["scaled = scores / √d_k", "= scores / 1.73"]);
 }
 
+/// Guided page, chapter 10: the base slider's right end (10⁷) writes PE's slow column as 0.00032 … 0.0013 under .2g,
+/// two characters more than at 10⁴. The preferred width grows by those characters in each of its 4 columns and by
+/// nothing else: the title stays on the two lines it had (taking it to one line as well added 58 px more, and the
+/// figure's context heatmap dropped to a new row at 1280 px). At every base the numbers are drawn as seaborn writes
+/// them, at 12 px, and the title is whole.
+#[test]
+fn a_value_edit_widens_the_cells_not_the_title() {
+    let at = |base: f64| {
+        let json = format!(
+            r#"{{"embeddings":[[1,0,1,0],[0,1,0,1],[1,1,0,0],[1,0,1,0],[0,1,0,1]],"tokens":["a","rose","is","a","rose"],
+            "w_q":[[1,0,1,0],[0,1,0,1],[1,1,0,0],[0,0,1,1]],"w_k":[[0,1,1,0],[1,0,0,1],[1,0,1,0],[0,1,0,1]],
+            "w_v":[[1,0],[0,1],[1,1],[0,0]],"position":{{"kind":"sinusoidal","base":{base}}}}}"#
+        );
+        view_of(&Config::from_json(&json).unwrap(), "pe")
+    };
+    let sizes: Vec<(u32, u32)> = [1e4, 1e5, 1e6, 1e7].iter().map(|&b| preferred_size(&at(b), Fmt::default())).collect();
+    let (narrow, wide) = (at(1e4), at(1e7));
+    let texts = cell_texts(&wide, 0..5, 2..3, Fmt::default()).unwrap();
+    assert_eq!(texts, ["0", "0.00032", "0.00063", "0.00095", "0.0013"], "10⁷: the slow hand, column 2");
+    let grown = sizes[3].0 - sizes[0].0;
+    // 7-character numbers instead of 5 at 12 px (7.2 px a character): 2 × 7.2 × 4 columns, rounded.
+    assert!((57..=59).contains(&grown), "PE grew by {grown} px at 10⁷: {sizes:?}");
+    for (v, (w, h)) in [(&narrow, sizes[0]), (&wide, sizes[3])] {
+        let l = layout(v, &Style::default(), w, h);
+        assert_eq!(l.title.lines.len(), 2, "{w} px: {:?}", l.title.lines);
+        assert_eq!(l.title.lines.join(" "), v.title);
+        assert!(l.annotate && l.note.is_none() && l.annot_font_px == l.font_px, "{w} px: as seaborn, at 12 px");
+    }
+    assert!(sizes.iter().all(|s| s.1 == sizes[0].1), "one height at every base: {sizes:?}");
+}
+
 #[test]
 fn one_long_token_does_not_hide_the_other_labels() {
     let tokens = vec!["the", "incomprehensibilities", "of", "cats"];

@@ -294,8 +294,13 @@ fn views_show_positions_and_the_window() {
     assert!(order(&alibi).contains("scores bias scaled"), "{}", order(&alibi));
     let trace = compute(&alibi).unwrap();
     let mask = view(&alibi, &trace, "mask").unwrap();
-    assert!(mask.title.ends_with("window [1, 0]: crossed 1s are outside it · sinks 1: dashed"), "{}", mask.title);
-    // Drawn over the mask: query 3's key 1 is outside [3 − 1, 3], key 0 a sink, key 2 inside; column 0 dashed.
+    assert_eq!(
+        mask.title,
+        "effective (1 = attended): mask: none · window [1, 0] · sinks 1: dashed · crossed 0s: the mask allows them"
+    );
+    // The keys attended: query 3's key 1 is outside [3 − 1, 3] (0, crossed: the mask allows it), key 0 a sink and
+    // key 2 inside (1), key 4 ahead of it (0); column 0 dashed.
+    assert_eq!(mask.values.row(3), [1.0, 0.0, 1.0, 1.0, 0.0]);
     assert!(mask.marks.cell(3, 1, 5) && !mask.marks.cell(3, 0, 5) && !mask.marks.cell(3, 2, 5));
     assert_eq!(mask.marks.columns, vec![0]);
     let bias = view(&alibi, &trace, "bias").unwrap();

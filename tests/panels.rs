@@ -348,7 +348,7 @@ fn window_sides_sinks_and_limits() {
         &Value::Object(shown),
         &json!({
             "on": true, "left": 1, "right": 0, "sinks": 1, "side_max": 3, "sinks_max": 4,
-            "hint": "On the mask heatmap: a crossed 1 is a key the mask allows but the window does not; the sinks are dashed.",
+            "hint": "On the mask heatmap: a crossed 0 is a key the mask allows but the window closes; the sinks are dashed.",
             "title": "Query i may attend keys i − left … i + right only (JAX's local_window_size; Mistral's sliding window)",
         })
     );
@@ -377,7 +377,10 @@ fn the_panels_words_labels_and_messages() {
     assert_eq!(mask["outline"], json!([0, 0, 0, 1, 4]));
     assert_eq!(mask["len_labels"][1], "Valid length of query word_2, 0 to 4 (empty: all 4 keys; arrow keys step it)");
     assert_eq!(mask["list_placeholder"], "4 lengths, e.g. 4, 3, 2, …");
-    assert_eq!(mask["canvas_label"], "Mask, queries as rows, keys as columns: 1 = may attend, 0 = masked");
+    assert_eq!(
+        mask["canvas_label"],
+        "Mask, queries as rows, keys as columns: 1 = attended, 0 = masked (by the mask, a valid length or the window)"
+    );
     // Each choice with the fields its edit sends; a custom mask starts from a cell (the element's own edit).
     let sent: Vec<Value> = mask["choices"].as_array().unwrap().iter().map(|c| c["fields"].clone()).collect();
     assert_eq!(sent, [json!({"mask": null}), json!({"mask": "causal"}), Value::Null]);
@@ -402,7 +405,8 @@ fn the_panels_words_labels_and_messages() {
     assert_eq!(cross["mask"]["outline"], Value::Null);
     assert_eq!(
         cross["mask"]["canvas_label"],
-        "Mask, the decoder state as the row, keys as columns: 1 = may attend, 0 = masked"
+        "Mask, the decoder state as the row, keys as columns: 1 = attended, 0 = masked (by the mask, a valid length or \
+         the window)"
     );
     let why = cross["heads"]["disabled"].as_str().unwrap();
     assert_eq!(cross["heads"]["add_title"], why);
@@ -510,24 +514,33 @@ fn typed_valid_lengths_make_the_edit_or_the_message() {
 #[test]
 fn a_mask_cell_in_words() {
     let plain = config(seed(), json!({}));
-    assert_eq!(mask_cell_words(&plain, 0, 3), "mask, query word_1 → key word_4: 1 (may attend)");
+    assert_eq!(mask_cell_words(&plain, 0, 3), "mask, query word_1 → key word_4: 1 (attended) · mask entry 1");
     let causal = config(seed(), json!({"mask": "causal", "valid_lens": [4, 1, 4, 4]}));
-    assert_eq!(mask_cell_words(&causal, 0, 1), "mask, query word_1 → key word_2: 0 (masked); masked: causal mask");
+    assert_eq!(
+        mask_cell_words(&causal, 0, 1),
+        "mask, query word_1 → key word_2: 0 (masked: causal mask) · mask entry 0"
+    );
     assert_eq!(
         mask_cell_words(&causal, 1, 1),
-        "mask, query word_2 → key word_2: 1 (may attend); masked: beyond valid length 1"
+        "mask, query word_2 → key word_2: 0 (masked: beyond valid length 1) · mask entry 1"
     );
     let custom = config(seed(), json!({"mask": [[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]]}));
-    assert_eq!(mask_cell_words(&custom, 1, 1), "mask, query word_2 → key word_2: 0 (masked); masked: mask[1][1] = 0");
+    assert_eq!(
+        mask_cell_words(&custom, 1, 1),
+        "mask, query word_2 → key word_2: 0 (masked: mask[1][1] = 0) · mask entry 0"
+    );
     let window = config(seed(), json!({"window": [1, 0], "sinks": 1}));
     assert_eq!(
         mask_cell_words(&window, 3, 0),
-        "mask, query word_4 → key word_1: 1 (may attend); attended as a sink, though outside the window"
+        "mask, query word_4 → key word_1: 1 (attended as a sink, though outside the window) · mask entry 1"
     );
     assert_eq!(
         mask_cell_words(&window, 3, 1),
-        "mask, query word_4 → key word_2: 1 (may attend); masked: outside the window [1, 0]"
+        "mask, query word_4 → key word_2: 0 (masked: outside the window [1, 0]) · mask entry 1"
     );
     let cross = config(cross(), json!({"mask": [1, 0, 1, 1]}));
-    assert_eq!(mask_cell_words(&cross, 0, 1), "mask, query decoder state → key h_2: 0 (masked); masked: mask[1] = 0");
+    assert_eq!(
+        mask_cell_words(&cross, 0, 1),
+        "mask, query decoder state → key h_2: 0 (masked: mask[1] = 0) · mask entry 0"
+    );
 }

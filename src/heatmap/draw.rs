@@ -445,6 +445,9 @@ const NOTE_FONT: f64 = 10.0;
 const MARGIN: f64 = 4.0;
 /// How much wider than its grid needs a preferred size grows to keep the title on one line, CSS pixels.
 const TITLE_WIDEN: f64 = 80.0;
+/// A number of the usual length (a sign, a leading 0 and the fmt's digits: `−0.12` with .2g): a preferred size
+/// decides whether its title goes on one line as if no number were longer.
+const USUAL_NUMBER: f64 = -0.123_456_789;
 
 /// The note of a figure whose cells cannot hold its numbers at all.
 pub const HIDDEN_NOTE: &str = "numbers hidden: cells too small — hover or focus a cell to read it";
@@ -1781,32 +1784,33 @@ fn label_step(space_per_label: f64, needed: f64) -> usize {
 pub fn preferred_size(view: &View, fmt: Fmt) -> (u32, u32) {
     let (rows, cols) = view.values.shape();
     // Only grids small enough to annotate need their values' widths (formatting is costly).
-    let widest = if rows * cols <= SHAPES_MAX_CELLS {
+    let (widest, usual) = if rows * cols <= SHAPES_MAX_CELLS {
         let fmt = fmt.for_values(view.values.data()).0;
-        view.values.data().iter().map(|&v| fmt.cell(v).chars().count()).max().unwrap_or(1)
+        let widest = view.values.data().iter().map(|&v| fmt.cell(v).chars().count()).max().unwrap_or(1);
+        (widest, widest.min(fmt.cell(USUAL_NUMBER).chars().count()))
     } else {
-        1
+        (1, 1)
     };
     let label_chars = max_chars(view.col_labels.iter()).min(MAX_LABEL_CHARS);
-    let cell_w = (text_width(widest.max(label_chars), FONT) + 14.0).clamp(28.0, 96.0);
-    let cell_h = 30.0;
+    let cell_w = |chars: usize| (text_width(chars.max(label_chars), FONT) + 14.0).clamp(28.0, 96.0);
     let (vmin, vmax) = view.range.unwrap_or_else(|| finite_range(view.values.data()));
     let (left, right) = side_chrome(view, vmin, vmax, 1.0);
     // Grids too big to annotate get small square cells (the values show on hover):
     // fewer pixels to fill on every edit, and the whole matrix in view.
-    let (cell_w, cell_h) = if rows * cols > SHAPES_MAX_CELLS {
-        let side = (600.0 / rows.max(cols) as f64).clamp(2.0, 30.0);
-        (side, side)
-    } else {
-        (cell_w, cell_h)
-    };
-    let mut w = (cols as f64 * cell_w + left + right).clamp(140.0, 900.0).round();
+    let side = (600.0 / rows.max(cols) as f64).clamp(2.0, 30.0);
+    let (cell_w, usual_w, cell_h) =
+        if rows * cols > SHAPES_MAX_CELLS { (side, side, side) } else { (cell_w(widest), cell_w(usual), 30.0) };
+    let grid_w = |cell_w: f64| (cols as f64 * cell_w + left + right).clamp(140.0, 900.0).round();
+    let mut w = grid_w(cell_w);
     // One pixel more than the estimates, so a device size rounded down still fits.
     let one_line = text_width(view.title.chars().count(), TITLE_FONT) + 2.0 * MARGIN + 1.0;
     if one_line > w {
-        // A little wider for the title on one line; much wider only for two lines.
+        // A little wider for the title on one line; much wider only for two lines. Decided as if no number were
+        // longer than usual: numbers that grow past it (0.00032 under .2g) widen their cells, and only that, so a
+        // value edit never also puts the title on one line, up to TITLE_WIDEN wider again (the figure's next
+        // heatmap would drop to a new row).
         let two_lines = text_width(max_chars(split_in_two(&view.title).iter()), TITLE_FONT) + 2.0 * MARGIN + 1.0;
-        let needed = if one_line - w <= TITLE_WIDEN { one_line } else { two_lines };
+        let needed = if one_line - grid_w(usual_w) <= TITLE_WIDEN { one_line } else { two_lines };
         w = w.max(needed.ceil()).min(900.0);
     }
     let (lines, font) = title_lines(&view.title, w, 1.0);

@@ -2,7 +2,8 @@
 //! command becomes a change. A command is an object with one field, named after the edit, holding its arguments:
 //!
 //! `{value: [matrix, row, col, x]}` (x as typed: -0 stays -0), `{block: [matrix, row, col, rows]}` (a paste),
-//! `{mask: [row, col, x]}`, `{query: i}`, `{fields: {…}}` (`null` removes a field), `{flashTiles: [rows, cols]}` (the
+//! `{mask: [row, col, x]}`, `{toggleMask: [row, col]}` (the mask's entry there switched), `{query: i}`,
+//! `{fields: {…}}` (`null` removes a field), `{flashTiles: [rows, cols]}` (the
 //! flash panel's two fields as typed: `steppers::typed_tiles`), `{scale: [kind, value]}`,
 //! `{scoring: [name, seed]}`, `{outputProjection: on}`, `{insertHead: true}`, `{removeHead: at}`,
 //! `{selectHead: [layer, head]}`, `{kvHeads: kv}`, `{insertToken: [at, name]}`, `{removeToken: at}`,
@@ -28,6 +29,7 @@ const NAMES: &[&str] = &[
     "value",
     "block",
     "mask",
+    "toggleMask",
     "query",
     "fields",
     "flashTiles",
@@ -84,6 +86,7 @@ pub(crate) fn parse(command: &JsValue) -> Result<Option<Edit>, JsError> {
             Edit::Block { matrix: text(a.get(0))?, row: at(a.get(1))?, col: at(a.get(2))?, values }
         }
         "mask" => Edit::MaskCell { row: at(a.get(0))?, col: at(a.get(1))?, value: number(a.get(2))? },
+        "toggleMask" => Edit::ToggleMask { row: at(a.get(0))?, col: at(a.get(1))? },
         "query" => Edit::Query(index(v).ok_or_else(malformed)?),
         "fields" => {
             let json = js_sys::JSON::stringify(&v).ok().and_then(|t| t.as_string()).ok_or_else(malformed)?;

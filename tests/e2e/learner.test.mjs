@@ -1,7 +1,9 @@
-// A learner on the guided page (index.html, chapters 1–8): what they do with the real mouse and
-// keyboard never leaves a figure in an error state (− head, another scoring), their W_O and W_a/U_a/v_a come back
-// when the option does, a heads caption names only what follows a head, the keyboard never drops to <body> after an
-// import dialog or the notice's Reset, and every "Try" line of chapters 1–8 does what it says where it stands.
+// A learner on the guided page (index.html, chapters 1–8, 10's layout and 12's mask): what they do with the real
+// mouse and keyboard never leaves a figure in an error state (− head, another scoring), their W_O and W_a/U_a/v_a come
+// back when the option does, a heads caption names only what follows a head, the keyboard never drops to <body> after
+// an import dialog or the notice's Reset, every "Try" line of chapters 1–8 does what it says where it stands, a constant
+// heatmap is coloured as seaborn colours it, chapter 10's base slider moves no heatmap to another row, and chapter 12's
+// mask heatmap shows the keys attended while its clicks edit the mask alone.
 // Golden numbers are NumPy's (float64 transcriptions of the chapters' configs, in the comments); the page's own
 // trace is read only to check them. Every action is page.mouse / page.keyboard (locator.click is the mouse), but the
 // drop of a file, which playwright cannot drag in from the desktop: its events are dispatched, its dialog is then
@@ -11,7 +13,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { open, done, typeInCell, pageHelpers, WAIT } from './harness.mjs';
+import { open, done, typeInCell, pageHelpers, fixture, until, WAIT } from './harness.mjs';
 
 let site;
 before(async () => { site = await open(); });
@@ -41,6 +43,25 @@ function installHelpers() {
     /** The client point at the middle of cell [i, j] of a heatmap ('mask': the mask grid), where the core lays it out. */
     cell: (id, view, i, j) => T.cellPoint(H.el(id), view, i, j),
     hashes: (id, views) => Object.fromEntries(views.map((v) => [v, T.hash(H.root(id).querySelector(`canvas[data-view="${v}"]`))])),
+    /** The colour (#rrggbb) drawn in cell [i, j] of a heatmap, a quarter down its middle column (above its number). */
+    async colour(id, view, i, j) {
+      const c = T.canvasOf(H.el(id), view);
+      const [x0, y0, x1, y1] = (await T.cell(H.el(id), view, i, j)).px;
+      const d = c.getContext('2d').getImageData(Math.floor((x0 + x1) / 2), Math.floor(y0 + (y1 - y0) / 4), 1, 1).data;
+      return '#' + [d[0], d[1], d[2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+    },
+    /** The colour (#rrggbb) most of cell [i, j] of a heatmap ('mask': the mask grid) is drawn in (its crossing and number aside). */
+    async mode(id, view, i, j) {
+      const c = T.canvasOf(H.el(id), view);
+      const [x0, y0, x1, y1] = (await T.cell(H.el(id), view, i, j)).px;
+      const d = c.getContext('2d').getImageData(x0, y0, x1 - x0, y1 - y0).data;
+      const counts = new Map();
+      for (let k = 0; k < d.length; k += 4) {
+        const hex = '#' + [d[k], d[k + 1], d[k + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+        counts.set(hex, (counts.get(hex) ?? 0) + 1);
+      }
+      return [...counts].sort((a, b) => b[1] - a[1])[0][0];
+    },
     frames: (n = 2) => new Promise((ok) => { const f = () => (--n <= 0 ? ok() : requestAnimationFrame(f)); requestAnimationFrame(f); }),
   };
 }
@@ -374,6 +395,29 @@ test('chapter 4\'s Try: naive softmax fails on the document\'s scores, and comes
   await done(page);
 });
 
+test('chapter 4: the naive weights [nan, 0, 0, nan] (ticked by the mouse, then Space) are coloured as seaborn colours them', async () => {
+  // seaborn 0.13.2 itself (tests/goldens/gen_seaborn_goldens.py): matplotlib's colour bar widens the range 0 … 0 to
+  // −0.1 … 0.1 and the cells are coloured with it, so the zeros take rocket's middle, a red, and the NaNs are not drawn.
+  const golden = fixture('seaborn-goldens.json').figures.find((f) => f.name === 'seed003_naive_weights');
+  const page = await guided();
+  const box = page.locator(inFig('chapter-4', 'input[data-control="naive"]'));
+  const colours = () => page.evaluate(() => Promise.all([0, 1, 2, 3].map((j) => H.colour('chapter-4', 'naive_weights', 0, j))));
+  await click(page, inFig('chapter-4', 'input[data-control="naive"]'));
+  assert.deepEqual(await focusOf(page), on('chapter-4', 'control naive'));
+  await page.keyboard.press('Space'); // off
+  assert.ok(!(await state(page, 'chapter-4')).views.includes('naive_weights'), 'Space took the naive weights away');
+  await page.keyboard.press('Space'); // on again
+  assert.ok(await box.isChecked());
+  assert.deepEqual(await focusOf(page), on('chapter-4', 'control naive'));
+  const t = await trace(page, 'chapter-4');
+  assert.deepEqual(t.naive_weights.map((x) => (Number.isNaN(x) ? 'nan' : x)), golden.data[0].map(Number).map((x) => (Number.isNaN(x) ? 'nan' : x)));
+  const got = await colours();
+  assert.deepEqual(got.filter((_, j) => golden.facecolors[0][j]), golden.facecolors[0].filter(Boolean), 'the zeros: seaborn\'s colour');
+  got.forEach((c, j) => { if (!golden.facecolors[0][j]) assert.equal(c, '#d0d0d0', `NaN cell ${j}: grey`); });
+  clean(await state(page, 'chapter-4'), 'naive softmax');
+  await done(page);
+});
+
 test('chapter 5\'s Try: a click on head 1\'s weights follows it in the breakdown; + head adds a head of zeros that attends equally', async () => {
   const page = await guided();
   await page.locator(inFig('chapter-5', 'canvas[data-view="heads.1.weights"]')).scrollIntoViewIfNeeded();
@@ -500,6 +544,97 @@ test('chapter 8\'s Try: W_a[2][2] = 2, U_a and W_a\'s first columns at 0.01, cos
   near(t.weights[0], 0.376477, 5e-6, 'h_1');
   assert.ok(t.weights[1] < 1e-5 && t.weights[2] < 1e-5, 'the others below 10⁻⁵');
   clean(await state(page, 'chapter-8'), 'cosine at T = 0.05');
+  await done(page);
+});
+
+// ---- 4. the layout of chapter 10 --------------------------------------------------------------------------
+
+test('chapter 10: the base slider dragged to 10⁷ (mouse), then Home and End (keyboard), keeps every heatmap in its row at 1280 px', async () => {
+  const page = await guided();
+  const ids = ['chapter-10-sinusoidal', 'chapter-10-rope'];
+  /** Each heatmap's top, once the figure has settled on its numbers (its sizes measured again, its tables current). */
+  const tops = async (id) => {
+    await until(page, (id) => T.current(document.getElementById(id)), id);
+    await page.evaluate(() => H.frames());
+    return page.evaluate((id) => Object.fromEntries([...H.root(id).querySelectorAll('.stages canvas[data-view]')]
+      .map((c) => [c.dataset.view, Math.round(c.getBoundingClientRect().top - H.el(id).getBoundingClientRect().top)])), id);
+  };
+  for (const id of ids) {
+    const slider = page.locator(inFig(id, 'input[data-control="position-base-slider"]'));
+    await slider.scrollIntoViewIfNeeded();
+    const before = await tops(id);
+    if (id === ids[0]) assert.equal(new Set(Object.values(before)).size, 1, `${id}: its four heatmaps in one row`);
+    const box = await slider.boundingBox();
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width / 2, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width + 20, y, { steps: 5 });
+    await page.mouse.up();
+    assert.equal((await config(page, id)).position.base, 1e7, `${id}: the slider's right end`);
+    assert.deepEqual(await focusOf(page), on(id, 'control position-base-slider'));
+    assert.deepEqual(await tops(id), before, `${id} at 10⁷ (mouse): every heatmap stays in its row`);
+    await page.keyboard.press('Home');
+    assert.equal((await config(page, id)).position.base, 1);
+    assert.deepEqual(await tops(id), before, `${id} at 1 (Home)`);
+    await page.keyboard.press('End');
+    assert.equal((await config(page, id)).position.base, 1e7);
+    assert.deepEqual(await focusOf(page), on(id, 'control position-base-slider'));
+    assert.deepEqual(await tops(id), before, `${id} at 10⁷ (End)`);
+    clean(await state(page, id), `${id} at 10⁷`);
+  }
+  await done(page);
+});
+
+// ---- 5. chapter 12's mask heatmap -------------------------------------------------------------------------
+
+test('chapter 12: the mask heatmap shows the band the window and sink leave (26 keys); a click or Enter toggles the mask entry alone', async () => {
+  const page = await guided();
+  const id = 'chapter-12';
+  const grid = inFig(id, 'canvas[data-control="mask-grid"]');
+  await page.locator(grid).scrollIntoViewIfNeeded();
+  const n = 8;
+  const drawn = () => page.evaluate(async ([id, n]) => {
+    const rows = [];
+    for (let i = 0; i < n; i++) rows.push(await Promise.all([...Array(n).keys()].map((j) => H.mode(id, 'mask', i, j))));
+    return rows;
+  }, [id, n]);
+  const light = (rows) => rows.map((r) => r.map((c) => (parseInt(c.slice(1, 3), 16) > 128 ? 1 : 0)));
+  // Window [2, 0] and one sink: query i attends key 0 and keys i − 2 … i. The prose: 26 of the 36 causal pairs.
+  const band = [...Array(n).keys()].map((i) => [...Array(n).keys()].map((j) => +(j === 0 || (j <= i && j >= i - 2))));
+  let shown = light(await drawn());
+  assert.deepEqual(shown, band, 'the attended keys are drawn 1 (light), the rest 0 (dark)');
+  assert.equal(shown.flat().filter(Boolean).length, Number(await page.locator('[data-q="win.kept"]').textContent()));
+  const words = () => page.evaluate((id) => H.root(id).querySelector('[data-panel="mask"] [aria-live]').textContent, id);
+
+  // The pointer on "." → "the" (outside the window): the tooltip says why; a click toggles the mask's entry only.
+  const at = await page.evaluate((id) => H.cell(id, 'mask', 7, 1), id);
+  await page.mouse.move(at.x, at.y);
+  assert.match(await page.locator(grid).getAttribute('title'), /query \. → key the: 0 \(masked: outside the window \[2, 0\]\) · mask entry 1/);
+  await page.mouse.click(at.x, at.y);
+  let c = await config(page, id);
+  assert.equal(c.mask[7][1], 0, 'the click set the mask\'s entry');
+  assert.equal(c.mask.flat().filter((x) => x === 0).length, 1, 'and no other');
+  assert.deepEqual(c.window, [2, 0], 'the window is as it was');
+  assert.deepEqual(await focusOf(page), on(id, 'control mask-grid'));
+  assert.deepEqual(light(await drawn()), band, 'still drawn masked');
+  assert.match(await words(), /: 0 \(masked: mask\[7\]\[1\] = 0 and outside the window \[2, 0\]\) · mask entry 0/);
+  await page.keyboard.press('Enter'); // the keyboard cursor is on the clicked cell: back to 1
+  assert.equal((await config(page, id)).mask[7][1], 1);
+  assert.deepEqual(light(await drawn()), band);
+  assert.match(await words(), /: 0 \(masked: outside the window \[2, 0\]\) · mask entry 1/);
+
+  // Inside the window, "." → "mat": the key closes (its weight 0), and Space opens it again.
+  const mat = await page.evaluate((id) => H.cell(id, 'mask', 7, 6), id);
+  await page.mouse.click(mat.x, mat.y);
+  const closed = band.map((r, i) => r.map((x, j) => (i === 7 && j === 6 ? 0 : x)));
+  assert.deepEqual(light(await drawn()), closed);
+  assert.equal((await trace(page, id)).weights[7][6], 0);
+  assert.deepEqual(await focusOf(page), on(id, 'control mask-grid'));
+  await page.keyboard.press('Space');
+  assert.deepEqual(light(await drawn()), band);
+  assert.ok((await trace(page, id)).weights[7][6] > 0);
+  assert.deepEqual(await focusOf(page), on(id, 'control mask-grid'));
+  clean(await state(page, id), 'mask toggled');
   await done(page);
 });
 

@@ -15,7 +15,7 @@ matplotlib actually produce so the Rust tests can compare against it:
   `ax.collections[0].get_facecolors()`), annotation strings and text colours
   (`ax.texts`), for the seed-003 figures, the seed-001 weights, centred
   (`center=0`) diverging figures (one the signed context tests/python draws),
-  a constant matrix and one with a NaN;
+  constant matrices (seaborn's default map too) and one with a NaN;
 * Python's `format(x, ".2g")` (and a few other precisions) for many numbers.
 
 Every float is written as its Python `repr` string so that NaN/inf survive
@@ -217,6 +217,11 @@ def main():
         heatmap_figure("negative_constant", [[-3.0], [-3.0]], light["orange"], "orange"),
         heatmap_figure("near_constant", [[1.0, 1.0000000000000002, 1.0000000000000004]],
                        light["Blue"], "Blue"),
+        # sns.heatmap(np.zeros((4, 4)), annot=True) with seaborn's default map, and seed 003's naive weights in
+        # float64 (inf / inf where exp overflows, a finite exp over inf elsewhere): every finite value equal, so the
+        # widened range (-0.1, 0.1) puts them in the middle of rocket.
+        heatmap_figure("zeros_default_cmap", np.zeros((4, 4)), seq, SEQUENTIAL),
+        heatmap_figure("seed003_naive_weights", [[float("nan"), 0.0, 0.0, float("nan")]], seq, SEQUENTIAL),
         heatmap_figure("tiny_values", [[1e-300, 2e-300], [3e-300, 0.0]], light["orange"], "orange"),
         heatmap_figure("with_nan", [[1.0, float("nan")], [3.0, 4.0]], light["orange"], "orange"),
         heatmap_figure("diverging_mixed", [[-1.5, 0.25, 3.0], [0.7, -0.3, 2.1], [0.0, -3.2, 1.0]],

@@ -24,12 +24,6 @@ const sliderValue = (slider, position) => slider.values[Number(position) - slide
 const say = (x) => fmt(Number(x.toPrecision(3)));
 const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => say(values[k]));
 
-/** Entry (i, j) of the mask as the config states it (1 = may attend): the core's mask heatmap's value there. */
-function maskEntry(port, i, j) {
-  const c = port.ask({ kind: 'cellText', view: 'mask', i, j });
-  return c ? Number(c.full) : 1;
-}
-
 /** Cursor moves of the arrow keys on the mask heatmap: [rows, columns]. */
 const MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
@@ -160,7 +154,7 @@ export class Variants {
     if (mask.drawn) {
       this.canvas = el('canvas', {
         'data-control': 'mask-grid', tabindex: '0', role: 'img', 'aria-describedby': 'av-mask-keys', 'aria-label': mask.canvas_label,
-        title: 'Click a cell to toggle it (1 = may attend, 0 = masked)',
+        title: 'Click a cell to toggle its mask entry (1 = may attend, 0 = masked)',
       });
       this.canvas.addEventListener('click', (e) => this.onCanvasClick(e));
       // The hovered cell's tooltip says which rule masks it (the core's reasons: mask, valid length, window, sink).
@@ -169,7 +163,7 @@ export class Variants {
         const at = `${cell}|${this.port.state.version}`;
         if (this.hovered === at) return; // the core is asked once a cell and state
         this.hovered = at;
-        this.canvas.title = cell ? `${this.cellWords(...cell)}\nClick to toggle the mask` : 'Click a cell to toggle it (1 = may attend, 0 = masked)';
+        this.canvas.title = cell ? `${this.cellWords(...cell)}\nClick to toggle the mask` : 'Click a cell to toggle its mask entry (1 = may attend, 0 = masked)';
       });
       this.size = null;
       if (this.cursor && (this.cursor[0] >= n || this.cursor[1] >= m)) this.cursor = null;
@@ -399,11 +393,13 @@ export class Variants {
     this.toggle(cell);
   }
 
-  /** Toggles mask cell [i, j] (a "none" or "causal" mask becomes the matrix it stands for, with that entry changed). */
+  /**
+   * Toggles the mask's entry [i, j] (a "none" or "causal" mask becomes the matrix it stands for, with that entry
+   * changed): the core switches it, whatever the heatmap shows there (a key the window closes stays closed).
+   */
   toggle([i, j]) {
     const { port } = this;
-    const v = maskEntry(port, i, j);
-    if (this.apply(() => port.edit({ mask: [i, j, 1 - v] }))) this.say(i, j);
+    if (this.apply(() => port.edit({ toggleMask: [i, j] }))) this.say(i, j);
     else this.paint();
   }
 
