@@ -214,14 +214,17 @@ impl Figure {
     /// `ShareState`), else `None`. An edit that changes what the views show keeps the state before it (for
     /// [`Figure::view`]); a new document forgets it; following a query or marking the author's config leave it.
     pub fn apply(&mut self, edit: Edit) -> Result<Option<bool>, String> {
-        let fresh = matches!(
-            edit,
-            Edit::ResetToAuthored
-                | Edit::Config(_)
-                | Edit::Import { .. }
-                | Edit::ShareState { .. }
-                | Edit::RestoreSaved(_)
-        );
+        // Following another head shows other numbers, none of which an edit moved: nothing is marked changed.
+        let follows = matches!(&edit, Edit::Fields(serde_json::Value::Object(f)) if !f.is_empty() && f.keys().all(|k| k == "head"));
+        let fresh = follows
+            || matches!(
+                edit,
+                Edit::ResetToAuthored
+                    | Edit::Config(_)
+                    | Edit::Import { .. }
+                    | Edit::ShareState { .. }
+                    | Edit::RestoreSaved(_)
+            );
         let keeps = matches!(edit, Edit::Query(_) | Edit::MarkAuthored);
         let size = self.trace().fields().iter().map(|f| f.data.len()).sum();
         let before = (!fresh && !keeps && changed::kept(size)).then(|| Box::new(self.session.clone()));

@@ -86,11 +86,34 @@ fn a_rope_shift_changes_q_rot_and_k_rot_and_not_the_scores() {
 }
 
 #[test]
-fn a_token_added_is_a_new_shape_and_marks_no_cell() {
+fn a_token_added_is_a_new_row_of_k_and_a_new_shape_of_the_weights() {
     let mut f = chapter("chapter-11-gqa");
     f.apply(Edit::AppendToken).unwrap();
-    assert_eq!(status(&f, "k").as_deref(), Some("all changed (new shape)"));
-    assert_eq!(marked(&f, "k"), 0);
+    // K gains the new token's row, its other rows as they were: that row is marked.
+    assert_eq!(status(&f, "k").as_deref(), Some("1 new row"));
+    assert_eq!(marked(&f, "k"), 4);
+    // Every weight moves when a key joins (each row sums to 1 over one more key): a new shape, no cell marked.
+    assert_eq!(status(&f, "heads.0.weights").as_deref(), Some("new shape"));
+    assert_eq!(marked(&f, "heads.0.weights"), 0);
+}
+
+#[test]
+fn a_decode_step_marks_the_kv_caches_new_row() {
+    let mut f = chapter("chapter-11-decode");
+    let step = f.config().options.decode_step.unwrap();
+    f.apply(Edit::Fields(serde_json::json!({"decode_step": step + 1, "query": step + 1}))).unwrap();
+    for cache in ["decode.k_cache", "decode.v_cache"] {
+        assert_eq!(status(&f, cache).as_deref(), Some("1 new row"), "{cache}");
+        assert_eq!(marked(&f, cache), 2, "{cache}: one row of d = 2");
+    }
+}
+
+#[test]
+fn following_another_head_marks_nothing() {
+    let mut f = chapter("chapter-11-gqa");
+    f.apply(Edit::Fields(serde_json::json!({"head": 2}))).unwrap();
+    assert_eq!(status(&f, "weights"), None);
+    assert_eq!(marked(&f, "weights"), 0);
 }
 
 #[test]
@@ -149,6 +172,10 @@ fn a_changed_cell_is_drawn_with_a_corner_in_its_numbers_colour() {
         let v = view.values.get(i, 0);
         let want = if changed { colors.annotation_color(v, Contrast::Seaborn) } else { colors.color(v).unwrap() };
         assert_eq!(px(x, y), want, "row {i}'s corner");
-        assert_eq!(px((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2), colors.color(v).unwrap(), "row {i}'s middle keeps its colour");
+        assert_eq!(
+            px((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2),
+            colors.color(v).unwrap(),
+            "row {i}'s middle keeps its colour"
+        );
     }
 }

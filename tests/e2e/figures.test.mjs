@@ -412,7 +412,8 @@ test('index.html chapter 3: typing 30, 20, 10 into embeddings row 1 keeps every 
     const el = document.getElementById('chapter-3');
     const c = F.canvas(el, 'scores');
     const table = c.closest('figure').querySelector('table');
-    const cells = table ? [...table.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td')].map((t) => t.textContent)) : [];
+    // The numbers only: a cell the last edit changed also says " (changed)".
+    const cells = table ? [...table.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td')].map((t) => t.textContent.replace(/ \(changed\)$/, ''))) : [];
     const colours = [...(await F.colours(el, 'scores', 1, 1)).entries()].sort((a, b) => b[1] - a[1]);
     const [fr, fg, fb] = colours[0][0].split(',').map(Number);
     // Pixels far from the fill: the number's.

@@ -254,7 +254,8 @@ export function pageHelpers() {
       return [...el.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => {
         const [d] = viz.ask({ kind: 'describeViews', views: [c.dataset.view], fmt });
         const table = el.shadowRoot.querySelector(`[data-text-of="${c.dataset.view}"] table`);
-        const cells = table ? [...table.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td')].map((t) => t.textContent)) : null;
+        // A cell the last edit changed says so after its number (" (changed)"); the twin has no last edit.
+        const cells = table ? [...table.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td')].map((t) => t.textContent.replace(/ \(changed\)$/, ''))) : null;
         return JSON.stringify(cells) === JSON.stringify(d?.cells);
       });
     },

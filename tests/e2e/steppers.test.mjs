@@ -180,9 +180,14 @@ test('the decode heatmaps have hidden tables of their numbers (the core\'s descr
   assert.equal((await table('decode.k_cache')).rows.length, 4, 'the cache holds tokens 0 … 3');
   await click(page, inFig('dec', '[data-panel="decode"] [data-action="decode-next"]'));
   w = await table('decode.weights');
-  assert.equal(w.caption, 'weights of token 4 = softmax(scaled)');
+  // The caption also says what the step changed (the core's status): every weight, over one key more.
+  assert.equal(w.caption, 'weights of token 4 = softmax(scaled) (new shape)');
   assert.equal(w.rows[0].length, 1 + 5);
-  assert.equal((await table('decode.k_cache')).rows.length, 5);
+  const cache = await table('decode.k_cache');
+  assert.equal(cache.rows.length, 5);
+  assert.match(cache.caption, /\(1 new row\)$/, 'the KV cache says its new row');
+  assert.ok(cache.rows[4].slice(1).every((c) => c.endsWith(' (changed)')) && cache.rows[3].slice(1).every((c) => !c.endsWith(' (changed)')),
+    `token 4's row of the cache is the one marked: ${JSON.stringify(cache.rows)}`);
   await done(page);
 });
 
