@@ -15,25 +15,6 @@ fn err<T>(message: impl Into<String>) -> Result<T> {
     Err(ConfigError(message.into()))
 }
 
-/// The input matrices of a config by field name (vectors as 1 × d; the mask as 0/1).
-pub const INPUTS: [&str; 15] = [
-    "embeddings",
-    "w_q",
-    "w_k",
-    "w_v",
-    "b_q",
-    "b_k",
-    "b_v",
-    "decoder_state",
-    "annotations",
-    "w_o",
-    "b_o",
-    "w_a",
-    "u_a",
-    "v_a",
-    "mask",
-];
-
 impl Config {
     /// A model's weights (`mechanism: "weights"`) are shown as they are: only the selection
     /// (`with_fields` of layer, head, query) and the token names change.
@@ -125,7 +106,7 @@ impl Config {
         }
         let mut value = self.to_value();
         let vector = crate::config::VECTORS.contains(&matrix);
-        let target = value.get_mut(matrix).filter(|_| INPUTS.contains(&matrix) && matrix != "mask");
+        let target = value.get_mut(matrix).filter(|_| crate::config::INPUTS.contains(&matrix));
         let Some(serde_json::Value::Array(rows)) = target else { return err(no_input(matrix)) };
         for (i, line) in values.iter().enumerate() {
             for (j, &x) in line.iter().enumerate() {

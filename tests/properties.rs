@@ -13,7 +13,13 @@ mod common;
 
 use attention_viz::attention::{compute, Trace};
 use attention_viz::config::{Config, Mechanism, Projections, Scale};
-use attention_viz::edits::{Distribution, INPUTS};
+use attention_viz::edits::Distribution;
+
+/// What a value edit may target: the config's inputs (`config::INPUTS`) and the mask (0/1).
+const INPUT_COUNT: usize = attention_viz::config::INPUTS.len() + 1;
+fn input(i: usize) -> &'static str {
+    attention_viz::config::INPUTS.get(i).copied().unwrap_or("mask")
+}
 use attention_viz::math::{softmax_stable, Matrix};
 use attention_viz::random::RandomState;
 use attention_viz::share::{self, State};
@@ -657,7 +663,7 @@ fn edit() -> BoxedStrategy<Edit> {
         Just(Distribution::Randn),
     ];
     prop_oneof![
-        4 => (0..INPUTS.len(), 0usize..8, 0usize..6, prop_oneof![4 => val(1e3), 1 => any_finite(), 1 => Just(f64::NAN), 1 => Just(f64::INFINITY)])
+        4 => (0..INPUT_COUNT, 0usize..8, 0usize..6, prop_oneof![4 => val(1e3), 1 => any_finite(), 1 => Just(f64::NAN), 1 => Just(f64::INFINITY)])
             .prop_map(|(m, r, c, v)| Edit::Value(m, r, c, v)),
         2 => (0usize..9, token_name()).prop_map(|(a, n)| Edit::InsertToken(a, n)),
         2 => (0usize..9).prop_map(Edit::RemoveToken),
@@ -672,7 +678,7 @@ fn edit() -> BoxedStrategy<Edit> {
 
 fn apply(c: &Config, e: &Edit) -> Result<Config, String> {
     let r = match e {
-        Edit::Value(m, r, col, v) => c.with_value(INPUTS[*m], *r, *col, *v),
+        Edit::Value(m, r, col, v) => c.with_value(input(*m), *r, *col, *v),
         Edit::InsertToken(at, name) => c.insert_token(*at, name),
         Edit::RemoveToken(at) => c.remove_token(*at),
         Edit::InsertDim(at) => c.insert_dim(*at),
@@ -828,7 +834,7 @@ mod incremental {
     /// The matrix name, row and column a `SetValue` means on this config.
     fn target(c: &Config, e: &SetValue, hot: (usize, usize, usize)) -> (&'static str, usize, usize) {
         if e.foreign {
-            return (INPUTS[e.input % INPUTS.len()], e.row, e.col);
+            return (input(e.input % INPUT_COUNT), e.row, e.col);
         }
         let ins = inputs(c);
         let (input, row, col) = if e.hot { hot } else { (e.input, e.row, e.col) };
