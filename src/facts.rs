@@ -114,6 +114,10 @@ pub fn js() -> String {
          /** A list longer than `longest` anywhere in a config outside its matrices is sent as `{{[key]: length}}` instead\n \
          * of its items, which no field could take (the core's `config::LIST_LENGTH`, `config::MAX_LIST`). */\n\
          export const LONG_LIST = {{ key: '{}', longest: {} }};\n\n\
+         /** What compute() reads of a config before anything else: these fields when a text or a number, and the\n \
+         * declared shapes of the matrices and of these vectors (the core's `config::DECLARED_FIELDS`,\n \
+         * `config::DECLARED_VECTORS`; `config::check_declared_shapes` judges them). */\n\
+         export const DECLARED = {{ fields: [{}], vectors: [{}] }};\n\n\
          /** The longest paste an input grid reads, in characters (the core's `controls::MAX_PASTE`, which says why a\n \
          * longer one is not). */\n\
          export const MAX_PASTE = {};\n\n\
@@ -141,6 +145,8 @@ pub fn js() -> String {
         highlight_codes(),
         crate::config::LIST_LENGTH,
         crate::config::MAX_LIST,
+        quoted(crate::config::DECLARED_FIELDS),
+        quoted(crate::config::DECLARED_VECTORS),
         crate::controls::MAX_PASTE,
         cell_notes()
     )

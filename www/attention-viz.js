@@ -8,7 +8,7 @@
 
 import * as core from './core.js';
 import { defineElement } from './element/index.js';
-import { LAYER_FIELDS, LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
+import { DECLARED, LAYER_FIELDS, LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { loadInflate, inflateLoaded, inflateRaw } from './arrays.js';
 import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
@@ -429,20 +429,20 @@ function checkDeclared(config) {
     if (config === null || typeof config !== 'object' || isList(config)) return;
     rest = {};
     shapes = {};
-    for (const key of ['mechanism', 'heads', 'scoring']) {
+    for (const key of DECLARED.fields) {
       const v = config[key];
       if (typeof v === 'string' || typeof v === 'number') rest[key] = v;
     }
-    for (const key of [...MATRICES, 'decoder_state']) {
+    for (const key of [...MATRICES, ...DECLARED.vectors]) {
       const value = config[key];
       if (isPacked(value) || value instanceof Shaped) {
         // Python's bytes (the element's unpack() reads them): their declared shape, before they are inflated.
         const s = value.shape;
-        shapes[key] = key === 'attention' ? s : key === 'decoder_state' ? [s[0]] : [s[0], s[1] ?? 0];
+        shapes[key] = key === 'attention' ? s : DECLARED.vectors.includes(key) ? [s[0]] : [s[0], s[1] ?? 0];
         continue;
       }
       if (!isList(value)) continue;
-      if (key === 'decoder_state') { shapes[key] = [value.length]; continue; }
+      if (DECLARED.vectors.includes(key)) { shapes[key] = [value.length]; continue; }
       const shape = [];
       for (let x = value; isList(x) && shape.length < 5; x = x[0]) shape.push(x.length);
       shapes[key] = key === 'attention' ? shape : [value.length, shape[1] ?? 0];
@@ -478,7 +478,7 @@ function largeTakes(config) {
     // A real layer's fields only say they are there: the core judges what the worker shows.
     for (const key of LAYER_FIELDS) if (config[key] !== undefined && config[key] !== null) rest[key] = true;
     if (rest.position !== undefined && rest.position !== null) rest.position = { kind: String(rest.position.kind) };
-    for (const key of [...MATRICES, 'decoder_state']) {
+    for (const key of [...MATRICES, ...DECLARED.vectors]) {
       const value = config[key];
       if (isPacked(value) || value instanceof Shaped) { shapes[key] = value.shape.slice(0, 4); continue; }
       if (!isList(value)) continue;

@@ -71,6 +71,11 @@ export const HIGHLIGHT = { selected: 0, link: 1, cursor: 2, tile: 3 };
  * of its items, which no field could take (the core's `config::LIST_LENGTH`, `config::MAX_LIST`). */
 export const LONG_LIST = { key: '$list_length', longest: 4096 };
 
+/** What compute() reads of a config before anything else: these fields when a text or a number, and the
+ * declared shapes of the matrices and of these vectors (the core's `config::DECLARED_FIELDS`,
+ * `config::DECLARED_VECTORS`; `config::check_declared_shapes` judges them). */
+export const DECLARED = { fields: ['mechanism', 'heads', 'scoring'], vectors: ['decoder_state'] };
+
 /** The longest paste an input grid reads, in characters (the core's `controls::MAX_PASTE`, which says why a
  * longer one is not). */
 export const MAX_PASTE = 1000000;
