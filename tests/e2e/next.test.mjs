@@ -69,8 +69,15 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  if (server && server.exitCode === null) { try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ } }
-  if (app) rmSync(app, { recursive: true, force: true });
+  if (server && server.exitCode === null && server.signalCode === null) {
+    // next dev keeps writing its .next cache until it has exited: removing the app before then races it.
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
+    const late = setTimeout(() => { try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ } }, WAIT);
+    await exited;
+    clearTimeout(late);
+  }
+  if (app) rmSync(app, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
 });
 
 test('next dev: the figure hydrates with no console error and draws; its host keeps the server\'s attributes', async () => {
