@@ -12,6 +12,7 @@ import { build, transform, analyzeMetafile } from 'esbuild';
 import { modelsText } from './models.mjs';
 import { distReadme, packagedEmbed } from './install-text.mjs';
 import { refreshSizes } from './doc-sizes.mjs';
+import { makeEngine } from './python-assets.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -296,6 +297,9 @@ const sizes = {
   bytes: Object.fromEntries(parts.map((p) => [p, readFileSync(join(dist, p)).length])),
   models_file: MODELS, models_gzip_bytes: gz(MODELS), inline_gzip_bytes: gz('attention-viz.inline.js'),
   chunks_gzip_bytes: Object.fromEntries(chunkFiles.map((p) => [p, gz(p)])),
+  // The Python package's: the single-file build as the wheel holds it, and the engine a notebook carries once.
+  inline_bytes: readFileSync(join(dist, 'attention-viz.inline.js')).length,
+  engine_bytes: (await makeEngine(readFileSync(join(dist, 'attention-viz.inline.js'), 'utf8'))).engine.length,
 };
 writeFileSync(join(dist, 'sizes.json'), JSON.stringify(sizes, null, 1));
 // The package's texts quote this build's sizes exactly (scripts/doc-sizes.mjs; the repository's docs within 10 %).
