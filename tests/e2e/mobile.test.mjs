@@ -192,6 +192,10 @@ test('390 px: chapter 7\'s entropies at T = 0.05 (3.39e-9 bits and the like) kee
 test('390 px: the steps strip and the breakdown show every column, the weights and w·v too, without sideways scrolling', async () => {
   const page = await site.page('index.html', PHONE);
   await drawn(page);
+  // A narrow figure's breakdown starts closed (its cards are a screen long): the reader opens it.
+  const summary = page.locator('#chapter-3').locator('details.breakdown summary');
+  assert.equal(await page.evaluate(() => document.getElementById('chapter-3').shadowRoot.querySelector('details.breakdown').open), false);
+  await summary.click();
   const got = await page.evaluate(() => [['chapter-1', '.steps'], ['chapter-3', '.breakdown']].map(([id, part]) => {
     const root = document.getElementById(id).shadowRoot;
     const wrap = root.querySelector(`${part} .wrap`);
