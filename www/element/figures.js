@@ -11,7 +11,7 @@
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
-import { packRows } from './pack.js';
+import { packRows, packSizes } from './pack.js';
 import { NARROW } from './peek.js';
 // The view lists are the core's (views::INPUT_VIEWS: drawn as heatmaps only in a read-only figure; WEIGHT_VIEWS).
 import { LEGIBLE_FONT, HIGHLIGHT, INPUT_VIEWS as INPUTS, WEIGHT_VIEWS } from './facts.js';
@@ -220,8 +220,8 @@ export class Figures {
     return size;
   }
 
-  /** A narrow figure's heatmaps that share a row, view → width (pack.js), for `avail` CSS px; the heads' own rows
-   *  (multipleSize) end a row. */
+  /** A narrow figure's heatmaps drawn smaller than their natural size, view → [w, h] (pack.js), for `avail` CSS px;
+   *  the heads' own rows (multipleSize) end a row. An author's height is kept. */
   packed(avail) {
     const { port } = this;
     const views = [...this.canvases.keys()];
@@ -231,7 +231,8 @@ export class Figures {
     const font = (view, w, h) => {
       try { return port.ask({ kind: 'numbersFont', view, width: w, height: h, fmt: port.state.fmt }); } catch { return 0; }
     };
-    const widths = packRows(items, avail, MULTIPLE_GAP, font);
+    const sizes = port.state.height ? packRows(items, avail, MULTIPLE_GAP, font) : packSizes(items, avail, MULTIPLE_GAP, font);
+    const widths = port.state.height ? new Map([...sizes].map(([v, w]) => [v, [w, port.state.height]])) : sizes;
     this.rows = { key, widths };
     return widths;
   }
@@ -295,7 +296,7 @@ export class Figures {
     const stale = [];
     for (const [view, canvas] of this.canvases) {
       const [pw, ph] = this.sizes.get(view);
-      const [w, h] = headOf(view) !== null && multiple ? multiple : [packed?.get(view) ?? Math.min(pw, avail), port.state.height ?? ph];
+      const [w, h] = headOf(view) !== null && multiple ? multiple : packed?.get(view) ?? [Math.min(pw, avail), port.state.height ?? ph];
       const cw = Math.round(w * dpr);
       const ch = Math.round(h * dpr);
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).

@@ -1,7 +1,29 @@
-// Owns the rows of a narrow figure's heatmaps: which of them share a row, and the width each is drawn at then. Two
-// small heatmaps whose natural widths add up to a little more than a phone's width share it, each a little narrower,
-// when the core's layout writes their numbers at the same size as at their natural width (`numbersFont`): a row
-// saved is never paid for in legibility. Wide figures keep every heatmap at its natural width.
+// Owns the rows of a narrow figure's heatmaps: which of them share a row, and the size each is drawn at. Two small
+// heatmaps whose natural widths add up to a little more than a phone's width share it, each a little narrower, and a
+// heatmap is drawn shorter (less room above and below its numbers), both only where the core's layout writes their
+// numbers at the same size as at the natural size (`numbersFont`): height saved is never paid for in legibility.
+// Wide figures keep every heatmap at its natural size.
+
+/** How much shorter than its natural height a narrow figure's heatmap may be drawn, at most. */
+const SHORTER = 0.78;
+
+/**
+ * The sizes of `views` ([view, [w, h]]) in a narrow figure: a Map of view → [w, h] for those drawn smaller than their
+ * natural size (packRows' widths; a height down to SHORTER of the natural one where the numbers keep their size).
+ */
+export function packSizes(views, avail, gap, font) {
+  const widths = packRows(views, avail, gap, font);
+  const out = new Map();
+  for (const item of views) {
+    if (!item) continue;
+    const [view, [pw, ph]] = item;
+    const w = widths.get(view) ?? Math.min(pw, avail);
+    const size = font(view, w, ph);
+    const h = size > 0 ? [SHORTER, 0.85, 0.92].map((f) => Math.round(ph * f)).find((h) => font(view, w, h) >= size) : undefined;
+    if (h !== undefined || widths.has(view)) out.set(view, [w, h ?? ph]);
+  }
+  return out;
+}
 
 /**
  * The widths of `views` ([view, [w, h]] in their order on the page) laid out in rows of `avail` CSS px with `gap`
