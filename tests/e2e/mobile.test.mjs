@@ -215,16 +215,18 @@ test('390 px: the steps strip and the breakdown show every column, the weights a
   await done(page);
 });
 
-test('390 px: small input grids sit side by side (chapter 2\'s W_Q and W_K on one row), every value still whole in its cell', async () => {
+test('390 px: small input grids sit side by side (chapter 2\'s four grids in two rows), every value still whole in its cell', async () => {
   const page = await site.page('index.html', PHONE);
   await drawn(page);
   const got = await page.evaluate(() => {
     const root = document.getElementById('chapter-2').shadowRoot;
     const top = (name) => Math.round(root.querySelector(`fieldset[data-name="${name}"]`).getBoundingClientRect().top);
     const clipped = [...root.querySelectorAll('input.cell')].filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.value);
-    return { wq: top('w_q'), wk: top('w_k'), clipped };
+    return { x: top('embeddings'), wq: top('w_q'), wk: top('w_k'), wv: top('w_v'), clipped };
   });
-  assert.equal(got.wq, got.wk, 'W_Q and W_K on one row');
+  assert.equal(got.x, got.wq, 'the embeddings and W_Q on one row');
+  assert.equal(got.wk, got.wv, 'W_K and W_V on the next');
+  assert.ok(got.wk > got.wq);
   assert.deepEqual(got.clipped, [], 'no value cut in its cell');
   await done(page);
 });

@@ -228,10 +228,17 @@ export class Figures {
     const key = `${avail}|${port.state.height}|${port.state.fmt}|${views.map((v) => this.sizes.get(v)).join(';')}`;
     if (this.rows?.key === key) return this.rows.widths;
     const items = views.map((v) => (headOf(v) === null ? [v, [this.sizes.get(v)[0], port.state.height ?? this.sizes.get(v)[1]]] : null));
-    const font = (view, w, h) => {
-      try { return port.ask({ kind: 'numbersFont', view, width: w, height: h, fmt: port.state.fmt }); } catch { return 0; }
+    // What the core's layout does with a view on a w × h canvas: its numbers' font and its first cell's size.
+    const look = (view, [w, h]) => {
+      try {
+        const cell = port.ask({ kind: 'cellRect', view, width: w, height: h, dpr: 1, i: 0, j: 0, fmt: port.state.fmt });
+        const font = port.ask({ kind: 'numbersFont', view, width: w, height: h, fmt: port.state.fmt });
+        return { font, cell: cell ? [cell[2] - cell[0], cell[3] - cell[1]] : [0, 0] };
+      } catch {
+        return { font: 0, cell: [0, 0] }; // a refused fmt: the status line says why
+      }
     };
-    const sizes = port.state.height ? packRows(items, avail, MULTIPLE_GAP, font) : packSizes(items, avail, MULTIPLE_GAP, font);
+    const sizes = port.state.height ? packRows(items, avail, MULTIPLE_GAP, look) : packSizes(items, avail, MULTIPLE_GAP, look);
     const widths = port.state.height ? new Map([...sizes].map(([v, w]) => [v, [w, port.state.height]])) : sizes;
     this.rows = { key, widths };
     return widths;
