@@ -253,6 +253,8 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 :host(:state(narrow)) .breakdown td.formula { flex-basis: 100%; white-space: normal; overflow-wrap: anywhere; }
 :host(:state(narrow)) :is(.breakdown, .steps) td.vec { white-space: normal; }
 :host(:state(narrow)) .steps td.arrow { padding: 0; }
+/* A key's path in the strip is short: its name starts the card's first line instead of a line of its own. */
+:host(:state(narrow)) .steps tbody tr > :first-child { flex-basis: auto; min-width: 4.5em; }
 :host(:state(narrow)) .steps td.weight { min-width: 4.5em; }
 :host(:state(narrow)) .steps td.weight .bar { top: auto; height: 1.2em; bottom: 0; }
 /* ---- steppers.js: the decode and flash panels (a stepper: ← the step →; the core's heatmaps; m, l, o tables) ---- */
