@@ -225,7 +225,7 @@ export class Figures {
   packed(avail) {
     const { port } = this;
     const views = [...this.canvases.keys()];
-    const key = `${avail}|${port.state.height}|${port.state.fmt}|${views.map((v) => this.sizes.get(v)).join(';')}`;
+    const key = `${avail}|${port.state.height}|${port.state.fmt}|${views.map((v) => `${v}:${this.sizes.get(v)}`).join(';')}`;
     if (this.rows?.key === key) return this.rows.widths;
     const items = views.map((v) => (headOf(v) === null ? [v, [this.sizes.get(v)[0], port.state.height ?? this.sizes.get(v)[1]]] : null));
     // What the core's layout does with a view on a w × h canvas: its numbers' font and its first cell's size.
