@@ -227,7 +227,8 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
    size container every element's style waits for the page's layout, so each canvas font set and style read while
    figures were being built forced a layout of the whole page (index.html: 277 font sets, 0.6-0.9 s). The host keeps
    the containment a container had: its width never follows its content. */
-:host(:state(narrow)) .av { padding: 8px; gap: 10px; }
+:host(:state(narrow)) .av { padding: 8px; gap: 8px; }
+:host(:state(narrow)) .stages { row-gap: 6px; }
 :host(:state(narrow)) .toolbar { gap: 6px 10px; }
 :host(:state(narrow)) .variants, :host(:state(narrow)) .variants > .line { gap: 8px 10px; }
 :host(:state(narrow)) .variants input[type="range"] { width: 7.5em; }
