@@ -316,6 +316,7 @@ class AttentionViz extends Base {
           if (width !== this._width) { this._width = width; this._figures?.scheduleRepaint(); }
           // The stylesheet's narrow layout (style.js), as `@container (max-width: 520px)` on the host was.
           this._states.set('narrow', width <= 520);
+          this._breakdown?.place(width);
         });
       }
       this._theme.start();
