@@ -4,21 +4,21 @@
 // numbers at the same size as at the natural size (`numbersFont`) and keeps each cell a touch target (`cellRect`):
 // height saved is never paid for in legibility nor in what a finger can hit. Wide figures keep their natural sizes.
 
+import { TOUCH_TARGET } from './facts.js';
+
 /** How much shorter than its natural height a narrow figure's heatmap may be drawn, at most, and the steps tried. */
 const SHORTER = [0.7, 0.78, 0.85, 0.92];
-/** The least side of a cell a finger must hit, CSS px (WCAG 2.2's minimum target size), unless smaller at rest. */
-export const TOUCH = 24;
 
 /**
  * Whether a heatmap drawn at `size` keeps what it has at its natural size `natural`: its numbers' font (nothing when
- * it writes none) and cells at least TOUCH px a side (or as large as they were). `look(view, [w, h])` is the core's
- * `{font, cell: [w, h]}` for the view on a w × h canvas.
+ * it writes none) and cells at least TOUCH_TARGET px a side (or as large as they were). `look(view, [w, h])` is the
+ * core's `{font, cell: [w, h]}` for the view on a w × h canvas.
  */
 export function keeps(view, size, natural, look) {
   const at = look(view, size);
   const was = look(view, natural);
   const side = (c) => Math.min(c[0], c[1]);
-  return at.font >= was.font && side(at.cell) >= Math.min(TOUCH, side(was.cell));
+  return at.font >= was.font && side(at.cell) >= Math.min(TOUCH_TARGET, side(was.cell));
 }
 
 /**
