@@ -78,7 +78,7 @@ function theirs(tokens, attention) {
 <script>CircuitsVis.render("circuits-vis-0", CircuitsVis.AttentionPattern, ${JSON.stringify({ tokens, attention })});</script>`);
 }
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.json': 'application/json' };
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.json': 'application/json', '.svg': 'image/svg+xml' };
 
 /** A server of the two pages and their files, every body gzipped when the browser accepts it (it always does). */
 function startServer(pages) {

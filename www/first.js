@@ -8,8 +8,9 @@
 // it), in a box as tall as the live figure at the element's width (PICTURES, measured by the build), so the live
 // figure takes its place without moving anything.
 //
-// The engine loads on the first of: the page idle once the pictures are in, the reader's first interaction (a
-// pointer down, a key, a focus), or at once when a figure has no picture to show (an author's config without one, a
+// The engine's files are fetched at once, at low priority, after the pictures'; the engine runs on the first of: the
+// page idle once the pictures are in, the reader's first interaction (a pointer down, a key, a focus), or at once
+// when a figure has no picture to show (an author's config without one, a
 // share link or saved edits it would contradict, a look the preset's picture was not drawn with). Whatever the page
 // or the reader does to a figure before then (attributes, properties, a config) is read when the element upgrades.
 
@@ -97,6 +98,13 @@ function start() {
   let now = hosts.length === 0;
   for (const host of hosts) if (!showPicture(host)) now = true;
   if (now) { loadEngine(); return; }
+  // The engine's files fetched now, below the pictures (asked for in a task after theirs, whose requests start in a
+  // microtask): it runs later, but need not be fetched then.
+  setTimeout(() => {
+    for (const [href, attrs] of [['attention-viz.js', { rel: 'modulepreload' }], ['pkg/attention_viz_bg.wasm', { rel: 'preload', as: 'fetch', type: 'application/wasm', crossOrigin: '' }]]) {
+      document.head.append(Object.assign(document.createElement('link'), attrs, { href: new URL(href, import.meta.url).href, fetchPriority: 'low' }));
+    }
+  }, 0);
   const go = () => { for (const type of EVENTS) removeEventListener(type, go, true); loadEngine(); };
   const EVENTS = ['pointerdown', 'keydown', 'focusin', 'touchstart'];
   for (const type of EVENTS) addEventListener(type, go, true);
