@@ -7,7 +7,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deflateSync, inflateSync, crc32 } from 'node:zlib';
-import { build } from 'esbuild';
 
 /** The widths the live figure is measured at (CSS pixels): from a phone's to a wide column, every 8. */
 const WIDTHS = Array.from({ length: (1280 - 240) / 8 + 1 }, (_, k) => 240 + 8 * k);
@@ -36,16 +35,23 @@ function deflatedPNG(png) {
   return Buffer.concat(out);
 }
 
-const compressImages = (svg) => svg.replace(/data:image\/png;base64,([A-Za-z0-9+/=]+)/g,
+/** An SVG of the core's with its PNGs deflated (as Python's package sends them: _core.compress_images). */
+export const compressImages = (svg) => svg.replace(/data:image\/png;base64,([A-Za-z0-9+/=]+)/g,
   (_, b64) => `data:image/png;base64,${deflatedPNG(Buffer.from(b64, 'base64')).toString('base64')}`);
+
+/** The core in Node (www/core.js over www/pkg, the build dist/ is made from), initialised. */
+export async function nodeCore(root) {
+  const core = await import(pathToFileURL(join(root, 'www/core.js')).href);
+  core.initSync({ module: readFileSync(join(root, 'www/pkg/attention_viz_bg.wasm')) });
+  return core;
+}
 
 /**
  * Draws every preset's picture with the core in Node (www/core.js over www/pkg, the build dist/ was made from) into
  * dist/pictures/; returns {preset: {light, dark, alt, width, height}}.
  */
 export async function drawPictures(root, dist) {
-  const core = await import(pathToFileURL(join(root, 'www/core.js')).href);
-  core.initSync({ module: readFileSync(join(root, 'www/pkg/attention_viz_bg.wasm')) });
+  const core = await nodeCore(root);
   const { presets } = core.call({ kind: 'facts' });
   mkdirSync(join(dist, 'pictures'), { recursive: true });
   const drawn = {};
@@ -111,6 +117,7 @@ export async function measureLive(root, dist, names) {
 
 /** dist/attention-viz.first.js: www/first.js, minified, its dynamic import of the engine left to the browser. */
 export async function buildFirst(root, dist, pictures) {
+  const { build } = await import('esbuild');
   await build({
     entryPoints: [join(root, 'www/first.js')], bundle: true, minify: true, format: 'esm', target: 'es2020',
     outfile: join(dist, 'attention-viz.first.js'), external: ['./attention-viz.js'], logLevel: 'silent',

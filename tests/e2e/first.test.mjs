@@ -17,7 +17,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>blog</title><link rel=
 <style>body{font:17px/1.6 Georgia,serif;max-width:42rem;margin:2rem auto;padding:0 1rem}</style>
 <script type="module" blocking="render" src="/attention-viz.first.js"></script>
 <h1>How attention weighs its inputs</h1><p>Some prose above the figure.</p>
-<button id="other" onclick="document.querySelector('attention-viz').setAttribute('preset', 'seed-001')">another preset</button>
+<button id="other" onclick="window.__clickedLive = window.__drawn !== null; document.querySelector('attention-viz').setAttribute('preset', 'seed-001')">another preset</button>
 <attention-viz preset="seed-003"></attention-viz>
 <p id="below">The weights sum to one across the keys.</p>`;
 
@@ -88,11 +88,10 @@ test('an edit made with real input before the engine arrives is applied when it 
   const page = await throttled();
   const shown = await pictureShown(page);
   assert.equal(shown.engine, false);
-  // A real click (the page's own button changes the figure's preset) while only the picture is there: the first
-  // interaction also starts the engine.
+  // A real click (the page's own button changes the figure's preset) while only the picture is there (the engine's
+  // files may be arriving, not the live figure): the first interaction also starts the engine.
   await page.click('#other');
-  assert.equal(await page.evaluate(() => Boolean(customElements.get('attention-viz')) || window.__drawn !== null), false,
-    'the click came before the engine');
+  assert.equal(await page.evaluate(() => window.__clickedLive), false, 'the click came before the live figure');
   await page.waitForFunction(() => window.__drawn !== null, null, { polling: 100 });
   const tokens = await page.evaluate(async () => {
     const api = await import('/attention-viz.js');
@@ -100,4 +99,54 @@ test('an edit made with real input before the engine arrives is applied when it 
   });
   assert.deepEqual(tokens.shown, tokens.preset, 'the figure shows the preset chosen before it loaded');
   await done(page);
+});
+
+test('an author\'s own picture (slot="picture") shows until the figure is drawn, and again above the message of a config the core refuses', async () => {
+  const page = watch(await browser.newPage());
+  const picture = `<img slot="picture" width="120" height="40" alt="my figure" src="data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><rect width="120" height="40" fill="teal"/></svg>')}">`;
+  await page.route(`${url}own.html`, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+<script type="module" src="/attention-viz.first.js"></script>
+<attention-viz id="good" config='{"embeddings": [[1, 0], [0, 1]], "tokens": ["a", "b"]}'>${picture}</attention-viz>
+<attention-viz id="bad" config='{"embeddings": [[1, 0], [0]]}'>${picture}</attention-viz>` }));
+  await page.goto(`${url}own.html`);
+  await page.waitForFunction(() => document.getElementById('good').trace !== null && document.getElementById('bad').shadowRoot?.querySelector('.status.error')?.textContent);
+  const seen = await page.evaluate(() => Object.fromEntries(['good', 'bad'].map((id) => {
+    const host = document.getElementById(id);
+    const img = host.querySelector('img[slot="picture"]');
+    return [id, { slotHidden: host.shadowRoot.querySelector('slot[name="picture"]').hidden, pictureHeight: img.getBoundingClientRect().height,
+      message: host.shadowRoot.querySelector('.status.error')?.textContent ?? '' }];
+  })));
+  assert.equal(seen.good.slotHidden, true, 'the drawn figure replaces the picture');
+  assert.equal(seen.good.pictureHeight, 0);
+  assert.equal(seen.bad.slotHidden, false, 'a refused config keeps the picture');
+  assert.equal(seen.bad.pictureHeight, 40);
+  assert.match(seen.bad.message, /embeddings/);
+  await done(page);
+});
+
+test('make serve\'s built index.html: every figure of the page\'s HTML shows its picture before the .wasm arrives, then draws', async () => {
+  const built = await serve({ root: join(DIST, '..'), port: 0, built: true });
+  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }));
+  try {
+    let release;
+    const held = new Promise((ok) => { release = ok; });
+    await page.route('**/attention_viz_bg.wasm', async (route) => { await held; await route.continue(); });
+    await page.goto(`${built.url}index.html`);
+    const before = await page.waitForFunction(() => {
+      const hosts = [...document.querySelectorAll('attention-viz')];
+      const pictured = hosts.filter((h) => h.querySelector(':scope > [slot="picture"] img'));
+      const onScreen = pictured.filter((h) => h.getBoundingClientRect().top < innerHeight);
+      if (!onScreen.length || !onScreen.every((h) => h.querySelector(':scope > [slot="picture"] img').naturalWidth)) return null;
+      return { hosts: hosts.length, pictured: pictured.length, drawn: hosts.filter((h) => h.trace).length, scripts: [...document.scripts].map((s) => s.getAttribute('src')) };
+    }, null, { polling: 'raf' }).then((h) => h.jsonValue());
+    assert.ok(before.scripts.includes('www/attention-viz.first.js') && !before.scripts.includes('www/compile.js'), `the built modules: ${before.scripts}`);
+    assert.equal(before.drawn, 0);
+    assert.equal(before.pictured, before.hosts, 'every figure in the HTML has a picture (the presets\' from dist/, the others drawn by serve.mjs)');
+    release();
+    // Each figure draws: those on screen first, the others in idle time or as they near the viewport.
+    await page.waitForFunction(() => [...document.querySelectorAll('attention-viz')].every((h) => h.trace), null, { polling: 200 });
+    await done(page);
+  } finally {
+    built.server.close();
+  }
 });
