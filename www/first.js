@@ -10,8 +10,8 @@
 //
 // The engine's files are fetched at once, at low priority, after the pictures'; the engine runs on the first of: the
 // page idle once the pictures are in, the reader's first interaction (a pointer down, a key, a focus), or at once
-// when a figure has no picture to show (an author's config without one, a
-// share link or saved edits it would contradict, a look the preset's picture was not drawn with). Whatever the page
+// when a figure has no picture to show (an author's config without one, a share link or saved edits it would
+// contradict, a look the preset's picture was not drawn with). Whatever the page
 // or the reader does to a figure before then (attributes, properties, a config) is read when the element upgrades.
 
 import { pageIsDark } from './element/theme.js';
@@ -52,10 +52,11 @@ function liveHeight(live, width) {
 }
 
 /**
- * Gives `host` its picture; false when it has none and the engine should not wait (a saved or shared state would
- * replace the preset at once (a share link's `#name=…`), or a look the picture was not drawn with).
+ * Gives `host` its picture, in a box as tall as the live figure at `width`; false when it has none and the engine
+ * should not wait: saved edits or a share link (`#name=…`) would replace the preset at once, or the figure has a look
+ * the picture was not drawn with.
  */
-function showPicture(host) {
+function showPicture(host, width) {
   if (host.querySelector(':scope > [slot="picture"]')) return true; // the author's own
   const preset = host.getAttribute('preset') || 'seed-001';
   const drawn = DRAWN[preset];
@@ -69,11 +70,10 @@ function showPicture(host) {
   img.style.cssText = 'display:block;max-width:100%;height:auto';
   const box = document.createElement('div');
   box.slot = 'picture';
-  box.dataset.avPicture = preset;
   box.append(img);
   // The live figure's height at this width, reserved (the picture itself is shorter: its heatmaps alone).
   if (!LAYOUTS.some((a) => host.hasAttribute(a))) {
-    const h = liveHeight(drawn.live, host.getBoundingClientRect().width);
+    const h = liveHeight(drawn.live, width);
     if (h) box.style.minHeight = `${h}px`;
   }
   host.append(box);
@@ -95,8 +95,9 @@ function start() {
   style.textContent = 'attention-viz:not(:defined){display:block}';
   document.head.append(style);
   const hosts = [...document.querySelectorAll('attention-viz')];
+  const widths = hosts.map((h) => h.getBoundingClientRect().width); // one layout, before any picture goes in
   let now = hosts.length === 0;
-  for (const host of hosts) if (!showPicture(host)) now = true;
+  hosts.forEach((host, k) => { if (!showPicture(host, widths[k])) now = true; });
   if (now) { loadEngine(); return; }
   // The engine's files fetched now, below the pictures (asked for in a task after theirs, whose requests start in a
   // microtask): it runs later, but need not be fetched then.
