@@ -77,6 +77,7 @@ export async function serve({ root = '.', port = 8000, host = '127.0.0.1', csp =
   const first = built ? await import('./first-module.mjs') : null;
   const core = built ? await first.nodeCore(base) : null;
   const pictures = new Map();
+  const pages = new Map(); // an HTML file → {mtimeMs, html} as --built serves it
   const server = createServer(async (req, res) => {
     try {
       let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -90,7 +91,12 @@ export async function serve({ root = '.', port = 8000, host = '127.0.0.1', csp =
       if (built) file = builtFile(base, path) ?? file;
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       let body = await readFile(file);
-      if (built && extname(file) === '.html') body = withPictures(builtPage(body.toString('utf8')), core, pictures);
+      if (built && extname(file) === '.html') {
+        // Drawn once per version of the file: the pictures take the core a while.
+        const { mtimeMs } = await stat(file);
+        if (pages.get(file)?.mtimeMs !== mtimeMs) pages.set(file, { mtimeMs, html: withPictures(builtPage(body.toString('utf8')), core, pictures) });
+        body = pages.get(file).html;
+      }
       const headers = { 'Content-Type': TYPES[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' };
       if (csp) headers['Content-Security-Policy'] = CSP;
       res.writeHead(200, headers);

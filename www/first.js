@@ -102,8 +102,12 @@ function start() {
   // The engine's files fetched now, below the pictures (asked for in a task after theirs, whose requests start in a
   // microtask): it runs later, but need not be fetched then.
   setTimeout(() => {
-    for (const [href, attrs] of [['attention-viz.js', { rel: 'modulepreload' }], ['pkg/attention_viz_bg.wasm', { rel: 'preload', as: 'fetch', type: 'application/wasm', crossOrigin: '' }]]) {
-      document.head.append(Object.assign(document.createElement('link'), attrs, { href: new URL(href, import.meta.url).href, fetchPriority: 'low' }));
+    for (const [file, attrs] of [['attention-viz.js', { rel: 'modulepreload' }], ['pkg/attention_viz_bg.wasm', { rel: 'preload', as: 'fetch', type: 'application/wasm', crossOrigin: '' }]]) {
+      const href = new URL(file, import.meta.url).href;
+      // Not twice: a page that preloads them itself (index.html) has them coming already.
+      if (![...document.querySelectorAll('link[rel$="preload"]')].some((l) => l.href === href)) {
+        document.head.append(Object.assign(document.createElement('link'), attrs, { href, fetchPriority: 'low' }));
+      }
     }
   }, 0);
   const go = () => { for (const type of EVENTS) removeEventListener(type, go, true); loadEngine(); };
