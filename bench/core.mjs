@@ -126,7 +126,7 @@ function pageBench() {
     const flat = av._internal.flatConfig(config);
     const request = { kind: 'compute', ...(await import('/www/core.js')).flatRequest(flat) };
     cases.computeFlat = { fn: () => pkg.call(request, flat.data) };
-    const viz = av._viz(config);
+    const viz = new pkg.Viz(flat.json, flat.names, flat.shapes, flat.data); // as the element makes one
     const w0 = config.w_q[0][0];
     let flip = 0;
     cases.core = { fn: () => { flip ^= 1; viz.edit({ value: ['w_q', 0, 0, flip ? w0 + 0.5 : w0] }); } };
