@@ -16,6 +16,9 @@ use crate::math::{exp, position};
 use crate::weights::{Stack, SUMMARY_NAMES};
 use std::borrow::Cow;
 
+mod wanted;
+pub use wanted::{Wanted, TRACE_FIELDS};
+
 impl Scoring {
     /// scores[i][j] = score(q_i, k_j).
     fn scores(&self, q: &Matrix, k: &Matrix) -> Matrix {
@@ -421,6 +424,27 @@ pub struct QueryBreakdown {
     pub features: Option<Matrix>,
 }
 
+impl QueryBreakdown {
+    /// The breakdown of query `index` of head `head` against no keys: what a trace holds in its place when its
+    /// `query` field is not wanted.
+    pub fn empty(index: usize, head: usize) -> QueryBreakdown {
+        QueryBreakdown {
+            index,
+            scores: Vec::new(),
+            scaled: Vec::new(),
+            capped: None,
+            exp: Vec::new(),
+            sum: 0.0,
+            weights: Vec::new(),
+            terms: Matrix::zeros(0, 0),
+            context: Vec::new(),
+            head,
+            masked: Vec::new(),
+            features: None,
+        }
+    }
+}
+
 /// Every stage of encoder–decoder dot attention (document 003).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrossTrace {
@@ -472,6 +496,13 @@ impl std::fmt::Display for Overflow {
 
 /// Runs the configured mechanism. Fails only when an intermediate overflows.
 pub fn compute(config: &Config) -> Result<Trace, Overflow> {
+    compute_wanted(config, &Wanted::ALL)
+}
+
+/// [`compute`], where what only `wanted`'s fields need is skipped: a field computed only when wanted
+/// ([`TRACE_FIELDS`]: `naive_weights`, `query`, `decode`, `flash`) and not wanted is left empty (0 × 0, or a
+/// breakdown of no keys) or absent, and a trace of it is for reading the wanted fields only.
+pub fn compute_wanted(config: &Config, wanted: &Wanted) -> Result<Trace, Overflow> {
     let o = &config.options;
     match &config.mechanism {
         Mechanism::Weights { attention, key_tokens, layer, head } => {
@@ -490,7 +521,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             }))
         }
         Mechanism::SelfAttention { embeddings, projections } => {
-            self_attention(config, embeddings, projections.as_ref())
+            self_attention(config, embeddings, projections.as_ref(), wanted)
         }
         Mechanism::Cross { decoder_state, annotations } => {
             let h = Matrix::row_vector(decoder_state);
@@ -512,7 +543,10 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             if o.masked_row != MaskedRow::Nan || weights.iter().all(|w| !w.is_nan()) {
                 check_finite("context", &Matrix::row_vector(&context))?;
             }
-            let naive_weights = softmax_naive_given(stages.scaled.row(0), stages.weights.row(0));
+            let naive_weights = match wanted.wants("naive_weights") {
+                true => softmax_naive_given(stages.scaled.row(0), stages.weights.row(0)),
+                false => Vec::new(),
+            };
             Ok(Trace::Cross(CrossTrace {
                 scores: stages.scores.row(0).to_vec(),
                 scaled: stages.scaled.row(0).to_vec(),
@@ -530,8 +564,13 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
 
 /// Self-attention: Q, K, V from the embeddings (plus the sinusoidal table, plus the projections' biases), one `attend`
 /// per head on its slices (its kv head's K and V; the q and k rows normed, then rotated by RoPE; ALiBi's bias), then
-/// W_O (and b_o); the decode step and the tiles.
-fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Projections>) -> Result<Trace, Overflow> {
+/// W_O (and b_o); the decode step and the tiles. What `wanted` leaves out is skipped ([`compute_wanted`]).
+fn self_attention(
+    config: &Config,
+    embeddings: &Matrix,
+    projections: Option<&Projections>,
+    wanted: &Wanted,
+) -> Result<Trace, Overflow> {
     let o = &config.options;
     let n = embeddings.rows();
     let pe = match &o.position {
@@ -559,52 +598,62 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
     let how = Attend::of(o, scale, allowed.as_ref());
     let slopes = o.position.as_ref().map(|p| p.slopes(o.heads)).unwrap_or_default();
     let theta = o.position.as_ref().map(|p| p.rope_frequencies(dk)).unwrap_or_default();
-    let mut heads = Vec::with_capacity(o.heads);
+    // Each head's own q, k, v (sliced, with several heads; one head's are q, k, v themselves) and stages.
+    let mut runs: Vec<(Option<[Matrix; 3]>, Stages)> = Vec::with_capacity(o.heads);
     let mut extras = Vec::with_capacity(o.heads);
     for i in 0..o.heads {
         // Query head i reads kv head ⌊i / (heads / kv_heads)⌋ (GQA; PyTorch's enable_gqa repeats K and V so).
         let g = i / group;
-        let (qi, ki, vi) = if o.heads == 1 {
-            (q.clone(), k.clone(), v.clone())
-        } else {
-            (q.columns(i * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
-        };
+        let sliced = (o.heads > 1).then(|| [q.columns(i * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv)]);
+        let [qi, ki, vi] = sliced.as_ref().map_or([&q, &k, &v], |[a, b, c]| [a, b, c]);
         let named = |e: Overflow| if o.heads == 1 { e } else { Overflow(format!("head {i}: {e}")) };
-        let e = head_extras(o, &qi, &ki, &theta, slopes.get(i).copied()).map_err(named)?;
-        let (qs, ks) = HeadExtras::scored(Some(&e), &qi, &ki);
-        let stages = attend_biased(qs, ks, &vi, &how, e.bias.as_ref());
+        let e = head_extras(o, qi, ki, &theta, slopes.get(i).copied()).map_err(named)?;
+        let (qs, ks) = HeadExtras::scored(Some(&e), qi, ki);
+        let stages = attend_biased(qs, ks, vi, &how, e.bias.as_ref());
         check_stages(&stages, allowed.as_ref()).map_err(named)?;
         extras.push(e);
-        heads.push(HeadTrace { q: qi, k: ki, v: vi, stages });
+        runs.push((sliced, stages));
     }
     let extras = if extras.iter().any(|e| *e != HeadExtras::default()) { extras } else { vec![] };
-    let followed = &heads[o.head];
-    let (fq, fk) = HeadExtras::scored(extras.get(o.head), &followed.q, &followed.k);
-    let st = &followed.stages;
-    let mut query = breakdown(config.query, st, &followed.v);
-    query.head = o.head;
-    query.masked = mask_reasons_row(o, config.query, n);
-    query.features = o.scoring.features(fq.row(config.query), fk);
-    let decode = o.decode_step.map(|t| {
+    let (sliced, st) = &runs[o.head];
+    let [hq, hk, hv] = sliced.as_ref().map_or([&q, &k, &v], |[a, b, c]| [a, b, c]);
+    let (fq, fk) = HeadExtras::scored(extras.get(o.head), hq, hk);
+    let query = match wanted.wants("query") {
+        true => {
+            let mut query = breakdown(config.query, st, hv);
+            query.head = o.head;
+            query.masked = mask_reasons_row(o, config.query, n);
+            query.features = o.scoring.features(fq.row(config.query), fk);
+            query
+        }
+        false => QueryBreakdown::empty(config.query, o.head),
+    };
+    let decode = o.decode_step.filter(|_| wanted.wants("decode")).map(|t| {
         let bias = extras.get(o.head).and_then(|e| e.bias.as_ref());
-        decode_step(t, fq, fk, &followed.v, &how, allowed.as_ref(), bias, config, projections)
+        decode_step(t, fq, fk, hv, &how, allowed.as_ref(), bias, config, projections)
     });
-    let flash = o.tiles.map(|tiles| flash(tiles, st.logits(), &followed.v));
-    let context = if o.heads == 1 {
-        st.context.clone()
+    let flash = o.tiles.filter(|_| wanted.wants("flash")).map(|tiles| flash(tiles, st.logits(), hv));
+    let empty = || Matrix::zeros(0, 0);
+    let (scores, scaled, capped, weights, naive_weights, context, heads) = if o.heads == 1 {
+        let (_, stages) = runs.pop().expect("one head");
+        let naive_weights = match wanted.wants("naive_weights") {
+            true => naive_rows(stages.logits(), &stages.weights),
+            false => empty(),
+        };
+        let Stages { scores, scaled, capped, weights, context } = stages;
+        (scores, scaled, capped, weights, naive_weights, context, Vec::new())
     } else {
-        Matrix::hconcat(&heads.iter().map(|h| &h.stages.context).collect::<Vec<_>>())
+        let context = Matrix::hconcat(&runs.iter().map(|(_, s)| &s.context).collect::<Vec<_>>());
+        let heads = runs
+            .into_iter()
+            .map(|(sliced, stages)| {
+                let [q, k, v] = sliced.expect("several heads' slices");
+                HeadTrace { q, k, v, stages }
+            })
+            .collect();
+        (empty(), empty(), None, empty(), empty(), context, heads)
     };
     let output = project(&context, o)?;
-    let empty = || Matrix::zeros(0, 0);
-    let (scores, scaled, capped, weights, naive_weights, heads) = if o.heads == 1 {
-        let head = heads.pop().expect("one head");
-        let naive_weights = naive_rows(head.stages.logits(), &head.stages.weights);
-        let Stages { scores, scaled, capped, weights, .. } = head.stages;
-        (scores, scaled, capped, weights, naive_weights, Vec::new())
-    } else {
-        (empty(), empty(), None, empty(), empty(), heads)
-    };
     Ok(Trace::SelfAttention(SelfTrace {
         q,
         k,
