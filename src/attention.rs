@@ -124,20 +124,29 @@ impl<'a> Attend<'a> {
 /// Division (not multiplication by 1/scale) keeps us bit-compatible with the
 /// documents' `scores / K.shape[1] ** 0.5`.
 pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend) -> Stages {
-    attend_biased(q, k, v, how, None)
+    attend_biased(q, k, v, how, None, true)
 }
 
 /// [`attend`] with ALiBi's bias (n × m) added to the scaled scores: scaled = scores / scale / temperature + bias.
 /// With a soft cap, `scaled` keeps scores / scale / temperature, and the bias and the mask go to capped =
-/// softcap·tanh(scaled / softcap) + bias, which the softmax reads.
-pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Option<&Matrix>) -> Stages {
-    let scores = how.scoring.scores(q, k);
+/// softcap·tanh(scaled / softcap) + bias, which the softmax reads. `keep_scores` false: the scores are scaled in
+/// place and `scores` is left 0 × 0 (one n × m matrix fewer, for a caller that reads no scores).
+pub fn attend_biased(
+    q: &Matrix,
+    k: &Matrix,
+    v: &Matrix,
+    how: &Attend,
+    bias: Option<&Matrix>,
+    keep_scores: bool,
+) -> Stages {
+    let mut scores = how.scoring.scores(q, k);
     let (scale, temperature) = (how.scale, how.temperature);
     // One pass either way; the two divisions stay two (s / scale / temperature).
+    let (from, keep) = (&mut scores, keep_scores);
     let mut scaled = match exact_reciprocal(scale) {
-        Some(r) if temperature == 1.0 => scores.map(|s| s * r), // s / scale bit for bit
-        _ if temperature == 1.0 => scores.map(|s| s / scale),
-        _ => scores.map(|s| s / scale / temperature),
+        Some(r) if temperature == 1.0 => scaled_scores(from, keep, |s| s * r), // s / scale bit for bit
+        _ if temperature == 1.0 => scaled_scores(from, keep, |s| s / scale),
+        _ => scaled_scores(from, keep, |s| s / scale / temperature),
     };
     let mut capped = how.softcap.map(|c| scaled.map(|s| c * (s / c).tanh()));
     let logits = capped.as_mut().unwrap_or(&mut scaled);
@@ -174,6 +183,19 @@ pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Opt
     }
     let context = weights.matmul(v);
     Stages { scores, scaled, capped, weights, context }
+}
+
+/// `f` of every score: a new matrix (`keep`), else the scores' own, `scores` then left 0 × 0.
+fn scaled_scores(scores: &mut Matrix, keep: bool, f: impl Fn(f64) -> f64) -> Matrix {
+    if keep {
+        return scores.map(f);
+    }
+    for i in 0..scores.rows() {
+        for x in scores.row_mut(i) {
+            *x = f(*x);
+        }
+    }
+    std::mem::replace(scores, Matrix::zeros(0, 0))
 }
 
 /// Which keys each query may attend (`mask`, `valid_lens` and `window` with its `sinks` together), n × m of 0/1,
@@ -501,7 +523,8 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
 
 /// [`compute`], where what only `wanted`'s fields need is skipped: a field computed only when wanted
 /// ([`TRACE_FIELDS`]: `naive_weights`, `query`, `decode`, `flash`) and not wanted is left empty (0 × 0, or a
-/// breakdown of no keys) or absent, and a trace of it is for reading the wanted fields only.
+/// breakdown of no keys) or absent, and so are the scores (scaled in place) unless `scores`, `heads` or `query` is
+/// wanted: a trace of it is for reading the wanted fields only.
 pub fn compute_wanted(config: &Config, wanted: &Wanted) -> Result<Trace, Overflow> {
     let o = &config.options;
     match &config.mechanism {
@@ -598,6 +621,8 @@ fn self_attention(
     let how = Attend::of(o, scale, allowed.as_ref());
     let slopes = o.position.as_ref().map(|p| p.slopes(o.heads)).unwrap_or_default();
     let theta = o.position.as_ref().map(|p| p.rope_frequencies(dk)).unwrap_or_default();
+    // The scores themselves only for a field that shows them (the breakdown reads them too).
+    let keep_scores = ["scores", "heads", "query"].iter().any(|name| wanted.wants(name));
     // Each head's own q, k, v (sliced, with several heads; one head's are q, k, v themselves) and stages.
     let mut runs: Vec<(Option<[Matrix; 3]>, Stages)> = Vec::with_capacity(o.heads);
     let mut extras = Vec::with_capacity(o.heads);
@@ -609,7 +634,7 @@ fn self_attention(
         let named = |e: Overflow| if o.heads == 1 { e } else { Overflow(format!("head {i}: {e}")) };
         let e = head_extras(o, qi, ki, &theta, slopes.get(i).copied()).map_err(named)?;
         let (qs, ks) = HeadExtras::scored(Some(&e), qi, ki);
-        let stages = attend_biased(qs, ks, vi, &how, e.bias.as_ref());
+        let stages = attend_biased(qs, ks, vi, &how, e.bias.as_ref(), keep_scores);
         check_stages(&stages, allowed.as_ref()).map_err(named)?;
         extras.push(e);
         runs.push((sliced, stages));
@@ -760,7 +785,7 @@ fn decode_step(
     let allowed_row = allowed.map(row_of);
     let bias_row = bias.map(row_of);
     let how = Attend { allowed: allowed_row.as_ref(), ..*how };
-    let stages = attend_biased(&Matrix::row_vector(q.row(t)), &k_cache, &v_cache, &how, bias_row.as_ref());
+    let stages = attend_biased(&Matrix::row_vector(q.row(t)), &k_cache, &v_cache, &how, bias_row.as_ref(), true);
     let o = &config.options;
     let kv = o.kv_heads() as f64;
     let (d_k, d_v) = (k.cols() as f64, v.cols() as f64);

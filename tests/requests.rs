@@ -236,6 +236,7 @@ mod wanted {
         }
         let Trace::SelfAttention(t) = &trace else { panic!("self-attention") };
         assert_eq!(t.naive_weights.rows(), 0, "naive weights skipped");
+        assert_eq!(t.scores.rows(), 0, "the scores scaled in place");
         assert!(t.query.exp.is_empty() && t.query.terms.rows() == 0, "no breakdown");
         assert!(t.decode.is_none() && t.flash.is_none(), "no decode step, no tiles");
         // Each costly field, wanted alone, is the full trace's.
