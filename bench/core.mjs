@@ -230,6 +230,7 @@ export async function run({ site, samples = 11, warmup = 2, log = () => {} }) {
   const bound = MACS / peak / 1e6; // ms
   // The bound of each round against that round's typed compute: the spread of the ratio.
   const perRound = times.typed.map((t, i) => t / (MACS / (peakMacs / times.peak[i] / 1e6) / 1e6));
+  const leanRound = times.lean.map((t, i) => t / (MACS / (peakMacs / times.peak[i] / 1e6) / 1e6));
   const row = (name, what, extra = {}) => ({
     what, median_ms: m[name], p90_ms: percentile(times[name], 90), target_ms: null, ok: null,
     samples_ms: times[name], batch: setup.batch[name], ...extra,
@@ -257,11 +258,14 @@ export async function run({ site, samples = 11, warmup = 2, log = () => {} }) {
   ];
   notes.push(`Interleaved rounds: ${rounds} after ${warmup} warm-up; each case a batch of ≥ 20 ms a round (batch sizes ${JSON.stringify(setup.batch)}).`,
     `typed / bound per round: median ${f2(med(perRound))}, range ${f2(Math.min(...perRound))}–${f2(Math.max(...perRound))}.`,
+    `views with fields [weights, context] / bound per round: median ${f2(med(leanRound))}, range ${f2(Math.min(...leanRound))}–${f2(Math.max(...leanRound))}.`,
     `compute() beside the core: typed − computeFlat ≈ ${f2(m.typed - m.computeFlat)} ms of JS conversion (typed), nested − computeFlat ≈ ${f2(m.nested - m.computeFlat)} ms.`,
     '  What is left (scripts/profile_core.mjs, and a CPU profile of typed compute()): the products at ~80-85 % of the peak, exp '
-      + '(the degree-13 polynomial, ~15 % of the call: a cheaper one changes the trained models\' weights, which tests hold bit '
-      + 'for bit), and typed\'s copies out of WASM memory (~30 %): each n × n field goes into a fresh ArrayBuffer whose pages '
-      + 'the OS supplies on first write, while nested lists live in V8\'s heap, whose pages are reused — hence nested < typed.',
+      + '(the degree-13 polynomial, ~10 % of the call, four f64x2 chains at once; a cheaper one changes the trained models\' '
+      + 'weights, which tests hold bit for bit), and typed\'s copies out of WASM memory (~30 %): each n × n field goes into a '
+      + 'fresh ArrayBuffer whose pages the OS supplies on first write, while nested lists live in V8\'s heap, whose pages are '
+      + 'reused — hence nested < typed. The views row asks for two fields: no copies, no naive weights, no breakdown, and '
+      + 'the scores scaled in place.',
     setup.relaxed
       ? `Relaxed SIMD's f64x2.relaxed_madd runs at ${f2(peakMacs / m.relaxed / 1e6)} GMAC/s here, ${f2(m.peak / m.relaxed)}× the mul → add peak. `
         + 'The core does not use it: relaxed_madd may be fused or not depending on the CPU (its result is implementation-defined), '
