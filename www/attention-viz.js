@@ -232,7 +232,7 @@ function toTrace(raw, heap = null, arrays = 'nested') {
   const trace = raw.mechanism === 'weights'
     ? { mechanism: 'weights', tokens: raw.tokens, key_tokens: raw.key_tokens }
     : { mechanism: raw.mechanism, scale: raw.scale };
-  if (raw.query_index !== undefined) trace.query = { index: raw.query_index };
+  if (raw.mechanism === 'self' && raw.query_index !== undefined) trace.query = { index: raw.query_index };
   const read = new Map(); // "offset shape" → the value read from there
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     let value;

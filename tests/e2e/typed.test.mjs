@@ -327,9 +327,11 @@ test('arrays "views": each field a view of WASM memory holding the typed values,
       inMemory: views.weights.data.buffer.byteLength > views.weights.data.byteLength,
       shared: views.heads[0].weights.data === views.weights.data && views.naive_weights.data === views.weights.data,
       keys: Object.keys(views).sort().join(),
+      // A cross trace's query holds its masks, no index (only self-attention follows a query).
+      crossQuery: Object.keys(av.compute(av.presets['seed-003'], { arrays: 'views' }).query).join(),
     };
   });
-  assert.deepEqual(r, { same: true, inMemory: true, shared: true, keys: 'context,heads,mechanism,naive_weights,scale,weights' });
+  assert.deepEqual(r, { same: true, inMemory: true, shared: true, keys: 'context,heads,mechanism,naive_weights,scale,weights', crossQuery: 'masked' });
 });
 
 test('bad fields: the core\'s message, naming the closest field; a model\'s trace comes whole', async () => {
