@@ -16,6 +16,9 @@ use crate::math::{exp, position};
 use crate::weights::{Stack, SUMMARY_NAMES};
 use std::borrow::Cow;
 
+mod wanted;
+pub use wanted::{Wanted, TRACE_FIELDS};
+
 impl Scoring {
     /// scores[i][j] = score(q_i, k_j).
     fn scores(&self, q: &Matrix, k: &Matrix) -> Matrix {
@@ -121,20 +124,29 @@ impl<'a> Attend<'a> {
 /// Division (not multiplication by 1/scale) keeps us bit-compatible with the
 /// documents' `scores / K.shape[1] ** 0.5`.
 pub fn attend(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend) -> Stages {
-    attend_biased(q, k, v, how, None)
+    attend_biased(q, k, v, how, None, true)
 }
 
 /// [`attend`] with ALiBi's bias (n × m) added to the scaled scores: scaled = scores / scale / temperature + bias.
 /// With a soft cap, `scaled` keeps scores / scale / temperature, and the bias and the mask go to capped =
-/// softcap·tanh(scaled / softcap) + bias, which the softmax reads.
-pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Option<&Matrix>) -> Stages {
-    let scores = how.scoring.scores(q, k);
+/// softcap·tanh(scaled / softcap) + bias, which the softmax reads. `keep_scores` false: the scores are scaled in
+/// place and `scores` is left 0 × 0 (one n × m matrix fewer, for a caller that reads no scores).
+pub fn attend_biased(
+    q: &Matrix,
+    k: &Matrix,
+    v: &Matrix,
+    how: &Attend,
+    bias: Option<&Matrix>,
+    keep_scores: bool,
+) -> Stages {
+    let mut scores = how.scoring.scores(q, k);
     let (scale, temperature) = (how.scale, how.temperature);
     // One pass either way; the two divisions stay two (s / scale / temperature).
+    let (from, keep) = (&mut scores, keep_scores);
     let mut scaled = match exact_reciprocal(scale) {
-        Some(r) if temperature == 1.0 => scores.map(|s| s * r), // s / scale bit for bit
-        _ if temperature == 1.0 => scores.map(|s| s / scale),
-        _ => scores.map(|s| s / scale / temperature),
+        Some(r) if temperature == 1.0 => scaled_scores(from, keep, |s| s * r), // s / scale bit for bit
+        _ if temperature == 1.0 => scaled_scores(from, keep, |s| s / scale),
+        _ => scaled_scores(from, keep, |s| s / scale / temperature),
     };
     let mut capped = how.softcap.map(|c| scaled.map(|s| c * (s / c).tanh()));
     let logits = capped.as_mut().unwrap_or(&mut scaled);
@@ -171,6 +183,19 @@ pub fn attend_biased(q: &Matrix, k: &Matrix, v: &Matrix, how: &Attend, bias: Opt
     }
     let context = weights.matmul(v);
     Stages { scores, scaled, capped, weights, context }
+}
+
+/// `f` of every score: a new matrix (`keep`), else the scores' own, `scores` then left 0 × 0.
+fn scaled_scores(scores: &mut Matrix, keep: bool, f: impl Fn(f64) -> f64) -> Matrix {
+    if keep {
+        return scores.map(f);
+    }
+    for i in 0..scores.rows() {
+        for x in scores.row_mut(i) {
+            *x = f(*x);
+        }
+    }
+    std::mem::replace(scores, Matrix::zeros(0, 0))
 }
 
 /// Which keys each query may attend (`mask`, `valid_lens` and `window` with its `sinks` together), n × m of 0/1,
@@ -421,6 +446,27 @@ pub struct QueryBreakdown {
     pub features: Option<Matrix>,
 }
 
+impl QueryBreakdown {
+    /// The breakdown of query `index` of head `head` against no keys: what a trace holds in its place when its
+    /// `query` field is not wanted.
+    pub fn empty(index: usize, head: usize) -> QueryBreakdown {
+        QueryBreakdown {
+            index,
+            scores: Vec::new(),
+            scaled: Vec::new(),
+            capped: None,
+            exp: Vec::new(),
+            sum: 0.0,
+            weights: Vec::new(),
+            terms: Matrix::zeros(0, 0),
+            context: Vec::new(),
+            head,
+            masked: Vec::new(),
+            features: None,
+        }
+    }
+}
+
 /// Every stage of encoder–decoder dot attention (document 003).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrossTrace {
@@ -472,6 +518,14 @@ impl std::fmt::Display for Overflow {
 
 /// Runs the configured mechanism. Fails only when an intermediate overflows.
 pub fn compute(config: &Config) -> Result<Trace, Overflow> {
+    compute_wanted(config, &Wanted::ALL)
+}
+
+/// [`compute`], where what only `wanted`'s fields need is skipped: a field computed only when wanted
+/// ([`TRACE_FIELDS`]: `naive_weights`, `query`, `decode`, `flash`) and not wanted is left empty (0 × 0, or a
+/// breakdown of no keys) or absent, and so are the scores (scaled in place) unless `scores`, `heads` or `query` is
+/// wanted: a trace of it is for reading the wanted fields only.
+pub fn compute_wanted(config: &Config, wanted: &Wanted) -> Result<Trace, Overflow> {
     let o = &config.options;
     match &config.mechanism {
         Mechanism::Weights { attention, key_tokens, layer, head } => {
@@ -490,7 +544,7 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             }))
         }
         Mechanism::SelfAttention { embeddings, projections } => {
-            self_attention(config, embeddings, projections.as_ref())
+            self_attention(config, embeddings, projections.as_ref(), wanted)
         }
         Mechanism::Cross { decoder_state, annotations } => {
             let h = Matrix::row_vector(decoder_state);
@@ -512,7 +566,10 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
             if o.masked_row != MaskedRow::Nan || weights.iter().all(|w| !w.is_nan()) {
                 check_finite("context", &Matrix::row_vector(&context))?;
             }
-            let naive_weights = softmax_naive_given(stages.scaled.row(0), stages.weights.row(0));
+            let naive_weights = match wanted.wants("naive_weights") {
+                true => softmax_naive_given(stages.scaled.row(0), stages.weights.row(0)),
+                false => Vec::new(),
+            };
             Ok(Trace::Cross(CrossTrace {
                 scores: stages.scores.row(0).to_vec(),
                 scaled: stages.scaled.row(0).to_vec(),
@@ -530,8 +587,13 @@ pub fn compute(config: &Config) -> Result<Trace, Overflow> {
 
 /// Self-attention: Q, K, V from the embeddings (plus the sinusoidal table, plus the projections' biases), one `attend`
 /// per head on its slices (its kv head's K and V; the q and k rows normed, then rotated by RoPE; ALiBi's bias), then
-/// W_O (and b_o); the decode step and the tiles.
-fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Projections>) -> Result<Trace, Overflow> {
+/// W_O (and b_o); the decode step and the tiles. What `wanted` leaves out is skipped ([`compute_wanted`]).
+fn self_attention(
+    config: &Config,
+    embeddings: &Matrix,
+    projections: Option<&Projections>,
+    wanted: &Wanted,
+) -> Result<Trace, Overflow> {
     let o = &config.options;
     let n = embeddings.rows();
     let pe = match &o.position {
@@ -559,52 +621,64 @@ fn self_attention(config: &Config, embeddings: &Matrix, projections: Option<&Pro
     let how = Attend::of(o, scale, allowed.as_ref());
     let slopes = o.position.as_ref().map(|p| p.slopes(o.heads)).unwrap_or_default();
     let theta = o.position.as_ref().map(|p| p.rope_frequencies(dk)).unwrap_or_default();
-    let mut heads = Vec::with_capacity(o.heads);
+    // The scores themselves only for a field that shows them (the breakdown reads them too).
+    let keep_scores = ["scores", "heads", "query"].iter().any(|name| wanted.wants(name));
+    // Each head's own q, k, v (sliced, with several heads; one head's are q, k, v themselves) and stages.
+    let mut runs: Vec<(Option<[Matrix; 3]>, Stages)> = Vec::with_capacity(o.heads);
     let mut extras = Vec::with_capacity(o.heads);
     for i in 0..o.heads {
         // Query head i reads kv head ⌊i / (heads / kv_heads)⌋ (GQA; PyTorch's enable_gqa repeats K and V so).
         let g = i / group;
-        let (qi, ki, vi) = if o.heads == 1 {
-            (q.clone(), k.clone(), v.clone())
-        } else {
-            (q.columns(i * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv))
-        };
+        let sliced = (o.heads > 1).then(|| [q.columns(i * dk, dk), k.columns(g * dk, dk), v.columns(g * dv, dv)]);
+        let [qi, ki, vi] = sliced.as_ref().map_or([&q, &k, &v], |[a, b, c]| [a, b, c]);
         let named = |e: Overflow| if o.heads == 1 { e } else { Overflow(format!("head {i}: {e}")) };
-        let e = head_extras(o, &qi, &ki, &theta, slopes.get(i).copied()).map_err(named)?;
-        let (qs, ks) = HeadExtras::scored(Some(&e), &qi, &ki);
-        let stages = attend_biased(qs, ks, &vi, &how, e.bias.as_ref());
+        let e = head_extras(o, qi, ki, &theta, slopes.get(i).copied()).map_err(named)?;
+        let (qs, ks) = HeadExtras::scored(Some(&e), qi, ki);
+        let stages = attend_biased(qs, ks, vi, &how, e.bias.as_ref(), keep_scores);
         check_stages(&stages, allowed.as_ref()).map_err(named)?;
         extras.push(e);
-        heads.push(HeadTrace { q: qi, k: ki, v: vi, stages });
+        runs.push((sliced, stages));
     }
     let extras = if extras.iter().any(|e| *e != HeadExtras::default()) { extras } else { vec![] };
-    let followed = &heads[o.head];
-    let (fq, fk) = HeadExtras::scored(extras.get(o.head), &followed.q, &followed.k);
-    let st = &followed.stages;
-    let mut query = breakdown(config.query, st, &followed.v);
-    query.head = o.head;
-    query.masked = mask_reasons_row(o, config.query, n);
-    query.features = o.scoring.features(fq.row(config.query), fk);
-    let decode = o.decode_step.map(|t| {
+    let (sliced, st) = &runs[o.head];
+    let [hq, hk, hv] = sliced.as_ref().map_or([&q, &k, &v], |[a, b, c]| [a, b, c]);
+    let (fq, fk) = HeadExtras::scored(extras.get(o.head), hq, hk);
+    let query = match wanted.wants("query") {
+        true => {
+            let mut query = breakdown(config.query, st, hv);
+            query.head = o.head;
+            query.masked = mask_reasons_row(o, config.query, n);
+            query.features = o.scoring.features(fq.row(config.query), fk);
+            query
+        }
+        false => QueryBreakdown::empty(config.query, o.head),
+    };
+    let decode = o.decode_step.filter(|_| wanted.wants("decode")).map(|t| {
         let bias = extras.get(o.head).and_then(|e| e.bias.as_ref());
-        decode_step(t, fq, fk, &followed.v, &how, allowed.as_ref(), bias, config, projections)
+        decode_step(t, fq, fk, hv, &how, allowed.as_ref(), bias, config, projections)
     });
-    let flash = o.tiles.map(|tiles| flash(tiles, st.logits(), &followed.v));
-    let context = if o.heads == 1 {
-        st.context.clone()
+    let flash = o.tiles.filter(|_| wanted.wants("flash")).map(|tiles| flash(tiles, st.logits(), hv));
+    let empty = || Matrix::zeros(0, 0);
+    let (scores, scaled, capped, weights, naive_weights, context, heads) = if o.heads == 1 {
+        let (_, stages) = runs.pop().expect("one head");
+        let naive_weights = match wanted.wants("naive_weights") {
+            true => naive_rows(stages.logits(), &stages.weights),
+            false => empty(),
+        };
+        let Stages { scores, scaled, capped, weights, context } = stages;
+        (scores, scaled, capped, weights, naive_weights, context, Vec::new())
     } else {
-        Matrix::hconcat(&heads.iter().map(|h| &h.stages.context).collect::<Vec<_>>())
+        let context = Matrix::hconcat(&runs.iter().map(|(_, s)| &s.context).collect::<Vec<_>>());
+        let heads = runs
+            .into_iter()
+            .map(|(sliced, stages)| {
+                let [q, k, v] = sliced.expect("several heads' slices");
+                HeadTrace { q, k, v, stages }
+            })
+            .collect();
+        (empty(), empty(), None, empty(), empty(), context, heads)
     };
     let output = project(&context, o)?;
-    let empty = || Matrix::zeros(0, 0);
-    let (scores, scaled, capped, weights, naive_weights, heads) = if o.heads == 1 {
-        let head = heads.pop().expect("one head");
-        let naive_weights = naive_rows(head.stages.logits(), &head.stages.weights);
-        let Stages { scores, scaled, capped, weights, .. } = head.stages;
-        (scores, scaled, capped, weights, naive_weights, Vec::new())
-    } else {
-        (empty(), empty(), None, empty(), empty(), heads)
-    };
     Ok(Trace::SelfAttention(SelfTrace {
         q,
         k,
@@ -711,7 +785,7 @@ fn decode_step(
     let allowed_row = allowed.map(row_of);
     let bias_row = bias.map(row_of);
     let how = Attend { allowed: allowed_row.as_ref(), ..*how };
-    let stages = attend_biased(&Matrix::row_vector(q.row(t)), &k_cache, &v_cache, &how, bias_row.as_ref());
+    let stages = attend_biased(&Matrix::row_vector(q.row(t)), &k_cache, &v_cache, &how, bias_row.as_ref(), true);
     let o = &config.options;
     let kv = o.kv_heads() as f64;
     let (d_k, d_v) = (k.cols() as f64, v.cols() as f64);

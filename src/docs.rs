@@ -10,6 +10,7 @@
 //! what it writes, and `UPDATE_DOCS=1 cargo test --test all docs::` rewrites the files. Pure: text in, text out.
 //! The sizes of the built files (dist/sizes.json) are the build's: scripts/doc-sizes.mjs writes and checks those.
 
+use crate::attention::TRACE_FIELDS;
 use crate::config::{self, check_declared_shapes, with_worker_limit};
 use crate::panels::VARIANT_PANELS;
 use crate::views::{CROSS_VIEWS, DECODE_VIEWS, MODERN_PANELS, OPTION_VIEWS, SELF_VIEWS};
@@ -226,7 +227,7 @@ pub fn blocks(path: &str) -> Vec<(&'static str, String)> {
             ("limits", paragraph(&limits(), Syntax::Html, "  ")),
         ],
         "python/README.md" => vec![("show-fields", paragraph(&show_fields(), Syntax::Markdown, ""))],
-        "www/attention-viz.d.ts" => vec![("config-types", config_types())],
+        "www/attention-viz.d.ts" => vec![("config-types", config_types()), ("trace-fields", trace_field_type())],
         _ => vec![],
     }
 }
@@ -244,6 +245,8 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("max_random", grouped(crate::random::MAX_RANDOM as u64, " ")),
         ("min_height", crate::heatmap::draw::MIN_HEIGHT.to_string()),
         ("max_height", crate::heatmap::draw::MAX_HEIGHT.to_string()),
+        ("trace_fields", code_list(TRACE_FIELDS.iter().map(|(name, _)| *name))),
+        ("trace_fields_on_request", code_list(TRACE_FIELDS.iter().filter(|(_, asked)| *asked).map(|(name, _)| *name))),
     ]
 }
 
@@ -436,6 +439,13 @@ fn config_types() -> String {
     let names: Vec<&str> = TS_CONFIGS.iter().map(|(name, _, _)| *name).collect();
     out.push_str(&format!("export type Config = {};\n", names.join(" | ")));
     out
+}
+
+/// www/attention-viz.d.ts's `TraceFieldName`: the names compute()'s `fields` option takes (`attention::TRACE_FIELDS`).
+fn trace_field_type() -> String {
+    let names: String = TRACE_FIELDS.iter().map(|(name, _)| format!("\n  | '{name}'")).collect();
+    let doc = "A top-level field of a trace, as compute()'s `fields` option names it.";
+    format!("{}export type TraceFieldName ={names};\n", comment(doc, ""))
 }
 
 /// Names as code, comma-separated: `a`, `b`, `c`.

@@ -16,7 +16,7 @@
 //! starts a fresh instance. These exports take no JavaScript import, so the wasm-bindgen module runs with
 //! stub imports that are never called.
 
-use crate::attention::{Trace, FLASH_STEP_NUMBERS};
+use crate::attention::{Trace, Wanted, FLASH_STEP_NUMBERS};
 use crate::requests::{self, kind_of, Answer, Request};
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -195,8 +195,8 @@ fn store(answered: Result<Answer, String>) -> u32 {
         Ok(Answer::Text(text)) => answer(Ok(text), Vec::new()),
         Ok(Answer::Json(value)) => answer(Ok(value.to_string()), Vec::new()),
         Ok(Answer::Numbers(values)) => answer(Ok("{}".into()), values),
-        Ok(Answer::Trace { query, trace }) => {
-            let (text, values) = trace_answer(query, &trace);
+        Ok(Answer::Trace { query, trace, wanted }) => {
+            let (text, values) = trace_answer(query, &trace, &wanted);
             answer(Ok(text), values)
         }
         Ok(Answer::Flag(flag)) => answer(Ok(flag.to_string()), Vec::new()),
@@ -233,8 +233,8 @@ fn hook() {
 /// compute()'s order, and `fields`, each array's `[name, shape, offset]`, its values one field after another; with
 /// FlashAttention's tiles, `flash_steps: {table, width, count, o_cols}`: the steps as `attention::Flash::table`
 /// writes them, `count` rows of `width` numbers from offset `table`, their m, l and o at offsets into the values.
-fn trace_answer(query: usize, trace: &Trace) -> (String, Vec<f64>) {
-    let fields = trace.fields();
+fn trace_answer(query: usize, trace: &Trace, wanted: &Wanted) -> (String, Vec<f64>) {
+    let fields: Vec<_> = trace.fields().into_iter().filter(|f| wanted.field(&f.name)).collect();
     let mut values = Vec::with_capacity(fields.iter().map(|f| f.data.len()).sum());
     let mut layout = Vec::with_capacity(fields.len());
     for f in &fields {
@@ -252,9 +252,10 @@ fn trace_answer(query: usize, trace: &Trace) -> (String, Vec<f64>) {
     });
     // A scale that is not finite (never, for a valid config) would not be JSON: null then.
     let head = match trace {
-        Trace::SelfAttention(_) => {
+        Trace::SelfAttention(_) if wanted.wants("query") => {
             json!([["mechanism", "self"], ["scale", trace.scale()], ["query", {"index": query}]])
         }
+        Trace::SelfAttention(_) => json!([["mechanism", "self"], ["scale", trace.scale()]]),
         Trace::Cross(_) => json!([["mechanism", "cross"], ["scale", trace.scale()]]),
         Trace::Weights(t) => json!([["mechanism", "weights"], ["tokens", t.tokens], ["key_tokens", t.key_tokens]]),
     };

@@ -9,7 +9,7 @@
 //! row-major. The requests of the browser's stateful objects (a large figure's job, a trainer, a `RandomState`) are
 //! read here too ([`JobRequest`], [`TrainerRequest`], [`RandomRequest`]); their objects answer them.
 
-use crate::attention::{self, Trace};
+use crate::attention::{self, Trace, Wanted};
 use crate::config::{self, Config, Flat};
 use crate::heatmap::format::format_g;
 use crate::heatmap::{self, Contrast, Fmt, Style, Theme};
@@ -45,8 +45,8 @@ pub enum Request {
     CheckDeclared(Parts),
     /// The config with every default filled in.
     Normalize(Parts),
-    /// The config's trace.
-    Compute(Parts),
+    /// The config's trace, of the fields wanted (compute()'s `fields` option: `fields`, absent for all).
+    Compute(Parts, Wanted),
     /// The static picture `{svg, alt}` (`picture::picture`, or the refusal drawn).
     Picture(Parts, Options),
     /// The element options the core reads (`palette`, `fmt`, `contrast`), checked when read.
@@ -162,10 +162,12 @@ pub enum Answer {
     Json(Value),
     /// Numbers (the browser: a Float64Array; Python: `{}` and the f64s).
     Numbers(Vec<f64>),
-    /// A computed trace (the browser keeps it in WASM memory; Python gets its layout and values) and the followed query.
+    /// A computed trace (the browser keeps it in WASM memory; Python gets its layout and values), the followed query,
+    /// and the fields wanted: the layout lists only theirs.
     Trace {
         query: usize,
         trace: Trace,
+        wanted: Wanted,
     },
     Flag(bool),
     /// Nothing to say (the browser: `undefined`; Python: `{}`).
@@ -279,7 +281,7 @@ impl Request {
             "check" => Request::Check(Parts::parse(&mut f)?),
             "check_declared" => Request::CheckDeclared(Parts::parse(&mut f)?),
             "normalize" => Request::Normalize(Parts::parse(&mut f)?),
-            "compute" => Request::Compute(Parts::parse(&mut f)?),
+            "compute" => Request::Compute(Parts::parse(&mut f)?, wanted(f.take("fields"))?),
             "picture" => Request::Picture(Parts::parse(&mut f)?, options_of(&mut f)?),
             "options" => match crate::options::answer(&f.map) {
                 Some(answered) => Request::ElementOption(answered),
@@ -324,7 +326,12 @@ impl Request {
             "load_models" => Request::Models(ModelsRequest::Load(f.text("text")?)),
             "models_failed" => Request::Models(ModelsRequest::Failed(f.text("reason")?)),
             "model" => Request::Models(ModelsRequest::Json(f.text("name")?)),
-            "compute_model" => Request::Models(ModelsRequest::Compute(f.text("config_json")?)),
+            "compute_model" => {
+                if !f.take("fields").is_null() {
+                    return Err(MODEL_FIELDS.into());
+                }
+                Request::Models(ModelsRequest::Compute(f.text("config_json")?))
+            }
             _ => return Err(format!("attention-viz internal error: no request is called {}", quote(kind))),
         })
     }
@@ -341,13 +348,13 @@ impl Request {
                 Ok(Answer::Nothing)
             }
             Request::Normalize(parts) => Ok(Answer::Json(config(&parts)?.to_value())),
-            Request::Compute(parts) => match parts.config(&data)? {
+            Request::Compute(parts, wanted) => match parts.config(&data)? {
                 // The rest of a flat config does not parse: the caller sends the whole config as JSON, whose message
                 // places the problem in it.
                 None => Ok(Answer::Nothing),
                 Some(config) => {
-                    let trace = attention::compute(&config).map_err(|e| e.0)?;
-                    Ok(Answer::Trace { query: config.query, trace })
+                    let trace = attention::compute_wanted(&config, &wanted).map_err(|e| e.0)?;
+                    Ok(Answer::Trace { query: config.query, trace, wanted })
                 }
             },
             Request::Picture(parts, options) => {
@@ -473,6 +480,38 @@ impl Parts {
         }
         Config::from_parts(rest, &flat).map(Some).map_err(|e| e.0)
     }
+}
+
+/// compute()'s `fields` option given for a trained model's config, whose trace comes whole.
+const MODEL_FIELDS: &str = "compute: options.fields picks the fields of an attention trace; a trained model's trace \
+                            (mechanism \"model\") comes whole: leave fields out";
+
+/// compute()'s `fields` option as the request carries it: absent (null) for every field, else a list of the trace's
+/// top-level names (`attention::TRACE_FIELDS`), or the message saying what is wrong with it.
+pub fn wanted(fields: Value) -> Result<Wanted, String> {
+    let known = Wanted::names();
+    let list = match &fields {
+        Value::Null => return Ok(Wanted::ALL),
+        Value::Array(items) => items.iter().map(Value::as_str).collect::<Option<Vec<&str>>>(),
+        _ => None,
+    };
+    let Some(names) = list else {
+        let got = match &fields {
+            Value::String(text) => quote(text),
+            other => cut(&other.to_string()),
+        };
+        return Err(format!(
+            "compute: options.fields must be a list of trace field names such as [\"weights\", \"context\"], got {got}"
+        ));
+    };
+    Wanted::of(&names).map_err(|name| {
+        let hint = closest(&name, &known).map(|k| format!(" (did you mean {}?)", quote(k))).unwrap_or_default();
+        format!(
+            "compute: options.fields: a trace has no field {}{hint}; its fields are {}",
+            quote(&name),
+            known.join(", ")
+        )
+    })
 }
 
 /// `options`: `palette`, `fmt`, `contrast`, `theme` ("dark" or light), each checked as the heatmaps read it.

@@ -51,7 +51,7 @@ fn a_config_as_json_text_and_as_flat_matrices_is_the_same_config() {
 #[test]
 fn compute_answers_the_trace_and_its_followed_query() {
     let answer = ask(json!({"kind": "compute", "config_json": seed("seed-001")}), &[]).unwrap();
-    let Answer::Trace { query, trace } = answer else { panic!("not a trace") };
+    let Answer::Trace { query, trace, .. } = answer else { panic!("not a trace") };
     assert_eq!(query, Config::from_json(&seed("seed-001")).unwrap().query);
     let scores = trace.field("scores").unwrap();
     assert_eq!(scores.data, &[8., 2., 10., 2., 4., 0., 4., 0., 12., 2., 14., 2., 10., 4., 14., 3.]);
@@ -188,4 +188,102 @@ fn a_bad_request_is_an_internal_error() {
     assert!(
         matches!(RandomRequest::parse(json!({"kind": "rand", "count": "NaN"})), Ok(RandomRequest::Rand(x)) if x.is_nan())
     );
+}
+
+/// compute()'s `fields`: the trace on request. The layout the shells write lists the fields `wanted` names; the core
+/// skips what only unwanted fields need (the naive weights, the query's breakdown, the decode step, the tiles) and
+/// gives the wanted ones the full trace's bits.
+mod wanted {
+    use super::*;
+    use attention_viz::attention::{compute, Trace, Wanted, TRACE_FIELDS};
+
+    fn computed(config: Value, fields: Value) -> (Trace, Wanted) {
+        match ask(json!({"kind": "compute", "config_json": config.to_string(), "fields": fields}), &[]) {
+            Ok(Answer::Trace { trace, wanted, .. }) => (trace, wanted),
+            Ok(_) => panic!("not a trace"),
+            Err(e) => panic!("refused: {e}"),
+        }
+    }
+
+    fn modern() -> Value {
+        let mut c = presets::preset("seed-001").unwrap().to_value();
+        for (k, v) in [("mask", json!("causal")), ("decode_step", json!(2)), ("tiles", json!([2, 2]))] {
+            c[k] = v;
+        }
+        c
+    }
+
+    #[test]
+    fn absent_fields_are_every_field_and_the_full_trace() {
+        let (trace, wanted) = computed(modern(), Value::Null);
+        assert_eq!(wanted, Wanted::ALL);
+        let config = Config::from_json(&modern().to_string()).unwrap();
+        assert_eq!(trace, compute(&config).unwrap());
+        assert!(TRACE_FIELDS.iter().all(|(name, _)| wanted.wants(name)));
+    }
+
+    #[test]
+    fn the_wanted_fields_have_the_full_traces_bits_and_the_costly_rest_is_skipped() {
+        let config = Config::from_json(&modern().to_string()).unwrap();
+        let full = compute(&config).unwrap();
+        let (trace, wanted) = computed(modern(), json!(["weights", "context"]));
+        for name in ["weights", "context"] {
+            assert!(wanted.field(name));
+            assert_eq!(trace.field(name), full.field(name), "{name}");
+        }
+        for name in ["naive_weights", "query.exp", "heads.0.scores", "decode.weights", "flash.tiles", "q"] {
+            assert!(!wanted.field(name), "{name}");
+        }
+        let Trace::SelfAttention(t) = &trace else { panic!("self-attention") };
+        assert_eq!(t.naive_weights.rows(), 0, "naive weights skipped");
+        assert_eq!(t.scores.rows(), 0, "the scores scaled in place");
+        assert!(t.query.exp.is_empty() && t.query.terms.rows() == 0, "no breakdown");
+        assert!(t.decode.is_none() && t.flash.is_none(), "no decode step, no tiles");
+        // Each costly field, wanted alone, is the full trace's.
+        for (name, costly) in TRACE_FIELDS {
+            let (one, wanted) = computed(modern(), json!([name]));
+            let got: Vec<_> = one.fields().into_iter().filter(|f| wanted.field(&f.name)).collect();
+            let want: Vec<_> = full.fields().into_iter().filter(|f| f.name.split('.').next() == Some(name)).collect();
+            assert_eq!(got, want, "{name} (computed only when wanted: {costly})");
+            assert_eq!(one.flash().is_some(), *name == "flash", "{name}");
+        }
+    }
+
+    #[test]
+    fn a_cross_trace_skips_its_naive_weights() {
+        let c = presets::preset("seed-003").unwrap().to_value();
+        let (trace, _) = computed(c, json!(["weights"]));
+        let Trace::Cross(t) = trace else { panic!("cross") };
+        assert!(t.naive_weights.is_empty() && !t.weights.is_empty());
+    }
+
+    #[test]
+    fn bad_fields_get_the_message_that_names_them() {
+        let refused = |fields: Value| match ask(
+            json!({"kind": "compute", "config_json": seed("seed-000"), "fields": fields}),
+            &[],
+        ) {
+            Err(e) => e,
+            Ok(_) => panic!("not refused"),
+        };
+        assert_eq!(
+            refused(json!("weights")),
+            "compute: options.fields must be a list of trace field names such as [\"weights\", \"context\"], got \"weights\""
+        );
+        assert_eq!(
+            refused(json!({"weights": true})),
+            "compute: options.fields must be a list of trace field names such as [\"weights\", \"context\"], got {\"weights\":true}"
+        );
+        let unknown = refused(json!(["weights", "wieghts"]));
+        assert!(unknown.starts_with("compute: options.fields: a trace has no field \"wieghts\" (did you mean \"weights\"?); its fields are q, k, v, scores, scaled, capped, weights, naive_weights, context,"), "{unknown}");
+        assert!(!refused(json!(["nothing like it"])).contains("did you mean"));
+        let model = json!({"mechanism": "model", "model": "reversal", "input": [1]}).to_string();
+        let Err(e) = Request::parse(
+            "compute_model",
+            kind_of(json!({"kind": "compute_model", "config_json": model, "fields": ["layers"]})).unwrap().1,
+        ) else {
+            panic!("a model's fields not refused")
+        };
+        assert!(e.starts_with("compute: options.fields picks the fields of an attention trace"), "{e}");
+    }
 }

@@ -213,9 +213,10 @@ function nested(shape, data) {
 /**
  * Turns the core's flat fields into the documented trace object. A field is
  * `{shape, data}` (a Float64Array of its own) or `{shape, offset}` (its values
- * start at `heap[offset]`). `typed`: each field stays `{shape, data}` (compute's
+ * start at `heap[offset]`). `arrays` "typed" (or true): each field stays `{shape, data}` (compute's
  * `{arrays: "typed"}`), its data copied out of `heap` by one slice, so that it
- * outlives the next call into the core (which may move or reuse that memory).
+ * outlives the next call into the core (which may move or reuse that memory); "views": `{shape, data}` with data a
+ * view of `heap` itself (`{arrays: "views"}`: no copy, valid until the next call into the core).
  *
  * With one head, heads[0]'s fields are the top-level q, k, v, scores, scaled, weights
  * and context, in the same memory, and naive_weights is weights' when the core finds
@@ -225,11 +226,13 @@ function nested(shape, data) {
  * instead of 3 made the nested form 1.5× the typed one, mostly in garbage collection).
  * FlashAttention's steps come as one table, `flash_steps` (flashSteps).
  */
-function toTrace(raw, heap = null, typed = false) {
+function toTrace(raw, heap = null, arrays = 'nested') {
+  const typed = arrays === true || arrays === 'typed' || arrays === 'views';
+  const views = arrays === 'views';
   const trace = raw.mechanism === 'weights'
     ? { mechanism: 'weights', tokens: raw.tokens, key_tokens: raw.key_tokens }
     : { mechanism: raw.mechanism, scale: raw.scale };
-  if (raw.mechanism === 'self') trace.query = { index: raw.query_index };
+  if (raw.mechanism === 'self' && raw.query_index !== undefined) trace.query = { index: raw.query_index };
   const read = new Map(); // "offset shape" → the value read from there
   for (const [name, { shape, data, offset }] of Object.entries(raw.fields)) {
     let value;
@@ -239,7 +242,7 @@ function toTrace(raw, heap = null, typed = false) {
       const end = offset + shape.reduce((a, b) => a * b, 1);
       const key = `${offset} ${shape}`;
       const first = read.get(key);
-      if (typed) value = { shape, data: first?.data ?? heap.slice(offset, end) };
+      if (typed) value = { shape, data: first?.data ?? (views ? heap.subarray(offset, end) : heap.slice(offset, end)) };
       else value = first ?? nested(shape, heap.subarray(offset, end));
       if (!first) read.set(key, value);
     }
@@ -331,27 +334,28 @@ function typedTree(value) {
   return value;
 }
 
-/** compute()'s options and the values each takes (the first is the default). */
-const COMPUTE_OPTIONS = { arrays: ['nested', 'typed'] };
+/** compute()'s options and the values each takes (the first is the default; `fields`: the core reads it). */
+const COMPUTE_OPTIONS = { arrays: ['nested', 'typed', 'views'], fields: null };
 
 /**
- * Whether compute()'s `options` ask for typed arrays. Anything else than `undefined`, `null` or an object of known
- * options with allowed values is a TypeError naming the option and what it takes.
+ * compute()'s `options` read: `{arrays, fields}` (`fields` as given: the core checks it, undefined for every field).
+ * Anything else than `undefined`, `null` or an object of known options with allowed values is a TypeError naming the
+ * option and what it takes.
  */
-function wantsTyped(options) {
-  if (options === undefined || options === null) return false;
+function computeOptions(options) {
+  if (options === undefined || options === null) return { arrays: 'nested', fields: undefined };
   const allowed = (name) => COMPUTE_OPTIONS[name].map((v) => JSON.stringify(v)).join(' or ');
   const example = '{arrays: "typed"}';
-  let arrays;
+  let arrays, fields;
   try {
     if (typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError(`compute: options must be an object such as ${example}, got ${describe(options)}`);
     }
     const unknown = Object.keys(options).find((k) => !Object.hasOwn(COMPUTE_OPTIONS, k));
     if (unknown !== undefined) {
-      throw new TypeError(`compute: unknown option ${JSON.stringify(unknown)}; the options are: arrays (${allowed('arrays')})`);
+      throw new TypeError(`compute: unknown option ${JSON.stringify(unknown)}; the options are: arrays (${allowed('arrays')}), fields (a list of trace field names)`);
     }
-    arrays = options.arrays;
+    ({ arrays, fields } = options);
   } catch (e) {
     if (e instanceof TypeError && e.message.startsWith('compute: ')) throw e;
     throw new TypeError(`compute: options could not be read: ${thrownText(e)}`);
@@ -359,7 +363,7 @@ function wantsTyped(options) {
   if (arrays !== undefined && !COMPUTE_OPTIONS.arrays.includes(arrays)) {
     throw new TypeError(`compute: options.arrays must be ${allowed('arrays')}, got ${describe(arrays)}`);
   }
-  return arrays === 'typed';
+  return { arrays: arrays ?? 'nested', fields: fields ?? undefined };
 }
 
 /** The config fields compute()'s fast path sends flat: its matrices. */
@@ -585,28 +589,31 @@ function flatConfig(config) {
  * the arrays). Bad options throw a TypeError.
  */
 export function compute(config, options = undefined) {
-  const typed = wantsTyped(options);
+  const asked = computeOptions(options);
   return callCore(() => {
     assertReady();
-    if (isModelConfig(config)) return modelTrace(config, typed);
+    if (isModelConfig(config)) return modelTrace(config, asked);
     checkDeclared(config);
     const flat = flatConfig(config);
     // undefined from the core: it could not read the rest as JSON (nested too deep, say); the JSON path says where.
-    const held = flat && core.call({ kind: 'compute', ...core.flatRequest(flat) }, flat.data);
-    if (!held) return computeViaJson(config, typed);
-    return readHeld(held, typed);
+    const held = flat && core.call({ kind: 'compute', ...core.flatRequest(flat), fields: asked.fields }, flat.data);
+    if (!held) return computeViaJson(config, asked);
+    return readHeld(held, asked.arrays);
   });
 }
 
 /** A trace the core holds in its memory (its last `compute`'s: the layout `held` gives) as the trace object. */
-function readHeld(held, typed) {
-  return toTrace(held, new Float64Array(memory.buffer), typed); // the view after the last call into the core
+function readHeld(held, arrays) {
+  return toTrace(held, new Float64Array(memory.buffer), arrays); // the view after the last call into the core
 }
 
-/** The model path (the core's `compute_model`: a shipped model or a model object on token ids), typed on request. */
-function modelTrace(config, typed) {
-  const trace = core.call({ kind: 'compute_model', config_json: configJson(config) });
-  return typed ? typedTree(trace) : trace;
+/**
+ * The model path (the core's `compute_model`: a shipped model or a model object on token ids), typed on request
+ * ("views" too: its arrays are its own). The core refuses `fields` for it.
+ */
+function modelTrace(config, { arrays, fields }) {
+  const trace = core.call({ kind: 'compute_model', config_json: configJson(config), fields });
+  return arrays === 'nested' ? trace : typedTree(trace);
 }
 
 /**
@@ -621,11 +628,11 @@ export function train(options) {
 }
 
 /** compute() for any config: all of it as JSON to the core, the trace read where the core holds it (as the fast path does). */
-function computeViaJson(config, typed = false) {
-  if (isModelConfig(config)) return modelTrace(config, typed); // the test hook's way in: no JSON path of its own
+function computeViaJson(config, asked = computeOptions()) {
+  if (isModelConfig(config)) return modelTrace(config, asked); // the test hook's way in: no JSON path of its own
   callCore(() => checkDeclared(config));
   const json = configJson(config, true);
-  return readHeld(callCore(() => core.call({ kind: 'compute', config_json: json })), typed);
+  return readHeld(callCore(() => core.call({ kind: 'compute', config_json: json, fields: asked.fields })), asked.arrays);
 }
 
 /** The config with every default filled in (mechanism, tokens, scale, query). */
@@ -677,7 +684,7 @@ export function renderSVG(config, view, palette = undefined, fmt = undefined) {
 export const _internal = {
   forceInternalError: () => callCore(() => core.call({ kind: 'panic' })),
   /** compute() through the JSON path only. */
-  computeViaJson: (config, options) => { const typed = wantsTyped(options); assertReady(); return computeViaJson(config, typed); },
+  computeViaJson: (config, options) => { const asked = computeOptions(options); assertReady(); return computeViaJson(config, asked); },
   /** What compute()'s fast path sends the core, or undefined if it takes the JSON path. */
   flatConfig,
 };

@@ -79,13 +79,15 @@ def show(preset=None, **kwargs) -> Figure:
     return Figure(config, opts, float32=narrow)
 
 
-def compute(config: dict | None = None, preset=None, **fields) -> dict:
+def compute(config: dict | None = None, preset=None, fields=None, **config_fields) -> dict:
     """The trace of a config, computed by the core (the figure's own numbers): ``compute(preset="seed-001")``,
     ``compute(dict(embeddings=X))`` or ``compute(embeddings=X)``. Every vector and matrix is a NumPy array; the
     structure is ``compute()``'s in JavaScript, its objects as dicts (its ``weights``, ``heads[0].scores``,
-    ``query.exp``…). Raises ``ValueError`` with the core's message for a config it refuses."""
-    given = {**(config or {}), **fields}
-    return _core.compute(config_of(_with_preset(given, preset), check=False))
+    ``query.exp``…). ``fields=["weights", "output"]``: only those top-level fields, as compute()'s ``fields`` option
+    (the core skips what only the others need). Raises ``ValueError`` with the core's message for a config it
+    refuses, or a field name it does not know."""
+    given = {**(config or {}), **config_fields}
+    return _core.compute(config_of(_with_preset(given, preset), check=False), fields)
 
 
 NO_ATTENTIONS = "the model returned no attention weights (attentions is %s)."

@@ -258,9 +258,12 @@ def normalize(config: dict) -> dict:
     return json.loads(call("av_normalize", req, data)[0])
 
 
-def compute(config: dict) -> dict:
-    """The trace as compute() returns it, every vector and matrix a NumPy array."""
+def compute(config: dict, fields=None) -> dict:
+    """The trace as compute() returns it, every vector and matrix a NumPy array; ``fields``: only those top-level
+    fields (the core reads the list and refuses a name it does not know)."""
     req, data = request(config)
+    if fields is not None:
+        req["fields"] = list(fields) if isinstance(fields, (list, tuple)) else fields
     text, values = call("av_compute", req, data)
     raw = json.loads(text)
     values = values if values is not None else np.zeros(0)

@@ -102,7 +102,7 @@ pub(crate) fn js_of(answer: Answer) -> Result<JsValue, JsError> {
         Answer::Json(value) => js_sys::JSON::parse(&value.to_string())
             .map_err(|_| js_err("attention-viz internal error: an answer is not JSON"))?,
         Answer::Numbers(values) => Float64Array::from(&values[..]).into(),
-        Answer::Trace { query, trace } => super::compute::hold(query, trace).into(),
+        Answer::Trace { query, trace, wanted } => super::compute::hold(query, trace, &wanted).into(),
         Answer::Flag(flag) => flag.into(),
         Answer::Nothing => JsValue::UNDEFINED,
     })

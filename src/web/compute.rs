@@ -6,7 +6,7 @@
 //! messages as for the JSON text.
 
 use super::{set, trace_object_with, Values};
-use crate::attention::Trace;
+use crate::attention::{Trace, Wanted};
 use crate::config::{Config, Flat};
 use crate::weights::Stack;
 use js_sys::Object;
@@ -94,26 +94,29 @@ thread_local! {
     static HELD: std::cell::RefCell<Option<(usize, Trace)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Holds `trace` (whose followed query is `query`) in place of the last one, and answers its layout:
-/// `{mechanism, scale, query_index, fields: {name: {shape, offset}}, flash_steps}` (`trace_object_with`), where a
-/// field's values start at `offset` in a Float64Array over the module's memory. Make that view after this call, and
-/// read it before the next call into the module, which may move the memory or replace the trace.
+/// Holds `trace` (whose followed query is `query`) in place of the last one, and answers the layout of its fields
+/// `wanted`: `{mechanism, scale, query_index, fields: {name: {shape, offset}}, flash_steps}` (`trace_object_with`),
+/// where a field's values start at `offset` in a Float64Array over the module's memory. Make that view after this
+/// call, and read it before the next call into the module, which may move the memory or replace the trace.
 ///
 /// `naive_weights` is given `weights`' offset when their values are the same bits (no row near float64's edges, the
 /// usual case): the reader then copies one n × n field fewer (typed: one Float64Array for both, as heads[0]'s fields
 /// share the top-level ones').
-pub(crate) fn hold(query: usize, trace: Trace) -> Object {
+pub(crate) fn hold(query: usize, trace: Trace, wanted: &Wanted) -> Object {
     HELD.with(|held| {
         // The last trace goes first, so the memory holds one trace at a time.
         *held.borrow_mut() = None;
-        let layout = layout(query, &trace);
+        let layout = layout(query, &trace, wanted);
         *held.borrow_mut() = Some((query, trace));
         layout
     })
 }
 
-fn layout(query: usize, trace: &Trace) -> Object {
-    let out = trace_object_with(query, trace, Values::InPlace);
+fn layout(query: usize, trace: &Trace, wanted: &Wanted) -> Object {
+    let out = trace_object_with(query, trace, Values::InPlace, wanted);
+    if !(wanted.wants("naive_weights") && wanted.wants("weights")) {
+        return out;
+    }
     if let (Some(naive), Some(weights)) = (trace.field("naive_weights"), trace.field("weights")) {
         if naive.shape == weights.shape && same_bits(naive.data, weights.data) {
             let fields = js_sys::Reflect::get(&out, &"fields".into()).unwrap_or(JsValue::UNDEFINED);

@@ -6,7 +6,7 @@
 //! the core validates before it computes, and the panic hook (calls.rs) only
 //! exists to make a bug visible in the console if one slips through.
 
-use crate::attention::{Field, Trace, FLASH_STEP_NUMBERS};
+use crate::attention::{Field, Trace, Wanted, FLASH_STEP_NUMBERS};
 use crate::config::Config;
 use crate::figure::Figure;
 use crate::heatmap::{self, Layout};
@@ -37,7 +37,7 @@ pub use learn::JsTrainer;
 pub use random_state::JsRandomState;
 
 pub(crate) fn trace_object(config: &Config, trace: &Trace) -> Object {
-    trace_object_with(config.query, trace, Values::Copied)
+    trace_object_with(config.query, trace, Values::Copied, &Wanted::ALL)
 }
 
 /// Where a trace object's values are: copied out (a Float64Array each), or left where they sit in WASM memory.
@@ -56,8 +56,9 @@ fn offset_of(data: &[f64]) -> usize {
 /// `{mechanism, scale, query_index, fields: {name: {shape, …}}, flash_steps}`, each field's values in its entry as
 /// `values` says (`data`, or `offset`). With FlashAttention's tiles, `flash_steps: {table, width, o_cols, data}`: the
 /// steps as `attention::Flash::table` writes them (a Float64Array, `width` numbers a step), their m, l and o at
-/// offsets into `data` (copied) or into the module's memory (in place, no `data`).
-pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: Values) -> Object {
+/// offsets into `data` (copied) or into the module's memory (in place, no `data`). Only the fields `wanted` are
+/// there (and `query_index` with `query`).
+pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: Values, wanted: &Wanted) -> Object {
     let out = Object::new();
     let mechanism = match trace {
         Trace::SelfAttention(_) => "self",
@@ -72,18 +73,20 @@ pub(crate) fn trace_object_with(query: usize, trace: &Trace, values: Values) -> 
         set(&out, "key_tokens", &names(&t.key_tokens));
     } else {
         set(&out, "scale", &trace.scale().into());
-        set(&out, "query_index", &(query as f64).into());
+        if wanted.wants("query") {
+            set(&out, "query_index", &(query as f64).into());
+        }
     }
     let fields = Object::new();
     let put = match values {
         Values::Copied => copied,
         Values::InPlace => |entry: &Object, field: &Field| set(entry, "offset", &(offset_of(field.data) as f64).into()),
     };
-    for field in trace.fields() {
+    for field in trace.fields().into_iter().filter(|f| wanted.field(&f.name)) {
         set(&fields, &field.name, &field_object(&field, put));
     }
     set(&out, "fields", &fields);
-    if let Some(flash) = trace.flash() {
+    if let Some(flash) = trace.flash().filter(|_| wanted.wants("flash")) {
         let steps = Object::new();
         let table = match values {
             Values::Copied => {

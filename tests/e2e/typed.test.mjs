@@ -1,7 +1,8 @@
 // compute(config, {arrays: "typed"}) in headless Chromium (www/attention-viz.js): the same trace as the nested form
 // with every vector and matrix as {shape, data: Float64Array}, bit for bit, on both of compute()'s paths (the flat one
 // for clean configs, the JSON one for the rest) and for every mechanism; the values against the fixtures' goldens
-// (NumPy); bad options refused with a TypeError; data that outlives the next call.
+// (NumPy); bad options refused with a TypeError; data that outlives the next call; the trace on request (`fields`)
+// and views over WASM memory (`arrays: "views"`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { open, done, fixture } from './harness.mjs';
@@ -230,11 +231,11 @@ test('bad options throw a TypeError naming the option and the allowed values; th
     });
   });
   const want = [
-    'TypeError: compute: options.arrays must be "nested" or "typed", got the string "flat"',
-    'TypeError: compute: options.arrays must be "nested" or "typed", got the string "Typed"',
-    'TypeError: compute: options.arrays must be "nested" or "typed", got true',
-    'TypeError: compute: unknown option "array"; the options are: arrays ("nested" or "typed")',
-    'TypeError: compute: unknown option "copy"; the options are: arrays ("nested" or "typed")',
+    'TypeError: compute: options.arrays must be "nested" or "typed" or "views", got the string "flat"',
+    'TypeError: compute: options.arrays must be "nested" or "typed" or "views", got the string "Typed"',
+    'TypeError: compute: options.arrays must be "nested" or "typed" or "views", got true',
+    'TypeError: compute: unknown option "array"; the options are: arrays ("nested" or "typed" or "views"), fields (a list of trace field names)',
+    'TypeError: compute: unknown option "copy"; the options are: arrays ("nested" or "typed" or "views"), fields (a list of trace field names)',
     'TypeError: compute: options must be an object such as {arrays: "typed"}, got the string "typed"',
     'TypeError: compute: options must be an object such as {arrays: "typed"}, got 1',
     'TypeError: compute: options must be an object such as {arrays: "typed"}, got an array',
@@ -284,4 +285,71 @@ test('compute()\'s JSON path and the typed form free what the core holds: WASM m
     return [before, memory.buffer.byteLength];
   });
   assert.equal(mb[1], mb[0]);
+});
+
+test('fields: the trace holds the fields asked for, each the full trace\'s bit for bit, on both paths', async () => {
+  const r = await page.evaluate((multi) => {
+    const modern = { ...av.presets['seed-001'], mask: 'causal', decode_step: 2, tiles: [2, 2], position: { kind: 'alibi' } };
+    const configs = { 'seed-001': av.presets['seed-001'], modern, multi, cross: av.presets['seed-003'],
+      weights: { attention: [[[0.5, 0.5], [0.25, 0.75]]] } };
+    const out = [];
+    for (const [name, c] of Object.entries(configs)) {
+      for (const run of [(o) => av.compute(c, o), (o) => av.compute(notClean(c), o)]) {
+        const full = run();
+        const always = Object.keys(full).filter((k) => ['mechanism', 'scale', 'tokens', 'key_tokens'].includes(k));
+        for (const field of Object.keys(full).filter((k) => !always.includes(k))) {
+          const one = run({ fields: [field] });
+          const keys = Object.keys(one).sort().join();
+          if (keys !== [...always, field].sort().join()) out.push(`${name} ${field}: keys ${keys}`);
+          if (JSON.stringify(one[field]) !== JSON.stringify(full[field])) out.push(`${name} ${field}: values differ`);
+          // flash.steps' typed vectors are views of one buffer for every step (flashSteps): not typedDiff's own-buffer form.
+          if (field !== 'flash' && typedDiff(one[field], run({ fields: [field], arrays: 'typed' })[field])) out.push(`${name} ${field}: typed differs`);
+        }
+        const none = run({ fields: [] });
+        if (Object.keys(none).sort().join() !== always.sort().join()) out.push(`${name} []: keys ${Object.keys(none)}`);
+      }
+    }
+    return out;
+  }, variants.find((c) => c.name === 'heads2').config);
+  assert.deepEqual(r, []);
+});
+
+test('arrays "views": each field a view of WASM memory holding the typed values, shared between heads[0] and the top', async () => {
+  const r = await page.evaluate(() => {
+    const c = av.presets['seed-001'];
+    const typed = av.compute(c, { arrays: 'typed' });
+    const views = av.compute(c, { arrays: 'views', fields: ['weights', 'context', 'heads', 'naive_weights'] });
+    const same = ['weights', 'context', 'naive_weights'].every((k) => typedDiff(
+      Array.from({ length: typed[k].shape[0] }, (_, i) => Array.from(typed[k].data.subarray(i * typed[k].shape[1], (i + 1) * typed[k].shape[1]))),
+      { shape: views[k].shape, data: views[k].data.slice() }) === null);
+    return {
+      same,
+      inMemory: views.weights.data.buffer.byteLength > views.weights.data.byteLength,
+      shared: views.heads[0].weights.data === views.weights.data && views.naive_weights.data === views.weights.data,
+      keys: Object.keys(views).sort().join(),
+      // A cross trace's query holds its masks, no index (only self-attention follows a query).
+      crossQuery: Object.keys(av.compute(av.presets['seed-003'], { arrays: 'views' }).query).join(),
+    };
+  });
+  assert.deepEqual(r, { same: true, inMemory: true, shared: true, keys: 'context,heads,mechanism,naive_weights,scale,weights', crossQuery: 'masked' });
+});
+
+test('bad fields: the core\'s message, naming the closest field; a model\'s trace comes whole', async () => {
+  const r = await page.evaluate(() => {
+    const c = av.presets['seed-000'];
+    const model = { mechanism: 'model', model: 'reversal', input: [1] };
+    const message = (f) => { try { f(); return 'no error'; } catch (e) { return `${e.constructor.name}: ${e.message}`; } };
+    return [
+      message(() => av.compute(c, { fields: ['wieghts'] })),
+      message(() => av.compute(c, { fields: 'weights' })),
+      message(() => av.compute(c, { fields: [1] })),
+      message(() => av.compute(model, { fields: ['weights'] })),
+      av.compute(c).query.context[0],
+    ];
+  });
+  assert.match(r[0], /^Error: compute: options\.fields: a trace has no field "wieghts" \(did you mean "weights"\?\); its fields are q, k, v, scores, /);
+  assert.equal(r[1], 'Error: compute: options.fields must be a list of trace field names such as ["weights", "context"], got "weights"');
+  assert.equal(r[2], 'Error: compute: options.fields must be a list of trace field names such as ["weights", "context"], got [1]');
+  assert.match(r[3], /^Error: compute: options\.fields picks the fields of an attention trace; a trained model's trace/);
+  assert.equal(r[4], 0.9852202489021356);
 });

@@ -242,6 +242,16 @@ def test_compute_returns_numpy_arrays_in_computes_structure(seed_values):
     np.testing.assert_allclose(hot["weights"], want / want.sum(1, keepdims=True), rtol=1e-12)
 
 
+def test_compute_gives_the_fields_asked_for():
+    full = av.compute(preset="seed-001")
+    t = av.compute(preset="seed-001", fields=["weights", "context"])
+    assert sorted(t) == ["context", "mechanism", "scale", "weights"]
+    assert np.array_equal(t["weights"], full["weights"]) and np.array_equal(t["context"], full["context"])
+    assert av.compute(preset="seed-001", fields=("query",))["query"]["index"] == 0
+    with pytest.raises(ValueError, match=r'a trace has no field "wieghts" \(did you mean "weights"\?\)'):
+        av.compute(preset="seed-001", fields=["wieghts"])
+
+
 def test_a_panic_is_an_internal_error_and_the_next_call_works():
     from attention_viz import _core
     with pytest.raises(RuntimeError, match=r"(?s)internal error: .*forced internal error"):

@@ -71,6 +71,16 @@ export async function module(): Promise<string> {
   const tokens: string[] = typedModel.tokens;
   const task: string | null = typedModel.model;
   const nestedAgain: Trace = compute(config as Config, { arrays: 'nested' });
+  // The trace on request: only the fields asked for, as views over WASM memory.
+  const lean = compute(config as Config, { fields: ['weights', 'output'], arrays: 'views' });
+  if (lean.mechanism === 'self') {
+    const leanWeights: Float64Array | undefined = lean.weights?.data;
+    void leanWeights;
+  }
+  const leanNested = compute(config as Config, { fields: ['context'] });
+  if (leanNested.mechanism !== 'weights') void leanNested.context;
+  // @ts-expect-error not a trace field
+  compute(config as Config, { fields: ['wieghts'] });
   void entropy; void keys; void logits; void ids; void tokens; void task; void nestedAgain;
   // @ts-expect-error not a value of `arrays`
   compute(config, { arrays: 'flat' });
