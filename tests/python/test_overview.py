@@ -29,7 +29,7 @@ def said(svg: str) -> str:
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 40, 40), (2, 3, 20, 50), (3, 2, 5, 70), (1, 2, 16, 16), (2, 2, 7, 9),
-                                   (2, 40, 33, 33)])
+                                   (2, 40, 33, 33), (2, 3, 64, 48)])
 def test_the_thumbnails_are_the_cores_grid_pixel_for_pixel(shape):
     # A stack the core holds: its picture's grid (pooled by the core) against the overview's (pooled by NumPy).
     a = softmax_stack(shape)
@@ -42,6 +42,20 @@ def test_the_thumbnails_are_the_cores_grid_pixel_for_pixel(shape):
     thumbs = _overview.Overview(a, _side(shape), {})
     ours = PNG.findall(thumbs.picture(layer, head, {})[0])
     assert ours == [cores]
+
+
+def test_pooling_leaves_out_nan_as_the_cores_comparisons_do():
+    # The core refuses a NaN in a config, so this is held against its rule as written: a block's largest weight that
+    # is larger (NaN never is), from 0.
+    a = softmax_stack((2, 2, 64, 64))
+    b = a.copy()
+    b[1, 0, 5, 7] = np.nan  # one cell of a block: the block's largest of the rest
+    b[0, 1, :4, :4] = np.nan  # a whole block: 0
+    a[1, 0, 5, 7] = 0.0
+    expect = _overview.pool(a, 16)
+    expect[0, 1, 0, 0] = 0.0
+    assert expect[1, 0, 1, 1] > 0
+    np.testing.assert_array_equal(_overview.pool(b, 16), expect)
 
 
 def _side(shape):
