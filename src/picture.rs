@@ -12,7 +12,9 @@ use crate::attention::Trace;
 use crate::config::{Config, Mechanism};
 use crate::heatmap::draw::{self, Colors, Contrast, Layout, Style, Theme, SHAPES_MAX_CELLS};
 use crate::heatmap::{model, palette::Rgb, Fmt};
+use crate::text::thousands;
 use crate::views::{self, View};
+use crate::weights::{Stack, MAX_HEADS, MAX_VALUES};
 use plotters::prelude::*;
 
 /// The picture's width in CSS pixels at most: panels wrap below it.
@@ -76,7 +78,8 @@ pub fn picture(config: &Config, trace: &Trace, options: &Options) -> Result<(Str
     if let Mechanism::Weights { attention: stack, layer, head, .. } = &config.mechanism {
         let [layers, heads, _, _] = stack.shape();
         if layers * heads > 1 {
-            let (body, w, h) = heads_grid(stack, *layer, *head, &style);
+            let [_, _, n, m] = stack.shape();
+            let (body, w, h) = heads_grid(stack, n.max(m), (*layer, *head), &style, false);
             parts.push(format!(r#"<g transform="translate({PAD},{:.1})">{body}</g>"#, y + 12.0));
             width = width.max(PAD + w);
             y += 12.0 + h;
@@ -205,20 +208,37 @@ pub fn heatmap_svg(view: &View, style: &Style) -> Result<(String, f64, f64), Str
     Ok((draw::xml_chars(&svg), w as f64, h as f64))
 }
 
-/// Every head of a model as the element's grid draws them (`model::grid`: max-pooled thumbnails, each head's
-/// colours up to its own largest weight), with layer and head numbers and the drawn head outlined.
-fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &Style) -> (String, f64, f64) {
-    let [layers, heads, n, m] = stack.shape();
-    let (left, top) = (30.0, 34.0);
-    // The thumbnails' room on the page, and the raster drawn for it: at most PICTURE_THUMB pixels a head, max-pooled
-    // beyond (as the element's grid), shown `scale` times as large, up to PICTURE_THUMB_SHOWN: a
-    // 12 × 12 grid of 64-token heads is then ~46,000 pixels, not 600,000 (a notebook carries its picture in every
-    // copy of the output).
-    let room = (((MAX_WIDTH - left - PAD) / heads as f64) - 4.0).clamp(1.0, PICTURE_THUMB_SHOWN as f64) as usize;
-    let cells = n.max(m);
+/// Left and top of the thumbnails in a grid of heads, inside its own box: room for the layer and head numbers.
+const GRID_LEFT: f64 = 30.0;
+const GRID_TOP: f64 = 34.0;
+
+/// The raster of one head in the picture's grid of `heads` heads a row, each `cells` (its longer side) a side, and
+/// how many times it is shown that large: at most `PICTURE_THUMB` pixels (max-pooled beyond, as the element's grid),
+/// shown up to `PICTURE_THUMB_SHOWN` CSS pixels, the grid within `MAX_WIDTH`: a 12 × 12 grid of 64-token heads is
+/// then ~46,000 pixels, not 600,000 (a notebook carries its picture in every copy of the output).
+pub fn grid_raster(heads: usize, cells: usize) -> (usize, usize) {
+    let room =
+        (((MAX_WIDTH - GRID_LEFT - PAD) / heads.max(1) as f64) - 4.0).clamp(1.0, PICTURE_THUMB_SHOWN as f64) as usize;
+    let cells = cells.max(1);
     // A small head: a whole number of pixels a cell, so its cells are equal squares.
     let raster = if cells <= PICTURE_THUMB { cells * (PICTURE_THUMB / cells) } else { PICTURE_THUMB }.min(room);
-    let scale = (room / raster).clamp(1, 4);
+    (raster, (room / raster).clamp(1, 4))
+}
+
+/// Every head of a model as the element's grid draws them (`model::grid`: max-pooled thumbnails, each head's
+/// colours up to its own largest weight), with layer and head numbers and the drawn head outlined. `cells`: the
+/// heads' longer side as given (the stack may hold them pooled already, `grid_raster` pixels a side); `targets`: a
+/// transparent rectangle over each head naming it (`data-layer`, `data-head`), what a click on the grid picks.
+fn heads_grid(
+    stack: &Stack,
+    cells: usize,
+    (layer, head): (usize, usize),
+    style: &Style,
+    targets: bool,
+) -> (String, f64, f64) {
+    let [layers, heads, _, _] = stack.shape();
+    let (left, top) = (GRID_LEFT, GRID_TOP);
+    let (raster, scale) = grid_raster(heads, cells);
     let gap = ((4.0 / scale as f64).round() as usize).max(1);
     let grid = model::grid(stack, raster, gap, style.palette.as_deref(), &style.theme);
     let scale = scale as f64;
@@ -253,6 +273,17 @@ fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &
         grid.height as f64 * scale,
         true,
     );
+    if targets {
+        for (l, h) in (0..layers).flat_map(|l| (0..heads).map(move |h| (l, h))) {
+            out += &format!(
+                r#"<rect data-layer="{l}" data-head="{h}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="transparent" style="cursor:pointer"><title>layer {l}, head {h}</title></rect>"#,
+                left + h as f64 * (thumb + gap),
+                top + l as f64 * (thumb + gap),
+                thumb + gap,
+                thumb + gap
+            );
+        }
+    }
     let (x, y) = (left + head as f64 * (thumb + gap), top + layer as f64 * (thumb + gap));
     out += &format!(
         r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="none" stroke="{}" stroke-width="2"/>"#,
@@ -263,6 +294,94 @@ fn heads_grid(stack: &crate::weights::Stack, layer: usize, head: usize, style: &
         hex(style.theme.accent)
     );
     (out, left + grid.width as f64 * scale, top + grid.height as f64 * scale + 4.0)
+}
+
+/// The raster side of each head's thumbnail in the overview of a stack of this shape ([layers, heads, n, m]) that a
+/// figure cannot hold (over `weights::MAX_VALUES` values, each head within it): Python then sends one head in full,
+/// a weights config the core takes, and draws every head pooled to this side (`overview`). `None` for a stack a
+/// figure holds, and for one the core refuses whatever its size (too many heads, or one head alone).
+pub fn overview_raster([layers, heads, n, m]: [usize; 4]) -> Option<usize> {
+    let count = layers.checked_mul(heads)?;
+    let head = n.checked_mul(m)?;
+    let over = count.checked_mul(head).is_none_or(|total| total > MAX_VALUES);
+    (over && count > 1 && count <= MAX_HEADS && head <= MAX_VALUES && head > 0).then(|| grid_raster(heads, n.max(m)).0)
+}
+
+/// The overview of a stack over the limit: every head as a thumbnail (`thumbs`: layers × heads × r × r values, each head
+/// max-pooled to side r = `grid_raster`'s, `overview_raster`'s for such a stack, as `model::grid` pools it), the head
+/// drawn in full outlined, each head a click target, and what the reader can do to see another; `shape` is the
+/// stack's as given (any stack: its grid is then the picture's, pixel for pixel). (SVG, alt text), or an
+/// internal error for thumbnails that do not fit the shape.
+pub fn overview(
+    thumbs: Vec<f64>,
+    [layers, heads, n, m]: [usize; 4],
+    (layer, head): (usize, usize),
+    options: &Options,
+) -> Result<(String, String), String> {
+    let style = options.style()?;
+    let r = grid_raster(heads, n.max(m)).0;
+    let thumbs = Stack::new(layers, heads, r, r, thumbs).filter(|_| layer < layers && head < heads);
+    let thumbs =
+        thumbs.ok_or("attention-viz internal error: the overview's thumbnails do not fit the stack's shape")?;
+    let (body, w, h) = heads_grid(&thumbs, n.max(m), (layer, head), &style, true);
+    let total = grouped_digits(&(layers as u128 * heads as u128 * n as u128 * m as u128).to_string());
+    let note = format!(
+        "{layers} × {heads} heads of {n} × {m} weights are {total} values, over the {} a figure holds: each head \
+         here is a thumbnail (a pixel is the largest weight of its block) and layer {layer}, head {head} is drawn in \
+         full. In a live av.Widget a click on a head draws it; else show_attention(attention, layer=L, head=H) \
+         draws head H of layer L.",
+        thousands(MAX_VALUES)
+    );
+    let width = (PAD + w).max(480.0) + PAD;
+    let per_line = (((width - 2.0 * PAD) / draw::text_width(1, 11.0)) as usize).max(40);
+    let text = hex(style.theme.text);
+    let mut y = PAD + h + 6.0;
+    let mut lines = format!(r#"<g transform="translate({PAD},{PAD})">{body}</g>"#);
+    for line in wrap(&note, per_line) {
+        y += 14.0;
+        lines += &format!(r#"<text x="{PAD}" y="{y:.1}" font-size="11" fill="{text}">{}</text>"#, escape(&line));
+    }
+    let height = (y + PAD).ceil();
+    let width = width.ceil();
+    let alt = format!(
+        "Thumbnails of all {layers} × {heads} heads ({n} queries × {m} keys each); layer {layer}, head {head} is drawn \
+         in full"
+    );
+    let doc = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif"><title>{}</title><rect width="100%" height="100%" fill="{}"/>{lines}</svg>"#,
+        escape(&alt),
+        hex(style.theme.background)
+    );
+    Ok((draw::xml_chars(&doc), draw::xml_chars(&alt)))
+}
+
+/// A whole number's digits in groups of three (`text::thousands` for one past usize).
+fn grouped_digits(digits: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Words in lines of at most `per_line` characters (a longer word alone on its line).
+fn wrap(text: &str, per_line: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > per_line {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
 }
 
 /// plotters writes each text on a line of its own inside its element (`<text …>\n0.24\n</text>`): the picture's
@@ -503,18 +622,7 @@ pub fn large_svg(v: &LargeView) -> Result<String, String> {
     // The caption, wrapped to the picture's width (at least 40 characters a line).
     let width = (ticks_x + draw::text_width(widest.max(4), 10.0) + PAD).max(PAD * 2.0 + 240.0).ceil();
     let per_line = (((width - 2.0 * PAD) / draw::text_width(1, 11.0)) as usize).max(40);
-    let mut lines = vec![String::new()];
-    for word in large_caption(v.rows, v.cols, v.block, v.pooling, false).split_whitespace() {
-        let line = lines.last_mut().expect("one line at least");
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > per_line {
-            lines.push(word.to_string());
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-    }
+    let lines = wrap(&large_caption(v.rows, v.cols, v.block, v.pooling, false), per_line);
     let mut y = top + sh + 6.0;
     for line in &lines {
         y += 14.0;

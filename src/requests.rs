@@ -49,6 +49,11 @@ pub enum Request {
     Compute(Parts, Wanted),
     /// The static picture `{svg, alt}` (`picture::picture`, or the refusal drawn).
     Picture(Parts, Options),
+    /// The thumbnails' side of the overview of a stack of this shape a figure cannot hold, or nothing
+    /// (`picture::overview_raster`).
+    OverviewRaster([usize; 4]),
+    /// The overview `{svg, alt}` of such a stack from its thumbnails (the f64s), the head drawn in full outlined.
+    Overview { shape: [usize; 4], selected: (usize, usize), options: Options },
     /// The element options the core reads (`palette`, `fmt`, `contrast`), checked when read.
     Options(Options),
     /// One element option's attribute text or its message, or an unknown name's message (`options::answer`).
@@ -283,6 +288,12 @@ impl Request {
             "normalize" => Request::Normalize(Parts::parse(&mut f)?),
             "compute" => Request::Compute(Parts::parse(&mut f)?, wanted(f.take("fields"))?),
             "picture" => Request::Picture(Parts::parse(&mut f)?, options_of(&mut f)?),
+            "overview_raster" => Request::OverviewRaster(shape_of(&mut f)?),
+            "overview" => Request::Overview {
+                shape: shape_of(&mut f)?,
+                selected: (f.index("layer")?, f.index("head")?),
+                options: options_of(&mut f)?,
+            },
             "options" => match crate::options::answer(&f.map) {
                 Some(answered) => Request::ElementOption(answered),
                 None => Request::Options(options_of(&mut f)?),
@@ -364,6 +375,11 @@ impl Request {
                     picture::picture(&config, &trace, &options)
                 });
                 let (svg, alt) = drawn.unwrap_or_else(|message| picture::refused(&message, options.dark));
+                Ok(Answer::Json(json!({"svg": svg, "alt": alt})))
+            }
+            Request::OverviewRaster(shape) => Ok(Answer::Json(json!(picture::overview_raster(shape)))),
+            Request::Overview { shape, selected, options } => {
+                let (svg, alt) = picture::overview(data.into_owned(), shape, selected, &options)?;
                 Ok(Answer::Json(json!({"svg": svg, "alt": alt})))
             }
             Request::Options(_) => Ok(Answer::Nothing),
@@ -512,6 +528,13 @@ pub fn wanted(fields: Value) -> Result<Wanted, String> {
             known.join(", ")
         )
     })
+}
+
+/// `shape`: a stack's [layers, heads, n, m].
+fn shape_of(f: &mut Fields) -> Result<[usize; 4], String> {
+    let Value::Array(items) = f.take("shape") else { return Err(f.bad("shape", "[layers, heads, n, m]")) };
+    let dims: Option<Vec<usize>> = items.iter().map(|d| d.as_u64().map(saturating)).collect();
+    dims.and_then(|d| d.try_into().ok()).ok_or_else(|| f.bad("shape", "[layers, heads, n, m]"))
 }
 
 /// `options`: `palette`, `fmt`, `contrast`, `theme` ("dark" or light), each checked as the heatmaps read it.

@@ -196,3 +196,36 @@ fn a_model_s_grid_is_max_pooled_thumbnails_in_an_indexed_png() {
         pngs(&svg).iter().map(|i| (i.0, i.1)).collect::<Vec<_>>()
     );
 }
+
+/// A stack a figure cannot hold is shown from Python as one head beside an overview: the core says when (over
+/// `MAX_VALUES`, each head within it, more than one head, at most `MAX_HEADS`) and at what side its thumbnails are.
+#[test]
+fn a_stack_over_the_limit_gets_an_overview_of_thumbnails_with_a_target_per_head() {
+    use attention_viz::weights::{MAX_HEADS, MAX_VALUES};
+    assert_eq!(picture::overview_raster([12, 12, 240, 240]), None, "within the limit: the figure holds it");
+    assert_eq!(picture::overview_raster([12, 12, 512, 512]), Some(picture::PICTURE_THUMB));
+    assert_eq!(picture::overview_raster([32, 32, 1024, 1024]), Some(picture::PICTURE_THUMB));
+    assert_eq!(picture::overview_raster([64, 64, 1024, 1024]), Some(picture::grid_raster(64, 1024).0));
+    assert!(picture::grid_raster(64, 1024).0 < picture::PICTURE_THUMB, "64 heads a row leave less room");
+    assert_eq!(picture::overview_raster([1, 1, 3000, 3000]), None, "one head: nothing to pick from");
+    assert_eq!(picture::overview_raster([1, MAX_HEADS + 1, 100, 100]), None, "too many heads whatever their size");
+    assert_eq!(picture::overview_raster([2, 2, MAX_VALUES, 2]), None, "one head over the limit alone");
+    assert_eq!(picture::overview_raster([usize::MAX, 2, 2, 2]), None);
+
+    let side = picture::PICTURE_THUMB;
+    let thumbs: Vec<f64> = (0..3 * 4 * side * side).map(|i| (i % 7) as f64 / 7.0).collect();
+    let (svg, alt) = picture::overview(thumbs.clone(), [3, 4, 1500, 1500], (2, 1), &Options::default()).unwrap();
+    assert_eq!(svg.matches("data-layer=").count(), 12, "a click target per head");
+    assert!(svg.contains(r#"data-layer="2" data-head="1""#));
+    let doc = roxmltree::Document::parse(&svg).expect("the overview is XML");
+    let said: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).collect();
+    let said = said.join(" ");
+    assert!(said.contains("27,000,000 values, over the 8,388,608 a figure holds"), "{said}");
+    assert!(said.contains("layer 2, head 1 is drawn in full"), "{said}");
+    assert!(said.contains("show_attention(attention, layer=L, head=H)"), "{said}");
+    assert!(alt.contains("all 3 × 4 heads (1500 queries × 1500 keys each)"));
+    let short = picture::overview(thumbs[1..].to_vec(), [3, 4, 1500, 1500], (2, 1), &Options::default());
+    assert!(short.unwrap_err().contains("internal error"), "thumbnails that do not fit the shape");
+    let outside = picture::overview(thumbs, [3, 4, 1500, 1500], (3, 0), &Options::default());
+    assert!(outside.unwrap_err().contains("internal error"), "a head the stack does not have");
+}

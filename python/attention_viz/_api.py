@@ -6,7 +6,7 @@ import copy
 
 import numpy as np
 
-from . import _config, _core
+from . import _config, _core, _overview
 from ._figure import Figure
 
 
@@ -148,4 +148,27 @@ def show_attention(attention, tokens=None, key_tokens=None, *, layer=None, head=
             raise _config.unknown(key, "arguments")
     options = _config.options(element_options)
     narrow = set()
-    return Figure(_config.plain(config_of(fields, float32=narrow)), options, float32=narrow)
+    over = overview_of(fields)
+    if over is not None:
+        fields = over[0].head_fields(model, *over[1:])
+    fig = Figure(_config.plain(config_of(fields, float32=narrow)), options, float32=narrow)
+    fig._overview = over
+    return fig
+
+
+def overview_of(fields: dict):
+    """(``Overview``, layer, head) for weights config fields whose stack is over the core's limit (each head within
+    it), the selection checked by the core; None for any other config (the usual path judges it)."""
+    model = _core.facts()["weights"]
+    stack = fields.get(model["stack"])
+    stack = _config.to_numpy(stack, model["stack"]) if stack is not None else None
+    if not isinstance(stack, np.ndarray) or stack.dtype.kind not in "fiu" or not 2 <= stack.ndim <= 4:
+        return None
+    stack = stack.reshape((1,) * (4 - stack.ndim) + stack.shape)
+    side = _overview.raster(stack.shape)
+    if side is None:
+        return None
+    shared = {k: v for k, v in fields.items() if k in model["fields"] and k not in (model["stack"], "layer", "head")}
+    over = _overview.Overview(stack, side, shared)
+    layer, head = over.selected(model, {k: fields[k] for k in ("layer", "head") if k in fields})
+    return over, layer, head

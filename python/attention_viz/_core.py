@@ -13,6 +13,7 @@ panic (a bug in the core) traps: its message becomes a ``RuntimeError`` and the 
 from __future__ import annotations
 
 import atexit
+import itertools
 import base64
 import json
 import re
@@ -195,7 +196,7 @@ def _clean(value, most: int) -> np.ndarray | None:
         except (ValueError, TypeError, OverflowError):
             return None
         # NumPy reads [0, True] as [0.0, 1.0]; the page refuses a true among numbers, so it goes as JSON to be.
-        if arr.dtype.kind in "fiu" and _has_bool(value):
+        if arr.dtype.kind in "fiu" and _has_bool(value, arr.ndim):
             return None
     else:
         return None
@@ -205,15 +206,13 @@ def _clean(value, most: int) -> np.ndarray | None:
     return arr if np.isfinite(arr).all() else None
 
 
-def _has_bool(rows) -> bool:
-    """Whether nested lists hold a Python or NumPy bool anywhere."""
-    for row in rows:
-        if isinstance(row, list):
-            if _has_bool(row):
-                return True
-        elif isinstance(row, (bool, np.bool_)):
-            return True
-    return False
+def _has_bool(rows: list, depth: int) -> bool:
+    """Whether rectangular nested lists ``depth`` deep (NumPy read them as numbers) hold a Python or NumPy bool: their
+    items' types, flattened in C (a 1024 × 1024 head's walk item by item took 1.2 s)."""
+    for _ in range(depth - 1):
+        rows = itertools.chain.from_iterable(rows)
+    kinds = set(map(type, rows))
+    return bool in kinds or np.bool_ in kinds
 
 
 def _declared_shape(name: str, value, stack: str) -> list | None:

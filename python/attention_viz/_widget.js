@@ -64,11 +64,24 @@ function render({ model, el }) {
     if (text !== sent) { sent = text; fig.config = config; }
   };
   const onOptions = () => apply(model.get('options'));
+  // A model's stack over the core's limit: the core's overview of every head beside the figure (its SVG, each head a
+  // rectangle naming it); a click on one asks Python for that head in full.
+  const overview = document.createElement('div');
+  overview.className = 'attention-viz-overview';
+  const onOverview = () => { overview.innerHTML = model.get('overview') || ''; };
+  const onPick = (e) => {
+    const target = e.target.closest?.('[data-layer]');
+    if (target) model.send({ pick: [Number(target.dataset.layer), Number(target.dataset.head)] });
+  };
+  onOverview();
+  overview.addEventListener('click', onPick);
+  model.on('change:overview', onOverview);
   fig.addEventListener('change', onChange);
   fig.addEventListener('error', onError);
   model.on('change:config', onConfig);
   model.on('change:options', onOptions);
   el.appendChild(fig);
+  el.appendChild(overview);
   const shown = hidePicture(model.get('_uid'));
   return () => {
     if (timer !== null) { clearTimeout(timer); send(); } // an edit still waiting is not lost with the view
@@ -77,6 +90,8 @@ function render({ model, el }) {
     fig.removeEventListener('error', onError);
     model.off('change:config', onConfig);
     model.off('change:options', onOptions);
+    model.off('change:overview', onOverview);
+    overview.removeEventListener('click', onPick);
   };
 }
 

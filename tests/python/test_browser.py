@@ -1,7 +1,8 @@
 """The package's HTML in headless Chromium (playwright-core from the repo's node_modules, Debian's chromium):
 a save_html page draws the live figure with no console errors and hides the picture; a figure the page refuses
 keeps its picture; the Widget's front end (its _esm, with a stand-in for anywidget's model) sends the learner's
-typed edit back (the config alone: Python computes the trace) and follows a config set from Python. Without node, Chromium or playwright-core they fail
+typed edit back (the config alone: Python computes the trace) and follows a config set from Python; an overview
+widget (a stack over the core's limit) asks Python for the head clicked. Without node, Chromium or playwright-core they fail
 (conftest's browser_tools)."""
 
 import json
@@ -189,3 +190,51 @@ def test_show_attention_draws_live(tmp_path, dtype):
     (fig,) = got["out"]
     assert fig["picture"] == "none" and fig["mechanism"] == "weights"
     np.testing.assert_array_equal(fig["weights"], a.astype(str).astype(np.float64) if dtype == "float32" else a)  # bit for bit
+
+
+OVERVIEW = """
+const { server, url } = await serveDir(process.argv[2]);
+const { browser, page, errors } = await openPage();
+await page.goto(`${url}widget.html`);
+await page.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 600000 });
+const shown = await page.evaluate(() => document.querySelector('attention-viz').trace.attention.length);
+await page.locator('.attention-viz-overview [data-layer="1"][data-head="2"]').click();
+await page.waitForFunction(() => window.sent.length > 0, null, { timeout: 600000 });
+await page.evaluate((svg) => window.fromKernel('overview', svg), process.argv[3]);
+const outlined = await page.evaluate(() => document.querySelector('.attention-viz-overview svg title').textContent);
+const sent = await page.evaluate(() => window.sent);
+console.log(JSON.stringify({ errors, shown, sent, outlined }));
+await browser.close(); server.close();
+"""
+
+
+def test_widget_overview_click_asks_python_for_that_head(tmp_path):
+    # A stack over the core's limit with small heads (32 × 64 heads of 65 × 65: 8.65 M values), so the page stays light.
+    a = np.random.default_rng(2).random((32, 64, 65, 65), dtype=np.float32)
+    a /= a.sum(-1, keepdims=True)
+    w = av.Widget(attention=a, layer=3, head=4)
+    (tmp_path / "widget.mjs").write_text(w._esm, encoding="utf-8")
+    state = {"config": w.config, "options": w.options, "error": "", "overview": w.overview}
+    (tmp_path / "widget.html").write_text("""<!doctype html><meta charset=utf-8><body><div id=host></div>
+<script type=module>
+// anywidget's model, stood in for: send() is a custom message to the kernel (window.sent).
+const state = %s, handlers = {};
+window.sent = [];
+const changed = (k) => (handlers['change:' + k] || []).forEach((f) => f());
+const model = {
+  get: (k) => state[k], set: (k, v) => { state[k] = v; changed(k); }, save_changes: () => {},
+  on: (ev, f) => { (handlers[ev] ||= []).push(f); }, off: () => {}, send: (m) => window.sent.push(m),
+};
+window.fromKernel = (k, v) => { state[k] = v; changed(k); };
+const mod = await import('./widget.mjs');
+mod.default.render({ model, el: document.getElementById('host') });
+</script>""" % json.dumps(state), encoding="utf-8")
+    picked = av.Widget(attention=a, layer=1, head=2).overview
+    script = OVERVIEW.replace("process.argv[2]", json.dumps(str(tmp_path))).replace("process.argv[3]", json.dumps(picked))
+    got = run_node(script, tmp_path)
+    assert got["errors"] == []
+    assert got["shown"] == 1  # the one head drawn in full: a one-layer stack
+    assert got["sent"] == [{"pick": [1, 2]}]
+    assert "layer 1, head 2 is drawn in full" in got["outlined"]  # the overview Python sent back replaced the old
+    w._on_message(w, got["sent"][0], [])
+    np.testing.assert_array_equal(np.asarray(w.config["attention"], dtype=np.float32)[0, 0], a[1, 2])
