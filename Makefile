@@ -11,8 +11,9 @@ build:
 	wasm-bindgen --target web --omit-default-module-path --out-dir www/pkg $(WASM)
 	node scripts/models.mjs www/pkg/attention_viz_models.bin
 
-serve: build
-	node scripts/serve.mjs --port $(PORT)
+# The pages as a site serves them: dist/'s built, minified modules, each preset's picture first (scripts/serve.mjs --built).
+serve: dist
+	node scripts/serve.mjs --port $(PORT) --built
 
 # scripts/test.mjs: the build (make dist, then make python-wheel: the notebook tests install the wheel; each bundle is
 # built once; .venv is made beside the compile), then every suite below even when one fails, then a summary (per suite:

@@ -1,6 +1,8 @@
-// Benchmark suite "load": index.html, served on localhost, from navigation
-// start to the first <attention-viz> drawn, in headless Chromium; and the
-// size of the drop-in bundle (dist/sizes.json, written by `make dist`).
+// Benchmark suite "load": index.html, served on localhost as `make serve` serves it (scripts/serve.mjs --built:
+// dist/'s built, minified modules, the first module's pictures first; www/'s own modules when there is no dist/),
+// from navigation start to the first <attention-viz> drawn, in headless Chromium; and the
+// size of the drop-in bundle (dist/sizes.json, written by `make dist`). Also the first picture on screen and every
+// figure showing something (its picture or itself).
 //
 // Each sample opens the page in a new browser context (an empty cache) with
 // the cache disabled as well (CDP Network.setCacheDisabled; the server also
@@ -26,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { loadavg, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { median, percentile } from './heatmap.mjs';
+import { serve } from '../scripts/serve.mjs';
 
 export const description = 'index.html → first <attention-viz> drawn (fresh context, cache disabled), and the bundle size';
 
@@ -39,7 +42,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Runs in the page before its scripts. */
 function initScript() {
-  const marks = { drawn: [], via: null, errors: [], compiled: null };
+  const marks = { drawn: [], via: null, errors: [], compiled: null, shown: [] };
   window.__avLoad = marks;
   for (const name of ['compileStreaming', 'compile']) {
     const original = WebAssembly[name];
@@ -64,27 +67,31 @@ function initScript() {
   };
   addEventListener('change', (e) => { if (e.target?.localName === 'attention-viz') drawn(e.target, 'change'); }, true);
   addEventListener('error', (e) => { if (e.target?.localName === 'attention-viz') marks.errors.push(e.detail?.message); }, true);
+  const shown = new Set();
   const poll = () => {
     for (const el of document.querySelectorAll('attention-viz')) {
+      // Its picture on screen (www/first.js: an image in its picture slot, loaded), or the figure drawn.
+      const img = el.querySelector(':scope > [slot="picture"] img');
+      if (!shown.has(el) && (seen.has(el) || (img?.complete && img.naturalWidth))) { shown.add(el); marks.shown.push(performance.now()); }
       // A heatmap canvas figures.js has rendered into (it marks each with data-painted): the element makes other
       // canvases (variants, peek, the model grid) before the core is ready, 300 px wide by default and blank.
       if (!seen.has(el) && el.shadowRoot?.querySelector('canvas[data-painted]')) drawn(el, 'poll');
     }
     const total = document.querySelectorAll('attention-viz').length;
-    if (document.readyState !== 'complete' || seen.size < total) requestAnimationFrame(poll);
+    if (document.readyState !== 'complete' || seen.size < total || shown.size < total) requestAnimationFrame(poll);
   };
   requestAnimationFrame(poll);
 }
 
 /** One cold load; waits for `expect` elements drawn (null: as many as the page has when the first is drawn, after a quiet second). */
-async function sample(site, expect = null, timeoutMs = 15000) {
+async function sample(site, base, expect = null, timeoutMs = 15000) {
   const page = await site.page(null); // a new page in a new browser context
   try {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     await page.addInitScript(initScript);
-    await page.goto(`${site.url}index.html`, { waitUntil: 'load' });
+    await page.goto(`${base}index.html`, { waitUntil: 'load' });
     await page.waitForFunction((n) => {
       const m = window.__avLoad;
       return m.errors.length > 0 || (m.frame !== undefined && m.drawn.length >= Math.max(n ?? 0, document.querySelectorAll('attention-viz').length));
@@ -128,7 +135,7 @@ async function sample(site, expect = null, timeoutMs = 15000) {
  * first figure drawn and to the `expect`-th, and how much of it was style and layout: on a loaded machine the wall
  * clock is mostly waiting for a core, the thread's own time much less so. One more cold load, traced.
  */
-async function mainThreadCpu(site, expect, timeoutMs = 60000) {
+async function mainThreadCpu(site, base, expect, timeoutMs = 60000) {
   const page = await site.page(null);
   try {
     const cdp = await page.context().newCDPSession(page);
@@ -139,7 +146,7 @@ async function mainThreadCpu(site, expect, timeoutMs = 60000) {
     cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
     const complete = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
     await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline,devtools.timeline,blink.user_timing', transferMode: 'ReportEvents' });
-    await page.goto(`${site.url}index.html`, { waitUntil: 'load' });
+    await page.goto(`${base}index.html`, { waitUntil: 'load' });
     await page.waitForFunction((n) => window.__avLoad.drawn.length >= n, expect, { timeout: timeoutMs, polling: 50 });
     await cdp.send('Tracing.end');
     await complete;
@@ -178,13 +185,23 @@ function bundle() {
 export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const n = Math.max(5, Math.ceil(samples / 3)); // each sample is a whole page load: ~10 by default
   const w = Math.min(2, warmup);
-  log(`  ${w} + ${n} page loads …`);
+  const built = existsSync(join(root, 'dist', 'attention-viz.first.js'));
+  const server = built ? await serve({ root, port: 0, built: true }) : null;
+  const base = server?.url ?? site.url;
+  log(`  ${w} + ${n} page loads of ${built ? 'the built page (dist/)' : 'www/ (no dist/: make dist for the built page)'} …`);
   const runs = [];
   let expect = null;
-  for (let k = 0; k < Math.max(w, 1) + n; k++) {
-    const r = await sample(site, k < Math.max(w, 1) ? null : expect);
-    if (k < Math.max(w, 1)) expect = Math.max(expect ?? 0, r.drawn.length);
-    else runs.push(r);
+  const cpu = [];
+  try {
+    for (let k = 0; k < Math.max(w, 1) + n; k++) {
+      const r = await sample(site, base, k < Math.max(w, 1) ? null : expect);
+      if (k < Math.max(w, 1)) expect = Math.max(expect ?? 0, r.drawn.length);
+      else runs.push(r);
+    }
+    // Three traced loads after the timed ones (tracing slows a load: they are not among the timed ones).
+    for (let k = 0; k < 3; k++) { const c = await mainThreadCpu(site, base, expect); if (c) cpu.push(c); }
+  } finally {
+    server?.server.close();
   }
   const col = (f) => runs.map(f).filter((x) => x != null);
   const row = (what, xs, target, extra = {}) => {
@@ -197,6 +214,8 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const rows = [
     row('index.html → first <attention-viz> drawn', col((r) => r.drawn[0]), TARGET_MS, { via: vias }),
     row('  … and its next animation frame', col((r) => r.frame), null, { via: 'rAF' }),
+    row('  first figure showing its picture or itself', col((r) => r.shown[0]), null, { via: 'rAF poll' }),
+    row(`  … all ${elements} showing their picture or themselves`, col((r) => r.shown[elements - 1]), null, { via: 'rAF poll' }),
     row(`  … all ${elements} elements drawn`, col((r) => r.drawn[elements - 1]), ALL_TARGET_MS, { via: vias }),
     row('  DOMContentLoaded (end)', col((r) => r.dom_content_loaded), null, { via: 'nav timing' }),
     row('  last module fetched (responseEnd)', col((r) => r.last_module), null, { via: 'res timing' }),
@@ -204,9 +223,6 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
     row('  .wasm compiled', col((r) => r.compiled), null, { via: 'compile promise' }),
     row('  load event (end)', col((r) => r.load), null, { via: 'nav timing' }),
   ];
-  // Three traced loads after the timed ones (tracing slows a load: they are not among the timed ones).
-  const cpu = [];
-  for (let k = 0; k < 3; k++) { const c = await mainThreadCpu(site, expect); if (c) cpu.push(c); }
   const mc = (f) => (cpu.length ? median(cpu.map(f)) : null);
   if (cpu.length) {
     rows.push(row('  main-thread CPU to the first figure (traced)', cpu.map((c) => c.first), null, { via: 'trace tdur' }));
@@ -216,7 +232,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
   const cached = [...new Set(runs.flatMap((r) => r.cached))];
   const notes = [
     `${n} loads (after ${w} untimed), each in a new context with the cache disabled; ${(median(col((r) => r.bytes)) / 1024).toFixed(0)} KiB transferred per load`
-      + ' (www/, unminified, as index.html serves it — not dist/).',
+      + (built ? ' (dist/\'s built modules, as make serve serves index.html).' : ' (www/, unminified: no dist/).'),
     b.note,
   ];
   const m = (f) => { const xs = col(f); return xs.length ? `${median(xs).toFixed(0)}` : '–'; };

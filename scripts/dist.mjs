@@ -12,6 +12,8 @@ import { build, transform, analyzeMetafile } from 'esbuild';
 import { modelsText } from './models.mjs';
 import { distReadme, packagedEmbed } from './install-text.mjs';
 import { refreshSizes } from './doc-sizes.mjs';
+import { makeEngine } from './python-assets.mjs';
+import { firstModule } from './first-module.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -237,6 +239,8 @@ try {
   if (esmEntry.imports.length) throw new Error(`dist/attention-viz.js imports ${esmEntry.imports.join(', ')} before it runs: a page's first figure would wait for them`);
   if (!Object.keys(esmEntry.modules).some((p) => p.endsWith('wasm-source.js'))) throw new Error('www/wasm-source.js left dist/attention-viz.js: pkg/ would be looked for beside a chunk');
   const chunks = esmOut.output.filter((o) => o.type === 'chunk' && !o.isEntry).map((o) => o.fileName);
+  // The first module a page may load instead (attention-viz.first.js): the presets' pictures first, the engine after.
+  await firstModule(root, dist);
   // What the module bundle is made of, by input (esbuild's analysis of one unsplit bundle; not written).
   const esm = await bundle({ entryPoints: [join(www, 'attention-viz.js')], format: 'esm', write: false, outfile: join(work, 'analysis.js'), plugins: [shippedGlue, minifiedStyle, eagerInflate], define });
 
@@ -274,6 +278,8 @@ try {
       '.': { types: './attention-viz.d.ts', default: './attention-viz.js' },
       // A classic script that sets window.AttentionViz (no exports): `<script src>`, or `import 'attention-viz/inline'`.
       './inline': { types: './attention-viz.inline.d.ts', default: './attention-viz.inline.js' },
+      // A module with no exports that shows each figure's picture and loads the element after (README "Picture first").
+      './first': './attention-viz.first.js',
       // The module build fetches them from pkg/ beside the script: a bundler that does not follow
       // `new URL(…, import.meta.url)` (esbuild) needs them copied there.
       './wasm': './pkg/attention_viz_bg.wasm',
@@ -282,7 +288,7 @@ try {
       './pkg/attention_viz_models.bin': './pkg/attention_viz_models.bin',
     },
     // docs/: the reference and the recipes the README links to (no public URL to link to instead).
-    files: ['attention-viz.js', ...chunks, 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'docs/', 'README.md', 'LICENSE'],
+    files: ['attention-viz.js', ...chunks, 'attention-viz.first.js', 'pictures/', 'attention-viz.inline.js', 'attention-viz.d.ts', 'attention-viz.inline.d.ts', 'pkg/', 'docs/', 'README.md', 'LICENSE'],
     sideEffects: true, keywords: ['attention', 'transformer', 'heatmap', 'webassembly', 'visualization', 'custom-element'],
   }, null, 2)}\n`);
   // The package's docs (its README.md, written with the sizes below, links to them): www/embed.html with its pages'
@@ -300,6 +306,7 @@ const gz = (p) => gzipSync(readFileSync(join(dist, p)), { level: 9 }).length;
 const parts = ['attention-viz.js', 'pkg/attention_viz_bg.wasm'];
 const MODELS = 'pkg/attention_viz_models.bin';
 const total = parts.reduce((s, p) => s + gz(p), 0);
+for (const p of ['attention-viz.first.js', 'pictures/seed-003.svg']) console.log(`${p.padEnd(30)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped (first)`);
 for (const p of [...parts, MODELS, 'attention-viz.inline.js']) console.log(`${p.padEnd(30)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped`);
 // The module's on-demand chunks (not in the total: a page fetches one only when a figure or a call needs it).
 const chunkFiles = readdirSync(dist).filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f)).sort();
@@ -313,6 +320,9 @@ const sizes = {
   bytes: Object.fromEntries(parts.map((p) => [p, readFileSync(join(dist, p)).length])),
   models_file: MODELS, models_gzip_bytes: gz(MODELS), inline_gzip_bytes: gz('attention-viz.inline.js'),
   chunks_gzip_bytes: Object.fromEntries(chunkFiles.map((p) => [p, gz(p)])),
+  // The Python package's: the single-file build as the wheel holds it, and the engine a notebook carries once.
+  inline_bytes: readFileSync(join(dist, 'attention-viz.inline.js')).length,
+  engine_bytes: (await makeEngine(readFileSync(join(dist, 'attention-viz.inline.js'), 'utf8'))).engine.length,
   // The figure core (Cargo.toml's features), measured, not shipped: the module build's .wasm above is the whole core.
   ...(figureCore && { figure_core_gzip_bytes: figureGzip, figure_core_bytes: figureCore.length }),
 };

@@ -17,24 +17,30 @@ export const SIZES = {
   models: { what: 'the trained models file gzipped', bytes: (s) => s.models_gzip_bytes },
   'figure-core': { what: "the figure core's .wasm gzipped (measured by make dist, not shipped)", bytes: (s) => s.figure_core_gzip_bytes },
   chunks: { what: "the module build's on-demand chunks gzipped, the smallest and the largest", bytes: (s) => { const b = Object.values(s.chunks_gzip_bytes); return [Math.min(...b), Math.max(...b)]; } },
+  // The Python package's, in MB (10⁶ bytes) as its README writes them.
+  'inline-raw': { what: 'the single-file build as the wheel holds it', bytes: (s) => s.inline_bytes, unit: 'MB' },
+  engine: { what: "the notebooks' engine: that build's .wasm and text deflated, as base64 (scripts/python-assets.mjs)", bytes: (s) => s.engine_bytes, unit: 'MB' },
 };
 
 /** The docs of the repository that quote sizes, from its root. */
-export const DOCS = ['README.md', 'docs/integrations.md'];
+export const DOCS = ['README.md', 'docs/integrations.md', 'python/README.md'];
 
 /** How far a size a doc of the repository quotes may be from the build's: ±10 %. */
 export const TOLERANCE = 0.1;
 
-const kib = (bytes) => bytes / 1024;
-/** KiB as the docs write them: one decimal under 10 KiB, whole above. */
-const number = (k) => (k < 10 ? k.toFixed(1) : String(Math.round(k)));
+/** A size in its unit: KiB (2¹⁰ bytes), or MB (10⁶ bytes) where a size says so. */
+const UNITS = { KiB: 1024, MB: 1e6 };
+const unitOf = (name) => SIZES[name].unit ?? 'KiB';
+/** A number as the docs write it: KiB with one decimal under 10, whole above; MB with two significant digits. */
+const number = (x, unit) => (unit === 'MB' ? String(Number(x.toPrecision(2))) : x < 10 ? x.toFixed(1) : String(Math.round(x)));
 
 /** The text of size `name` from `sizes` (dist/sizes.json): `530 KiB`, `1.4–6.4 KiB`. */
 export function sizeText(name, sizes) {
   const size = SIZES[name];
   if (!size) throw new Error(`no size named ${name}: the sizes are ${Object.keys(SIZES).join(', ')}`);
   const b = size.bytes(sizes);
-  return Array.isArray(b) ? `${b.map((x) => number(kib(x))).join('–')} KiB` : `${number(kib(b))} KiB`;
+  const unit = unitOf(name);
+  return `${[b].flat().map((x) => number(x / UNITS[unit], unit)).join('–')} ${unit}`;
 }
 
 /** `<!-- size:NAME -->TEXT<!-- /size -->` for size `name`: how a generated text (dist/README.md) quotes one. */
@@ -55,10 +61,11 @@ export function staleSizes(text, sizes, tolerance = TOLERANCE) {
       if (quoted !== want) problems.push(`size:${name} says ${quoted}, the build's is ${want}`);
       continue;
     }
-    const got = /^(\d+(?:\.\d+)?)(?:–(\d+(?:\.\d+)?))? KiB$/.exec(quoted);
+    const got = /^(\d+(?:\.\d+)?)(?:–(\d+(?:\.\d+)?))? (KiB|MB)$/.exec(quoted);
     const bytes = [SIZES[name].bytes(sizes)].flat();
-    const off = !got || (got[2] === undefined) !== (bytes.length === 1)
-      || bytes.some((b, i) => Math.abs(Number(got[i + 1]) - kib(b)) > tolerance * kib(b));
+    const per = UNITS[unitOf(name)];
+    const off = !got || got[3] !== unitOf(name) || (got[2] === undefined) !== (bytes.length === 1)
+      || bytes.some((b, i) => Math.abs(Number(got[i + 1]) - b / per) > tolerance * (b / per));
     if (off) problems.push(`size:${name} says ${quoted}, the build's is ${want} (more than ${tolerance * 100} % apart)`);
   }
   return problems;

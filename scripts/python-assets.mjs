@@ -19,44 +19,55 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const from = process.argv[2] || join(ROOT, 'dist/attention-viz.inline.js');
-const to = process.argv[3] || join(ROOT, 'python/attention_viz/static/attention-viz.engine.js');
 /** The global the loader hands the .wasm's bytes through (deleted once the build has read them). */
 const GLOBAL = '__attentionVizEngineWasm';
 
-const text = readFileSync(from, 'utf8');
-// The .wasm as esbuild's binary loader writes it: a call of its base64 decoder on one string literal ("\0asm" is AGFzbQ).
-const calls = [...text.matchAll(/([A-Za-z_$][\w$]*)\("(AGFzbQ[A-Za-z0-9+/=]*)"\)/g)];
-if (calls.length !== 1) throw new Error(`python-assets: expected one inlined .wasm in ${from}, found ${calls.length}`);
-const [call, , base64] = calls[0];
-const wasm = Buffer.from(base64, 'base64');
-const rest = text.replace(call, () => `globalThis.${GLOBAL}`);
-const pack = (bytes) => deflateRawSync(bytes, { level: 9 }).toString('base64');
-const packed = { wasm: pack(wasm), js: pack(Buffer.from(rest, 'utf8')) };
-// What the loader will make of it: the same build, the same .wasm.
-if (!inflateRawSync(Buffer.from(packed.wasm, 'base64')).equals(wasm)) throw new Error('python-assets: the .wasm does not inflate back');
-if (inflateRawSync(Buffer.from(packed.js, 'base64')).toString('utf8') !== rest) throw new Error('python-assets: the script does not inflate back');
+/**
+ * The engine made from the single-file build's `text`: `{engine, wasm, packed}` (the engine's script text, the
+ * build's .wasm bytes, and both parts as base64 of deflate). scripts/dist.mjs measures it for the docs' sizes.
+ */
+export async function makeEngine(text, from = 'the single-file build') {
+  // The .wasm as esbuild's binary loader writes it: a call of its base64 decoder on one string literal ("\0asm" is AGFzbQ).
+  const calls = [...text.matchAll(/([A-Za-z_$][\w$]*)\("(AGFzbQ[A-Za-z0-9+/=]*)"\)/g)];
+  if (calls.length !== 1) throw new Error(`python-assets: expected one inlined .wasm in ${from}, found ${calls.length}`);
+  const [call, , base64] = calls[0];
+  const wasm = Buffer.from(base64, 'base64');
+  const rest = text.replace(call, () => `globalThis.${GLOBAL}`);
+  const pack = (bytes) => deflateRawSync(bytes, { level: 9 }).toString('base64');
+  const packed = { wasm: pack(wasm), js: pack(Buffer.from(rest, 'utf8')) };
+  // What the loader will make of it: the same build, the same .wasm.
+  if (!inflateRawSync(Buffer.from(packed.wasm, 'base64')).equals(wasm)) throw new Error('python-assets: the .wasm does not inflate back');
+  if (inflateRawSync(Buffer.from(packed.js, 'base64')).toString('utf8') !== rest) throw new Error('python-assets: the script does not inflate back');
 
-const loader = `import { inflateSync, strFromU8 } from 'fflate';
-const bytes = (b64) => { const s = atob(b64), out = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
-if (!window.AttentionViz) {
-  globalThis.${GLOBAL} = inflateSync(bytes(WASM));
-  try {
-    const script = document.createElement('script');
-    script.textContent = strFromU8(inflateSync(bytes(JS)));
-    (document.head || document.documentElement).appendChild(script);
-    script.remove();
-  } finally { delete globalThis.${GLOBAL}; }
+  const loader = `import { inflateSync, strFromU8 } from 'fflate';
+  const bytes = (b64) => { const s = atob(b64), out = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
+  if (!window.AttentionViz) {
+    globalThis.${GLOBAL} = inflateSync(bytes(WASM));
+    try {
+      const script = document.createElement('script');
+      script.textContent = strFromU8(inflateSync(bytes(JS)));
+      (document.head || document.documentElement).appendChild(script);
+      script.remove();
+    } finally { delete globalThis.${GLOBAL}; }
+  }
+  `;
+  const out = await build({
+    stdin: { contents: loader, resolveDir: ROOT, sourcefile: 'attention-viz.engine.js', loader: 'js' },
+    bundle: true, minify: true, format: 'iife', target: 'es2020', platform: 'browser', write: false, legalComments: 'none',
+    define: { WASM: JSON.stringify(packed.wasm), JS: JSON.stringify(packed.js) },
+    banner: { js: '/*! attention-viz engine for notebooks: dist/attention-viz.inline.js, its .wasm and its text deflated (scripts/python-assets.mjs). */' },
+  });
+  return { engine: out.outputFiles[0].text, wasm, packed };
 }
-`;
-const out = await build({
-  stdin: { contents: loader, resolveDir: ROOT, sourcefile: 'attention-viz.engine.js', loader: 'js' },
-  bundle: true, minify: true, format: 'iife', target: 'es2020', platform: 'browser', write: false, legalComments: 'none',
-  define: { WASM: JSON.stringify(packed.wasm), JS: JSON.stringify(packed.js) },
-  banner: { js: '/*! attention-viz engine for notebooks: dist/attention-viz.inline.js, its .wasm and its text deflated (scripts/python-assets.mjs). */' },
-});
-const engine = out.outputFiles[0].text;
-writeFileSync(to, engine);
-if (process.argv[4]) writeFileSync(process.argv[4], wasm);
-console.log(`python-assets: ${to.replace(`${ROOT}/`, '')} ${engine.length.toLocaleString('en')} bytes `
-  + `(the single-file build: ${text.length.toLocaleString('en')}; .wasm ${packed.wasm.length.toLocaleString('en')}, script ${packed.js.length.toLocaleString('en')} as base64 of deflate)`);
+
+// `node scripts/python-assets.mjs [build] [out.js] [core.wasm]`
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const from = process.argv[2] || join(ROOT, 'dist/attention-viz.inline.js');
+  const to = process.argv[3] || join(ROOT, 'python/attention_viz/static/attention-viz.engine.js');
+  const text = readFileSync(from, 'utf8');
+  const { engine, wasm, packed } = await makeEngine(text, from);
+  writeFileSync(to, engine);
+  if (process.argv[4]) writeFileSync(process.argv[4], wasm);
+  console.log(`python-assets: ${to.replace(`${ROOT}/`, '')} ${engine.length.toLocaleString('en')} bytes `
+    + `(the single-file build: ${text.length.toLocaleString('en')}; .wasm ${packed.wasm.length.toLocaleString('en')}, script ${packed.js.length.toLocaleString('en')} as base64 of deflate)`);
+}

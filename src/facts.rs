@@ -108,6 +108,9 @@ pub fn js() -> String {
          /** The smallest numbers' font (CSS px) the heads' small multiples are shrunk to side by side (the core's\n \
          * `heatmap::draw::LEGIBLE_FONT`; its `MIN_FONT` is the floor for fitting numbers at all). */\n\
          export const LEGIBLE_FONT = {};\n\n\
+         /** The least side of a cell a finger must hit, CSS px (the core's `heatmap::draw::TOUCH_TARGET`): a narrow\n \
+         * figure draws a heatmap smaller only while its cells keep it. */\n\
+         export const TOUCH_TARGET = {};\n\n\
          /** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed\n \
          * query, a hovered link, the keyboard cursor, FlashAttention's tile. */\n\
          export const HIGHLIGHT = {};\n\n\
@@ -142,6 +145,7 @@ pub fn js() -> String {
         crate::heatmap::draw::MIN_HEIGHT,
         crate::heatmap::draw::MAX_HEIGHT,
         crate::heatmap::draw::LEGIBLE_FONT,
+        crate::heatmap::draw::TOUCH_TARGET,
         highlight_codes(),
         crate::config::LIST_LENGTH,
         crate::config::MAX_LIST,

@@ -74,6 +74,8 @@ pub enum Request {
     /// Why a paste of `length` characters into an input grid is not read (`controls::paste_refused`); nothing when it
     /// is.
     PasteLength(usize),
+    /// A number field's text read (`text::cell_number`): `{value}` or `{error}`, the message the field shows.
+    CellNumber(String),
     /// The tooltip's text of one cell of a large figure's view: its labels and its value to 6 significant digits.
     LargeCellText { row: String, col: String, value: f64 },
     /// What a large figure says where it cannot do what a small one does (www/element/large.js).
@@ -313,6 +315,7 @@ impl Request {
             "facts" => Request::Facts,
             "height_note" => Request::HeightNote { text: f.text("text")?, value: f.number("value")? },
             "paste_length" => Request::PasteLength(f.index("length")?),
+            "cell_number" => Request::CellNumber(f.text("text")?),
             "large_cell_text" => {
                 Request::LargeCellText { row: f.text("row")?, col: f.text("col")?, value: f.number("value")? }
             }
@@ -399,6 +402,10 @@ impl Request {
             Request::PasteLength(length) => {
                 Ok(crate::controls::paste_refused(length).map_or(Answer::Nothing, Answer::Text))
             }
+            Request::CellNumber(text) => Ok(Answer::Json(match crate::text::cell_number(&text) {
+                Ok(x) => json!({ "value": x }),
+                Err(error) => json!({ "error": error }),
+            })),
             Request::LargeCellText { row, col, value } => {
                 Ok(Answer::Text(format!("{row}, {col}: {}", format_g(value, 6))))
             }

@@ -182,3 +182,45 @@ pub fn js_string(x: f64) -> String {
         body
     }
 }
+
+/// What a reader typed into a number field (a grid's cell, the toolbar's seed, a custom scale): a finite number, or
+/// the message the field shows. JavaScript's number syntax without its words (`Infinity`) and hexadecimals: digits
+/// with an optional sign, point and exponent; "−" (U+2212, as typeset text writes it) is a minus; surrounding
+/// whitespace is dropped as JavaScript's `trim` drops it.
+pub fn cell_number(text: &str) -> Result<f64, String> {
+    let t = text.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}').replace('\u{2212}', "-");
+    let bare = t.strip_prefix(['+', '-']).unwrap_or(&t);
+    if t.is_empty() {
+        return Err("empty: type a number".into());
+    }
+    if bare.eq_ignore_ascii_case("nan") {
+        return Err("NaN is not allowed: every value must be a finite number".into());
+    }
+    if bare.eq_ignore_ascii_case("inf") || bare.eq_ignore_ascii_case("infinity") {
+        return Err(format!("{t} is not allowed: every value must be a finite number"));
+    }
+    if !is_decimal(bare) {
+        return Err(format!("“{}” is not a number", cut(&t)));
+    }
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("{} is too large for float64 (the largest is about 1.8e308)", cut(&t))),
+    }
+}
+
+/// `12`, `1.`, `.5`, `1.5e-3`: ASCII digits with at most one point (and a digit on one side of it), then an optional
+/// exponent of digits with an optional sign.
+fn is_decimal(s: &str) -> bool {
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(at) => (&s[..at], Some(&s[at + 1..])),
+        None => (s, None),
+    };
+    let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mantissa_ok = digits(whole) && digits(fraction) && !(whole.is_empty() && fraction.is_empty());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    mantissa_ok && exponent_ok
+}

@@ -140,3 +140,50 @@ fn a_paste_too_long_is_refused_with_the_limit_and_the_grids_say_it_in_the_cores_
     assert_eq!(note("invalid"), "{where}: {message}. The figure shows the last valid values.");
     assert_eq!(note("paste"), "Paste at {where}: {message}.");
 }
+
+#[test]
+fn a_typed_number_is_read_as_javascripts_number_reads_it_and_anything_else_is_named() {
+    use attention_viz::text::cell_number;
+    // The values JavaScript's Number(text) gives (Node 20), bit for bit.
+    for (text, want) in [
+        ("0.1", 0.1f64),
+        ("9007199254740993", 9007199254740992.0),
+        ("2.2250738585072011e-308", 2.225073858507201e-308),
+        ("1e-400", 0.0),
+        ("+.5e1", 5.0),
+        ("1.", 1.0),
+        ("4.9406564584124654e-324", 5e-324),
+        ("1.7976931348623157e308", 1.7976931348623157e308),
+        ("123456789012345678901234567890", 1.2345678901234568e29),
+        ("  3.5\u{a0}\n", 3.5),
+        ("\u{feff}7", 7.0),
+        ("\u{2212}2", -2.0),
+        ("1E+2", 100.0),
+    ] {
+        assert_eq!(cell_number(text).map(f64::to_bits), Ok(want.to_bits()), "{text:?}");
+    }
+    assert_eq!(cell_number("-0").map(f64::to_bits), Ok((-0.0f64).to_bits()));
+    for (text, message) in [
+        ("", "empty: type a number"),
+        (" \t", "empty: type a number"),
+        ("nan", "NaN is not allowed: every value must be a finite number"),
+        ("-NaN", "NaN is not allowed: every value must be a finite number"),
+        ("-Infinity", "-Infinity is not allowed: every value must be a finite number"),
+        ("inf", "inf is not allowed: every value must be a finite number"),
+        ("0x10", "“0x10” is not a number"),
+        ("1_000", "“1_000” is not a number"),
+        ("1.2.3", "“1.2.3” is not a number"),
+        (".", "“.” is not a number"),
+        ("e5", "“e5” is not a number"),
+        ("1e", "“1e” is not a number"),
+        ("--1", "“--1” is not a number"),
+        ("\u{85}1", "“\u{85}1” is not a number"),
+        ("1e400", "1e400 is too large for float64 (the largest is about 1.8e308)"),
+    ] {
+        assert_eq!(cell_number(text), Err(message.to_string()), "{text:?}");
+    }
+    // A 100,000-digit number is named in 40 characters.
+    let long = "9".repeat(100_000);
+    let said = cell_number(&long).unwrap_err();
+    assert_eq!(said, format!("{}… is too large for float64 (the largest is about 1.8e308)", "9".repeat(39)));
+}

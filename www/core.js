@@ -30,6 +30,3 @@ export function flatRequest({ json, names, shapes }) {
   }
   return { config_json: json, flat };
 }
-
-/** User text that is not quoted (a number) cut as the core's messages cut it (`text::cut`). */
-export const cutText = (text) => call({ kind: 'text', cut: text });

@@ -434,6 +434,9 @@ pub const MIN_FONT: f64 = 8.0;
 /// The smallest numbers' font (CSS px) the element shrinks the heads' small multiples to when it puts several in a row:
 /// [`MIN_FONT`] is the floor for fitting numbers at all, this one for reading them side by side.
 pub const LEGIBLE_FONT: f64 = 10.0;
+/// The least side of a cell a finger must hit, CSS px (WCAG 2.2's minimum target size): a narrow figure draws a
+/// heatmap smaller than its natural size only while each cell keeps it (or the side it had, when smaller at rest).
+pub const TOUCH_TARGET: f64 = 24.0;
 /// The bounds of a heatmap's height the element's `height` attribute (and Python's `height=`) may ask, CSS pixels:
 /// below them a canvas is empty, above them drawing takes minutes.
 pub const MIN_HEIGHT: u32 = 40;

@@ -61,6 +61,11 @@ const focused = (page) => page.evaluate(() => {
   return a?.dataset?.action ?? (a?.localName === 'summary' ? `summary of ${a.parentElement.id}` : a?.id || a?.localName);
 });
 
+/** Each block from the verdict to the panel, "id top+height", to say what moved when something did. */
+const blocks = (page) => page.evaluate(() => ['reversal-output', 'learned-reversal', 'reversal-edited', 'reversal-train']
+  .map((id) => { const r = document.getElementById(id).getBoundingClientRect(); return `${id} ${Math.round(r.top)}+${Math.round(r.height)}`; })
+  .concat(`note "${document.getElementById('reversal-edited').textContent}"`, `scrollY ${scrollY}`).join(', '));
+
 const panelTop = (page, id) => page.evaluate((i) => document.getElementById(i).getBoundingClientRect().top, id);
 
 for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
@@ -72,6 +77,7 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     await train.scrollIntoViewIfNeeded();
     const top0 = await panelTop(page, 'reversal-train');
     const heat0 = await page.evaluate(() => document.getElementById('learned-reversal').getBoundingClientRect().top);
+    const before = await blocks(page);
     await train.click(); // the real mouse
     const tops = [];
     for (;;) {
@@ -94,7 +100,7 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     assert.ok(tops.length > 0, 'the panel was looked at while it trained');
     assert.ok(moved <= 3, `the panel moved by up to ${Math.round(moved)} px while training (tops ${tops.map(Math.round).join(', ')})`);
     const heat1 = await page.evaluate(() => document.getElementById('learned-reversal').getBoundingClientRect().top);
-    assert.ok(Math.abs(heat1 - heat0) <= 3, `the heatmap moved from ${heat0} to ${heat1}`);
+    assert.ok(Math.abs(heat1 - heat0) <= 3, `the heatmap moved from ${heat0} to ${heat1}: before ${before}; after ${await blocks(page)}`);
     assert.match(await page.textContent('#reversal-train .train-status'), /^Trained 1000 steps/);
     await done(page);
   });

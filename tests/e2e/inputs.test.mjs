@@ -309,6 +309,8 @@ test('a paste that fails shows why, changes nothing and does not mark the (valid
 test('parseBlock (www/element/cells.js) reads Python, NumPy, PyTorch and spreadsheet text; says why it cannot', async () => {
   const page = await site.page('tests/fixtures/blank.html');
   const r = await page.evaluate(async ([ok, bad]) => {
+    // The core reads each number's text (a cell's words are its): cells exist once it is ready.
+    await (await import('/www/attention-viz.js')).ready;
     const { parseBlock } = await import('/www/element/cells.js');
     return { ok: ok.map(([t]) => parseBlock(t)), bad: bad.map(([t]) => parseBlock(t)) };
   }, [OK_BLOCKS, BAD_BLOCKS]);

@@ -236,9 +236,21 @@ test('cancel: the figure goes back to the model it showed, the keyboard to Train
   const page = await shared();
   const panel = '#reversal-train';
   const weights0 = await page.evaluate(() => document.getElementById('learned-reversal').trace.weights);
-  await page.click(`${panel} [data-action=train]`);
-  await page.waitForFunction((p) => document.querySelector(`${p} progress`).value > 0, panel);
-  await page.keyboard.press('Tab'); // Pause → Cancel
+  // Paused as soon as the figure shows a model in training, so that it cannot end before the Cancel. On a loaded
+  // machine a whole training can end between two of the test's looks: then it trains again (a new random start).
+  let paused = false;
+  const ended = () => page.evaluate((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel);
+  for (let attempt = 0; attempt < 5 && !paused; attempt++) {
+    await page.waitForFunction((p) => !document.querySelector(`${p} [data-action=train]`).disabled, panel, { timeout: WAIT });
+    await page.click(`${panel} [data-action=train]`);
+    await page.waitForFunction(([p, w0]) => !document.querySelector(`${p} [data-action=train]`).disabled
+      || JSON.stringify(document.getElementById('learned-reversal').trace.weights) !== w0, [panel, JSON.stringify(weights0)], { timeout: WAIT });
+    if (await ended() || await focused(page) !== 'pause') continue;
+    await page.keyboard.press('Space');
+    paused = /^Paused at step \d+/.test(await page.textContent(`${panel} .train-status`));
+  }
+  assert.ok(paused, 'a training was paused before it ended');
+  await page.keyboard.press('Tab'); // Resume → Cancel
   assert.equal(await focused(page), 'cancel');
   await page.keyboard.press('Enter');
   assert.match(await page.textContent(`${panel} .train-status`), /^Cancelled at step \d+/);

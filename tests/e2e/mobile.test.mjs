@@ -192,6 +192,10 @@ test('390 px: chapter 7\'s entropies at T = 0.05 (3.39e-9 bits and the like) kee
 test('390 px: the steps strip and the breakdown show every column, the weights and w·v too, without sideways scrolling', async () => {
   const page = await site.page('index.html', PHONE);
   await drawn(page);
+  // A narrow figure's breakdown starts closed (its cards are a screen long): the reader opens it.
+  const summary = page.locator('#chapter-3').locator('details.breakdown summary');
+  assert.equal(await page.evaluate(() => document.getElementById('chapter-3').shadowRoot.querySelector('details.breakdown').open), false);
+  await summary.click();
   const got = await page.evaluate(() => [['chapter-1', '.steps'], ['chapter-3', '.breakdown']].map(([id, part]) => {
     const root = document.getElementById(id).shadowRoot;
     const wrap = root.querySelector(`${part} .wrap`);
@@ -211,16 +215,18 @@ test('390 px: the steps strip and the breakdown show every column, the weights a
   await done(page);
 });
 
-test('390 px: small input grids sit side by side (chapter 2\'s W_Q and W_K on one row), every value still whole in its cell', async () => {
+test('390 px: small input grids sit side by side (chapter 2\'s four grids in two rows), every value still whole in its cell', async () => {
   const page = await site.page('index.html', PHONE);
   await drawn(page);
   const got = await page.evaluate(() => {
     const root = document.getElementById('chapter-2').shadowRoot;
     const top = (name) => Math.round(root.querySelector(`fieldset[data-name="${name}"]`).getBoundingClientRect().top);
     const clipped = [...root.querySelectorAll('input.cell')].filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.value);
-    return { wq: top('w_q'), wk: top('w_k'), clipped };
+    return { x: top('embeddings'), wq: top('w_q'), wk: top('w_k'), wv: top('w_v'), clipped };
   });
-  assert.equal(got.wq, got.wk, 'W_Q and W_K on one row');
+  assert.equal(got.x, got.wq, 'the embeddings and W_Q on one row');
+  assert.equal(got.wk, got.wv, 'W_K and W_V on the next');
+  assert.ok(got.wk > got.wq);
   assert.deepEqual(got.clipped, [], 'no value cut in its cell');
   await done(page);
 });

@@ -84,7 +84,9 @@ test('dist/ is the package: one ES module and its on-demand chunks, the single f
   assert.deepEqual(chunks.map((f) => f.split('-')[2]).sort(), ['import', 'model', 'modern', 'steppers', 'training'], `the chunks: ${chunks.join(', ')}`);
   for (const c of chunks) assert.match(readFileSync(join(DIST, 'attention-viz.js'), 'utf8'), new RegExp(`import\\(\\s*["']\\./${c.replace(/[.-]/g, '\\$&')}["']\\s*\\)`), `the module imports ${c} on demand`);
   const scripts = files.filter((f) => /\.m?js$/.test(f) && !chunks.includes(f) && !f.startsWith('docs/'));
-  assert.deepEqual(scripts, ['attention-viz.inline.js', 'attention-viz.js'], 'one module bundle and the single file (no element.js, no pkg/*.js)');
+  assert.deepEqual(scripts, ['attention-viz.first.js', 'attention-viz.inline.js', 'attention-viz.js'], 'the first module, one module bundle and the single file (no element.js, no pkg/*.js)');
+  // The first module's pictures: each preset's, light and dark (README "Picture first").
+  assert.deepEqual(files.filter((f) => f.startsWith('pictures/')), ['000', '001', '002', '003'].flatMap((n) => [`pictures/seed-${n}.dark.svg`, `pictures/seed-${n}.svg`]));
   assert.deepEqual(files.filter((f) => f.startsWith('docs/')), ['docs/embed.css', 'docs/embed.html', 'docs/embed.js', 'docs/integrations.md', 'docs/page.css'], 'the docs the README links to');
   assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.bin']);
   for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
@@ -105,6 +107,7 @@ test('dist/ is the package: one ES module and its on-demand chunks, the single f
   assert.equal(require.resolve('attention-viz/wasm'), join(installed, 'pkg/attention_viz_bg.wasm'));
   assert.equal(require.resolve('attention-viz/models'), join(installed, 'pkg/attention_viz_models.bin'));
   assert.equal(require.resolve('attention-viz/inline'), join(installed, 'attention-viz.inline.js'));
+  assert.equal(require.resolve('attention-viz/first'), join(installed, 'attention-viz.first.js'));
   const inline = readFileSync(join(DIST, 'attention-viz.inline.js'), 'utf8');
   assert.ok(!inline.includes('import.meta'), 'no import.meta in the classic script');
   assert.match(inline, /^\/\*! attention-viz single-file build/, 'the banner (a legal comment) is kept');

@@ -4,6 +4,7 @@
 // (src/tables.rs `breakdown`, the snapshot's `parts.breakdown`); this module lays the table out, and `cellTag` /
 // `rowTag` lay out any table of that model (steps.js too).
 import { el, ScrollHint, Patcher, tag } from './dom.js';
+import { NARROW } from './peek.js';
 
 /** A cell of the core's table model as a node description: `th` (with its scope) or `td`, an operation over an arrow
  * (`op`), the weight's bar (`bar`, percent). */
@@ -45,8 +46,18 @@ export class Breakdown {
   constructor(port) {
     this.port = port;
     this.root = el('details', { class: 'breakdown', open: true });
+    // Whether it starts open is decided once, when the figure's width is first known: closed in a narrow figure,
+    // where its cards are a screen or more between the inputs and the next figure (its summary says what it holds).
+    this.placed = false;
     this.hint = new ScrollHint();
     this.patcher = new Patcher(this.root);
+  }
+
+  /** Opens or closes the table for the figure's width, once: the first time it is known (not 0: a hidden figure's). */
+  place(width) {
+    if (this.placed || !width) return;
+    this.placed = true;
+    this.root.open = width > NARROW;
   }
 
   /** The part of the snapshot this table renders (the element's request, index.js `_request`). */
@@ -55,6 +66,7 @@ export class Breakdown {
   render() {
     const model = this.port.state.parts.breakdown;
     if (!model) return;
+    this.place(this.port.state.width);
     const notes = noteTags(model.notes);
     // The table scrolls sideways in narrow figures: focusable, so the keyboard can scroll it too. A named group,
     // not a region: a page of figures would have several landmarks of the same name.

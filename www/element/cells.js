@@ -1,30 +1,17 @@
 // Owns what cells hold: the text typed into one cell (parseCell), a pasted block of them (parseBlock: any text form
 // parseArray reads, as one 2-D block).
-// Pure functions: no DOM, no element; the messages they return are shown to the reader as they are.
+// No DOM, no element; the messages they return are shown to the reader as they are.
 
 import { parseArray } from '../arrays.js';
-// The core's rule for quoting what a reader typed (text::cut): a message about a 100,000-digit number stays short.
-// Cells exist only once the core is ready.
-import { call, cutText } from '../core.js';
+// The core reads a typed number (text::cell_number) and says why not; cells exist only once the core is ready.
+import { call } from '../core.js';
 // The longest paste read, in characters (the core's `controls::MAX_PASTE`): a paste within it is read without asking.
 import { MAX_PASTE } from './facts.js';
 
 export { MAX_PASTE };
 
-/** Parses what the user typed in a cell: a finite number, or a message saying why not. */
-// Each digit can match in one place only (not `\d+\.?\d*`, whose two runs trade digits: 100,000 of them took 10 s).
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-export function parseCell(text) {
-  const t = String(text).trim().replace(/\u2212/g, '-');
-  if (t === '') return { error: 'empty: type a number' };
-  if (/^[+-]?nan$/i.test(t)) return { error: 'NaN is not allowed: every value must be a finite number' };
-  if (/^[+-]?(inf|infinity)$/i.test(t)) return { error: `${t} is not allowed: every value must be a finite number` };
-  if (!NUMBER.test(t)) return { error: `“${cutText(t)}” is not a number` };
-  const x = Number(t);
-  if (!Number.isFinite(x)) return { error: `${cutText(t)} is too large for float64 (the largest is about 1.8e308)` };
-  return { value: x };
-}
+/** What the user typed in a cell (or a number field): `{value}`, a finite number, or `{error}`, the core's words. */
+export const parseCell = (text) => call({ kind: 'cell_number', text: String(text) });
 
 /** `{error}` for a paste too long to read (the core's limit and words: `controls::paste_refused`), else null. */
 export function tooLong(text) {

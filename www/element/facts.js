@@ -63,6 +63,10 @@ export const MAX_HEIGHT = 4000;
  * `heatmap::draw::LEGIBLE_FONT`; its `MIN_FONT` is the floor for fitting numbers at all). */
 export const LEGIBLE_FONT = 10;
 
+/** The least side of a cell a finger must hit, CSS px (the core's `heatmap::draw::TOUCH_TARGET`): a narrow
+ * figure draws a heatmap smaller only while its cells keep it. */
+export const TOUCH_TARGET = 24;
+
 /** The codes of a drawing's outlines (the core's `heatmap::draw::HighlightKind::ALL`, in order): the followed
  * query, a hovered link, the keyboard cursor, FlashAttention's tile. */
 export const HIGHLIGHT = { selected: 0, link: 1, cursor: 2, tile: 3 };

@@ -11,6 +11,8 @@
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
+import { packRows, packSizes } from './pack.js';
+import { NARROW } from './peek.js';
 // The view lists are the core's (views::INPUT_VIEWS: drawn as heatmaps only in a read-only figure; WEIGHT_VIEWS).
 import { LEGIBLE_FONT, HIGHLIGHT, INPUT_VIEWS as INPUTS, WEIGHT_VIEWS } from './facts.js';
 
@@ -218,6 +220,30 @@ export class Figures {
     return size;
   }
 
+  /** A narrow figure's heatmaps drawn smaller than their natural size, view → [w, h] (pack.js), for `avail` CSS px;
+   *  the heads' own rows (multipleSize) end a row. An author's height is kept. */
+  packed(avail) {
+    const { port } = this;
+    const views = [...this.canvases.keys()];
+    const key = `${avail}|${port.state.height}|${port.state.fmt}|${views.map((v) => `${v}:${this.sizes.get(v)}`).join(';')}`;
+    if (this.rows?.key === key) return this.rows.widths;
+    const items = views.map((v) => (headOf(v) === null ? [v, [this.sizes.get(v)[0], port.state.height ?? this.sizes.get(v)[1]]] : null));
+    // What the core's layout does with a view on a w × h canvas: its numbers' font and its first cell's size.
+    const look = (view, [w, h]) => {
+      try {
+        const cell = port.ask({ kind: 'cellRect', view, width: w, height: h, dpr: 1, i: 0, j: 0, fmt: port.state.fmt });
+        const font = port.ask({ kind: 'numbersFont', view, width: w, height: h, fmt: port.state.fmt });
+        return { font, cell: cell ? [cell[2] - cell[0], cell[3] - cell[1]] : [0, 0] };
+      } catch {
+        return { font: 0, cell: [0, 0] }; // a refused fmt: the status line says why
+      }
+    };
+    const sizes = port.state.height ? packRows(items, avail, MULTIPLE_GAP, look) : packSizes(items, avail, MULTIPLE_GAP, look);
+    const widths = port.state.height ? new Map([...sizes].map(([v, w]) => [v, [w, port.state.height]])) : sizes;
+    this.rows = { key, widths };
+    return widths;
+  }
+
   /** Whether every head's numbers are written at LEGIBLE_FONT px or more at w × h (the core's layout decides). */
   legible(views, w, h) {
     const { port } = this;
@@ -270,13 +296,14 @@ export class Figures {
     const views = unmeasured.length ? port.state.sized : port.state.views;
     for (const view of unmeasured) this.sizes.set(view, this.measure(view, views));
     const multiple = this.multipleSize(avail);
+    const packed = width <= NARROW ? this.packed(avail) : null;
     // Three passes: every size first, then every drawing, then every data-painted mark. A DOM write between two
     // drawings (a canvas's size, an attribute) makes the next drawing's first `font` restyle the whole page
     // (164 font sets cost 200–460 ms on index.html's first load, about half of it that).
     const stale = [];
     for (const [view, canvas] of this.canvases) {
       const [pw, ph] = this.sizes.get(view);
-      const [w, h] = headOf(view) !== null && multiple ? multiple : [Math.min(pw, avail), port.state.height ?? ph];
+      const [w, h] = headOf(view) !== null && multiple ? multiple : packed?.get(view) ?? [Math.min(pw, avail), port.state.height ?? ph];
       const cw = Math.round(w * dpr);
       const ch = Math.round(h * dpr);
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).

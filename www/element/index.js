@@ -316,6 +316,7 @@ class AttentionViz extends Base {
           if (width !== this._width) { this._width = width; this._figures?.scheduleRepaint(); }
           // The stylesheet's narrow layout (style.js), as `@container (max-width: 520px)` on the host was.
           this._states.set('narrow', width <= 520);
+          this._breakdown?.place(width);
         });
       }
       this._theme.start();
@@ -336,7 +337,7 @@ class AttentionViz extends Base {
       if (this._built) return; // moved, or taken out and put back (frameworks, notebooks): the figure and its edits are kept
       this._built = true;
       this._skeleton();
-      api.ready.then(() => queueLoad(() => this._built && this._load(), this), (e) => this._status(`Could not load the WebAssembly core: ${e.message}`, true));
+      api.ready.then(() => queueLoad(() => this._built && this._load(), this), (e) => { this._picture(true); this._status(`Could not load the WebAssembly core: ${e.message}`, true); });
     }
 
     disconnectedCallback() {
@@ -722,7 +723,7 @@ class AttentionViz extends Base {
       // A new `config` or `preset` attribute: the reader's edit still waiting to be saved is saved first, as `set config` does.
       this._persist.flush();
       // A read-only figure over the page's cost bound that a worker computes (large.js): the page's config first.
-      if (this._pending !== undefined && this._large.take(this._pending)) { this._pending = undefined; this._failed = false; return; }
+      if (this._pending !== undefined && this._large.take(this._pending)) { this._pending = undefined; this._failed = false; this._picture(false, { slot: true }); return; }
       // Python's deflated arrays wait for the inflater (loaded after the core, not before the page's first figure).
       // Once: an inflater that cannot be loaded leaves the figure saying so (unpack's message).
       if (!api.inflateLoaded() && !this._inflateAsked && this._deflated()) {
@@ -740,7 +741,7 @@ class AttentionViz extends Base {
         });
         return;
       }
-      if (config !== undefined && this._large.take(config)) { this._failed = false; return; }
+      if (config !== undefined && this._large.take(config)) { this._failed = false; this._picture(false, { slot: true }); return; }
       // Saved edits belong to this figure as its author wrote it: another config (changed by the page, or another
       // figure now at this position) has another key, and never takes them.
       // Hashed when a storage key first asks (a `persist` figure): JSON of a 12 × 12 × 128 stack from Python took half a
@@ -802,8 +803,14 @@ class AttentionViz extends Base {
      * scripts do not run) is hidden once the element shows its author's config, and shown again when the element
      * refuses it. The element does it, not a script beside it: Panel and Gradio insert HTML through innerHTML or
      * into a shadow root, where no script of the output runs (`document.currentScript` is null in a shadow tree).
+     * With `slot`, only the picture inside the element.
      */
-    _picture(show) {
+    _picture(show, { slot = false } = {}) {
+      // A picture inside, `slot="picture"` (the author's, or www/first.js's): shown in the slot until now, in place of
+      // the figure's parts; from now on, the figure (with its message when it refuses the config, the picture above).
+      this._pictureSlot.hidden = !show;
+      this._container.hidden = false;
+      if (slot) return; // a large figure (large.js): the picture before the element stays, as it did
       for (let n = this.previousElementSibling; n && n.localName !== 'attention-viz'; n = n.previousElementSibling) {
         if (n.localName === 'img' && n.classList.contains('attention-viz-picture')) {
           n.style.display = show ? 'block' : 'none';
@@ -1150,10 +1157,14 @@ class AttentionViz extends Base {
       // Tabbing through every cell of every grid to reach the heatmaps is 64 stops a figure: one stop skips them.
       this._skip = el('button', { type: 'button', class: 'skip', 'data-action': 'skip-inputs', text: 'Skip the input cells' });
       this._skip.addEventListener('click', () => this._skipInputs());
-      root.replaceChildren(...(style ? [style] : []), el('div', { class: 'av', part: 'container' },
+      // The picture slot: a static picture given inside the element shows until the figure is drawn (`_picture`), and
+      // the parts, still empty, wait hidden below it.
+      this._pictureSlot = el('slot', { name: 'picture' });
+      this._container = el('div', { class: 'av', part: 'container', hidden: Boolean(this.querySelector(':scope > [slot="picture"]')) },
         this._toolbar.root, this._variants.root, this._share.root, this._statusEl, this._attrEl, this._skip, this._importer.root, this._inputs.root, this._peek.root, this._predictionEl, this._model.root,
         // The steppers (decode, flash) drive the stage heatmaps (the row generated, the tile outlined): above them.
-        this._steppers.root, this._figures.lesson, this._figures.root, this._steps.root, this._breakdown.root), this._figures.tip);
+        this._steppers.root, this._figures.lesson, this._figures.root, this._steps.root, this._breakdown.root);
+      root.replaceChildren(...(style ? [style] : []), this._pictureSlot, this._container, this._figures.tip);
     }
 
     /** Rebuilds every part (`inputs: false`: all but the grids); the keyboard focus stays on the same control. */

@@ -9,8 +9,9 @@ import { el } from './dom.js';
 import { parseCell, parseBlock, isBlock, tooLong } from './cells.js';
 import { CELL_NOTES } from './facts.js';
 
-/** Cells are at least this many characters wide: room to click, scrub and start typing. */
-const MIN_CHARS = 3;
+/** A column's characters count from this many (its longest value's); the stylesheet sets the least width a cell has
+ *  (room to click, scrub and start typing: 3 characters, 2 in a narrow figure, where grids then fit side by side). */
+const MIN_CHARS = 1;
 /** The widest a cell grows for typed text, in characters: any float64 as JavaScript writes it fits (24 at most). */
 const MAX_CHARS = 24;
 

@@ -7,7 +7,7 @@ import { el } from './dom.js';
 /** The heatmap the peek mirrors, in order of preference. */
 const RESULTS = ['weights', 'context', 'scores'];
 /** The element's width at and below which cause and effect do not fit on one screen (the narrow layout's width). */
-const NARROW = 520;
+export const NARROW = 520;
 
 export class Peek {
   constructor(port) {

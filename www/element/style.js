@@ -49,7 +49,7 @@ table.grid th { font-weight: 400; color: var(--av-muted); font-size: 12px; paddi
 table.grid td { padding: 0; }
 /* As wide as the longest value of its column in the window (--cell-chars, set by inputs.js) plus one character: a
    '-' or an 'e' may be wider than the '0' that 1ch measures. Padding and border are the 10px. */
-input.cell { width: calc((var(--cell-chars, 4) + 1) * 1ch + 10px); padding: 3px 4px; text-align: right; border: 1px solid var(--av-border); border-radius: 4px;
+input.cell { width: calc((max(var(--cell-chars, 4), 3) + 1) * 1ch + 10px); padding: 3px 4px; text-align: right; border: 1px solid var(--av-border); border-radius: 4px;
   background: var(--av-bg); font-variant-numeric: tabular-nums; cursor: ew-resize; }
 input.cell:focus { cursor: text; }
 input.cell.scrubbing { border-color: var(--av-accent); background: var(--av-panel); }
@@ -227,17 +227,20 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
    size container every element's style waits for the page's layout, so each canvas font set and style read while
    figures were being built forced a layout of the whole page (index.html: 277 font sets, 0.6-0.9 s). The host keeps
    the containment a container had: its width never follows its content. */
-:host(:state(narrow)) .av { padding: 8px; gap: 10px; }
+:host(:state(narrow)) .av { padding: 8px; gap: 8px; }
+:host(:state(narrow)) .stages { row-gap: 6px; }
 :host(:state(narrow)) .toolbar { gap: 6px 10px; }
 :host(:state(narrow)) .variants, :host(:state(narrow)) .variants > .line { gap: 8px 10px; }
 :host(:state(narrow)) .variants input[type="range"] { width: 7.5em; }
 :host(:state(narrow)) .lens-fields { flex-flow: row wrap; gap: 4px 12px; }
 :host(:state(narrow)) label.len { grid-template-columns: auto 4.5em; }
-/* Small grids side by side on a phone (two 3 × 3 grids in 356 px): the cells keep their column's characters, less
-   spare room, and the boxes their padding only. */
-:host(:state(narrow)) input.cell { width: calc((var(--cell-chars, 4) + 0.5) * 1ch + 8px); padding: 3px 3px; }
-:host(:state(narrow)) .inputs { gap: 8px; }
-:host(:state(narrow)) fieldset.matrix { padding: 4px 6px 6px; }
+/* Small grids side by side on a phone (a 4 × 3 embeddings grid beside a 3 × 3 one in 356 px): the cells keep their
+   column's characters, at least 2 (30 px, still a touch target), less spare room; the token names 5em; the boxes their
+   padding only. */
+:host(:state(narrow)) input.cell { width: calc((max(var(--cell-chars, 4), 2) + 0.5) * 1ch + 6px); padding: 3px 2px; }
+:host(:state(narrow)) input.token { width: 5em; }
+:host(:state(narrow)) .inputs { gap: 6px; }
+:host(:state(narrow)) fieldset.matrix { padding: 4px 4px 6px; }
 /* There the breakdown's, the steps' and the flash stepper's rows are cards that wrap, each value under its column's name (data-label,
    breakdown.js columnLabels) and the row's key as the card's title: every column, the results too, shows without
    sideways scrolling. The head row's names are on the cells then. */
@@ -251,6 +254,8 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 :host(:state(narrow)) .breakdown td.formula { flex-basis: 100%; white-space: normal; overflow-wrap: anywhere; }
 :host(:state(narrow)) :is(.breakdown, .steps) td.vec { white-space: normal; }
 :host(:state(narrow)) .steps td.arrow { padding: 0; }
+/* A key's path in the strip is short: its name starts the card's first line instead of a line of its own. */
+:host(:state(narrow)) .steps tbody tr > :first-child { flex-basis: auto; min-width: 4.5em; }
 :host(:state(narrow)) .steps td.weight { min-width: 4.5em; }
 :host(:state(narrow)) .steps td.weight .bar { top: auto; height: 1.2em; bottom: 0; }
 /* ---- steppers.js: the decode and flash panels (a stepper: ← the step →; the core's heatmaps; m, l, o tables) ---- */

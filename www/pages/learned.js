@@ -91,6 +91,9 @@ function table(caption, rows) {
  * an edit), `detach(why)`, `note` (the line beside Reset). `heatWhere`: where the head's weights alone go, first in
  * the section (the grids are behind a disclosure); it follows every edit.
  */
+/** What a learner can change in an editor's grids, as one string. */
+const held = (c) => JSON.stringify(['embeddings', 'tokens', ...MATRICES].map((k) => c[k]));
+
 class HeadEditor {
   constructor(section, where, id, layer = 0, heatWhere = null) {
     Object.assign(this, { section, layer });
@@ -102,7 +105,13 @@ class HeadEditor {
       heatWhere.replaceChildren(this.heat);
     }
     // The element fires `change` for configs set here too: only the learner's edits go back into the model.
-    this.viz.addEventListener('change', (e) => { if (!this.setting) this.edited(e.detail.config); });
+    // A config set here may be applied later than the call that set it (the element waits for a part of its own on a
+    // loaded machine), so a `change` is also told apart by what it holds: grids holding what they held are no edit.
+    this.viz.addEventListener('change', (e) => {
+      const now = held(e.detail.config);
+      if (!this.setting && now !== this.filled) this.edited(e.detail.config);
+      this.filled = now;
+    });
     // The grids are behind a disclosure, mostly closed: filling their thousands of cells (150–700 ms of one task on a
     // loaded machine, at the end of every training and for every typed input) waits until it opens (`fill`).
     this.box = where.closest('details');
@@ -114,6 +123,7 @@ class HeadEditor {
   fill(config) {
     if (this.box && !this.box.open) { this.pending = config; return; }
     this.pending = null;
+    this.filled = held(config);
     this.quietly(() => { this.viz.config = config; });
   }
 
