@@ -21,9 +21,7 @@ use crate::picture::{self, large_svg, LargeView, Pooling};
 use crate::picture::Options;
 use crate::text::{closest, cut, quote};
 use crate::{presets, views};
-#[cfg(feature = "full")]
-use serde_json::json;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
 
