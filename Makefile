@@ -59,8 +59,12 @@ bench: build
 	node bench/run.mjs
 
 # dist/: the drop-in bundle, the single-file build and the npm package files.
+# The figure core (Cargo.toml's features: the default build without `full`) is built here, not by make build:
+# scripts/dist.mjs measures it (dist/sizes.json), and no page loads it yet. Its own target folder: both builds write
+# the same .wasm name, so in one folder each would rebuild the other's.
 dist: build
 	@scripts/setup.sh test
+	cargo build --release --target wasm32-unknown-unknown --no-default-features --target-dir target/figure-core
 	node scripts/dist.mjs
 
 # The Python package (python/): dist-python/attention_viz-<version>-py3-none-any.whl, the single-file build inside

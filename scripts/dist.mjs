@@ -60,6 +60,8 @@ rmSync(dist, { recursive: true, force: true });
 mkdirSync(join(dist, 'pkg'), { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'attention-viz-dist-'));
 const version = /^version = "([^"]+)"/m.exec(read('Cargo.toml'))[1];
+/** The figure core's .wasm as the module build's is made (wasm-bindgen, wasm-opt -O1), when make dist built it. */
+let figureCore = null;
 
 try {
   // 1. The WASM core, minus the name section, and its wasm-bindgen glue (bundled below, not shipped on its own).
@@ -85,6 +87,19 @@ try {
   } else {
     copyFileSync(join(work, 'attention_viz_bg.wasm'), full);
     copyFileSync(full, wasm);
+  }
+  // The figure core (Cargo.toml: the build without the feature `full`; make dist builds it in target/figure-core/),
+  // measured the same way for dist/sizes.json. Not shipped: no page loads it yet.
+  const figureBuild = join(root, 'target/figure-core/wasm32-unknown-unknown/release/attention_viz.wasm');
+  if (existsSync(figureBuild)) {
+    const figureDir = join(work, 'figure');
+    execFileSync('wasm-bindgen', ['--target', 'web', '--omit-default-module-path', '--remove-name-section', '--remove-producers-section', '--out-dir', figureDir, figureBuild], { stdio: 'inherit' });
+    const figureOpt = join(figureDir, 'figure.wasm');
+    if (existsSync(wasmOpt)) execFileSync(wasmOpt, ['-O1', ...features, join(figureDir, 'attention_viz_bg.wasm'), '-o', figureOpt]);
+    else copyFileSync(join(figureDir, 'attention_viz_bg.wasm'), figureOpt);
+    figureCore = readFileSync(figureOpt);
+  } else {
+    console.warn(`no figure core at ${figureBuild} (make dist builds it): dist/sizes.json leaves its size out`);
   }
   const glue = join(work, 'attention_viz.js');
   // The shipped models, beside the .wasm (fetched while it compiles; the core does not carry them: scripts/models.mjs).
@@ -297,6 +312,8 @@ for (const p of [...parts, MODELS, 'attention-viz.inline.js']) console.log(`${p.
 const chunkFiles = readdirSync(dist).filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f)).sort();
 for (const p of chunkFiles) console.log(`${p.padEnd(36)} ${(gz(p) / 1024).toFixed(1).padStart(7)} KiB gzipped (on demand)`);
 console.log(`${'module bundle (JS + WASM)'.padEnd(30)} ${(total / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 150 KB; the models file apart)`);
+const figureGzip = figureCore && gzipSync(figureCore, { level: 9 }).length;
+if (figureCore) console.log(`${'figure core .wasm (not shipped)'.padEnd(30)} ${(figureGzip / 1024).toFixed(1).padStart(7)} KiB gzipped (target ≤ 200 KB; the rest is the module build's .wasm)`);
 // `bytes`: the files as bundlers read and emit them (webpack's asset-size hint measures the .wasm's).
 const sizes = {
   gzip_bytes: Object.fromEntries(parts.map((p) => [p, gz(p)])), module_total_gzip_bytes: total,
@@ -306,6 +323,8 @@ const sizes = {
   // The Python package's: the single-file build as the wheel holds it, and the engine a notebook carries once.
   inline_bytes: readFileSync(join(dist, 'attention-viz.inline.js')).length,
   engine_bytes: (await makeEngine(readFileSync(join(dist, 'attention-viz.inline.js'), 'utf8'))).engine.length,
+  // The figure core (Cargo.toml's features), measured, not shipped: the module build's .wasm above is the whole core.
+  ...(figureCore && { figure_core_gzip_bytes: figureGzip, figure_core_bytes: figureCore.length }),
 };
 writeFileSync(join(dist, 'sizes.json'), JSON.stringify(sizes, null, 1));
 // The package's texts quote this build's sizes exactly (scripts/doc-sizes.mjs; the repository's docs within 10 %).

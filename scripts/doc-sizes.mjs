@@ -15,6 +15,7 @@ export const SIZES = {
   wasm: { what: "the module build's .wasm as bundlers emit it (webpack's asset-size hint measures that)", bytes: (s) => s.bytes['pkg/attention_viz_bg.wasm'] },
   inline: { what: 'the single-file build gzipped', bytes: (s) => s.inline_gzip_bytes },
   models: { what: 'the trained models file gzipped', bytes: (s) => s.models_gzip_bytes },
+  'figure-core': { what: "the figure core's .wasm gzipped (measured by make dist, not shipped)", bytes: (s) => s.figure_core_gzip_bytes },
   chunks: { what: "the module build's on-demand chunks gzipped, the smallest and the largest", bytes: (s) => { const b = Object.values(s.chunks_gzip_bytes); return [Math.min(...b), Math.max(...b)]; } },
   // The Python package's, in MB (10⁶ bytes) as its README writes them.
   'inline-raw': { what: 'the single-file build as the wheel holds it', bytes: (s) => s.inline_bytes, unit: 'MB' },

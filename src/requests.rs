@@ -13,9 +13,12 @@ use crate::attention::{self, Trace, Wanted};
 use crate::config::{self, Config, Flat};
 use crate::heatmap::format::format_g;
 use crate::heatmap::{self, Contrast, Fmt, Style, Theme};
+#[cfg(feature = "full")]
 use crate::learn::{self, Task};
 use crate::math::decimal::{shortest, Narrow};
-use crate::picture::{self, large_svg, LargeView, Options, Pooling};
+#[cfg(feature = "full")]
+use crate::picture::{self, large_svg, LargeView, Pooling};
+use crate::picture::Options;
 use crate::text::{closest, cut, quote};
 use crate::{presets, views};
 use serde_json::{json, Map, Value};
@@ -47,11 +50,14 @@ pub enum Request {
     Normalize(Parts),
     /// The config's trace, of the fields wanted (compute()'s `fields` option: `fields`, absent for all).
     Compute(Parts, Wanted),
+    #[cfg(feature = "full")]
     /// The static picture `{svg, alt}` (`picture::picture`, or the refusal drawn).
     Picture(Parts, Options),
+    #[cfg(feature = "full")]
     /// The thumbnails' side of the overview of a stack of this shape a figure cannot hold, or nothing
     /// (`picture::overview_raster`).
     OverviewRaster([usize; 4]),
+    #[cfg(feature = "full")]
     /// The overview `{svg, alt}` of such a stack from its thumbnails (the f64s), the head drawn in full outlined.
     Overview { shape: [usize; 4], selected: (usize, usize), options: Options },
     /// The element options the core reads (`palette`, `fmt`, `contrast`), checked when read.
@@ -79,18 +85,23 @@ pub enum Request {
     LargeCellText { row: String, col: String, value: f64 },
     /// What a large figure says where it cannot do what a small one does (www/element/large.js).
     LargeMessage { what: String, view: String, shown: Vec<String> },
+    #[cfg(feature = "full")]
     /// A large view as a standalone SVG from the pieces the page holds (`picture::large_svg`).
     LargeSvg(LargeSvgRequest),
+    #[cfg(feature = "full")]
     /// The tasks `train()` knows and their default steps: `[{name, steps}…]`.
     Tasks,
+    #[cfg(feature = "full")]
     /// One input sequence of a task as its training draws them, from `RandomState(seed)`; nothing for no task.
     TaskExample { task: String, seed: u32 },
+    #[cfg(feature = "full")]
     /// The shipped models' names.
     ModelNames,
     /// Panics on purpose: the tests prove an internal error leaves the module working.
     Panic,
     /// The message of the last panic, once ([`take_panic`]); nothing when there was none since.
     LastPanic,
+    #[cfg(feature = "full")]
     /// The shipped models, which the browser's bindings hold (src/web/learn.rs answers these).
     Models(ModelsRequest),
 }
@@ -115,6 +126,7 @@ pub enum TextRequest {
     Closest { name: String, among: Vec<String> },
 }
 
+#[cfg(feature = "full")]
 /// [`Request::LargeSvg`]'s pieces: `picture::LargeView`'s, owned.
 pub struct LargeSvgRequest {
     title: String,
@@ -230,6 +242,7 @@ impl Fields {
         number_of(&value).ok_or_else(|| self.bad(key, "a number"))
     }
 
+    #[cfg(feature = "full")]
     fn numbers(&mut self, key: &str) -> Result<Vec<f64>, String> {
         let Value::Array(items) = self.take(key) else { return Err(self.bad(key, "a list of numbers")) };
         items.iter().map(|v| number_of(v).ok_or_else(|| self.bad(key, "a list of numbers"))).collect()
@@ -287,8 +300,11 @@ impl Request {
             "check_declared" => Request::CheckDeclared(Parts::parse(&mut f)?),
             "normalize" => Request::Normalize(Parts::parse(&mut f)?),
             "compute" => Request::Compute(Parts::parse(&mut f)?, wanted(f.take("fields"))?),
+            #[cfg(feature = "full")]
             "picture" => Request::Picture(Parts::parse(&mut f)?, options_of(&mut f)?),
+            #[cfg(feature = "full")]
             "overview_raster" => Request::OverviewRaster(shape_of(&mut f)?),
+            #[cfg(feature = "full")]
             "overview" => Request::Overview {
                 shape: shape_of(&mut f)?,
                 selected: (f.index("layer")?, f.index("head")?),
@@ -321,8 +337,11 @@ impl Request {
             "large_message" => {
                 Request::LargeMessage { what: f.text("what")?, view: f.text("view")?, shown: f.texts("shown")? }
             }
+            #[cfg(feature = "full")]
             "large_svg" => Request::LargeSvg(LargeSvgRequest::parse(&mut f)?),
+            #[cfg(feature = "full")]
             "tasks" => Request::Tasks,
+            #[cfg(feature = "full")]
             "task_example" => {
                 let task = f.text("task")?;
                 let seed = f.number("seed")?;
@@ -331,12 +350,17 @@ impl Request {
                 }
                 Request::TaskExample { task, seed: seed as u32 }
             }
+            #[cfg(feature = "full")]
             "model_names" => Request::ModelNames,
             "panic" => Request::Panic,
             "last_panic" => Request::LastPanic,
+            #[cfg(feature = "full")]
             "load_models" => Request::Models(ModelsRequest::Load(f.text("text")?)),
+            #[cfg(feature = "full")]
             "models_failed" => Request::Models(ModelsRequest::Failed(f.text("reason")?)),
+            #[cfg(feature = "full")]
             "model" => Request::Models(ModelsRequest::Json(f.text("name")?)),
+            #[cfg(feature = "full")]
             "compute_model" => {
                 if !f.take("fields").is_null() {
                     return Err(MODEL_FIELDS.into());
@@ -368,6 +392,7 @@ impl Request {
                     Ok(Answer::Trace { query: config.query, trace, wanted })
                 }
             },
+            #[cfg(feature = "full")]
             Request::Picture(parts, options) => {
                 // A config the core refuses gets a picture of the refusal: the page shows the same message.
                 let drawn = config(&parts).and_then(|config| {
@@ -377,7 +402,9 @@ impl Request {
                 let (svg, alt) = drawn.unwrap_or_else(|message| picture::refused(&message, options.dark));
                 Ok(Answer::Json(json!({"svg": svg, "alt": alt})))
             }
+            #[cfg(feature = "full")]
             Request::OverviewRaster(shape) => Ok(Answer::Json(json!(picture::overview_raster(shape)))),
+            #[cfg(feature = "full")]
             Request::Overview { shape, selected, options } => {
                 let (svg, alt) = picture::overview(data.into_owned(), shape, selected, &options)?;
                 Ok(Answer::Json(json!({"svg": svg, "alt": alt})))
@@ -410,17 +437,22 @@ impl Request {
                 Ok(Answer::Text(format!("{row}, {col}: {}", format_g(value, 6))))
             }
             Request::LargeMessage { what, view, shown } => Ok(Answer::Text(large_message(&what, &view, &shown))),
+            #[cfg(feature = "full")]
             Request::LargeSvg(pieces) => pieces.svg().map(Answer::Text),
+            #[cfg(feature = "full")]
             Request::Tasks => Ok(Answer::Json(Value::Array(
                 Task::ALL.iter().map(|t| json!({"name": t.name(), "steps": t.steps()})).collect(),
             ))),
+            #[cfg(feature = "full")]
             Request::TaskExample { task, seed } => Ok(match Task::from_name(&task) {
                 Some(task) => Answer::Json(json!(task.example(&mut crate::random::RandomState::new(seed)).input)),
                 None => Answer::Nothing,
             }),
+            #[cfg(feature = "full")]
             Request::ModelNames => Ok(Answer::Json(json!(learn::PRESETS))),
             Request::Panic => panic!("forced internal error (a test of the panic path)"),
             Request::LastPanic => Ok(take_panic().map_or(Answer::Nothing, Answer::Text)),
+            #[cfg(feature = "full")]
             Request::Models(_) => Err("attention-viz internal error: the shipped models are the browser's".into()),
         }
     }
@@ -499,6 +531,7 @@ impl Parts {
 }
 
 /// compute()'s `fields` option given for a trained model's config, whose trace comes whole.
+#[cfg(feature = "full")]
 const MODEL_FIELDS: &str = "compute: options.fields picks the fields of an attention trace; a trained model's trace \
                             (mechanism \"model\") comes whole: leave fields out";
 
@@ -530,6 +563,7 @@ pub fn wanted(fields: Value) -> Result<Wanted, String> {
     })
 }
 
+#[cfg(feature = "full")]
 /// `shape`: a stack's [layers, heads, n, m].
 fn shape_of(f: &mut Fields) -> Result<[usize; 4], String> {
     let Value::Array(items) = f.take("shape") else { return Err(f.bad("shape", "[layers, heads, n, m]")) };
@@ -633,6 +667,7 @@ fn large_message(what: &str, view: &str, shown: &[String]) -> String {
     }
 }
 
+#[cfg(feature = "full")]
 impl LargeSvgRequest {
     /// `{title, rows, cols, block: [rows, cols], pooling: "max" | "mean", image, bar (PNG data URLs), ticks: [[at,
     /// label]…], offset, shown: [width, height]}`.

@@ -4,12 +4,14 @@
 //! same order of operations, so results agree with NumPy to the last few ulps.
 
 pub mod decimal;
-pub mod kernels;
 pub mod log;
 mod matrix;
 pub mod position;
 mod softmax;
 
+/// The hot loops, a crate of their own (crates/kernels) so that they build at opt-level 3 while the rest is built for
+/// size (Cargo.toml's profile).
+pub use attention_viz_kernels as kernels;
 pub use kernels::exp;
 pub use matrix::{dot, Matrix};
 pub use softmax::{

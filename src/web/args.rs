@@ -44,6 +44,7 @@ impl Args<'_> {
         self.uint(key).map(|x| x as usize)
     }
 
+    #[cfg(feature = "full")]
     /// `None` when absent or `null`, else the index.
     pub fn opt_uint(&self, key: &str) -> Result<Option<u32>, JsError> {
         match self.get(key) {

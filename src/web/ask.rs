@@ -31,7 +31,9 @@ use super::{copied, field_object, js_err, set, trace_object, Viz};
 use crate::config::{Mask, Mechanism};
 use crate::heatmap::{self, Colors};
 use crate::panels::{self, TypedLens};
-use crate::{export, share, views};
+#[cfg(feature = "full")]
+use crate::export;
+use crate::{share, views};
 use js_sys::{Array, Float64Array, Object};
 use wasm_bindgen::prelude::*;
 
@@ -55,6 +57,7 @@ pub(crate) enum Question {
     CellTexts { view: String, rows: (usize, usize), cols: (usize, usize), fmt: Option<String> },
     DescribeViews { views: Vec<String>, fmt: Option<String> },
     Svg { view: String, palette: Option<String>, fmt: Option<String>, contrast: Option<String> },
+    #[cfg(feature = "full")]
     NumPy,
     ShareState { naive: bool, json: bool },
     ShareStateAtLeast,
@@ -62,12 +65,19 @@ pub(crate) enum Question {
     BlockFit { matrix: String, at: (usize, usize), size: (usize, usize) },
     MaskCell { i: usize, j: usize },
     ValidLens(TypedLens),
+    #[cfg(feature = "full")]
     ModelShape,
+    #[cfg(feature = "full")]
     ModelGrid { thumb: u32, gap: u32, dark: bool, palette: Option<String> },
+    #[cfg(feature = "full")]
     ModelPanel(crate::heads::View),
+    #[cfg(feature = "full")]
     RowSumNote { layer: usize, head: usize },
+    #[cfg(feature = "full")]
     LinesSize,
+    #[cfg(feature = "full")]
     LinesSvg { dark: bool, focus: Option<u32> },
+    #[cfg(feature = "full")]
     LineAt { y: f64, left: bool },
     Usable,
     ForceInternalError,
@@ -127,6 +137,7 @@ impl Question {
                 fmt: a.opt_string("fmt"),
                 contrast: a.opt_string("contrast"),
             },
+            #[cfg(feature = "full")]
             "numpy" => Question::NumPy,
             "shareState" => Question::ShareState { naive: a.flag("naive"), json: a.flag("json") },
             "shareStateAtLeast" => Question::ShareStateAtLeast,
@@ -145,15 +156,22 @@ impl Question {
                     step: a.get("step").and_then(|s| s.as_f64()).map_or(0, |s| (s > 0.0) as i32 - (s < 0.0) as i32),
                 },
             }),
+            #[cfg(feature = "full")]
             "modelShape" => Question::ModelShape,
+            #[cfg(feature = "full")]
             "modelGrid" => {
                 let (thumb, gap) = (a.uint("thumb")?, a.uint("gap")?);
                 Question::ModelGrid { thumb, gap, dark: a.flag("dark"), palette: a.opt_string("palette") }
             }
+            #[cfg(feature = "full")]
             "modelPanel" => Question::ModelPanel(model_view(&a)?),
+            #[cfg(feature = "full")]
             "rowSumNote" => Question::RowSumNote { layer: a.index("layer")?, head: a.index("head")? },
+            #[cfg(feature = "full")]
             "linesSize" => Question::LinesSize,
+            #[cfg(feature = "full")]
             "linesSvg" => Question::LinesSvg { dark: a.flag("dark"), focus: a.opt_uint("focus")? },
+            #[cfg(feature = "full")]
             "lineAt" => Question::LineAt { y: a.number("y")?, left: a.flag("left") },
             "usable" => Question::Usable,
             "forceInternalError" => Question::ForceInternalError,
@@ -162,6 +180,7 @@ impl Question {
     }
 }
 
+#[cfg(feature = "full")]
 /// The model panel's state as model.js sends it: `{metric, low, all, cursor, over, token, rank}`, `cursor` and `over` a
 /// `[layer, head]` or null, `token` `{kind: "row" | "col", index}` or null.
 fn model_view(a: &Args) -> Result<crate::heads::View, JsError> {
@@ -248,6 +267,7 @@ impl Viz {
                 described.collect::<Array>().into()
             }
             Question::Svg { view, palette, fmt, contrast } => self.to_svg(&view, palette, fmt, contrast)?.into(),
+            #[cfg(feature = "full")]
             Question::NumPy => export::numpy_snippet(self.config(), self.figure.random()).into(),
             Question::ShareState { naive, json: true } => share::state_json(&self.figure.share_state(naive)).into(),
             Question::ShareState { naive, json: false } => share::encode(&self.figure.share_state(naive)).into(),
@@ -258,12 +278,19 @@ impl Viz {
             }
             Question::MaskCell { i, j } => panels::mask_cell_words(self.config(), i, j).into(),
             Question::ValidLens(typed) => json(&panels::typed_lens(self.config(), &typed))?,
+            #[cfg(feature = "full")]
             Question::ModelShape => maybe(self.model_shape().map(numbers)),
+            #[cfg(feature = "full")]
             Question::ModelGrid { thumb, gap, dark, palette } => self.model_grid(thumb, gap, dark, palette)?.into(),
+            #[cfg(feature = "full")]
             Question::ModelPanel(view) => maybe(self.model_panel(&view).map(|v| json(&v)).transpose()?),
+            #[cfg(feature = "full")]
             Question::RowSumNote { layer, head } => maybe(self.row_sum_note(layer, head)),
+            #[cfg(feature = "full")]
             Question::LinesSize => maybe(self.lines_size().map(|(w, h)| numbers([w, h]))),
+            #[cfg(feature = "full")]
             Question::LinesSvg { dark, focus } => self.lines_svg(dark, focus)?.into(),
+            #[cfg(feature = "full")]
             Question::LineAt { y, left } => maybe(self.line_at(y, left)),
             Question::Usable => true.into(),
             Question::ForceInternalError => panic!("forced internal error in a figure (a test of the panic path)"),

@@ -31,6 +31,7 @@ pub fn start() {
 pub fn call(request: JsValue, data: Option<Vec<f64>>) -> Result<JsValue, JsError> {
     let (kind, fields) = requests::kind_of(value_of(&request)?).map_err(js_err)?;
     match Request::parse(&kind, fields).map_err(js_err)? {
+        #[cfg(feature = "full")]
         Request::Models(models) => super::learn::answer(models),
         request => js_of(request.answer(Cow::Owned(data.unwrap_or_default())).map_err(js_err)?),
     }

@@ -12,11 +12,14 @@
 use super::args::Args;
 use super::canvas::TextCachingCanvas;
 use super::{js_err, Viz};
+#[cfg(feature = "full")]
 use crate::attention::Trace;
+#[cfg(feature = "full")]
 use crate::heatmap::model::draw_lines;
 use crate::heatmap::{self, Colors, Contrast, Fmt, Highlight, HighlightKind, Layout, Style, Theme};
 use crate::views;
 use plotters::prelude::IntoDrawingArea;
+#[cfg(feature = "full")]
 use plotters_canvas::CanvasBackend;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -40,6 +43,7 @@ pub(crate) enum Drawing {
     /// `view` without outlines on the canvas (when `base`), and its outlines alone on `overlay` (when `outlines`
     /// changed, or the cells moved); `key` names the base drawing (see `Viz::layers`).
     Layers { view: String, overlay: HtmlCanvasElement, key: String, look: Look, base: bool, outlines: bool },
+    #[cfg(feature = "full")]
     /// The selected head's lines (`focus`: one query's only).
     Lines { dpr: f64, dark: bool, focus: Option<u32> },
 }
@@ -70,6 +74,7 @@ impl Drawing {
                 let (key, base, outlines) = (a.string("key")?, a.flag("base"), a.flag("outlines"));
                 Drawing::Layers { view: a.string("view")?, overlay, key, look: look()?, base, outlines }
             }
+            #[cfg(feature = "full")]
             "lines" => Drawing::Lines {
                 dpr: a.number("dpr").unwrap_or(1.0),
                 dark: a.flag("dark"),
@@ -91,6 +96,7 @@ impl Viz {
             Drawing::Layers { view, overlay, key, look, base, outlines } => {
                 self.layers(&view, canvas, overlay, key, look, base, outlines)
             }
+            #[cfg(feature = "full")]
             Drawing::Lines { dpr, dark, focus } => self.lines(canvas, dpr, dark, focus),
         }
     }
@@ -142,6 +148,7 @@ impl Viz {
         root.present().map_err(|e| js_err(format!("drawing failed: {e}")))
     }
 
+    #[cfg(feature = "full")]
     /// Draws the selected head's lines on `canvas` (already sized `linesSize × dpr` device pixels); `focus` shows one
     /// query's lines only.
     fn lines(&self, canvas: HtmlCanvasElement, dpr: f64, dark: bool, focus: Option<u32>) -> Result<(), JsError> {
@@ -194,6 +201,7 @@ impl Viz {
     }
 }
 
+#[cfg(feature = "full")]
 /// The light or the dark theme.
 pub(super) fn theme(dark: bool) -> Theme {
     if dark {

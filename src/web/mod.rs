@@ -25,15 +25,22 @@ mod canvas;
 mod command;
 mod compute;
 mod draw;
+#[cfg(feature = "full")]
 mod large;
+#[cfg(feature = "full")]
 mod learn;
+#[cfg(feature = "full")]
 mod model;
+#[cfg(feature = "full")]
 mod random_state;
 mod snapshot;
 
 pub use calls::{call, start};
+#[cfg(feature = "full")]
 pub use large::LargeJob;
+#[cfg(feature = "full")]
 pub use learn::JsTrainer;
+#[cfg(feature = "full")]
 pub use random_state::JsRandomState;
 
 pub(crate) fn trace_object(config: &Config, trace: &Trace) -> Object {
