@@ -584,6 +584,10 @@ pub const CROSS_ONLY: &[&str] = &["decoder_state", "annotations"];
 /// what labels and picks them. Any other field is refused there; Python's `show_attention` takes these as arguments.
 pub const WEIGHTS_FIELDS: &[&str] = &["attention", "tokens", "key_tokens", "layer", "head", "query"];
 
+/// The fields that pick the head a weights figure shows, layer then head (Python's overview of a stack over the limit
+/// asks for one head by them).
+pub const WEIGHTS_PICK: [&str; 2] = ["layer", "head"];
+
 /// The fields that say which mechanism a config is: `mechanism`, and each mechanism's own input (self: `embeddings`;
 /// cross: `decoder_state`, `annotations`; weights: `attention`). Python's `show(preset=…)` drops the preset's fields
 /// when one of these is given: it is another figure, not the preset's changed.

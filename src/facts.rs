@@ -33,6 +33,7 @@ pub fn python() -> Value {
             "config": {"mechanism": "weights"},
             "stack": "attention",
             "fields": config::WEIGHTS_FIELDS,
+            "pick": config::WEIGHTS_PICK,
         },
         "mechanism_fields": config::MECHANISM_FIELDS,
         "declared": {"fields": config::DECLARED_FIELDS, "shapes": declared, "vectors": config::DECLARED_VECTORS},

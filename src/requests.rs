@@ -307,7 +307,7 @@ impl Request {
             #[cfg(feature = "full")]
             "overview" => Request::Overview {
                 shape: shape_of(&mut f)?,
-                selected: (f.index("layer")?, f.index("head")?),
+                selected: (f.index("selected_layer")?, f.index("selected_head")?),
                 options: options_of(&mut f)?,
             },
             "options" => match crate::options::answer(&f.map) {

@@ -168,7 +168,7 @@ def overview_of(fields: dict):
     side = _overview.raster(stack.shape)
     if side is None:
         return None
-    shared = {k: v for k, v in fields.items() if k in model["fields"] and k not in (model["stack"], "layer", "head")}
+    shared = {k: v for k, v in fields.items() if k in model["fields"] and k not in (model["stack"], *model["pick"])}
     over = _overview.Overview(stack, side, shared)
-    layer, head = over.selected(model, {k: fields[k] for k in ("layer", "head") if k in fields})
+    layer, head = over.selected(model, {k: fields[k] for k in model["pick"] if k in fields})
     return over, layer, head

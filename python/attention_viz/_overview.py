@@ -70,7 +70,8 @@ class Overview:
         """(layer, head) as the core reads ``selection`` for this stack (defaults filled in), or its ``ValueError``."""
         standin = {**model["config"], model["stack"]: np.zeros(self.shape[:2] + (1, 1)), **selection}
         normal = _core.normalize(standin)
-        return int(normal.get("layer", 0)), int(normal.get("head", 0))  # its JSON leaves out the first (0)
+        layer, head = model["pick"]
+        return int(normal.get(layer, 0)), int(normal.get(head, 0))  # its JSON leaves out the first (0)
 
     def head_fields(self, model: dict, layer: int, head: int) -> dict:
         """The config fields of head (layer, head) in full: a one-head weights config."""
@@ -78,7 +79,7 @@ class Overview:
 
     def picture(self, layer: int, head: int, options: dict) -> tuple[str, str]:
         """(the overview's SVG, its alt text), drawn by the core."""
-        request = {"kind": "overview", "shape": list(self.shape), "layer": layer, "head": head,
+        request = {"kind": "overview", "shape": list(self.shape), "selected_layer": layer, "selected_head": head,
                    "options": dict(options)}
         answer = json.loads(_core.call("av_call", request, self.thumbs.ravel())[0])
         return _core.compress_images(answer["svg"]), answer["alt"]

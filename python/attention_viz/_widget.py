@@ -76,12 +76,12 @@ class Widget(anywidget.AnyWidget):
         """Draws head ``head`` of layer ``layer`` of a model's attention; for a stack over the core's limit, the head in
         full (what a click on its thumbnail does). ``ValueError`` with the core's message for a head the stack does
         not have (or a config that is no model's attention)."""
+        model = _core.facts()["weights"]
         if self._overview is None:
-            self.config = {**self.config, "layer": layer, "head": head}
+            self.config = {**self.config, **dict(zip(model["pick"], (layer, head)))}
             return
         over = self._overview[0]
-        model = _core.facts()["weights"]
-        layer, head = over.selected(model, {"layer": layer, "head": head})
+        layer, head = over.selected(model, dict(zip(model["pick"], (layer, head))))
         config = _config.plain(_api.config_of(over.head_fields(model, layer, head)))
         self._overview = (over, layer, head)
         self._checked = True  # checked just now: the lists need no second walk (a 512 × 512 head's took 0.9 s)
