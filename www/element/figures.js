@@ -8,9 +8,10 @@
 // scrubs an input, every heatmap keeps the palette it had when the drag began; once an edit ends, the canvases are
 // measured again. Under each heatmap, a line says what the last edit changed in it (the core's status: the drawing
 // marks each changed cell with a corner triangle). Only the canvases on or near the screen are drawn (an
-// IntersectionObserver says which): one off it keeps its size and is drawn as it nears the viewport, or once the
-// figure has been still for CATCH_UP_MS, so an edit at scale repaints what the reader sees, a page's figures below
-// the fold cost nothing in its first frames, and no canvas stays stale.
+// IntersectionObserver says which): one off it keeps its size and is drawn with an edit's (or a load's) numbers as it
+// nears the viewport, or once the figure has been still for CATCH_UP_MS, so an edit at scale repaints what the reader
+// sees, a page's figures below the fold cost nothing in its first frames, and no canvas stays stale. A new look
+// (theme, palette, fmt, size) is drawn on every canvas at once.
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
@@ -50,6 +51,9 @@ export class Figures {
     this.settleTimer = 0;
     this.seen = null; // the state last painted
     this.near = new Map(); // canvas → whether it is on or near the screen, as the observer last said
+    this.looks = new WeakMap(); // canvas → the look (size, theme, palette, fmt, contrast) it was last drawn with
+    this.atLoad = new WeakSet(); // the canvases of the figure's first build (a later one, an attribute's, draws at once)
+    this.built = false;
     this.everything = false; // while true (a PNG of the figure, a copy of a canvas), every canvas is drawn
     this.watcher = typeof IntersectionObserver === 'function'
       ? new IntersectionObserver((entries) => this.onNear(entries), { rootMargin: NEAR_MARGIN }) : null;
@@ -139,6 +143,7 @@ export class Figures {
       }
       this.canvases.set(view, canvas);
       this.watcher?.observe(canvas);
+      if (!this.built) this.atLoad.add(canvas);
       // The outlines and cursors on a canvas of their own over the heatmap: a hover redraws them, not the cells.
       const overlay = el('canvas', { class: 'overlay', 'data-overlay': view, 'aria-hidden': 'true' });
       this.overlays.set(view, overlay);
@@ -160,6 +165,7 @@ export class Figures {
     // Its numbers may be gone (− token): the cursor goes too.
     const c = reader.cursor;
     if (c && (!this.canvases.has(c.view) || !reader.text(c.view, ...c.cell))) reader.cursor = null;
+    this.built = true;
     this.buildLegend(cfg);
     this.root.replaceChildren(...figs, this.legend, ...reader.nodes());
     this.lesson.hidden = !port.state.naive;
@@ -298,7 +304,8 @@ export class Figures {
       // A canvas whose inputs are all unchanged (an edit that leaves its view's numbers and labels as they were, a
       // hover that moves only outlines, a resize that keeps its size) is not redrawn; its overlay of outlines is
       // redrawn when they change (or, the core decides, when the heatmap under it moved its cells).
-      const key = `${views.get(view)?.key ?? port.state.version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${port.state.contrast}`;
+      const look = `${cw}x${ch}|${dark}|${palette}|${fmt}|${port.state.contrast}`;
+      const key = `${views.get(view)?.key ?? port.state.version}|${look}`;
       const overlay = this.overlays.get(view);
       const outlines = `${cw}x${ch}|${dark}|${highlights[view] || ''}`;
       const base = canvas.dataset.painted !== key;
@@ -309,11 +316,15 @@ export class Figures {
         overlay.width = cw; overlay.height = ch;
         overlay.style.width = `${w}px`; overlay.style.height = `${h}px`;
       }
-      stale.push([view, canvas, palette, key, base, outlines]);
+      stale.push([view, canvas, palette, key, base, outlines, look]);
     }
-    // Only heatmaps on or near the screen are drawn (the sizes above are set either way: the page never reflows); the
-    // outlines over a heatmap already drawn are cheap, and drawn wherever it is.
-    const shown = stale.filter(([, canvas, , , base]) => !base || this.isNear(canvas, port.state.printing));
+    // New numbers (an edit, a load) are drawn only on heatmaps on or near the screen (the sizes above are set either
+    // way: the page never reflows); a new look (theme, palette, fmt, size) is drawn on every heatmap at once, as are
+    // the outlines over a heatmap already drawn (cheap).
+    const deferred = ([, canvas, , , base, , look]) => base
+      && (this.looks.has(canvas) ? this.looks.get(canvas) === look : this.atLoad.has(canvas))
+      && !this.isNear(canvas, port.state.printing);
+    const shown = stale.filter((s) => !deferred(s));
     clearTimeout(this.catchUp);
     if (shown.length < stale.length) this.catchUp = setTimeout(() => { if (port.live) this.paintAll(); }, CATCH_UP_MS);
     stale.length = 0;
@@ -323,7 +334,11 @@ export class Figures {
       port.draw(canvas, { kind: 'layers', view, overlay, key, dpr, dark, palette, highlights: highlights[view] || [], fmt,
         contrast: port.state.contrast, base, outlines: overlay.dataset.painted !== outlines });
     }
-    for (const [view, canvas, , key, , outlines] of stale) { canvas.dataset.painted = key; this.overlays.get(view).dataset.painted = outlines; }
+    for (const [view, canvas, , key, , outlines, look] of stale) {
+      canvas.dataset.painted = key;
+      this.overlays.get(view).dataset.painted = outlines;
+      this.looks.set(canvas, look);
+    }
     for (const [view, node] of this.statuses) {
       const text = views.get(view)?.status ?? '';
       if (node.textContent !== text) node.textContent = text;
