@@ -74,7 +74,7 @@ function pageBench() {
     const canvases = [...root.querySelectorAll('canvas[data-view]')];
     const views = canvases.map((c) => c.dataset.view);
     const cfg = el.config;
-    const matrix = cfg.mechanism === 'cross' ? 'decoder_state' : 'embeddings';
+    const matrix = window.benchMatrix ?? (cfg.mechanism === 'cross' ? 'decoder_state' : 'embeddings');
     const cells = [...root.querySelectorAll(`input.cell[data-matrix="${matrix}"]`)];
     const ctxs = canvases.map((c) => c.getContext('2d'));
     // Time spent in Rust repaints: wrap this element's Viz.draw (wasm-bindgen class method). Every other Viz
@@ -163,6 +163,10 @@ const CASES = [
   // Eight heads: the handler within 16 ms and the edit on screen within two frames.
   { what: 'self n=128 × d_model=64, 8 heads (d_k=8)', big: { n: 128, d: 64, seed: 0, heads: 8 }, target: TARGET_MS, frames: 2 },
   { what: 'self n=512 × d=64, causal mask', big: { n: 512, d: 64, seed: 0, mask: 'causal' }, target: 33 },
+  // A W_Q value at n = 1024 (a scrub's step): the scores move by a rank-1 term; the element repaints what is on screen.
+  // In a laptop's window (1280 × 900), the W_Q grid scrolled into view as a reader scrubbing it has it.
+  { what: 'W_Q edit, self n=1024 × d=8', big: { n: 1024, d: 8, seed: 0 }, matrix: 'w_q', window: true, target: 33 },
+  { what: 'W_Q edit, self n=1024 × d=64', big: { n: 1024, d: 64, seed: 0 }, matrix: 'w_q', window: true, target: 33 },
 ];
 
 /** Runs every case in one fresh page; `ctx` is {site, samples, warmup, log}. At least 30 samples per case. */
@@ -180,6 +184,12 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
       async ({ preset, big, naive }) => window.benchMount({ config: preset ? av.presets[preset] : window.benchConfig(big), naive }),
       { preset: c.preset, big: c.big, naive: !!c.naive },
     );
+    await page.evaluate((m) => { window.benchMatrix = m; }, c.matrix ?? null);
+    if (c.window) {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.evaluate((m) => window.benchEl.shadowRoot.querySelector(`input.cell[data-matrix="${m}"]`).scrollIntoView({ block: 'center' }), c.matrix);
+      await page.waitForTimeout(300);
+    }
     const r = await page.evaluate((args) => window.benchEdits(args), { warmup, samples: n });
     // Then a few edits under a Chromium trace: where each edit's frames go (style, layout, paint, raster …).
     // First the timed edits settle (figures.js SETTLE_MS: the canvases are measured and the text alternatives
@@ -193,6 +203,7 @@ export async function run({ site, samples = 30, warmup = 5, log = () => {} }) {
       traced = await site.browser.stopTracing();
     }
     const trace = summariseTrace(JSON.parse(String(traced)).traceEvents);
+    if (c.window) await page.setViewportSize({ width: 1280, height: 4000 });
     // BENCH_TRACE=<dir>: keep each row's trace there too, to open in DevTools' Performance panel.
     if (process.env.BENCH_TRACE) {
       mkdirSync(process.env.BENCH_TRACE, { recursive: true });

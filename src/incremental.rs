@@ -22,7 +22,14 @@
 //! a context sum adds up, where it cancels; beyond float64's own underflow level,
 //! where the full computation's weights are rounded to a multiple of 2^-1074).
 //! A value of W_V changes one column of V and so one column of the context: that
-//! is all an edit of it recomputes. Every other edit (W_Q/W_K, cross-attention,
+//! is all an edit of it recomputes. A value of W_Q (W_K) changes one column of Q (K), so
+//! every score by a rank-1 term: scores += δ·k_cᵀ (q_c·δᵀ), n² multiply-adds instead of
+//! n²·d, then the softmax and the context as the full computation takes them. The patched
+//! scores are not the full computation's bits: each row keeps a bound on the patches'
+//! rounding, and a row whose bound plus the full computation's own rounding (`dot_rounding`)
+//! passes 2e-13 of its largest score, or of the scale (the softmax turns an absolute error
+//! of the scaled scores into a relative one of the weights), is recomputed with the full
+//! computation's dot products. Every other edit (cross-attention,
 //! shape) recomputes fully, and so does every edit of a config with heads, W_O, a mask,
 //! a temperature or another scoring function (those cost a few ms at the sizes the
 //! element edits; see bench/) — except that with several heads a value of W_Q, W_K or
@@ -30,8 +37,8 @@
 
 use crate::attention::{self, check_finite, HeadTrace, Overflow, SelfTrace, Trace};
 use crate::config::{Config, Mechanism, Options};
-use crate::math::kernels::{exp_shifted_into, min_max, pair_sum};
-use crate::math::{dot, exp, Matrix};
+use crate::math::kernels::{exact_reciprocal, exp_shifted_into, min_max, pair_sum};
+use crate::math::{dot, exp, softmax_stable_into, Matrix};
 
 /// A figure's config and trace, plus the softmax state that makes edits incremental.
 #[derive(Clone, Debug)]
@@ -39,6 +46,9 @@ pub struct Session {
     config: Config,
     trace: Trace,
     cache: Option<SoftmaxState>,
+    /// Once a W_Q or W_K edit patched the scores: per row, a bound on the patches' rounding
+    /// plus the full computation's own (see `update_score_column`).
+    score_error: Option<Vec<f64>>,
 }
 
 /// Per-row online-softmax state of a self-attention trace.
@@ -76,7 +86,7 @@ impl Session {
         let trace = attention::compute(&config)?;
         // The softmax state is built on the first embedding edit, not here: loading
         // a figure (or a full recompute) should not pay for edits that may never come.
-        Ok(Session { config, trace, cache: None })
+        Ok(Session { config, trace, cache: None, score_error: None })
     }
 
     pub fn config(&self) -> &Config {
@@ -103,6 +113,17 @@ impl Session {
         if config.options != Options::default() {
             return self.replace(config).map_err(|e| e.0);
         }
+        if matches!(matrix, "w_q" | "w_k") {
+            if let Trace::SelfAttention(t) = &mut self.trace {
+                let errors =
+                    update_score_column(&config, t, self.score_error.as_deref(), matrix, col).map_err(|e| e.0)?;
+                self.score_error = Some(errors);
+                // Every score moved: the softmax state is rebuilt on the next embedding edit.
+                self.cache = None;
+                self.config = config;
+                return Ok(());
+            }
+        }
         if matrix == "w_v" {
             if let Trace::SelfAttention(t) = &mut self.trace {
                 update_value_column(&config, t, self.cache.as_mut(), col).map_err(|e| e.0)?;
@@ -117,6 +138,11 @@ impl Session {
                 // double the memory of a large figure on every edit.
                 match update_token(&config, t, cache, row) {
                     Ok(()) => {
+                        if let Some(errors) = &mut self.score_error {
+                            // Row and column `row` were recomputed exactly: each row's bound covers them.
+                            let full = dot_rounding(&t.q, &t.k);
+                            errors.iter_mut().zip(full).for_each(|(e, f)| *e = e.max(f));
+                        }
                         self.config = config;
                         return Ok(());
                     }
@@ -155,9 +181,11 @@ impl Session {
         // one, which gives the old trace bit for bit — unless edits patched it
         // (the softmax state exists): then its rounding differs from a full
         // compute's (by ~1e-16), so that trace is kept aside instead, and a refused
-        // edit changes nothing at all.
+        // edit changes nothing at all. So is a trace whose scores a W_Q or W_K edit patched.
         let previous = std::mem::replace(&mut self.config, config);
-        let patched = self.cache.take().map(|cache| (cache, std::mem::replace(&mut self.trace, empty_trace())));
+        let (cache, score_error) = (self.cache.take(), self.score_error.take());
+        let patched = (cache.is_some() || score_error.is_some())
+            .then(|| (cache, score_error, std::mem::replace(&mut self.trace, empty_trace())));
         self.trace = empty_trace();
         match attention::compute(&self.config) {
             Ok(trace) => {
@@ -167,8 +195,8 @@ impl Session {
             Err(e) => {
                 self.config = previous;
                 match patched {
-                    Some((cache, trace)) => {
-                        self.cache = Some(cache);
+                    Some((cache, score_error, trace)) => {
+                        (self.cache, self.score_error) = (cache, score_error);
                         self.trace = trace;
                     }
                     None => self.trace = attention::compute(&self.config).expect("the previous config computed before"),
@@ -347,6 +375,114 @@ fn update_value_column(
     }
     t.query = attention::breakdown_of(config.query, [&t.scores, &t.scaled], None, &t.weights, &t.v);
     Ok(())
+}
+
+/// The patched scores may differ from the full computation's by this much of a row's largest
+/// score, and of the scale, before the row is recomputed (5× below the 1e-12 the trace keeps,
+/// and the weights' relative error is about twice the scaled scores' absolute one).
+const SCORE_TOLERANCE: f64 = 2e-13;
+
+/// Per row i, the size of the full computation's rounding of its scores s_ij = q_i·k_j (each
+/// summed in k order): ε · |q_i| · max_j |k_j|, plus d underflowed products. An estimate, not a
+/// bound: d roundings of partial sums add up like a random walk, to about this (Cauchy–Schwarz
+/// over the terms); the worst case, d times it, would recompute every row at d = 64, where the
+/// two differ by ~1e-13. Infinite when a norm overflows: that row is then always recomputed.
+fn dot_rounding(q: &Matrix, k: &Matrix) -> Vec<f64> {
+    let d = q.cols() as f64;
+    let norm = |row: &[f64]| dot(row, row).sqrt() * 1.01;
+    let k_max = (0..k.rows()).map(|j| norm(k.row(j))).fold(0.0, f64::max);
+    (0..q.rows()).map(|i| EPS * norm(q.row(i)) * k_max + d * TINY).collect()
+}
+
+/// Brings `t` up to date after a value in column `c` of W_Q or W_K changed in `config`, given
+/// each score row's error bound (`None`: the scores are the full computation's). Column c of
+/// Q (K) is summed as the full computation's product sums it; the scores move by the rank-1
+/// term δ_i·k_jc (q_ic·δ_j), and a row whose bound passes `SCORE_TOLERANCE` is recomputed
+/// exactly (see the module doc); the softmax, the naive softmax, the context and the
+/// breakdown are then the full computation's, of these scores. Returns the new bounds. On an
+/// overflow nothing is changed.
+fn update_score_column(
+    config: &Config,
+    t: &mut SelfTrace,
+    errors: Option<&[f64]>,
+    matrix: &str,
+    c: usize,
+) -> Result<Vec<f64>, Overflow> {
+    let Mechanism::SelfAttention { embeddings, projections: Some(p) } = &config.mechanism else {
+        unreachable!("W_Q and W_K exist only with projections")
+    };
+    let n = embeddings.rows();
+    let (w, name) = if matrix == "w_q" { (&p.w_q, "Q") } else { (&p.w_k, "K") };
+    let weights: Vec<f64> = (0..w.rows()).map(|k| w.get(k, c)).collect();
+    let column: Vec<f64> = (0..n).map(|i| dot(embeddings.row(i), &weights)).collect();
+    if let Some(i) = column.iter().position(|x| !x.is_finite()) {
+        return Err(attention::overflow(name, i, c, column[i]));
+    }
+    let old_full = || dot_rounding(&t.q, &t.k);
+    let mut bounds = errors.map_or_else(old_full, <[f64]>::to_vec);
+    let (mut q, mut k) = (t.q.clone(), t.k.clone());
+    let changed = if matrix == "w_q" { &mut q } else { &mut k };
+    let delta: Vec<f64> = (0..n).map(|i| column[i] - changed.get(i, c)).collect();
+    for (i, &x) in column.iter().enumerate() {
+        changed.set(i, c, x);
+    }
+    let full = dot_rounding(&q, &k);
+    let delta_max = delta.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let k_c: Vec<f64> = (0..n).map(|j| k.get(j, c)).collect();
+    let k_max = k_c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mut scores = t.scores.clone();
+    for i in 0..n {
+        let row = scores.row_mut(i);
+        // (δ_i·k_jc or q_ic·δ_j): each product rounds by ε of itself, δ by ε of itself.
+        let product_bound = if matrix == "w_q" {
+            let d = delta[i];
+            for (s, &kjc) in row.iter_mut().zip(&k_c) {
+                *s += d * kjc;
+            }
+            d.abs() * k_max
+        } else {
+            let qc = q.get(i, c);
+            for (s, &d) in row.iter_mut().zip(&delta) {
+                *s += qc * d;
+            }
+            qc.abs() * delta_max
+        };
+        let largest = row.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        bounds[i] += EPS * (2.0 * product_bound + largest) + 2.0 * TINY;
+        let limit = SCORE_TOLERANCE * largest.min(t.scale);
+        if !(bounds[i] + full[i] <= limit) {
+            for (j, s) in row.iter_mut().enumerate() {
+                *s = dot(q.row(i), k.row(j));
+            }
+            bounds[i] = full[i];
+        }
+    }
+    let stages = stages_of(scores, t.scale, &t.v)?;
+    let mut naive = Matrix::zeros(n, n);
+    attention::naive_rows_into(&stages.scaled, &stages.weights, &mut naive);
+    // Checked: from here on nothing can fail.
+    (t.q, t.k, t.naive_weights) = (q, k, naive);
+    (t.scores, t.scaled, t.weights, t.context) = (stages.scores, stages.scaled, stages.weights, stages.context);
+    t.query = attention::breakdown_of(config.query, [&t.scores, &t.scaled], None, &t.weights, &t.v);
+    Ok(bounds)
+}
+
+/// The documents' stages after `scores` (one head, dot product, no mask, temperature 1), as
+/// `attention::attend` takes them: scaled, the stable softmax, the context; an overflow of
+/// the scaled scores or the context refused with the full computation's message.
+fn stages_of(scores: Matrix, scale: f64, v: &Matrix) -> Result<attention::Stages, Overflow> {
+    let scaled = match exact_reciprocal(scale) {
+        Some(r) => scores.map(|s| s * r),
+        None => scores.map(|s| s / scale),
+    };
+    check_finite("scores", &scaled)?;
+    let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
+    for i in 0..scaled.rows() {
+        softmax_stable_into(scaled.row(i), weights.row_mut(i));
+    }
+    let context = weights.matmul(v);
+    check_finite("context", &context)?;
+    Ok(attention::Stages { scores, scaled, capped: None, weights, context })
 }
 
 /// With several heads, a value in column `c` of W_Q, W_K or W_V changes one column of Q, K or

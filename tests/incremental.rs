@@ -207,3 +207,63 @@ fn a_refused_edit_after_patches_changes_no_bit() {
     s.set_value("embeddings", 0, 0, 1.0).unwrap();
     assert_same(&s);
 }
+
+/// A W_Q or W_K value moves every score by a rank-1 term: the patched scores (and all after them)
+/// stay within 1e-12 of a full recompute over long mixed sequences, and the patch is really taken
+/// (the trace is not the full computation's bits, which only a recompute would give).
+#[test]
+fn w_q_and_w_k_edits_patch_the_scores_within_1e_12() {
+    let bits = |t: &Trace| -> Vec<Vec<u64>> {
+        t.fields().iter().map(|f| f.data.iter().map(|x| x.to_bits()).collect()).collect()
+    };
+    for (seed, n, d) in [(21, 16, 4), (22, 33, 8), (23, 9, 3)] {
+        let mut s = Session::new(random_config(seed, n, d, true)).unwrap();
+        let mut rng = RandomState::new(seed + 100);
+        let mut patched = 0;
+        for step in 0..300 {
+            let matrix = ["w_q", "w_k", "w_q", "w_k", "embeddings", "w_v"][step % 6];
+            let rows = if matrix == "embeddings" { n } else { d };
+            let r = rng.randint(0, rows as i64, 1).unwrap()[0] as usize;
+            let c = rng.randint(0, d as i64, 1).unwrap()[0] as usize;
+            let x = if step % 11 == 0 { rng.randn(1)[0] * 30.0 } else { rng.randn(1)[0] };
+            s.set_value(matrix, r, c, x).unwrap();
+            assert_same(&s);
+            patched += usize::from(bits(s.trace()) != bits(&compute(s.config()).unwrap()));
+        }
+        assert!(patched > 100, "seed {seed}: only {patched} of 300 traces were patched");
+    }
+}
+
+/// A W_Q edit that cancels a score far below its terms (1e8 + 0.3, rounded to ~1e-8, then − 1e8)
+/// would leave the rank-1 patch with an error of ~1e-8: the row's bound passes the tolerance and
+/// it is recomputed.
+#[test]
+fn a_w_q_edit_that_cancels_a_score_recomputes_its_row() {
+    let c = Config::from_json(
+        r#"{"embeddings": [[1, 0], [0, 1]], "w_q": [[1e8, 0.3], [0, 0.1]], "w_k": [[1, 1], [-1, 0]],
+            "w_v": [[1, 0], [0, 1]]}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(c).unwrap();
+    s.set_value("w_q", 0, 0, 0.0).unwrap();
+    let Trace::SelfAttention(t) = s.trace() else { panic!() };
+    assert_eq!(t.scores.get(0, 0), 0.3, "q_0 = [0, 0.3], k_0 = [1, 1]");
+    assert_same(&s);
+}
+
+/// A refused W_Q or W_K value after a patch leaves the trace as it was, bit for bit, and the
+/// edits after it go on patching from there.
+#[test]
+fn a_refused_w_q_edit_after_a_patch_changes_no_bit() {
+    let mut s = Session::new(random_config(31, 20, 6, true)).unwrap();
+    s.set_value("w_q", 2, 3, 0.75).unwrap();
+    s.set_value("w_k", 1, 0, -0.5).unwrap();
+    s.set_value("w_q", 0, 0, 1e160).unwrap();
+    let before = s.trace().clone();
+    // Q·Kᵀ overflows (1e160 · 1e160), then Q itself (1e308 · an embedding above 1.8).
+    assert!(s.set_value("w_k", 0, 0, 1e160).unwrap_err().contains("scores"));
+    assert!(s.set_value("w_q", 0, 0, 1e308).unwrap_err().contains("Q row"));
+    assert_eq!(format!("{:?}", s.trace()), format!("{before:?}"));
+    s.set_value("w_q", 0, 0, 2.0).unwrap();
+    assert_same(&s);
+}

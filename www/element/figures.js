@@ -7,7 +7,11 @@
 // and a click, a tap, Enter or Space on one follows that head (outlined: kind 0 around its whole grid). While a drag
 // scrubs an input, every heatmap keeps the palette it had when the drag began; once an edit ends, the canvases are
 // measured again. Under each heatmap, a line says what the last edit changed in it (the core's status: the drawing
-// marks each changed cell with a corner triangle).
+// marks each changed cell with a corner triangle). Only the canvases on or near the screen are drawn (an
+// IntersectionObserver says which): one off it keeps its size and is drawn with an edit's (or a load's) numbers as it
+// nears the viewport, or once the figure has been still for CATCH_UP_MS, so an edit at scale repaints what the reader
+// sees, a page's figures below the fold cost nothing in its first frames, and no canvas stays stale. A new look
+// (theme, palette, fmt, size) is drawn on every canvas at once.
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
@@ -26,6 +30,10 @@ const MULTIPLE_GAP = 10;
 const { selected: SELECTED, link: LINK, cursor: CURSOR } = HIGHLIGHT;
 /** Typed edits end this long after the last one: then the canvases are measured again (scrubs: at the release). */
 const SETTLE_MS = 300;
+/** How near the viewport a canvas is drawn (the observer's rootMargin): within one screen height above or below. */
+const NEAR_MARGIN = '100% 0px';
+/** Canvases off the screen are drawn this long after the last paint that left them stale (a load, a scrub's end). */
+const CATCH_UP_MS = 2000;
 
 /** x as the tooltip adds it to the figure's text: at most 6 significant digits. */
 
@@ -44,6 +52,13 @@ export class Figures {
     this.frame = 0;
     this.settleTimer = 0;
     this.seen = null; // the state last painted
+    this.near = new Map(); // canvas → whether it is on or near the screen, as the observer last said
+    this.looks = new WeakMap(); // canvas → the look (size, theme, palette, fmt, contrast) it was last drawn with
+    this.atLoad = new WeakSet(); // the canvases of the figure's first build (a later one, an attribute's, draws at once)
+    this.built = false;
+    this.everything = false; // while true (a PNG of the figure, a copy of a canvas), every canvas is drawn
+    this.watcher = typeof IntersectionObserver === 'function'
+      ? new IntersectionObserver((entries) => this.onNear(entries), { rootMargin: NEAR_MARGIN }) : null;
     this.reader = new Reader(port, this);
     this.lesson = el('p', { class: 'lesson', hidden: true });
     this.legend = el('p', {
@@ -103,6 +118,8 @@ export class Figures {
     this.canvases.clear();
     this.overlays.clear();
     this.statuses.clear();
+    this.near.clear();
+    this.watcher?.disconnect();
     this.sizes = new Map();
     clearTimeout(this.settleTimer);
     reader.reset();
@@ -127,6 +144,8 @@ export class Figures {
         if (head === followed) canvas.setAttribute('aria-current', 'true');
       }
       this.canvases.set(view, canvas);
+      this.watcher?.observe(canvas);
+      if (!this.built) this.atLoad.add(canvas);
       // The outlines and cursors on a canvas of their own over the heatmap: a hover redraws them, not the cells.
       const overlay = el('canvas', { class: 'overlay', 'data-overlay': view, 'aria-hidden': 'true' });
       this.overlays.set(view, overlay);
@@ -148,6 +167,7 @@ export class Figures {
     // Its numbers may be gone (− token): the cursor goes too.
     const c = reader.cursor;
     if (c && (!this.canvases.has(c.view) || !reader.text(c.view, ...c.cell))) reader.cursor = null;
+    this.built = true;
     this.buildLegend(cfg);
     this.root.replaceChildren(...figs, this.legend, ...reader.nodes());
     this.lesson.hidden = !port.state.naive;
@@ -311,7 +331,8 @@ export class Figures {
       // A canvas whose inputs are all unchanged (an edit that leaves its view's numbers and labels as they were, a
       // hover that moves only outlines, a resize that keeps its size) is not redrawn; its overlay of outlines is
       // redrawn when they change (or, the core decides, when the heatmap under it moved its cells).
-      const key = `${views.get(view)?.key ?? port.state.version}|${cw}x${ch}|${dark}|${palette}|${fmt}|${port.state.contrast}`;
+      const look = `${cw}x${ch}|${dark}|${palette}|${fmt}|${port.state.contrast}`;
+      const key = `${views.get(view)?.key ?? port.state.version}|${look}`;
       const overlay = this.overlays.get(view);
       const outlines = `${cw}x${ch}|${dark}|${highlights[view] || ''}`;
       const base = canvas.dataset.painted !== key;
@@ -322,14 +343,29 @@ export class Figures {
         overlay.width = cw; overlay.height = ch;
         overlay.style.width = `${w}px`; overlay.style.height = `${h}px`;
       }
-      stale.push([view, canvas, palette, key, base, outlines]);
+      stale.push([view, canvas, palette, key, base, outlines, look]);
     }
+    // New numbers (an edit, a load) are drawn only on heatmaps on or near the screen (the sizes above are set either
+    // way: the page never reflows); a new look (theme, palette, fmt, size) is drawn on every heatmap at once, as are
+    // the outlines over a heatmap already drawn (cheap).
+    const deferred = ([, canvas, , , base, , look]) => base
+      && (this.looks.has(canvas) ? this.looks.get(canvas) === look : this.atLoad.has(canvas))
+      && !this.isNear(canvas, port.state.printing);
+    const shown = stale.filter((s) => !deferred(s));
+    clearTimeout(this.catchUp);
+    if (shown.length < stale.length) this.catchUp = setTimeout(() => { if (port.live) this.paintAll(); }, CATCH_UP_MS);
+    stale.length = 0;
+    stale.push(...shown);
     for (const [view, canvas, palette, key, base, outlines] of stale) {
       const overlay = this.overlays.get(view);
       port.draw(canvas, { kind: 'layers', view, overlay, key, dpr, dark, palette, highlights: highlights[view] || [], fmt,
         contrast: port.state.contrast, base, outlines: overlay.dataset.painted !== outlines });
     }
-    for (const [view, canvas, , key, , outlines] of stale) { canvas.dataset.painted = key; this.overlays.get(view).dataset.painted = outlines; }
+    for (const [view, canvas, , key, , outlines, look] of stale) {
+      canvas.dataset.painted = key;
+      this.overlays.get(view).dataset.painted = outlines;
+      this.looks.set(canvas, look);
+    }
     for (const [view, node] of this.statuses) {
       const text = views.get(view)?.status ?? '';
       if (node.textContent !== text) node.textContent = text;
@@ -348,6 +384,48 @@ export class Figures {
       clearTimeout(this.settleTimer);
       if (!this.palettes) this.settleTimer = setTimeout(() => this.settle(true), SETTLE_MS);
     }
+  }
+
+  /**
+   * Whether `canvas` is drawn now: on paper, while `everything` is asked, or without an observer, always; else on or
+   * near the screen — as the observer last said, or, before it has said anything (a new canvas), by where it is now.
+   */
+  isNear(canvas, printing) {
+    if (printing || this.everything || !this.watcher) return true;
+    const said = this.near.get(canvas);
+    if (said !== undefined) return said;
+    const r = canvas.getBoundingClientRect();
+    if (!r.width && !r.height) return false; // not laid out (a hidden container): the observer says when it shows
+    const h = window.innerHeight || document.documentElement.clientHeight;
+    return r.bottom >= -h && r.top <= 2 * h;
+  }
+
+  /** The observer's word: a canvas that came near the screen is drawn on the next frame if it is stale. */
+  onNear(entries) {
+    let came = false;
+    for (const e of entries) {
+      if (!this.canvases.has(e.target.dataset.view) || this.canvases.get(e.target.dataset.view) !== e.target) continue;
+      const was = this.near.get(e.target);
+      this.near.set(e.target, e.isIntersecting);
+      if (e.isIntersecting && was !== true) came = true;
+    }
+    if (came && this.port.live) this.scheduleRepaint();
+  }
+
+  /** Every canvas drawn now, on or off the screen (a PNG of the whole figure composites them all). */
+  paintAll() {
+    this.everything = true;
+    try { this.paint(); } finally { this.everything = false; }
+  }
+
+  /** `view`'s canvas, drawn now if it is stale (the peek mirrors the result heatmap wherever it is). */
+  drawn(view) {
+    const canvas = this.canvases.get(view);
+    if (canvas && !this.isNear(canvas, this.port.state.printing)) {
+      this.near.set(canvas, true);
+      try { this.paint(); } finally { this.near.set(canvas, false); }
+    }
+    return canvas;
   }
 
   /**

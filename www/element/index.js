@@ -249,7 +249,7 @@ const WIRING = {
   },
   scheduleRepaint: (h) => h._figures.scheduleRepaint(), // model: the token's row outlined on the heatmap too
   frameOf: (h, canvas) => h._figures.frameOf(canvas), // model: a heatmap canvas's frame (its dpr)
-  canvas: (h, view) => h._figures.canvases.get(view), // peek: the result heatmap it mirrors on a phone
+  canvas: (h, view) => h._figures.drawn(view), // peek: the result heatmap it mirrors on a phone (drawn even off screen)
   overlay: (h, view) => h._figures.overlays.get(view), // peek: that heatmap's outlines
 };
 
@@ -1061,7 +1061,9 @@ class AttentionViz extends Base {
     _setPrinting(on) {
       const scale = on ? Math.max(1, 3 / (window.devicePixelRatio || 1)) : 1;
       const themeChanged = this._theme?.setPrinting(on) ?? false;
-      if (scale === this._printScale && !themeChanged) return;
+      const started = on && !this._printing;
+      this._printing = on;
+      if (scale === this._printScale && !themeChanged && !started) return;
       this._printScale = scale;
       this._repaint({ silent: true });
     }

@@ -174,6 +174,7 @@ export class Share {
       const { origin, canvases, texts } = host._large.parts(view);
       canvas = this.composite(origin, canvases, texts);
     } else if (view === undefined) {
+      host._figures.paintAll(); // off-screen heatmaps are drawn only when asked
       const figs = [...host._figures.canvases.values()];
       canvas = this.composite(host._figures.root, figs.map((c) => ({ canvas: c, overlay: host._figures.overlays.get(c.dataset.view) })));
     } else canvas = this.offscreen(String(view));

@@ -32,6 +32,8 @@ export class State {
 
   /** Device pixels per CSS pixel of the canvases: the screen's, or print resolution on paper. */
   get dpr() { return (window.devicePixelRatio || 1) * this.host._printScale; }
+  /** Whether the figure is on paper (every heatmap is then drawn, on screen or not). */
+  get printing() { return Boolean(this.host._printing); }
 
   /** The element's content width (CSS px), undefined until it was measured. */
   get width() { return this.host._width; }
