@@ -329,7 +329,12 @@ fn traffic(flash: &crate::attention::Flash, s: usize, n: usize, (d_k, d_v): (usi
 /// The numbers read and written through tile `s` of n queries and keys: at a query block's first tile its rows of Q
 /// (rows × d_k); at every tile its keys' K and V (cols × (d_k + d_v)); at a block's last tile its o, m and l
 /// (rows × (d_v + 2)).
-pub fn traffic_numbers(flash: &crate::attention::Flash, s: usize, n: usize, (d_k, d_v): (usize, usize)) -> (usize, usize) {
+pub fn traffic_numbers(
+    flash: &crate::attention::Flash,
+    s: usize,
+    n: usize,
+    (d_k, d_v): (usize, usize),
+) -> (usize, usize) {
     let (mut read, mut written) = (0, 0);
     for k in 0..=s.min(flash.steps.len().saturating_sub(1)) {
         let Some(tile) = flash.tile(k, n, n) else { continue };

@@ -660,7 +660,13 @@ pub fn structure(config: &Config, name: &str, rows: usize, cols: usize) -> (Vec<
                     _ => g.to_string(),
                 })
                 .collect();
-            blocks.extend((0..kv).map(|g| Block { r0: 0, c0: g * width, r1: rows, c1: (g + 1) * width, group: Some(g) }));
+            blocks.extend((0..kv).map(|g| Block {
+                r0: 0,
+                c0: g * width,
+                r1: rows,
+                c1: (g + 1) * width,
+                group: Some(g),
+            }));
             words += &format!(" · coloured by K/V head: {what} {}", names.join(" | "));
         }
     }

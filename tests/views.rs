@@ -256,7 +256,11 @@ fn gqa_colours_k_and_v_by_kv_head_groups_q_by_them_and_outlines_the_cache() {
     let block = |c0, c1, r1, group| Block { r0: 0, c0, r1, c1, group };
     let q = attention_viz::views::view(&config, &trace, "q").unwrap();
     assert_eq!(q.marks.blocks, [block(0, 4, 4, Some(0)), block(4, 8, 4, Some(1))]);
-    assert!(q.title.ends_with(" · coloured by K/V head: the query heads sharing each K/V head 0–1 | 2–3"), "{}", q.title);
+    assert!(
+        q.title.ends_with(" · coloured by K/V head: the query heads sharing each K/V head 0–1 | 2–3"),
+        "{}",
+        q.title
+    );
     for name in ["k", "v"] {
         let v = attention_viz::views::view(&config, &trace, name).unwrap();
         assert_eq!(v.marks.blocks, [block(0, 2, 4, Some(0)), block(2, 4, 4, Some(1))], "{name}");
@@ -269,7 +273,10 @@ fn gqa_colours_k_and_v_by_kv_head_groups_q_by_them_and_outlines_the_cache() {
     let k = attention_viz::views::view(&config, &trace, "k").unwrap();
     assert_eq!(k.marks.blocks[2], block(0, 4, 3, None), "the cache: tokens 0 … 2");
     assert!(k.title.ends_with(" · dashed: the KV cache, tokens 0 … 2"), "{}", k.title);
-    assert!(attention_viz::views::view(&config, &trace, "q").unwrap().marks.blocks.iter().all(|b| b.group.is_some()), "no cache in Q");
+    assert!(
+        attention_viz::views::view(&config, &trace, "q").unwrap().marks.blocks.iter().all(|b| b.group.is_some()),
+        "no cache in Q"
+    );
     // One K/V head per query head, no kv_heads field: nothing shared, nothing outlined.
     let mut plain = base;
     plain.as_object_mut().unwrap().remove("kv_heads");
