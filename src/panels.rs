@@ -1,14 +1,14 @@
 //! The element's variants panel (heads, scoring, temperature, mask) and its modern panels (position, kv, window) as
 //! they show a figure: every choice with its words (the mask kinds, what a fully masked query gets, the scorings'
 //! formulas, the position encodings), every disabled control with its reason, the rules the controls follow (which
-//! query heads share each K/V head, what a switch of position encoding keeps, the window's limits) and the numbers
-//! the panels print (each query's entropy of the followed head's weights). Built from a figure's `Config` and `Trace`
-//! as JSON (`panels`); the element's www/element/variants.js and modern.js render it as it is, so each text and rule
+//! query heads share each K/V head and their colours, what a switch of position encoding keeps, the window's limits),
+//! RoPE's first pair as a 2-D picture turning with the positions (`rope_pair`) and the numbers the panels print (each
+//! query's entropy of the followed head's weights). Built from a figure's `Config` and `Trace` as JSON (`panels`); the element's www/element/variants.js and modern.js render it as it is, so each text and rule
 //! lives here once. Numbers inside a sentence are left as `{name}` for the element's number format (dom.js `fmt`).
 
 use crate::attention::Trace;
 use crate::config::{Config, Mask, Mechanism, Pairs, Position, Scoring};
-use crate::heatmap::draw::clip_to;
+use crate::heatmap::draw::{clip_to, GROUP_COLORS};
 use crate::math::entropy_bits;
 use crate::tables::mask_reason;
 use crate::text::{number, significant};
@@ -235,7 +235,11 @@ pub fn panels(config: &Config, trace: &Trace, asked: &[String]) -> Value {
             "scoring" => scoring(config),
             "temperature" => temperature(config, trace),
             "mask" => mask(config),
-            "position" if own => position(config),
+            "position" if own => {
+                let mut part = position(config);
+                part["pair"] = rope_pair(config, trace);
+                part
+            }
             "kv" if own => kv(config),
             "window" if own => window(config),
             "softcap" if own => softcap(config),
@@ -749,9 +753,121 @@ fn position(config: &Config) -> Value {
     ])
 }
 
+/// The RoPE pair picture's side, in its own units (its SVG's viewBox).
+pub const PAIR_SIDE: f64 = 200.0;
+/// A pair picture's label stands this far past its arrow's tip.
+const PAIR_TAG_GAP: f64 = 8.0;
+/// The height of a pair picture's label line.
+const PAIR_TAG_LINE: f64 = 13.0;
+/// The pair picture's slider goes from position shift 0 to this (or to the shift given, when larger).
+pub const PAIR_MAX_OFFSET: u64 = 64;
+
+/// RoPE's first pair drawn in 2-D, for the position panel's picture: null without RoPE (or without its rotated rows).
+/// `{side, radius, q, k, q_before, k_before, q_tag, k_tag, q_label, k_label, text, slider: {value, max, label,
+/// valuetext}}`: the
+/// followed head's pair 0 of the followed query's q and of a key's k (the token before it; token 1 for query 0), as
+/// points of a `side` × `side` picture (y up; before and after RoPE turned them by p·θ), the circle of the longest,
+/// where each label goes (`[x, y, text-anchor]`);
+/// `text` says the positions, the angles turned and their dot product over the pair, which a shift of every position
+/// (the slider, `position.offset`) leaves as it is: q and k turn together.
+fn rope_pair(config: &Config, trace: &Trace) -> Value {
+    let o = &config.options;
+    let Some(Position::Rope { pairs, offset, rotary_dim, frequencies, .. }) = &o.position else { return Value::Null };
+    let Trace::SelfAttention(t) = trace else { return Value::Null };
+    if t.head_count() == 0 {
+        return Value::Null;
+    }
+    let h = o.head.min(t.head_count() - 1);
+    let Some(e) = t.extras.get(h) else { return Value::Null };
+    let (Some(q_rot), Some(k_rot)) = (&e.q_rot, &e.k_rot) else { return Value::Null };
+    let head = t.head(h);
+    let (q0, k0) = (e.q_normed.as_ref().unwrap_or(head.q), e.k_normed.as_ref().unwrap_or(head.k));
+    let (n, d) = (q_rot.rows(), q_rot.cols());
+    if n == 0 || d < 2 || k_rot.rows() == 0 {
+        return Value::Null;
+    }
+    let i = config.query.min(n - 1);
+    let j = if i > 0 { i - 1 } else { 1.min(k_rot.rows() - 1) };
+    let r = rotary_dim.unwrap_or(d).clamp(2, d);
+    let (a, b) = match pairs {
+        Pairs::Interleaved => (0, 1),
+        Pairs::Halves => (0, r / 2),
+    };
+    let theta = frequencies.as_ref().and_then(|f| f.first().copied()).unwrap_or(1.0);
+    let pair = |m: &crate::math::Matrix, row: usize| [m.get(row, a), m.get(row, b)];
+    let (q, k, qb, kb) = (pair(q_rot, i), pair(k_rot, j), pair(q0, i), pair(k0, j));
+    let longest = [q, k, qb, kb].iter().map(|p| p[0].hypot(p[1])).filter(|x| x.is_finite()).fold(0.0, f64::max);
+    let c = PAIR_SIDE / 2.0;
+    // The circle leaves room around it for the labels.
+    let scale = if longest > 0.0 { 0.55 * c / longest } else { 0.0 };
+    let at = |p: [f64; 2]| -> Value {
+        let f = |x: f64| if x.is_finite() { (x * 100.0).round() / 100.0 } else { c };
+        vec![f(c + scale * p[0]), f(c - scale * p[1])].into()
+    };
+    // A label just past its arrow's tip, along it, written away from the centre: `[x, y, "start" | "end"]`.
+    let tag = |p: [f64; 2]| -> Value {
+        let len = p[0].hypot(p[1]);
+        let (ux, uy) = if len > 0.0 && len.is_finite() { (p[0] / len, p[1] / len) } else { (1.0, 0.0) };
+        let r = scale * len.min(longest) + PAIR_TAG_GAP;
+        let f = |x: f64| (x * 100.0).round() / 100.0;
+        vec![
+            Value::from(f(c + r * ux)),
+            Value::from(f(c - r * uy + 4.0)),
+            Value::from(if ux < 0.0 { "end" } else { "start" }),
+        ]
+        .into()
+    };
+    let (mut q_tag, mut k_tag) = (tag(q), tag(k));
+    // Two labels on one line apart: the lower one a line lower.
+    let (qy, ky) = (q_tag[1].as_f64().unwrap_or(c), k_tag[1].as_f64().unwrap_or(c));
+    if (qy - ky).abs() < PAIR_TAG_LINE {
+        let (low, high) = if qy >= ky { (&mut q_tag, ky) } else { (&mut k_tag, qy) };
+        low[1] = (high + PAIR_TAG_LINE).into();
+    }
+    let (pi, pj) = (*offset + i as u64, *offset + j as u64);
+    let dot = q[0] * k[0] + q[1] * k[1];
+    let name = |x: usize| clip_to(&config.tokens[x.min(config.tokens.len() - 1)], 24);
+    let heads = if o.heads > 1 { format!(" of head {h}") } else { String::new() };
+    let text = format!(
+        "Pair 0{heads} (values {a} and {b}), θ = {} a position: q of {} at position {pi} turned by p·θ = {}, k of {} at \
+         position {pj} by {}; q always turns (p − p′)·θ = {} more than k, so their dot product over the pair stays \
+         {} at any shift.",
+        number(theta),
+        crate::text::quote(&name(i)),
+        number(pi as f64 * theta),
+        crate::text::quote(&name(j)),
+        number(pj as f64 * theta),
+        number((pi as f64 - pj as f64) * theta),
+        number(dot)
+    );
+    obj(vec![
+        ("side", PAIR_SIDE.into()),
+        ("radius", ((scale * longest * 100.0).round() / 100.0).into()),
+        ("q", at(q)),
+        ("k", at(k)),
+        ("q_before", at(qb)),
+        ("k_before", at(kb)),
+        ("q_tag", q_tag),
+        ("k_tag", k_tag),
+        ("q_label", format!("q, p = {pi}").into()),
+        ("k_label", format!("k, p = {pj}").into()),
+        ("text", text.into()),
+        (
+            "slider",
+            obj(vec![
+                ("value", (*offset).into()),
+                ("max", PAIR_MAX_OFFSET.max(*offset).into()),
+                ("label", "Shift every position (drag: q and k turn together)".into()),
+                ("valuetext", format!("positions shifted by {offset}").into()),
+            ]),
+        ),
+    ])
+}
+
 /// `{heads, kv, choices: [{value, text, selected}], disabled, title, note, share}`: the key/value head count, offered
 /// as the divisors of `heads` (`Options::kv_heads_choices`) each with its name; why it cannot change (no projections,
-/// or one head), else null; which query heads read each K/V head (query head h reads ⌊h / (heads / kv_heads)⌋).
+/// or one head), else null; which query heads read each K/V head (query head h reads ⌊h / (heads / kv_heads)⌋), and
+/// `colors`: each K/V head's colour on the heatmaps.
 fn kv(config: &Config) -> Value {
     let o = &config.options;
     let h = o.heads;
@@ -796,7 +912,20 @@ fn kv(config: &Config) -> Value {
         ("title", title.into()),
         ("note", format!("of {h} query heads").into()),
         ("share", share.into()),
+        ("colors", group_colors(config).into()),
     ])
+}
+
+/// The colour K/V head g's columns are outlined in on the Q, K and V heatmaps (`views::structure`), light and dark
+/// (`{light, dark}`, CSS hex), one a K/V head; empty when they are not coloured.
+fn group_colors(config: &Config) -> Vec<Value> {
+    let kv = config.options.kv_heads();
+    let shown = !crate::views::structure(config, "k", 1, kv).0.is_empty();
+    let hex = |c: [u8; 3]| format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2]);
+    let [light, dark] = GROUP_COLORS;
+    (0..if shown { kv } else { 0 })
+        .map(|g| obj(vec![("light", hex(light[g % light.len()]).into()), ("dark", hex(dark[g % dark.len()]).into())]))
+        .collect()
 }
 
 /// `{on, left, right, sinks, side_max, sinks_max, hint, title}`: whether the window is on and its sides (while it is off,

@@ -2,7 +2,8 @@
 //! cache: the step's line, what the cache holds against recomputing K and V, the decode heatmaps and their labels, the
 //! moves of ← → Home End, and without a causal mask the core's reason and the offer that fixes it) and the flash panel
 //! (FlashAttention-2's tiles: the tile size's fields, the current tile's line, its outline on the scaled scores, the
-//! memory it needs, the running m, l and o as a table, and o / l beside the context after a query block's last tile).
+//! memory it needs, the bytes it moves through main memory against the n × n scores never written, the running m, l
+//! and o as a table with the maxima that grew marked, and o / l beside the context after a query block's last tile).
 //! The flash stepper's step is the element's, not the config's: it is asked with the part (`flash:s`). Every text,
 //! number as written and move is made here; www/element/steppers.js lays them out and sends the moves as commands.
 
@@ -196,13 +197,16 @@ fn typed_number(text: &str) -> Value {
 }
 
 /// The flash panel at the stepper's step `s`: `{build, label, sizes, hint, stepper, view, step, count, text,
-/// prev_off, next_off, moves, outline, memory, after, mlo, equal, check}`.
+/// prev_off, next_off, moves, outline, memory, traffic, after, mlo, equal, check}`.
 ///
 /// `sizes`: the tile size's fields (what is typed in them is sent as `{flashTiles: [rows, cols]}`: [`typed_tiles`]); `view`: the heatmap the tile is outlined
 /// on (`{view, label}`); without tiles `hint` says what they do and the rest is absent. `step`: the step
 /// shown (`s`, or 0 past the last), of `count`; `text`: its line; `moves` (`{back, on, first, last}`: the step an arrow,
 /// Home and End go to, null when it stays); `outline`: the tile on the scaled scores (a heatmap highlight); `memory`:
-/// what a query block needs against the whole score matrix; `after`: what m, l and o are, and `mlo` their table;
+/// what a query block needs against the whole score matrix; `traffic`: the bytes read from and written to main memory
+/// so far against the n × n scores never written; `after`: what m, l and o are, and `mlo` their table (after a
+/// block's first tile a row whose maximum grew says `m_old → m_new` in its m cell, which with its rescale factor is
+/// `changed`);
 /// after a query block's last tile `equal` says how o / l compares with the context and `check` is their table, else
 /// both null. A table is `{caption, head: [..], rows: [{name, title, cells: [{text, title}]}]}`.
 pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
@@ -279,12 +283,90 @@ pub fn flash(config: &Config, trace: &Trace, s: usize) -> Value {
     if let Some(r) = &rescale {
         columns.push(("exp(m_old − m_new)", r));
     }
-    out["mlo"] = table("Running m, l and o", names, &columns);
+    let mut mlo = table("Running m, l and o", names, &columns);
+    if rescale.is_some() {
+        mark_grown(&mut mlo, &flash.steps[s - 1].m, &step.m);
+    }
+    out["mlo"] = mlo;
+    out["traffic"] = traffic(flash, s, n, head_dims(trace, config)).into();
     let (equal, check) =
         if tile.last { last_tile(&tile, step, context, names, qb) } else { (Value::Null, Value::Null) };
     out["equal"] = equal;
     out["check"] = check;
     out
+}
+
+/// Bytes a number takes in main memory here: the core computes in float64.
+const NUMBER_BYTES: usize = 8;
+
+/// The followed head's d_k and d_v (0, 0 for a trace without heads).
+fn head_dims(trace: &Trace, config: &Config) -> (usize, usize) {
+    match trace {
+        Trace::SelfAttention(t) => {
+            let head = t.head(config.options.head.min(t.head_count() - 1));
+            (head.q.cols(), head.v.cols())
+        }
+        _ => (0, 0),
+    }
+}
+
+/// What FlashAttention-2 moves through main memory from the first tile to tile `s` (`traffic_numbers`), in words,
+/// against the n × n scores it never writes.
+fn traffic(flash: &crate::attention::Flash, s: usize, n: usize, (d_k, d_v): (usize, usize)) -> String {
+    let (read, written) = traffic_numbers(flash, s, n, (d_k, d_v));
+    let bytes = |x: usize| number((x * NUMBER_BYTES) as f64);
+    format!(
+        "Main memory, tiles 1 … {}: {} bytes read (each query block's Q once, each tile's K and V), {} bytes written \
+         (each finished block's o, m and l); the {n} × {n} scores, {} bytes at {NUMBER_BYTES} bytes a number, are \
+         never written.",
+        s + 1,
+        bytes(read),
+        bytes(written),
+        bytes(n * n)
+    )
+}
+
+/// The numbers read and written through tile `s` of n queries and keys: at a query block's first tile its rows of Q
+/// (rows × d_k); at every tile its keys' K and V (cols × (d_k + d_v)); at a block's last tile its o, m and l
+/// (rows × (d_v + 2)).
+pub fn traffic_numbers(
+    flash: &crate::attention::Flash,
+    s: usize,
+    n: usize,
+    (d_k, d_v): (usize, usize),
+) -> (usize, usize) {
+    let (mut read, mut written) = (0, 0);
+    for k in 0..=s.min(flash.steps.len().saturating_sub(1)) {
+        let Some(tile) = flash.tile(k, n, n) else { continue };
+        let (rows, cols) = (tile.rows[1] - tile.rows[0], tile.cols[1] - tile.cols[0]);
+        if k == 0 || flash.steps[k - 1].q_block != flash.steps[k].q_block {
+            read += rows * d_k;
+        }
+        read += cols * (d_k + d_v);
+        if tile.last {
+            written += rows * (d_v + 2);
+        }
+    }
+    (read, written)
+}
+
+/// At a tile after a block's first: each row whose running maximum grew writes its m as `m_old → m_new` (the title
+/// keeps m_new whole) and marks it and its rescale factor (the last column) `changed`; the other rows' cells say
+/// `changed: false`.
+fn mark_grown(table: &mut Value, before: &[f64], after: &[f64]) {
+    let Some(rows) = table["rows"].as_array_mut() else { return };
+    for (r, row) in rows.iter_mut().enumerate() {
+        let (a, b) = (before.get(r).copied().unwrap_or(0.0), after.get(r).copied().unwrap_or(0.0));
+        let grew = a != b;
+        let Some(cells) = row["cells"].as_array_mut() else { continue };
+        let factor = cells.len() - 1;
+        for (k, cell) in cells.iter_mut().enumerate() {
+            cell["changed"] = (grew && (k == 0 || k == factor)).into();
+        }
+        if grew {
+            cells[0]["text"] = format!("{} → {}", short(a), short(b)).into();
+        }
+    }
 }
 
 /// Each row's rescale factor from `before` (the running maximum after the block's previous tile) to `after`:

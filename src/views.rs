@@ -64,7 +64,7 @@ pub const ALL_VIEWS: [&str; 27] = [
     "query.terms",
 ];
 
-pub use crate::heatmap::{Marks, View};
+pub use crate::heatmap::{Block, Marks, View};
 
 /// The views this config has, in reading order: the inputs (with W_a, U_a, v_a, W_O and
 /// the mask when the config has them), the stages (the followed head's, with several
@@ -535,7 +535,10 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
                         _ => l.b_v.is_some(),
                     };
                     let title = if bias { format!("{title} + b_{name}") } else { title.to_string() };
-                    matrix_view(name, title, m, tokens, d(m), palette)
+                    let (blocks, words) = structure(config, name, m.rows(), m.cols());
+                    let mut view = matrix_view(name, format!("{title}{words}"), m, tokens, d(m), palette);
+                    view.marks.blocks = blocks;
+                    view
                 }
                 "scores" | "scaled" | "capped" | "weights" => {
                     let biased = extras.is_some_and(|e| e.bias.is_some());
@@ -631,6 +634,50 @@ pub fn view<'a>(config: &'a Config, trace: &'a Trace, name: &str) -> Result<View
         (Mechanism::Weights { .. }, Trace::Weights(_)) => Err(unknown()),
         _ => Err("internal error: the trace does not belong to this config".into()),
     }
+}
+
+/// The structure stage view `name` (`q`, `k` or `v`, `rows` × `cols`) outlines, and the words its title adds (its
+/// text alternative): with K/V heads set and several query heads, each K/V head's columns of K and V and the
+/// columns of the query heads that share it in Q, in the group's colour; while generating token t (`decode_step`),
+/// the KV cache inside K and V, rows 0 … t, dashed.
+pub fn structure(config: &Config, name: &str, rows: usize, cols: usize) -> (Vec<Block>, String) {
+    let o = &config.options;
+    let (heads, kv) = (o.heads, o.kv_heads());
+    let mut blocks = vec![];
+    let mut words = String::new();
+    let projections = matches!(config.mechanism, Mechanism::SelfAttention { projections: Some(_), .. });
+    if projections && heads > 1 && o.kv_heads.is_some() && kv > 0 && heads % kv == 0 && rows > 0 {
+        let (width, what) = match name {
+            "q" if cols % heads == 0 => (cols / heads * (heads / kv), "the query heads sharing each K/V head"),
+            "k" | "v" if cols % kv == 0 => (cols / kv, "K/V heads"),
+            _ => (0, ""),
+        };
+        if width > 0 {
+            let group = heads / kv;
+            let names: Vec<String> = (0..kv)
+                .map(|g| match name {
+                    "q" if group > 1 => format!("{}–{}", g * group, (g + 1) * group - 1),
+                    _ => g.to_string(),
+                })
+                .collect();
+            blocks.extend((0..kv).map(|g| Block {
+                r0: 0,
+                c0: g * width,
+                r1: rows,
+                c1: (g + 1) * width,
+                group: Some(g),
+            }));
+            words += &format!(" · coloured by K/V head: {what} {}", names.join(" | "));
+        }
+    }
+    if let (Some(t), "k" | "v") = (o.decode_step, name) {
+        let t = t.min(rows.saturating_sub(1));
+        if rows > 0 && cols > 0 {
+            blocks.push(Block { r0: 0, c0: 0, r1: t + 1, c1: cols, group: None });
+            words += &format!(" · dashed: the KV cache, tokens 0 … {t}");
+        }
+    }
+    (blocks, words)
 }
 
 /// The decode panel's views (the `decode` panel draws them; not in [`names`], so the stage heatmaps do not

@@ -544,3 +544,60 @@ fn a_mask_cell_in_words() {
         "mask, query decoder state → key h_2: 0 (masked: mask[1] = 0) · mask entry 0"
     );
 }
+
+/// RoPE's first pair as the position panel draws it: q = x = [1, 1] of token 2 and k = [0, 1] of token 1 (W_Q = W_K =
+/// I), θ = 1 a position for pair 0 at any base. At positions 2 and 1 q points at 45° + 2 rad and k at 90° + 1 rad
+/// (y up), their dot product over the pair is R(−1)[0, 1]·[1, 1] = sin 1 + cos 1; shifted by 5 both turn 5 rad more and
+/// the dot product stays.
+#[test]
+fn the_rope_pair_turns_q_and_k_by_their_positions_and_keeps_their_dot_product() {
+    let base = json!({
+        "embeddings": [[1, 0], [0, 1], [1, 1]], "tokens": ["a", "b", "c"], "query": 2,
+        "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]], "w_v": [[1, 0], [0, 1]], "position": {"kind": "rope"}
+    });
+    let angle = |p: &Value, side: f64| {
+        let (x, y) = (p[0].as_f64().unwrap() - side / 2.0, side / 2.0 - p[1].as_f64().unwrap());
+        y.atan2(x).rem_euclid(std::f64::consts::TAU)
+    };
+    let near = |a: f64, b: f64| {
+        let d = (a - b).rem_euclid(std::f64::consts::TAU);
+        d.min(std::f64::consts::TAU - d) < 0.01
+    };
+    let dot = 1f64.sin() + 1f64.cos();
+    for (offset, turn) in [(0u64, 0.0), (5, 5.0)] {
+        let c = config(base.clone(), json!({"position": {"kind": "rope", "offset": offset}}));
+        let pair = &model(&c, &["position"])["position"]["pair"];
+        let side = pair["side"].as_f64().unwrap();
+        assert!(
+            near(angle(&pair["q"], side), std::f64::consts::FRAC_PI_4 + 2.0 + turn),
+            "q at offset {offset}: {pair}"
+        );
+        assert!(
+            near(angle(&pair["k"], side), std::f64::consts::FRAC_PI_2 + 1.0 + turn),
+            "k at offset {offset}: {pair}"
+        );
+        assert!(near(angle(&pair["q_before"], side), std::f64::consts::FRAC_PI_4), "q before turning");
+        let text = pair["text"].as_str().unwrap();
+        let p = 2 + offset;
+        assert!(text.contains(&format!("q of \"c\" at position {p} turned by p·θ = {p}")), "{text}");
+        assert!(text.contains(&format!("k of \"b\" at position {} by {}", p - 1, p - 1)), "{text}");
+        let said: f64 = text.rsplit("stays ").next().unwrap().trim_end_matches(" at any shift.").parse().unwrap();
+        assert!((said - dot).abs() < 5e-4, "{said} vs sin 1 + cos 1 = {dot}");
+        assert_eq!(pair["slider"]["value"], offset);
+        assert_eq!(pair["q_label"], format!("q, p = {p}").as_str());
+    }
+    let none = config(base, json!({"position": null}));
+    assert_eq!(model(&none, &["position"])["position"]["pair"], Value::Null, "no RoPE, no pair");
+}
+
+/// The kv panel gives each K/V head's colour (the heatmaps' outlines: src/heatmap/draw.rs GROUP_COLORS) while the
+/// groups are drawn, none otherwise.
+#[test]
+fn the_kv_panel_gives_each_kv_heads_colour_while_the_heatmaps_colour_them() {
+    let gqa = config(
+        seed(),
+        json!({"heads": 2, "kv_heads": 1, "w_q": [[2, 0, 2, 1, 0, 0], [2, 0, 0, 0, 1, 0], [2, 1, 2, 0, 0, 1]]}),
+    );
+    assert_eq!(model(&gqa, &["kv"])["kv"]["colors"], json!([{"light": "#8250df", "dark": "#bc8cff"}]));
+    assert_eq!(model(&config(seed(), json!({})), &["kv"])["kv"]["colors"], json!([]));
+}

@@ -359,3 +359,39 @@ fn the_flash_panel_gives_the_rescale_factor_after_a_blocks_first_tile() {
     assert_eq!(second["mlo"]["rows"][0]["cells"][at]["text"], "0.315152");
     assert_eq!(cell(1), 1.0, "word_2's maximum is in the first tile");
 }
+
+/// Chapter 13's walk again: at the second tile of word_1's block its running maximum grows from 8/√3 to 10/√3, so its
+/// m cell says `4.6188 → 5.7735` and it and its rescale factor are marked changed; word_2's maximum stayed (nothing
+/// marked). Its bytes: 4 tokens, d_k = d_v = 3, tiles of 2 × 2 at 8 bytes a number; after the fourth tile each query
+/// block's Q (2 × 3) was read once and each tile's K and V (2 × 6): 2·6 + 4·12 = 60 numbers, 480 bytes; each block
+/// wrote its o, m and l (2 × 5): 20 numbers, 160 bytes; the 4 × 4 scores (128 bytes) never.
+#[test]
+fn the_flash_panel_marks_the_maxima_that_grew_and_counts_the_bytes_it_moves() {
+    let config = Config::from_value(&serde_json::json!({
+        "embeddings": [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], "tokens": ["word_1", "word_2", "word_3", "word_4"],
+        "w_q": [[2, 0, 2], [2, 0, 0], [2, 1, 2]], "w_k": [[2, 2, 2], [0, 2, 1], [0, 1, 1]],
+        "w_v": [[1, 1, 0], [0, 1, 1], [0, 0, 0]], "tiles": [2, 2]
+    }))
+    .unwrap();
+    let second = part_of(&config, "flash:1");
+    let row = |r: usize| second["mlo"]["rows"][r]["cells"].as_array().unwrap().clone();
+    let (grew, stayed) = (row(0), row(1));
+    assert_eq!(grew[0]["text"], "4.6188 → 5.7735", "m_old → m_new");
+    assert!((grew[0]["title"].as_str().unwrap().parse::<f64>().unwrap() - 10.0 / 3f64.sqrt()).abs() < 1e-14);
+    let marked = |cells: &[Value]| -> Vec<usize> {
+        cells.iter().enumerate().filter(|(_, c)| c["changed"] == true).map(|(k, _)| k).collect()
+    };
+    assert_eq!(marked(&grew), [0, grew.len() - 1], "m and exp(m_old − m_new) of word_1");
+    assert_eq!(marked(&stayed), Vec::<usize>::new(), "word_2's maximum stayed");
+    assert!(part_of(&config, "flash:0")["mlo"]["rows"][0]["cells"][0].get("changed").is_none());
+    assert_eq!(
+        part_of(&config, "flash:0")["traffic"],
+        "Main memory, tiles 1 … 1: 144 bytes read (each query block's Q once, each tile's K and V), 0 bytes written \
+         (each finished block's o, m and l); the 4 × 4 scores, 128 bytes at 8 bytes a number, are never written."
+    );
+    assert_eq!(
+        part_of(&config, "flash:3")["traffic"],
+        "Main memory, tiles 1 … 4: 480 bytes read (each query block's Q once, each tile's K and V), 160 bytes written \
+         (each finished block's o, m and l); the 4 × 4 scores, 128 bytes at 8 bytes a number, are never written."
+    );
+}

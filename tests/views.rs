@@ -237,3 +237,52 @@ fn the_input_and_weight_view_lists_name_views() {
     let drawn = names(&c);
     assert!(INPUT_VIEWS.iter().all(|v| drawn.iter().any(|d| d == v)), "every input is a view of {drawn:?}");
 }
+
+/// Grouped-query attention shown: 4 query heads of d_k = 2 share 2 K/V heads, so Q's columns 0–3 (query heads 0–1)
+/// and 4–7 (2–3) are outlined in K/V head 0's and 1's colours, as K's and V's columns 0–1 and 2–3 are; generating
+/// token 2, K and V outline the cache, rows 0 … 2, dashed. The titles say it (the text alternative).
+#[test]
+fn gqa_colours_k_and_v_by_kv_head_groups_q_by_them_and_outlines_the_cache() {
+    use attention_viz::views::Block;
+    let eye = |n: usize, m: usize| -> Vec<Vec<f64>> {
+        (0..n).map(|i| (0..m).map(|j| if (i + j) % 3 == 0 { 1.0 } else { 0.5 }).collect()).collect()
+    };
+    let base = serde_json::json!({
+        "embeddings": eye(4, 4), "tokens": ["a", "b", "c", "d"], "heads": 4, "kv_heads": 2,
+        "w_q": eye(4, 8), "w_k": eye(4, 4), "w_v": eye(4, 4), "mask": "causal"
+    });
+    let config = cfg(base.clone());
+    let trace = attention_viz::attention::compute(&config).unwrap();
+    let block = |c0, c1, r1, group| Block { r0: 0, c0, r1, c1, group };
+    let q = attention_viz::views::view(&config, &trace, "q").unwrap();
+    assert_eq!(q.marks.blocks, [block(0, 4, 4, Some(0)), block(4, 8, 4, Some(1))]);
+    assert!(
+        q.title.ends_with(" · coloured by K/V head: the query heads sharing each K/V head 0–1 | 2–3"),
+        "{}",
+        q.title
+    );
+    for name in ["k", "v"] {
+        let v = attention_viz::views::view(&config, &trace, name).unwrap();
+        assert_eq!(v.marks.blocks, [block(0, 2, 4, Some(0)), block(2, 4, 4, Some(1))], "{name}");
+        assert!(v.title.ends_with(" · coloured by K/V head: K/V heads 0 | 1"), "{}", v.title);
+    }
+    let mut generating = base.clone();
+    generating["decode_step"] = 2.into();
+    let config = cfg(generating);
+    let trace = attention_viz::attention::compute(&config).unwrap();
+    let k = attention_viz::views::view(&config, &trace, "k").unwrap();
+    assert_eq!(k.marks.blocks[2], block(0, 4, 3, None), "the cache: tokens 0 … 2");
+    assert!(k.title.ends_with(" · dashed: the KV cache, tokens 0 … 2"), "{}", k.title);
+    assert!(
+        attention_viz::views::view(&config, &trace, "q").unwrap().marks.blocks.iter().all(|b| b.group.is_some()),
+        "no cache in Q"
+    );
+    // One K/V head per query head, no kv_heads field: nothing shared, nothing outlined.
+    let mut plain = base;
+    plain.as_object_mut().unwrap().remove("kv_heads");
+    plain["w_k"] = serde_json::json!(eye(4, 8));
+    plain["w_v"] = serde_json::json!(eye(4, 8));
+    let config = cfg(plain);
+    let trace = attention_viz::attention::compute(&config).unwrap();
+    assert!(attention_viz::views::view(&config, &trace, "k").unwrap().marks.blocks.is_empty());
+}

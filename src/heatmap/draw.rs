@@ -1587,8 +1587,38 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
     }
+    // The blocks (K/V heads' columns, the KV cache's rows): over a 3 px line of the background's, the group's colour
+    // solid or the text colour dashed.
+    for b in &view.marks.blocks {
+        if b.r0 >= b.r1 || b.c0 >= b.c1 || b.r1 > layout.rows || b.c1 > layout.cols {
+            continue;
+        }
+        let (kind, color) = match b.group {
+            Some(g) => (HighlightKind::Selected, group_color(theme, g)),
+            None => (HighlightKind::Link, theme.text),
+        };
+        for (kind, color) in [(HighlightKind::Cursor, theme.background), (kind, color)] {
+            let run = Highlight { kind, r0: b.r0, c0: b.c0, r1: b.r1, c1: b.c1 };
+            for r in outline(layout, &run, s) {
+                root.draw(&Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], rgb(color).filled())).map_err(err)?;
+            }
+        }
+    }
     draw_highlights(root, layout, style)?;
     root.present().map_err(err)
+}
+
+/// The colours of K/V heads' blocks, in turn, on a light and on a dark background: none the accent's nor the link's
+/// (the followed query's and the hovered weight's outlines), each at least 4.5:1 against its background.
+pub const GROUP_COLORS: [[Rgb; 4]; 2] = [
+    [[0x82, 0x50, 0xdf], [0x1a, 0x7f, 0x37], [0xcf, 0x22, 0x2e], [0x0e, 0x74, 0x90]],
+    [[0xbc, 0x8c, 0xff], [0x56, 0xd3, 0x64], [0xff, 0x7b, 0x72], [0x39, 0xc5, 0xcf]],
+];
+
+/// The colour of group `g`'s blocks (`Marks::blocks`) in `theme`.
+pub fn group_color(theme: &Theme, g: usize) -> Rgb {
+    let dark = usize::from(relative_luminance(theme.background) < 0.5);
+    GROUP_COLORS[dark][g % GROUP_COLORS[dark].len()]
 }
 
 /// The largest side of a changed cell's corner triangle, CSS pixels (and a third of the cell's shorter side at most,

@@ -82,11 +82,26 @@ pub struct Marks {
     /// One flag a cell, row-major, or empty for none: the cells the last edit changed (src/changed.rs), each drawn
     /// with a filled triangle in its top-right corner in its number's colour, clear of the number.
     pub changed: Vec<bool>,
+    /// Blocks of cells outlined: a K/V head's columns (`group` its index: solid, in the group's colour,
+    /// `draw::group_color`) or the KV cache's rows (`group` none: dashed in the text colour), each over a line of the
+    /// background's.
+    pub blocks: Vec<Block>,
+}
+
+/// Rows `r0..r1` × columns `c0..c1` outlined as one block (`Marks::blocks`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Block {
+    pub r0: usize,
+    pub c0: usize,
+    pub r1: usize,
+    pub c1: usize,
+    /// The group (a K/V head) whose colour it is outlined in, or none: dashed.
+    pub group: Option<usize>,
 }
 
 impl Marks {
     pub fn is_empty(&self) -> bool {
-        !self.cells.contains(&true) && self.columns.is_empty()
+        !self.cells.contains(&true) && self.columns.is_empty() && self.blocks.is_empty()
     }
 
     /// Whether cell (i, j) of a grid `cols` wide is marked.

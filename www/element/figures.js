@@ -61,6 +61,9 @@ export class Figures {
       ? new IntersectionObserver((entries) => this.onNear(entries), { rootMargin: NEAR_MARGIN }) : null;
     this.reader = new Reader(port, this);
     this.lesson = el('p', { class: 'lesson', hidden: true });
+    this.legendParts = []; // the legend's keys but the changed cells' (buildLegend)
+    this.changedKey = null;
+    this.legendChanged = null;
     this.legend = el('p', {
       class: 'legend', hidden: true,
       title: 'On a focused heatmap, the arrow keys move a cursor cell (a thick outline) and read it out; on the score and weight heatmaps, '
@@ -211,6 +214,19 @@ export class Figures {
     if (cfg.masks && views.some((v) => v === 'scaled' || this.isWeightView(v))) {
       parts.push(key('masked', '−∞ = masked (a weight of 0)'));
     }
+    // The changed cells' corner, once an edit has marked some (paint, `markLegend`).
+    this.changedKey = this.statuses.size ? key('changed', 'filled corner: changed by the last edit') : null;
+    this.legendParts = parts;
+    this.legendChanged = null;
+    this.markLegend(false);
+  }
+
+  /** The legend's parts, with the changed cells' corner when `changed` (a heatmap says what the last edit changed). */
+  markLegend(changed) {
+    const shown = changed && this.changedKey !== null;
+    if (shown === this.legendChanged) return;
+    this.legendChanged = shown;
+    const parts = shown ? [...this.legendParts, this.changedKey] : this.legendParts;
     const children = parts.flatMap((p, k) => (k ? [el('span', { class: 'sep', 'aria-hidden': 'true', text: ' · ' }), p] : [p]));
     this.legend.replaceChildren(...children);
     this.legend.hidden = !parts.length;
@@ -366,10 +382,13 @@ export class Figures {
       this.overlays.get(view).dataset.painted = outlines;
       this.looks.set(canvas, look);
     }
+    let marked = false;
     for (const [view, node] of this.statuses) {
       const text = views.get(view)?.status ?? '';
       if (node.textContent !== text) node.textContent = text;
+      marked ||= text !== '';
     }
+    this.markLegend(marked);
     // The text alternatives: made at once for new canvases; after an edit, once edits stop.
     if (this.reader.key === null) {
       this.seen = port.state.version;
@@ -648,7 +667,7 @@ export class Figures {
     if (repaint) this.port.repaint({ silent: true });
   }
 
-  /** The tooltip of a cell, placed beside the cell: above it (its row stays in view), or below when there is no room. */
+  /** The tooltip of a cell, placed beside the cell and clear of its row and of what it reads (`placeTip`). */
   showTip(target, point, kind) {
     const { tip } = this;
     const canvas = this.canvases.get(target.view);
@@ -662,13 +681,33 @@ export class Figures {
     else document.removeEventListener('pointerdown', this.onOutside, true);
     const cell = this.cellRect(canvas, ...target.cell)
       ?? (point ? { left: point.x, right: point.x, top: point.y - 16, bottom: point.y + 16 } : canvas.getBoundingClientRect());
-    const gap = 6;
     const { offsetWidth: w, offsetHeight: h } = tip;
-    let top = cell.top - gap - h;
-    if (top < 2) top = cell.bottom + gap;
-    const left = Math.max(2, Math.min(cell.left, document.documentElement.clientWidth - w - 2));
+    const { left, top } = placeTip(cell, { w, h }, this.readRects(target, canvas, cell),
+      { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight });
     tip.style.left = `${Math.round(left)}px`;
     tip.style.top = `${Math.round(top)}px`;
+  }
+
+  /**
+   * What a cell's tooltip must leave in view, as client rectangles: the cell's row across its heatmap, and the cells
+   * the hovered (tapped, cursor) cell reads or feeds, as its dashed outlines show them (on a phone, the score under the
+   * tapped weight).
+   */
+  readRects(target, canvas, cell) {
+    const frame = canvas.getBoundingClientRect();
+    const out = [{ left: frame.left, right: frame.right, top: cell.top, bottom: cell.bottom }];
+    const all = this.highlights();
+    for (const [view, list] of Object.entries(all)) {
+      const c = this.canvases.get(view);
+      if (!c) continue;
+      for (let k = 0; k + 4 < list.length; k += 5) {
+        if (list[k] !== LINK && list[k] !== CURSOR) continue;
+        const a = this.cellRect(c, list[k + 1], list[k + 2]);
+        const b = this.cellRect(c, list[k + 3] - 1, list[k + 4] - 1);
+        if (a && b) out.push({ left: a.left, top: a.top, right: b.right, bottom: b.bottom });
+      }
+    }
+    return out;
   }
 
   hideTip() {
@@ -682,4 +721,36 @@ export class Figures {
   tipText({ view, cell: [i, j] }) {
     return this.reader.text(view, i, j)?.tip ?? `${view}[${i}][${j}]`;
   }
+}
+
+/** The tooltip's gap to what it stands beside, and to the window's edges, CSS px. */
+const TIP_GAP = 6;
+
+/**
+ * Where a tooltip `size` ({w, h}) goes beside `cell` in a `view` ({width, height}): of the places above, below, left
+ * or right of the cell or of any of `avoid` (client rectangles it must not cover), inside the window, the one covering
+ * the least of them, then the nearest the cell (above it first, as the eye reads down the row).
+ */
+export function placeTip(cell, size, avoid, view) {
+  const { w, h } = size;
+  const g = TIP_GAP;
+  const xs = [cell.left, cell.right - w, cell.right + g, cell.left - g - w];
+  const ys = [cell.top - g - h, cell.bottom + g];
+  for (const a of avoid) { xs.push(a.right + g, a.left - g - w); ys.push(a.top - g - h, a.bottom + g); }
+  const clamp = (x, lo, hi) => Math.max(lo, Math.min(x, hi));
+  const cx = (cell.left + cell.right) / 2;
+  const cy = (cell.top + cell.bottom) / 2;
+  let best = null;
+  for (const y0 of ys) {
+    for (const x0 of xs) {
+      const left = clamp(x0, 2, Math.max(2, view.width - w - 2));
+      const top = clamp(y0, 2, Math.max(2, view.height - h - 2));
+      const box = { left, top, right: left + w, bottom: top + h };
+      const covered = [cell, ...avoid].reduce((sum, a) => sum + Math.max(0, Math.min(box.right, a.right) - Math.max(box.left, a.left))
+        * Math.max(0, Math.min(box.bottom, a.bottom) - Math.max(box.top, a.top)), 0);
+      const far = Math.hypot(left + w / 2 - cx, top + h / 2 - cy);
+      if (!best || covered < best.covered - 0.5 || (Math.abs(covered - best.covered) <= 0.5 && far < best.far - 0.5)) best = { left, top, covered, far };
+    }
+  }
+  return best;
 }

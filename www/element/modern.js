@@ -1,7 +1,8 @@
 // Owns four panels of how today's language models attend, in the variants' row (variants.js builds and paints
 // them with its own): `position` (none, sinusoidal, RoPE or ALiBi; the base as a log slider with its value shown and
 // typed; RoPE's pair layout and how many values of a row turn; ALiBi's slopes, editable as a list; "Shift
-// positions", `position.offset`, with what a shift does to the scores), `kv` (the key/value head count, offered as the
+// positions", `position.offset`, with what a shift does to the scores; RoPE's first pair drawn turning, dragged by
+// its position slider), `kv` (the key/value head count, offered as the
 // core's divisors of `heads`, and which query heads share which K/V head), `window` (its left and right sides and the
 // sinks; the core draws them on the mask heatmap, which shows with this panel) and `softcap` (the soft cap of the
 // scores, on or off, and its value). What they show — the choices and their words, the reasons a control is
@@ -18,6 +19,14 @@ import { MODERN_OWN as PANELS, shownPanels } from './parts.js';
 const sliderValue = (slider, position) => slider.values[Number(position) - slider.min];
 /** A select's options from the model's choices ({value, text, title}), `value` selected. */
 const options = (list, value) => list.map((c) => el('option', { value: c.value, text: c.text, title: c.title, selected: c.value === value }));
+const SVG = 'http://www.w3.org/2000/svg';
+/** An SVG element with its attributes and children. */
+function svgEl(name, attrs, ...children) {
+  const n = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+  n.append(...children);
+  return n;
+}
 const whole = (t) => /^\d+$/.test(t.trim());
 /** A typed text in a message of the model's (its `{text}`): quoted, its first 24 characters. */
 const quoted = (t) => `"${t.slice(0, 24)}"`;
@@ -86,6 +95,7 @@ export class Modern {
         el('button', { type: 'button', 'data-action': 'shift-up', text: '+', 'aria-label': 'Shift positions up by 1' }),
         el('output', { class: 'shift-range', 'data-role': 'shift-range', text: position.range })));
       parts.push(el('p', { class: 'hint', 'data-role': 'shift-note', text: position.shift_note }));
+      if (position.pair) parts.push(this.pairPicture(position.pair));
     } else if (kind === 'alibi') {
       parts.push(el('div', { class: 'group' }, el('span', { class: 'label', text: 'slopes' }),
         el('input', { type: 'text', class: 'lens', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-control': 'position-slopes',
@@ -96,13 +106,68 @@ export class Modern {
     return this.panel('position', parts);
   }
 
+  /** RoPE's first pair as the core places it (panels.rs `rope_pair`): q and k before (dashed) and after turning by
+   * p·θ, the circle they turn on, and a slider that shifts every position (a drag turns both; their dot product stays). */
+  pairPicture(pair) {
+    const side = String(pair.side);
+    const svg = svgEl('svg', { viewBox: `0 0 ${side} ${side}`, width: side, height: side, role: 'img', 'aria-label': pair.text, 'data-role': 'pair-svg' },
+      svgEl('circle', { class: 'ring', 'data-role': 'pair-ring' }),
+      svgEl('line', { class: 'axis', x1: '0', y1: String(pair.side / 2), x2: side, y2: String(pair.side / 2) }),
+      svgEl('line', { class: 'axis', x1: String(pair.side / 2), y1: '0', x2: String(pair.side / 2), y2: side }),
+      ...['q_before', 'k_before', 'q', 'k'].map((v) => svgEl('line', { class: `arrow ${v.replace('_', ' ')}`, 'data-role': `pair-${v}` })),
+      ...['q', 'k'].map((v) => svgEl('text', { class: `tag ${v}`, 'data-role': `pair-${v}-label` })));
+    const slider = el('input', { type: 'range', min: '0', step: '1', 'data-control': 'position-pair' });
+    const figure = el('figure', { class: 'rope-pair', 'data-role': 'pair' }, svg,
+      el('figcaption', {}, el('label', { class: 'group' }, el('span', { class: 'label', text: 'position' }), slider),
+        el('p', { class: 'hint', 'data-role': 'pair-text' })));
+    this.paintPair(figure, pair);
+    return figure;
+  }
+
+  /** The pair picture's points, words and slider from the model. */
+  paintPair(figure, pair) {
+    const set = (role, attrs) => {
+      const n = figure.querySelector(`[data-role="${role}"]`);
+      for (const [k, v] of Object.entries(attrs)) if (n.getAttribute(k) !== String(v)) n.setAttribute(k, String(v));
+      return n;
+    };
+    const c = pair.side / 2;
+    set('pair-ring', { cx: c, cy: c, r: pair.radius });
+    for (const v of ['q_before', 'k_before', 'q', 'k']) set(`pair-${v}`, { x1: c, y1: c, x2: pair[v][0], y2: pair[v][1] });
+    for (const v of ['q', 'k']) {
+      const [x, y, anchor] = pair[`${v}_tag`];
+      const t = set(`pair-${v}-label`, { x, y, 'text-anchor': anchor });
+      if (t.textContent !== pair[`${v}_label`]) t.textContent = pair[`${v}_label`];
+    }
+    set('pair-svg', { 'aria-label': pair.text });
+    const words = figure.querySelector('[data-role="pair-text"]');
+    if (words.textContent !== pair.text) words.textContent = pair.text;
+    const slider = figure.querySelector('[data-control="position-pair"]');
+    for (const [k, v] of [['max', pair.slider.max], ['aria-label', pair.slider.label], ['aria-valuetext', pair.slider.valuetext]]) {
+      if (slider.getAttribute(k) !== String(v)) slider.setAttribute(k, String(v));
+    }
+    // The slider is where the reader drags: it moves only when the shift was set elsewhere.
+    if (this.port.shadow.activeElement !== slider && slider.value !== String(pair.slider.value)) slider.value = String(pair.slider.value);
+  }
+
   kvPanel(kv) {
     const why = kv.disabled;
     const select = el('select', { 'data-control': 'kv-heads', 'aria-label': 'Key/value heads', disabled: Boolean(why), title: kv.title },
       ...kv.choices.map((c) => el('option', { value: String(c.value), text: c.text, selected: c.selected })));
     return this.panel('kv', [
       el('div', { class: 'group' }, el('span', { class: 'label', text: 'K/V heads' }), select, el('span', { class: 'hint', text: kv.note })),
-      why ? el('p', { class: 'hint', text: why }) : el('ul', { class: 'kv-share', 'data-role': 'kv-share' }, ...kv.share.map((text) => el('li', { text })))]);
+      why ? el('p', { class: 'hint', text: why }) : el('ul', { class: 'kv-share', 'data-role': 'kv-share' }, ...kv.share.map((text, g) => {
+        // Each group's colour on the Q, K and V heatmaps (the core's, light and dark).
+        const color = kv.colors[g];
+        const li = el('li', { text });
+        if (color) {
+          const swatch = el('span', { class: 'swatch', 'aria-hidden': 'true' });
+          swatch.style.setProperty('--group-light', color.light);
+          swatch.style.setProperty('--group-dark', color.dark);
+          li.prepend(swatch);
+        }
+        return li;
+      }))]);
   }
 
   windowPanel(w) {
@@ -171,6 +236,8 @@ export class Modern {
         const range = part.querySelector('[data-role="shift-range"]');
         if (range.textContent !== position.range) range.textContent = position.range;
       }
+      const pair = part.querySelector('[data-role="pair"]');
+      if (pair && position.pair) this.paintPair(pair, position.pair);
       const slopes = part.querySelector('[data-role="slopes"]');
       if (slopes && position.slopes_text !== null) {
         if (slopes.textContent !== position.slopes_text) slopes.textContent = position.slopes_text;
@@ -264,6 +331,7 @@ export class Modern {
         return;
       }
       case 'position-offset': this.setWhole(t, (k) => this.position({ ...p, offset: k }), 'position'); return;
+      case 'position-pair': this.position({ ...p, offset: Number(t.value) }); return;
       case 'position-rotary': this.setWhole(t, (k) => this.position({ ...p, [this.model().position.rotary.field]: k }), 'position'); return;
       case 'window-left': case 'window-right': case 'sinks': this.setWindow(t); return;
       default:

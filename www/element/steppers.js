@@ -167,6 +167,7 @@ export class Steppers {
     else {
       head.append(this.stepper('flash', f.stepper));
       body.push(el('p', { class: 'hint', 'data-role': 'flash-memory' }));
+      body.push(el('p', { class: 'hint', 'data-role': 'flash-traffic' }));
       body.push(el('div', { class: 'flash-body' }, this.canvas(f.view.view, f.view.label),
         el('div', { class: 'flash-state', 'data-role': 'flash-state' })));
     }
@@ -184,6 +185,8 @@ export class Steppers {
     if (out.textContent !== f.text) setWhole(out, f.text);
     const mem = this.root.querySelector('[data-role="flash-memory"]');
     if (mem.textContent !== f.memory) mem.textContent = f.memory;
+    const traffic = this.root.querySelector('[data-role="flash-traffic"]');
+    if (traffic.textContent !== f.traffic) traffic.textContent = f.traffic;
     const state = this.root.querySelector('[data-role="flash-state"]');
     const key = `${this.port.state.version}|${f.step}`;
     if (state.dataset.painted === key) return;
@@ -193,12 +196,17 @@ export class Steppers {
     state.replaceChildren(...parts);
   }
 
-  /** A table of the model's (`{caption, head, rows: [{name, cells: [{text, title}]}]}`): a row per query; each cell
-   * names its column (`data-label`), which a narrow figure shows above it (style.js). */
+  /** A table of the model's (`{caption, head, rows: [{name, cells: [{text, title, changed?}]}]}`): a row per query;
+   * each cell names its column (`data-label`), which a narrow figure shows above it (style.js); a `changed` cell (a
+   * running maximum that grew at this tile, its rescale factor) has the heatmaps' corner mark and says so in words. */
   table(t, role) {
     const head = el('tr', {}, el('th', { scope: 'col', text: 'query' }), ...t.head.map((h) => el('th', { scope: 'col', text: h })));
-    const body = t.rows.map((r) => el('tr', {}, el('th', { scope: 'row', text: r.name }),
-      ...r.cells.map((c, k) => el('td', { title: c.title, text: c.text, 'data-label': t.head[k] }))));
+    const cell = (c, k) => {
+      const td = el('td', { title: c.title, text: c.text, 'data-label': t.head[k] });
+      if (c.changed) { td.classList.add('changed'); td.append(el('span', { class: 'sr-only', text: ' (changed)' })); }
+      return td;
+    };
+    const body = t.rows.map((r) => el('tr', {}, el('th', { scope: 'row', text: r.name }), ...r.cells.map(cell)));
     return el('div', { class: 'wrap' }, el('table', { class: 'tiles', 'data-role': role }, el('caption', { class: 'sr-only', text: t.caption }), el('thead', {}, head), el('tbody', {}, ...body)));
   }
 

@@ -307,6 +307,25 @@ figure.stage canvas.head-pick { cursor: pointer; }
 .breakdown th.vec { text-align: left; }
 .breakdown td.vec { text-align: left; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
 /* Read by screen readers, not shown: each heatmap's table of numbers, the keys' help, the cursor's announcements. */
+/* ---- marks of the structure: a flash table's cell that changed at this tile (the heatmaps' filled corner); each
+   K/V head's colour beside its group; RoPE's pair picture ---- */
+.kv-share .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; background: var(--group-light); }
+:host(:state(dark)) .kv-share .swatch { background: var(--group-dark); }
+figure.rope-pair { margin: 0; display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; max-width: 100%; }
+figure.rope-pair svg { flex: none; max-width: 100%; height: auto; overflow: visible; }
+figure.rope-pair figcaption { flex: 1 1 16em; min-width: 0; display: flex; flex-direction: column; gap: 4px; }
+figure.rope-pair .ring, figure.rope-pair .axis { fill: none; stroke: var(--av-border); stroke-width: 1; }
+figure.rope-pair .arrow { stroke-width: 2.5; stroke-linecap: round; }
+figure.rope-pair .arrow.q { stroke: var(--av-theme-accent); }
+figure.rope-pair .arrow.k { stroke: var(--av-theme-link); }
+figure.rope-pair .arrow.before { stroke-width: 1.5; stroke-dasharray: 3 3; }
+figure.rope-pair .tag { font: 11px system-ui, sans-serif; fill: var(--av-fg); }
+table.tiles td.changed { position: relative; }
+table.tiles td.changed::after { content: ''; position: absolute; top: 0; right: 0; border-style: solid; border-width: 0 7px 7px 0;
+  border-color: transparent currentColor transparent transparent; }
+.legend .changed .swatch { position: relative; border: 1px solid currentColor; }
+.legend .changed .swatch::after { content: ''; position: absolute; top: 0; right: 0; border-style: solid; border-width: 0 6px 6px 0;
+  border-color: transparent currentColor transparent transparent; }
 .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
