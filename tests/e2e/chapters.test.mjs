@@ -373,7 +373,8 @@ test('chapter 13: → to the second tile shows the rescale factor the prose walk
       focus: document.getElementById('chapter-13').shadowRoot.activeElement?.dataset.action };
   });
   // NumPy: exp((8 − 10) / √3) = 0.3151515…; the prose's 0.315.
-  assert.equal(got.word1, '0.315152', JSON.stringify(got.head));
+  // The factor is new at this tile: marked changed (the words a screen reader hears after the number).
+  assert.equal(got.word1, '0.315152 (changed)', JSON.stringify(got.head));
   assert.equal(await page.locator('#flash-attention [data-q="flash.rescale"]').textContent(), '0.315', 'the prose\'s number');
   assert.equal(got.focus, 'flash-next');
   await done(page);

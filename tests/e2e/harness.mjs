@@ -86,8 +86,17 @@ export async function until(page, fn, arg) {
 /** Types `text` into input cell [r][c] of matrix `m` of figure #id with the real mouse and keyboard (click, select all, type). */
 export async function typeInCell(page, id, m, r, c, text) {
   const cell = page.locator(`#${id}`).locator(`input.cell[data-matrix="${m}"][data-row="${r}"][data-col="${c}"]`);
-  await cell.scrollIntoViewIfNeeded();
-  await cell.click();
+  // A figure still taking a config its page just set rebuilds its grids: the cell found may be replaced meanwhile,
+  // and is then found again (a few times at most: the rebuild is one).
+  for (let tries = 0; ; tries++) {
+    try {
+      await cell.scrollIntoViewIfNeeded();
+      await cell.click();
+      break;
+    } catch (e) {
+      if (tries >= 4 || !/not attached/.test(e.message)) throw e;
+    }
+  }
   await page.keyboard.press('Control+A');
   await page.keyboard.type(text);
 }

@@ -219,7 +219,8 @@ test('the Widget round trip in the kernel: .config set from Python and by a fron
 async function figuresIn(page, ids) {
   await page.waitForFunction((ids) => ids.every((id) => {
     const el = document.getElementById(`cell-id=${id}`)?.querySelector('attention-viz');
-    return el?.trace && [...el.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0);
+    // Drawn: a figure off screen draws when it nears the screen or once it has been still a moment.
+    return el?.trace && [...el.shadowRoot.querySelectorAll('canvas[data-view]')].every((c) => c.width > 0 && c.dataset.painted);
   }), ids, { timeout: WAIT }).catch((e) => { throw new Error(`figures did not draw: ${e.message}\n${page.problems.join('\n')}`); });
   return page.evaluate((ids) => Object.fromEntries(ids.map((id) => {
     const box = document.getElementById(`cell-id=${id}`);
