@@ -81,6 +81,8 @@ pub enum Request {
     PasteLength(usize),
     /// A number field's text read (`text::cell_number`): `{value}` or `{error}`, the message the field shows.
     CellNumber(String),
+    /// A whole-number field's text read (`text::whole_number`): the number, or null when it is not digits alone.
+    WholeNumber(String),
     /// The tooltip's text of one cell of a large figure's view: its labels and its value to 6 significant digits.
     LargeCellText { row: String, col: String, value: f64 },
     /// What a large figure says where it cannot do what a small one does (www/element/large.js).
@@ -331,6 +333,7 @@ impl Request {
             "height_note" => Request::HeightNote { text: f.text("text")?, value: f.number("value")? },
             "paste_length" => Request::PasteLength(f.index("length")?),
             "cell_number" => Request::CellNumber(f.text("text")?),
+            "whole_number" => Request::WholeNumber(f.text("text")?),
             "large_cell_text" => {
                 Request::LargeCellText { row: f.text("row")?, col: f.text("col")?, value: f.number("value")? }
             }
@@ -433,6 +436,7 @@ impl Request {
                 Ok(x) => json!({ "value": x }),
                 Err(error) => json!({ "error": error }),
             })),
+            Request::WholeNumber(text) => Ok(Answer::Json(json!(crate::text::whole_number(&text)))),
             Request::LargeCellText { row, col, value } => {
                 Ok(Answer::Text(format!("{row}, {col}: {}", format_g(value, 6))))
             }

@@ -188,7 +188,7 @@ pub fn js_string(x: f64) -> String {
 /// with an optional sign, point and exponent; "−" (U+2212, as typeset text writes it) is a minus; surrounding
 /// whitespace is dropped as JavaScript's `trim` drops it.
 pub fn cell_number(text: &str) -> Result<f64, String> {
-    let t = text.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}').replace('\u{2212}', "-");
+    let t = js_trim(text).replace('\u{2212}', "-");
     let bare = t.strip_prefix(['+', '-']).unwrap_or(&t);
     if t.is_empty() {
         return Err("empty: type a number".into());
@@ -206,6 +206,18 @@ pub fn cell_number(text: &str) -> Result<f64, String> {
         Ok(x) if x.is_finite() => Ok(x),
         _ => Err(format!("{} is too large for float64 (the largest is about 1.8e308)", cut(&t))),
     }
+}
+
+/// What a reader typed into a whole-number field (a window's side, the sinks, a shift): its value when it is digits
+/// alone, surrounding whitespace dropped; the core judges the number itself where it is used.
+pub fn whole_number(text: &str) -> Option<f64> {
+    let t = js_trim(text);
+    (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())).then(|| t.parse().unwrap_or(f64::INFINITY))
+}
+
+/// `text` without the whitespace JavaScript's `trim` drops around it (Unicode's, less U+0085, and U+FEFF).
+fn js_trim(text: &str) -> &str {
+    text.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
 }
 
 /// `12`, `1.`, `.5`, `1.5e-3`: ASCII digits with at most one point (and a digit on one side of it), then an optional

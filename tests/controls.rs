@@ -187,3 +187,13 @@ fn a_typed_number_is_read_as_javascripts_number_reads_it_and_anything_else_is_na
     let said = cell_number(&long).unwrap_err();
     assert_eq!(said, format!("{}… is too large for float64 (the largest is about 1.8e308)", "9".repeat(39)));
 }
+
+#[test]
+fn a_whole_number_field_takes_digits_alone() {
+    use attention_viz::text::whole_number;
+    assert_eq!(whole_number(" 12\u{a0}"), Some(12.0));
+    assert_eq!(whole_number("0"), Some(0.0));
+    for text in ["", " ", "-1", "+1", "1.0", "1e2", "0x10", "1 2", "١٢"] {
+        assert_eq!(whole_number(text), None, "{text:?}");
+    }
+}

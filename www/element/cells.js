@@ -13,6 +13,12 @@ export { MAX_PASTE };
 /** What the user typed in a cell (or a number field): `{value}`, a finite number, or `{error}`, the core's words. */
 export const parseCell = (text) => call({ kind: 'cell_number', text: String(text) });
 
+/** What the user typed in a whole-number field: its number when it is digits alone (the core's reading), else null. */
+export const parseWhole = (text) => call({ kind: 'whole_number', text: String(text) }) ?? null;
+
+/** The user's text as the core's messages quote it (escaped, cut short). */
+export const quoteText = (text) => call({ kind: 'text', quote: String(text) });
+
 /** `{error}` for a paste too long to read (the core's limit and words: `controls::paste_refused`), else null. */
 export function tooLong(text) {
   if (text.length <= MAX_PASTE) return null;

@@ -12,6 +12,8 @@
 // the core's message in its own panel and puts the control back as the config has it (the config itself is
 // unchanged: the core refused it whole).
 import { el } from './dom.js';
+// Typed numbers are read, and quoted in messages, by the core.
+import { parseCell, parseWhole, quoteText } from './cells.js';
 // The names the `views` attribute gives these panels (parts.js MODERN_OWN): the core's modern panels but the steppers'.
 import { MODERN_OWN as PANELS, shownPanels } from './parts.js';
 
@@ -27,9 +29,9 @@ function svgEl(name, attrs, ...children) {
   n.append(...children);
   return n;
 }
-const whole = (t) => /^\d+$/.test(t.trim());
+const whole = (t) => parseWhole(t) !== null;
 /** A typed text in a message of the model's (its `{text}`): quoted, its first 24 characters. */
-const quoted = (t) => `"${t.slice(0, 24)}"`;
+const quoted = quoteText;
 
 export class Modern {
   constructor(port, api) {
@@ -309,8 +311,8 @@ export class Modern {
       }
       case 'softcap-on': {
         const { softcap } = this.model();
-        const typed = Number(this.parts.softcap.querySelector('[data-control="softcap"]').value.trim());
-        const value = t.checked ? (Number.isFinite(typed) ? typed : softcap.value) : null;
+        const typed = parseCell(this.parts.softcap.querySelector('[data-control="softcap"]').value).value;
+        const value = t.checked ? (typed ?? softcap.value) : null;
         this.edit('softcap', { fields: { [softcap.field]: value } }, { rebuild: true, undo: () => { t.checked = softcap.on; } });
         return;
       }
@@ -344,7 +346,7 @@ export class Modern {
     const control = t.dataset?.control;
     if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && ['position-offset', 'position-rotary', 'window-left', 'window-right', 'sinks'].includes(control)) {
       e.preventDefault();
-      const now = whole(t.value) ? Number(t.value.trim()) : 0;
+      const now = parseWhole(t.value) ?? 0;
       const step = control === 'position-rotary' ? this.model().position.rotary.step : 1;
       const next = Math.max(0, now + (e.key === 'ArrowUp' ? step : -step));
       if (String(next) === t.value) return;
@@ -374,14 +376,14 @@ export class Modern {
       this.say(panel, this.model()[panel].not_whole.replace('{text}', quoted(input.value)));
       return;
     }
-    if (apply(Number(input.value.trim()))) input.removeAttribute('aria-invalid');
+    if (apply(parseWhole(input.value))) input.removeAttribute('aria-invalid');
     else input.setAttribute('aria-invalid', 'true');
   }
 
   setBase(input) {
     const p = this.model().position?.value ?? {};
-    const base = Number(input.value.trim());
-    if (input.value.trim() === '' || !Number.isFinite(base)) {
+    const { value: base, error } = parseCell(input.value);
+    if (error) {
       input.setAttribute('aria-invalid', 'true');
       this.say('position', this.model().position.base_not_number.replace('{text}', quoted(input.value)));
       return;
@@ -398,8 +400,8 @@ export class Modern {
   /** A typed soft cap (a number; the core judges it), applied while the cap is on. */
   setSoftcap(input) {
     const { softcap } = this.model();
-    const value = Number(input.value.trim());
-    if (input.value.trim() === '' || !Number.isFinite(value)) {
+    const { value, error } = parseCell(input.value);
+    if (error) {
       input.setAttribute('aria-invalid', 'true');
       this.say('softcap', softcap.not_number.replace('{text}', quoted(input.value)));
       return;
@@ -413,13 +415,14 @@ export class Modern {
     const p = this.model().position?.value ?? {};
     const text = input.value.trim().replace(/^\[|\]$/g, '');
     const parts = text === '' ? null : text.split(/[\s,]+/).filter(Boolean);
-    if (parts && parts.some((x) => !Number.isFinite(Number(x)))) {
+    const read = parts?.map(parseCell);
+    if (read?.some((x) => x.error)) {
       input.setAttribute('aria-invalid', 'true');
       this.say('position', this.model().position.slopes_not_numbers);
       return;
     }
     const next = { kind: 'alibi' };
-    if (parts) next.slopes = parts.map(Number);
+    if (read) next.slopes = read.map((x) => x.value);
     if (JSON.stringify(next.slopes) === JSON.stringify(p.slopes)) return;
     if (this.position(next)) input.removeAttribute('aria-invalid'); else input.setAttribute('aria-invalid', 'true');
   }
@@ -433,14 +436,14 @@ export class Modern {
       return;
     }
     const fields = input.dataset.control === 'sinks'
-      ? { [window.fields.sinks]: Number(input.value.trim()) }
+      ? { [window.fields.sinks]: parseWhole(input.value) }
       : { [window.fields.window]: [this.number('window-left') ?? (window.on ? window.left : 0), this.number('window-right') ?? (window.on ? window.right : 0)] };
     if (this.edit('window', { fields })) input.removeAttribute('aria-invalid'); else input.setAttribute('aria-invalid', 'true');
   }
 
   number(control) {
     const input = this.parts.window?.querySelector(`[data-control="${control}"]`);
-    return input && whole(input.value) ? Number(input.value.trim()) : null;
+    return input ? parseWhole(input.value) : null;
   }
 
   /** A message of the shell's own (a field that is not a number yet) in `panel`'s error line. */
