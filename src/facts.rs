@@ -10,6 +10,12 @@ use crate::heatmap::draw::Theme;
 use crate::heatmap::palette::Rgb;
 use serde_json::{json, Value};
 
+/// The alphabet of Python's packed arrays and the notebooks' engine (`"text85"`: www/text85.js reads it), digit 0
+/// first: printable ASCII less the space, less what an HTML attribute, a JS string or a notebook's JSON escapes
+/// (`"` `&` `'` `<` `>` `\`), less `%` `` ` `` `~` (URLs' and template literals' marks). 85 digits: four bytes in
+/// five characters, where base64 takes 5⅓.
+pub const TEXT85: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$()*+,-./:;=?@[]^_{|}";
+
 /// The facts the Python package reads (`_core.facts()`; the presets' configs are added by `ffi::av_facts`): the
 /// config's fields and which of them are matrices, the limits, the element options' names, what a model's weights
 /// config is (`show_attention` builds one from its arguments), which fields say a config's mechanism, and what
@@ -38,6 +44,7 @@ pub fn python() -> Value {
         "mechanism_fields": config::MECHANISM_FIELDS,
         "declared": {"fields": config::DECLARED_FIELDS, "shapes": declared, "vectors": config::DECLARED_VECTORS},
         "long_list": {"key": config::LIST_LENGTH, "longest": config::MAX_LIST},
+        "text85": TEXT85,
     })
 }
 
@@ -127,7 +134,10 @@ pub fn js() -> String {
          export const MAX_PASTE = {};\n\n\
          /** The sentences of an input grid's message line and `error` events, `{{name}}` to fill (the core's\n \
          * `controls::CELL_NOTES`). */\n\
-         export const CELL_NOTES = {};\n",
+         export const CELL_NOTES = {};\n\n\
+         /** The 85 digits of Python's packed arrays and the notebooks' engine, digit 0 first (the core's\n \
+         * `facts::TEXT85`; www/text85.js). */\n\
+         export const TEXT85 = '{}';\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -153,7 +163,8 @@ pub fn js() -> String {
         quoted(crate::config::DECLARED_FIELDS),
         quoted(crate::config::DECLARED_VECTORS),
         crate::controls::MAX_PASTE,
-        cell_notes()
+        cell_notes(),
+        TEXT85
     )
 }
 

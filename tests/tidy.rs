@@ -16,6 +16,21 @@ fn the_js_facts_file_is_what_the_core_writes() {
     assert!(have == want, "{} is stale: run `UPDATE_FACTS=1 cargo test --test all tidy::`", facts::JS_PATH);
 }
 
+/// The packed arrays' alphabet: 85 distinct printable ASCII characters, none that an HTML attribute, a JS string or
+/// JSON escapes, none a URL or a template literal reads as a mark.
+#[test]
+fn the_text85_alphabet_is_85_characters_nothing_escapes() {
+    let chars: Vec<char> = facts::TEXT85.chars().collect();
+    assert_eq!(chars.len(), 85);
+    let mut sorted = chars.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 85, "a character twice");
+    for c in chars {
+        assert!(c.is_ascii_graphic() && !"\"&'<>\\%`~".contains(c), "{c:?} is in TEXT85");
+    }
+}
+
 /// Cargo.toml says `[lib] test = false` (a second, cfg(test) compile of the crate costs a minute of CPU on a fresh
 /// clone), so a `#[test]` under src/ would never run: every test lives in tests/.
 #[test]

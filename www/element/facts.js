@@ -87,3 +87,7 @@ export const MAX_PASTE = 1000000;
 /** The sentences of an input grid's message line and `error` events, `{name}` to fill (the core's
  * `controls::CELL_NOTES`). */
 export const CELL_NOTES = { where: "{matrix}[{row}][{col}]", said: "{where}: {message}", invalid: "{where}: {message}. The figure shows the last valid values.", paste: "Paste at {where}: {message}.", unread: "{message}; nothing was pasted" };
+
+/** The 85 digits of Python's packed arrays and the notebooks' engine, digit 0 first (the core's
+ * `facts::TEXT85`; www/text85.js). */
+export const TEXT85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$()*+,-./:;=?@[]^_{|}';
