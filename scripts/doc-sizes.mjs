@@ -19,7 +19,7 @@ export const SIZES = {
   chunks: { what: "the module build's on-demand chunks gzipped, the smallest and the largest", bytes: (s) => { const b = Object.values(s.chunks_gzip_bytes); return [Math.min(...b), Math.max(...b)]; } },
   // The Python package's, in MB (10⁶ bytes) as its README writes them.
   'inline-raw': { what: 'the single-file build as the wheel holds it', bytes: (s) => s.inline_bytes, unit: 'MB' },
-  engine: { what: "the notebooks' engine: that build's .wasm and text deflated, as base64 (scripts/python-assets.mjs)", bytes: (s) => s.engine_bytes, unit: 'MB' },
+  engine: { what: "the notebooks' engine: that build's .wasm and text deflated, as text85 (scripts/python-assets.mjs)", bytes: (s) => s.engine_bytes, unit: 'MB' },
 };
 
 /** The docs of the repository that quote sizes, from its root. */

@@ -3,8 +3,9 @@
 //
 // A notebook saves its engine output in the .ipynb and its HTML exports: the single-file build as it is carries the
 // .wasm as base64 (4 bytes for 3) and the JS and the models' JSON as text. Here the same build is split in two, each
-// raw-deflated: the .wasm's bytes (the build's `<decoder>("AGFzbQ…")` call becomes a read of a global the loader sets),
-// and the rest of the script's text. The loader (fflate's inflateSync, a few KB) inflates both, sets the global, and
+// raw-deflated and written as text85 (www/text85.js: 5 characters for 4 bytes): the .wasm's bytes (the build's
+// `<decoder>("AGFzbQ…")` call becomes a read of a global the loader sets), and the rest of the script's text. The
+// loader (fflate's inflateSync and the text85 reader, a few KB) inflates both, sets the global, and
 // runs the build's own text as an inline <script>, synchronously: the element is defined when the engine's output
 // script returns, as with the build itself. It runs only where window.AttentionViz is not there yet.
 //
@@ -17,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { fromText85, toText85 } from '../www/text85.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The global the loader hands the .wasm's bytes through (deleted once the build has read them). */
@@ -24,7 +26,7 @@ const GLOBAL = '__attentionVizEngineWasm';
 
 /**
  * The engine made from the single-file build's `text`: `{engine, wasm, packed}` (the engine's script text, the
- * build's .wasm bytes, and both parts as base64 of deflate). scripts/dist.mjs measures it for the docs' sizes.
+ * build's .wasm bytes, and both parts as text85 of deflate). scripts/dist.mjs measures it for the docs' sizes.
  */
 export async function makeEngine(text, from = 'the single-file build') {
   // The .wasm as esbuild's binary loader writes it: a call of its base64 decoder on one string literal ("\0asm" is AGFzbQ).
@@ -33,14 +35,15 @@ export async function makeEngine(text, from = 'the single-file build') {
   const [call, , base64] = calls[0];
   const wasm = Buffer.from(base64, 'base64');
   const rest = text.replace(call, () => `globalThis.${GLOBAL}`);
-  const pack = (bytes) => deflateRawSync(bytes, { level: 9 }).toString('base64');
+  // text85 (www/text85.js): 5 characters for 4 bytes where base64 takes 5⅓, none a JS string or JSON escapes.
+  const pack = (bytes) => toText85(deflateRawSync(bytes, { level: 9 }));
   const packed = { wasm: pack(wasm), js: pack(Buffer.from(rest, 'utf8')) };
   // What the loader will make of it: the same build, the same .wasm.
-  if (!inflateRawSync(Buffer.from(packed.wasm, 'base64')).equals(wasm)) throw new Error('python-assets: the .wasm does not inflate back');
-  if (inflateRawSync(Buffer.from(packed.js, 'base64')).toString('utf8') !== rest) throw new Error('python-assets: the script does not inflate back');
+  if (!inflateRawSync(fromText85(packed.wasm)).equals(wasm)) throw new Error('python-assets: the .wasm does not inflate back');
+  if (inflateRawSync(fromText85(packed.js)).toString('utf8') !== rest) throw new Error('python-assets: the script does not inflate back');
 
   const loader = `import { inflateSync, strFromU8 } from 'fflate';
-  const bytes = (b64) => { const s = atob(b64), out = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
+  import { fromText85 as bytes } from './www/text85.js';
   if (!window.AttentionViz) {
     globalThis.${GLOBAL} = inflateSync(bytes(WASM));
     try {
@@ -69,5 +72,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(to, engine);
   if (process.argv[4]) writeFileSync(process.argv[4], wasm);
   console.log(`python-assets: ${to.replace(`${ROOT}/`, '')} ${engine.length.toLocaleString('en')} bytes `
-    + `(the single-file build: ${text.length.toLocaleString('en')}; .wasm ${packed.wasm.length.toLocaleString('en')}, script ${packed.js.length.toLocaleString('en')} as base64 of deflate)`);
+    + `(the single-file build: ${text.length.toLocaleString('en')}; .wasm ${packed.wasm.length.toLocaleString('en')}, script ${packed.js.length.toLocaleString('en')} as text85 of deflate)`);
 }

@@ -418,8 +418,10 @@ class Shaped {
   }
 }
 
-/** A field as python/attention_viz/_figure.py packs it: `{dtype, shape, base64, deflate?}` (www/element/index.js unpack). */
-const isPacked = (value) => value !== null && typeof value === 'object' && typeof value.base64 === 'string'
+/** A field as python/attention_viz/_figure.py packs it: `{dtype, shape, text85 | base64, deflate?}` (www/element/index.js
+ * unpack; `base64` in older outputs). */
+const isPacked = (value) => value !== null && typeof value === 'object'
+  && (typeof value.text85 === 'string' || typeof value.base64 === 'string')
   && isList(value.shape) && value.shape.every((d) => Number.isSafeInteger(d) && d >= 0);
 
 /**

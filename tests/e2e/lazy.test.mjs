@@ -104,7 +104,8 @@ test('a figure of a shipped model (config naming "reversal") fetches the models 
 
 test('a figure of arrays Python sent deflated waits for the inflater (run after the core, never before a first figure) and shows their numbers', async () => {
   // seed-001 with its embeddings as python/attention_viz/_figure.py packs them: float64 little-endian bytes grouped by
-  // byte place, raw-deflated, base64. In the page from the start: it loads when the core is ready, before the inflater.
+  // byte place, raw-deflated, base64 (as outputs saved before text85 hold it). In the page from the start: it loads when
+  // the core is ready, before the inflater.
   core.initSync({ module: readFileSync(new URL('../../www/pkg/attention_viz_bg.wasm', import.meta.url)) });
   const config = core.call({ kind: 'facts' }).presets['seed-001'];
   const values = new Float64Array(config.embeddings.flat());

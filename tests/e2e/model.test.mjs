@@ -554,7 +554,7 @@ test('a 12 × 12 × 128 stack loads with WASM memory under twice its bytes and i
   await done(page);
 });
 
-test('a stack packed as Python sends it (base64 bytes) is refused from its declared shape before its bytes are read: the core\'s message, WASM memory as it was', async () => {
+test('a stack packed as Python sends it (text85 bytes, or older outputs\' base64) is refused from its declared shape before its bytes are read: the core\'s message, WASM memory as it was; a corrupt payload is said', async () => {
   const page = await figure(small());
   const r = await page.evaluate(async () => {
     const memory = (await (await import('/www/pkg/attention_viz.js')).default()).memory;
@@ -589,6 +589,27 @@ test('a stack packed as Python sends it (base64 bytes) is refused from its decla
     return message;
   });
   assert.equal(odd, 'attention: its shape [2.5,4] is not a list of whole numbers');
+  // A text85 payload (www/text85.js) with a character outside its alphabet, or whose bytes do not inflate: said, the
+  // field named; float32 0.25s as text85 (Python's base85 wrote '004kK') or as the base64 of older outputs: their stack.
+  const said = await page.evaluate(async () => {
+    const say = async (attention) => {
+      const el = document.createElement('attention-viz');
+      el.setAttribute('config', JSON.stringify({ attention }));
+      let message = null;
+      el.addEventListener('error', (e) => { message = e.detail.message; });
+      el.addEventListener('change', () => { message = el.config.attention.flat(3).join(' '); });
+      document.body.append(el);
+      await new Promise((ok) => { const wait = () => (message !== null ? ok() : requestAnimationFrame(wait)); wait(); });
+      el.remove();
+      return message;
+    };
+    return [await say({ dtype: 'float64', shape: [1, 1, 2, 4], text85: '0000~00000' }),
+      await say({ dtype: 'float64', shape: [1, 1, 2, 4], text85: '0000000000', deflate: true }),
+      await say({ dtype: 'float32', shape: [1, 1, 2, 4], text85: '004kK'.repeat(8) }),
+      await say({ dtype: 'float32', shape: [1, 1, 2, 4], base64: 'AACAPgAAgD4AAIA+AACAPgAAgD4AAIA+AACAPgAAgD4=' })];
+  });
+  assert.deepEqual(said, ['attention is not text85: character 4 is "~"', 'attention: its deflated bytes do not inflate: unexpected EOF',
+    '0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25', '0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25']);
   await done(page);
 });
 

@@ -174,7 +174,7 @@ mod.default.render({ model, el: document.getElementById('host') });
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_show_attention_draws_live(tmp_path, dtype):
-    # 864 values: the attribute carries them as float32 or float64 bytes, byte-grouped and deflated (a causal
+    # 864 values: the attribute carries them as float32 or float64 bytes, byte-grouped, deflated and text85 (a causal
     # stack's zeros deflate), which the element decodes: float32 into their shortest decimals, float64 as they are.
     a = np.tril(np.random.default_rng(5).random((2, 3, 12, 12))).astype(dtype)
     a /= a.sum(-1, keepdims=True)
@@ -182,6 +182,7 @@ def test_show_attention_draws_live(tmp_path, dtype):
     path = av.show_attention(a, tokens=tokens, layer=1, head=2).save_html(tmp_path / "w.html")
     assert f'&quot;dtype&quot;:&quot;{dtype}&quot;' in Path(path).read_text(encoding="utf-8")
     assert '&quot;deflate&quot;:true' in Path(path).read_text(encoding="utf-8")
+    assert '&quot;text85&quot;:&quot;' in Path(path).read_text(encoding="utf-8")
     script = PAGE.replace("process.argv[2]", json.dumps(Path(path).as_uri())).replace(
         "weights: r.querySelector('attention-viz').trace?.weights ?? null",
         "weights: r.querySelector('attention-viz').trace.attention")

@@ -42,9 +42,22 @@ class Tags(HTMLParser):
 
 
 
+# RFC 1924's base85 digits, whose decoder (Python's own) reads the core's text85 once its digits are these.
+RFC1924 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+
+
+def from_text85(text):
+    """text85's bytes, read by Python's base85 decoder (not the package's code): the core's alphabet mapped to RFC 1924's."""
+    digits = av._core.facts()["text85"]
+    assert len(digits) == 85 and set(text) <= set(digits)
+    return base64.b85decode(text.translate(str.maketrans(digits, RFC1924)))
+
+
 def engine_parts(text):
     """The engine's two payloads (scripts/python-assets.mjs), inflated: (the .wasm's bytes, the build's script)."""
-    payloads = [zlib.decompress(base64.b64decode(b), -15) for b in re.findall(r'"([A-Za-z0-9+/=]{10000,})"', text)]
+    digits = re.escape(av._core.facts()["text85"])
+    # String literals, not attributes (a picture's data: URI is of text85's characters too).
+    payloads = [zlib.decompress(from_text85(b), -15) for b in re.findall(f'(?<!=)"([{digits}]{{10000,}})"', text)]
     (wasm,) = [p for p in payloads if p.startswith(b"\0asm")]
     (js,) = [p.decode("utf-8") for p in payloads if not p.startswith(b"\0asm")]
     return wasm, js

@@ -56,6 +56,7 @@ import { ThemeWatch } from './theme.js';
 import { Steps } from './steps.js';
 import { loaded, loadPart, idleModel, idleSteppers, PART_NAMES } from './parts.js';
 import { Peek } from './peek.js';
+import { fromText85 } from '../text85.js';
 import { Importer } from './importer.js';
 import { Large } from './large.js';
 import { State } from './state.js';
@@ -78,7 +79,7 @@ function isState(value) {
 
 /**
  * A config as Python's package writes it (python/attention_viz/_figure.py `packed`): a big numeric field may be
- * `{dtype: 'float64' | 'float32', shape, base64, deflate?}`, its values' little-endian bytes (with `deflate`: grouped
+ * `{dtype: 'float64' | 'float32', shape, text85, deflate?}`, its values' little-endian bytes (with `deflate`: grouped
  * by byte place, then raw-deflated), read before anything reads the config into a `Shaped` (www/attention-viz.js):
  * its values in row-major order, which JSON writes as the nested arrays the field's JSON would hold and the core takes
  * as they are. float64: the numbers bit for bit; float32: each value's shortest decimal (the core's rule,
@@ -92,16 +93,20 @@ function unpack(config, check, { inflateRaw, isPacked, Shaped, shortestDecimals 
   check?.(config);
   const out = { ...config };
   for (const [key, v] of Object.entries(config)) {
-    if (!v || typeof v !== 'object' || typeof v.base64 !== 'string' || !Array.isArray(v.shape)) continue;
+    // text85 (www/text85.js), or the base64 of outputs saved before it.
+    const text = v && typeof v === 'object' ? v.text85 ?? v.base64 : undefined;
+    if (typeof text !== 'string' || !Array.isArray(v.shape)) continue;
     const size = { float64: 8, float32: 4 }[v.dtype];
     if (!size) continue;
     // The packed form's own rule (www/attention-viz.js isPacked): a shape of whole numbers; [2.5, 4] would match 10
     // values' bytes and reach the core as [2, 4].
     if (!isPacked(v)) throw new Error(`${key}: its shape [${v.shape}] is not a list of whole numbers`);
-    let bytes = fromBase64(v.base64);
+    let bytes = typeof v.text85 === 'string' ? fromText85(text, key) : fromBase64(text);
     const count = v.shape.reduce((a, b) => a * b, 1);
     if (v.deflate === true) {
-      const grouped = inflateRaw(bytes);
+      let grouped;
+      // fflate's own words ("invalid block type") say nothing of where: the field first.
+      try { grouped = inflateRaw(bytes); } catch (e) { throw new Error(`${key}: its deflated bytes do not inflate: ${e.message}`); }
       if (grouped.length !== count * size) throw new Error(`${key}: ${grouped.length / size} values for shape [${v.shape}]`);
       bytes = ungroup(grouped, size, count);
     }
