@@ -28,13 +28,13 @@ const GLOBAL = '__attentionVizEngineWasm';
  * The engine made from the single-file build's `text`: `{engine, wasm, packed}` (the engine's script text, the
  * build's .wasm bytes, and both parts as text85 of deflate). scripts/dist.mjs measures it for the docs' sizes.
  */
-export async function makeEngine(text, from = 'the single-file build') {
+export async function makeEngine(text, from = 'the single-file build', models = readFileSync(join(ROOT, 'dist/pkg/attention_viz_models.bin'), 'utf8')) {
   // The .wasm as esbuild's binary loader writes it: a call of its base64 decoder on one string literal ("\0asm" is AGFzbQ).
   const calls = [...text.matchAll(/([A-Za-z_$][\w$]*)\("(AGFzbQ[A-Za-z0-9+/=]*)"\)/g)];
   if (calls.length !== 1) throw new Error(`python-assets: expected one inlined .wasm in ${from}, found ${calls.length}`);
   const [call, , base64] = calls[0];
   const wasm = Buffer.from(base64, 'base64');
-  const rest = text.replace(call, () => `globalThis.${GLOBAL}`);
+  const rest = leaveOutModels(text.replace(call, () => `globalThis.${GLOBAL}`), models, from);
   // text85 (www/text85.js): 5 characters for 4 bytes where base64 takes 5⅓, none a JS string or JSON escapes.
   const pack = (bytes) => toText85(deflateRawSync(bytes, { level: 9 }));
   const packed = { wasm: pack(wasm), js: pack(Buffer.from(rest, 'utf8')) };
@@ -61,6 +61,24 @@ export async function makeEngine(text, from = 'the single-file build') {
     banner: { js: '/*! attention-viz engine for notebooks: dist/attention-viz.inline.js, its .wasm and its text deflated (scripts/python-assets.mjs). */' },
   });
   return { engine: out.outputFiles[0].text, wasm, packed };
+}
+
+/** What the engine's figures say when a config names a trained model (the core's `models_failed` reason). */
+export const MODELS_LEFT_OUT = "the notebooks' engine leaves them out (Python's figures never show one): "
+  + 'load attention-viz.inline.js, which has them, for a figure of a trained model';
+
+/**
+ * The build's text with the trained models' file (its `MODELS_SOURCE`, www/wasm-source.js: 94 KB deflated, 117 KB of
+ * every notebook as text85) replaced by an Error saying why: Python refuses a `mechanism: "model"` config, so no
+ * figure it writes reads them.
+ */
+function leaveOutModels(text, models, from) {
+  const at = text.indexOf(models);
+  const quote = text[at - 1];
+  if (at < 0 || text.indexOf(models, at + 1) >= 0 || !`'"\``.includes(quote) || text[at + models.length] !== quote) {
+    throw new Error(`python-assets: expected the models' file once, as a string literal, in ${from}`);
+  }
+  return `${text.slice(0, at - 1)}new Error(${JSON.stringify(MODELS_LEFT_OUT)})${text.slice(at + models.length + 1)}`;
 }
 
 // `node scripts/python-assets.mjs [build] [out.js] [core.wasm]`

@@ -35,11 +35,12 @@ async function compileCore(source) {
 
 /**
  * The shipped models' file (`{reversal: …, induction: …}`; scripts/models.mjs) from `source`: a URL, fetched (a page
- * that knows it needs them early preloads it: index.html, www/embed.html), or its text (the single-file build). Resolves to the text, or to an Error
+ * that knows it needs them early preloads it: index.html, www/embed.html), its text (the single-file build), or an
+ * Error saying why it is not there (the notebooks' engine, scripts/python-assets.mjs). Resolves to the text, or to an Error
  * saying why it could not be had; never rejects, so that `loadModels()` resolves without them.
  */
 function fetchModels(source) {
-  if (typeof source === 'string') return Promise.resolve(source);
+  if (typeof source === 'string' || source instanceof Error) return Promise.resolve(source);
   const failed = (why) => new Error(`fetching ${source} failed: ${why}`);
   if (isFile(source)) return readFileURL(source, 'utf8').catch((e) => failed(e instanceof Error ? e.message : String(e)));
   return fetch(source)

@@ -382,7 +382,7 @@ test('JupyterLab, untrusted: each figure output keeps an <img> whose SVG shows t
 // the live figure back; loading the engine (what av.init_notebook() displays) then draws them all.
 // The stack is a causal language model's (GPT-2 small's shape: 12 layers × 12 heads, 64 tokens, float32, each row a
 // softmax over the tokens up to it). A dense stack of random float32 weights (a bidirectional model's) cannot be
-// ≤ 3 MB: its mantissas are noise, 1.9 MB deflated, 2.5 MB as base64, before the 0.7 MB engine
+// ≤ 3 MB: its mantissas are noise, 1.85 MB of entropy, 2.3 MB as text85, before the 0.63 MB engine
 // (tests/python/test_notebook.py measures both).
 const ELEVEN = `
 import nbformat, sys

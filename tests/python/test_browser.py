@@ -84,6 +84,33 @@ def test_saved_page_draws_live_and_hides_the_picture(tmp_path, seed_values):
     np.testing.assert_allclose(fig["weights"], seed_values["seed_000_001"]["weights"], rtol=1e-12)
 
 
+MODEL_LEFT_OUT = """
+const { browser, page, errors } = await openPage();
+await page.goto(process.argv[2]);
+await page.waitForFunction(() => document.querySelector('attention-viz')?.trace, null, { timeout: 600000 });
+const said = await page.evaluate(() => new Promise((ok) => {
+  const el = document.createElement('attention-viz');
+  el.addEventListener('error', (e) => ok(e.detail.message));
+  el.addEventListener('change', () => ok('shown'));
+  el.setAttribute('config', JSON.stringify({ mechanism: 'model', model: 'reversal', input: [1, 2, 3, 4, 5, 6] }));
+  document.body.append(el);
+}));
+console.log(JSON.stringify({ errors, said }));
+await browser.close();
+"""
+
+
+def test_the_engine_leaves_the_trained_models_out_and_says_so(tmp_path):
+    # Python refuses a trained model's config, so its engine carries no models' file (117 KB of every notebook): an
+    # element a page adds by hand for one says why it cannot show it.
+    path = av.show(preset="seed-001").save_html(tmp_path / "fig.html")
+    got = run_node(MODEL_LEFT_OUT.replace("process.argv[2]", json.dumps(Path(path).as_uri())), tmp_path)
+    assert got["errors"] == []
+    assert got["said"] == ("model: the shipped model \"reversal\" could not be loaded: the notebooks' engine leaves them out "
+                           "(Python's figures never show one): load attention-viz.inline.js, which has them, for a "
+                           "figure of a trained model")
+
+
 def test_refused_config_keeps_the_picture(tmp_path):
     # Valid for Python, refused by the page: a config the core's cost limit turns down.
     x = np.ones((2000, 64))

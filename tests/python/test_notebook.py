@@ -188,7 +188,7 @@ def test_eleven_figure_notebook_sizes(kernel, capsys):
     """The issue's notebook: 10 `show` figures and one 12 × 12 × 64 × 64 `show_attention`, as outputs in a kernel
     (tests/e2e/notebook.test.mjs saves it and opens its export): ≤ 3 MB with a causal model's stack. A dense stack of
     random float32 weights cannot be: its 589,824 values' entropy is 1.85 MB (23 bits of mantissa noise and 2 of
-    exponent each), 2.3 MB as text85, beside the 0.74 MB engine and 0.28 MB of small figures."""
+    exponent each), 2.3 MB as text85, beside the 0.63 MB engine and 0.28 MB of small figures."""
     kernel.run("c0", "m0")
     outputs = [av.show(preset=f"seed-00{i % 4}")._repr_html_().encode() for i in range(10)]
     kernel.run("c1", "m1")
