@@ -23,12 +23,14 @@ import { fromText85, toText85 } from '../www/text85.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The global the loader hands the .wasm's bytes through (deleted once the build has read them). */
 const GLOBAL = '__attentionVizEngineWasm';
+/** The models' file the single-file build inlines (scripts/dist.mjs writes it beside the build). */
+const MODELS = join(ROOT, 'dist/pkg/attention_viz_models.bin');
 
 /**
  * The engine made from the single-file build's `text`: `{engine, wasm, packed}` (the engine's script text, the
  * build's .wasm bytes, and both parts as text85 of deflate). scripts/dist.mjs measures it for the docs' sizes.
  */
-export async function makeEngine(text, from = 'the single-file build', models = readFileSync(join(ROOT, 'dist/pkg/attention_viz_models.bin'), 'utf8')) {
+export async function makeEngine(text, from = 'the single-file build', models = readFileSync(MODELS, 'utf8')) {
   // The .wasm as esbuild's binary loader writes it: a call of its base64 decoder on one string literal ("\0asm" is AGFzbQ).
   const calls = [...text.matchAll(/([A-Za-z_$][\w$]*)\("(AGFzbQ[A-Za-z0-9+/=]*)"\)/g)];
   if (calls.length !== 1) throw new Error(`python-assets: expected one inlined .wasm in ${from}, found ${calls.length}`);

@@ -1,6 +1,7 @@
-// Bytes written as text of the core's 85-character alphabet (`TEXT85`, src/facts.rs): Python's packed arrays
-// (`"text85"`, python/attention_viz/_figure.py) and the notebooks' engine (scripts/python-assets.mjs). Five characters
-// for four bytes where base64 takes 5⅓, and none that an HTML attribute, a JS string or a notebook's JSON escapes.
+// Owns text85: bytes written as text of the core's 85-character alphabet (`TEXT85`, src/facts.rs), the text of
+// Python's packed arrays (`"text85"`, python/attention_viz/_figure.py) and of the notebooks' engine
+// (scripts/python-assets.mjs). Five characters for four bytes where base64 takes 5⅓, and none that an HTML attribute,
+// a JS string or a notebook's JSON escapes.
 // Pure, no DOM: the element, the engine's loader and Node's tests read it alike.
 import { TEXT85 } from './element/facts.js';
 
@@ -41,7 +42,8 @@ export function fromText85(text, what = 'the text') {
   return out;
 }
 
-/** Throws what is wrong with the group of 5 characters at `at`: a character outside the alphabet, or a word over 2³² − 1. */
+/** Throws what is wrong with the group of 5 characters at `at`: a character outside the alphabet, or a word over
+ * 2³² − 1. */
 function refuse(text, at, what) {
   for (let k = at; k < at + 5 && k < text.length; k++) {
     const code = text.charCodeAt(k);

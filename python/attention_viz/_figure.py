@@ -2,9 +2,9 @@
 
 Every HTML form carries the static picture (an ``<img>``, what survives sanitizers and scriptless
 renderings) and the ``<attention-viz>`` element with the config as an escaped attribute, its big
-numeric arrays as little-endian float32 or float64 bytes in text of 85 characters (``wire``). ``to_html()`` and ``save_html()`` also
-carry the single-file build (the element and its WASM core) as an inline script, so they work offline
-and from ``file://``. In a Jupyter kernel, ``_repr_html_`` carries the build in one output per
+numeric arrays as little-endian float32 or float64 bytes in text of 85 characters (``wire``). ``to_html()`` and
+``save_html()`` also carry the single-file build (the element and its WASM core) as an inline script, so they work
+offline and from ``file://``. In a Jupyter kernel, ``_repr_html_`` carries the build in one output per
 notebook page only (``engine_wanted``): every output of a notebook is in one document, where the
 element, once defined, draws every ``<attention-viz>``. An output that finds no engine on its page
 keeps its picture and says how to bring the live figure back (``av.init_notebook()``). Loading the
