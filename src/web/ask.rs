@@ -22,7 +22,9 @@
 //!   (model.rs);
 //! - `usable` (true: a figure a trapped call left borrowed throws instead), `forceInternalError` (a test hook).
 //!
-//! An answer the question has none for (a cell off the grid, a view that is not one now) is `undefined`.
+//! An answer the question has none for (a cell off the grid, a view that is not one now) is `undefined`. The figure
+//! core (the build without `full`) answers neither an import's plan, the exports (`svg`, `numpy`), the share and saved
+//! states nor a weights figure's model questions: it says they are not questions it answers.
 
 use super::args::Args;
 use super::draw::parse_fmt;

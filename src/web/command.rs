@@ -12,7 +12,8 @@
 //! `{restoreSaved: text}`, `{shareState: [text, json]}`, `{reset: true}`, `{markAuthored: true}`; `{addToken: true}`,
 //! `{removeLastToken: true}`, `{addDim: true}`, `{removeLastDim: true}` (at the end: the core knows where that is);
 //! `{import: {found: [{member, named, array}], target, source}}` (arrays read from the reader's files or a paste,
-//! nested lists as www/arrays.js gives them; see [`import_job`]).
+//! nested lists as www/arrays.js gives them; see [`import_job`]). The figure core (the build without `full`) makes
+//! neither `flashTiles`, `restoreSaved`, `shareState` nor `import`: it says they need the full module.
 
 use super::args::{list, uint};
 use super::{compute, js_err, seed_u32};
