@@ -283,9 +283,14 @@ fn saturating(d: u64) -> usize {
     usize::try_from(d).unwrap_or(usize::MAX)
 }
 
+/// A request's text as JSON (config::json), or [`unreadable`]'s words for it.
+pub fn read_json(text: &str) -> Result<Value, String> {
+    config::json::parse(text).map_err(|e| unreadable(text, &e))
+}
+
 /// Why a request's text does not parse: a config nested past serde_json's limit gets the words the page's compute()
 /// gets for it (Python's lists can nest so); anything else is the shell's fault.
-pub fn unreadable(text: &str, e: &serde_json::Error) -> String {
+pub fn unreadable(text: &str, e: &config::json::Error) -> String {
     match config::too_deep(text, e) {
         Some(path) if path.first().is_some_and(|k| k == "config") => {
             config::nested_message(path.get(1).map_or("config", String::as_str))

@@ -92,7 +92,7 @@ pub(crate) fn parse(command: &JsValue) -> Result<Option<Edit>, JsError> {
         "query" => Edit::Query(index(v).ok_or_else(malformed)?),
         "fields" => {
             let json = js_sys::JSON::stringify(&v).ok().and_then(|t| t.as_string()).ok_or_else(malformed)?;
-            let fields = serde_json::from_str(&json)
+            let fields = crate::config::json::parse(&json)
                 .map_err(|e| js_err(format!("the fields to change are not valid JSON: {e}")))?;
             Edit::Fields(fields)
         }
