@@ -10,6 +10,7 @@ use crate::text::quote;
 use crate::weights::{Stack, MAX_HEADS, MAX_VALUES};
 use serde_json::{json, Map, Value};
 
+pub mod json;
 mod layers;
 pub use layers::{Layers, Norm, Shapes, BIASES, LAYER_FIELDS};
 
@@ -679,7 +680,7 @@ impl<'a> Fields<'a> {
 
 /// A config's JSON text as a value, or the message that places what does not parse in it.
 pub fn parse_json(text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| {
+    json::parse(text).map_err(|e| {
         if let Some(path) = too_deep(text, &e) {
             return ConfigError(nested_message(path.first().map_or("config", String::as_str)));
         }
@@ -707,7 +708,7 @@ pub fn nested_message(field: &str) -> String {
 
 /// When `e` is serde_json's recursion limit, the object keys that lead to where `text` went too deep (outermost
 /// first; empty at the top level), else `None`.
-pub fn too_deep(text: &str, e: &serde_json::Error) -> Option<Vec<String>> {
+pub fn too_deep(text: &str, e: &json::Error) -> Option<Vec<String>> {
     if !e.to_string().starts_with("recursion limit exceeded") {
         return None;
     }

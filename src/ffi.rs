@@ -177,12 +177,12 @@ unsafe fn run(text: *const u8, text_len: usize, data: *const f64, data_len: usiz
     let data = if data_len == 0 { &[][..] } else { std::slice::from_raw_parts(data, data_len) };
     let request = match std::str::from_utf8(text) {
         Err(e) => Err(format!("attention-viz internal error: the request is not UTF-8 ({e})")),
-        Ok(text) => match serde_json::from_str::<Value>(text) {
+        Ok(text) => match requests::read_json(text) {
             Ok(Value::Object(fields)) => match kind {
                 Some(kind) => Request::parse(kind, fields),
                 None => kind_of(Value::Object(fields)).and_then(|(kind, fields)| Request::parse(&kind, fields)),
             },
-            Err(e) => Err(requests::unreadable(text, &e)),
+            Err(e) => Err(e),
             Ok(_) => Err("attention-viz internal error: the request is not a JSON object".into()),
         },
     };

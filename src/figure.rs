@@ -13,9 +13,13 @@ use crate::attention::Trace;
 use crate::changed::{self, Changed};
 use crate::config::{Config, Mechanism, Scale};
 use crate::edits::{Distribution, Kept};
-use crate::import::{self, Found, Import};
+use crate::import;
+#[cfg(feature = "full")]
+use crate::import::{Found, Import};
 use crate::incremental::Session;
-use crate::{share, views};
+#[cfg(feature = "full")]
+use crate::share;
+use crate::views;
 
 /// Every change the element makes to a figure.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,6 +89,7 @@ pub enum Edit {
     /// An input dimension of zeros after the last.
     AppendDim,
     RemoveLastDim,
+    #[cfg(feature = "full")]
     /// Arrays from the reader's files or a paste, planned against the config now and applied as one
     /// `Config::with_fields` (src/import.rs: `target` the grid they went to, `source` what messages call them).
     Import {
@@ -99,8 +104,10 @@ pub enum Edit {
     },
     /// A whole new config (a page's, a preset, Import…).
     Config(Config),
+    #[cfg(feature = "full")]
     /// What `share::saved` gave (a whole state, or a weights figure's selection on its stack).
     RestoreSaved(String),
+    #[cfg(feature = "full")]
     /// A share link's fragment, or (`json`) the JSON text it carries (`.config = toJSON()'s object`).
     ShareState {
         text: String,
@@ -183,11 +190,13 @@ impl Figure {
         &self.authored_config
     }
 
+    #[cfg(feature = "full")]
     /// The whole state a share link or `persist` carries, with the element's naive-softmax flag.
     pub fn share_state(&self, naive: bool) -> share::State {
         share::State { config: self.config().clone(), naive, random: self.random }
     }
 
+    #[cfg(feature = "full")]
     /// What `persist` saves (`share::saved`): a weights figure on its author's stack saves its selection only.
     pub fn saved_state(&self, naive: bool) -> Result<String, String> {
         share::saved(&self.share_state(naive), self.stack_authored)
@@ -216,15 +225,7 @@ impl Figure {
     pub fn apply(&mut self, edit: Edit) -> Result<Option<bool>, String> {
         // Following another head shows other numbers, none of which an edit moved: nothing is marked changed.
         let follows = matches!(&edit, Edit::Fields(serde_json::Value::Object(f)) if !f.is_empty() && f.keys().all(|k| k == "head"));
-        let fresh = follows
-            || matches!(
-                edit,
-                Edit::ResetToAuthored
-                    | Edit::Config(_)
-                    | Edit::Import { .. }
-                    | Edit::ShareState { .. }
-                    | Edit::RestoreSaved(_)
-            );
+        let fresh = follows || matches!(edit, Edit::ResetToAuthored | Edit::Config(_)) || Self::restores(&edit);
         let keeps = matches!(edit, Edit::Query(_) | Edit::MarkAuthored);
         let size = self.trace().fields().iter().map(|f| f.data.len()).sum();
         let before = (!fresh && !keeps && changed::kept(size)).then(|| Box::new(self.session.clone()));
@@ -259,7 +260,9 @@ impl Figure {
                 self.random = Some((seed, dist));
                 return Ok(None);
             }
+            #[cfg(feature = "full")]
             Edit::RestoreSaved(text) => return self.restore_saved(&text).map(Some),
+            #[cfg(feature = "full")]
             Edit::ShareState { text, json } => {
                 let state = if json { share::decode_json(&text) } else { share::decode(&text) }?;
                 self.replace(state.config)?;
@@ -300,6 +303,7 @@ impl Figure {
             Edit::RemoveLastToken => config.remove_token(config.tokens.len().saturating_sub(1)),
             Edit::AppendDim => config.insert_dim(config.dims()),
             Edit::RemoveLastDim => config.remove_dim(config.dims().saturating_sub(1)),
+            #[cfg(feature = "full")]
             Edit::Import { found, target, source } => {
                 let (import, _) = Import::new(config, found, target.as_deref(), &source)?;
                 let applied = import.apply(config)?;
@@ -314,6 +318,19 @@ impl Figure {
         Ok(None)
     }
 
+    /// Whether `edit` brings a whole new document from outside (an import, a share link, a saved state).
+    #[cfg(feature = "full")]
+    fn restores(edit: &Edit) -> bool {
+        matches!(edit, Edit::Import { .. } | Edit::ShareState { .. } | Edit::RestoreSaved(_))
+    }
+
+    /// The figure core has none of those edits (the full module's).
+    #[cfg(not(feature = "full"))]
+    fn restores(_: &Edit) -> bool {
+        false
+    }
+
+    #[cfg(feature = "full")]
     /// Restores what `saved_state` gave: a whole state, or a selection onto this figure's stack (the author's again
     /// after a reload). Returns whether it showed the naive softmax.
     fn restore_saved(&mut self, text: &str) -> Result<bool, String> {

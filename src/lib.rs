@@ -16,6 +16,7 @@ pub mod docs;
 pub mod edits;
 #[cfg(feature = "full")]
 pub mod export;
+#[cfg(feature = "full")]
 pub mod facts;
 #[cfg(feature = "full")]
 pub mod ffi;
@@ -30,10 +31,12 @@ pub mod learn;
 pub mod math;
 pub mod options;
 pub mod panels;
+#[cfg(feature = "full")]
 pub mod picture;
 pub mod presets;
 pub mod random;
 pub mod requests;
+#[cfg(feature = "full")]
 pub mod share;
 pub mod shown;
 pub mod steppers;

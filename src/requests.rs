@@ -11,16 +11,22 @@
 
 use crate::attention::{self, Trace, Wanted};
 use crate::config::{self, Config, Flat};
+use crate::heatmap;
+#[cfg(feature = "full")]
 use crate::heatmap::format::format_g;
-use crate::heatmap::{self, Contrast, Fmt, Style, Theme};
+#[cfg(feature = "full")]
+use crate::heatmap::{Contrast, Fmt, Style, Theme};
 #[cfg(feature = "full")]
 use crate::learn::{self, Task};
 use crate::math::decimal::{shortest, Narrow};
 #[cfg(feature = "full")]
-use crate::picture::{self, large_svg, LargeView, Pooling};
 use crate::picture::Options;
+#[cfg(feature = "full")]
+use crate::picture::{self, large_svg, LargeView, Pooling};
+use crate::presets;
 use crate::text::{closest, cut, quote};
-use crate::{presets, views};
+#[cfg(feature = "full")]
+use crate::views;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -60,10 +66,13 @@ pub enum Request {
     #[cfg(feature = "full")]
     /// The overview `{svg, alt}` of such a stack from its thumbnails (the f64s), the head drawn in full outlined.
     Overview { shape: [usize; 4], selected: (usize, usize), options: Options },
+    #[cfg(feature = "full")]
     /// The element options the core reads (`palette`, `fmt`, `contrast`), checked when read.
     Options(Options),
+    #[cfg(feature = "full")]
     /// One element option's attribute text or its message, or an unknown name's message (`options::answer`).
     ElementOption(Result<String, String>),
+    #[cfg(feature = "full")]
     /// One view of a config as a standalone SVG (renderSVG).
     Svg { parts: Parts, view: String, palette: Option<String>, fmt: Option<String> },
     /// Whether the large figure's worker takes a config the page's cost bound refuses (`config::worker_takes`).
@@ -83,8 +92,10 @@ pub enum Request {
     CellNumber(String),
     /// A whole-number field's text read (`text::whole_number`): the number, or null when it is not digits alone.
     WholeNumber(String),
+    #[cfg(feature = "full")]
     /// The tooltip's text of one cell of a large figure's view: its labels and its value to 6 significant digits.
     LargeCellText { row: String, col: String, value: f64 },
+    #[cfg(feature = "full")]
     /// What a large figure says where it cannot do what a small one does (www/element/large.js).
     LargeMessage { what: String, view: String, shown: Vec<String> },
     #[cfg(feature = "full")]
@@ -230,6 +241,7 @@ impl Fields {
         }
     }
 
+    #[cfg(feature = "full")]
     fn texts(&mut self, key: &str) -> Result<Vec<String>, String> {
         let Value::Array(items) = self.take(key) else { return Err(self.bad(key, "a list of texts")) };
         items
@@ -271,9 +283,14 @@ fn saturating(d: u64) -> usize {
     usize::try_from(d).unwrap_or(usize::MAX)
 }
 
+/// A request's text as JSON (config::json), or [`unreadable`]'s words for it.
+pub fn read_json(text: &str) -> Result<Value, String> {
+    config::json::parse(text).map_err(|e| unreadable(text, &e))
+}
+
 /// Why a request's text does not parse: a config nested past serde_json's limit gets the words the page's compute()
 /// gets for it (Python's lists can nest so); anything else is the shell's fault.
-pub fn unreadable(text: &str, e: &serde_json::Error) -> String {
+pub fn unreadable(text: &str, e: &config::json::Error) -> String {
     match config::too_deep(text, e) {
         Some(path) if path.first().is_some_and(|k| k == "config") => {
             config::nested_message(path.get(1).map_or("config", String::as_str))
@@ -312,10 +329,12 @@ impl Request {
                 selected: (f.index("selected_layer")?, f.index("selected_head")?),
                 options: options_of(&mut f)?,
             },
+            #[cfg(feature = "full")]
             "options" => match crate::options::answer(&f.map) {
                 Some(answered) => Request::ElementOption(answered),
                 None => Request::Options(options_of(&mut f)?),
             },
+            #[cfg(feature = "full")]
             "svg" => Request::Svg {
                 parts: Parts::parse(&mut f)?,
                 view: f.text("view")?,
@@ -334,9 +353,11 @@ impl Request {
             "paste_length" => Request::PasteLength(f.index("length")?),
             "cell_number" => Request::CellNumber(f.text("text")?),
             "whole_number" => Request::WholeNumber(f.text("text")?),
+            #[cfg(feature = "full")]
             "large_cell_text" => {
                 Request::LargeCellText { row: f.text("row")?, col: f.text("col")?, value: f.number("value")? }
             }
+            #[cfg(feature = "full")]
             "large_message" => {
                 Request::LargeMessage { what: f.text("what")?, view: f.text("view")?, shown: f.texts("shown")? }
             }
@@ -412,8 +433,11 @@ impl Request {
                 let (svg, alt) = picture::overview(data.into_owned(), shape, selected, &options)?;
                 Ok(Answer::Json(json!({"svg": svg, "alt": alt})))
             }
+            #[cfg(feature = "full")]
             Request::Options(_) => Ok(Answer::Nothing),
+            #[cfg(feature = "full")]
             Request::ElementOption(answered) => answered.map(Answer::Text),
+            #[cfg(feature = "full")]
             Request::Svg { parts, view, palette, fmt } => svg(&config(&parts)?, &view, palette, fmt).map(Answer::Text),
             Request::LargeTakes(parts) => Ok(Answer::Flag(match &parts.rest {
                 Ok(rest) => config::worker_takes(rest, &parts.declared()),
@@ -437,9 +461,11 @@ impl Request {
                 Err(error) => json!({ "error": error }),
             })),
             Request::WholeNumber(text) => Ok(Answer::Json(json!(crate::text::whole_number(&text)))),
+            #[cfg(feature = "full")]
             Request::LargeCellText { row, col, value } => {
                 Ok(Answer::Text(format!("{row}, {col}: {}", format_g(value, 6))))
             }
+            #[cfg(feature = "full")]
             Request::LargeMessage { what, view, shown } => Ok(Answer::Text(large_message(&what, &view, &shown))),
             #[cfg(feature = "full")]
             Request::LargeSvg(pieces) => pieces.svg().map(Answer::Text),
@@ -575,6 +601,7 @@ fn shape_of(f: &mut Fields) -> Result<[usize; 4], String> {
     dims.and_then(|d| d.try_into().ok()).ok_or_else(|| f.bad("shape", "[layers, heads, n, m]"))
 }
 
+#[cfg(feature = "full")]
 /// `options`: `palette`, `fmt`, `contrast`, `theme` ("dark" or light), each checked as the heatmaps read it.
 fn options_of(f: &mut Fields) -> Result<Options, String> {
     let o = f.take("options");
@@ -624,6 +651,7 @@ impl TextRequest {
 
 /// A standalone SVG of one view of a config, at its preferred size in seaborn's light style; `palette` is not
 /// checked (a name the heatmaps do not know draws their default colours), `fmt` is.
+#[cfg(feature = "full")]
 fn svg(config: &Config, view: &str, palette: Option<String>, fmt: Option<String>) -> Result<String, String> {
     let trace = attention::compute(config).map_err(|e| e.0)?;
     let view = views::view(config, &trace, view)?;
@@ -641,18 +669,26 @@ fn svg(config: &Config, view: &str, palette: Option<String>, fmt: Option<String>
     heatmap::to_svg(&view, &style)
 }
 
-/// The facts (Python's `facts()`, `facts::python`) with the presets' configs and the share links' longest text.
+/// The facts (Python's `facts()`, `facts::python`) with the presets' configs and the share links' longest text. The
+/// figure core's are the presets alone: all the page reads of them (the rest are Python's, which runs the full build).
 fn facts() -> Value {
     let presets: Map<String, Value> = presets::NAMES
         .iter()
         .map(|&n| (n.to_string(), presets::preset(n).expect("a listed preset").to_value()))
         .collect();
+    #[cfg(feature = "full")]
     let mut facts = crate::facts::python();
+    #[cfg(not(feature = "full"))]
+    let mut facts = json!({});
     facts["presets"] = Value::Object(presets);
-    facts["share_max_len"] = crate::share::MAX_LEN.into();
+    #[cfg(feature = "full")]
+    {
+        facts["share_max_len"] = crate::share::MAX_LEN.into();
+    }
     facts
 }
 
+#[cfg(feature = "full")]
 /// `what` = "pending" (asked before the worker's views are drawn), "view" (`view` is not one of the `shown` views a
 /// large figure exports), anything else: the note a large figure's `trace` carries (what it holds).
 fn large_message(what: &str, view: &str, shown: &[String]) -> String {

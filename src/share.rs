@@ -159,7 +159,7 @@ fn decode_value(text: &str) -> Result<Value, String> {
 /// The versioned JSON object of a fragment's text, or why it cannot be read.
 fn json_value(json: &str) -> Result<Value, String> {
     let fail = |why: String| Err(format!("this share link cannot be read: {why}"));
-    let value: Value = match serde_json::from_str(json) {
+    let value: Value = match crate::config::json::parse(json) {
         Ok(v) => v,
         Err(e) => return fail(format!("its JSON is broken ({e})")),
     };

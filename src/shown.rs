@@ -24,6 +24,8 @@ pub fn parts(config: &Config, trace: &Trace, asked: &Asked) -> Value {
     out["facts"] = controls::facts(config);
     out["steppers"] = steppers::applies(config).into();
     for name in &asked.parts {
+        // The steppers' models are the full module's (the element loads it before it shows a stepper).
+        #[cfg(feature = "full")]
         if let Some(part) = steppers::part(config, trace, name) {
             out[name.split(':').next().unwrap_or(name)] = part;
             continue;

@@ -40,6 +40,8 @@ mod heatmap_palette;
 mod import;
 #[path = "incremental.rs"]
 mod incremental;
+#[path = "json.rs"]
+mod json;
 #[path = "large.rs"]
 mod large;
 #[path = "learn.rs"]

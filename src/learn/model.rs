@@ -489,7 +489,7 @@ impl Model {
 
     /// A model from its JSON text (see [`Model::from_json`]).
     pub fn from_json_str(text: &str) -> Result<Model, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("model is not valid JSON: {e}"))?;
+        let value: Value = crate::config::json::parse(text).map_err(|e| format!("model is not valid JSON: {e}"))?;
         Model::from_json(&value)
     }
 

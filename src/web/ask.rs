@@ -22,63 +22,145 @@
 //!   (model.rs);
 //! - `usable` (true: a figure a trapped call left borrowed throws instead), `forceInternalError` (a test hook).
 //!
-//! An answer the question has none for (a cell off the grid, a view that is not one now) is `undefined`.
+//! An answer the question has none for (a cell off the grid, a view that is not one now) is `undefined`. The figure
+//! core (the build without `full`) answers neither an import's plan, the exports (`svg`, `numpy`), the share and saved
+//! states nor a weights figure's model questions: it says they are not questions it answers.
 
 use super::args::Args;
 use super::draw::parse_fmt;
 use super::snapshot::Request;
 use super::{copied, field_object, js_err, set, trace_object, Viz};
 use crate::config::{Mask, Mechanism};
+#[cfg(feature = "full")]
+use crate::export;
 use crate::heatmap::{self, Colors};
 use crate::panels::{self, TypedLens};
 #[cfg(feature = "full")]
-use crate::export;
-use crate::{share, views};
+use crate::share;
+use crate::views;
 use js_sys::{Array, Float64Array, Object};
 use wasm_bindgen::prelude::*;
 
 /// A question `Viz.ask` answers.
 pub(crate) enum Question {
     Snapshot(Request),
-    Config { without_stack: bool },
+    Config {
+        without_stack: bool,
+    },
     Authored,
     Trace,
     Field(String),
-    Row { name: String, i: usize },
+    Row {
+        name: String,
+        i: usize,
+    },
     Views,
-    ResolveViews { requested: Vec<String>, panels: Vec<String> },
+    ResolveViews {
+        requested: Vec<String>,
+        panels: Vec<String>,
+    },
+    #[cfg(feature = "full")]
     ImportPlan(JsValue),
-    CellAt { view: String, size: Canvas, x: f64, y: f64, key: Option<String> },
-    CellRect { view: String, size: Canvas, i: usize, j: usize, key: Option<String> },
-    NumbersFont { view: String, size: Canvas },
-    PreferredSize { view: String, fmt: Option<String> },
-    Palette { view: String, palette: Option<String> },
-    CellText { view: String, i: usize, j: usize, fmt: Option<String> },
-    CellTexts { view: String, rows: (usize, usize), cols: (usize, usize), fmt: Option<String> },
-    DescribeViews { views: Vec<String>, fmt: Option<String> },
-    Svg { view: String, palette: Option<String>, fmt: Option<String>, contrast: Option<String> },
+    CellAt {
+        view: String,
+        size: Canvas,
+        x: f64,
+        y: f64,
+        key: Option<String>,
+    },
+    CellRect {
+        view: String,
+        size: Canvas,
+        i: usize,
+        j: usize,
+        key: Option<String>,
+    },
+    NumbersFont {
+        view: String,
+        size: Canvas,
+    },
+    PreferredSize {
+        view: String,
+        fmt: Option<String>,
+    },
+    Palette {
+        view: String,
+        palette: Option<String>,
+    },
+    CellText {
+        view: String,
+        i: usize,
+        j: usize,
+        fmt: Option<String>,
+    },
+    CellTexts {
+        view: String,
+        rows: (usize, usize),
+        cols: (usize, usize),
+        fmt: Option<String>,
+    },
+    DescribeViews {
+        views: Vec<String>,
+        fmt: Option<String>,
+    },
+    #[cfg(feature = "full")]
+    Svg {
+        view: String,
+        palette: Option<String>,
+        fmt: Option<String>,
+        contrast: Option<String>,
+    },
     #[cfg(feature = "full")]
     NumPy,
-    ShareState { naive: bool, json: bool },
+    #[cfg(feature = "full")]
+    ShareState {
+        naive: bool,
+        json: bool,
+    },
+    #[cfg(feature = "full")]
     ShareStateAtLeast,
-    SavedState { naive: bool },
-    BlockFit { matrix: String, at: (usize, usize), size: (usize, usize) },
-    MaskCell { i: usize, j: usize },
+    #[cfg(feature = "full")]
+    SavedState {
+        naive: bool,
+    },
+    BlockFit {
+        matrix: String,
+        at: (usize, usize),
+        size: (usize, usize),
+    },
+    MaskCell {
+        i: usize,
+        j: usize,
+    },
     ValidLens(TypedLens),
     #[cfg(feature = "full")]
     ModelShape,
     #[cfg(feature = "full")]
-    ModelGrid { thumb: u32, gap: u32, dark: bool, palette: Option<String> },
+    ModelGrid {
+        thumb: u32,
+        gap: u32,
+        dark: bool,
+        palette: Option<String>,
+    },
     #[cfg(feature = "full")]
     ModelPanel(crate::heads::View),
     #[cfg(feature = "full")]
-    RowSumNote { layer: usize, head: usize },
+    RowSumNote {
+        layer: usize,
+        head: usize,
+    },
     #[cfg(feature = "full")]
     LinesSize,
     #[cfg(feature = "full")]
-    LinesSvg { dark: bool, focus: Option<u32> },
+    LinesSvg {
+        dark: bool,
+        focus: Option<u32>,
+    },
     #[cfg(feature = "full")]
-    LineAt { y: f64, left: bool },
+    LineAt {
+        y: f64,
+        left: bool,
+    },
     Usable,
     ForceInternalError,
 }
@@ -110,6 +192,7 @@ impl Question {
             "resolveViews" => {
                 Question::ResolveViews { requested: a.strings("requested")?, panels: a.strings("panels")? }
             }
+            #[cfg(feature = "full")]
             "importPlan" => Question::ImportPlan(question.clone()),
             "cellAt" => {
                 let (x, y) = (a.number("x")?, a.number("y")?);
@@ -131,6 +214,7 @@ impl Question {
                 Question::CellTexts { view: a.string("view")?, rows, cols, fmt: a.opt_string("fmt") }
             }
             "describeViews" => Question::DescribeViews { views: a.strings("views")?, fmt: a.opt_string("fmt") },
+            #[cfg(feature = "full")]
             "svg" => Question::Svg {
                 view: a.string("view")?,
                 palette: a.opt_string("palette"),
@@ -139,8 +223,11 @@ impl Question {
             },
             #[cfg(feature = "full")]
             "numpy" => Question::NumPy,
+            #[cfg(feature = "full")]
             "shareState" => Question::ShareState { naive: a.flag("naive"), json: a.flag("json") },
+            #[cfg(feature = "full")]
             "shareStateAtLeast" => Question::ShareStateAtLeast,
+            #[cfg(feature = "full")]
             "savedState" => Question::SavedState { naive: a.flag("naive") },
             "blockFit" => Question::BlockFit {
                 matrix: a.string("matrix")?,
@@ -238,6 +325,7 @@ impl Viz {
             Question::Row { name, i } => maybe(self.row(&name, i)),
             Question::Views => strings(&views::names(self.config())).into(),
             Question::ResolveViews { requested, panels } => self.resolve_views(&requested, panels).into(),
+            #[cfg(feature = "full")]
             Question::ImportPlan(job) => self.import_plan(&job)?,
             Question::CellAt { view, size, x, y, key } => {
                 let layout = self.kept_layout(&view, key, size.width, size.height, size.dpr, size.fmt)?;
@@ -266,12 +354,17 @@ impl Viz {
                     views.iter().map(|v| self.describe(v, fmt.clone()).map_or(JsValue::NULL, JsValue::from));
                 described.collect::<Array>().into()
             }
+            #[cfg(feature = "full")]
             Question::Svg { view, palette, fmt, contrast } => self.to_svg(&view, palette, fmt, contrast)?.into(),
             #[cfg(feature = "full")]
             Question::NumPy => export::numpy_snippet(self.config(), self.figure.random()).into(),
+            #[cfg(feature = "full")]
             Question::ShareState { naive, json: true } => share::state_json(&self.figure.share_state(naive)).into(),
+            #[cfg(feature = "full")]
             Question::ShareState { naive, json: false } => share::encode(&self.figure.share_state(naive)).into(),
+            #[cfg(feature = "full")]
             Question::ShareStateAtLeast => (share::at_least(self.config()) as f64).into(),
+            #[cfg(feature = "full")]
             Question::SavedState { naive } => self.figure.saved_state(naive).map_err(js_err)?.into(),
             Question::BlockFit { matrix, at, size } => {
                 maybe(self.config().block_refused(&matrix, at.0, at.1, size.0, size.1))
@@ -388,6 +481,7 @@ impl Viz {
         Ok(Some(out))
     }
 
+    #[cfg(feature = "full")]
     /// An import planned against the config now (see the module's comment): `{error}` or `{dialog, message}`.
     fn import_plan(&self, job: &JsValue) -> Result<JsValue, JsError> {
         let out = Object::new();

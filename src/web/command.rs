@@ -12,13 +12,15 @@
 //! `{restoreSaved: text}`, `{shareState: [text, json]}`, `{reset: true}`, `{markAuthored: true}`; `{addToken: true}`,
 //! `{removeLastToken: true}`, `{addDim: true}`, `{removeLastDim: true}` (at the end: the core knows where that is);
 //! `{import: {found: [{member, named, array}], target, source}}` (arrays read from the reader's files or a paste,
-//! nested lists as www/arrays.js gives them; see [`import_job`]).
+//! nested lists as www/arrays.js gives them; see [`import_job`]). The figure core (the build without `full`) makes
+//! neither `flashTiles`, `restoreSaved`, `shareState` nor `import`: it says they need the full module.
 
 use super::args::{list, uint};
 use super::{compute, js_err, seed_u32};
 use crate::config::Config;
 use crate::edits::Distribution;
 use crate::figure::{self, Edit};
+#[cfg(feature = "full")]
 use crate::import::{self, Array as Imported, Found, Nested};
 use js_sys::{Array, Float64Array};
 use wasm_bindgen::prelude::*;
@@ -90,10 +92,11 @@ pub(crate) fn parse(command: &JsValue) -> Result<Option<Edit>, JsError> {
         "query" => Edit::Query(index(v).ok_or_else(malformed)?),
         "fields" => {
             let json = js_sys::JSON::stringify(&v).ok().and_then(|t| t.as_string()).ok_or_else(malformed)?;
-            let fields = serde_json::from_str(&json)
+            let fields = crate::config::json::parse(&json)
                 .map_err(|e| js_err(format!("the fields to change are not valid JSON: {e}")))?;
             Edit::Fields(fields)
         }
+        #[cfg(feature = "full")]
         "flashTiles" => Edit::Fields(crate::steppers::typed_tiles(&text(a.get(0))?, &text(a.get(1))?)),
         "scale" => Edit::Scale(figure::scale(&text(a.get(0))?, a.get(1).as_f64().unwrap_or(f64::NAN)).map_err(js_err)?),
         "scoring" => Edit::Scoring { name: text(a.get(0))?, seed: seed_u32(number(a.get(1))?)? },
@@ -118,25 +121,33 @@ pub(crate) fn parse(command: &JsValue) -> Result<Option<Edit>, JsError> {
                 None => return Ok(None),
             },
         },
+        #[cfg(feature = "full")]
         "restoreSaved" => Edit::RestoreSaved(text(v)?),
+        #[cfg(feature = "full")]
         "shareState" => Edit::ShareState { text: text(a.get(0))?, json: a.get(1).is_truthy() },
         "reset" => Edit::ResetToAuthored,
         "addToken" => Edit::AppendToken,
         "removeLastToken" => Edit::RemoveLastToken,
         "addDim" => Edit::AppendDim,
         "removeLastDim" => Edit::RemoveLastDim,
+        #[cfg(feature = "full")]
         "import" => {
             let (found, target, source) = import_job(&v)?.map_err(js_err)?;
             Edit::Import { found, target, source }
         }
-        _ => Edit::MarkAuthored,
+        "markAuthored" => Edit::MarkAuthored,
+        // The figure core (the build without `full`) leaves the steppers', share links', saved state's and imports'
+        // edits to the full module, which the element loads before it sends one.
+        _ => return Err(js_err(format!("not an edit the figure core makes: {name} needs the full module"))),
     };
     Ok(Some(edit))
 }
 
 /// An import's arrays, the grid they went to, and what messages call them.
+#[cfg(feature = "full")]
 pub(crate) type Job = (Vec<Found>, Option<String>, String);
 
+#[cfg(feature = "full")]
 /// An import as the element sends it: `{found: [{member, named, array} | {member, error}], target, source}`. A file
 /// the element could not read (`error`, its reader's message) is the import's refusal, in the core's words.
 pub(crate) fn import_job(v: &JsValue) -> Result<Result<Job, String>, JsError> {
@@ -156,6 +167,7 @@ pub(crate) fn import_job(v: &JsValue) -> Result<Result<Job, String>, JsError> {
     Ok(Ok((found, target, source)))
 }
 
+#[cfg(feature = "full")]
 /// A value of a file as www/arrays.js reads it: nested arrays of numbers, booleans and 64-bit integers (BigInt),
 /// in JSON anything else (each said by its `typeof`).
 fn nested(v: &JsValue) -> Nested {

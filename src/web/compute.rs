@@ -51,7 +51,7 @@ fn flat_config_in(
     data: &[f64],
     shared: Option<&Stack>,
 ) -> Result<Option<Config>, JsError> {
-    let Ok(rest @ Value::Object(_)) = serde_json::from_str::<Value>(rest_json) else {
+    let Ok(rest @ Value::Object(_)) = crate::config::json::parse(rest_json) else {
         return Ok(None);
     };
     let inconsistent =

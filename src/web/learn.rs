@@ -52,7 +52,7 @@ pub(crate) fn answer(request: ModelsRequest) -> Result<JsValue, JsError> {
 /// Every shipped model from the models file's text, each checked as `Model::from_json` checks a caller's.
 fn parse_shipped(text: &str) -> Result<Vec<(&'static str, Rc<Model>)>, String> {
     let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("the models file is not valid JSON: {e}"))?;
+        crate::config::json::parse(text).map_err(|e| format!("the models file is not valid JSON: {e}"))?;
     learn::PRESETS
         .iter()
         .map(|&name| {
@@ -97,7 +97,7 @@ fn model_json(name: &str) -> Result<Option<String>, JsError> {
 /// (masked entries of `scaled` are −∞; `repeats`: `learn::Repeats`).
 fn compute_model(config_json: &str) -> Result<Object, JsError> {
     let config: serde_json::Value =
-        serde_json::from_str(config_json).map_err(|e| js_err(format!("config is not valid JSON: {e}")))?;
+        crate::config::json::parse(config_json).map_err(|e| js_err(format!("config is not valid JSON: {e}")))?;
     let request = learn::read_request(&config).map_err(js_err)?;
     let model = match request.model {
         learn::ModelRef::Named(name) => shipped(name).map_err(|e| js_err(format!("model: {e}")))?.ok_or_else(|| {

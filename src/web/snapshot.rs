@@ -110,7 +110,7 @@ impl Request {
                     .get("windows")
                     .and_then(|w| js_sys::JSON::stringify(&w).ok())
                     .and_then(|t| t.as_string())
-                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .and_then(|t| crate::config::json::parse(&t).ok())
                     .unwrap_or_default(),
             },
         })
