@@ -37,7 +37,9 @@
 
 use crate::attention::{self, check_finite, HeadTrace, Overflow, SelfTrace, Trace};
 use crate::config::{Config, Mechanism, Options};
-use crate::math::kernels::{exact_reciprocal, exp_shifted_into, matmul_transposed_into, min_max, pair_sum};
+use crate::math::kernels::{
+    divide, exact_reciprocal, exp_shifted_into, matmul_transposed_into, min_max, multiply, pair_sum,
+};
 use crate::math::{dot, exp, softmax_stable_into, Matrix};
 
 /// A figure's config and trace, plus the softmax state that makes edits incremental.
@@ -483,10 +485,13 @@ fn update_score_column(
 /// `attention::attend` takes them: scaled, the stable softmax, the context; an overflow of
 /// the scaled scores or the context refused with the full computation's message.
 fn stages_of(scores: Matrix, scale: f64, v: &Matrix) -> Result<attention::Stages, Overflow> {
-    let scaled = match exact_reciprocal(scale) {
-        Some(r) => scores.map(|s| s * r),
-        None => scores.map(|s| s / scale),
-    };
+    let mut scaled = scores.clone();
+    for i in 0..scaled.rows() {
+        match exact_reciprocal(scale) {
+            Some(r) => multiply(scaled.row_mut(i), r),
+            None => divide(scaled.row_mut(i), scale),
+        }
+    }
     check_finite("scores", &scaled)?;
     let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
     for i in 0..scaled.rows() {

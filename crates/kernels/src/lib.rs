@@ -173,6 +173,14 @@ pub fn exact_reciprocal(d: f64) -> Option<f64> {
     (d.is_normal() && d > 0.0 && d.to_bits() & ((1 << 52) - 1) == 0).then(|| 1.0 / d)
 }
 
+/// `x[j] *= factor` for every j: the scaled scores (`s · (1/√d_k)` when that reciprocal is exact), an n × n pass
+/// after every W_Q step, which the size-optimised crate did not vectorise.
+pub fn multiply(x: &mut [f64], factor: f64) {
+    for v in x {
+        *v *= factor;
+    }
+}
+
 /// `x[j] /= divisor` for every j.
 pub fn divide(x: &mut [f64], divisor: f64) {
     // Plain enough that LLVM vectorises it; a division per element keeps the
