@@ -51,13 +51,17 @@ function pageBench() {
     window.benchEl = el;
     return { inputs: el.shadowRoot.querySelectorAll('input').length };
   };
-  const start = () => {
+  // Alt+↑ is two keydowns: Alt's own (no edit) and ↑'s. Only the second is the step timed.
+  const modifier = (e) => ['Alt', 'Shift', 'Control', 'Meta'].includes(e.key);
+  const start = (e) => {
+    if (modifier(e)) return;
     const log = window.benchLog;
     if (!log || log.pending) return;
     log.pending = { t0: performance.now() };
     log.repaint = 0; log.after = 0; log.canvases = 0;
   };
-  const end = () => {
+  const end = (e) => {
+    if (modifier(e)) return;
     const log = window.benchLog;
     const p = log?.pending;
     if (!p || p.handler != null) return;

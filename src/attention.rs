@@ -10,7 +10,7 @@
 //! callers.
 
 use crate::config::{Config, Mask, MaskedRow, Mechanism, Norm, Options, Pairs, Position, Projections, Scale, Scoring};
-use crate::math::kernels::{exact_reciprocal, exp_shifted_into, min_max};
+use crate::math::kernels::{exact_reciprocal, exp_shifted_into, min_max, multiply};
 use crate::math::{dot, naive_equals_stable, softmax_naive, softmax_naive_given, softmax_stable_into, Matrix};
 use crate::math::{exp, position};
 use crate::weights::{Stack, SUMMARY_NAMES};
@@ -144,7 +144,12 @@ pub fn attend_biased(
     // One pass either way; the two divisions stay two (s / scale / temperature).
     let (from, keep) = (&mut scores, keep_scores);
     let mut scaled = match exact_reciprocal(scale) {
-        Some(r) if temperature == 1.0 => scaled_scores(from, keep, |s| s * r), // s / scale bit for bit
+        Some(r) if temperature == 1.0 => {
+            // s / scale bit for bit, in the kernels' crate (vectorised).
+            let mut scaled = if keep { from.clone() } else { std::mem::replace(from, Matrix::zeros(0, 0)) };
+            (0..scaled.rows()).for_each(|i| multiply(scaled.row_mut(i), r));
+            scaled
+        }
         _ if temperature == 1.0 => scaled_scores(from, keep, |s| s / scale),
         _ => scaled_scores(from, keep, |s| s / scale / temperature),
     };

@@ -793,31 +793,39 @@ impl Config {
 
     /// The config as JSON, in the shape `from_value` reads back.
     pub fn to_value(&self) -> Value {
-        self.value(true)
+        self.value(true, true)
     }
 
     /// `to_value` without a model's weights (`attention`, up to 2²³ numbers): what the element
     /// reads after every change (the selected head, the tokens) without a 60 MB round trip.
     pub fn to_value_without_stack(&self) -> Value {
-        self.value(false)
+        self.value(false, true)
     }
 
-    fn value(&self, with_stack: bool) -> Value {
+    /// `to_value_without_stack` with the mechanism's matrices (embeddings, projections, annotations) written as their
+    /// shapes, "rows×cols": what `controls::structure` reads, without writing 65,536 embeddings at n = 1024, d = 64
+    /// on every edit.
+    pub fn to_value_shaped(&self) -> Value {
+        self.value(false, false)
+    }
+
+    fn value(&self, with_stack: bool, numbers: bool) -> Value {
+        let matrix = |m: &Matrix| if numbers { matrix_value(m) } else { format!("{}×{}", m.rows(), m.cols()).into() };
         let mut obj = Map::new();
         match &self.mechanism {
             Mechanism::SelfAttention { embeddings, projections } => {
                 obj.insert("mechanism".into(), json!("self"));
-                obj.insert("embeddings".into(), matrix_value(embeddings));
+                obj.insert("embeddings".into(), matrix(embeddings));
                 if let Some(p) = projections {
-                    obj.insert("w_q".into(), matrix_value(&p.w_q));
-                    obj.insert("w_k".into(), matrix_value(&p.w_k));
-                    obj.insert("w_v".into(), matrix_value(&p.w_v));
+                    obj.insert("w_q".into(), matrix(&p.w_q));
+                    obj.insert("w_k".into(), matrix(&p.w_k));
+                    obj.insert("w_v".into(), matrix(&p.w_v));
                 }
             }
             Mechanism::Cross { decoder_state, annotations } => {
                 obj.insert("mechanism".into(), json!("cross"));
                 obj.insert("decoder_state".into(), numbers_value(decoder_state));
-                obj.insert("annotations".into(), matrix_value(annotations));
+                obj.insert("annotations".into(), matrix(annotations));
             }
             Mechanism::Weights { attention, key_tokens, layer, head } => {
                 // Weights figures have no scale, query steps or options: only what they read.

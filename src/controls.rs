@@ -158,7 +158,7 @@ pub fn structure(config: &Config) -> String {
             other => other,
         }
     }
-    let mut out = shapes(config.to_value_without_stack()).to_string();
+    let mut out = shapes(config.to_value_shaped()).to_string();
     if let Mechanism::Weights { attention, .. } = &config.mechanism {
         out += &format!("|{:?}", attention.shape());
     }

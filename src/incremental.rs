@@ -37,7 +37,9 @@
 
 use crate::attention::{self, check_finite, HeadTrace, Overflow, SelfTrace, Trace};
 use crate::config::{Config, Mechanism, Options};
-use crate::math::kernels::{exact_reciprocal, exp_shifted_into, min_max, pair_sum};
+use crate::math::kernels::{
+    divide, exact_reciprocal, exp_shifted_into, matmul_transposed_into, min_max, multiply, pair_sum,
+};
 use crate::math::{dot, exp, softmax_stable_into, Matrix};
 
 /// A figure's config and trace, plus the softmax state that makes edits incremental.
@@ -431,6 +433,7 @@ fn update_score_column(
     let k_c: Vec<f64> = (0..n).map(|j| k.get(j, c)).collect();
     let k_max = k_c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let mut scores = t.scores.clone();
+    let mut exact = Vec::new();
     for i in 0..n {
         let row = scores.row_mut(i);
         // (δ_i·k_jc or q_ic·δ_j): each product rounds by ε of itself, δ by ε of itself.
@@ -451,9 +454,20 @@ fn update_score_column(
         bounds[i] += EPS * (2.0 * product_bound + largest) + 2.0 * TINY;
         let limit = SCORE_TOLERANCE * largest.min(t.scale);
         if !(bounds[i] + full[i] <= limit) {
-            for (j, s) in row.iter_mut().enumerate() {
-                *s = dot(q.row(i), k.row(j));
-            }
+            exact.push(i);
+        }
+    }
+    // The rows past their bound, recomputed in one product (the SIMD kernel the full computation's Q·Kᵀ runs, so
+    // the same numbers): at d = 64 every row passes its bound every few edits, and n²·d scalar dot products in
+    // this crate's size-optimised code were most of such an edit.
+    if !exact.is_empty() {
+        let d = q.cols();
+        let mut rows = Vec::with_capacity(exact.len() * d);
+        exact.iter().for_each(|&i| rows.extend_from_slice(q.row(i)));
+        let mut fresh = vec![0.0; exact.len() * n];
+        matmul_transposed_into(&rows, k.data(), &mut fresh, exact.len(), d, n);
+        for (&i, row) in exact.iter().zip(fresh.chunks_exact(n)) {
+            scores.row_mut(i).copy_from_slice(row);
             bounds[i] = full[i];
         }
     }
@@ -471,10 +485,13 @@ fn update_score_column(
 /// `attention::attend` takes them: scaled, the stable softmax, the context; an overflow of
 /// the scaled scores or the context refused with the full computation's message.
 fn stages_of(scores: Matrix, scale: f64, v: &Matrix) -> Result<attention::Stages, Overflow> {
-    let scaled = match exact_reciprocal(scale) {
-        Some(r) => scores.map(|s| s * r),
-        None => scores.map(|s| s / scale),
-    };
+    let mut scaled = scores.clone();
+    for i in 0..scaled.rows() {
+        match exact_reciprocal(scale) {
+            Some(r) => multiply(scaled.row_mut(i), r),
+            None => divide(scaled.row_mut(i), scale),
+        }
+    }
     check_finite("scores", &scaled)?;
     let mut weights = Matrix::zeros(scaled.rows(), scaled.cols());
     for i in 0..scaled.rows() {

@@ -84,6 +84,11 @@ fn the_structure_changes_with_a_shape_and_not_with_a_value() {
     );
     assert_ne!(s, attention_viz::controls::structure(&c.insert_token(1, "x").unwrap()), "a token more is");
     assert!(s.contains("\"w_q\":\"") && s.contains('×'), "{s}");
+    assert_ne!(s, attention_viz::controls::structure(&c.insert_dim(1).unwrap()), "a dimension more is");
+    let cross = preset("seed-003").unwrap();
+    let s = attention_viz::controls::structure(&cross);
+    assert!(s.contains("\"annotations\":\"4×3\""), "the annotations as their shape: {s}");
+    assert_eq!(s, attention_viz::controls::structure(&cross.with_value("annotations", 1, 2, 7.0).unwrap()));
 }
 
 #[test]

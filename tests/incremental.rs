@@ -251,6 +251,24 @@ fn a_w_q_edit_that_cancels_a_score_recomputes_its_row() {
     assert_same(&s);
 }
 
+/// A W_Q value that makes every score huge, then one that cancels them, passes every row's bound: each row
+/// is recomputed, and the scores are then the full computation's bit for bit (odd n and d: the product's edges).
+#[test]
+fn rows_past_their_bound_are_the_full_computations_bits() {
+    let mut s = Session::new(random_config(41, 37, 9, true)).unwrap();
+    for (value, col) in [(1e9, 0), (0.5, 0), (-3e8, 4), (1.25, 4)] {
+        for matrix in ["w_q", "w_k"] {
+            s.set_value(matrix, 2, col, value).unwrap();
+            let (Trace::SelfAttention(a), Trace::SelfAttention(b)) = (s.trace(), &compute(s.config()).unwrap()) else {
+                panic!("self-attention expected")
+            };
+            let bits = |m: &Matrix| m.data().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a.scores), bits(&b.scores), "{matrix}[2][{col}] = {value}");
+            assert_same(&s);
+        }
+    }
+}
+
 /// A refused W_Q or W_K value after a patch leaves the trace as it was, bit for bit, and the
 /// edits after it go on patching from there.
 #[test]

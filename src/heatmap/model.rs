@@ -7,6 +7,7 @@
 
 use super::draw::{Colors, Theme};
 use super::palette::Rgb;
+use crate::math::kernels::block_max;
 use crate::math::Matrix;
 use crate::weights::Stack;
 use plotters::prelude::*;
@@ -84,21 +85,11 @@ pub fn grid(stack: &Stack, thumb: usize, gap: usize, palette: Option<&str>, them
             let w = stack.head(l, h);
             // Comparisons, not f64::max: its NaN rule makes it a call to libm's fmax in WebAssembly (~100 ms of a
             // 12 × 12 × 128 stack's load); a stack's weights are finite, and both give the same largest.
-            let max = w.iter().fold(0.0f64, |m, &x| if x > m { x } else { m });
+            // The blocks cover every weight (each pixel at least one row and column, the last ones reaching n and m),
+            // so the head's largest is their largest.
+            block_max(w, m, &row_spans, &col_spans, &mut block);
+            let max = block.iter().fold(0.0f64, |m, &x| if x > m { x } else { m });
             let scale = if max > 0.0 { 1.0 / max } else { 0.0 };
-            for (py, &(r0, r1)) in row_spans.iter().enumerate() {
-                for (pxi, &(c0, c1)) in col_spans.iter().enumerate() {
-                    let mut top = 0.0f64;
-                    for i in r0..r1 {
-                        for &x in &w[i * m + c0..i * m + c1] {
-                            if x > top {
-                                top = x;
-                            }
-                        }
-                    }
-                    block[py * thumb + pxi] = top;
-                }
-            }
             let (x0, y0) = thumb_origin(l, h, thumb, gap);
             for py in 0..thumb {
                 let row = &mut rgba[((y0 + py) * width + x0) * 4..((y0 + py) * width + x0 + thumb) * 4];

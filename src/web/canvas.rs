@@ -1,11 +1,11 @@
 //! A plotters `DrawingBackend` for the browser canvas that sets the canvas
 //! font, fill colour and text alignment only when they change (texts,
-//! filled rectangles and polygons).
+//! filled rectangles and polygons), and strokes a wide segment as hairlines.
 //!
 //! plotters-canvas sets all three before every `fillText`; setting `font`
 //! makes the browser parse the font string (and may restyle the page) each
 //! time, which was the largest cost of a repaint with many labels. Everything
-//! but text is delegated to plotters-canvas unchanged.
+//! else is delegated to plotters-canvas unchanged.
 
 use plotters::prelude::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
@@ -41,8 +41,9 @@ fn js(e: JsValue) -> DrawingErrorKind<CanvasError> {
 pub struct TextCachingCanvas {
     inner: CanvasBackend,
     context: CanvasRenderingContext2d,
-    /// The last font, fill style, alignment and baseline this backend set (empty: unknown).
-    state: [String; 4],
+    /// The last font, fill style, alignment, baseline and (its own hairlines') stroke style this backend set (empty:
+    /// unknown).
+    state: [String; 5],
 }
 
 impl TextCachingCanvas {
@@ -52,6 +53,15 @@ impl TextCachingCanvas {
             context,
             state: Default::default(),
         })
+    }
+
+    /// A plotters-canvas drawing, which may set the stroke style: this backend's is forgotten.
+    fn stroked<E: std::error::Error + Send + Sync>(
+        &mut self,
+        draw: impl FnOnce(&mut Self) -> std::result::Result<(), DrawingErrorKind<E>>,
+    ) -> Result {
+        self.state[4].clear();
+        draw(self).map_err(cast)
     }
 
     /// Sets one canvas property unless it already has that value.
@@ -84,13 +94,13 @@ impl DrawingBackend for TextCachingCanvas {
     }
 
     fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result {
-        self.inner.draw_line(from, to, style).map_err(cast)
+        self.stroked(|b| b.inner.draw_line(from, to, style))
     }
 
     fn draw_rect<S: BackendStyle>(&mut self, ul: BackendCoord, br: BackendCoord, style: &S, fill: bool) -> Result {
         let color = style.color();
         if !fill || color.alpha == 0.0 {
-            return self.inner.draw_rect(ul, br, style, fill).map_err(cast);
+            return self.stroked(|b| b.inner.draw_rect(ul, br, style, fill));
         }
         // plotters-canvas's fill, with the fill style set only when it changes (a run of one colour: one set).
         let (r, g, b) = color.rgb;
@@ -101,7 +111,33 @@ impl DrawingBackend for TextCachingCanvas {
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result {
-        self.inner.draw_path(path, style).map_err(cast)
+        let points: Vec<BackendCoord> = path.into_iter().collect();
+        let (width, color) = (style.stroke_width(), style.color());
+        let [(x0, y0), (x1, y1)] = points[..] else { return self.stroked(|b| b.inner.draw_path(points, style)) };
+        let (dx, dy) = (f64::from(x1 - x0), f64::from(y1 - y0));
+        let length = dx.hypot(dy);
+        if width <= 1 || color.alpha == 0.0 || length == 0.0 {
+            return self.stroked(|b| b.inner.draw_path(points, style));
+        }
+        // A segment w pixels wide as w lines 1 pixel wide side by side, one pixel apart: Chromium's Skia draws a
+        // stroke of at most 1 pixel as a hairline, ~10× faster than a wider antialiased stroke (a model's line view:
+        // ~6,000 translucent lines at n = 128 were most of a stack's load), and the pixels are nearly the same.
+        let (nx, ny) = (-dy / length, dx / length);
+        // The colour as a style only when it changes, its alpha as a number (a style string is parsed each time it is
+        // set: thousands of lines, one alpha each).
+        let (r, g, b) = color.rgb;
+        self.set(4, format!("rgb({r},{g},{b})"), |c, v| c.set_stroke_style_str(v));
+        self.context.set_global_alpha(color.alpha);
+        self.context.set_line_width(1.0);
+        self.context.begin_path();
+        for k in 0..width {
+            let o = f64::from(k) - f64::from(width - 1) / 2.0;
+            self.context.move_to(f64::from(x0) + o * nx, f64::from(y0) + o * ny);
+            self.context.line_to(f64::from(x1) + o * nx, f64::from(y1) + o * ny);
+        }
+        self.context.stroke();
+        self.context.set_global_alpha(1.0);
+        Ok(())
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Result {
@@ -126,7 +162,7 @@ impl DrawingBackend for TextCachingCanvas {
 
     fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Result {
         self.state[1].clear();
-        self.inner.draw_circle(center, radius, style, fill).map_err(cast)
+        self.stroked(|b| b.inner.draw_circle(center, radius, style, fill))
     }
 
     fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> Result {

@@ -19,8 +19,6 @@ use crate::heatmap::model::draw_lines;
 use crate::heatmap::{self, Colors, Contrast, Fmt, Highlight, HighlightKind, Layout, Style, Theme};
 use crate::views;
 use plotters::prelude::IntoDrawingArea;
-#[cfg(feature = "full")]
-use plotters_canvas::CanvasBackend;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
@@ -155,7 +153,8 @@ impl Viz {
         let Trace::Weights(t) = self.figure.trace() else {
             return Err(js_err("this figure has no model weights"));
         };
-        let backend = CanvasBackend::with_canvas_object(canvas).ok_or_else(|| js_err("cannot draw on this canvas"))?;
+        let context = context_2d(&canvas)?;
+        let backend = TextCachingCanvas::new(canvas, context).ok_or_else(|| js_err("cannot draw on this canvas"))?;
         let root = backend.into_drawing_area();
         let dpr = if dpr.is_finite() { dpr.clamp(0.5, 4.0) } else { 1.0 };
         draw_lines(&root, &t.selected, &t.tokens, &t.key_tokens, focus.map(|f| f as usize), &theme(dark), dpr)

@@ -59,13 +59,8 @@ pub(crate) fn view_key(view: &View) -> String {
     // the word, and so is each fold of the state given a lane, so two grids that differ in one value never share a key.
     let data = view.values.data();
     let mut lanes = [h.0, !h.0, h.0.rotate_left(21), h.0.rotate_left(42)];
-    let mut words = data.chunks_exact(4);
-    for w in &mut words {
-        for (lane, v) in lanes.iter_mut().zip(w) {
-            *lane = (*lane ^ v.to_bits()).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    for v in words.remainder() {
+    crate::math::kernels::fnv_lanes(&mut lanes, data);
+    for v in data.chunks_exact(4).remainder() {
         h.word(v.to_bits());
     }
     for lane in lanes {

@@ -10,6 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { open, done, whenDrawn, fixture, watch, until } from './harness.mjs';
+import { THEME } from '../../www/element/facts.js';
 
 const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
 const GOLDENS = fixture('weights-goldens.json');
@@ -282,6 +283,31 @@ test('hovering a token marks its row in every head and focuses the line view: a 
   assert.match(got.tip, /^attention\[2\]\[0\] = /, 'the cursor is on cell (2, 0)');
   assert.deepEqual(got.one, all);
   assert.equal(got.lines, await linesFor(2));
+  await done(page);
+});
+
+test('the line view: each line as wide as drawn and as opaque as its weight, the labels after it opaque', async () => {
+  // Query 0 looks half at each key, query 1 all at key 0: lines of opacity 0.45, 0.45 and 0.9 (0.9 × the weight).
+  const page = await figure({ mechanism: 'weights', attention: [[[[0.5, 0.5], [1, 0]]]], tokens: ['Ab', 'Cd'] });
+  const got = await page.evaluate(() => {
+    const c = M.lines();
+    const s = c.width / parseFloat(c.style.width);
+    const ctx = c.getContext('2d');
+    const px = (x, y) => [...ctx.getImageData(Math.round(x * s), Math.round(y * s), 1, 1).data];
+    const bg = px(2, 2);
+    // Across the line from query 1 (y 54) to key 0 (y 34), at its middle (x 180, y 44): the pixels unlike the background.
+    const column = [...ctx.getImageData(Math.round(180 * s), Math.round(38 * s), 1, Math.round(12 * s)).data];
+    let across = 0;
+    for (let k = 0; k < column.length; k += 4) across += [0, 1, 2].some((i) => Math.abs(column[k + i] - bg[i]) > 24);
+    // The darkest pixel of the query labels (right-aligned at x 104, rows at y 34 and 54).
+    let dark = 765;
+    const img = ctx.getImageData(Math.round(60 * s), Math.round(26 * s), Math.round(44 * s), Math.round(36 * s)).data;
+    for (let k = 0; k < img.length; k += 4) dark = Math.min(dark, img[k] + img[k + 1] + img[k + 2]);
+    return { across: across / s, dark, bg: bg[0] + bg[1] + bg[2] };
+  });
+  const text = THEME.light.text.match(/[0-9a-f]{2}/gi).reduce((sum, h) => sum + parseInt(h, 16), 0);
+  assert.ok(got.across >= 2 && got.across <= 4, `the line is about 2 px wide across its middle: ${got.across} px unlike the background`);
+  assert.ok(got.dark <= text + 60, `the labels are opaque text (darkest ${got.dark}, the text colour's ${text}, the background's ${got.bg})`);
   await done(page);
 });
 

@@ -173,12 +173,52 @@ pub fn exact_reciprocal(d: f64) -> Option<f64> {
     (d.is_normal() && d > 0.0 && d.to_bits() & ((1 << 52) - 1) == 0).then(|| 1.0 / d)
 }
 
+/// `x[j] *= factor` for every j: the scaled scores (`s · (1/√d_k)` when that reciprocal is exact), an n × n pass
+/// after every W_Q step, which the size-optimised crate did not vectorise.
+pub fn multiply(x: &mut [f64], factor: f64) {
+    for v in x {
+        *v *= factor;
+    }
+}
+
 /// `x[j] /= divisor` for every j.
 pub fn divide(x: &mut [f64], divisor: f64) {
     // Plain enough that LLVM vectorises it; a division per element keeps the
     // results identical to NumPy's `x / divisor`.
     for v in x {
         *v /= divisor;
+    }
+}
+
+/// FNV-1a's step `lane = (lane ^ word) · 0x100000001b3` over `x`'s bits, word k into lane k mod 4, for the whole
+/// groups of four (the caller folds the rest in): a view's key hashes every value of every view after each edit, four
+/// n × n grids at n = 1024, and the size-optimised loop was most of a scrub's snapshot.
+pub fn fnv_lanes(lanes: &mut [u64; 4], x: &[f64]) {
+    for w in x.chunks_exact(4) {
+        for (lane, v) in lanes.iter_mut().zip(w) {
+            *lane = (*lane ^ v.to_bits()).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The largest entry of each block of `m`-wide row-major `w`: block (p, q) is rows `rows[p]` × columns `cols[q]`
+/// (half-open), into `out[p · cols.len() + q]`, 0 when none is larger. A model's grid colours each thumbnail pixel
+/// by its block's largest weight: every weight of a 12 × 12 × 128 stack read once a load.
+pub fn block_max(w: &[f64], m: usize, rows: &[(usize, usize)], cols: &[(usize, usize)], out: &mut [f64]) {
+    assert_eq!(out.len(), rows.len() * cols.len(), "block_max: out has one entry a block");
+    for (p, &(r0, r1)) in rows.iter().enumerate() {
+        for (q, &(c0, c1)) in cols.iter().enumerate() {
+            let mut top = 0.0f64;
+            for i in r0..r1 {
+                // Comparisons, not f64::max: its NaN rule is a call to libm's fmax in WebAssembly.
+                for &x in &w[i * m + c0..i * m + c1] {
+                    if x > top {
+                        top = x;
+                    }
+                }
+            }
+            out[p * cols.len() + q] = top;
+        }
     }
 }
 
