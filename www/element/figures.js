@@ -15,7 +15,7 @@
 import { el } from './dom.js';
 import { Reader, headOf } from './reader.js';
 import { VARIANT_PANELS } from './variants.js';
-import { packRows, packSizes } from './pack.js';
+import { besides, packRows, packSizes } from './pack.js';
 import { NARROW } from './peek.js';
 // The view lists are the core's (views::INPUT_VIEWS: drawn as heatmaps only in a read-only figure; WEIGHT_VIEWS).
 import { LEGIBLE_FONT, HIGHLIGHT, INPUT_VIEWS as INPUTS, WEIGHT_VIEWS } from './facts.js';
@@ -280,6 +280,17 @@ export class Figures {
     return widths;
   }
 
+  /** In a narrow figure (`widths`: view → CSS width) each status line beside its heatmap where pack.js `besides` finds
+   *  room, else under it; a class set only when it changes (a DOM write between two drawings restyles the page). */
+  placeStatuses(widths, avail) {
+    const items = widths && [...this.root.children].map((f) => (f.localName === 'figure' ? [f.dataset.view, widths.get(f.dataset.view)] : null));
+    const beside = items ? besides(items, avail, MULTIPLE_GAP) : new Set();
+    for (const [view, status] of this.statuses) {
+      const fig = status.parentNode;
+      if (fig.classList.contains('beside') !== beside.has(view)) fig.classList.toggle('beside');
+    }
+  }
+
   /** Whether every head's numbers are written at LEGIBLE_FONT px or more at w × h (the core's layout decides). */
   legible(views, w, h) {
     const { port } = this;
@@ -337,9 +348,11 @@ export class Figures {
     // drawings (a canvas's size, an attribute) makes the next drawing's first `font` restyle the whole page
     // (164 font sets cost 200–460 ms on index.html's first load, about half of it that).
     const stale = [];
+    const widths = new Map();
     for (const [view, canvas] of this.canvases) {
       const [pw, ph] = this.sizes.get(view);
       const [w, h] = headOf(view) !== null && multiple ? multiple : packed?.get(view) ?? [Math.min(pw, avail), port.state.height ?? ph];
+      widths.set(view, w);
       const cw = Math.round(w * dpr);
       const ch = Math.round(h * dpr);
       // While a scrub lasts, each view keeps the palette it had when it began (signs may change mid-drag).
@@ -361,6 +374,7 @@ export class Figures {
       }
       stale.push([view, canvas, palette, key, base, outlines, look]);
     }
+    this.placeStatuses(packed ? widths : null, avail);
     // New numbers (an edit, a load) are drawn only on heatmaps on or near the screen (the sizes above are set either
     // way: the page never reflows); a new look (theme, palette, fmt, size) is drawn on every heatmap at once, as are
     // the outlines over a heatmap already drawn (cheap).

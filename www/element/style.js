@@ -229,6 +229,10 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
    the containment a container had: its width never follows its content. */
 :host(:state(narrow)) .av { padding: 8px; gap: 8px; }
 :host(:state(narrow)) .stages { row-gap: 6px; }
+/* A heatmap alone on its row with room beside it (pack.js besides, figures.js sets the class): its status line there,
+   at its foot, in the row's rest (the figure as wide as the row, so words coming never move anything). */
+:host(:state(narrow)) figure.stage.beside { display: flex; align-items: flex-end; gap: 8px; flex-basis: 100%; }
+:host(:state(narrow)) figure.stage.beside p.changed-status { flex: 1 1 0; min-width: 0; margin: 0; }
 :host(:state(narrow)) .toolbar { gap: 6px 10px; }
 :host(:state(narrow)) .variants, :host(:state(narrow)) .variants > .line { gap: 8px 10px; }
 :host(:state(narrow)) .variants input[type="range"] { width: 7.5em; }
@@ -241,6 +245,15 @@ figure.model-lines canvas { display: block; max-width: 100%; height: auto; borde
 :host(:state(narrow)) input.token { width: 5em; }
 :host(:state(narrow)) .inputs { gap: 6px; }
 :host(:state(narrow)) fieldset.matrix { padding: 4px 4px 6px; }
+/* There a grid's first line holds its Import… or, while a typed or pasted text is refused, the message instead (the
+   button back once it goes): one line less than Import… over the grid and the message under it, and the message above
+   the grid, where a phone's keyboard does not cover it. Same height either way: a message moves nothing. A grid with a
+   window's arrows keeps both lines. */
+:host(:state(narrow)) fieldset.matrix:not(:has(.window)) { display: grid; grid-template-columns: minmax(0, 1fr); }
+:host(:state(narrow)) fieldset.matrix:not(:has(.window)) > :is(.import-tools, .cell-msg) { grid-area: 1 / 1; margin: 0 0 4px; align-self: start; }
+:host(:state(narrow)) fieldset.matrix:not(:has(.window)) > .cell-msg { pointer-events: none; }
+:host(:state(narrow)) fieldset.matrix:not(:has(.window)) > table { grid-area: 2 / 1; }
+:host(:state(narrow)) fieldset.matrix:not(:has(.window)):has(> .cell-msg:not(:empty)) > .import-tools { visibility: hidden; }
 /* There the breakdown's, the steps' and the flash stepper's rows are cards that wrap, each value under its column's name (data-label,
    breakdown.js columnLabels) and the row's key as the card's title: every column, the results too, shows without
    sideways scrolling. The head row's names are on the cells then. */
