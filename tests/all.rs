@@ -44,6 +44,8 @@ mod incremental;
 mod large;
 #[path = "learn.rs"]
 mod learn;
+#[path = "links.rs"]
+mod links;
 #[path = "math.rs"]
 mod math;
 #[path = "math_decimal.rs"]

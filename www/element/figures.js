@@ -1,6 +1,6 @@
 // Owns the heatmaps: one canvas per stage view (and the naive-softmax lesson above them), their sizes and repaints,
-// the outlines (kind 0 the followed query's row, solid; 1 what a hovered weight links together, dashed; 2 the
-// keyboard cursor's cell) and the legend that says what they mean, hit-testing through the core, the tooltip (on
+// the outlines (kind 0 the followed query's row, solid; 1 what a hovered weight links together, dashed, as the
+// core's src/links.rs says; 2 the keyboard cursor's cell) and the legend that says what they mean, hit-testing through the core, the tooltip (on
 // hover, on a tap, and beside the keyboard cursor), and the weights as a control (a click or a tap follows that
 // query; the keyboard's cursor, with Enter or Space, too: reader.js). With several heads, each head's weights are small
 // multiples in one wrapping row (as large as the core draws them, shrunk to fit only while their numbers stay legible),
@@ -496,38 +496,10 @@ export class Figures {
     const n = cfg.tokens.length;
     const followed = this.followedHead();
     const shown = (v) => this.canvases.has(v);
-    // A head's columns of a field that holds the heads side by side (q, k, v, context): [first, width].
-    const headCols = (part, h) => { const w = port.state.shape(part)[1]; return [h * w, w]; };
-    // What a weight (hovered, tapped or under the cursor) links together: query i, key j of head h.
-    const weight = (h, i, j) => {
-      if (cfg.mechanism === 'self') {
-        if (h === followed) for (const v of WEIGHT_VIEWS) add(v, LINK, i, j, i + 1, j + 1);
-        if ((cfg.heads ?? 1) > 1) add(`heads.${h}.weights`, LINK, i, j, i + 1, j + 1);
-        for (const [v, r, part] of [['q', i, 'q'], ['k', j, 'k'], ['v', j, 'v'], ['context', i, 'v']]) {
-          if (!shown(v)) continue;
-          const [c0, w] = headCols(`heads.${h}.${part}`, h);
-          add(v, LINK, r, c0, r + 1, c0 + w);
-        }
-        if (shown('output')) add('output', LINK, i, 0, i + 1, port.state.shape('output')[1]);
-        if (shown('mask')) add('mask', LINK, i, j, i + 1, j + 1);
-        if (shown('query.features') && i === cfg.query) add('query.features', LINK, j, 0, j + 1, port.state.shape('query.features')[1]);
-      } else {
-        const d = port.state.shape('applied')[0];
-        for (const v of WEIGHT_VIEWS) add(v, LINK, 0, j, 1, j + 1);
-        add('annotations', LINK, 0, j, d, j + 1);
-        add('applied', LINK, 0, j, d, j + 1);
-        if (shown('mask')) add('mask', LINK, 0, j, 1, j + 1);
-        if (shown('query.features')) add('query.features', LINK, j, 0, j + 1, port.state.shape('query.features')[1]);
-      }
-    };
+    // What a weight (hovered, tapped or under the cursor) links together, on every view: the core's (src/links.rs).
     const links = ({ view, cell: [i, j] }) => {
-      const h = headOf(view);
-      if (cfg.mechanism === 'self') {
-        if (WEIGHT_VIEWS.includes(view) || view === 'mask') weight(followed, i, j);
-        else if (h !== null) weight(h, i, j);
-        else if (view === 'query.features') weight(followed, cfg.query, i);
-      } else if ([...WEIGHT_VIEWS, 'annotations', 'applied', 'mask'].includes(view)) weight(0, 0, j);
-      else if (view === 'query.features') weight(0, 0, i);
+      const linked = port.ask({ kind: 'links', view, i, j });
+      for (const [v, list] of Object.entries(linked)) (out[v] ||= []).push(...list);
     };
     if (cfg.mechanism === 'self') {
       const qi = cfg.query;
