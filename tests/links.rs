@@ -185,3 +185,20 @@ fn a_weights_figure_links_nothing_here() {
     let c = cfg(json!({"attention": [[[[1.0, 0.0], [0.5, 0.5]]]], "tokens": ["a", "b"]}));
     assert!(linked(&c, "attention", 1, 0).is_empty());
 }
+
+#[test]
+fn the_followed_heads_rotated_q_and_k_rows_and_alibis_bias_cell_are_linked() {
+    // RoPE: the scores are the rotated q row i's and k row j's (d_k 2).
+    let c = heads(2, 2, json!({"position": {"kind": "rope"}}));
+    let l = linked(&c, "weights", 1, 3);
+    for want in [("q_rot", 1, 0, 2, 2), ("k_rot", 3, 0, 4, 2)] {
+        assert!(l.contains(&(want.0.to_string(), want.1, want.2, want.3, want.4)), "{want:?} in {l:?}");
+    }
+    // Head 1 is not followed: the rotated views are head 0's.
+    assert!(!linked(&c, "heads.1.weights", 1, 3).iter().any(|l| l.0.ends_with("_rot")));
+    // ALiBi: the bias added to the scaled score (i, j), and hovering it links that weight.
+    let c = heads(1, 1, json!({"position": {"kind": "alibi"}}));
+    let l = linked(&c, "weights", 2, 1);
+    assert!(l.contains(&("bias".to_string(), 2, 1, 3, 2)), "{l:?}");
+    assert_eq!(linked(&c, "bias", 2, 1), l);
+}

@@ -50,6 +50,7 @@ export class Figures {
     this.tipOf = null; // what the tooltip shows: 'hover', 'touch' or 'cursor'
     this.tipTarget = null; // and for which cell: {view, cell}
     this.frame = 0;
+    this.scrolled = 0; // the frame that places a shown tooltip again after a scroll
     this.settleTimer = 0;
     this.seen = null; // the state last painted
     this.near = new Map(); // canvas → whether it is on or near the screen, as the observer last said
@@ -82,6 +83,16 @@ export class Figures {
       // Not when a rebuild replaces the canvas: the focus comes back to its replacement (dom.js rememberFocus).
       if (e.target.isConnected && e.target.dataset?.view && this.reader.cursor?.view === e.target.dataset.view) this.reader.hide();
     });
+    // A scroll moves a shown tooltip with its cell, once a frame.
+    this.onScroll = () => {
+      if (this.scrolled) return;
+      this.scrolled = requestAnimationFrame(() => {
+        this.scrolled = 0;
+        // A figure taken out of the page drops its tooltip (and so this window listener) at the first scroll.
+        if (!this.root.isConnected) this.hideTip();
+        else if (!this.tip.hidden && this.tipTarget && this.port.live) this.placeTipAt(this.tipTarget);
+      });
+    };
     // A tap anywhere but on a heatmap hides a tapped cell's tooltip.
     this.onOutside = (e) => {
       if (!e.composedPath().some((n) => n.localName === 'canvas' && this.root.contains(n))) this.setHover(null);
@@ -651,11 +662,25 @@ export class Figures {
     this.tipTarget = target;
     if (kind === 'touch') document.addEventListener('pointerdown', this.onOutside, true);
     else document.removeEventListener('pointerdown', this.onOutside, true);
+    // The tooltip is fixed to the window: a scroll (a finger swiping up to read the score above a tapped weight) would
+    // leave it over whatever comes under it, so it is placed again beside its cell after each.
+    window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
+    this.placeTipAt(target, point);
+  }
+
+  /** Places the shown tooltip beside its cell where the cell is now; hidden while the cell is off the screen. */
+  placeTipAt(target, point = null) {
+    const { tip } = this;
+    const canvas = this.canvases.get(target.view);
+    if (!canvas) return;
     const cell = this.cellRect(canvas, ...target.cell)
       ?? (point ? { left: point.x, right: point.x, top: point.y - 16, bottom: point.y + 16 } : canvas.getBoundingClientRect());
+    const view = { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight };
+    const off = cell.bottom <= 0 || cell.top >= view.height || cell.right <= 0 || cell.left >= view.width;
+    tip.style.visibility = off ? 'hidden' : '';
+    if (off) return;
     const { offsetWidth: w, offsetHeight: h } = tip;
-    const { left, top } = placeTip(cell, { w, h }, this.readRects(target, canvas, cell),
-      { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight });
+    const { left, top } = placeTip(cell, { w, h }, this.readRects(target, canvas, cell), view);
     tip.style.left = `${Math.round(left)}px`;
     tip.style.top = `${Math.round(top)}px`;
   }
@@ -686,6 +711,7 @@ export class Figures {
     this.tip.hidden = true;
     this.tipOf = null;
     document.removeEventListener('pointerdown', this.onOutside, true);
+    window.removeEventListener('scroll', this.onScroll, { capture: true });
   }
 
   /** The tooltip of a cell, the core's (src/tables.rs `tip`): `weights[1][3] = 0.045 (0.0451737)`, the score's
