@@ -51,6 +51,8 @@ export class Figures {
     this.tipTarget = null; // and for which cell: {view, cell}
     this.frame = 0;
     this.scrolled = 0; // the frame that places a shown tooltip again after a scroll
+    this.linked = new Map(); // "view|i|j" → the outlines the core says that cell links to (`highlights`), …
+    this.linkedAt = null; // … for this state version
     this.settleTimer = 0;
     this.seen = null; // the state last painted
     this.near = new Map(); // canvas → whether it is on or near the screen, as the observer last said
@@ -507,10 +509,13 @@ export class Figures {
     const n = cfg.tokens.length;
     const followed = this.followedHead();
     const shown = (v) => this.canvases.has(v);
-    // What a weight (hovered, tapped or under the cursor) links together, on every view: the core's (src/links.rs).
+    // What a weight (hovered, tapped or under the cursor) links together, on every view: the core's (src/links.rs),
+    // asked once per cell while the figure's state stays (a hover repaints, a tooltip is placed: no call each time).
+    if (this.linkedAt !== port.state.version || this.linked.size > 64) { this.linked = new Map(); this.linkedAt = port.state.version; }
     const links = ({ view, cell: [i, j] }) => {
-      const linked = port.ask({ kind: 'links', view, i, j });
-      for (const [v, list] of Object.entries(linked)) (out[v] ||= []).push(...list);
+      const key = `${view}|${i}|${j}`;
+      if (!this.linked.has(key)) this.linked.set(key, port.ask({ kind: 'links', view, i, j }));
+      for (const [v, list] of Object.entries(this.linked.get(key))) (out[v] ||= []).push(...list);
     };
     if (cfg.mechanism === 'self') {
       const qi = cfg.query;
