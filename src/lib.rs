@@ -28,6 +28,7 @@ pub mod import;
 pub mod incremental;
 #[cfg(feature = "full")]
 pub mod learn;
+pub mod links;
 pub mod math;
 pub mod options;
 pub mod panels;

@@ -735,7 +735,8 @@ pub fn pickable(config: &Config, view: &str) -> bool {
 /// (the text and, when it says less, 6 significant digits), then the score's formula (the scores view), the query →
 /// key it links and how to follow that query or head (self-attention's weight views), and why the key is masked.
 pub fn tip(config: &Config, trace: &Trace, view: &str, i: usize, j: usize, cell: &crate::heatmap::CellText) -> String {
-    let precise = crate::text::significant(cell.full, 6);
+    // As JavaScript writes the number (an exponent below 1e-6): a tiny weight's 6 digits in ~12 characters, not 240.
+    let precise = crate::text::js_string(crate::text::significant(cell.full, 6).parse().unwrap_or(cell.full));
     let more = if precise == cell.value || !cell.full.is_finite() { String::new() } else { format!(" ({precise})") };
     // The mask view draws which keys are attended by every rule: with a window or valid lengths, not the mask alone.
     let o = &config.options;

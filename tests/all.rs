@@ -46,6 +46,8 @@ mod json;
 mod large;
 #[path = "learn.rs"]
 mod learn;
+#[path = "links.rs"]
+mod links;
 #[path = "math.rs"]
 mod math;
 #[path = "math_decimal.rs"]

@@ -145,4 +145,12 @@ fn a_tooltip_says_the_formula_the_link_and_why_a_key_is_masked() {
     );
     // A rounded text is followed by the value to 6 significant digits.
     assert_eq!(tip(&c, &t, "q", 0, 0, &cell("a", "0", "0.33", 1.0 / 3.0)), "q[0][0] = 0.33 (0.333333)");
+    // Written as JavaScript's String(Number(x.toPrecision(6))) writes it (node), with an exponent where that has one:
+    // a weight of 7.9e-232 took 240 characters, a tooltip 2,000 px wide on a phone.
+    for (x, precise) in
+        [(7.947150123e-232, "7.94715e-232"), (1.23456789e-7, "1.23457e-7"), (0.000123456789, "0.000123457")]
+    {
+        let text = tip(&c, &t, "v", 0, 0, &cell("a", "0", "0", x));
+        assert_eq!(text, format!("v[0][0] = 0 ({precise})"));
+    }
 }

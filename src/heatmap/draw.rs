@@ -109,6 +109,11 @@ impl HighlightKind {
     pub fn from_code(code: u32) -> Option<HighlightKind> {
         HighlightKind::ALL.get(code as usize).copied()
     }
+
+    /// The binding's code of this kind.
+    pub fn code(self) -> u32 {
+        HighlightKind::ALL.iter().position(|k| *k == self).unwrap_or(0) as u32
+    }
 }
 
 /// Cell rectangles to outline, in cell coordinates: rows `r0..r1`, columns `c0..c1`.

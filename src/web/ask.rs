@@ -10,6 +10,8 @@
 //! - a view drawn on a canvas of `width` × `height` device pixels at `dpr`: `cellAt` {view, width, height, dpr, x,
 //!   y, fmt, key}, `cellRect` {view, width, height, dpr, i, j, fmt, key}, `numbersFont` {view, width, height, fmt},
 //!   `preferredSize` {view, fmt}, `palette` {view, palette};
+//! - what a cell links to: `links` {view, i, j} → `{view: [kind, r0, c0, r1, c1, …]}`, the outlines a hovered,
+//!   tapped or cursor cell draws on each view (`links::links`);
 //! - a view as text: `cellText` {view, i, j, fmt} (with its tooltip `tip` and a masked key's `reason`), `cellTexts`
 //!   {view, r0, r1, c0, c1, fmt}, `describeViews` {views, fmt};
 //! - the figure out of the page: `svg` {view, palette, fmt, contrast}, `numpy`, `shareState` {naive, json},
@@ -92,6 +94,11 @@ pub(crate) enum Question {
         i: usize,
         j: usize,
         fmt: Option<String>,
+    },
+    Links {
+        view: String,
+        i: usize,
+        j: usize,
     },
     CellTexts {
         view: String,
@@ -209,6 +216,7 @@ impl Question {
                 let (i, j) = (a.index("i")?, a.index("j")?);
                 Question::CellText { view: a.string("view")?, i, j, fmt: a.opt_string("fmt") }
             }
+            "links" => Question::Links { view: a.string("view")?, i: a.index("i")?, j: a.index("j")? },
             "cellTexts" => {
                 let (rows, cols) = ((a.index("r0")?, a.index("r1")?), (a.index("c0")?, a.index("c1")?));
                 Question::CellTexts { view: a.string("view")?, rows, cols, fmt: a.opt_string("fmt") }
@@ -345,6 +353,7 @@ impl Viz {
                 Colors::of_view(&self.view(&view)?, palette.as_deref()).palette_name().into()
             }
             Question::CellText { view, i, j, fmt } => maybe(self.cell_text(&view, i, j, fmt)?),
+            Question::Links { view, i, j } => self.links(&view, i, j).into(),
             Question::CellTexts { view, rows, cols, fmt } => {
                 let texts = heatmap::cell_texts(&self.view(&view)?, rows.0..rows.1, cols.0..cols.1, parse_fmt(fmt)?);
                 strings(&texts.map_err(js_err)?).into()
@@ -399,6 +408,24 @@ impl Viz {
             _ => return None,
         };
         Some(Float64Array::from(data))
+    }
+
+    /// The outlines cell (i, j) of `view` links to, as a drawing's highlights per view: `{view: [kind, r0, c0, r1,
+    /// c1, …]}`.
+    fn links(&self, view: &str, i: usize, j: usize) -> Object {
+        let mut lists: Vec<(String, Vec<u32>)> = vec![];
+        for (name, h) in crate::links::links(self.config(), self.figure.trace(), view, i, j) {
+            let at = lists.iter().position(|(v, _)| *v == name).unwrap_or_else(|| {
+                lists.push((name, vec![]));
+                lists.len() - 1
+            });
+            lists[at].1.extend([h.kind.code(), h.r0 as u32, h.c0 as u32, h.r1 as u32, h.c1 as u32]);
+        }
+        let out = Object::new();
+        for (name, list) in lists {
+            set(&out, &name, &numbers(list));
+        }
+        out
     }
 
     /// The font (CSS px) `view`'s numbers are written at on a canvas of that size, as `fmt` asks; 0 when they are

@@ -213,9 +213,10 @@ test('following another query with a click on the weights: one Viz.edit, then on
   assert.equal(clicked.query, 2, 'the click follows query 2');
   assert.match(clicked.summary, /query 2/, 'the breakdown follows it');
   assert.deepEqual(changed, [], 'following a query changes no shown view\'s numbers');
-  // Besides the pointer's own (the hit-test, cellAt; the shown tooltip's new text, cellText): the edit, then no
-  // heatmap's cells (no numbers changed) and only the weights' outlines (the followed row moved), on their overlay.
-  const edit = clicked.wasm.filter((c) => c !== 'Viz.ask:cellAt' && c !== 'Viz.ask:cellText');
+  // Besides the pointer's own (the hit-test, cellAt; the shown tooltip's new text, cellText; what the hovered weight
+  // links to in the new state, links): the edit, then no heatmap's cells (no numbers changed) and only the weights'
+  // outlines (the followed row moved), on their overlay.
+  const edit = clicked.wasm.filter((c) => c !== 'Viz.ask:cellAt' && c !== 'Viz.ask:cellText' && c !== 'Viz.ask:links');
   assert.deepEqual(edit, ['Viz.edit', 'Viz.draw:layers:weights (outlines)'], `JS→WASM calls: ${clicked.wasm.join(', ')}`);
   await done(page);
 }, { timeout: WAIT });

@@ -1,6 +1,6 @@
 // Owns the heatmaps: one canvas per stage view (and the naive-softmax lesson above them), their sizes and repaints,
-// the outlines (kind 0 the followed query's row, solid; 1 what a hovered weight links together, dashed; 2 the
-// keyboard cursor's cell) and the legend that says what they mean, hit-testing through the core, the tooltip (on
+// the outlines (kind 0 the followed query's row, solid; 1 what a hovered weight links together, dashed, as the
+// core's src/links.rs says; 2 the keyboard cursor's cell) and the legend that says what they mean, hit-testing through the core, the tooltip (on
 // hover, on a tap, and beside the keyboard cursor), and the weights as a control (a click or a tap follows that
 // query; the keyboard's cursor, with Enter or Space, too: reader.js). With several heads, each head's weights are small
 // multiples in one wrapping row (as large as the core draws them, shrunk to fit only while their numbers stay legible),
@@ -50,6 +50,9 @@ export class Figures {
     this.tipOf = null; // what the tooltip shows: 'hover', 'touch' or 'cursor'
     this.tipTarget = null; // and for which cell: {view, cell}
     this.frame = 0;
+    this.scrolled = 0; // the frame that places a shown tooltip again after a scroll
+    this.linked = new Map(); // "view|i|j" → the outlines the core says that cell links to (`highlights`), …
+    this.linkedAt = null; // … for this state version
     this.settleTimer = 0;
     this.seen = null; // the state last painted
     this.near = new Map(); // canvas → whether it is on or near the screen, as the observer last said
@@ -82,6 +85,16 @@ export class Figures {
       // Not when a rebuild replaces the canvas: the focus comes back to its replacement (dom.js rememberFocus).
       if (e.target.isConnected && e.target.dataset?.view && this.reader.cursor?.view === e.target.dataset.view) this.reader.hide();
     });
+    // A scroll moves a shown tooltip with its cell, once a frame.
+    this.onScroll = () => {
+      if (this.scrolled) return;
+      this.scrolled = requestAnimationFrame(() => {
+        this.scrolled = 0;
+        // A figure taken out of the page drops its tooltip (and so this window listener) at the first scroll.
+        if (!this.root.isConnected) this.hideTip();
+        else if (!this.tip.hidden && this.tipTarget && this.port.live) this.placeTipAt(this.tipTarget);
+      });
+    };
     // A tap anywhere but on a heatmap hides a tapped cell's tooltip.
     this.onOutside = (e) => {
       if (!e.composedPath().some((n) => n.localName === 'canvas' && this.root.contains(n))) this.setHover(null);
@@ -510,38 +523,13 @@ export class Figures {
     const n = cfg.tokens.length;
     const followed = this.followedHead();
     const shown = (v) => this.canvases.has(v);
-    // A head's columns of a field that holds the heads side by side (q, k, v, context): [first, width].
-    const headCols = (part, h) => { const w = port.state.shape(part)[1]; return [h * w, w]; };
-    // What a weight (hovered, tapped or under the cursor) links together: query i, key j of head h.
-    const weight = (h, i, j) => {
-      if (cfg.mechanism === 'self') {
-        if (h === followed) for (const v of WEIGHT_VIEWS) add(v, LINK, i, j, i + 1, j + 1);
-        if ((cfg.heads ?? 1) > 1) add(`heads.${h}.weights`, LINK, i, j, i + 1, j + 1);
-        for (const [v, r, part] of [['q', i, 'q'], ['k', j, 'k'], ['v', j, 'v'], ['context', i, 'v']]) {
-          if (!shown(v)) continue;
-          const [c0, w] = headCols(`heads.${h}.${part}`, h);
-          add(v, LINK, r, c0, r + 1, c0 + w);
-        }
-        if (shown('output')) add('output', LINK, i, 0, i + 1, port.state.shape('output')[1]);
-        if (shown('mask')) add('mask', LINK, i, j, i + 1, j + 1);
-        if (shown('query.features') && i === cfg.query) add('query.features', LINK, j, 0, j + 1, port.state.shape('query.features')[1]);
-      } else {
-        const d = port.state.shape('applied')[0];
-        for (const v of WEIGHT_VIEWS) add(v, LINK, 0, j, 1, j + 1);
-        add('annotations', LINK, 0, j, d, j + 1);
-        add('applied', LINK, 0, j, d, j + 1);
-        if (shown('mask')) add('mask', LINK, 0, j, 1, j + 1);
-        if (shown('query.features')) add('query.features', LINK, j, 0, j + 1, port.state.shape('query.features')[1]);
-      }
-    };
+    // What a weight (hovered, tapped or under the cursor) links together, on every view: the core's (src/links.rs),
+    // asked once per cell while the figure's state stays (a hover repaints, a tooltip is placed: no call each time).
+    if (this.linkedAt !== port.state.version || this.linked.size > 64) { this.linked = new Map(); this.linkedAt = port.state.version; }
     const links = ({ view, cell: [i, j] }) => {
-      const h = headOf(view);
-      if (cfg.mechanism === 'self') {
-        if (WEIGHT_VIEWS.includes(view) || view === 'mask') weight(followed, i, j);
-        else if (h !== null) weight(h, i, j);
-        else if (view === 'query.features') weight(followed, cfg.query, i);
-      } else if ([...WEIGHT_VIEWS, 'annotations', 'applied', 'mask'].includes(view)) weight(0, 0, j);
-      else if (view === 'query.features') weight(0, 0, i);
+      const key = `${view}|${i}|${j}`;
+      if (!this.linked.has(key)) this.linked.set(key, port.ask({ kind: 'links', view, i, j }));
+      for (const [v, list] of Object.entries(this.linked.get(key))) (out[v] ||= []).push(...list);
     };
     if (cfg.mechanism === 'self') {
       const qi = cfg.query;
@@ -693,11 +681,25 @@ export class Figures {
     this.tipTarget = target;
     if (kind === 'touch') document.addEventListener('pointerdown', this.onOutside, true);
     else document.removeEventListener('pointerdown', this.onOutside, true);
+    // The tooltip is fixed to the window: a scroll (a finger swiping up to read the score above a tapped weight) would
+    // leave it over whatever comes under it, so it is placed again beside its cell after each.
+    window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
+    this.placeTipAt(target, point);
+  }
+
+  /** Places the shown tooltip beside its cell where the cell is now; hidden while the cell is off the screen. */
+  placeTipAt(target, point = null) {
+    const { tip } = this;
+    const canvas = this.canvases.get(target.view);
+    if (!canvas) return;
     const cell = this.cellRect(canvas, ...target.cell)
       ?? (point ? { left: point.x, right: point.x, top: point.y - 16, bottom: point.y + 16 } : canvas.getBoundingClientRect());
+    const view = { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight };
+    const off = cell.bottom <= 0 || cell.top >= view.height || cell.right <= 0 || cell.left >= view.width;
+    tip.style.visibility = off ? 'hidden' : '';
+    if (off) return;
     const { offsetWidth: w, offsetHeight: h } = tip;
-    const { left, top } = placeTip(cell, { w, h }, this.readRects(target, canvas, cell),
-      { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight });
+    const { left, top } = placeTip(cell, { w, h }, this.readRects(target, canvas, cell), view);
     tip.style.left = `${Math.round(left)}px`;
     tip.style.top = `${Math.round(top)}px`;
   }
@@ -728,6 +730,7 @@ export class Figures {
     this.tip.hidden = true;
     this.tipOf = null;
     document.removeEventListener('pointerdown', this.onOutside, true);
+    window.removeEventListener('scroll', this.onScroll, { capture: true });
   }
 
   /** The tooltip of a cell, the core's (src/tables.rs `tip`): `weights[1][3] = 0.045 (0.0451737)`, the score's
