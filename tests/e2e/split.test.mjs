@@ -6,7 +6,8 @@
 // never times). Needs `make dist` first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../scripts/serve.mjs';
@@ -150,4 +151,49 @@ test('a figure showing the decode stepper loads the whole core with the panel; a
   assert.equal(r.v, 2);
   assert.match(r.numpy, /2/);
   await done(page);
+});
+
+test('each part only the whole core answers, used first on a figure of the figure core: an import, SVG and PNG export, a model grid, persist', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'split-'));
+  try {
+    // An import of a file through the grid's Import… button and the file chooser.
+    const page = await blogPage('<attention-viz id="a" preset="seed-001"></attention-viz>');
+    const w = await page.evaluate(() => document.getElementById('a').config.w_v);
+    const next = w.map((row) => row.map((x) => x + 1));
+    writeFileSync(join(dir, 'w_v.csv'), next.map((row) => row.join(',')).join('\n'));
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'),
+      page.locator('#a').locator('fieldset.matrix[data-name="w_v"] button[data-action="import"]').click()]);
+    await chooser.setFiles(join(dir, 'w_v.csv'));
+    await page.waitForFunction((v) => JSON.stringify(document.getElementById('a').config.w_v) === v, JSON.stringify(next));
+    assert.deepEqual(wholeFetched(page), [1, 1], 'the import loaded the whole core');
+    // SVG and PNG of one heatmap, from the menu with the mouse.
+    await page.locator('#a').locator('details.menu > summary').click();
+    await page.locator('#a').locator('select[data-control="export-view"]').selectOption('weights');
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.locator('#a').locator('button[data-action="svg"]').click()]);
+    assert.match(readFileSync(await svg.path(), 'utf8'), /^<svg[\s\S]*<\/svg>\s*$/);
+    const [png] = await Promise.all([page.waitForEvent('download'), page.locator('#a').locator('button[data-action="png"]').click()]);
+    assert.deepEqual([...readFileSync(await png.path()).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    await done(page);
+
+    // A model's weights set on a seed figure: the model grid and the whole core arrive together.
+    const model = await blogPage('<attention-viz id="m" preset="seed-003"></attention-viz>');
+    await model.evaluate(() => {
+      const row = (k) => [0, 1, 2].map((j) => (j === k ? 0.5 : 0.25));
+      document.getElementById('m').config = { mechanism: 'weights', attention: [[[row(0), row(1), row(2)], [row(2), row(0), row(1)]]], tokens: ['a', 'b', 'c'] };
+    });
+    await model.locator('#m').locator('div.model canvas').first().waitFor();
+    assert.deepEqual(wholeFetched(model), [1, 1]);
+    await done(model);
+
+    // persist: the whole core first (its saved state), then an edit saved and restored on reload.
+    const saved = await blogPage('<attention-viz id="p" persist preset="seed-003"></attention-viz>');
+    assert.deepEqual(wholeFetched(saved), [1, 1]);
+    await typeInCell(saved, 'p', 'annotations', 0, 0, '4');
+    await saved.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('attention-viz:')));
+    await saved.reload();
+    await saved.waitForFunction(() => document.getElementById('p').config?.annotations?.[0]?.[0] === 4);
+    await done(saved);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
