@@ -15,7 +15,7 @@ import { declareModels, handOverModels, isModelConfig, keepCompiled, startTraini
 // The .wasm compiled, begun when compile.js ran; the models' file fetched when first asked (the single-file build
 // inlines both).
 import { coreModule, modelsFile, wholeModule } from './compile.js';
-import { WASM_SOURCE } from './wasm-source.js';
+import { FIGURE_SOURCE, WASM_SOURCE } from './wasm-source.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -935,7 +935,7 @@ function draw(rs, name, args) {
 if (typeof customElements !== 'undefined') {
   defineElement({ ready: coreReady, loadInflate,
     // The whole core, for the parts that need it: loaded on demand; each figure then moves to it (`wholeViz`).
-    loadWhole, wholeArrived, wholeLoaded: () => wholeLoaded, isWholeViz: core.isWholeViz, wholeViz, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.call({ kind: 'options', options: { palette: name } })),
+    loadWhole, wholeArrived, wholeLoaded: () => wholeLoaded, isWholeViz: core.isWholeViz, wholeViz, twoCores: FIGURE_SOURCE !== WASM_SOURCE, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.call({ kind: 'options', options: { palette: name } })),
     // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
     // until the core is there (a persist key asked early: the load checks again).
     checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); },

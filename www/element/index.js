@@ -290,8 +290,9 @@ class AttentionViz extends Base {
     constructor() {
       super();
       this._viz = null;
-      /** Every edit of `_viz` since it was made, in order, as `Viz.edit` took them: `_toWhole` replays them. */
-      this._log = [];
+      /** Every edit of `_viz` since it was made, in order, as `Viz.edit` took them, while it is a figure core's
+       * figure that may move (`_toWhole` replays them); else null. */
+      this._log = null;
       this._traceCache = null;
       this._showNaive = false;
       this._initial = null;
@@ -430,7 +431,8 @@ class AttentionViz extends Base {
         const before = this._structure();
         applied = this._apply(() => {
           const shown = fromModel(api, value);
-          this._log.push(api.setConfig(this._viz, shown.config));
+          const sent = api.setConfig(this._viz, shown.config);
+          this._log?.push(sent);
           this._modelCaption(shown.model);
         }, { rebuild: () => (this._structure() === before ? 'values' : true), initial: 'page' });
       }
@@ -586,7 +588,7 @@ class AttentionViz extends Base {
      */
     _edit(command) {
       const answer = this._viz.edit(command);
-      this._log.push(command);
+      this._log?.push(command);
       return answer;
     }
 
@@ -603,7 +605,7 @@ class AttentionViz extends Base {
      * api.wholeViz), the figure core's let go. Edits made while it loaded went to the figure core and are in the log.
      */
     _toWhole() {
-      if (!this._viz || !api.wholeLoaded() || api.isWholeViz(this._viz)) return;
+      if (!this._viz || !this._log || !api.wholeLoaded() || api.isWholeViz(this._viz)) return;
       let viz;
       try {
         viz = api.callCore(() => api.wholeViz(this._viz, this._log));
@@ -613,7 +615,13 @@ class AttentionViz extends Base {
       }
       try { this._viz.free(); } catch { /* left locked by an internal error: the garbage collector takes it */ }
       this._viz = viz;
+      this._log = null; // it stays in the whole core
       this._invalidate();
+    }
+
+    /** A log for a new `_viz`: an empty one for a figure core's figure that may move to the whole core, else null. */
+    _freshLog() {
+      return api.twoCores && !api.isWholeViz(this._viz) ? [] : null;
     }
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
@@ -834,7 +842,7 @@ class AttentionViz extends Base {
         this._modelCaption(model);
         try { this._viz?.free(); } catch { /* left locked by an internal error: the garbage collector takes it */ }
         this._viz = viz;
-        this._log = [];
+        this._log = this._freshLog();
         this._invalidate();
         this._initial = config;
         this._inputs.forget();
@@ -994,7 +1002,7 @@ class AttentionViz extends Base {
       try {
         if (req) {
           raw = api.callCore(() => this._viz.edit(mutate, req));
-          this._log.push(mutate);
+          this._log?.push(mutate);
         } else api.callCore(mutate);
       } catch (e) {
         if (e.message.startsWith('attention-viz internal error')) this._recover();
@@ -1078,7 +1086,7 @@ class AttentionViz extends Base {
       }
       // The locked object cannot be freed (freeing is a call on it): the garbage collector takes it with the element.
       this._viz = viz;
-      this._log = [];
+      this._log = this._freshLog();
       this._modelCaption(model);
       this._invalidate();
       this._edit({ markAuthored: true });
@@ -1100,7 +1108,7 @@ class AttentionViz extends Base {
         const viz = api.callCore(() => api.newViz(last));
         try { this._viz.free(); } catch { /* the old object may be unusable */ }
         this._viz = viz;
-        this._log = [];
+        this._log = this._freshLog();
         this._invalidate();
       } catch { /* keep the old one; the message already says what happened */ }
     }
