@@ -60,8 +60,9 @@ bench: build
 
 # dist/: the drop-in bundle, the single-file build and the npm package files.
 # The figure core (Cargo.toml's features: the default build without `full`) is built here, not by make build:
-# scripts/dist.mjs measures it (dist/sizes.json), and no page loads it yet. Its own target folder: both builds write
-# the same .wasm name, so in one folder each would rebuild the other's.
+# scripts/dist.mjs ships it as pkg/attention_viz_figure.wasm, which the module build's figures run first (www/ runs the
+# whole core alone). Its own target folder: both builds write the same .wasm name, so in one folder each would rebuild
+# the other's.
 dist: build
 	@scripts/setup.sh test
 	cargo build --release --target wasm32-unknown-unknown --no-default-features --target-dir target/figure-core

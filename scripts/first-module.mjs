@@ -3,7 +3,7 @@
 // Python's notebooks carry); the live figure's height at each width, measured in headless Chromium on dist/ itself,
 // so the picture's box reserves it (no layout shift when the figure replaces the picture); and
 // dist/attention-viz.first.js, www/first.js minified with those facts defined in it (`PICTURES`).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deflateSync, inflateSync, crc32 } from 'node:zlib';
@@ -115,13 +115,16 @@ export async function measureLive(root, dist, names) {
   }
 }
 
+/** The figure core's .wasm in dist/ (scripts/dist.mjs), which the first module preloads. */
+const FIGURE = 'pkg/attention_viz_figure.wasm';
+
 /** dist/attention-viz.first.js: www/first.js, minified, its dynamic import of the engine left to the browser. */
 export async function buildFirst(root, dist, pictures) {
   const { build } = await import('esbuild');
   await build({
     entryPoints: [join(root, 'www/first.js')], bundle: true, minify: true, format: 'esm', target: 'es2020',
     outfile: join(dist, 'attention-viz.first.js'), external: ['./attention-viz.js'], logLevel: 'silent',
-    define: { PICTURES: JSON.stringify(pictures) }, legalComments: 'inline', charset: 'utf8',
+    define: { PICTURES: JSON.stringify(pictures), ...(existsSync(join(dist, FIGURE)) && { FIGURE_WASM: JSON.stringify(FIGURE) }) }, legalComments: 'inline', charset: 'utf8',
   });
 }
 

@@ -40,7 +40,8 @@ model's weights view, train()), \`attention-viz.inline.js\` and \`pkg/\` from th
 ${module}
 \`\`\`
 
-Keep \`pkg/\` beside the script: the module loads \`pkg/attention_viz_bg.wasm\` relative to itself, and
+Keep \`pkg/\` beside the script: the module loads the figure core, \`pkg/attention_viz_figure.wasm\`, relative to
+itself (and the whole core, \`pkg/attention_viz_bg.wasm\`, only when a part of a figure or \`await ready\` needs it), and
 \`pkg/attention_viz_models.bin\` (the trained models) only when a figure or \`loadModels()\` asks for one. Where \`.wasm\` files cannot be served, from \`file://\` and in a notebook
 cell, use the single file instead (a classic script with the WASM and the models inside; it sets
 \`AttentionViz\` on \`globalThis\`, i.e. \`window.AttentionViz\` in a page):
@@ -52,7 +53,7 @@ ${single}
 A site served under a subpath (\`https://you.github.io/project/\`) prefixes the address with its base URL (Jekyll's
 \`relative_url\`, Hugo's \`relURL\`; MkDocs' \`extra_javascript\` does it itself).
 
-With a bundler: \`import { ready, compute } from 'attention-viz'\`. The module fetches \`pkg/attention_viz_bg.wasm\`
+With a bundler: \`import { ready, compute } from 'attention-viz'\`. The module fetches the two cores' \`.wasm\` files
 and the trained models, \`pkg/attention_viz_models.bin\`, relative to the script it ends up in
 (\`new URL('./pkg/attention_viz_bg.wasm', import.meta.url)\`). Vite and Parcel emit both files themselves, with no
 config (the models file is \`.bin\`, which no bundler turns into a module). webpack 5 and Rspack emit them too, but in

@@ -23,6 +23,8 @@ export function builtPage(html) {
     // The page's own scripts (www/pages/) stay; the element's modules are inside the bundle.
     .replace(/<link rel="modulepreload" href="([^"]*)">\n?/g, (all, href) => (/(^|\/)pages\//.test(href) ? all : ''))
     .replace(/<script type="module" async src="[^"]*compile\.js"><\/script>\n?/, '') // the bundle starts the .wasm itself
+    // The built bundle's figures run the figure core first (scripts/dist.mjs): its .wasm is the one to preload.
+    .replace(/(<link rel="preload" href="[^"]*pkg\/)attention_viz_bg\.wasm"/, '$1attention_viz_figure.wasm"')
     .replace(/<script type="module" src="([^"]*)attention-viz\.js"><\/script>/, (_, dir) => `<link rel="modulepreload" href="${dir}attention-viz.js">
 <script type="module" blocking="render" src="${dir}attention-viz.first.js"></script>`);
 }

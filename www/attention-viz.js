@@ -11,11 +11,11 @@ import { defineElement } from './element/index.js';
 import { DECLARED, LAYER_FIELDS, LONG_LIST, MATRICES, MAX_RANDOM } from './element/facts.js';
 export { parseArray, parseArrays } from './arrays.js';
 import { loadInflate, inflateLoaded, inflateRaw } from './arrays.js';
-import { declareModels, handOverModels, isModelConfig, startTraining } from './train.js';
+import { declareModels, handOverModels, isModelConfig, keepCompiled, startTraining } from './train.js';
 // The .wasm compiled, begun when compile.js ran; the models' file fetched when first asked (the single-file build
 // inlines both).
-import { coreModule, modelsFile } from './compile.js';
-import { WASM_SOURCE } from './wasm-source.js';
+import { coreModule, modelsFile, wholeModule } from './compile.js';
+import { FIGURE_SOURCE, WASM_SOURCE } from './wasm-source.js';
 
 /** The four seed documents' configs by name, filled in when `ready` resolves. */
 export const presets = {};
@@ -27,29 +27,63 @@ export const presets = {};
 export const models = {};
 
 let initialised = false;
-/** The WASM instance's memory, where compute()'s traces are read in place. */
-let memory = null;
 
-// Compiled first (www/compile.js, begun as early as the page can) and kept (train.js), so that train()'s worker gets
-// the same Module instead of fetching it again. The shipped models are not waited for: loadModels().
-const coreReady = coreModule.then((module) => core.init({ module_or_path: module })).then((exports) => {
-  memory = exports.memory;
+// The figure core (compile.js's coreModule, begun as early as the page can), which the element's figures run: the
+// presets are its facts. The whole core (core.js) is loaded when something needs it: `ready`, a part of a figure
+// (the element's `loadWhole`), the shipped models.
+const coreReady = coreModule.then((module) => core.initFigure(module)).then(() => {
   Object.assign(presets, core.call({ kind: 'facts' }).presets);
-  declareModels(models);
   initialised = true;
 });
+coreReady.catch(() => {});
+
+let wholeLoading = null;
+let wholeLoaded = false;
+let arrived;
+/** Resolves when the whole core is loaded, by whoever asked (never starts it, never rejects). */
+const wholeArrived = new Promise((resolve) => { arrived = resolve; });
+/**
+ * Loads the whole core (core.js `loadWhole`: its .wasm fetched and compiled, wholeModule) once; resolves when every
+ * export of the API works (the shipped models' names declared). A failure is tried again by the next call.
+ */
+function loadWhole() {
+  const module = wholeModule(); // fetched and compiled while the figure core starts, if it has not yet
+  wholeLoading ??= coreReady.then(() => core.loadWhole(module)).then(() => {
+    if (!wholeLoaded) declareModels(models);
+    wholeLoaded = true;
+    keepCompiled(wholeModule());
+    arrived();
+  });
+  wholeLoading.catch(() => { wholeLoading = null; });
+  return wholeLoading;
+}
+
+let startReady;
+const readyAsked = new Promise((resolve) => { startReady = resolve; });
+/**
+ * `ready`: a promise that starts its work when first awaited (`then`), so that importing the module loads only the
+ * figure core. Its derived promises are plain ones.
+ */
+class OnDemand extends Promise {
+  static get [Symbol.species]() { return Promise; }
+
+  then(onFulfilled, onRejected) {
+    startReady();
+    return super.then(onFulfilled, onRejected);
+  }
+}
 
 /**
- * Resolves once the WASM module is initialised (and `presets` is filled), and the inflater a compressed .npz needs
- * (www/arrays.js loadInflate) is loaded. The element waits for the core alone: its first figure does not wait for the
- * inflater to run (a figure of Python's deflated arrays waits for it itself). One that cannot be loaded leaves
- * `ready` resolving, and only a compressed .npz says why.
+ * Resolves once the WASM core is initialised, the whole of it (`presets` and the models' names filled), and the
+ * inflater a compressed .npz needs (www/arrays.js loadInflate) is loaded. Loading starts when it is first awaited: the
+ * element's figures need only the figure core and never wait for it. One inflater that cannot be loaded leaves
+ * `ready` resolving, and only a compressed .npz says why. A failure is for whoever awaits it to see: never an
+ * unhandled rejection at import, which ends a Node process (a static site's build importing this module for its
+ * types or its SVG).
  */
-export const ready = coreReady.then(() => loadInflate().catch(() => {}));
-coreReady.catch(() => {});
-// A failure is for whoever awaits `ready` (or calls the API) to see: never an unhandled rejection at import, which
-// ends a Node process (a static site's build importing this module for its types or its SVG).
-ready.catch(() => {});
+export const ready = new OnDemand((resolve, reject) => {
+  readyAsked.then(loadWhole).then(() => loadInflate().catch(() => {})).then(resolve, reject);
+});
 
 /* global COMPUTE_WORKER_SOURCE -- the compute worker bundled into a string by scripts/dist.mjs (esbuild `define`) */
 /** The Blob URL of the bundled compute worker, made once. */
@@ -62,12 +96,21 @@ let modelsLoaded = false;
  * they can be read. A failed fetch resolves too: reading a model, or a config naming one, then says why.
  */
 export function loadModels() {
-  modelsLoading ??= coreReady.then(() => modelsFile()).then((file) => {
+  modelsLoading ??= loadWhole().then(() => modelsFile()).then((file) => {
     handOverModels(file);
     modelsLoaded = true;
     return models;
   });
+  modelsLoading.catch(() => { modelsLoading = null; });
   return modelsLoading;
+}
+
+/** What only the whole core does (RandomState, train(), a trained model) before it is loaded: the load starts. */
+function assertWhole() {
+  if (!wholeLoaded) {
+    loadWhole().catch(() => {});
+    throw new Error('attention-viz is still loading: await `ready` before calling it');
+  }
 }
 
 function assertReady() {
@@ -606,7 +649,7 @@ export function compute(config, options = undefined) {
 
 /** A trace the core holds in its memory (its last `compute`'s: the layout `held` gives) as the trace object. */
 function readHeld(held, arrays) {
-  return toTrace(held, new Float64Array(memory.buffer), arrays); // the view after the last call into the core
+  return toTrace(held, new Float64Array(core.memory().buffer), arrays); // the view after the last call into the core
 }
 
 /**
@@ -614,6 +657,7 @@ function readHeld(held, arrays) {
  * ("views" too: its arrays are its own). The core refuses `fields` for it.
  */
 function modelTrace(config, { arrays, fields }) {
+  assertWhole();
   const trace = core.call({ kind: 'compute_model', config_json: configJson(config), fields });
   return arrays === 'nested' ? trace : typedTree(trace);
 }
@@ -624,7 +668,7 @@ function modelTrace(config, { arrays, fields }) {
  */
 export function train(options) {
   return callCore(() => {
-    assertReady();
+    assertWhole();
     return startTraining(options);
   });
 }
@@ -694,8 +738,18 @@ export const _internal = {
 /** One input sequence of a trained model's task (token ids) as its training draws them, for the guided page (not part of
  * the documented API). */
 export function _taskExample(task, seed) {
-  assertReady();
+  assertWhole();
   return callCore(() => core.call({ kind: 'task_example', task, seed: seed >>> 0 }));
+}
+
+/** How each figure was made (the arguments of its `Viz`), for `wholeViz` to make it again in the whole core. */
+const made = new WeakMap();
+
+/** `new Viz(...args)` in the core `call` goes to (core.js `newViz`), remembered for `wholeViz`. */
+function vizOf(...args) {
+  const viz = core.newViz(...args);
+  made.set(viz, args);
+  return viz;
 }
 
 /**
@@ -706,19 +760,40 @@ function newViz(config) {
   checkDeclared(config);
   const flat = flatConfig(config);
   if (flat) {
-    try { return new core.Viz(flat.json, flat.names, flat.shapes, flat.data); } catch (e) { if (e !== null) throw e; }
+    try { return vizOf(flat.json, flat.names, flat.shapes, flat.data); } catch (e) { if (e !== null) throw e; }
   }
-  return new core.Viz(configJson(config, true));
+  return vizOf(configJson(config, true));
 }
 
-/** A `{config}` edit of `viz` for a config object, sent the same way (no snapshot: the element asks it after). */
+/**
+ * `viz` (a figure core's figure) made again in the whole core, then given `edits` (every command it took since it was
+ * made, in order, as `Viz.edit` took them): the same state, its last edit's changes and last Randomize included.
+ * Throws the core's message.
+ */
+function wholeViz(viz, edits) {
+  const copy = vizOf(...made.get(viz));
+  try {
+    for (const edit of edits) copy.edit(edit);
+  } catch (e) {
+    copy.free();
+    throw e;
+  }
+  return copy;
+}
+
+/**
+ * A `{config}` edit of `viz` for a config object, sent the same way (no snapshot: the element asks it after); returns
+ * the command sent.
+ */
 function setVizConfig(viz, config) {
   checkDeclared(config);
   const flat = flatConfig(config);
   if (flat) {
-    try { viz.edit({ config: flat }); return; } catch (e) { if (e !== null) throw e; }
+    try { viz.edit({ config: flat }); return { config: flat }; } catch (e) { if (e !== null) throw e; }
   }
-  viz.edit({ config: configJson(config, true) });
+  const command = { config: configJson(config, true) };
+  viz.edit(command);
+  return command;
 }
 
 // MAX_RANDOM (facts.js, the core's): the most values one RandomState call may ask for; checked here from the shape,
@@ -817,8 +892,8 @@ function intArg(x, name) {
 export class RandomState {
   constructor(seed = 0) {
     this._core = callCore(() => {
-      assertReady();
-      return new core.RandomStateCore(seedArg(seed));
+      assertWhole();
+      return new (core.wholeCore().RandomStateCore)(seedArg(seed));
     });
   }
 
@@ -860,7 +935,9 @@ function draw(rs, name, args) {
 // <attention-viz> is registered as soon as this module is imported; it
 // renders once `ready` resolves.
 if (typeof customElements !== 'undefined') {
-  defineElement({ ready: coreReady, loadInflate, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.call({ kind: 'options', options: { palette: name } })),
+  defineElement({ ready: coreReady, loadInflate,
+    // The whole core, for the parts that need it: loaded on demand; each figure then moves to it (`wholeViz`).
+    loadWhole, wholeArrived, wholeLoaded: () => wholeLoaded, isWholeViz: core.isWholeViz, wholeViz, twoCores: FIGURE_SOURCE !== WASM_SOURCE, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.call({ kind: 'options', options: { palette: name } })),
     // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
     // until the core is there (a persist key asked early: the load checks again).
     checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); },
@@ -874,7 +951,7 @@ if (typeof customElements !== 'undefined') {
     flatConfig, Shaped, isPacked,
     // Python's float32 bytes as the shortest decimals its JSON held (the core's rule, math::decimal).
     shortestDecimals: (values) => callCore(() => core.call({ kind: 'shortest', dtype: 'float32' }, Float64Array.from(values))),
-    computeWorker: () => coreModule.then((module) => {
+    computeWorker: () => loadWhole().then(() => wholeModule()).then((module) => {
       // The dist builds carry the worker bundled (scripts/dist.mjs: COMPUTE_WORKER_SOURCE), started from a Blob URL;
       // www/ starts www/compute-worker.js beside the .wasm's folder (www/pkg/ → www/compute-worker.js).
       if (typeof COMPUTE_WORKER_SOURCE === 'string') {

@@ -1,11 +1,12 @@
-// Owns the core's head start: fetching and compiling the .wasm begin when this module runs; the trained models' file
+// Owns the core's head start: fetching and compiling the figure core's .wasm begin when this module runs (the whole
+// core's on the first `wholeModule()`); the trained models' file
 // is fetched only when something asks for it (`modelsFile()`: loadModels(), a figure of a shipped model), so a page of
 // seed figures never downloads it (92 KB gzipped of a one-figure page's 415). index.html and www/embed.html also run it on its own, as an async module script that imports only
 // wasm-source.js, so both start as soon as it arrives (bench/load.mjs: the .wasm fetched at ~90 ms, but compiled only
 // once the whole module graph had arrived and run, ~300 ms) instead of after the other ~27 modules. `ready`
 // (www/attention-viz.js) and train()'s workers (www/train.js) take what it began. In Node (a server, a static site's
 // build) the files beside the module are read from disk: importing never fetches and never touches the DOM.
-import { WASM_SOURCE, MODELS_SOURCE } from './wasm-source.js';
+import { WASM_SOURCE, FIGURE_SOURCE, MODELS_SOURCE } from './wasm-source.js';
 
 /**
  * A `file:` URL's bytes (text with `encoding`), read from disk: in Node, Deno and Bun the module's files are local,
@@ -48,9 +49,20 @@ function fetchModels(source) {
     .catch((e) => failed(e instanceof Error ? e.message : String(e)));
 }
 
-/** The core's `WebAssembly.Module` (a failure is `ready`'s to report: caught here so an early start logs nothing). */
-export const coreModule = compileCore(WASM_SOURCE);
+/** The figure core's `WebAssembly.Module` (a failure is `ready`'s to report: caught here so an early start logs nothing). */
+export const coreModule = compileCore(FIGURE_SOURCE);
 coreModule.catch(() => {});
+
+let whole = null;
+/**
+ * The whole core's `WebAssembly.Module`, fetched and compiled on the first call (the figure core's own where they are
+ * one file: www/, the single-file build). A failure is tried again by the next call.
+ */
+export function wholeModule() {
+  whole ??= FIGURE_SOURCE === WASM_SOURCE ? coreModule : compileCore(WASM_SOURCE);
+  whole.catch(() => { whole = null; });
+  return whole;
+}
 
 let models = null;
 /** The shipped models' file, fetched on the first call: its text, or an Error saying why it could not be had (never rejects). */

@@ -10,7 +10,7 @@
 //                               image as an ImageBitmap, `bitmap`, where the worker can make one)
 //   {type: 'error', message}    the core's message (a refused config, an overflow) or a trap's panic message
 
-import { initSync, takeLastPanic, LargeJob, flatRequest } from './core.js';
+import { takeLastPanic, flatRequest, wholeGlue } from './core.js';
 
 /** The name large.js gives its workers. */
 export const COMPUTE_WORKER_NAME = 'attention-viz-compute';
@@ -18,6 +18,7 @@ export const COMPUTE_WORKER_NAME = 'attention-viz-compute';
 async function run({ module, flat, config, views, maxPx, barPx, palette }, post) {
   let job = null;
   try {
+    const { initSync, LargeJob } = await wholeGlue();
     initSync({ module });
     job = flat ? new LargeJob(flatRequest(flat), flat.data) : new LargeJob({ config_json: JSON.stringify(config) });
     const progress = (step) => post({ type: 'progress', text: job.call({ kind: 'progress', step }) });

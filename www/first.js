@@ -19,6 +19,9 @@ import { pageIsDark } from './element/theme.js';
 /* global PICTURES -- {preset: {light, dark, width, height, live: [[min width, height]…]}}: scripts/dist.mjs defines it */
 /** What the build drew: without it (this module run from www/), no preset has a picture and the engine loads at once. */
 const DRAWN = typeof PICTURES === 'object' ? PICTURES : {};
+/* global FIGURE_WASM -- the figure core's .wasm beside the bundle (scripts/first-module.mjs defines it) */
+/** The .wasm a page's figures run: the figure core's in dist/, the only one in www/. */
+const WASM = typeof FIGURE_WASM === 'string' ? FIGURE_WASM : 'pkg/attention_viz_bg.wasm';
 
 /** The attributes a preset's picture was drawn without: any of them changes what the live figure shows. */
 const LOOKS = ['config', 'palette', 'fmt', 'contrast'];
@@ -102,7 +105,7 @@ function start() {
   // The engine's files fetched now, below the pictures (asked for in a task after theirs, whose requests start in a
   // microtask): it runs later, but need not be fetched then.
   setTimeout(() => {
-    for (const [file, attrs] of [['attention-viz.js', { rel: 'modulepreload' }], ['pkg/attention_viz_bg.wasm', { rel: 'preload', as: 'fetch', type: 'application/wasm', crossOrigin: '' }]]) {
+    for (const [file, attrs] of [['attention-viz.js', { rel: 'modulepreload' }], [WASM, { rel: 'preload', as: 'fetch', type: 'application/wasm', crossOrigin: '' }]]) {
       const href = new URL(file, import.meta.url).href;
       // Not twice: a page that preloads them itself (index.html) has them coming already.
       if (![...document.querySelectorAll('link[rel$="preload"]')].some((l) => l.href === href)) {

@@ -14,14 +14,14 @@
 //   a report: {type: 'report', step, loss, accuracy (held-out), model (JSON text)}; any failure: {type: 'error', message}
 // Splitting the steps between messages changes nothing: the trainer gives the same weights however they are split.
 
-import { initSync, takeLastPanic, TrainerCore } from './core.js';
+import { takeLastPanic, wholeGlue } from './core.js';
 
 /**
- * A handler of the protocol's messages that answers through `post`; `budgetMs` bounds a run's time and `chunk` the
+ * A handler of the protocol's messages that answers through `post`, training with the whole core's `glue`; `budgetMs` bounds a run's time and `chunk` the
  * steps per call into the core (the loss, the slow part of a step's bookkeeping, is computed once per call); `apart`
  * puts reports in messages of their own. `handle.free()` releases the trainer.
  */
-export function protocol(post, { budgetMs, chunk, apart = false }) {
+export function protocol(post, { budgetMs, chunk, apart = false, glue }) {
   let trainer = null;
   const steps = (n) => trainer.call({ kind: 'step', n });
   const report = () => post({ type: 'report', ...trainer.call({ kind: 'report' }) });
@@ -37,8 +37,8 @@ export function protocol(post, { budgetMs, chunk, apart = false }) {
   const handle = (data) => {
     try {
       if (data.type === 'start') {
-        initSync({ module: data.module }); // a no-op where the core is already initialised (the page)
-        trainer = new TrainerCore(data.task, data.seed);
+        glue.initSync({ module: data.module }); // a no-op where the core is already initialised (the page)
+        trainer = new glue.TrainerCore(data.task, data.seed);
         if (apart) post({ type: 'ran', step: 0, pending: true });
         else report();
       } else if (data.type === 'run') {
@@ -65,6 +65,7 @@ export const WORKER_NAME = 'attention-viz-train';
 /* global WorkerGlobalScope */
 if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope && self.name === WORKER_NAME) {
   // About a frame per message, so that a pause takes effect within a frame or two.
-  const handle = protocol((message) => self.postMessage(message), { budgetMs: 20, chunk: 5 });
-  self.onmessage = ({ data }) => handle(data);
+  // The whole core's glue (core.js `wholeGlue`), then the messages in the order they came.
+  const handle = wholeGlue().then((glue) => protocol((message) => self.postMessage(message), { budgetMs: 20, chunk: 5, glue }));
+  self.onmessage = ({ data }) => handle.then((h) => h(data));
 }

@@ -8,12 +8,14 @@
 // carry as a string, is www/training.js, imported on the first train() (no figure needs it).
 
 import { call } from './core.js';
-import { coreModule } from './compile.js';
 
-/** The compiled core, kept so that a training worker instantiates it without fetching or compiling it again. */
+/** The whole core compiled, kept so that a training worker instantiates it without fetching or compiling it again. */
 let compiled = null;
-coreModule.then((module) => { compiled = module; }, () => {});
-/** The compiled core (null until compile.js's promise resolved), for www/training.js. */
+/** Keeps the whole core's Module once its promise (compile.js `wholeModule`) resolves. */
+export function keepCompiled(module) {
+  module.then((m) => { compiled = m; }, () => {});
+}
+/** The whole core compiled (null until it is loaded: train() waits for `ready`), for www/training.js. */
 export const compiledCore = () => compiled;
 
 /**

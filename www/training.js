@@ -5,6 +5,7 @@
 // stopped), and the same protocol answered on the main thread for a page that cannot start a worker.
 
 import { WASM_SOURCE } from './wasm-source.js';
+import { wholeCore } from './core.js';
 import { protocol, WORKER_NAME } from './train-worker.js';
 import { compiledCore, kind, trainLimits } from './train.js';
 
@@ -62,7 +63,7 @@ function spawnWorker() {
  */
 function pageTrainer() {
   const engine = { onmessage: null, terminated: false };
-  const handle = protocol((data) => setTimeout(() => { if (!engine.terminated) engine.onmessage?.({ data }); }), { budgetMs: 8, chunk: 1, apart: true });
+  const handle = protocol((data) => setTimeout(() => { if (!engine.terminated) engine.onmessage?.({ data }); }), { budgetMs: 8, chunk: 1, apart: true, glue: wholeCore() });
   engine.postMessage = (data) => setTimeout(() => { if (!engine.terminated) handle(data); });
   engine.terminate = () => { engine.terminated = true; handle.free(); };
   return engine;

@@ -174,7 +174,7 @@ test('dist/ copied into a bare folder: examples/plain.html renders both figures,
 
     const foreign = page.requests.filter((u) => !u.startsWith(bare.url) && !u.startsWith('data:') && !u.startsWith('blob:'));
     assert.deepEqual(foreign, [], 'requests that left the local server');
-    assert.ok(page.requests.some((u) => u.endsWith('/dist/pkg/attention_viz_bg.wasm')), 'the .wasm was fetched beside the module');
+    assert.ok(page.requests.some((u) => u.endsWith('/dist/pkg/attention_viz_figure.wasm')), 'the figure core\'s .wasm was fetched beside the module');
     assert.deepEqual(page.failed, [], 'failed requests');
     assert.deepEqual(responses.filter((r) => r.status >= 400), [], 'HTTP errors (a file missing from dist/?)');
     assert.deepEqual(page.dialogs, []);
@@ -439,13 +439,15 @@ test('share link: once restored, changing the preset attribute (or the config at
 
 // ---- 4. "Copy as NumPy" -----------------------------------------------------------------------
 
-/** Loads tests/fixtures/embed-dist.html (dist/ module; seed-001, seed-002, seed-003 as #s1, #s2, #s3). */
+/** Loads tests/fixtures/embed-dist.html (dist/ module; seed-001, seed-002, seed-003 as #s1, #s2, #s3), and awaits
+ * `ready`: toNumPy() is the whole core's (README), which the figures move to once it is loaded. */
 async function distPage(path = 'tests/fixtures/embed-dist.html', opts) {
   const page = watchDialogs(await site.page(null, opts));
   await page.addInitScript(captureElementErrors);
   await page.goto(site.url + path);
   await rendered(page);
   await page.waitForFunction(() => window.av && Object.keys(window.av.presets).length === 4);
+  await page.evaluate(() => window.av.ready);
   return page;
 }
 

@@ -130,7 +130,9 @@ test('make serve\'s built index.html: every figure of the page\'s HTML shows its
   try {
     let release;
     const held = new Promise((ok) => { release = ok; });
-    await page.route('**/attention_viz_bg.wasm', async (route) => { await held; await route.continue(); });
+    // Either core (the built page's figures run the figure core; index.html's figures include a model view's, which
+    // loads the whole core).
+    await page.route(/attention_viz_(bg|figure)\.wasm$/, async (route) => { await held; await route.continue(); });
     await page.goto(`${built.url}index.html`);
     const before = await page.waitForFunction(() => {
       const hosts = [...document.querySelectorAll('attention-viz')];

@@ -43,18 +43,24 @@ async function blogPage(body, { hash = '', init = null } = {}) {
   return page;
 }
 
+/** The page's requests, sorted, the whole core's glue chunk (attention-viz-whole-<hash>.js) by its name alone. */
+const requestList = (page) => page.requests.map((p) => p.replace(/^\/attention-viz-whole-[\w-]+\.js$/, '/attention-viz-whole.js')).sort();
+/** What a page of figures fetches when the whole core is loaded too (`await ready`, a `persist` figure). */
+const WHOLE_PAGE = ['/__page.html', '/attention-viz-whole.js', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_figure.wasm'];
+
 const modelRequests = (page) => page.requests.filter((p) => p.endsWith('_models.bin')).length;
 /** How many times `page` fetched the chunk named `name` (attention-viz-<name>-<hash>.js). */
 const chunkRequests = (page, name) => page.requests.filter((p) => new RegExp(`^/attention-viz-${name}-[\\w-]+\\.js$`).test(p)).length;
 
-test('a page of one seed figure fetches the module and the .wasm, never the models file; loadModels() fetches it once', async () => {
+test('a page of one seed figure fetches the module and the figure core, never the models file; `ready` the whole core; loadModels() the models once', async () => {
   const page = await blogPage('<attention-viz preset="seed-003"></attention-viz>');
   await page.waitForFunction(() => window.__drawn > 0);
+  assert.deepEqual(requestList(page), ['/__page.html', '/attention-viz.js', '/pkg/attention_viz_figure.wasm']);
   // Whatever the page would still start after its figure (the models were once fetched beside the .wasm).
   await page.evaluate(() => import('/attention-viz.js').then((m) => m.ready));
   // A frame and a moment: only a chance for a request that must not come; nothing is awaited by them.
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 200))));
-  assert.deepEqual([...page.requests].sort(), ['/__page.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm']);
+  assert.deepEqual(requestList(page), WHOLE_PAGE);
   const before = await page.evaluate(async () => {
     const m = await import('/attention-viz.js');
     try { return { names: Object.keys(m.models), read: m.models.reversal }; } catch (e) { return { names: Object.keys(m.models), error: e.message }; }
@@ -131,8 +137,8 @@ test('a figure of arrays Python sent deflated waits for the inflater (run after 
   });
   const fnv = (text) => { let h = 0x811c9dc5; for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 16777619); } return (h >>> 0).toString(36); };
   assert.deepEqual(r, { embeddings: config.embeddings, status: '', hash: fnv(JSON.stringify(config)) });
-  // The inflater is in the bundle, run on first use: nothing more fetched.
-  assert.deepEqual([...page.requests].sort(), ['/__page.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm']);
+  // The inflater is in the bundle, run on first use: nothing more fetched (a `persist` figure loads the whole core).
+  assert.deepEqual(requestList(page), WHOLE_PAGE);
   await done(page);
 });
 

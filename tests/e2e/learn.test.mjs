@@ -12,7 +12,7 @@
 // LEARN_TEST_ROOT serves another checkout's www/ (e.g. one whose www/pkg was rebuilt elsewhere); LEARN_TEST_DIST another dist/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -434,11 +434,13 @@ test('train() always settles: a signal-like object ends cleanly even when it thr
 
 // ---- the dist builds ----------------------------------------------------------------------------------------------
 
-/** The dist builds, checked to be new enough to have train(). */
+/** The dist builds, checked to be new enough to have train() (the module build's glue of it: the whole core's chunk). */
 function distFile(name) {
   const file = join(DIST, name);
   assert.ok(existsSync(file), `${file} is missing: run \`make dist\` first`);
-  assert.ok(readFileSync(file, 'utf8').includes('trainercore_new'), `${file} predates train(): run \`make dist\``);
+  const whole = name === 'attention-viz.js' ? readdirSync(DIST).filter((f) => /^attention-viz-whole-[\w-]+\.js$/.test(f)) : [];
+  const text = [file, ...whole.map((f) => join(DIST, f))].map((f) => readFileSync(f, 'utf8')).join('');
+  assert.ok(text.includes('trainercore_new'), `${file} predates train(): run \`make dist\``);
   return file;
 }
 
@@ -462,10 +464,14 @@ test('the dist module bundle: compute() and train() (the models fetched by loadM
     await page.evaluate(async () => { window.A = await import('/attention-viz.js'); await window.A.loadModels(); });
     const r = await page.evaluate(distChecks);
     assert.deepEqual(r, { prediction: '951413', same: true, models: 'induction,reversal' });
-    // train()'s training side is a chunk of the module build, fetched on the first train(); the worker is not.
+    // train()'s training side is a chunk of the module build, fetched on the first train(); the worker is not. The
+    // models need the whole core (its .wasm and its glue's chunk), which the figure core starts before.
     const chunks = requests.filter((p) => /^\/attention-viz-training-[\w-]+\.js$/.test(p));
     assert.equal(chunks.length, 1, `one training chunk: ${requests.join(', ')}`);
-    assert.deepEqual(requests.filter((p) => !chunks.includes(p)).sort(), ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_models.bin']);
+    const whole = requests.filter((p) => /^\/attention-viz-whole-[\w-]+\.js$/.test(p));
+    assert.equal(whole.length, 1, `one whole core chunk: ${requests.join(', ')}`);
+    assert.deepEqual(requests.filter((p) => !chunks.includes(p) && !whole.includes(p)).sort(),
+      ['/__learn.html', '/attention-viz.js', '/pkg/attention_viz_bg.wasm', '/pkg/attention_viz_figure.wasm', '/pkg/attention_viz_models.bin']);
     await done(page);
   } finally {
     server.close();

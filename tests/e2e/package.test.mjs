@@ -78,17 +78,17 @@ test('dist/ is the package: one ES module and its on-demand chunks, the single f
   const listing = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listing(join(dir, e.name)) : [relative(DIST, join(dir, e.name))]));
   const files = listing(DIST).sort();
   // The module build's chunks: train()'s training side, a model's weights view, the decode/flash and the
-  // position/kv/window panels, an import's work; imported by the module only
+  // position/kv/window panels, an import's work, the whole core's glue; imported by the module only
   // when asked, never before it runs (scripts/dist.mjs checks that the module has no static import).
   const chunks = files.filter((f) => /^attention-viz-[a-z]+-[\w-]+\.js$/.test(f));
-  assert.deepEqual(chunks.map((f) => f.split('-')[2]).sort(), ['import', 'model', 'modern', 'steppers', 'training'], `the chunks: ${chunks.join(', ')}`);
+  assert.deepEqual(chunks.map((f) => f.split('-')[2]).sort(), ['import', 'model', 'modern', 'steppers', 'training', 'whole'], `the chunks: ${chunks.join(', ')}`);
   for (const c of chunks) assert.match(readFileSync(join(DIST, 'attention-viz.js'), 'utf8'), new RegExp(`import\\(\\s*["']\\./${c.replace(/[.-]/g, '\\$&')}["']\\s*\\)`), `the module imports ${c} on demand`);
   const scripts = files.filter((f) => /\.m?js$/.test(f) && !chunks.includes(f) && !f.startsWith('docs/'));
   assert.deepEqual(scripts, ['attention-viz.first.js', 'attention-viz.inline.js', 'attention-viz.js'], 'the first module, one module bundle and the single file (no element.js, no pkg/*.js)');
   // The first module's pictures: each preset's, light and dark (README "Picture first").
   assert.deepEqual(files.filter((f) => f.startsWith('pictures/')), ['000', '001', '002', '003'].flatMap((n) => [`pictures/seed-${n}.dark.svg`, `pictures/seed-${n}.svg`]));
   assert.deepEqual(files.filter((f) => f.startsWith('docs/')), ['docs/embed.css', 'docs/embed.html', 'docs/embed.js', 'docs/integrations.md', 'docs/page.css'], 'the docs the README links to');
-  assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_models.bin']);
+  assert.deepEqual(files.filter((f) => f.startsWith('pkg/')), ['pkg/attention_viz_bg.wasm', 'pkg/attention_viz_figure.wasm', 'pkg/attention_viz_models.bin']);
   for (const entry of pkg.files) assert.ok(files.some((f) => f === entry || f.startsWith(entry)), `"files" entry ${entry} exists`);
   // Nothing else: the Python wheel goes to dist-python/ (make wheel), not into the npm package's folder.
   for (const f of files) assert.ok(['package.json', 'sizes.json'].includes(f) || pkg.files.some((e) => f === e || f.startsWith(e)), `${f} is in "files"`);
@@ -105,6 +105,7 @@ test('dist/ is the package: one ES module and its on-demand chunks, the single f
   const require = createRequire(join(dir, 'index.js'));
   const installed = join(dir, 'node_modules/attention-viz');
   assert.equal(require.resolve('attention-viz/wasm'), join(installed, 'pkg/attention_viz_bg.wasm'));
+  assert.equal(require.resolve('attention-viz/figure-wasm'), join(installed, 'pkg/attention_viz_figure.wasm'));
   assert.equal(require.resolve('attention-viz/models'), join(installed, 'pkg/attention_viz_models.bin'));
   assert.equal(require.resolve('attention-viz/inline'), join(installed, 'attention-viz.inline.js'));
   assert.equal(require.resolve('attention-viz/first'), join(installed, 'attention-viz.first.js'));
@@ -123,6 +124,10 @@ test("the .wasm pages fetch has the figure's exports but not the C-ABI ones only
   const full = exports(Buffer.from(base64, 'base64'));
   for (const name of ['av_alloc', 'av_check', 'av_compute', 'av_picture', 'av_facts']) assert.ok(full.includes(name), `the single file's .wasm exports ${name}`);
   assert.deepEqual(full.filter((n) => !n.startsWith('av_')), page, 'otherwise the same exports');
+  // The figure core, which the module build's figures run first: a figure's exports, none of train()'s.
+  const figure = exports(readFileSync(join(DIST, 'pkg/attention_viz_figure.wasm')));
+  assert.ok(figure.includes('viz_draw') && figure.includes('call'), 'the figure\'s exports');
+  assert.deepEqual(figure.filter((n) => n.startsWith('trainercore_') || n.startsWith('largejob_') || n.startsWith('av_')), [], 'no trainer, large job or C ABI');
 });
 
 // ---- the package's docs ----------------------------------------------------------------------------

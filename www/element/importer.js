@@ -135,7 +135,8 @@ export class Importer {
   /** Whether import-plan.js is there (imported now if need be); if it cannot be, says so beside grid `near`. */
   async working(near) {
     try {
-      await loadWork();
+      // Planning an import is the whole core's (src/import.rs): the figure moves to it first.
+      await Promise.all([loadWork(), this.port.needWhole()]);
       return true;
     } catch (e) {
       const message = `The importer could not be loaded (${e?.message ?? e}): reload the page to try again.`;

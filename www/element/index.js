@@ -200,14 +200,19 @@ function modelsNeeded(api, config) {
 
 /** The import a config waits for before it is shown (a model's weights, or a shipped model's: fromModel), or null. */
 function partsNeeded(config) {
-  if (loaded.model) return null;
+  if (loaded.model && api.wholeLoaded()) return null;
   let weights = false;
   try {
     const c = isState(config) ? config.config : config; // a state from toJSON() holds its config
     weights = c !== null && typeof c === 'object' && (c.mechanism === 'weights' || c.mechanism === 'model');
   } catch { /* the core reports a throwing config */ }
-  return weights ? loadPart('model') : null;
+  return weights ? Promise.all([loadPart('model'), api.loadWhole()]) : null;
 }
+
+/** The parts whose questions only the whole core answers (the model grid's, the steppers'): loaded with it. */
+const WHOLE_PARTS = ['model', 'steppers'];
+/** Whether part `name` is here to be used: imported, and the whole core loaded where it needs it. */
+const partReady = (name) => Boolean(loaded[name]) && (!WHOLE_PARTS.includes(name) || api.wholeLoaded());
 
 /** What the element says when a part's module could not be loaded. */
 const partFailed = (e, name = 'model') => `This figure's ${PART_NAMES[name]} could not be loaded (${e?.message ?? e}): reload the page to try again.`;
@@ -290,6 +295,9 @@ class AttentionViz extends Base {
     constructor() {
       super();
       this._viz = null;
+      /** Every edit of `_viz` since it was made, in order, as `Viz.edit` took them, while it is a figure core's
+       * figure that may move (`_toWhole` replays them); else null. */
+      this._log = null;
       this._traceCache = null;
       this._showNaive = false;
       this._initial = null;
@@ -342,7 +350,11 @@ class AttentionViz extends Base {
       if (this._built) return; // moved, or taken out and put back (frameworks, notebooks): the figure and its edits are kept
       this._built = true;
       this._skeleton();
-      api.ready.then(() => queueLoad(() => this._built && this._load(), this), (e) => { this._picture(true); this._status(`Could not load the WebAssembly core: ${e.message}`, true); });
+      // A figure that restores a state (a share link, saved edits) needs the whole core at once (src/share.rs);
+      // any other starts in the figure core and moves when a part needs the whole one (`_toWhole`).
+      const core = this.persist || location.hash.includes('=') ? api.loadWhole() : api.ready;
+      core.then(() => queueLoad(() => this._built && this._load(), this), (e) => { this._picture(true); this._status(`Could not load the WebAssembly core: ${e.message}`, true); });
+      api.wholeArrived.then(() => this._toWhole());
     }
 
     disconnectedCallback() {
@@ -424,7 +436,8 @@ class AttentionViz extends Base {
         const before = this._structure();
         applied = this._apply(() => {
           const shown = fromModel(api, value);
-          api.setConfig(this._viz, shown.config);
+          const sent = api.setConfig(this._viz, shown.config);
+          this._log?.push(sent);
           this._modelCaption(shown.model);
         }, { rebuild: () => (this._structure() === before ? 'values' : true), initial: 'page' });
       }
@@ -562,13 +575,59 @@ class AttentionViz extends Base {
     // ---- the internal interface of the parts ------------------------------
 
     /** One question to the core about the figure, `{kind, …}` (src/web/ask.rs): its answer, the figure unchanged. */
-    _ask(question) { return this._viz.ask(question); }
+    _ask(question) {
+      try {
+        return this._viz.ask(question);
+      } catch (e) {
+        // A question only the whole core answers, asked of the figure core (a public method before `ready`): said so,
+        // and the whole core loads.
+        if (api.isWholeViz(this._viz) || !String(e?.message).startsWith('not a question the figure answers')) throw e;
+        this._needWhole().catch(() => {});
+        throw new Error(`${question.kind} needs the whole attention-viz core, which is loading: await \`ready\` first`);
+      }
+    }
 
     /**
      * One edit of the figure (src/web/command.rs) without its snapshot, for a mutation `_apply` runs (the snapshot is
      * asked once, on first use): `{}`, or `{naive}` for a restored state. Throws the core's message when refused.
      */
-    _edit(command) { return this._viz.edit(command); }
+    _edit(command) {
+      const answer = this._viz.edit(command);
+      this._log?.push(command);
+      return answer;
+    }
+
+    /**
+     * Loads the whole core (the parts that need it: the model grid, the steppers, import, share and export, persist)
+     * and moves this figure to it; resolves once it is there.
+     */
+    _needWhole() {
+      return api.loadWhole().then(() => this._toWhole());
+    }
+
+    /**
+     * Once the whole core is loaded: the figure made again there, from how it was made and every edit since (`_log`,
+     * api.wholeViz), the figure core's let go. Edits made while it loaded went to the figure core and are in the log.
+     */
+    _toWhole() {
+      if (!this._viz || !this._log || !api.wholeLoaded() || api.isWholeViz(this._viz)) return;
+      let viz;
+      try {
+        viz = api.callCore(() => api.wholeViz(this._viz, this._log));
+      } catch (e) {
+        this._fail(`This figure could not be moved to the whole attention-viz core (${e.message}); it stays as it is.`);
+        return;
+      }
+      try { this._viz.free(); } catch { /* left locked by an internal error: the garbage collector takes it */ }
+      this._viz = viz;
+      this._log = null; // it stays in the whole core
+      this._invalidate();
+    }
+
+    /** A log for a new `_viz`: an empty one for a figure core's figure that may move to the whole core, else null. */
+    _freshLog() {
+      return api.twoCores && !api.isWholeViz(this._viz) ? [] : null;
+    }
 
     /** Forget everything derived from the Rust state (after any successful mutation). */
     _invalidate() {
@@ -788,6 +847,7 @@ class AttentionViz extends Base {
         this._modelCaption(model);
         try { this._viz?.free(); } catch { /* left locked by an internal error: the garbage collector takes it */ }
         this._viz = viz;
+        this._log = this._freshLog();
         this._invalidate();
         this._initial = config;
         this._inputs.forget();
@@ -945,8 +1005,10 @@ class AttentionViz extends Base {
       const req = typeof mutate === 'function' ? null : this._request();
       let raw = null;
       try {
-        if (req) raw = api.callCore(() => this._viz.edit(mutate, req));
-        else api.callCore(mutate);
+        if (req) {
+          raw = api.callCore(() => this._viz.edit(mutate, req));
+          this._log?.push(mutate);
+        } else api.callCore(mutate);
       } catch (e) {
         if (e.message.startsWith('attention-viz internal error')) this._recover();
         if (cell) this._inputs.markInvalid(cell, e.message);
@@ -1029,6 +1091,7 @@ class AttentionViz extends Base {
       }
       // The locked object cannot be freed (freeing is a call on it): the garbage collector takes it with the element.
       this._viz = viz;
+      this._log = this._freshLog();
       this._modelCaption(model);
       this._invalidate();
       this._edit({ markAuthored: true });
@@ -1050,6 +1113,7 @@ class AttentionViz extends Base {
         const viz = api.callCore(() => api.newViz(last));
         try { this._viz.free(); } catch { /* the old object may be unusable */ }
         this._viz = viz;
+        this._log = this._freshLog();
         this._invalidate();
       } catch { /* keep the old one; the message already says what happened */ }
     }
@@ -1214,7 +1278,8 @@ class AttentionViz extends Base {
      * (_repaint): the figure's first change follows its first draw; edits go on in the Viz, in order.
      */
     _takeParts(names) {
-      if (names.every((name) => loaded[name])) {
+      if (names.every(partReady)) {
+        if (names.some((name) => WHOLE_PARTS.includes(name))) this._toWhole();
         for (const name of names) {
           if (name === 'model' || name === 'steppers') {
             const key = `_${name}`;
@@ -1234,15 +1299,17 @@ class AttentionViz extends Base {
       this._partWait = true;
       const loading = `Loading the ${names.map((n) => PART_NAMES[n]).join(' and the ')}…`;
       this._status(loading);
-      Promise.all(names.map(loadPart)).then(() => {
+      const whole = names.some((name) => WHOLE_PARTS.includes(name)) ? [api.loadWhole()] : [];
+      Promise.all([...names.map(loadPart), ...whole]).then(() => {
         this._partWait = false;
         if (!this._built) return;
+        this._toWhole();
         if (this._statusEl.textContent === loading) this._status('');
         this._rebuild();
       }, (e) => {
         this._partWait = false;
         if (!this._built) return;
-        const failed = names.filter((n) => !loaded[n]);
+        const failed = names.filter((n) => !partReady(n));
         if (this._statusEl.textContent === loading) this._status('');
         // A panel's figure is drawn without it, and says so; a model's weights cannot be shown without model.js.
         if (!failed.includes('model')) {

@@ -108,6 +108,8 @@ export class Persist {
     // Each edit clears the status line: a figure too large to save says so again until it is not.
     if (this.tooLong) this.host._status(this.tooLong, true);
     this.host._share?.leaveURL();
+    // Saving is the whole core's (src/share.rs): a figure that became `persist` after it loaded moves to it now.
+    this.host._needWhole().catch(() => {});
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.saveNow(), 250);
   }

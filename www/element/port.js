@@ -28,6 +28,9 @@ export class Port {
   /** One question to the core about the figure (src/web/ask.rs). */
   ask(question) { return this.#host._ask(question); }
 
+  /** Loads the whole core (a part only it answers: the importer, the exports) and moves the figure to it; a promise. */
+  needWhole() { return this.#host._needWhole(); }
+
   /** Paints a canvas by the core (src/web/draw.rs: a heatmap, its layers, a line view). */
   draw(canvas, spec) { return this.api.callCore(() => this.#host._viz.draw(canvas, spec)); }
 

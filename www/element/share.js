@@ -108,7 +108,8 @@ export class Share {
         button('svg', 'SVG', 'Download an SVG of one heatmap'),
         button('json', 'JSON', 'Download the state as JSON'),
         button('numpy', 'Copy as NumPy', 'A Python snippet that recomputes these numbers with NumPy/SciPy')));
-    menu.addEventListener('toggle', refresh);
+    // Sharing and exporting are the whole core's (src/share.rs, src/export.rs): it loads as the menu opens.
+    menu.addEventListener('toggle', () => { if (menu.open) this.host._needWhole().catch(() => {}); refresh(); });
     svgState();
     return menu;
   }
@@ -120,6 +121,7 @@ export class Share {
     const name = base + (view ? `-${view}` : '');
     const saved = (file) => host._status(`Downloaded ${file}.`);
     try {
+      await host._needWhole();
       switch (action) {
         case 'copy-link': {
           let url;
