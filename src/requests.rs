@@ -69,6 +69,8 @@ pub enum Request {
     #[cfg(feature = "full")]
     /// The element options the core reads (`palette`, `fmt`, `contrast`), checked when read.
     Options(Options),
+    /// A palette name checked as the heatmaps read it (the element's `palette` attribute, in either core).
+    Palette(String),
     #[cfg(feature = "full")]
     /// One element option's attribute text or its message, or an unknown name's message (`options::answer`).
     ElementOption(Result<String, String>),
@@ -341,6 +343,7 @@ impl Request {
                 palette: f.optional_text("palette")?,
                 fmt: f.optional_text("fmt")?,
             },
+            "palette" => Request::Palette(f.text("name")?),
             "large_takes" => Request::LargeTakes(Parts::parse(&mut f)?),
             "text" => Request::Text(TextRequest::parse(&mut f)?),
             "shortest" => Request::Shortest(match f.take("dtype").as_str() {
@@ -439,6 +442,7 @@ impl Request {
             Request::ElementOption(answered) => answered.map(Answer::Text),
             #[cfg(feature = "full")]
             Request::Svg { parts, view, palette, fmt } => svg(&config(&parts)?, &view, palette, fmt).map(Answer::Text),
+            Request::Palette(name) => crate::heatmap::palette::check_name(&name).map(|()| Answer::Nothing),
             Request::LargeTakes(parts) => Ok(Answer::Flag(match &parts.rest {
                 Ok(rest) => config::worker_takes(rest, &parts.declared()),
                 Err(_) => false,

@@ -287,3 +287,11 @@ mod wanted {
         assert!(e.starts_with("compute: options.fields picks the fields of an attention trace"), "{e}");
     }
 }
+
+#[test]
+fn a_palette_name_is_checked_as_the_heatmaps_read_it() {
+    assert!(matches!(ask(json!({"kind": "palette", "name": "mako"}), &[]), Ok(Answer::Nothing)));
+    assert!(matches!(ask(json!({"kind": "palette", "name": "light:#2a9d8f_r"}), &[]), Ok(Answer::Nothing)));
+    let got = ask(json!({"kind": "palette", "name": "makoo"}), &[]).err().unwrap();
+    assert!(got.starts_with("palette \"makoo\" is not a palette"), "{got}");
+}

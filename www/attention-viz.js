@@ -716,7 +716,7 @@ function textArg(value, name, what, optional) {
  */
 export function renderSVG(config, view, palette = undefined, fmt = undefined) {
   return callCore(() => {
-    assertReady();
+    assertWhole(); // SVG export is the whole core's, not the figure core's
     const v = textArg(view, 'view', 'a config or trace field such as "weights"', false);
     const p = textArg(palette, 'palette', 'a colormap name', true);
     const f = textArg(fmt, 'fmt', 'a format spec such as ".2g"', true);
@@ -937,7 +937,7 @@ function draw(rs, name, args) {
 if (typeof customElements !== 'undefined') {
   defineElement({ ready: coreReady, loadInflate,
     // The whole core, for the parts that need it: loaded on demand; each figure then moves to it (`wholeViz`).
-    loadWhole, wholeArrived, wholeLoaded: () => wholeLoaded, isWholeViz: core.isWholeViz, wholeViz, twoCores: FIGURE_SOURCE !== WASM_SOURCE, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.call({ kind: 'options', options: { palette: name } })),
+    loadWhole, wholeArrived, wholeLoaded: () => wholeLoaded, isWholeViz: core.isWholeViz, wholeViz, twoCores: FIGURE_SOURCE !== WASM_SOURCE, inflateLoaded, inflateRaw, presets, compute, models, loadModels, modelsLoaded: () => modelsLoaded, toTrace, callCore, configJson, newViz, setConfig: setVizConfig, RandomState, thrownText, checkPalette: (name) => callCore(() => core.call({ kind: 'palette', name })),
     // The core's limits from a config's declared shapes (packed ones too), before anything is built or copied; none
     // until the core is there (a persist key asked early: the load checks again).
     checkDeclared: (config) => { if (initialised) callCore(() => checkDeclared(config)); },

@@ -197,3 +197,24 @@ test('each part only the whole core answers, used first on a figure of the figur
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('on the figure core, a palette attribute is read (a known one draws, an unknown one is said) and renderSVG says to await ready', async () => {
+  const page = await blogPage('<attention-viz id="a" preset="seed-003" palette="mako"></attention-viz><attention-viz id="b" preset="seed-001" palette="makoo"></attention-viz>');
+  const said = await page.evaluate(() => ['a', 'b'].map((id) => [...document.getElementById(id).shadowRoot.querySelectorAll('.status')]
+    .map((e) => e.textContent).join(' ')));
+  assert.doesNotMatch(said[0], /palette|internal error/, `a known palette: ${said[0]}`);
+  assert.match(said[1], /palette "makoo" is not a palette.*the heatmaps keep their own palettes/, said[1]);
+  const svg = await page.evaluate(async () => {
+    const m = await import('/attention-viz.js');
+    try { return m.renderSVG({ embeddings: [[1, 0], [0, 1]] }, 'weights'); } catch (e) { return `threw: ${e.message}`; }
+  });
+  assert.equal(svg, 'threw: attention-viz is still loading: await `ready` before calling it');
+  const after = await page.evaluate(async () => {
+    const m = await import('/attention-viz.js');
+    await m.ready;
+    return m.renderSVG(m.presets['seed-003'], 'weights').slice(0, 5);
+  });
+  assert.equal(after, '<svg ');
+  assert.deepEqual(page.requests.filter((p) => p.endsWith('.wasm')), [FIGURE, WHOLE], 'the whole core once asked');
+  await done(page);
+});
