@@ -106,29 +106,29 @@ json.dump(out, sys.stdout)
 `;
 
 // A Widget over the stack, its kernel stood in for: each line on stdin is a message from the page ({"pick": [l, h]});
-// the state updates ipywidgets would send back (a stand-in comm, each message JSON-encoded as the kernel does) go out
-// as one line, with Python's wall and CPU time. The first line out is the widget's state for the page.
+// each state update ipywidgets sends back (a stand-in comm, JSON-encoded as the kernel does) goes out as a line at
+// once, as a kernel's goes out while the kernel works on, with Python's wall and CPU time until then; a last line says
+// the message is done. The first line out is the widget's state for the page.
 const PICK = MAKE_STACK + String.raw`
 import json, sys, time
 import attention_viz as av
 l, h, n = (int(x) for x in sys.argv[1:4])
 w = av.Widget(attention=make_stack(l, h, n, sys.argv[4:]))
-sent = []
+t0 = c0 = 0
 class Comm:
     kernel, comm_id = True, "bench"
     def on_msg(self, callback): pass
     def close(self, *args, **kwargs): pass
     def send(self, data=None, metadata=None, buffers=None):
-        # buffers: none here (the config goes as text)
-        sent.append(json.dumps(data, allow_nan=False))
-w.comm = Comm()
+        text = json.dumps(data, allow_nan=False)  # no buffers: the config goes as text
+        print('{"python_ms":%f,"cpu_ms":%f,"message":%s}' % ((time.perf_counter() - t0) * 1e3,
+              (time.process_time() - c0) * 1e3, text), flush=True)
 print(json.dumps({'state': {k: v for k, v in w.get_state().items() if k in ('config', 'options', 'overview', '_uid', '_esm')}}), flush=True)
+w.comm = Comm()
 for line in sys.stdin:
     t0, c0 = time.perf_counter(), time.process_time()
-    sent.clear()
     w._on_message(w, json.loads(line), [])
-    print('{"python_ms":%f,"cpu_ms":%f,"messages":[%s]}' % ((time.perf_counter() - t0) * 1e3,
-          (time.process_time() - c0) * 1e3, ','.join(sent)), flush=True)
+    print(json.dumps({'done': True, 'python_ms': (time.perf_counter() - t0) * 1e3}), flush=True)
 `;
 
 function pageBench() {
@@ -240,10 +240,12 @@ window.replies = [];
 const model = {
   get: (k) => state[k], set: (k, v) => { state[k] = v; changed(k); }, save_changes: () => {},
   on: (ev, f) => { (handlers[ev] ||= []).push(f); }, off: () => {},
-  send: (m) => { window.asked = m; return window.kernelSend(m).then((reply) => {
-    window.replies.push({ python_ms: reply.python_ms, cpu_ms: reply.cpu_ms, at: performance.now(), bytes: reply.bytes });
-    for (const msg of reply.messages) for (const [k, v] of Object.entries(msg.state ?? {})) { state[k] = v; changed(k); }
-  }, (e) => { window.sendError = String(e); }); },
+  send: (m) => { window.kernelSend(m); },
+};
+// A message from the kernel: the head's config (its arrival noted) or the overview.
+window.fromKernel = ({ message, python_ms, cpu_ms, bytes }) => {
+  if (message.state?.config) window.replies.push({ python_ms, cpu_ms, at: performance.now(), bytes });
+  for (const [k, v] of Object.entries(message.state ?? {})) { state[k] = v; changed(k); }
 };
 window.clickAt = null; window.changeAt = null;
 document.addEventListener('click', () => { window.clickAt = performance.now(); }, true);
@@ -270,10 +272,18 @@ export async function pythonPick([l, h, n, flags = ''], picks, site, log) {
     await page.route('**/widget.mjs', (route) => route.fulfill({ contentType: 'text/javascript', body: first.state._esm }));
     const { _esm, ...state } = first.state;
     await page.route('**/state.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(state) }));
-    await page.exposeFunction('kernelSend', async (m) => {
+    // The page's message goes to Python; each update Python sends goes to the page as it comes.
+    let done = Promise.resolve();
+    await page.exposeFunction('kernelSend', (m) => {
       child.stdin.write(`${JSON.stringify(m)}\n`);
-      const line = await next();
-      return { ...JSON.parse(line), bytes: line.length };
+      done = (async () => {
+        for (;;) {
+          const line = await next();
+          const reply = JSON.parse(line);
+          if (reply.done) return reply;
+          await page.evaluate((r) => window.fromKernel(r), { ...reply, bytes: line.length });
+        }
+      })();
     });
     await page.goto(`${site.url}widget.html`);
     await page.waitForFunction(() => window.changeAt !== null, null, { timeout: 600_000 });
@@ -283,11 +293,12 @@ export async function pythonPick([l, h, n, flags = ''], picks, site, log) {
       // A real mouse click on the thumbnail (playwright scrolls it into view and clicks its centre).
       await page.locator(`.attention-viz-overview [data-layer="${layer}"][data-head="${head}"]`).click();
       await page.waitForFunction(() => window.changeAt !== null && window.replies.length > 0, null, { timeout: Number(process.env.PICK_WAIT ?? 600_000) })
-        .catch(async (e) => { throw new Error(`${e.message}; page errors: ${page.errors.join('; ')}; ${await page.evaluate(() => JSON.stringify({ click: window.clickAt, change: window.changeAt, replies: window.replies, asked: window.asked, sendError: window.sendError, error: document.querySelector('attention-viz')?.shadowRoot?.querySelector('.status')?.textContent }))}`); });
+        .catch(async (e) => { throw new Error(`${e.message}; page errors: ${page.errors.join('; ')}; ${await page.evaluate(() => JSON.stringify({ click: window.clickAt, change: window.changeAt, replies: window.replies, error: document.querySelector('attention-viz')?.shadowRoot?.querySelector('.status')?.textContent }))}`); });
       const r = await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok({
         drawn_ms: performance.now() - window.clickAt, change_ms: window.changeAt - window.clickAt,
         reply_ms: window.replies[0].at - window.clickAt, python_ms: window.replies[0].python_ms, cpu_ms: window.replies[0].cpu_ms,
         mb: window.replies[0].bytes / 1e6 }))));
+      await done;
       // The overview Python sent after the head: the head drawn in full is the one clicked.
       await page.waitForFunction(([a, b]) => document.querySelector('.attention-viz-overview svg title')?.textContent
         .includes(`layer ${a}, head ${b} is drawn in full`), [layer, head], { timeout: 600_000 });
