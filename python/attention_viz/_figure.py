@@ -139,7 +139,8 @@ def _shuffled_deflate(raw: bytes, size: int) -> bytes:
 
 
 def packed(value, float32: bool = False):
-    """A numeric array as ``{"dtype", "shape", "text85"}`` (and ``"deflate": true`` when its bytes are byte-shuffled
+    """A numeric array (nested lists, or a NumPy array holding the same numbers) as ``{"dtype", "shape", "text85"}``
+    (and ``"deflate": true`` when its bytes are byte-shuffled
     and deflated, where that is shorter) when that is shorter than its JSON; anything else as it is.
 
     The dtype: ``float32`` for an array given as float32 (or float16, bfloat16; e.g. a model's attention from
@@ -148,7 +149,7 @@ def packed(value, float32: bool = False):
     exact bit for bit, at 8. Never a rounding: the figure's numbers are the ones ``fig.config`` holds. The element
     decodes it before the config reaches the core (``unpack`` in www/element/index.js, which reads the ``"base64"``
     of older outputs too)."""
-    if not isinstance(value, list):
+    if not isinstance(value, (list, np.ndarray)):
         return value
     try:
         a = np.asarray(value)
@@ -184,7 +185,7 @@ def json_length(value, a: np.ndarray) -> int:
     its numbers' mean length over an even sample times their count, plus the brackets and commas. It only decides
     which form is shorter: either carries the same numbers."""
     if a.size <= JSON_SAMPLE:
-        return len(json.dumps(value, separators=(",", ":")))
+        return len(json.dumps(a.tolist() if isinstance(value, np.ndarray) else value, separators=(",", ":")))
     flat = a.ravel()
     sample = flat[:: max(1, flat.size // JSON_SAMPLE)].tolist()
     numbers = len(json.dumps(sample, separators=(",", ":"))) - 1 - len(sample)  # less "[", "]" and the commas

@@ -37,7 +37,12 @@ function render({ model, el }) {
     for (const [name, value] of Object.entries(opts || {})) fig.setAttribute(name, String(value));
   };
   apply(model.get('options'));
+  // Python's config comes as the element's config attribute reads it (its big arrays packed: _widget.py `_wire`),
+  // so it goes in as that attribute. The element's `change` after it is not reported back: the config is Python's
+  // (a picked head's million weights would only travel back as lists). `own` is cleared by that change, or by the
+  // element's error when it refuses the config.
   let sent = JSON.stringify(model.get('config'));
+  let own = true;
   fig.setAttribute('config', sent);
   let timer = null;
   let last = -Infinity;
@@ -50,18 +55,18 @@ function render({ model, el }) {
     model.set('config', config);
     model.save_changes();
   };
-  // The learner's edit (or a config from Python, once the element took it): report the config, throttled. The
-  // error is cleared now, not when the send runs: a config refused meanwhile keeps its message.
+  // The learner's edit: report the config, throttled. The error is cleared now, not when the send runs: a config
+  // refused meanwhile keeps its message.
   const onChange = () => {
+    if (own) { own = false; return; }
     if (model.get('error')) model.set('error', '');
     if (timer !== null) return;
     timer = setTimeout(send, Math.max(0, last + SYNC_MS - Date.now()));
   };
-  const onError = (e) => { model.set('error', String(e.detail?.message ?? 'error')); model.save_changes(); };
+  const onError = (e) => { own = false; model.set('error', String(e.detail?.message ?? 'error')); model.save_changes(); };
   const onConfig = () => {
-    const config = model.get('config');
-    const text = JSON.stringify(config);
-    if (text !== sent) { sent = text; fig.config = config; }
+    const text = JSON.stringify(model.get('config'));
+    if (text !== sent) { sent = text; own = true; fig.setAttribute('config', text); }
   };
   const onOptions = () => apply(model.get('options'));
   // A model's stack over the core's limit: the core's overview of every head beside the figure (its SVG, each head a

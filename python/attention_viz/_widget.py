@@ -26,7 +26,7 @@ import numpy as np
 import traitlets
 
 from . import _api, _config, _core
-from ._figure import build_js
+from ._figure import build_js, wire
 
 
 def _esm() -> str:
@@ -41,7 +41,8 @@ class Widget(anywidget.AnyWidget):
     config (``.error`` then says why)."""
 
     _esm = traitlets.Unicode().tag(sync=True)
-    config = traitlets.Dict().tag(sync=True)
+    # To the page as the element's config attribute reads it (`_wire`: big arrays as packed bytes); from it as JSON.
+    config = traitlets.Dict().tag(sync=True, to_json=lambda config, widget: widget._wire(config))
     # Not synced: computed from `config` here (_compute_trace), so the page sends the config alone.
     trace = traitlets.Dict(allow_none=True, default_value=None)
     options = traitlets.Dict().tag(sync=True)
@@ -56,21 +57,44 @@ class Widget(anywidget.AnyWidget):
         over = None
         if preset is None and set(kwargs) - set(_config.option_names()) <= set(_core.facts()["weights"]["fields"]):
             over = _api.overview_of(kwargs)
+        # What the page gets instead of a big array's lists (`_wire`), and the trace of a config computed before it was
+        # set (a picked head's: computing it is the core's check).
+        self._arrays, self._float32, self._computed = {}, frozenset(), None
         if over is not None:
-            opts = {k: v for k, v in kwargs.items() if k in _config.option_names()}
-            kwargs = {**over[0].head_fields(_core.facts()["weights"], *over[1:]), **opts}
-        config, opts = _api.split(kwargs, preset)
-        self._checked = False
+            opts = _config.options({k: v for k, v in kwargs.items() if k in _config.option_names()})
+            config = self._head(*over)
+        else:
+            narrow = set()
+            config, opts = _api.split(kwargs, preset, narrow)
+            self._float32 = frozenset(narrow)
         self._pictures = []
         self._refused = None  # the message this side put in `error`, cleared when a config is accepted again
         self._overview = over
-        # Setting config here runs _compute_trace: the trace is there from the start.
-        super().__init__(_esm=_esm(), config=config, options=opts, _uid=secrets.token_hex(8),
-                         overview=self._overview_svg())
+        # Setting config here runs _compute_trace: the trace is there from the start. Checked already (split, _head).
+        self._checked = True
+        try:
+            super().__init__(_esm=_esm(), config=config, options=opts, _uid=secrets.token_hex(8),
+                             overview=self._overview_svg())
+        finally:
+            self._checked = False
         self.on_msg(self._on_message)
 
     def _overview_svg(self) -> str:
         return "" if self._overview is None else self._overview[0].picture(*self._overview[1:], self.options)[0]
+
+    def _head(self, over, layer: int, head: int) -> dict:
+        """The config of head (layer, head) of a stack over the limit, as plain JSON values, its trace computed (the
+        core's check: ``ValueError`` before anything changes); the page gets its weights as packed bytes of the array
+        (``_wire``), not from the lists."""
+        model, narrow = _core.facts()["weights"], set()
+        prepared = _api.config_of(over.head_fields(model, layer, head), check=False, float32=narrow)
+        trace = _core.compute(prepared)
+        config = _config.plain(prepared)
+        stack = model["stack"]
+        self._arrays = {stack: (config[stack], prepared[stack])}
+        self._float32 = frozenset(narrow)
+        self._computed = (config, trace)
+        return config
 
     def pick(self, layer: int, head: int) -> None:
         """Draws head ``head`` of layer ``layer`` of a model's attention; for a stack over the core's limit, the head in
@@ -82,7 +106,7 @@ class Widget(anywidget.AnyWidget):
             return
         over = self._overview[0]
         layer, head = over.selected(model, dict(zip(model["pick"], (layer, head))))
-        config = _config.plain(_api.config_of(over.head_fields(model, layer, head)))
+        config = self._head(over, layer, head)
         self._overview = (over, layer, head)
         self._checked = True  # checked just now: the lists need no second walk (a 512 × 512 head's took 0.9 s)
         try:
@@ -90,6 +114,17 @@ class Widget(anywidget.AnyWidget):
         finally:
             self._checked = False
         self.overview = self._overview_svg()
+
+    def _wire(self, config: dict) -> dict:
+        """``config`` as the page gets it: big numeric arrays as packed bytes (``_figure.wire``, what the element's
+        config attribute reads), from the NumPy array where Python holds one for that very list (a picked head's: 1 M
+        values made into lists and read back took longer than the rest of a pick). A config the page sent is sent back
+        as it came, so ipywidgets sees it unchanged and does not echo it."""
+        if config is self._property_lock.get("config"):
+            return config
+        arrays = {k: a for k, (lists, a) in self._arrays.items() if config.get(k) is lists}
+        out = wire({**config, **arrays}, self._float32)
+        return {k: config[k] if isinstance(v, np.ndarray) else v for k, v in out.items()}
 
     def _on_message(self, _widget, content, _buffers):
         if isinstance(content, dict) and isinstance(content.get("pick"), list) and len(content["pick"]) == 2:
@@ -99,7 +134,10 @@ class Widget(anywidget.AnyWidget):
                 self.error = str(e)
 
     def set_state(self, sync_data):
-        # What the front end sends: the page's core checked it already (and pick's, checked here).
+        # What the front end sends: the page's core checked it already (and pick's, checked here). Its numbers are
+        # the page's, float64: none is sent back as float32.
+        if "config" in sync_data:
+            self._arrays, self._float32 = {}, frozenset()
         self._checked = True
         try:
             super().set_state(sync_data)
@@ -110,7 +148,10 @@ class Widget(anywidget.AnyWidget):
     def _check_config(self, proposal):
         if self._checked and isinstance(proposal["value"], dict):
             return proposal["value"]
-        return _config.plain(_api.config_of(dict(proposal["value"])))
+        narrow = set()
+        config = _config.plain(_api.config_of(dict(proposal["value"]), float32=narrow))
+        self._arrays, self._float32 = {}, frozenset(narrow)
+        return config
 
     @traitlets.validate("options")
     def _check_options(self, proposal):
@@ -119,8 +160,9 @@ class Widget(anywidget.AnyWidget):
     @traitlets.observe("config")
     def _compute_trace(self, change):
         # Every config, from Python or from the page, gets its trace from the core, as compute() gives it in the page.
+        computed, self._computed = self._computed, None
         try:
-            trace = _core.compute(dict(self.config))
+            trace = computed[1] if computed is not None and computed[0] is self.config else _core.compute(dict(self.config))
         except ValueError as e:
             self.trace = None
             self._refused = str(e)

@@ -228,10 +228,17 @@ await page.waitForFunction(() => document.querySelector('attention-viz')?.trace,
 const shown = await page.evaluate(() => document.querySelector('attention-viz').trace.attention.length);
 await page.locator('.attention-viz-overview [data-layer="1"][data-head="2"]').click();
 await page.waitForFunction(() => window.sent.length > 0, null, { timeout: 600000 });
+// Python's answer: the head's config (its weights as packed bytes), then the overview.
+const first = await page.evaluate(() => document.querySelector('attention-viz').trace.attention[0][0][0][0]);
+await page.evaluate((config) => window.fromKernel('config', config), process.argv[4]);
+await page.waitForFunction((x) => document.querySelector('attention-viz').trace?.attention[0][0][0][0] !== x, first, { timeout: 600000 });
 await page.evaluate((svg) => window.fromKernel('overview', svg), process.argv[3]);
+await page.waitForTimeout(1000); // what the front end would send back meanwhile (the head is Python's: nothing)
 const outlined = await page.evaluate(() => document.querySelector('.attention-viz-overview svg title').textContent);
+const drawn = await page.evaluate(() => document.querySelector('attention-viz').trace.attention[0][0]);
 const sent = await page.evaluate(() => window.sent);
-console.log(JSON.stringify({ errors, shown, sent, outlined }));
+const set = await page.evaluate(() => window.set);
+console.log(JSON.stringify({ errors, shown, sent, outlined, drawn, set }));
 await browser.close(); server.close();
 """
 
@@ -245,24 +252,32 @@ def test_widget_overview_click_asks_python_for_that_head(tmp_path):
     state = {"config": w.config, "options": w.options, "error": "", "overview": w.overview}
     (tmp_path / "widget.html").write_text("""<!doctype html><meta charset=utf-8><body><div id=host></div>
 <script type=module>
-// anywidget's model, stood in for: send() is a custom message to the kernel (window.sent).
+// anywidget's model, stood in for: send() is a custom message to the kernel (window.sent); set() a change for it
+// (window.set, the names).
 const state = %s, handlers = {};
 window.sent = [];
+window.set = [];
 const changed = (k) => (handlers['change:' + k] || []).forEach((f) => f());
 const model = {
-  get: (k) => state[k], set: (k, v) => { state[k] = v; changed(k); }, save_changes: () => {},
+  get: (k) => state[k], set: (k, v) => { window.set.push(k); state[k] = v; changed(k); }, save_changes: () => {},
   on: (ev, f) => { (handlers[ev] ||= []).push(f); }, off: () => {}, send: (m) => window.sent.push(m),
 };
 window.fromKernel = (k, v) => { state[k] = v; changed(k); };
 const mod = await import('./widget.mjs');
 mod.default.render({ model, el: document.getElementById('host') });
 </script>""" % json.dumps(state), encoding="utf-8")
-    picked = av.Widget(attention=a, layer=1, head=2).overview
-    script = OVERVIEW.replace("process.argv[2]", json.dumps(str(tmp_path))).replace("process.argv[3]", json.dumps(picked))
+    picked = av.Widget(attention=a, layer=1, head=2)
+    packed = picked.get_state()["config"]  # what ipywidgets sends the page after the pick: the head's float32 bytes
+    assert packed["attention"]["dtype"] == "float32"
+    script = OVERVIEW.replace("process.argv[2]", json.dumps(str(tmp_path))).replace(
+        "process.argv[3]", json.dumps(picked.overview)).replace("process.argv[4]", json.dumps(packed))
     got = run_node(script, tmp_path)
     assert got["errors"] == []
     assert got["shown"] == 1  # the one head drawn in full: a one-layer stack
     assert got["sent"] == [{"pick": [1, 2]}]
     assert "layer 1, head 2 is drawn in full" in got["outlined"]  # the overview Python sent back replaced the old
+    # The page drew the picked head from its bytes: the float32 weights' shortest decimals, NumPy's str of each.
+    np.testing.assert_array_equal(got["drawn"], a[1, 2].astype(str).astype(np.float64))
+    assert got["set"] == []  # and sent nothing back: the config is Python's
     w._on_message(w, got["sent"][0], [])
     np.testing.assert_array_equal(np.asarray(w.config["attention"], dtype=np.float32)[0, 0], a[1, 2])

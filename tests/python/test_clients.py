@@ -82,7 +82,7 @@ def test_config_from_the_page_is_not_checked_again(monkeypatch):
     w = av.Widget(preset="seed-001")
     from attention_viz import _api
 
-    def refuse(_):
+    def refuse(*_, **__):
         raise AssertionError("checked again")
 
     monkeypatch.setattr(_api, "config_of", refuse)

@@ -112,3 +112,41 @@ def test_a_widget_picks_another_head_of_a_stack_over_the_limit():
     w._on_message(w, {"pick": [5, 0]}, [])
     assert "layer must be a whole number from 0 to 1" in w.error
     np.testing.assert_array_equal(np.asarray(w.config["attention"], dtype=np.float32)[0, 0], a[1, 2])
+
+
+def test_a_widget_sends_the_picked_head_as_packed_float32_bytes():
+    pytest.importorskip("anywidget")
+    import json
+
+    a = softmax_stack((2, 3, 1300, 1300), dtype=np.float32)
+    a[1, 2] = np.tril(a[1, 2])  # a causal head: its zeros deflate
+    w = av.Widget(attention=a)
+    w.pick(1, 2)
+    sent = w.get_state()["config"]  # what ipywidgets sends the page
+    head = sent["attention"]
+    assert head["dtype"] == "float32" and head["shape"] == [1, 1, 1300, 1300]
+    # The page gets the packed bytes, not 1.69 M numbers as JSON (~20 bytes each): at most the float32 bytes and
+    # their text encoding's overhead. Python keeps the head's numbers as lists, the caller's float32 values.
+    assert len(json.dumps(sent)) <= 1.4 * 4 * 1300 * 1300
+    np.testing.assert_array_equal(np.asarray(w.config["attention"], dtype=np.float32)[0, 0], a[1, 2])
+    # A config the page sent is not sent back to it as an update (ipywidgets compares it with what came, as it came;
+    # its "echo_update", for the other views of the widget, carries what came).
+    sent = []
+
+    class Comm:  # the kernel's end of the widget's channel, stood in for
+        kernel, comm_id = True, "test"
+
+        def send(self, data=None, metadata=None, buffers=None):
+            sent.append(data)
+
+        def on_msg(self, callback):
+            pass
+
+        def close(self, *args, **kwargs):
+            pass
+
+    w.comm = Comm()
+    w.set_state({"config": dict(w.config, query=3)})
+    assert w.config["query"] == 3 and [m["method"] for m in sent] == ["echo_update"]
+    w.pick(0, 1)  # Python's own change does go, packed
+    assert [m["state"]["config"]["attention"]["dtype"] for m in sent if m["method"] == "update" and "config" in m["state"]] == ["float32"]
