@@ -137,7 +137,11 @@ pub fn js() -> String {
          export const CELL_NOTES = {};\n\n\
          /** The 85 digits of Python's packed arrays and the notebooks' engine, digit 0 first (the core's\n \
          * `facts::TEXT85`; www/text85.js). */\n\
-         export const TEXT85 = '{}';\n",
+         export const TEXT85 = '{}';\n\n\
+         /** The element options a preset's picture is drawn without, and those that change the live figure's layout\n \
+         * (the core's `options::STYLE`, `options::LAYOUT`; www/first.js). */\n\
+         export const STYLE_OPTIONS = [{}];\n\
+         export const LAYOUT_OPTIONS = [{}];\n",
         theme(Theme::light()),
         theme(Theme::dark()),
         quoted(&crate::config::MATRICES),
@@ -164,7 +168,9 @@ pub fn js() -> String {
         quoted(crate::config::DECLARED_VECTORS),
         crate::controls::MAX_PASTE,
         cell_notes(),
-        TEXT85
+        TEXT85,
+        quoted(crate::options::STYLE),
+        quoted(crate::options::LAYOUT),
     )
 }
 

@@ -17,8 +17,13 @@ pub const OPTIONS: &[&str] = &["views", "palette", "fmt", "height", "editable", 
 /// The values of `theme`: the host page's (`auto`), or one of the heatmaps' two themes.
 pub const THEMES: &[&str] = &["auto", "light", "dark"];
 
-/// The options whose text the heatmaps judge (`picture::Options::style`); here only their being a text.
-const STYLE: &[&str] = &["palette", "fmt", "contrast"];
+/// The options whose text the heatmaps judge (`picture::Options::style`); here only their being a text. A preset's
+/// picture is drawn without them: any of them changes what its live figure shows.
+pub const STYLE: &[&str] = &["palette", "fmt", "contrast"];
+
+/// The options that change which heatmaps a figure shows or their size: a preset's picture still shows with them,
+/// but cannot reserve its live figure's height.
+pub const LAYOUT: &[&str] = &["views", "height", "editable"];
 
 /// Option `name`'s attribute text for `value`, or the message refusing it. `shown` is the value as the caller's
 /// language writes it (Python's `repr`, cut as [`crate::text::cut`] cuts), which a message quotes.

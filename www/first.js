@@ -15,6 +15,7 @@
 // or the reader does to a figure before then (attributes, properties, a config) is read when the element upgrades.
 
 import { pageIsDark } from './element/theme.js';
+import { STYLE_OPTIONS, LAYOUT_OPTIONS } from './element/facts.js';
 
 /* global PICTURES -- {preset: {light, dark, width, height, live: [[min width, height]…]}}: scripts/dist.mjs defines it */
 /** What the build drew: without it (this module run from www/), no preset has a picture and the engine loads at once. */
@@ -23,10 +24,9 @@ const DRAWN = typeof PICTURES === 'object' ? PICTURES : {};
 /** The .wasm a page's figures run: the figure core's in dist/, the only one in www/. */
 const WASM = typeof FIGURE_WASM === 'string' ? FIGURE_WASM : 'pkg/attention_viz_bg.wasm';
 
-/** The attributes a preset's picture was drawn without: any of them changes what the live figure shows. */
-const LOOKS = ['config', 'palette', 'fmt', 'contrast'];
-/** And those that change its layout: the picture shows, but its box cannot reserve the live figure's size. */
-const LAYOUTS = ['views', 'height', 'editable'];
+/** The attributes a preset's picture was drawn without: its own config, and the options the core says change its
+ *  look; LAYOUT_OPTIONS change its layout (the picture shows, but its box cannot reserve the live figure's size). */
+const LOOKS = ['config', ...STYLE_OPTIONS];
 
 let engine = null;
 
@@ -75,7 +75,7 @@ function showPicture(host, width) {
   box.slot = 'picture';
   box.append(img);
   // The live figure's height at this width, reserved (the picture itself is shorter: its heatmaps alone).
-  if (!LAYOUTS.some((a) => host.hasAttribute(a))) {
+  if (!LAYOUT_OPTIONS.some((a) => host.hasAttribute(a))) {
     const h = liveHeight(drawn.live, width);
     if (h) box.style.minHeight = `${h}px`;
   }

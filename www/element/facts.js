@@ -91,3 +91,8 @@ export const CELL_NOTES = { where: "{matrix}[{row}][{col}]", said: "{where}: {me
 /** The 85 digits of Python's packed arrays and the notebooks' engine, digit 0 first (the core's
  * `facts::TEXT85`; www/text85.js). */
 export const TEXT85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$()*+,-./:;=?@[]^_{|}';
+
+/** The element options a preset's picture is drawn without, and those that change the live figure's layout
+ * (the core's `options::STYLE`, `options::LAYOUT`; www/first.js). */
+export const STYLE_OPTIONS = ['palette', 'fmt', 'contrast'];
+export const LAYOUT_OPTIONS = ['views', 'height', 'editable'];
